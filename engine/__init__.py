@@ -1,0 +1,60 @@
+"""Lamma's rules engine: Estimation (both scorings) and Tarneeb 41, pure Python.
+
+    from engine import new_match, replay, IllegalAction
+    m = new_match("estimation", length=18, seed=7)
+    m.apply(m.to_act, m.legal_actions(m.to_act)[0])
+
+See ``match.py`` for the phases and ``scoring.py`` for the tables; rule ids
+(E-…, K-…, T-…) from ``../shared/rules/`` are written where each rule lives.
+"""
+
+from __future__ import annotations
+
+import json
+
+from .errors import BadDeal, IllegalAction
+from .match import EstimationMatch, Match, TarneebMatch
+
+GAMES = ("estimation", "estimation-kotshina", "tarneeb41")
+LENGTHS = {"estimation": (18, 13, 24), "estimation-kotshina": ("micro", "mini", "full"),
+           "tarneeb41": (None,)}
+
+__all__ = ["new_match", "replay", "from_dict", "from_json", "IllegalAction", "BadDeal",
+           "Match", "GAMES", "LENGTHS"]
+
+
+def new_match(game: str, length=None, seed: int | None = None, deals=None) -> Match:
+    """A new match of ``game``; see the engine issue for lengths, seeds and deals."""
+    if game in ("estimation", "estimation-kotshina"):
+        return EstimationMatch(game, length, seed, deals)
+    if game == "tarneeb41":
+        return TarneebMatch(length, seed, deals)
+    raise ValueError(f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
+
+
+def replay(game, length=None, seed=None, deals=None, log=()) -> Match:
+    """Rebuild the identical match from its game, length, seed or deals and log.
+
+    ``game`` may also be a record from ``Match.to_dict()``.
+    """
+    if isinstance(game, dict):
+        rec = game
+        return replay(rec["game"], rec.get("length"), rec.get("seed"), rec.get("deals"),
+                      rec.get("log", ()))
+    if seed is None and not deals:
+        raise ValueError("a replay needs the seed or the deals of the match")
+    m = new_match(game, length, seed if seed is not None else 0, deals)
+    for seat, action in log:
+        if isinstance(action, dict) and action.get("type") == "leave":
+            m.leave(seat)
+        else:
+            m.apply(seat, action)
+    return m
+
+
+def from_dict(record: dict) -> Match:
+    return replay(record)
+
+
+def from_json(text: str) -> Match:
+    return replay(json.loads(text))

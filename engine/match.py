@@ -1,0 +1,820 @@
+"""The matches: explicit phases, ``legal_actions`` per phase, one ``view`` per seat.
+
+``EstimationMatch`` plays both Estimation scorings (the committee's E-rules and the
+calculator's K-rules share table, auction and play); ``TarneebMatch`` plays T-rules.
+Both keep the same shape: ``to_act``, ``legal_actions``, ``apply``, ``view``,
+``history``, ``totals``, ``result``, ``log``, ``leave``, ``auto_action``.
+
+Hot path note: computer players simulate many rounds, so ``legal_actions`` and
+``apply`` for card play avoid building anything they can look up. The action dicts
+they hand out are shared and must be treated as read-only.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import scoring
+from .cards import (BID_SUIT_ORDER, CARD_INDEX, CODES, NT, SUIT_CODES, SUIT_MASKS,
+                    TIMER_SUIT_ORDER, cards_of, mask_of, parse_card, sorted_codes,
+                    suit_code, suit_index, trick_winner)
+from .errors import BadDeal, IllegalAction
+
+SEATS = range(4)
+
+# Interned actions: the log and legal_actions share these objects.
+PLAY = tuple({"type": "play", "card": CODES[c]} for c in range(52))
+PASS = {"type": "pass"}
+WITH = {"type": "with"}
+DASH_TAKE = {"type": "dash", "take": True}
+DASH_DECLINE = {"type": "dash", "take": False}
+DECLARE = tuple({"type": "declare", "n": n} for n in range(14))
+
+# PLAY actions of every 13-bit subset of one suit, filled on first use.
+_SUIT_PLAYS: list[list[tuple | None]] = [[None] * 8192 for _ in range(4)]
+
+
+def _suit_plays(s: int, sub: int) -> tuple:
+    t = _SUIT_PLAYS[s][sub]
+    if t is None:
+        base = 13 * s
+        t = tuple(PLAY[base + r] for r in range(12, -1, -1) if sub >> r & 1)
+        _SUIT_PLAYS[s][sub] = t
+    return t
+
+
+def plays_of(mask: int) -> list:
+    out: list = []
+    for s in range(4):
+        sub = (mask >> (13 * s)) & 0x1FFF
+        if sub:
+            out.extend(_suit_plays(s, sub))
+    return out
+
+
+def _int(value: Any) -> int | None:
+    # bool is an int in Python, but True is not a number of tricks.
+    return value if type(value) is int else None
+
+
+class Match:
+    """What both games share: dealing, trick play, the log and the record."""
+
+    game: str = ""
+    # Subclasses set these in __init__.
+    length: Any = None
+
+    def __init__(self, seed: int | None, deals: list | None):
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**63)
+        if type(seed) is not int:
+            raise ValueError("seed must be an int")
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self.deals = [self._check_deal(d) for d in (deals or [])]
+        self._deal_no = 0
+        self.log: list[tuple[int, dict]] = []
+        self.history: list[dict] = []
+        self.totals = [0, 0, 0, 0]
+        self.result: dict | None = None
+        self.left: int | None = None
+        self.to_act: int | None = None
+        self.phase = "over"
+        self.hands = [0, 0, 0, 0]
+        self.trump: int | None = None
+        self.trick: list[int] = []          # cards of the current trick, in play order
+        self.leader: int | None = None      # who led the current trick
+        self.tricks: list[tuple[int, tuple[int, ...], int]] = []  # (leader, cards, winner)
+        self.taken = [0, 0, 0, 0]
+        self.declarations: list[int | None] = [None] * 4
+
+    # ---- dealing -------------------------------------------------------------
+
+    @staticmethod
+    def _check_deal(deal) -> list[list[int]]:
+        if not isinstance(deal, (list, tuple)) or len(deal) != 4:
+            raise BadDeal("a deal is four lists of 13 cards, indexed by seat")
+        hands = []
+        for hand in deal:
+            if not isinstance(hand, (list, tuple)) or len(hand) != 13:
+                raise BadDeal("each seat gets exactly 13 cards")
+            cards = [parse_card(c) for c in hand]
+            if None in cards:
+                raise BadDeal(f"not a card code in {hand!r}")
+            hands.append(cards)
+        if len({c for h in hands for c in h}) != 52:
+            raise BadDeal("a deal must hold all 52 cards once each")
+        return hands
+
+    def _next_deal(self, dealer: int) -> list[list[int]]:
+        """Each seat's cards in the order received (T-7: from the dealer's right, dealer last)."""
+        n = self._deal_no
+        self._deal_no += 1
+        if n < len(self.deals):
+            return self.deals[n]
+        deck = list(range(52))
+        self._rng.shuffle(deck)
+        hands: list[list[int]] = [[], [], [], []]
+        for i, c in enumerate(deck):
+            hands[(dealer + 1 + i) % 4].append(c)
+        return hands
+
+    # ---- trick play (E-25 … E-27, T-14 … T-17) ---------------------------------
+
+    def _legal_play_mask(self, seat: int) -> int:
+        hand = self.hands[seat]
+        if self.trick:
+            follow = hand & SUIT_MASKS[self.trick[0] // 13]
+            if follow:
+                return follow
+        return hand
+
+    def _play(self, seat: int, action: dict) -> None:
+        card = action.get("card") if type(action) is dict else None
+        c = CARD_INDEX.get(card) if type(card) is str else None
+        if c is None:
+            c = parse_card(card)
+            if c is None:
+                raise IllegalAction(f"{card!r} is not a card (write it like QS, TD or 10H)")
+        bit = 1 << c
+        hand = self.hands[seat]
+        if not hand & bit:
+            raise IllegalAction(f"{CODES[c]} is not in your hand")
+        trick = self.trick
+        if trick:
+            led = trick[0] // 13
+            if c // 13 != led and hand & SUIT_MASKS[led]:
+                raise IllegalAction(f"you must follow suit ({SUIT_CODES[led]})")
+        self.log.append((seat, PLAY[c]))
+        self.hands[seat] = hand ^ bit
+        trick.append(c)
+        if len(trick) < 4:
+            self.to_act = (seat + 1) & 3
+            return
+        leader = self.leader
+        winner = (leader + trick_winner(trick, self.trump)) & 3
+        self.tricks.append((leader, tuple(trick), winner))
+        self.taken[winner] += 1
+        self.trick = []
+        if len(self.tricks) == 13:
+            self.leader = None
+            self._end_round()
+        else:
+            self.leader = winner
+            self.to_act = winner
+
+    def _tricks_public(self) -> list[dict]:
+        return [{"leader": leader,
+                 "cards": [{"seat": (leader + i) & 3, "card": CODES[c]} for i, c in enumerate(cards)],
+                 "winner": winner}
+                for leader, cards, winner in self.tricks]
+
+    def _trick_public(self) -> list[dict]:
+        if not self.trick:
+            return []
+        return [{"seat": (self.leader + i) & 3, "card": CODES[c]} for i, c in enumerate(self.trick)]
+
+    # ---- the public surface ----------------------------------------------------
+
+    def legal_actions(self, seat: int) -> list[dict]:
+        if seat != self.to_act:
+            return []
+        if self.phase == "play":
+            return plays_of(self._legal_play_mask(seat))
+        return self._legal_other(seat)
+
+    def apply(self, seat: int, action: dict) -> None:
+        if self.to_act is None:
+            raise IllegalAction("the match is over")
+        if seat != self.to_act:
+            if seat not in SEATS:
+                raise IllegalAction(f"there is no seat {seat!r}")
+            raise IllegalAction("it is not your turn")
+        if type(action) is not dict:
+            raise IllegalAction("an action is an object with a \"type\"")
+        kind = action.get("type")
+        if kind == "play":
+            if self.phase != "play":
+                raise IllegalAction(f"no card can be played now: {self._phase_words()}")
+            self._play(seat, action)
+        else:
+            self._apply_other(seat, action, kind)
+
+    def can_apply(self, seat: int, action: dict) -> bool:
+        """For a UI: would ``apply`` accept this now? Changes nothing."""
+        return action in self.legal_actions(seat)
+
+    def _phase_words(self) -> str:
+        return {"dash": "answer the dash offer", "auction": "the auction is on",
+                "call": "the caller is choosing the call", "declare": "declarations are on",
+                "play": "cards are being played", "over": "the match is over"}[self.phase]
+
+    def to_dict(self) -> dict:
+        """JSON-ready record: enough for ``from_dict`` to rebuild the identical match."""
+        return {"game": self.game, "length": self.length, "seed": self.seed,
+                "deals": [[[CODES[c] for c in hand] for hand in d] for d in self.deals],
+                "log": [[seat, dict(action)] for seat, action in self.log]}
+
+    def _check_seat(self, seat) -> None:
+        if type(seat) is not int or seat not in SEATS:
+            raise IllegalAction(f"there is no seat {seat!r}")
+
+    def _hand_view(self, seat) -> list[str]:
+        return [] if seat is None else sorted_codes(self.hands[seat])
+
+    # ---- timer helpers ---------------------------------------------------------
+
+    def _weakest_card(self, seat: int) -> int:
+        """T-25: lowest non-trump; all trumps → lowest trump; equal ranks: C D H S."""
+        legal = cards_of(self._legal_play_mask(seat))
+        non_trump = [c for c in legal if c // 13 != self.trump]
+        pool = non_trump or legal
+        return min(pool, key=lambda c: (c % 13, TIMER_SUIT_ORDER[c // 13]))
+
+
+# =============================================================================
+# Estimation: both scorings
+# =============================================================================
+
+ESTIMATION_LENGTHS = {18: (13, True), 13: (13, False), 24: (19, True)}
+KOTSHINA_LENGTHS = {"micro": 0, "mini": 5, "full": 13}
+FAST_ORDER = ("NT", "S", "H", "D", "C")           # E-6, K fixed rounds
+
+
+class EstimationMatch(Match):
+    """Estimation (``estimation``) and its calculator scoring (``estimation-kotshina``)."""
+
+    def __init__(self, game: str, length, seed, deals):
+        super().__init__(seed, deals)
+        self.game = game
+        self.kotshina = game == "estimation-kotshina"
+        if self.kotshina:
+            if length is None:
+                length = "micro"
+            if length not in KOTSHINA_LENGTHS:
+                raise ValueError("estimation-kotshina length is 'micro', 'mini' or 'full'")
+            kinds = [("auction", None)] * KOTSHINA_LENGTHS[length] + \
+                    [("fixed", s) for s in FAST_ORDER]
+        else:
+            if length is None:
+                length = 18
+            if type(length) is not int or length not in ESTIMATION_LENGTHS:
+                raise ValueError("estimation length is 18, 13 or 24")
+            auction_rounds, fast = ESTIMATION_LENGTHS[length]
+            kinds = [("auction", None)] * auction_rounds + \
+                    ([("fast", s) for s in FAST_ORDER] if fast else [])
+        self.length = length
+        self.kinds = kinds
+        self.rounds = len(kinds)
+        self.round_index = -1
+        self.multiplier = 1            # K-13, K-14
+        self._saayda_run = 0
+        self._start_round()
+
+    # ---- round set-up ------------------------------------------------------------
+
+    def _start_round(self) -> None:
+        self.round_index += 1
+        r = self.round_index
+        self.dealer = r % 4                                   # E-3
+        self.kind, fixed = self.kinds[r]
+        self.fixed_trump = None if fixed is None else suit_index(fixed)
+        deal = self._next_deal(self.dealer)
+        self.hands = [mask_of(h) for h in deal]
+        self.trump = self.fixed_trump
+        self.trick, self.tricks, self.leader = [], [], None
+        self.taken = [0, 0, 0, 0]
+        self.declarations = [None] * 4
+        self.dash_players: list[int] = []
+        self.bid: tuple[int, str] | None = None             # (n, suit code)
+        self.owner: int | None = None
+        self.with_players: list[int] = []
+        self.passed: list[int] = []
+        self.caller: int | None = None
+        self.call: tuple[int, str] | None = None
+        self.all_pass = False
+        self.decl_order: list[int] = []
+        self.decl_pos = 0
+        self.last_declarer: int | None = None
+        d = self.dealer
+        if self.kind == "fixed":
+            # K-2: no dash call, no auction; declarations from the dealer's next.
+            self._begin_declarations([(d + i) % 4 for i in range(1, 5)])
+        else:
+            self.phase = "dash"
+            self._dash_queue = [(d + i) % 4 for i in range(1, 5)]   # E-7 Decision
+            self._dash_pos = 0
+            self.to_act = self._dash_queue[0]
+
+    # ---- legal actions for the phases other than play ----------------------------
+
+    def _legal_other(self, seat: int) -> list[dict]:
+        phase = self.phase
+        if phase == "dash":
+            return [DASH_TAKE, DASH_DECLINE]
+        if phase == "auction":
+            out = [{"type": "bid", **b} for b in self._legal_bids()]
+            if self.bid is not None and not self.kotshina:
+                out.append(WITH)                                 # E-13
+            out.append(PASS)
+            return out
+        if phase == "call":
+            return [{"type": "call", "n": n, "suit": s} for n, s in self._legal_calls()]
+        if phase == "declare":
+            return [DECLARE[n] for n in self._legal_declarations()]
+        return []
+
+    def _legal_bids(self) -> list[dict]:
+        low = 4                                                  # E-10
+        if self.kind == "fast":
+            # E-15: numbers only, in the fixed trump; beats only with more tricks.
+            if self.bid is not None:
+                low = self.bid[0] + 1
+            return [{"n": n} for n in range(low, 14)]
+        out = []
+        standing = -1 if self.bid is None else self.bid[0] * 5 + BID_SUIT_ORDER[self.bid[1]]
+        for n in range(low, 14):
+            for s in SUIT_CODES:
+                if n * 5 + BID_SUIT_ORDER[s] > standing:         # E-11
+                    out.append({"n": n, "suit": s})
+        return out
+
+    def _legal_calls(self) -> list[tuple[int, str]]:
+        if self.kind == "fixed":
+            # K-3: the caller keeps their number and may move the trump.
+            return [(self.declarations[self.caller], s) for s in SUIT_CODES]
+        won_n, won_suit = self.bid
+        out = []
+        for n in range(won_n, 14):                               # E-16: never below
+            if self.kind == "fast" and n < 8:
+                out.append((n, won_suit))                        # E-18: suit fixed below 8
+            else:
+                out.extend((n, s) for s in SUIT_CODES)
+        return out
+
+    def _declaration_cap(self) -> int:
+        return self.call[0] if self.call is not None and self.kind != "fixed" else 13
+
+    def _forbidden(self) -> int | None:
+        """E-22, K-10: the number that would make the table total 13, for the last declarer."""
+        if self.phase != "declare" or self.decl_pos != len(self.decl_order) - 1:
+            return None
+        rest = 13 - sum(d for d in self.declarations if d is not None)
+        return rest if 0 <= rest <= self._declaration_cap() else None
+
+    def _legal_declarations(self) -> list[int]:
+        forbidden = self._forbidden()
+        return [n for n in range(self._declaration_cap() + 1) if n != forbidden]   # E-21
+
+    # ---- applying ---------------------------------------------------------------
+
+    def _apply_other(self, seat: int, action: dict, kind) -> None:
+        handler = {"dash": self._dash, "bid": self._bid, "with": self._with, "pass": self._pass,
+                   "call": self._call, "declare": self._declare}.get(kind)
+        if handler is None:
+            raise IllegalAction(f"unknown action type {kind!r}" if isinstance(kind, str)
+                                else "an action needs a \"type\"")
+        handler(seat, action)
+
+    def _need(self, phase: str, what: str) -> None:
+        if self.phase != phase:
+            raise IllegalAction(f"you cannot {what} now: {self._phase_words()}")
+
+    def _dash(self, seat: int, action: dict) -> None:
+        self._need("dash", "answer the dash offer")
+        take = action.get("take")
+        if type(take) is not bool:
+            raise IllegalAction("answer the dash offer with take true or false")
+        self.log.append((seat, DASH_TAKE if take else DASH_DECLINE))
+        if take:
+            self.dash_players.append(seat)
+            self.declarations[seat] = 0                          # E-9
+        self._dash_pos += 1
+        if len(self.dash_players) == 2 or self._dash_pos == 4:   # E-8
+            self._begin_auction()
+        else:
+            self.to_act = self._dash_queue[self._dash_pos]
+
+    def _begin_auction(self) -> None:
+        self.phase = "auction"
+        self.to_act = self._next_bidder(self.dealer)             # E-13 Decision: after the dealer
+
+    def _in_auction(self, s: int) -> bool:
+        return s not in self.passed and s not in self.dash_players
+
+    def _next_bidder(self, after: int) -> int | None:
+        for i in range(1, 5):
+            s = (after + i) % 4
+            if self._in_auction(s) and s != self.owner and s not in self.with_players:
+                return s
+        return None
+
+    def _bid(self, seat: int, action: dict) -> None:
+        self._need("auction", "bid")
+        n = _int(action.get("n"))
+        if n is None or not 4 <= n <= 13:
+            raise IllegalAction("a bid is a number of tricks from 4 to 13")       # E-10
+        if self.kind == "fast":
+            fixed = suit_code(self.fixed_trump)
+            suit = action.get("suit", fixed)
+            if suit != fixed:
+                raise IllegalAction(f"in a fast round every bid is in the fixed trump ({fixed})")
+            if self.bid is not None and n <= self.bid[0]:
+                raise IllegalAction(f"a bid must be more than {self.bid[0]} in a fast round")  # E-15
+            canonical = {"type": "bid", "n": n}
+        else:
+            suit = action.get("suit")
+            if suit not in BID_SUIT_ORDER:
+                raise IllegalAction("a bid needs a suit: S, H, D, C or NT")
+            if self.bid is not None and \
+                    n * 5 + BID_SUIT_ORDER[suit] <= self.bid[0] * 5 + BID_SUIT_ORDER[self.bid[1]]:
+                raise IllegalAction(
+                    f"{n}{suit} does not beat the standing bid {self.bid[0]}{self.bid[1]}")  # E-11
+            canonical = {"type": "bid", "n": n, "suit": suit}
+        self.log.append((seat, canonical))
+        self.bid = (n, suit)
+        self.owner = seat
+        self.with_players = []                                   # freed: E-13 Decision
+        self._after_auction_turn(seat)
+
+    def _with(self, seat: int, action: dict) -> None:
+        self._need("auction", "say With")
+        if self.kotshina:
+            raise IllegalAction("there is no With in the calculator scoring: declare the caller's number instead")  # K-1
+        if self.bid is None:
+            raise IllegalAction("there is no standing bid to join")
+        self.log.append((seat, WITH))
+        self.with_players.append(seat)
+        self._after_auction_turn(seat)
+
+    def _pass(self, seat: int, action: dict) -> None:
+        self._need("auction", "pass")
+        self.log.append((seat, PASS))
+        self.passed.append(seat)                                 # E-12: final
+        self._after_auction_turn(seat)
+
+    def _after_auction_turn(self, seat: int) -> None:
+        nxt = self._next_bidder(seat)
+        if nxt is not None:
+            self.to_act = nxt
+            return
+        if self.bid is None:
+            self._begin_all_pass()                               # E-14
+        else:
+            # E-13 Decision (end): everyone left owns or has joined the bid.
+            self.caller = self.owner
+            self.with_players.sort(key=lambda s: (s - self.caller) % 4)
+            self.phase = "call"
+            self.to_act = self.caller
+
+    def _begin_all_pass(self) -> None:
+        """E-14, E-24 (K-1): NT (a fast round keeps its trump), dealer declares first."""
+        self.all_pass = True
+        self.trump = self.fixed_trump if self.kind == "fast" else NT
+        order = [(self.dealer + i) % 4 for i in range(4)]
+        self._begin_declarations([s for s in order if s not in self.dash_players])
+
+    def _call(self, seat: int, action: dict) -> None:
+        self._need("call", "call")
+        n = _int(action.get("n"))
+        suit = action.get("suit")
+        if n is None or suit not in BID_SUIT_ORDER:
+            raise IllegalAction("a call is a number and a suit (S, H, D, C or NT)")
+        if (n, suit) not in self._legal_calls():
+            if self.kind == "fixed":
+                raise IllegalAction(f"keep your declaration {self.declarations[seat]} and choose the trump")
+            if n < self.bid[0]:
+                raise IllegalAction(f"you cannot call below the {self.bid[0]} you won with")  # E-16
+            if n > 13:
+                raise IllegalAction("there are only 13 tricks")
+            raise IllegalAction("in a fast round the trump moves only with a call of 8 or more")  # E-18
+        self.log.append((seat, {"type": "call", "n": n, "suit": suit}))
+        self.trump = suit_index(suit)
+        if self.kind == "fixed":
+            self.call = (n, suit)
+            self._begin_play(self.caller)                        # K-3, K-4
+            return
+        self.call = (n, suit)
+        self.declarations[seat] = n                              # E-19
+        c = self.caller
+        after = [(c + i) % 4 for i in range(1, 4)]
+        if self.kotshina:
+            order = [s for s in after if s not in self.dash_players]
+        else:
+            order = [s for s in after if s in self.with_players] + \
+                    [s for s in after if s not in self.with_players and s not in self.dash_players]  # E-20
+        self._begin_declarations(order)
+
+    def _begin_declarations(self, order: list[int]) -> None:
+        self.phase = "declare"
+        self.decl_order = order
+        self.decl_pos = 0
+        self.last_declarer = order[-1]                           # E-22
+        self.to_act = order[0]
+
+    def _declare(self, seat: int, action: dict) -> None:
+        self._need("declare", "declare")
+        n = _int(action.get("n"))
+        cap = self._declaration_cap()
+        if n is None or not 0 <= n <= cap:
+            raise IllegalAction(f"declare a number from 0 to {cap}")                  # E-21
+        if n == self._forbidden():
+            raise IllegalAction(f"you are the last to declare: {n} would make the total 13")  # E-22
+        self.log.append((seat, DECLARE[n]))
+        self.declarations[seat] = n
+        self.decl_pos += 1
+        if self.decl_pos < len(self.decl_order):
+            self.to_act = self.decl_order[self.decl_pos]
+            return
+        if self.kind == "fixed":
+            # K-2: the highest declarer calls; on a tie the first of them to declare.
+            top = max(self.declarations)
+            self.caller = next(s for s in self.decl_order if self.declarations[s] == top)
+            if top >= 8:
+                self.phase = "call"                              # K-3
+                self.to_act = self.caller
+                return
+            self._begin_play(self.caller)
+        elif self.all_pass:
+            self._begin_play(self.decl_order[0])                 # E-25 Decision, K-4
+        else:
+            self._begin_play(self.caller)                        # E-25
+
+    def _begin_play(self, leader: int) -> None:
+        self.phase = "play"
+        self.leader = leader
+        self.to_act = leader
+
+    # ---- end of a round -----------------------------------------------------------
+
+    def _end_round(self) -> None:
+        decl = list(self.declarations)
+        taken = list(self.taken)
+        total = sum(decl)
+        multiplier = self.multiplier
+        saayda = False
+        if self.kotshina:
+            rows, raw, made = scoring.estimation_kotshina(
+                decl, taken, caller=None if self.all_pass else self.caller,
+                dash_players=self.dash_players, last_declarer=self.last_declarer)
+            if not any(made):
+                # K-14 Sa'ayda: nobody scores; the next round counts double, at most ×4.
+                saayda = True
+                scores = [0, 0, 0, 0]
+                self._saayda_run += 1
+                self.multiplier = min(2 ** self._saayda_run, 4)
+            else:
+                scores = [x * multiplier for x in raw]           # K-13
+                self._saayda_run = 0
+                self.multiplier = 1
+        else:
+            rows, raw = scoring.estimation_committee(
+                decl, taken, caller=self.caller, call_n=self.call[0] if self.call else None,
+                with_players=self.with_players, dash_players=self.dash_players,
+                last_declarer=self.last_declarer, all_pass=self.all_pass)
+            scores = raw
+        for s in SEATS:
+            self.totals[s] += scores[s]                          # E-34
+        self.history.append({
+            "round": self.round_index + 1, "kind": self.kind, "dealer": self.dealer,
+            "trump": suit_code(self.trump), "fixed_trump": suit_code(self.fixed_trump),
+            "caller": self.caller,
+            "call": None if self.call is None else {"n": self.call[0], "suit": self.call[1]},
+            "with_players": [] if self.kotshina else list(self.with_players),
+            "dash_players": list(self.dash_players), "declarations": decl,
+            "last_declarer": self.last_declarer, "tricks_taken": taken,
+            "made": [taken[s] == decl[s] for s in SEATS],
+            "tricks": self._tricks_public(), "scores": scores, "multiplier": multiplier,
+            "breakdown": rows, "saayda": saayda, "over": total > 13, "all_pass": self.all_pass,
+            "totals": list(self.totals),
+        })
+        if self.round_index + 1 < self.rounds:
+            self._start_round()
+        else:
+            self._finish()
+
+    def _finish(self, exclude: int | None = None) -> None:
+        """E-35, E-36 (K-15); E-37: a leaver cannot win."""
+        self.phase = "over"
+        self.to_act = None
+        contenders = [s for s in SEATS if s != exclude]
+        top = max(self.totals[s] for s in contenders)
+        winners = [s for s in contenders if self.totals[s] == top]
+        self.result = {"winners": winners, "draw": len(winners) > 1}
+
+    def leave(self, seat: int) -> None:
+        """E-37: leaving ends the match at once; the standings decide, the leaver loses."""
+        self._check_seat(seat)
+        if self.result is not None:
+            raise IllegalAction("the match is over")
+        self.log.append((seat, {"type": "leave"}))
+        self.left = seat
+        self._finish(exclude=seat)
+
+    # ---- the turn timer ------------------------------------------------------------
+
+    def auto_action(self, seat: int) -> dict:
+        if seat != self.to_act:
+            raise IllegalAction("it is not that seat's turn")
+        phase = self.phase
+        if phase == "dash":
+            return DASH_DECLINE
+        if phase == "auction":
+            return PASS
+        if phase == "call":
+            if self.kind == "fixed":
+                n = self.declarations[seat]
+                return {"type": "call", "n": n, "suit": suit_code(self.fixed_trump)}
+            n, s = self.bid
+            return {"type": "call", "n": n, "suit": s}
+        if phase == "declare":
+            from .auto import estimate_tricks
+            want = estimate_tricks(self.hands[seat], self.trump)
+            legal = self._legal_declarations()
+            return DECLARE[min(legal, key=lambda n: (abs(n - want), n))]
+        from .auto import choose_card
+        return PLAY[choose_card(self, seat)]
+
+    # ---- view ---------------------------------------------------------------------
+
+    def view(self, seat: int | None) -> dict:
+        if seat is not None:
+            self._check_seat(seat)
+        bid = None
+        if self.bid is not None:
+            bid = {"n": self.bid[0], "suit": self.bid[1]}
+        decl_left = self.decl_order[self.decl_pos:] if self.phase == "declare" else []
+        return {
+            "game": self.game, "length": self.length, "seat": seat,
+            "round": min(self.round_index + 1, self.rounds), "rounds": self.rounds,
+            "phase": self.phase, "kind": self.kind,
+            "fixed_trump": suit_code(self.fixed_trump),
+            "to_act": self.to_act, "dealer": self.dealer,
+            "trump": suit_code(self.trump),
+            "hand": self._hand_view(seat),
+            "trick": self._trick_public(), "leader": self.leader,
+            "tricks": self._tricks_public(),
+            "declarations": list(self.declarations), "tricks_taken": list(self.taken),
+            "totals": list(self.totals),
+            "legal": [dict(a) for a in self.legal_actions(seat)] if seat is not None else [],
+            "auction": {"bid": bid, "owner": self.owner, "with_players": list(self.with_players),
+                        "passed": list(self.passed), "dash_players": list(self.dash_players)},
+            "dash_players": list(self.dash_players),
+            "with_players": [] if self.kotshina else list(self.with_players),
+            "all_pass": self.all_pass,
+            "caller": self.caller,
+            "call": None if self.call is None else {"n": self.call[0], "suit": self.call[1]},
+            "declaration_order": decl_left, "last_declarer": self.last_declarer,
+            "forbidden": self._forbidden(),
+            "multiplier": self.multiplier,
+            "shown_card": None, "teams": None, "team_totals": None,
+            "history": self.history, "result": self.result, "left": self.left,
+        }
+
+
+# =============================================================================
+# Tarneeb 41
+# =============================================================================
+
+
+class TarneebMatch(Match):
+    game = "tarneeb41"
+
+    def __init__(self, length, seed, deals):
+        if length is not None:
+            raise ValueError("tarneeb41 has no length")
+        super().__init__(seed, deals)
+        self.length = None
+        self.rounds = None
+        self.hand_no = 0              # scored hands (T-13: a void hand is not numbered)
+        self.dealer = -1
+        self._start_hand(0)
+
+    def _start_hand(self, dealer: int) -> None:
+        self.dealer = dealer
+        deal = self._next_deal(dealer)
+        self.hands = [mask_of(h) for h in deal]
+        self.shown_card = deal[dealer][12]                       # T-8: the dealer's 13th card
+        shown_suit = self.shown_card // 13
+        self.trump = {0: 3, 3: 0, 1: 2, 2: 1}[shown_suit]         # T-9: S↔C, H↔D
+        self.trick, self.tricks, self.leader = [], [], None
+        self.taken = [0, 0, 0, 0]
+        self.declarations = [None] * 4
+        self.phase = "declare"
+        self.decl_order = [(dealer + i) % 4 for i in range(1, 5)]  # T-12: dealer last
+        self.decl_pos = 0
+        self.to_act = self.decl_order[0]
+
+    def _legal_other(self, seat: int) -> list[dict]:
+        return [DECLARE[n] for n in range(2, 14)]                # T-12
+
+    def _apply_other(self, seat: int, action: dict, kind) -> None:
+        if kind != "declare":
+            if kind in ("dash", "bid", "with", "pass", "call"):
+                raise IllegalAction("Tarneeb has no auction: every player declares 2 to 13")  # T-11
+            raise IllegalAction(f"unknown action type {kind!r}" if isinstance(kind, str)
+                                else "an action needs a \"type\"")
+        if self.phase != "declare":
+            raise IllegalAction(f"you cannot declare now: {self._phase_words()}")
+        n = _int(action.get("n"))
+        if n is None or not 2 <= n <= 13:
+            raise IllegalAction("declare a number from 2 to 13 (there is no pass)")  # T-12
+        self.log.append((seat, DECLARE[n]))
+        self.declarations[seat] = n
+        self.decl_pos += 1
+        if self.decl_pos < 4:
+            self.to_act = self.decl_order[self.decl_pos]
+            return
+        if sum(self.declarations) < 11:
+            # T-13: void, not numbered; the next player deals a new shuffle.
+            self.history.append({"round": self.hand_no + 1, "void": True, "dealer": self.dealer,
+                                 "shown_card": CODES[self.shown_card],
+                                 "trump": suit_code(self.trump),
+                                 "declarations": list(self.declarations)})
+            self._start_hand((self.dealer + 1) % 4)
+            return
+        self.phase = "play"
+        self.leader = self.decl_order[0]                         # T-14
+        self.to_act = self.leader
+
+    def _end_round(self) -> None:
+        decl = list(self.declarations)
+        taken = list(self.taken)
+        rows, scores, made = scoring.tarneeb(decl, taken)
+        for s in SEATS:
+            self.totals[s] += scores[s]                          # T-19
+        self.hand_no += 1
+        self.history.append({
+            "round": self.hand_no, "void": False, "kind": "hand", "dealer": self.dealer,
+            "shown_card": CODES[self.shown_card], "trump": suit_code(self.trump),
+            "caller": None, "call": None, "with_players": [], "dash_players": [],
+            "declarations": decl, "tricks_taken": taken, "made": made,
+            "tricks": self._tricks_public(), "scores": scores, "multiplier": 1,
+            "breakdown": rows, "totals": list(self.totals),
+            "team_totals": self.team_totals(),
+        })
+        winner = self._winning_team()
+        if winner is None:
+            self._start_hand((self.dealer + 1) % 4)              # T-3, T-22
+        else:
+            self.phase = "over"
+            self.to_act = None
+            self.result = {"winners": [winner, winner + 2], "draw": False}
+
+    def team_totals(self) -> list[int]:
+        t = self.totals
+        return [t[0] + t[2], t[1] + t[3]]                        # T-4
+
+    def _qualifies(self, team: int) -> bool:
+        """T-20, T-21: one player at 41 or more while the partner is above zero."""
+        a, b = self.totals[team], self.totals[team + 2]
+        return (a >= 41 and b > 0) or (b >= 41 and a > 0)
+
+    def _winning_team(self) -> int | None:
+        q = [team for team in (0, 1) if self._qualifies(team)]
+        if len(q) == 1:
+            return q[0]                                          # T-22
+        if len(q) == 2:
+            tt = self.team_totals()
+            if tt[0] != tt[1]:
+                return 0 if tt[0] > tt[1] else 1                 # T-23
+        return None                                              # T-23: tie → another hand
+
+    def leave(self, seat: int) -> None:
+        """In Tarneeb leaving does not end the match: the room seats a computer player."""
+        self._check_seat(seat)
+
+    def auto_action(self, seat: int) -> dict:
+        """T-25, exactly."""
+        if seat != self.to_act:
+            raise IllegalAction("it is not that seat's turn")
+        if self.phase == "declare":
+            if self.decl_pos == 3:
+                rest = 11 - sum(d for d in self.declarations if d is not None)
+                return DECLARE[min(13, max(2, rest))]
+            return DECLARE[2]
+        return PLAY[self._weakest_card(seat)]
+
+    def view(self, seat: int | None) -> dict:
+        if seat is not None:
+            self._check_seat(seat)
+        return {
+            "game": self.game, "length": None, "seat": seat,
+            "round": self.hand_no + (0 if self.phase == "over" else 1), "rounds": None,
+            "phase": self.phase, "kind": "hand", "fixed_trump": None,
+            "to_act": self.to_act, "dealer": self.dealer, "trump": suit_code(self.trump),
+            "hand": self._hand_view(seat),
+            "trick": self._trick_public(), "leader": self.leader,
+            "tricks": self._tricks_public(),
+            "declarations": list(self.declarations), "tricks_taken": list(self.taken),
+            "totals": list(self.totals),
+            "legal": [dict(a) for a in self.legal_actions(seat)] if seat is not None else [],
+            "auction": None, "dash_players": [], "with_players": [], "all_pass": False,
+            "caller": None, "call": None,
+            "declaration_order": self.decl_order[self.decl_pos:] if self.phase == "declare" else [],
+            "last_declarer": self.decl_order[3], "forbidden": None, "multiplier": 1,
+            "shown_card": CODES[self.shown_card], "teams": [[0, 2], [1, 3]],
+            "team_totals": self.team_totals(),
+            "history": self.history, "result": self.result, "left": self.left,
+        }
