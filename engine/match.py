@@ -31,6 +31,9 @@ DASH_TAKE = {"type": "dash", "take": True}
 DASH_DECLINE = {"type": "dash", "take": False}
 DECLARE = tuple({"type": "declare", "n": n} for n in range(14))
 
+# Auction legal lists by (fast, kotshina, standing bid, fixed trump): few, and asked often.
+_AUCTION_CACHE: dict[tuple, tuple] = {}
+
 # PLAY actions of every 13-bit subset of one suit, filled on first use.
 _SUIT_PLAYS: list[list[tuple | None]] = [[None] * 8192 for _ in range(4)]
 
@@ -45,11 +48,12 @@ def _suit_plays(s: int, sub: int) -> tuple:
 
 
 def plays_of(mask: int) -> list:
+    """The PLAY actions of every card in ``mask``, suit by suit, high card first."""
     out: list = []
-    for s in range(4):
+    for s in (0, 1, 2, 3):
         sub = (mask >> (13 * s)) & 0x1FFF
         if sub:
-            out.extend(_suit_plays(s, sub))
+            out += _SUIT_PLAYS[s][sub] or _suit_plays(s, sub)
     return out
 
 
@@ -75,7 +79,8 @@ class Match:
         self.deals = [self._check_deal(d) for d in (deals or [])]
         self._deal_no = 0
         self.log: list[tuple[int, dict]] = []
-        self.history: list[dict] = []
+        self._history: list[dict] = []
+        self._history_public = 0      # records whose "tricks" are already public dicts
         self.totals = [0, 0, 0, 0]
         self.result: dict | None = None
         self.left: int | None = None
@@ -113,8 +118,9 @@ class Match:
         self._deal_no += 1
         if n < len(self.deals):
             return self.deals[n]
-        deck = list(range(52))
-        self._rng.shuffle(deck)
+        # A uniform shuffle by random sort keys: twice as fast as random.shuffle here.
+        rnd = self._rng.random
+        deck = sorted(range(52), key=lambda _: rnd())
         hands: list[list[int]] = [[], [], [], []]
         for i, c in enumerate(deck):
             hands[(dealer + 1 + i) % 4].append(c)
@@ -130,28 +136,8 @@ class Match:
                 return follow
         return hand
 
-    def _play(self, seat: int, action: dict) -> None:
-        card = action.get("card") if type(action) is dict else None
-        c = CARD_INDEX.get(card) if type(card) is str else None
-        if c is None:
-            c = parse_card(card)
-            if c is None:
-                raise IllegalAction(f"{card!r} is not a card (write it like QS, TD or 10H)")
-        bit = 1 << c
-        hand = self.hands[seat]
-        if not hand & bit:
-            raise IllegalAction(f"{CODES[c]} is not in your hand")
+    def _close_trick(self) -> None:
         trick = self.trick
-        if trick:
-            led = trick[0] // 13
-            if c // 13 != led and hand & SUIT_MASKS[led]:
-                raise IllegalAction(f"you must follow suit ({SUIT_CODES[led]})")
-        self.log.append((seat, PLAY[c]))
-        self.hands[seat] = hand ^ bit
-        trick.append(c)
-        if len(trick) < 4:
-            self.to_act = (seat + 1) & 3
-            return
         leader = self.leader
         winner = (leader + trick_winner(trick, self.trump)) & 3
         self.tricks.append((leader, tuple(trick), winner))
@@ -164,11 +150,22 @@ class Match:
             self.leader = winner
             self.to_act = winner
 
-    def _tricks_public(self) -> list[dict]:
+    def _tricks_public(self, tricks=None) -> list[dict]:
         return [{"leader": leader,
                  "cards": [{"seat": (leader + i) & 3, "card": CODES[c]} for i, c in enumerate(cards)],
                  "winner": winner}
-                for leader, cards, winner in self.tricks]
+                for leader, cards, winner in (self.tricks if tricks is None else tricks)]
+
+    @property
+    def history(self) -> list[dict]:
+        """One record per finished round or hand (voided Tarneeb hands included)."""
+        h = self._history
+        # A round's tricks are kept compact until someone looks: simulations never do.
+        for i in range(self._history_public, len(h)):
+            if type(h[i].get("tricks")) is tuple:
+                h[i]["tricks"] = self._tricks_public(h[i]["tricks"])
+        self._history_public = len(h)
+        return h
 
     def _trick_public(self) -> list[dict]:
         if not self.trick:
@@ -181,7 +178,13 @@ class Match:
         if seat != self.to_act:
             return []
         if self.phase == "play":
-            return plays_of(self._legal_play_mask(seat))
+            hand = self.hands[seat]
+            if self.trick:
+                led = self.trick[0] // 13
+                sub = (hand >> (13 * led)) & 0x1FFF
+                if sub:                                          # E-26, T-15: follow suit
+                    return list(_SUIT_PLAYS[led][sub] or _suit_plays(led, sub))
+            return plays_of(hand)
         return self._legal_other(seat)
 
     def apply(self, seat: int, action: dict) -> None:
@@ -194,12 +197,36 @@ class Match:
         if type(action) is not dict:
             raise IllegalAction("an action is an object with a \"type\"")
         kind = action.get("type")
-        if kind == "play":
-            if self.phase != "play":
-                raise IllegalAction(f"no card can be played now: {self._phase_words()}")
-            self._play(seat, action)
-        else:
+        if kind != "play":
             self._apply_other(seat, action, kind)
+            return
+        if self.phase != "play":
+            raise IllegalAction(f"no card can be played now: {self._phase_words()}")
+        # E-26, E-27 / T-15, T-16, inline: this is the hot path of every simulation.
+        card = action.get("card")
+        try:
+            c = CARD_INDEX[card]
+        except (KeyError, TypeError):
+            c = parse_card(card)
+            if c is None:
+                raise IllegalAction(f"{str(card)[:20]!r} is not a card (write it like QS, TD or 10H)") from None
+        bit = 1 << c
+        hands = self.hands
+        hand = hands[seat]
+        if not hand & bit:
+            raise IllegalAction(f"{CODES[c]} is not in your hand")
+        trick = self.trick
+        if trick:
+            led = trick[0] // 13
+            if c // 13 != led and hand & SUIT_MASKS[led]:
+                raise IllegalAction(f"you must follow suit ({SUIT_CODES[led]})")
+        self.log.append((seat, PLAY[c]))
+        hands[seat] = hand ^ bit
+        trick.append(c)
+        if len(trick) < 4:
+            self.to_act = (seat + 1) & 3
+        else:
+            self._close_trick()
 
     def can_apply(self, seat: int, action: dict) -> bool:
         """For a UI: would ``apply`` accept this now? Changes nothing."""
@@ -314,11 +341,15 @@ class EstimationMatch(Match):
         if phase == "dash":
             return [DASH_TAKE, DASH_DECLINE]
         if phase == "auction":
-            out = [{"type": "bid", **b} for b in self._legal_bids()]
-            if self.bid is not None and not self.kotshina:
-                out.append(WITH)                                 # E-13
-            out.append(PASS)
-            return out
+            key = (self.kind == "fast", self.kotshina, self.bid, self.fixed_trump)
+            out = _AUCTION_CACHE.get(key)
+            if out is None:
+                out = [{"type": "bid", **b} for b in self._legal_bids()]
+                if self.bid is not None and not self.kotshina:
+                    out.append(WITH)                             # E-13
+                out.append(PASS)
+                out = _AUCTION_CACHE[key] = tuple(out)
+            return list(out)
         if phase == "call":
             return [{"type": "call", "n": n, "suit": s} for n, s in self._legal_calls()]
         if phase == "declare":
@@ -576,7 +607,7 @@ class EstimationMatch(Match):
             scores = raw
         for s in SEATS:
             self.totals[s] += scores[s]                          # E-34
-        self.history.append({
+        self._history.append({
             "round": self.round_index + 1, "kind": self.kind, "dealer": self.dealer,
             "trump": suit_code(self.trump), "fixed_trump": suit_code(self.fixed_trump),
             "caller": self.caller,
@@ -585,7 +616,7 @@ class EstimationMatch(Match):
             "dash_players": list(self.dash_players), "declarations": decl,
             "last_declarer": self.last_declarer, "tricks_taken": taken,
             "made": [taken[s] == decl[s] for s in SEATS],
-            "tricks": self._tricks_public(), "scores": scores, "multiplier": multiplier,
+            "tricks": tuple(self.tricks), "scores": scores, "multiplier": multiplier,
             "breakdown": rows, "saayda": saayda, "over": total > 13, "all_pass": self.all_pass,
             "totals": list(self.totals),
         })
@@ -728,7 +759,7 @@ class TarneebMatch(Match):
             return
         if sum(self.declarations) < 11:
             # T-13: void, not numbered; the next player deals a new shuffle.
-            self.history.append({"round": self.hand_no + 1, "void": True, "dealer": self.dealer,
+            self._history.append({"round": self.hand_no + 1, "void": True, "dealer": self.dealer,
                                  "shown_card": CODES[self.shown_card],
                                  "trump": suit_code(self.trump),
                                  "declarations": list(self.declarations)})
@@ -745,12 +776,12 @@ class TarneebMatch(Match):
         for s in SEATS:
             self.totals[s] += scores[s]                          # T-19
         self.hand_no += 1
-        self.history.append({
+        self._history.append({
             "round": self.hand_no, "void": False, "kind": "hand", "dealer": self.dealer,
             "shown_card": CODES[self.shown_card], "trump": suit_code(self.trump),
             "caller": None, "call": None, "with_players": [], "dash_players": [],
             "declarations": decl, "tricks_taken": taken, "made": made,
-            "tricks": self._tricks_public(), "scores": scores, "multiplier": 1,
+            "tricks": tuple(self.tricks), "scores": scores, "multiplier": 1,
             "breakdown": rows, "totals": list(self.totals),
             "team_totals": self.team_totals(),
         })
