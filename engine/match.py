@@ -402,9 +402,9 @@ class EstimationMatch(Match):
 
     def _apply_other(self, seat: int, action: dict, kind) -> None:
         handler = {"dash": self._dash, "bid": self._bid, "with": self._with, "pass": self._pass,
-                   "call": self._call, "declare": self._declare}.get(kind)
+                   "call": self._call, "declare": self._declare}.get(kind) if type(kind) is str else None
         if handler is None:
-            raise IllegalAction(f"unknown action type {kind!r}" if isinstance(kind, str)
+            raise IllegalAction(f"unknown action type {kind[:20]!r}" if isinstance(kind, str)
                                 else "an action needs a \"type\"")
         handler(seat, action)
 
@@ -456,7 +456,7 @@ class EstimationMatch(Match):
             canonical = {"type": "bid", "n": n}
         else:
             suit = action.get("suit")
-            if suit not in BID_SUIT_ORDER:
+            if type(suit) is not str or suit not in BID_SUIT_ORDER:
                 raise IllegalAction("a bid needs a suit: S, H, D, C or NT")
             if self.bid is not None and \
                     n * 5 + BID_SUIT_ORDER[suit] <= self.bid[0] * 5 + BID_SUIT_ORDER[self.bid[1]]:
@@ -510,7 +510,7 @@ class EstimationMatch(Match):
         self._need("call", "call")
         n = _int(action.get("n"))
         suit = action.get("suit")
-        if n is None or suit not in BID_SUIT_ORDER:
+        if n is None or type(suit) is not str or suit not in BID_SUIT_ORDER:
             raise IllegalAction("a call is a number and a suit (S, H, D, C or NT)")
         if (n, suit) not in self._legal_calls():
             if self.kind == "fixed":
@@ -744,7 +744,7 @@ class TarneebMatch(Match):
         if kind != "declare":
             if kind in ("dash", "bid", "with", "pass", "call"):
                 raise IllegalAction("Tarneeb has no auction: every player declares 2 to 13")  # T-11
-            raise IllegalAction(f"unknown action type {kind!r}" if isinstance(kind, str)
+            raise IllegalAction(f"unknown action type {kind[:20]!r}" if isinstance(kind, str)
                                 else "an action needs a \"type\"")
         if self.phase != "declare":
             raise IllegalAction(f"you cannot declare now: {self._phase_words()}")

@@ -23,7 +23,8 @@ GAMES = [("estimation", 18), ("estimation", 13), ("estimation", 24),
 
 ALL_CODES = [r + s for s in "SHDC" for r in "AKQJT98765432"]
 
-JUNK = [None, 1, "x", [], {}, {"type": None}, {"type": "fly"}, {"type": "play"},
+JUNK = [None, 1, "x", [], {}, {"type": None}, {"type": []}, {"type": "fly"}, {"type": "play"},
+        {"type": "play", "card": None}, {"type": "bid", "n": [], "suit": []},
         {"type": "play", "card": "ZZ"}, {"type": "play", "card": ["AS"]},
         {"type": "bid", "n": 3, "suit": "S"}, {"type": "bid", "n": True, "suit": "S"},
         {"type": "bid", "n": 14, "suit": "NT"}, {"type": "bid", "n": 5, "suit": "X"},
