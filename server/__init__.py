@@ -1,0 +1,1 @@
+"""Lamma's room: the asyncssh server, tables, identity and the JSON interface."""

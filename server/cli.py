@@ -1,0 +1,97 @@
+"""``lamma serve``: run the card room."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+import time
+from pathlib import Path
+
+
+def _on_off(value: str) -> bool:
+    v = value.lower()
+    if v in ("on", "yes", "true", "1"):
+        return True
+    if v in ("off", "no", "false", "0"):
+        return False
+    raise argparse.ArgumentTypeError("use on or off")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="lamma", description="Lamma: a card room over SSH.")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("serve", help="run the server")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=2222, help="port (default 2222)")
+    s.add_argument("--data", default="./data", help="data folder (default ./data)")
+    s.add_argument("--keys", default="./keys", help="keys folder: host key, authorized_keys (default ./keys)")
+    s.add_argument("--guests", type=_on_off, default=True, metavar="on|off",
+                   help="admit clients without a key as guests (default on)")
+    s.add_argument("--allow-list", action="store_true",
+                   help="admit only keys listed in KEYS/authorized_keys (no guests)")
+    s.add_argument("--bot-pause", type=float, default=0.8,
+                   help="seconds a computer player waits before it moves (default 0.8)")
+    s.add_argument("--log-level", default="WARNING")
+    return p
+
+
+async def serve(args) -> None:
+    from .ssh import RoomConfig, start_server
+
+    t0 = time.monotonic()
+    config = RoomConfig(data=Path(args.data), keys=Path(args.keys),
+                        guests=args.guests and not args.allow_list,
+                        allow_list=args.allow_list, bot_pause=max(0.0, args.bot_pause))
+    server, room, host_key = await start_server(config, args.host, args.port)
+    fp = host_key.get_fingerprint("sha256")
+    elapsed = time.monotonic() - t0
+    port_arg = "" if args.port == 22 else f"-p {args.port} "
+    print(f"Lamma is listening on {args.host}:{args.port} (ready in {elapsed:.2f} s)")
+    print(f"Host key fingerprint: {fp}")
+    print(f"Play:    ssh {port_arg}YOURNAME@{args.host if args.host not in ('0.0.0.0', '::') else 'localhost'}")
+    print(f"Program: ssh {port_arg}YOURNAME@{args.host if args.host not in ('0.0.0.0', '::') else 'localhost'} play")
+    mode = "allow-list" if config.allow_list else ("guests on" if config.guests else "guests off")
+    print(f"Mode: {mode}; data in {config.data}, keys in {config.keys}")
+    sys.stdout.flush()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):
+            pass
+    from . import runtime
+    gc_task = asyncio.create_task(runtime.gc_task())
+    await stop.wait()
+    gc_task.cancel()
+    server.close()
+    for member in list(room.online.values()):
+        try:
+            member.kick("The server is stopping.")
+        except Exception:
+            pass
+    await asyncio.sleep(0.2)
+    room.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.command == "serve":
+        try:
+            asyncio.run(serve(args))
+        except OSError as exc:
+            print(f"lamma: cannot start: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            pass
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+"""A Textual Driver that talks to one SSH channel, in-process.
+
+The App builds its driver as ``driver_class(app, debug=, mouse=, size=)``
+(``App._build_driver``); the driver finds its SSH process through
+``app.ssh_process``.  No threads, no signals, no tty of the server's own:
+input is read by one asyncio task, output of a frame is buffered and written
+to the channel in one write on ``flush``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import logging
+
+import asyncssh
+from textual import events
+from textual._xterm_parser import XTermParser
+from textual.driver import Driver
+from textual.geometry import Size
+from textual.messages import Message
+
+log = logging.getLogger("lamma.driver")
+
+MIN_COLS, MAX_COLS = 2, 400
+MIN_ROWS, MAX_ROWS = 2, 200
+MAX_WRITE_BACKLOG = 4 * 1024 * 1024   # a client that stops reading is dropped
+READ_CHUNK = 4096
+MAX_INPUT_BURST = 64 * 1024           # input bytes handled per loop turn
+
+
+def clamp_size(width: object, height: object) -> tuple[int, int]:
+    """A hostile client may claim any window size."""
+    try:
+        w = int(width)  # type: ignore[arg-type]
+        h = int(height)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 80, 24
+    if w <= 0 or h <= 0:
+        return 80, 24
+    return max(MIN_COLS, min(MAX_COLS, w)), max(MIN_ROWS, min(MAX_ROWS, h))
+
+
+class SessionParser(XTermParser):
+    """XTermParser without the class-level ``lru_cache`` on
+    ``_parse_extended_key``: that cache is keyed on ``self`` and would keep
+    every finished session's parser (and through it nothing else, but it is
+    a leak all the same) alive.  The undecorated function is used instead."""
+
+    _parse_extended_key = XTermParser._parse_extended_key.__wrapped__  # type: ignore[attr-defined]
+
+    def __init__(self) -> None:
+        super().__init__(debug=False)  # never debug=True: it opens keys.log
+
+
+class SSHDriver(Driver):
+    def __init__(self, app, *, debug: bool = False, mouse: bool = True,
+                 size: tuple[int, int] | None = None) -> None:
+        super().__init__(app, debug=False, mouse=mouse, size=size)
+        self._process: asyncssh.SSHServerProcess = app.ssh_process
+        self._buffer: list[str] = []
+        self._input_task: asyncio.Task | None = None
+        self._tick_handle: asyncio.TimerHandle | None = None
+        self._parser: SessionParser | None = None
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._closed = False
+        self.bytes_out = 0
+
+    # ---------------------------------------------------------------- output
+    def write(self, data: str) -> None:
+        if not self._closed:
+            self._buffer.append(data)
+
+    def flush(self) -> None:
+        if not self._buffer:
+            return
+        data = "".join(self._buffer)
+        self._buffer.clear()
+        if self._closed:
+            return
+        chan = self._process.channel
+        try:
+            if chan.get_write_buffer_size() > MAX_WRITE_BACKLOG:
+                log.info("dropping a session that stopped reading")
+                self._closed = True
+                self._process.close()
+                return
+            raw = data.encode("utf-8", "replace")
+            self.bytes_out += len(raw)
+            self._process.stdout.write(raw)
+        except (OSError, asyncssh.Error, BrokenPipeError):
+            self._closed = True
+        except Exception:  # a closed channel raises assorted errors
+            self._closed = True
+
+    # ------------------------------------------------------------ lifecycle
+    def send_message(self, message: Message) -> None:
+        # Everything runs on the loop's thread: post directly.
+        self._app.post_message(message)
+
+    def process_message(self, message: Message) -> None:
+        # Sizes come from the SSH channel only: an in-band resize report typed
+        # by a hostile client could claim any size.  Huge pastes are dropped.
+        if isinstance(message, events.Resize):
+            return
+        if isinstance(message, events.Paste) and len(message.text) > 2000:
+            return
+        super().process_message(message)
+
+    def start_application_mode(self) -> None:
+        width, height = self._size or (80, 24)
+        size = Size(width, height)
+        self._app.post_message(events.Resize(size, size))
+        write = self.write
+        write("\x1b[?1049h")   # alternate screen
+        write("\x1b[?25l")     # hide the cursor (no blinking cursor anywhere)
+        if self._mouse:
+            write("\x1b[?1000h")   # clicks only: no motion reports
+            write("\x1b[?1006h")   # SGR coordinates
+        write("\x1b[?2004h")   # bracketed paste
+        write("\x1b[?7l")      # no line wrap
+        write("\x1b[?2026$p")  # ask whether synchronized output is supported
+        self.flush()
+        self._parser = SessionParser()
+        self._input_task = asyncio.get_running_loop().create_task(
+            self._read_input(), name="lamma-input")
+
+    def disable_input(self) -> None:
+        if self._input_task is not None and self._input_task is not asyncio.current_task():
+            self._input_task.cancel()
+        self._input_task = None
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+            self._tick_handle = None
+
+    def stop_application_mode(self) -> None:
+        self.disable_input()
+        write = self.write
+        if self._mouse:
+            write("\x1b[?1000l\x1b[?1006l")
+        write("\x1b[?2004l\x1b[?7h\x1b[?1049l\x1b[?25h")
+        self.flush()
+
+    def close(self) -> None:
+        self.disable_input()
+        self._closed = True
+        self._buffer.clear()
+        self._parser = None
+
+    # ----------------------------------------------------------------- input
+    async def _read_input(self) -> None:
+        stdin = self._process.stdin
+        try:
+            while True:
+                try:
+                    data = await stdin.read(READ_CHUNK)
+                except asyncssh.TerminalSizeChanged as exc:
+                    self._resize(exc.width, exc.height)
+                    continue
+                except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                    continue
+                if not data:
+                    break
+                self._feed(data)
+        except asyncio.CancelledError:
+            raise
+        except (asyncssh.Error, OSError, ConnectionError):
+            pass
+        except Exception:
+            log.exception("session input failed")
+        # EOF or a dropped connection: this session's App ends cleanly.
+        self._input_task = None
+        self._app.exit()
+
+    def _resize(self, width: int, height: int) -> None:
+        w, h = clamp_size(width, height)
+        self._size = (w, h)
+        size = Size(w, h)
+        self._app.post_message(events.Resize(size, size))
+
+    def _feed(self, data: bytes) -> None:
+        parser = self._parser
+        if parser is None:
+            return
+        text = self._decoder.decode(data)
+        try:
+            for event in parser.feed(text):
+                self.process_message(event)
+        except Exception:
+            # Garbage that the parser cannot digest: start a fresh parser.
+            log.debug("parser reset", exc_info=True)
+            self._parser = SessionParser()
+        self._schedule_tick()
+
+    def _schedule_tick(self) -> None:
+        """A lone Esc is only resolved by ``tick()`` after the escape delay."""
+        parser = self._parser
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+            self._tick_handle = None
+        if parser is None or parser._timeout_time is None:
+            return
+        from textual._time import get_time
+        delay = max(0.0, parser._timeout_time - get_time()) + 0.005
+        self._tick_handle = asyncio.get_running_loop().call_later(delay, self._tick)
+
+    def _tick(self) -> None:
+        self._tick_handle = None
+        parser = self._parser
+        if parser is None:
+            return
+        try:
+            for event in parser.tick():
+                self.process_message(event)
+        except Exception:
+            self._parser = SessionParser()
+        self._schedule_tick()

@@ -1,0 +1,242 @@
+"""``ssh -p PORT NAME@HOST play``: one JSON object per line each way.
+
+Client ops: tables, create, join, watch, act, leave, chat.
+Server messages: joined, watching, left, tables, view, chat, error, bye.
+A bad line of any kind gets ``{"type":"error","message":...}``, changes
+nothing and keeps the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import asyncssh
+
+from .tables import Member, Registry, RoomError, Table
+
+log = logging.getLogger("lamma.json")
+
+MAX_LINE = 64 * 1024          # longer lines are refused (and skipped)
+MAX_BACKLOG = 4 * 1024 * 1024  # a client that stops reading is dropped
+OPS = ("tables", "create", "join", "watch", "act", "leave", "chat")
+
+
+class JsonSession(Member):
+    kind = "json"
+
+    def __init__(self, registry: Registry, process: asyncssh.SSHServerProcess,
+                 name: str, ident: str, guest: bool = False):
+        super().__init__(name, ident, guest)
+        self.registry = registry
+        self.process = process
+        self.bytes_out = 0
+        self._done = asyncio.Event()
+
+    # ------------------------------------------------------------ sending
+    def send(self, obj: dict) -> None:
+        if self.closed:
+            return
+        try:
+            chan = self.process.channel
+            if chan.get_write_buffer_size() > MAX_BACKLOG:
+                log.info("dropping JSON client %s: not reading", self.name)
+                self.closed = True
+                self.process.close()
+                self._done.set()
+                return
+            data = (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+            self.bytes_out += len(data)
+            self.process.stdout.write(data)
+        except Exception:
+            self.closed = True
+            self._done.set()
+
+    def error(self, message: str) -> None:
+        self.send({"type": "error", "message": message})
+
+    def push_view(self) -> None:
+        table = self.table
+        if table is None or table.match is None:
+            return
+        self.send({"type": "view", "view": table.view(self.seat)})
+
+    # ----------------------------------------------------- table callbacks
+    def table_changed(self, table: Table, what: str) -> None:
+        if what == "state":
+            if table is self.table:
+                self.push_view()
+        elif what == "chat":
+            if table.chat:
+                who, text = table.chat[-1]
+                self.send({"type": "chat", "table": table.id, "from": who, "text": text})
+        elif what == "closed":
+            self.send({"type": "left", "table": table.id, "reason": "the table was closed"})
+
+    def kick(self, reason: str) -> None:
+        self.send({"type": "bye", "message": reason})
+        self.closed = True
+        try:
+            self.process.close()
+        except Exception:
+            pass
+        self._done.set()
+
+    # ------------------------------------------------------------ reading
+    async def run(self) -> None:
+        held = self.registry.held_seat(self.ident)
+        if held is not None:
+            table, seat = held
+            try:
+                table.sit(self, seat)
+                self.send({"type": "joined", "table": table.id, "seat": seat})
+                self.push_view()
+            except RoomError:
+                pass
+        reader = asyncio.ensure_future(self._read())
+        done = asyncio.ensure_future(self._done.wait())
+        try:
+            await asyncio.wait({reader, done}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for t in (reader, done):
+                t.cancel()
+            self.closed = True
+
+    async def _read(self) -> None:
+        stdin = self.process.stdin
+        buf = bytearray()
+        skipping = False
+        while not self.closed:
+            try:
+                chunk = await stdin.read(16384)
+            except (asyncssh.TerminalSizeChanged, asyncssh.BreakReceived,
+                    asyncssh.SignalReceived):
+                continue
+            except (asyncssh.Error, OSError, ConnectionError):
+                return
+            if not chunk:
+                if buf and not skipping:
+                    self.handle_line(bytes(buf))
+                return
+            if isinstance(chunk, str):  # should not happen (encoding=None)
+                chunk = chunk.encode("utf-8", "replace")
+            buf.extend(chunk)
+            while True:
+                nl = buf.find(b"\n")
+                if nl < 0:
+                    break
+                line = bytes(buf[:nl])
+                del buf[: nl + 1]
+                if skipping:
+                    skipping = False
+                    continue
+                self.handle_line(line)
+            if len(buf) > MAX_LINE:
+                if not skipping:
+                    self.error(f"Line too long (at most {MAX_LINE} bytes); it was ignored.")
+                skipping = True
+                buf.clear()
+            await asyncio.sleep(0)  # let others run between bursts
+
+    def handle_line(self, raw: bytes) -> None:
+        raw = raw.strip()
+        if not raw:
+            return
+        if len(raw) > MAX_LINE:
+            self.error(f"Line too long (at most {MAX_LINE} bytes); it was ignored.")
+            return
+        try:
+            msg = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            self.error("Not a JSON object: send one JSON object per line.")
+            return
+        if not isinstance(msg, dict):
+            self.error("Not a JSON object: send one JSON object per line.")
+            return
+        op = msg.get("op")
+        if not isinstance(op, str) or op not in OPS:
+            self.error("Unknown op; ops are: " + ", ".join(OPS) + ".")
+            return
+        try:
+            getattr(self, "op_" + op)(msg)
+        except RoomError as exc:
+            self.error(str(exc))
+        except Exception:
+            log.exception("op %s failed", op)
+            self.error("That could not be done (server error); nothing changed.")
+
+    # ---------------------------------------------------------------- ops
+    def op_tables(self, msg: dict) -> None:
+        self.send({"type": "tables", "tables": self.registry.listing(self)})
+
+    def op_create(self, msg: dict) -> None:
+        computer = msg.get("computer", [])
+        if not isinstance(computer, list) or any(
+                not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= 3 for s in computer):
+            raise RoomError("\"computer\" is a list of seats 0–3.")
+        seat = msg.get("seat")
+        if seat is None:
+            free = [s for s in range(4) if s not in computer]
+            if not free:
+                raise RoomError("Leave at least one seat for yourself.")
+            seat = free[0]
+        elif not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
+            raise RoomError("Seats are numbered 0 to 3.")
+        if seat in computer:
+            raise RoomError("Your own seat cannot be a computer seat.")
+        if self.table is not None and self.seat is not None and self.table.status == "playing":
+            raise RoomError(f"You are playing at table {self.table.id}; leave it first.")
+        table = self.registry.create(msg.get("game"), msg.get("length"),
+                                     msg.get("timer", 0), msg.get("private", False))
+        try:
+            table.sit(self, seat)
+        except RoomError:
+            self.registry.gc_table(table)
+            raise
+        reply = {"type": "joined", "table": table.id, "seat": seat}
+        if table.code:
+            reply["code"] = table.code
+        self.send(reply)
+        if computer:
+            table.fill_with_bots(computer)   # may start the match: views follow
+        if table.match is not None and self.table is table:
+            pass  # the start already pushed the first view
+
+    def op_join(self, msg: dict) -> None:
+        table = self.registry.get(msg.get("table"), self)
+        if table.private and msg.get("code") != table.code and not any(
+                s.ident == self.ident for s in table.seats):
+            raise RoomError(f"No table {msg.get('table')!r}.")
+        seat = table.sit(self, msg.get("seat"))
+        self.send({"type": "joined", "table": table.id, "seat": seat})
+        if table.match is not None:
+            self.push_view()
+
+    def op_watch(self, msg: dict) -> None:
+        table = self.registry.get(msg.get("table"), self)
+        if table.private and msg.get("code") != table.code:
+            raise RoomError(f"No table {msg.get('table')!r}.")
+        table.watch(self)
+        self.send({"type": "watching", "table": table.id})
+        if table.match is not None:
+            self.push_view()
+
+    def op_act(self, msg: dict) -> None:
+        table = self.table
+        if table is None or self.seat is None:
+            raise RoomError("You are not seated at a table.")
+        table.act(self, msg.get("action"))
+
+    def op_leave(self, msg: dict) -> None:
+        table = self.table
+        if table is None:
+            raise RoomError("You are not at a table.")
+        table.detach(self, keep_seat=False)
+        self.send({"type": "left", "table": table.id})
+
+    def op_chat(self, msg: dict) -> None:
+        table = self.table
+        if table is None:
+            raise RoomError("You are not at a table.")
+        table.say(self, msg.get("text"))

@@ -1,0 +1,91 @@
+"""Process-wide adjustments for running many Textual apps in one process.
+
+Call :func:`prepare` once, before the first session's App runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+log = logging.getLogger("lamma.runtime")
+
+_prepared = False
+
+
+class _NoRedirect(contextlib.AbstractContextManager):
+    """Stand-in for contextlib.redirect_stdout/stderr inside textual.app.
+
+    ``App._process_messages`` wraps each app in ``redirect_stdout/stderr``,
+    which swap the *process-wide* ``sys.stdout``/``sys.stderr``.  With many
+    apps in one process they unwind out of order and pin finished apps; so
+    for our apps they do nothing (apps must not print anyway).
+    """
+
+    def __init__(self, _target=None):
+        pass
+
+    def __exit__(self, *exc):
+        return None
+
+
+def patch_textual() -> None:
+    import textual.app as textual_app
+
+    textual_app.redirect_stdout = _NoRedirect  # type: ignore[attr-defined]
+    textual_app.redirect_stderr = _NoRedirect  # type: ignore[attr-defined]
+
+
+def prestart_executor(loop: asyncio.AbstractEventLoop, workers: int = 4) -> ThreadPoolExecutor:
+    """Create the default executor and all its threads now.
+
+    Threads snapshot ``sys.stderr`` when created; asyncssh uses the default
+    executor (e.g. for key loading), so make them before any App runs.
+    """
+    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lamma-exec")
+    barrier = threading.Barrier(workers + 1)
+    for _ in range(workers):
+        executor.submit(barrier.wait, 5)
+    try:
+        barrier.wait(5)
+    except threading.BrokenBarrierError:
+        pass
+    loop.set_default_executor(executor)
+    return executor
+
+
+def tune_gc() -> None:
+    """Keep full collections off the hot path.
+
+    Everything imported so far is frozen out of the collector; generation 2
+    is practically switched off and collected by :func:`gc_task` instead,
+    at a quiet moment.
+    """
+    gc.collect()
+    gc.freeze()
+    gen0, gen1, _ = gc.get_threshold()
+    gc.set_threshold(max(gen0, 2000), max(gen1, 20), 1_000_000)
+
+
+async def gc_task(interval: float = 120.0) -> None:
+    """Collect the old generation now and then (finished sessions leave
+    reference cycles behind)."""
+    while True:
+        await asyncio.sleep(interval)
+        gc.collect()
+
+
+def prepare(loop: asyncio.AbstractEventLoop | None = None, gc_tuning: bool = True) -> None:
+    global _prepared
+    if _prepared:
+        return
+    _prepared = True
+    patch_textual()
+    loop = loop or asyncio.get_running_loop()
+    prestart_executor(loop)
+    if gc_tuning:
+        tune_gc()

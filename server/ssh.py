@@ -1,0 +1,325 @@
+"""The asyncssh server: identity, sessions, and one App per PTY session."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncssh
+
+from .identity import IdentityStore
+from .jsonapi import JsonSession
+from .tables import Registry
+from .text import check_name, name_key, safe_text
+
+log = logging.getLogger("lamma.ssh")
+
+HOST_KEY_NAME = "ssh_host_ed25519_key"
+
+
+@dataclass
+class RoomConfig:
+    data: Path
+    keys: Path
+    guests: bool = True
+    allow_list: bool = False
+    bot_pause: float = 0.8
+    trick_pause: float = 1.0
+    absent_timeout: float = 60.0
+    mouse: bool = True
+
+
+def load_host_key(keys_dir: Path) -> asyncssh.SSHKey:
+    """The host key: generated on first start (mode 0600), reused after."""
+    keys_dir.mkdir(parents=True, exist_ok=True)
+    path = keys_dir / HOST_KEY_NAME
+    if path.exists():
+        return asyncssh.read_private_key(str(path))
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(key.export_private_key())
+    (keys_dir / (HOST_KEY_NAME + ".pub")).write_bytes(key.export_public_key())
+    return key
+
+
+def load_allow_list(keys_dir: Path) -> set[str]:
+    path = keys_dir / "authorized_keys"
+    fps: set[str] = set()
+    if not path.exists():
+        return fps
+    for line in path.read_text(errors="replace").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            fps.add(asyncssh.import_public_key(line).get_fingerprint("sha256"))
+        except (asyncssh.KeyImportError, ValueError):
+            # options before the key ("from=..." etc.) are not supported
+            parts = line.split()
+            for i in range(len(parts) - 1):
+                try:
+                    fps.add(asyncssh.import_public_key(" ".join(parts[i:])).get_fingerprint("sha256"))
+                    break
+                except (asyncssh.KeyImportError, ValueError):
+                    continue
+    return fps
+
+
+class Room:
+    """Everything the server shares between sessions."""
+
+    def __init__(self, config: RoomConfig):
+        self.config = config
+        config.data.mkdir(parents=True, exist_ok=True)
+        self.identity = IdentityStore(config.data / "lamma.db")
+        self.registry = Registry(bot_pause=config.bot_pause, trick_pause=config.trick_pause,
+                                 absent_timeout=config.absent_timeout)
+        self.allowed = load_allow_list(config.keys) if config.allow_list else set()
+        self.online: dict[str, object] = {}          # name_key -> Member
+        self.apps: "weakref.WeakSet" = weakref.WeakSet()
+        self.session_tasks: set[asyncio.Task] = set()
+
+    def guest_name_free(self, name: str) -> bool:
+        return self.identity.owner(name) is None and name_key(name) not in self.online
+
+    def close(self) -> None:
+        self.registry.close()
+        self.identity.close()
+
+
+class LammaSSHServer(asyncssh.SSHServer):
+    """One per connection: decides who the client is."""
+
+    def __init__(self, room: Room):
+        self.room = room
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.name: str | None = None
+        self.name_error = ""
+        self._last_key: asyncssh.SSHKey | None = None
+        self._guest_ok = False
+        self.ident: str | None = None
+        self.guest = False
+        self.refusal: str | None = None
+
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        conn._lamma_server = self  # type: ignore[attr-defined]
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.conn = None
+
+    def begin_auth(self, username: str) -> bool:
+        name, reason = check_name(username)
+        self.name, self.name_error = name, reason
+        return True
+
+    # ---------------------------------------------------------- public key
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        # Called for the unsigned query *and* for the signed request; only
+        # the signed one leads to auth_completed, and it is the last call
+        # before it, so _last_key then names the proven key.
+        self._last_key = None
+        if self.name is None:
+            return False
+        fp = key.get_fingerprint("sha256")
+        if self.room.config.allow_list and fp not in self.room.allowed:
+            return False
+        if not self.room.identity.may_use(self.name, fp):
+            return False
+        self._last_key = key
+        return True
+
+    # ------------------------------------------- guests and refusal texts
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def kbdint_auth_supported(self) -> bool:
+        return True
+
+    def _refusal(self) -> str | None:
+        cfg = self.room.config
+        if self.name is None:
+            return self.name_error
+        if cfg.allow_list:
+            return ("This room admits listed keys only, and none of your keys is on "
+                    "the list. Ask the host to add your public key.")
+        if self.room.identity.owner(self.name) is not None:
+            return (f"The name '{self.name}' is taken: it belongs to another key. "
+                    "Choose another name (ssh -p PORT OTHERNAME@HOST), or use the key "
+                    "that owns it.")
+        if not cfg.guests:
+            return ("This room does not admit guests: connect with an SSH key "
+                    "(ssh-keygen -t ed25519 makes one).")
+        if name_key(self.name) in self.room.online:
+            return f"A guest named '{self.name}' is already here; choose another name."
+        return None
+
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str):
+        self._last_key = None
+        reason = self._refusal()
+        if reason is None:
+            self._guest_ok = True
+            return True
+        self._guest_ok = False
+        return ("Lamma", reason, "", [])
+
+    def validate_kbdint_response(self, username: str, responses) -> bool:
+        return False
+
+    # ------------------------------------------------------------ success
+    def auth_completed(self) -> None:
+        key = self._last_key
+        self._last_key = None
+        if key is not None and self.name is not None:
+            fp = key.get_fingerprint("sha256")
+            if self.room.identity.bind(self.name, fp):
+                self.ident = "key:" + fp
+                self.guest = False
+            else:
+                self.refusal = f"The name '{self.name}' was just taken by another key."
+        elif self._guest_ok and self.name is not None:
+            self.ident = "guest:" + name_key(self.name)
+            self.guest = True
+        else:
+            self.refusal = "Authentication failed."
+
+
+def _clean_term(term: object) -> str:
+    t = safe_text(term or "", 40)
+    return "".join(ch for ch in t if ch.isalnum() or ch in "-_.+") or "xterm"
+
+
+class SessionHandler:
+    def __init__(self, room: Room):
+        self.room = room
+
+    async def __call__(self, process: asyncssh.SSHServerProcess) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self.room.session_tasks.add(task)
+        try:
+            await self.handle(process)
+        except Exception:
+            log.exception("session failed")
+        finally:
+            if task is not None:
+                self.room.session_tasks.discard(task)
+            try:
+                process.exit(0)
+            except Exception:
+                pass
+
+    async def handle(self, process: asyncssh.SSHServerProcess) -> None:
+        conn = process.get_extra_info("connection")
+        srv: LammaSSHServer | None = getattr(conn, "_lamma_server", None)
+        json_mode = (process.command or "").strip() == "play"
+        if srv is None or srv.refusal or srv.ident is None or srv.name is None:
+            reason = (srv.refusal if srv else None) or "Authentication failed."
+            self._refuse(process, reason, json_mode)
+            return
+        name = srv.name
+        nk = name_key(name)
+        # Two terminals under one name: the newer takes over.
+        old = self.room.online.get(nk)
+        if old is not None:
+            if getattr(old, "ident", None) != srv.ident:
+                self._refuse(process, f"The name '{name}' is in use.", json_mode)
+                return
+            old.kick("You connected from another terminal; this one is closed.")
+        if json_mode:
+            await self.run_json(process, name, srv.ident, srv.guest)
+        elif process.command:
+            self._refuse(process, "Commands: 'play' (JSON lines). Without a command you "
+                                  "get the card room (use ssh -t).", False)
+        elif process.get_terminal_type() is None:
+            self._refuse(process, "No terminal: use 'ssh -t' for the card room or "
+                                  "'ssh ... play' for the JSON interface.", False)
+        else:
+            await self.run_tui(process, name, srv.ident, srv.guest)
+
+    def _refuse(self, process, reason: str, json_mode: bool) -> None:
+        if json_mode:
+            import json
+            data = json.dumps({"type": "error", "message": reason}) + "\n"
+        else:
+            data = "lamma: " + reason + "\r\n"
+        try:
+            process.stdout.write(data.encode())
+            process.exit(1)
+        except Exception:
+            pass
+
+    async def run_json(self, process, name: str, ident: str, guest: bool) -> None:
+        session = JsonSession(self.room.registry, process, name, ident, guest)
+        nk = name_key(name)
+        self.room.online[nk] = session
+        try:
+            await session.run()
+        finally:
+            if self.room.online.get(nk) is session:
+                del self.room.online[nk]
+            session.closed = True
+            self.room.registry.detach(session, keep_seat=True)
+
+    async def run_tui(self, process, name: str, ident: str, guest: bool) -> None:
+        from tui.app import LammaApp
+        from .driver import SSHDriver, clamp_size
+
+        term = _clean_term(process.get_terminal_type())
+        env = process.env or {}
+        colorterm = _clean_term(env.get("COLORTERM", "")) if env.get("COLORTERM") else ""
+        width, height, _, _ = process.get_terminal_size()
+        size = clamp_size(width, height)
+        app = LammaApp(self.room.registry, name, ident, guest, term=term,
+                       colorterm=colorterm, driver_class=SSHDriver)
+        app.ssh_process = process
+        nk = name_key(name)
+        self.room.online[nk] = app.member
+        self.room.apps.add(app)
+        try:
+            await app.run_async(size=size, mouse=self.room.config.mouse)
+        except Exception:
+            log.exception("app for %s failed", name)
+        finally:
+            app.release()
+            if self.room.online.get(nk) is app.member:
+                del self.room.online[nk]
+            app.ssh_process = None
+            reason = app.exit_reason
+            if reason:
+                try:
+                    process.stdout.write(("lamma: " + reason + "\r\n").encode())
+                except Exception:
+                    pass
+
+
+async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 2222):
+    """Start listening; returns (server, room, host_key)."""
+    from . import runtime
+
+    runtime.prepare()
+    room = Room(config)
+    host_key = load_host_key(config.keys)
+    handler = SessionHandler(room)
+    server = await asyncssh.create_server(
+        lambda: LammaSSHServer(room), host, port,
+        server_host_keys=[host_key],
+        process_factory=handler,
+        encoding=None,
+        line_editor=False,
+        allow_scp=False,
+        agent_forwarding=False,
+        x11_forwarding=False,
+        login_timeout=60,
+        keepalive_interval=30,
+        keepalive_count_max=4,
+    )
+    return server, room, host_key

@@ -1,0 +1,1 @@
+"""Lamma's terminal interface: a Textual app per SSH session."""

@@ -1,0 +1,169 @@
+"""One Textual App per SSH session (and per Pilot test)."""
+
+from __future__ import annotations
+
+import weakref
+
+from rich.console import Console
+from textual.app import App
+from textual.binding import Binding
+
+from server.tables import Member, Registry, RoomError
+
+from .cards import Look
+from .messages import Kicked, LobbyChanged, TableChanged
+
+
+def console_for(term: str, colorterm: str) -> Console:
+    """A Console that matches the *client's* terminal, not the server's."""
+    from textual.app import _NullFile  # type: ignore[attr-defined]
+
+    term = (term or "").lower()
+    colorterm = (colorterm or "").lower()
+    if colorterm in ("truecolor", "24bit"):
+        system = "truecolor"
+    elif "256" in term:
+        system = "256"
+    elif term in ("", "dumb", "unknown") or term.startswith("vt1") or term.startswith("vt2"):
+        system = None
+    else:
+        system = "standard"
+    return Console(
+        color_system=system,
+        file=_NullFile(),
+        markup=True,
+        highlight=False,
+        emoji=False,
+        legacy_windows=False,
+        _environ={"TERM": term, "COLORTERM": colorterm},
+        force_terminal=True,
+        safe_box=False,
+        soft_wrap=False,
+    )
+
+
+class TuiMember(Member):
+    """The tables' handle on one App: it only ever *posts messages*."""
+
+    kind = "tui"
+
+    def __init__(self, app: "LammaApp", name: str, ident: str, guest: bool):
+        super().__init__(name, ident, guest)
+        self._app_ref = weakref.ref(app)
+        self._table_pending = False
+        self._lobby_pending = False
+
+    def _app(self) -> "LammaApp | None":
+        app = self._app_ref()
+        if app is None or app._closing or app._closed:
+            return None
+        return app
+
+    def table_changed(self, table, what: str) -> None:
+        app = self._app()
+        if app is None:
+            return
+        if what == "state" and self._table_pending:
+            return  # one pending message is enough: the screen reads the latest
+        if what == "state":
+            self._table_pending = True
+        app.post_message(TableChanged(what))
+
+    def lobby_changed(self) -> None:
+        app = self._app()
+        if app is None or self._lobby_pending:
+            return
+        self._lobby_pending = True
+        app.post_message(LobbyChanged())
+
+    def kick(self, reason: str) -> None:
+        self.closed = True
+        app = self._app()
+        if app is not None:
+            app.post_message(Kicked(reason))
+
+
+class LammaApp(App):
+    CSS_PATH = "lamma.tcss"
+    ENABLE_COMMAND_PALETTE = False
+    TITLE = "Lamma"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
+    BINDINGS = [
+        Binding("ctrl+l", "redraw", "Redraw", show=False),
+        Binding("ctrl+c", "quit_now", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(self, registry: Registry, name: str, ident: str | None = None,
+                 guest: bool = False, term: str = "xterm-256color", colorterm: str = "",
+                 driver_class=None, look: Look | None = None):
+        super().__init__(driver_class=driver_class)
+        self.console = console_for(term, colorterm)
+        self.registry = registry
+        self.member = TuiMember(self, name, ident or f"guest:{name}", guest)
+        colour = self.console.color_system is not None
+        self.look = look or Look(unicode=True, colour=colour)
+        self.exit_reason: str | None = None
+        self.ssh_process = None  # set by the server before run_async
+
+    # -------------------------------------------------------------- lifecycle
+    def on_mount(self) -> None:
+        from .screens.lobby import LobbyScreen
+        self.push_screen(LobbyScreen())
+        held = self.registry.held_seat(self.member.ident)
+        if held is not None:
+            table, seat = held
+            try:
+                table.sit(self.member, seat)
+            except RoomError:
+                return
+            self.open_table()
+
+    def open_table(self) -> None:
+        from .screens.table import TableScreen
+        if self.member.table is not None:
+            self.push_screen(TableScreen())
+
+    def release(self) -> None:
+        """The session ends: keep any seat (the timer moves for us)."""
+        member = self.member
+        self.registry.lobby.discard(member)
+        try:
+            self.registry.detach(member, keep_seat=True)
+        except Exception:
+            pass
+        member.closed = True
+
+    # --------------------------------------------------------------- messages
+    def on_table_changed(self, message: TableChanged) -> None:
+        if message.what == "state":
+            self.member._table_pending = False
+        screen = self.screen
+        handler = getattr(screen, "table_changed", None)
+        if handler is not None:
+            handler(message.what)
+        else:
+            for s in self.screen_stack:
+                h = getattr(s, "table_changed", None)
+                if h is not None:
+                    h(message.what)
+
+    def on_lobby_changed(self, message: LobbyChanged) -> None:
+        self.member._lobby_pending = False
+        for s in self.screen_stack:
+            h = getattr(s, "lobby_changed", None)
+            if h is not None:
+                h()
+
+    def on_kicked(self, message: Kicked) -> None:
+        self.exit_reason = message.reason
+        self.exit()
+
+    # ---------------------------------------------------------------- actions
+    def action_redraw(self) -> None:
+        if self._driver is not None:
+            self._driver.write("\x1b[2J")
+        self.screen.refresh(layout=True)
+
+    def action_quit_now(self) -> None:
+        self.exit()

@@ -1,0 +1,76 @@
+"""How cards, suits and bids look on a terminal."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+
+SUIT_ORDER = ["S", "H", "D", "C"]          # display order within a hand (after trump)
+BID_SUITS = ["NT", "S", "H", "D", "C"]      # E-5: NT > S > H > D > C
+RANKS = "AKQJT98765432"
+UNICODE_SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "NT": "NT"}
+ASCII_SUITS = {"S": "S", "H": "H", "D": "D", "C": "C", "NT": "NT"}
+RED = Style(color="red", bold=True)
+RED_DIM = Style(color="red", dim=True)
+
+
+class Look:
+    """Per-player display settings: unicode suits and colour."""
+
+    def __init__(self, unicode: bool = True, colour: bool = True):
+        self.unicode = unicode
+        self.colour = colour
+
+    def suit(self, s: str | None) -> str:
+        if s is None:
+            return "?"
+        return (UNICODE_SUITS if self.unicode else ASCII_SUITS).get(s, "?")
+
+    def rank(self, r: str) -> str:
+        return "10" if r == "T" else r
+
+    def card_str(self, code: str) -> str:
+        return self.rank(code[0]) + self.suit(code[1])
+
+    def suit_style(self, s: str | None, dim: bool = False) -> Style:
+        if self.colour and s in ("H", "D"):
+            return RED_DIM if dim else RED
+        return Style(dim=True) if dim else Style(bold=True)
+
+    def card(self, code: str, dim: bool = False, width: int = 0) -> Text:
+        text = self.card_str(code)
+        if width:
+            text = text.rjust(width)
+        return Text(text, style=self.suit_style(code[1], dim))
+
+    def bid(self, n: int | None, suit: str | None) -> Text:
+        if n is None:
+            return Text("—")
+        t = Text(str(n))
+        if suit:
+            t.append(self.suit(suit), style=self.suit_style(suit))
+        return t
+
+    def bid_str(self, n, suit) -> str:
+        if n is None:
+            return "—"
+        return f"{n}{self.suit(suit) if suit else ''}"
+
+
+def sort_hand(cards: list[str], trump: str | None) -> list[str]:
+    """Grouped by suit with the trump first, each suit high to low."""
+    order = list(SUIT_ORDER)
+    if trump in order:
+        order.remove(trump)
+        order.insert(0, trump)
+    return sorted(cards, key=lambda c: (order.index(c[1]) if c[1] in order else 9,
+                                        RANKS.index(c[0]) if c[0] in RANKS else 99))
+
+
+def parse_rank_key(key: str) -> str | None:
+    key = key.lower()
+    if key in ("a", "k", "q", "j", "t"):
+        return key.upper()
+    if key in "23456789" and len(key) == 1:
+        return key
+    return None

@@ -1,0 +1,25 @@
+"""Messages another part of the room posts to one session's App.
+
+Cross-session updates are only ever done by posting one of these to the
+target App (never by touching its widgets: ``widget.app`` resolves through a
+context variable, so that would act on the sender's own session)."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+
+class TableChanged(Message):
+    def __init__(self, what: str) -> None:
+        self.what = what
+        super().__init__()
+
+
+class LobbyChanged(Message):
+    pass
+
+
+class Kicked(Message):
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__()

@@ -1,0 +1,83 @@
+"""Help: every key on every screen, and a short summary of the game at hand."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+
+from ..widgets.lines import KeyBar, Lines
+
+KEYS = """\
+Lobby
+  ↑ ↓  choose a table      Enter  sit down       w  watch
+  p    quick play          n      new table      ?  help       q  quit
+
+Table
+  Dash offer   y  take the dash call (promise to win no trick)   n  play normally
+  Auction      ← →  number   n s h d c  suit (↑ ↓ too)   Enter  bid   p  pass   w  With
+  Call         ← →  raise the number, suit keys change it, Enter confirms
+  Declaring    ← →  or digits (1 then 0–3 within a second for 10–13), Enter declares
+  Play         ← →  move between playable cards, Enter or Space plays;
+               or type the card: rank a k q j t 2-9 (1 0 for ten) then suit s h d c
+  Anywhere     /  chat    b  computer players fill empty seats (before the start)
+               ?  help    Ctrl+L  redraw    Esc  back    q  leave (asks first; while
+               you choose a card q means queen, use x)
+"""
+
+RULES = {
+    "estimation": """\
+Estimation (Egyptian committee rules): 4 players, each alone, 13 tricks a round.
+Each round: dash offer (promise no trick; at most two), auction (4–13 tricks and
+a suit; NT > ♠ > ♥ > ♦ > ♣; With joins the standing bid), the caller confirms or
+raises, everyone declares (the last one may not make the total 13), then play:
+follow suit, trump wins. Aim for exactly your number. Made: 13 + tricks and
+bonuses; missed: minus the difference and bonuses.""",
+    "estimation-kotshina": """\
+Estimation, calculator scoring: auction rounds as in Estimation (without With),
+then five fixed rounds (NT ♠ ♥ ♦ ♣) where everyone declares 0–13 and the highest
+declarer is the caller (8 or more may change the trump). Made: 10 + tricks;
+missed: minus the difference. Caller and With ±10, sole winner/loser ±10, risk for
+the last declarer; if all four miss (Sa'ayda) the next round counts double.""",
+    "tarneeb41": """\
+Tarneeb 41 (Syrian): partners sit opposite. The dealer's last card is shown; trump
+is the other suit of its colour. Everyone declares 2–13 tricks (a total under 11
+voids the hand). Take at least your number: made adds it, failed subtracts it.
+A team wins when one player reaches 41 while the partner is above zero.""",
+}
+
+
+class HelpScreen(ModalScreen):
+    BINDINGS = [
+        Binding("escape", "close", show=False),
+        Binding("question_mark", "close", show=False),
+        Binding("q", "close", show=False),
+        Binding("enter", "close", show=False),
+    ]
+
+    def __init__(self, game: str | None) -> None:
+        super().__init__()
+        self.game = game
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Lines(id="help-text")
+        yield KeyBar(id="keys")
+
+    def on_mount(self) -> None:
+        t = Text()
+        t.append(" Help\n\n", style="bold")
+        t.append(KEYS)
+        if self.game in RULES:
+            t.append("\n")
+            t.append(RULES[self.game])
+        else:
+            t.append("\nGames: Estimation, Estimation (calculator scoring), Tarneeb 41.\n"
+                     "Open a table and press ? there for its rules summary.")
+        self.query_one("#help-text", Lines).set(t)
+        self.query_one("#keys", KeyBar).show([("esc", "back"), ("↑↓", "scroll")])
+
+    def action_close(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,2 @@
+"""Small widgets that render themselves from state and refresh only when
+their text changed (no Static.update relayouts)."""
