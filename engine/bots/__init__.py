@@ -1,0 +1,103 @@
+"""Computer players for every phase of Estimation (both scorings) and Tarneeb 41.
+
+    from engine import bots
+    action = bots.choose(m.view(seat), level="strong", budget_ms=100)
+    m.apply(seat, action)
+
+``choose`` sees only a seat's view — exactly what a person in that seat sees — and
+returns one of ``view["legal"]`` (a fresh dict). Levels:
+
+- ``easy``: fast rules: plain hand count for dash, bids and declarations; the fast
+  card player (win while the number needs tricks, lose on purpose once made; a dash
+  player throws its highest card when void; never trump the partner's winning trick).
+- ``normal``: calibrated hand-count bidding and declarations (expected value of each
+  number under the real table: With, risk, the last declarer's position, bigger bids
+  when far behind late; Tarneeb: the 41 qualification needs the partner above zero),
+  with the fast card player.
+- ``strong``: ``normal``'s bidding with determinised Monte Carlo card play
+  (``montecarlo.py``) inside a hard time budget (``budget_ms``, default 100).
+
+Decisions are synchronous and pure; the server runs them off its event loop through
+``engine.bots.worker.BotPool``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from . import bidding
+from .cards import CARD_INDEX, CODES, SM, mask
+from .montecarlo import choose_card as mc_card
+from .play import CHEAP, DUMP, WIN, current_winner, fast_card
+
+LEVELS = ("easy", "normal", "strong")
+# Tests set this to fail loudly instead of falling back to the first legal action.
+STRICT = False
+
+__all__ = ["choose", "LEVELS", "fast_play"]
+
+
+def fast_play(v: dict) -> str:
+    """The fast card player's choice from a view (card code)."""
+    seat = v["seat"]
+    hand = mask(v["hand"])
+    played = 0
+    for t in v["tricks"]:
+        for e in t["cards"]:
+            played |= 1 << CARD_INDEX[e["card"]]
+    trick = [CARD_INDEX[e["card"]] for e in v["trick"]]
+    for c in trick:
+        played |= 1 << c
+    others = ((1 << 52) - 1) & ~played & ~hand
+    trump = bidding.SUIT_INDEX[v["trump"]] if v["trump"] is not None else -1
+    if v["game"] == "tarneeb41":
+        mood = WIN
+        if trick and v["trick"][current_winner(trick, trump)]["seat"] == seat ^ 2:
+            mood = CHEAP
+    else:
+        d = v["declarations"][seat] or 0
+        mood = WIN if d > v["tricks_taken"][seat] else DUMP
+    return CODES[fast_card(hand, others, trick, trump, mood)]
+
+
+def choose(view: dict, level: str = "strong", budget_ms: float = 100,
+           rng: random.Random | None = None) -> dict:
+    """One legal action for the seat of ``view`` (``view["legal"]`` must not be empty)."""
+    start = time.perf_counter()
+    legal = view["legal"]
+    if not legal:
+        raise ValueError("nothing to choose: it is not this seat's turn")
+    if level not in LEVELS:
+        raise ValueError(f"level is one of {', '.join(LEVELS)}")
+    if len(legal) == 1:
+        return dict(legal[0])
+    if rng is None:
+        rng = random.Random()
+    phase = view["phase"]
+    action = None
+    if phase == "play":
+        code = None
+        if level == "strong":
+            code = mc_card(view, budget_ms, rng, start, prefer_card=fast_play(view))
+        if code is None:
+            code = fast_play(view)
+        action = {"type": "play", "card": code}
+    else:
+        hand = mask(view["hand"])
+        if view["game"] == "tarneeb41":
+            action = bidding.tarneeb_declare(view, hand, level)
+        elif phase == "dash":
+            action = bidding.dash(view, hand, level)
+        elif phase == "auction":
+            action = bidding.auction(view, hand, level)
+        elif phase == "call":
+            action = bidding.call(view, hand, level)
+        elif phase == "declare":
+            action = bidding.declare(view, hand, level)
+    for a in legal:
+        if a == action:
+            return dict(a)
+    if STRICT:
+        raise AssertionError(f"bot chose {action!r}, not legal in phase {phase}")
+    return dict(legal[0])      # never reached by design; a legal move whatever happens

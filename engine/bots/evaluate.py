@@ -1,0 +1,119 @@
+"""Hand evaluation: expected tricks, dash danger, and the value of a declaration.
+
+Sure tricks before hoped-for ones (Estimation advice): an ace is a trick, a guarded
+king usually is, a lone queen rarely anything; a long trump is worth more than its
+cards. ``SCALE`` calibrates the count (see ``tests/bench/bots_strength.py``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .cards import SM
+
+SCALE = 1.0
+
+
+def _ranks(hand: int, s: int) -> list[int]:
+    sub = (hand >> (13 * s)) & 0x1FFF
+    return [r for r in range(12, -1, -1) if sub >> r & 1]
+
+
+def expected_tricks(hand: int, trump: int | None, simple: bool = False) -> float:
+    """Expected tricks of ``hand`` playing alone with ``trump`` (-1 NT, None unknown)."""
+    if trump is None:
+        trump = -1
+    total = 0.0
+    tlen = bin(hand & SM[trump]).count("1") if trump >= 0 else 0
+    for s in range(4):
+        rk = _ranks(hand, s)
+        n = len(rk)
+        if not n:
+            if trump >= 0 and s != trump and tlen >= 3 and not simple:
+                total += 0.35
+            continue
+        top = set(rk)
+        if s == trump:
+            v = 0.0
+            if 12 in top:
+                v += 1
+            if 11 in top:
+                v += 0.95 if n >= 2 else (0.9 if 12 in top else 0.4)
+            if 10 in top and n >= 3:
+                v += 0.75 if (12 in top or 11 in top) else 0.55
+            if 9 in top and n >= 4:
+                v += 0.3
+            v += max(0, n - 3) * 0.95
+            total += min(v, n)
+            continue
+        v = 0.0
+        if 12 in top:
+            v += 1 if n <= 6 else 0.8
+        if 11 in top:
+            if n >= 2:
+                v += 0.9 if 12 in top else 0.7
+            else:
+                v += 0.2
+        if 10 in top:
+            if n >= 3:
+                v += 0.5 if (12 in top or 11 in top) else 0.3
+            elif n == 2 and (12 in top or 11 in top):
+                v += 0.25
+        if 9 in top and n >= 4 and len(top & {12, 11, 10}) >= 2:
+            v += 0.2
+        if trump < 0 and n >= 5 and (12 in top or 11 in top):
+            v += 0.55 * (n - 4)                         # a long suit runs in NT
+        elif trump >= 0 and n >= 6:
+            v -= 0.15 * (n - 5)                         # long side suits get ruffed
+        if trump >= 0 and n == 1 and tlen >= 3 and not simple:
+            v += 0.2                                    # a singleton ruffs
+        total += max(v, 0.0)
+    return total * SCALE
+
+
+def best_suit(hand: int, suits=(-1, 0, 1, 2, 3)) -> tuple[int, float]:
+    """(suit, expected tricks) of the best trump for this hand."""
+    best, bv = -1, -1.0
+    for s in suits:
+        v = expected_tricks(hand, s)
+        if v > bv + 1e-9:
+            best, bv = s, v
+    return best, bv
+
+
+def dash_danger(hand: int) -> float:
+    """How likely a hand is forced to win a trick, trump unknown (0 = a perfect dash).
+
+    No ace, no long suit, no card that will be forced to win late; middle cards are
+    the worst (they win tricks nobody wanted).
+    """
+    d = 0.0
+    for s in range(4):
+        rk = _ranks(hand, s)
+        n = len(rk)
+        if not n:
+            continue
+        for i, r in enumerate(sorted(rk)):
+            # The i-th lowest card of the suit needs i+1 lower covers to hide under.
+            if r >= 12:
+                d += 1.0
+            elif r >= 11:
+                d += 0.6
+            elif r >= 10:
+                d += 0.35
+            elif r >= 8:
+                d += 0.12 + 0.05 * i
+            elif r >= 5:
+                d += 0.03 * i
+        if n >= 5:
+            d += 0.3 * (n - 4)
+        if rk[-1] >= 6:                                 # no low card in the suit at all
+            d += 0.25
+    return d
+
+
+def trick_probs(mean: float, sd: float = 1.1) -> list[float]:
+    """A discrete distribution of tricks 0..13 around ``mean``."""
+    w = [math.exp(-0.5 * ((t - mean) / sd) ** 2) for t in range(14)]
+    z = sum(w)
+    return [x / z for x in w]

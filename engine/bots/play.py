@@ -1,0 +1,148 @@
+"""The fast card player: a few bit operations per card.
+
+It is the ``easy`` and ``normal`` card play and the rollout policy of ``strong``.
+Three moods:
+
+- ``WIN``: the declaration still needs tricks: cash sure winners, win cheaply when
+  last to play, otherwise try with the best winner;
+- ``DUMP`` (Estimation, number made or a dash player): lose on purpose; under a
+  winning card throw the highest card that still loses; void, throw the highest card;
+- ``CHEAP`` (Tarneeb, partner already winning the trick): play the lowest card and
+  never trump the partner's trick.
+"""
+
+from __future__ import annotations
+
+from .cards import ABOVE, SM, hi, lo
+
+WIN, DUMP, CHEAP = 0, 1, 2
+
+
+def current_winner(trick: list[int], trump: int) -> int:
+    """Index in ``trick`` of the card winning so far (E-27, T-16)."""
+    best = 0
+    bc = trick[0]
+    bs = bc // 13
+    for i in range(1, len(trick)):
+        c = trick[i]
+        cs = c // 13
+        if cs == bs:
+            if c > bc:
+                best, bc = i, c
+        elif cs == trump:
+            best, bc, bs = i, c, cs
+    return best
+
+
+def _rank_max(m: int) -> int:
+    """The card of ``m`` with the highest rank (any suit; ties: the lower suit index)."""
+    best, br = -1, -1
+    for s in (0, 1, 2, 3):
+        sub = m & SM[s]
+        if sub:
+            c = hi(sub)
+            r = c % 13
+            if r > br:
+                best, br = c, r
+    return best
+
+
+def _rank_min(m: int) -> int:
+    best, br = -1, 99
+    for s in (0, 1, 2, 3):
+        sub = m & SM[s]
+        if sub:
+            c = lo(sub)
+            r = c % 13
+            if r < br:
+                best, br = c, r
+    return best
+
+
+def fast_card(hand: int, others: int, trick: list[int], trump: int, mood: int) -> int:
+    """The card to play. ``others``: every card still unplayed outside this hand."""
+    tmask = SM[trump] if trump >= 0 else 0
+    if not trick:
+        return _lead(hand, others, tmask, mood)
+    led = trick[0] // 13
+    follow = hand & SM[led]
+    legal = follow or hand
+    if legal & (legal - 1) == 0:
+        return lo(legal)
+    w = trick[current_winner(trick, trump)]
+    ws = w // 13
+    if follow:
+        winners = follow & ABOVE[w] if ws == led else 0
+    elif tmask:
+        winners = hand & (ABOVE[w] if ws == trump else tmask)
+    else:
+        winners = 0
+    last = len(trick) == 3
+    if mood == WIN:
+        if winners:
+            if last or not follow:
+                return lo(winners)                      # cheapest winner, lowest ruff
+            # Following suit: the lowest winner nobody can beat in suit, else the best.
+            m = winners
+            while m:
+                c = lo(m)
+                if not others & ABOVE[c]:
+                    return c
+                m &= m - 1
+            return hi(winners)
+        # Cannot win: throw the cheapest card (keep trumps).
+        if follow:
+            return lo(follow)
+        side = hand & ~tmask
+        return _rank_min(side or hand)
+    if mood == CHEAP:
+        if follow:
+            return lo(follow)
+        side = hand & ~tmask
+        return _rank_min(side or hand)
+    # DUMP: lose on purpose.
+    losers = legal & ~winners
+    if losers:
+        return _rank_max(losers)
+    return hi(legal) if last else lo(legal)
+
+
+def _lead(hand: int, others: int, tmask: int, mood: int) -> int:
+    if mood == WIN:
+        trumps = hand & tmask
+        if trumps:
+            c = hi(trumps)
+            if others & tmask and not others & ABOVE[c]:
+                return c                                # draw trumps with the top one
+        best, blen = -1, -1
+        for s in (0, 1, 2, 3):
+            sub = hand & SM[s] & ~tmask
+            if sub:
+                c = hi(sub)
+                if not others & ABOVE[c]:
+                    n = bin(others & SM[s]).count("1")
+                    if n > blen:
+                        best, blen = c, n
+        if best >= 0:
+            return best
+        # No sure winner: lead low from the longest side suit.
+        best, blen = -1, -1
+        for s in (0, 1, 2, 3):
+            sub = hand & SM[s] & ~tmask
+            if sub:
+                n = bin(sub).count("1")
+                if n > blen:
+                    best, blen = lo(sub), n
+        return best if best >= 0 else lo(hand)
+    # DUMP / CHEAP: the lowest card that someone can still beat.
+    best, br = -1, 99
+    for s in (0, 1, 2, 3):
+        sub = hand & SM[s]
+        if sub:
+            c = lo(sub)
+            r = c % 13 + (13 if sub & tmask else 0)
+            if not others & ABOVE[c]:
+                r += 30
+            if r < br:
+                best, br = c, r
+    return best

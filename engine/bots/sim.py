@@ -1,0 +1,38 @@
+"""A lean round simulator for rollouts: four hand masks, the trick as a list of ints.
+
+``rollout`` plays the rest of a round with the fast player for every seat and
+returns the tricks taken. It knows only what the caller hands it (a sampled deal).
+"""
+
+from __future__ import annotations
+
+from .play import CHEAP, DUMP, WIN, current_winner, fast_card
+
+
+def rollout(hands: list[int], trick: list[int], leader: int, trump: int,
+            taken: list[int], decl: list[int], tarneeb: bool) -> list[int]:
+    """Play to the end of the round. ``hands``, ``trick`` and ``taken`` are modified."""
+    everyone = hands[0] | hands[1] | hands[2] | hands[3]
+    seat = (leader + len(trick)) & 3
+    while everyone:
+        hand = hands[seat]
+        if tarneeb:
+            if trick and (leader + current_winner(trick, trump)) & 3 == seat ^ 2:
+                mood = CHEAP
+            else:
+                mood = WIN
+        else:
+            mood = WIN if decl[seat] > taken[seat] else DUMP
+        c = fast_card(hand, everyone & ~hand, trick, trump, mood)
+        bit = 1 << c
+        hands[seat] = hand ^ bit
+        everyone ^= bit
+        trick.append(c)
+        if len(trick) == 4:
+            w = (leader + current_winner(trick, trump)) & 3
+            taken[w] += 1
+            leader = seat = w
+            trick = []
+        else:
+            seat = (seat + 1) & 3
+    return taken

@@ -1,0 +1,51 @@
+"""Computer players off the server's event loop: one worker process.
+
+The engine has no asyncio; the server wraps the future itself::
+
+    pool = BotPool()                                   # once, at start-up
+    action = await asyncio.wrap_future(pool.submit(m.view(seat), "strong", 100))
+    m.apply(seat, action)                              # back on the loop, after its pause
+    ...
+    pool.close()                                       # at shutdown
+
+A view is plain JSON-like data, so it pickles as is; the worker only computes.
+``submit`` never blocks: decisions queue in the worker, each within its budget.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing as mp
+import random
+
+
+def _decide(view: dict, level: str, budget_ms: float) -> dict:
+    from . import choose
+    return choose(view, level, budget_ms, random.Random())
+
+
+def _warm() -> bool:
+    from . import choose  # noqa: F401  (import the package once in the worker)
+    return True
+
+
+class BotPool:
+    """A ``ProcessPoolExecutor`` of ``workers`` processes (default 1) for ``choose``."""
+
+    def __init__(self, workers: int = 1):
+        ctx = mp.get_context("spawn")      # no fork of a running server's threads
+        self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        self._pool.submit(_warm)
+
+    def submit(self, view: dict, level: str = "strong", budget_ms: float = 100) -> cf.Future:
+        """A Future of the action dict for ``view``'s seat."""
+        return self._pool.submit(_decide, view, level, budget_ms)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,198 @@
+"""Computer players (issue 5): always legal, and right where the answer is clear."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import bots, new_match
+from engine.bots.bidding import mean_tricks
+from engine.bots.cards import mask
+
+bots.STRICT = True          # a bot that would fall back to "the first legal action" fails
+GAMES = [("estimation", 18), ("estimation", 13), ("estimation-kotshina", "micro"),
+         ("estimation-kotshina", "mini"), ("tarneeb41", None)]
+
+
+def _random_or_bot(m, seat, policy, rng):
+    v = m.view(seat)
+    if policy == "random":
+        legal = v["legal"]
+        # Random Tarneeb declarations rarely end a match: keep them low.
+        if v["game"] == "tarneeb41" and v["phase"] == "declare":
+            return legal[rng.randrange(3)]
+        return legal[rng.randrange(len(legal))]
+    action = bots.choose(v, policy, budget_ms=4, rng=rng)
+    assert action in v["legal"], (policy, v["phase"], action)
+    return action
+
+
+@pytest.mark.parametrize("game,length", GAMES)
+def test_never_an_illegal_move(game, length):
+    """Real matches, bots of every level mixed with a random player so that odd
+    situations (super calls, all-pass rounds, two dash players) come up too."""
+    rng = random.Random(hash((game, length)) & 0xFFFF)
+    decisions = {}
+    mixes = [("easy", "normal", "strong", "random"), ("strong", "random", "easy", "normal"),
+             ("random", "random", "normal", "easy"), ("normal", "easy", "random", "strong")]
+    hands = 0
+    for i, mix in enumerate(mixes * 2):
+        m = new_match(game, length, seed=1000 + i)
+        while m.to_act is not None and len(m.history) < (6 if game == "tarneeb41" else 99):
+            seat = m.to_act
+            phase = m.phase
+            policy = mix[seat]
+            if policy == "strong" and rng.random() < 0.7:
+                policy = "normal"       # keep the suite fast: strong thinks on a sample
+            m.apply(seat, _random_or_bot(m, seat, policy, rng))
+            decisions[phase] = decisions.get(phase, 0) + 1
+        hands += len(m.history)
+    assert sum(decisions.values()) >= 1000
+    expected = {"declare", "play"} | ({"dash", "auction", "call"} if game == "estimation" else set())
+    assert expected <= set(decisions), decisions
+
+
+def test_every_level_plays_whole_matches_alone():
+    for game, length in [("estimation", 13), ("estimation-kotshina", "micro"), ("tarneeb41", None)]:
+        for level in ("easy", "normal"):
+            m = new_match(game, length, seed=7)
+            rng = random.Random(7)
+            while m.to_act is not None and len(m.history) < 60:
+                s = m.to_act
+                m.apply(s, bots.choose(m.view(s), level, rng=rng))
+
+
+# ---- hand-made positions -----------------------------------------------------------
+
+def _deal(fixed: dict[int, list[str]], banned: dict[int, str], seed: int = 3):
+    """Four 13-card hands: ``fixed`` cards placed, ``banned`` suits kept out of a seat."""
+    rng = random.Random(seed)
+    used = {c for cs in fixed.values() for c in cs}
+    rest = [r + s for r in "AKQJT98765432" for s in "SHDC" if r + s not in used]
+    rng.shuffle(rest)
+    hands = {s: list(fixed.get(s, [])) for s in range(4)}
+    # Constrained seats fill first.
+    for s in sorted(range(4), key=lambda s: -len(banned.get(s, ""))):
+        while len(hands[s]) < 13:
+            c = next(c for c in rest if c[1] not in banned.get(s, ""))
+            rest.remove(c)
+            hands[s].append(c)
+    return [hands[s] for s in range(4)]
+
+
+def _run(m, script):
+    for seat, action in script:
+        m.apply(seat, action)
+
+
+LEVELS = ["easy", "normal", "strong"]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_made_player_ducks_a_trick_it_could_win(level):
+    # Seat 2 declared 0 and has it: on a 5H lead it holds AH KH 2H and must play 2H.
+    deal = _deal({1: ["5H", "AS", "KS", "QS", "JS", "TS"], 2: ["AH", "KH", "2H"]},
+                 {2: "H"}, seed=11)
+    m = new_match("estimation", 13, deals=[deal])
+    _run(m, [(1, {"type": "dash", "take": False}), (2, {"type": "dash", "take": False}),
+             (3, {"type": "dash", "take": False}), (0, {"type": "dash", "take": False}),
+             (1, {"type": "bid", "n": 5, "suit": "S"}), (2, {"type": "pass"}),
+             (3, {"type": "pass"}), (0, {"type": "pass"}),
+             (1, {"type": "call", "n": 5, "suit": "S"}),
+             (2, {"type": "declare", "n": 0}), (3, {"type": "declare", "n": 3}),
+             (0, {"type": "declare", "n": 3})])
+    assert m.phase == "play" and m.to_act == 1
+    m.apply(1, {"type": "play", "card": "5H"})
+    if m.to_act != 2:
+        pytest.skip("deal did not give the position")
+    action = bots.choose(m.view(2), level, budget_ms=50, rng=random.Random(1))
+    assert action == {"type": "play", "card": "2H"}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_dash_player_void_throws_its_highest_card(level):
+    # Seat 1 took the dash; clubs are led and it has no club and no spade (trump).
+    seat1 = ["AD", "9H", "4H", "3H", "2H", "8D", "5D", "4D", "3D", "2D", "6H", "7H", "6D"]
+    deal = _deal({1: seat1, 2: ["KC", "AS", "KS", "QS", "JS", "TS"]}, {}, seed=5)
+    m = new_match("estimation", 13, deals=[deal])
+    _run(m, [(1, {"type": "dash", "take": True}), (2, {"type": "dash", "take": False}),
+             (3, {"type": "dash", "take": False}), (0, {"type": "dash", "take": False}),
+             (2, {"type": "bid", "n": 5, "suit": "S"}), (3, {"type": "pass"}),
+             (0, {"type": "pass"}), (2, {"type": "call", "n": 5, "suit": "S"}),
+             (3, {"type": "declare", "n": 3}), (0, {"type": "declare", "n": 3})])
+    assert m.phase == "play" and m.to_act == 2
+    m.apply(2, {"type": "play", "card": "KC"})
+    for seat in (3, 0):
+        v = m.view(seat)
+        m.apply(seat, v["legal"][-1])
+    assert m.to_act == 1
+    action = bots.choose(m.view(1), level, budget_ms=50, rng=random.Random(2))
+    assert action == {"type": "play", "card": "AD"}
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_last_declarer_never_picks_the_forbidden_number(level):
+    rng = random.Random(9)
+    tempted = checked = 0
+    for seed in range(40):
+        m = new_match("estimation", 13, seed=seed)
+        while m.to_act is not None and m.round_index < 3:
+            seat = m.to_act
+            v = m.view(seat)
+            if v["phase"] == "play":
+                m.apply(seat, bots.choose(v, "easy", rng=rng))
+                continue
+            action = bots.choose(v, level, budget_ms=5, rng=rng)
+            if v["phase"] == "declare" and v["forbidden"] is not None:
+                checked += 1
+                trump = {"S": 0, "H": 1, "D": 2, "C": 3, "NT": -1}[v["trump"]]
+                if round(mean_tricks(mask(v["hand"]), trump, level)) == v["forbidden"]:
+                    tempted += 1
+                assert action["n"] != v["forbidden"]
+            m.apply(seat, action)
+    assert checked >= 50 and tempted >= 3
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_tarneeb_player_does_not_trump_its_partners_winning_trick(level):
+    # Dealer 0 shows a heart (trump: diamonds). Seat 1 leads AS; seat 3, its partner,
+    # has no spade but holds trumps: it must not ruff the partner's ace.
+    seat0 = [c for c in ["2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC", "QC", "KC"]] + ["9H"]
+    seat3 = ["AD", "KD", "QD", "2D", "3D", "AH", "KH", "QH", "JH", "TH", "8H", "7H", "6H"]
+    deal = _deal({0: seat0, 3: seat3, 1: ["AS", "KS"]}, {}, seed=4)
+    m = new_match("tarneeb41", deals=[deal])
+    assert m.view(0)["trump"] == "D"
+    _run(m, [(1, {"type": "declare", "n": 4}), (2, {"type": "declare", "n": 2}),
+             (3, {"type": "declare", "n": 3}), (0, {"type": "declare", "n": 2})])
+    m.apply(1, {"type": "play", "card": "AS"})
+    m.apply(2, m.view(2)["legal"][-1])
+    v = m.view(3)
+    assert not any(c.endswith("S") for c in v["hand"])
+    action = bots.choose(v, level, budget_ms=50, rng=random.Random(3))
+    assert not action["card"].endswith("D"), action
+
+
+def test_time_budget_is_kept():
+    import time
+    m = new_match("estimation", 13, seed=21)
+    rng = random.Random(1)
+    worst = 0.0
+    while m.to_act is not None and len(m.history) < 1:
+        s = m.to_act
+        v = m.view(s)
+        t = time.perf_counter()
+        a = bots.choose(v, "strong", budget_ms=30, rng=rng)
+        if v["phase"] == "play":
+            worst = max(worst, time.perf_counter() - t)
+        m.apply(s, a)
+    assert worst < 0.045        # 30 ms budget; slack for a loaded shared machine
+
+
+def test_worker_pool_returns_a_legal_action():
+    from engine.bots.worker import BotPool
+    m = new_match("tarneeb41", seed=2)
+    v = m.view(m.to_act)
+    with BotPool() as pool:
+        fut = pool.submit(v, "strong", 20)
+        assert fut.result(timeout=30) in v["legal"]
