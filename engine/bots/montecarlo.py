@@ -215,11 +215,13 @@ def choose_card(v: dict, budget_ms: float, rng: random.Random, start: float | No
     sums = [0.0] * len(reps)
     n = 0
     now = time.perf_counter
-    while now() < deadline:
+    slowest = 0.0                       # the longest rollout so far: never start one late
+    while now() + slowest < deadline:
         hands = sample(pub, rng)
         row = []
         for c in reps:
-            if now() >= deadline:
+            t0 = now()
+            if t0 + slowest >= deadline:
                 row = None
                 break
             h = list(hands)
@@ -234,6 +236,9 @@ def choose_card(v: dict, budget_ms: float, rng: random.Random, start: float | No
                 trick = []
             rollout(h, trick, ld, trump, taken, decl, tarneeb)
             row.append(score(decl, taken))
+            dt = now() - t0
+            if dt > slowest:
+                slowest = dt
         if row is None:
             break
         for i, x in enumerate(row):
