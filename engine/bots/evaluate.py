@@ -2,7 +2,8 @@
 
 Sure tricks before hoped-for ones (Estimation advice): an ace is a trick, a guarded
 king usually is, a lone queen rarely anything; a long trump is worth more than its
-cards. ``SCALE`` calibrates the count (see ``tests/bench/bots_strength.py``).
+cards. The raw count is calibrated in ``bidding.py`` (EST_A/EST_B: a linear fit of
+tricks actually taken by the fast player over 16,000 hands, residual sd about 1.1).
 """
 
 from __future__ import annotations
