@@ -64,6 +64,7 @@ async def serve(args) -> None:
         except (NotImplementedError, RuntimeError):
             pass
     from . import runtime
+    runtime.tune_gc()
     gc_task = asyncio.create_task(runtime.gc_task())
     await stop.wait()
     gc_task.cancel()

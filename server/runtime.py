@@ -79,13 +79,13 @@ async def gc_task(interval: float = 120.0) -> None:
         gc.collect()
 
 
-def prepare(loop: asyncio.AbstractEventLoop | None = None, gc_tuning: bool = True) -> None:
+def prepare(loop: asyncio.AbstractEventLoop | None = None) -> None:
+    """Patch Textual (once per process) and pre-start this loop's executor."""
     global _prepared
-    if _prepared:
-        return
-    _prepared = True
-    patch_textual()
+    if not _prepared:
+        _prepared = True
+        patch_textual()
     loop = loop or asyncio.get_running_loop()
-    prestart_executor(loop)
-    if gc_tuning:
-        tune_gc()
+    if not getattr(loop, "_lamma_executor", False):
+        prestart_executor(loop)
+        loop._lamma_executor = True  # type: ignore[attr-defined]

@@ -125,6 +125,8 @@ class Table:
         self._handle: asyncio.TimerHandle | None = None
         self.counts_for_points = True
         self.created = time.time()
+        self.seed: int | None = None        # fixed by tests / tournaments; None: random
+        self.deals: list | None = None
 
     # ------------------------------------------------------------------ info
     @property
@@ -280,7 +282,8 @@ class Table:
     def _maybe_start(self) -> None:
         if self.status == "waiting" and all(s.kind != "empty" for s in self.seats):
             from engine import new_match  # late import: engine is its own package
-            self.match = new_match(self.game, length=self.length)
+            self.match = new_match(self.game, length=self.length, seed=self.seed,
+                                   deals=self.deals)
             self.status = "playing"
             self.registry.store.match_started(self)
             self.events.append(Event(None, None, "The match begins"))
@@ -462,13 +465,13 @@ def describe(table: Table, seat: int, action: dict, by: str) -> str:
         text = f"{who} takes the dash call" if action.get("take") else f"{who} plays normally"
     elif t == "bid":
         suit = action.get("suit")
-        text = f"{who} bids {action['n']}" + (f" {suit}" if suit else "")
+        text = f"{who} bids {action['n']}" + (suit or "")
     elif t == "with":
         text = f"{who} says With"
     elif t == "pass":
         text = f"{who} passes"
     elif t == "call":
-        text = f"{who} calls {action['n']} {action.get('suit')}"
+        text = f"{who} calls {action['n']}{action.get('suit') or ''}"
     elif t == "declare":
         text = f"{who} declares {action['n']}"
     elif t == "play":

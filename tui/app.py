@@ -86,6 +86,7 @@ class TuiMember(Member):
 class LammaApp(App):
     CSS_PATH = "lamma.tcss"
     ENABLE_COMMAND_PALETTE = False
+    AUTO_FOCUS = ""
     TITLE = "Lamma"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]

@@ -6,6 +6,7 @@ Everything shown is derived from the engine's ``view(seat)`` and its
 
 from __future__ import annotations
 
+import re
 import time
 
 from rich.style import Style
@@ -22,6 +23,8 @@ from ..cards import BID_SUITS, Look, parse_rank_key, sort_hand
 from ..widgets.lines import KeyBar, Lines
 
 W = 80
+_CARD_RE = re.compile(r"\b[AKQJT2-9][SHDC]\b")
+_BID_RE = re.compile(r"\b(\d{1,2})(NT|S|H|D|C)\b")
 REVERSE = Style(reverse=True)
 SUIT_KEYS = {"n": "NT", "s": "S", "h": "H", "d": "D", "c": "C"}
 CARD_SUIT_KEYS = {"s": "S", "h": "H", "d": "D", "c": "C"}
@@ -40,6 +43,8 @@ def center(text: Text, width: int = W) -> Text:
 
 
 class TableScreen(Screen):
+    AUTO_FOCUS = ""
+
     def __init__(self) -> None:
         super().__init__()
         self.view: dict | None = None
@@ -52,6 +57,7 @@ class TableScreen(Screen):
         self._countdown = None
         self._message: Text | None = None
         self._message_until = 0.0
+        self.rendered_version = -1
 
     # ------------------------------------------------------------- compose
     def compose(self) -> ComposeResult:
@@ -104,7 +110,7 @@ class TableScreen(Screen):
             return set()
         return {a.get("type") for a in self.view["legal"]}
 
-    def name(self, seat: int | None, you: bool = True) -> str:
+    def pname(self, seat: int | None, you: bool = True) -> str:
         if seat is None:
             return "—"
         table = self.table
@@ -134,6 +140,7 @@ class TableScreen(Screen):
             self.draw_chat()
             return
         self.view = table.view(self.seat)
+        self.rendered_version = table.version
         key = None
         if self.view is not None:
             key = (self.view.get("round"), self.view.get("phase"), len(self.view.get("tricks") or []),
@@ -210,7 +217,7 @@ class TableScreen(Screen):
             if call and v.get("caller") is not None:
                 t.append(" · Call ")
                 t.append_text(look.bid(call.get("n"), call.get("suit")))
-                t.append(f" {self.name(v['caller'], you=False)}")
+                t.append(f" {self.pname(v['caller'], you=False)}")
             if (v.get("multiplier") or 1) > 1:
                 t.append(f" · ×{v['multiplier']}", style="bold yellow")
             if v.get("shown_card"):
@@ -249,7 +256,7 @@ class TableScreen(Screen):
         for s in order:
             seat = table.seats[s]
             marker = "▶" if v and v.get("to_act") == s else " "
-            name = self.name(s)
+            name = self.pname(s)
             if seat.kind == "human" and seat.member is None and seat.kind != "empty":
                 name += " away"
             tags = ""
@@ -285,17 +292,16 @@ class TableScreen(Screen):
         self.query_one("#events", Lines).set(t)
 
     def pretty(self, text: str) -> str:
-        """Event texts use card codes; show them with suit symbols."""
-        if not self.look.unicode:
-            return text
-        out = []
-        for word in text.split(" "):
-            if len(word) == 2 and word[0] in "AKQJT98765432" and word[1] in "SHDC":
-                word = self.look.card_str(word)
-            elif word in ("S", "H", "D", "C"):
-                word = self.look.suit(word)
-            out.append(word)
-        return " ".join(out)
+        """Event texts use card codes (QS) and bids (5H); show suit symbols."""
+        look = self.look
+
+        def card(m):
+            return look.card_str(m.group(0))
+
+        def bid(m):
+            return m.group(1) + look.suit(m.group(2))
+        text = _CARD_RE.sub(card, text)
+        return _BID_RE.sub(bid, text)
 
     # ---------------------------------------------------------------- trick
     def draw_trick(self) -> None:
@@ -319,7 +325,7 @@ class TableScreen(Screen):
                 last = v["tricks"][-1]
                 trick = last["cards"]
                 dim = True
-                note = Text(f"{self.name(last['winner'])} took the trick", style="bold")
+                note = Text(f"{self.pname(last['winner'])} took the trick", style="bold")
             cards = {}
             for c in trick:
                 cards[c["seat"]] = look.card(c["card"], dim=dim)
@@ -327,7 +333,7 @@ class TableScreen(Screen):
             if not note.plain and v.get("phase") == "play":
                 lead = v.get("leader")
                 if not trick and lead is not None:
-                    note = Text(f"{self.name(lead)} leads", style="dim")
+                    note = Text(f"{self.pname(lead)} leads", style="dim")
             lines.append(center(note))
         t = Text(no_wrap=True, overflow="crop")
         for i, line in enumerate(lines[:5]):
@@ -340,10 +346,10 @@ class TableScreen(Screen):
         pos = self.positions()
         top, left, right, bottom = pos["top"], pos["left"], pos["right"], pos["bottom"]
         blank = Text("  ")
-        l0 = center(Text(self.name(top, you=False), style="bold"))
+        l0 = center(Text(self.pname(top, you=False), style="bold"))
         l1 = center(cards.get(top, blank))
-        ln = Text(self.name(left, you=False)[:16], style="bold")
-        rn = Text(self.name(right, you=False)[:16], style="bold")
+        ln = Text(self.pname(left, you=False)[:16], style="bold")
+        rn = Text(self.pname(right, you=False)[:16], style="bold")
         mid = Text()
         mid.append_text(ln)
         lc = cards.get(left, blank)
@@ -384,7 +390,7 @@ class TableScreen(Screen):
         totals = (self.view or {}).get("totals") or [0] * 4
         for s in range(4):
             t = Text(no_wrap=True, overflow="ellipsis")
-            t.append(f" {self.name(s)[:14]:<14} {'' if decl[s] is None else decl[s]:>2}/{took[s]:<2}")
+            t.append(f" {self.pname(s)[:14]:<14} {'' if decl[s] is None else decl[s]:>2}/{took[s]:<2}")
             parts = []
             b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
             if "base" in b:
@@ -406,17 +412,17 @@ class TableScreen(Screen):
         winners = res.get("winners") or []
         head = Text(" Match over: ", style="bold")
         if res.get("draw"):
-            head.append("a draw between " + ", ".join(self.name(w) for w in winners))
+            head.append("a draw between " + ", ".join(self.pname(w) for w in winners))
         elif winners:
-            head.append(", ".join(self.name(w) for w in winners) + " win" +
+            head.append(", ".join(self.pname(w) for w in winners) + " win" +
                         ("s" if len(winners) == 1 else ""))
         if v.get("left") is not None:
-            head.append(f"  ({self.name(v['left'])} left)", style="dim")
+            head.append(f"  ({self.pname(v['left'])} left)", style="dim")
         lines = [head]
         totals = v.get("totals") or [0] * 4
         for s in sorted(range(4), key=lambda s: -totals[s]):
             mark = "★ " if s in winners else "  "
-            lines.append(Text(f" {mark}{self.name(s):<20}{totals[s]:>6}",
+            lines.append(Text(f" {mark}{self.pname(s):<20}{totals[s]:>6}",
                               style="bold" if s in winners else ""))
         return lines
 
@@ -464,15 +470,15 @@ class TableScreen(Screen):
         if bid:
             t.append("Standing bid ")
             t.append_text(look.bid(bid.get("n"), bid.get("suit")))
-            t.append(f" {self.name(a.get('owner'))}")
+            t.append(f" {self.pname(a.get('owner'))}")
         else:
             t.append("No bid yet")
         if a.get("with_players"):
-            t.append(" · With " + ", ".join(self.name(s) for s in a["with_players"]))
+            t.append(" · With " + ", ".join(self.pname(s) for s in a["with_players"]))
         if a.get("passed"):
-            t.append(" · passed " + ", ".join(self.name(s) for s in a["passed"]), style="dim")
+            t.append(" · passed " + ", ".join(self.pname(s) for s in a["passed"]), style="dim")
         if a.get("dash_players"):
-            t.append(" · dash " + ", ".join(self.name(s) for s in a["dash_players"]))
+            t.append(" · dash " + ", ".join(self.pname(s) for s in a["dash_players"]))
         return t
 
     def auction_lines(self, kind: str) -> list[Text]:
@@ -553,7 +559,7 @@ class TableScreen(Screen):
         who = v.get("to_act")
         t0 = Text(" ")
         if who is not None:
-            t0.append(f"{self.name(who)} is {ACTING_WORDS.get(v.get('phase'), 'to act')}…",
+            t0.append(f"{self.pname(who)} is {ACTING_WORDS.get(v.get('phase'), 'to act')}…",
                       style="bold")
         if self.seat is None:
             t0.append("   (you are watching)", style="dim")
@@ -749,9 +755,12 @@ class TableScreen(Screen):
                 chat.display = False
                 event.stop()
             return
+        table = self.table
+        if table is not None and table.version != self.rendered_version:
+            self.table_changed("state")   # never act on a stale view
         key = event.key
         char = event.character or ""
-        handled = self.handle_key(key, char)
+        handled = self.route_key(key, char)
         if handled:
             event.stop()
             event.prevent_default()
@@ -760,7 +769,7 @@ class TableScreen(Screen):
                 self.draw_hand()
                 self.draw_keys()
 
-    def handle_key(self, key: str, char: str) -> bool:
+    def route_key(self, key: str, char: str) -> bool:
         types = self.legal_types()
         v = self.view
         if key == "question_mark":

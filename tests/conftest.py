@@ -1,0 +1,196 @@
+"""Shared fixtures: a real Lamma server on a free loopback port in temp dirs,
+and SSH clients (JSON lines, or a PTY rendered with pyte)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+ANSI_RE = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)")
+
+
+class LammaServer:
+    def __init__(self, server, room, port: int):
+        self.server = server
+        self.room = room
+        self.port = port
+        self.registry = room.registry
+        self._keys: dict[str, object] = {}
+
+    def key(self, label: str):
+        import asyncssh
+        if label not in self._keys:
+            self._keys[label] = asyncssh.generate_private_key("ssh-ed25519")
+        return self._keys[label]
+
+    async def connect(self, name: str, key=None, keyless: bool = False):
+        import asyncssh
+        kwargs = dict(username=name, known_hosts=None)
+        if keyless:
+            kwargs.update(client_keys=None, agent_path=None, preferred_auth="keyboard-interactive")
+        else:
+            kwargs.update(client_keys=[key if key is not None else self.key(name)], agent_path=None,
+                          preferred_auth="publickey")
+        return await asyncssh.connect("127.0.0.1", self.port, **kwargs)
+
+    async def json_client(self, name: str, key=None) -> "JsonClient":
+        conn = await self.connect(name, key)
+        proc = await conn.create_process("play", encoding=None)
+        return JsonClient(conn, proc)
+
+    async def pty_client(self, name: str, size=(80, 24), key=None,
+                         term: str = "xterm-256color") -> "PtyClient":
+        conn = await self.connect(name, key)
+        proc = await conn.create_process(term_type=term, term_size=size, encoding=None)
+        return PtyClient(conn, proc, size)
+
+
+class JsonClient:
+    def __init__(self, conn, proc):
+        self.conn = conn
+        self.proc = proc
+        self.messages: asyncio.Queue = asyncio.Queue()
+        self.view: dict | None = None
+        self.errors: list[str] = []
+        self.bytes_in = 0
+        self._task = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        while True:
+            line = await self.proc.stdout.readline()
+            if not line:
+                await self.messages.put(None)
+                return
+            self.bytes_in += len(line)
+            msg = json.loads(line)
+            if msg.get("type") == "view":
+                self.view = msg["view"]
+            elif msg.get("type") == "error":
+                self.errors.append(msg["message"])
+            await self.messages.put(msg)
+
+    def send(self, obj) -> None:
+        data = obj if isinstance(obj, (bytes, str)) else json.dumps(obj)
+        if isinstance(data, str):
+            data = data.encode()
+        if not data.endswith(b"\n"):
+            data += b"\n"
+        self.proc.stdin.write(data)
+
+    async def expect(self, mtype: str, timeout: float = 10.0) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no {mtype!r} message")
+            msg = await asyncio.wait_for(self.messages.get(), left)
+            if msg is None:
+                raise AssertionError(f"connection closed while waiting for {mtype!r}")
+            if msg.get("type") == mtype:
+                return msg
+
+    def drain(self) -> list[dict]:
+        out = []
+        while not self.messages.empty():
+            m = self.messages.get_nowait()
+            if m is not None:
+                out.append(m)
+        return out
+
+    async def close(self) -> None:
+        self._task.cancel()
+        self.conn.close()
+        try:
+            await asyncio.wait_for(self.conn.wait_closed(), 5)
+        except Exception:
+            pass
+
+
+class PtyClient:
+    def __init__(self, conn, proc, size):
+        import pyte
+        self.conn = conn
+        self.proc = proc
+        self.screen = pyte.Screen(*size)
+        self.stream = pyte.ByteStream(self.screen)
+        self.raw = bytearray()
+        self.chunks: list[bytes] = []
+        self.last_rx = time.monotonic()
+        self.closed = False
+        self._task = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                data = await self.proc.stdout.read(65536)
+                if not data:
+                    break
+                self.raw.extend(data)
+                self.chunks.append(data)
+                self.last_rx = time.monotonic()
+                self.stream.feed(data)
+        finally:
+            self.closed = True
+
+    def text(self) -> str:
+        return "\n".join(self.screen.display)
+
+    def plain_since(self, offset: int) -> str:
+        return ANSI_RE.sub(b"", bytes(self.raw[offset:])).decode("utf-8", "replace")
+
+    def press(self, *keys: str | bytes) -> None:
+        names = {"enter": b"\r", "left": b"\x1b[D", "right": b"\x1b[C", "up": b"\x1b[A",
+                 "down": b"\x1b[B", "escape": b"\x1b", "space": b" ", "tab": b"\t"}
+        for k in keys:
+            data = k if isinstance(k, bytes) else names.get(k, k.encode())
+            self.proc.stdin.write(data)
+
+    async def wait_for(self, text: str, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.text():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{text!r} not on screen:\n{self.text()}")
+            await asyncio.sleep(0.02)
+
+    async def quiet(self, period: float = 0.03, timeout: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() - self.last_rx < period and time.monotonic() < deadline:
+            await asyncio.sleep(period / 3)
+
+    async def close(self) -> None:
+        self.conn.close()
+        try:
+            await asyncio.wait_for(self.conn.wait_closed(), 5)
+        except Exception:
+            pass
+        self._task.cancel()
+
+
+@pytest.fixture
+async def lamma_server(tmp_path: Path):
+    """A real server on a free loopback port; computer players move at once."""
+    from server.ssh import RoomConfig, start_server
+
+    config = RoomConfig(data=tmp_path / "data", keys=tmp_path / "keys",
+                        bot_pause=0.0, trick_pause=0.0)
+    server, room, _ = await start_server(config, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    srv = LammaServer(server, room, port)
+    try:
+        yield srv
+    finally:
+        server.close()
+        for member in list(room.online.values()):
+            try:
+                member.kick("test over")
+            except Exception:
+                pass
+        await asyncio.sleep(0.05)
+        for task in list(room.session_tasks):
+            task.cancel()
+        room.close()
