@@ -156,6 +156,15 @@ class Match:
                  "winner": winner}
                 for leader, cards, winner in (self.tricks if tricks is None else tricks)]
 
+    def _history_brief(self) -> list[dict]:
+        """History for views: every finished round without its 52 cards (``m.history``
+        has them), so that a view pushed after every move stays small."""
+        brief = self.__dict__.setdefault("_brief", [])
+        h = self._history
+        for rec in h[len(brief):]:
+            brief.append({k: v for k, v in rec.items() if k != "tricks"})
+        return list(brief)
+
     @property
     def history(self) -> list[dict]:
         """One record per finished round or hand (voided Tarneeb hands included)."""
@@ -700,7 +709,7 @@ class EstimationMatch(Match):
             "forbidden": self._forbidden(),
             "multiplier": self.multiplier,
             "shown_card": None, "teams": None, "team_totals": None,
-            "history": self.history, "result": self.result, "left": self.left,
+            "history": self._history_brief(), "result": self.result, "left": self.left,
         }
 
 
@@ -847,5 +856,5 @@ class TarneebMatch(Match):
             "last_declarer": self.decl_order[3], "forbidden": None, "multiplier": 1,
             "shown_card": CODES[self.shown_card], "teams": [[0, 2], [1, 3]],
             "team_totals": self.team_totals(),
-            "history": self.history, "result": self.result, "left": self.left,
+            "history": self._history_brief(), "result": self.result, "left": self.left,
         }
