@@ -100,6 +100,7 @@ class Event:
     seat: int | None
     action: dict | None
     text: str
+    round: int | None = None      # the round it belongs to (screens show the current one)
     at: float = field(default_factory=time.monotonic)
 
 
@@ -317,23 +318,25 @@ class Table:
         from engine import IllegalAction
         m = self.match
         before_hist = len(m.history)
-        before_trick = len(m.view(None)["tricks"])
+        before = m.view(None)
+        rnd = before.get("round")
+        before_trick = len(before["tricks"])
         try:
             m.apply(seat, dict(action))
         except IllegalAction as exc:
             raise RoomError(str(exc)) from None
         self.registry.store.action(self, seat, action)
         self.version += 1
-        self.events.append(Event(seat, action, describe(self, seat, action, by)))
+        self.events.append(Event(seat, action, describe(self, seat, action, by), rnd))
         view = m.view(None)
         if len(m.history) > before_hist:
             rec = m.history[-1]
-            self.events.append(Event(None, None, round_text(self, rec)))
+            self.events.append(Event(None, None, round_text(self, rec), view.get("round")))
             self._trick_pause = True
             self.registry.lobby_changed()
         elif len(view["tricks"]) > before_trick:
             w = view["tricks"][-1]["winner"]
-            self.events.append(Event(w, None, f"{self.seats[w].label} takes the trick"))
+            self.events.append(Event(w, None, f"{self.seats[w].label} takes the trick", rnd))
             self._trick_pause = True
         if m.to_act is None or m.result is not None:
             self._finish()

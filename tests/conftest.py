@@ -47,7 +47,9 @@ class LammaServer:
                          term: str = "xterm-256color") -> "PtyClient":
         conn = await self.connect(name, key)
         proc = await conn.create_process(term_type=term, term_size=size, encoding=None)
-        return PtyClient(conn, proc, size)
+        client = PtyClient(conn, proc, size)
+        client.name = name
+        return client
 
 
 class JsonClient:
@@ -141,7 +143,12 @@ class PtyClient:
         return "\n".join(self.screen.display)
 
     def plain_since(self, offset: int) -> str:
-        return ANSI_RE.sub(b"", bytes(self.raw[offset:])).decode("utf-8", "replace")
+        """Text received since ``offset``: colour codes dropped, every other
+        escape sequence (cursor moves...) becomes a line break, so text from
+        different places on the screen is never glued together."""
+        def sub(m):
+            return b"" if m.group(0).endswith(b"m") else b"\n"
+        return ANSI_RE.sub(sub, bytes(self.raw[offset:])).decode("utf-8", "replace")
 
     def press(self, *keys: str | bytes) -> None:
         names = {"enter": b"\r", "left": b"\x1b[D", "right": b"\x1b[C", "up": b"\x1b[A",

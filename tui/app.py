@@ -160,6 +160,13 @@ class LammaApp(App):
         self.exit_reason = message.reason
         self.exit()
 
+    displayed_version = -1
+
+    def post_display_hook(self) -> None:
+        # Which table version the last frame showed (tests and benchmarks
+        # wait for this before reading what a client received).
+        self.displayed_version = getattr(self.screen, "rendered_version", -1)
+
     # ---------------------------------------------------------------- actions
     def action_redraw(self) -> None:
         if self._driver is not None:

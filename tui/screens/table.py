@@ -285,7 +285,10 @@ class TableScreen(Screen):
     def draw_events(self) -> None:
         table = self.table
         t = Text(no_wrap=True, overflow="ellipsis")
-        evs = list(table.events)[-5:]
+        rnd = self.view.get("round") if self.view else None
+        # Only this round's events: cards played in earlier rounds are back in
+        # hands now, and a screen shows no card that is not public this round.
+        evs = [e for e in table.events if e.round is None or e.round == rnd][-5:]
         for i, e in enumerate(evs):
             t.append(" " + self.pretty(e.text) + ("\n" if i < len(evs) - 1 else ""),
                      style="bold" if i == len(evs) - 1 else "dim")
