@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .text import name_key
+
 # Room points (E-38 … E-40, the "Room points" sections of the kotshina and Tarneeb rules).
 LEVEL_POINTS = {
     "estimation": {"win": 30, "draw": 10, "loss": -4},           # E-38
@@ -39,8 +41,10 @@ DIALECTS = {
 MIGRATIONS: list[list[str]] = [
     [  # 1: players, matches, actions
         """CREATE TABLE players (
-            name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, created REAL NOT NULL,
+            name_key TEXT PRIMARY KEY, name TEXT NOT NULL, fingerprint TEXT NOT NULL,
+            created REAL NOT NULL, last_seen REAL NOT NULL,
             settings TEXT NOT NULL DEFAULT '{{}}', level_points INTEGER NOT NULL DEFAULT 0)""",
+        "CREATE INDEX players_fp ON players (fingerprint)",
         """CREATE TABLE matches (
             id {serial}, table_id TEXT NOT NULL, game TEXT NOT NULL, length TEXT NOT NULL,
             seed TEXT NOT NULL, deals TEXT NOT NULL, seats TEXT NOT NULL,
@@ -151,21 +155,35 @@ class Store:
     # ---- players --------------------------------------------------------------------
 
     def owner(self, name: str) -> str | None:
-        row = self._x("SELECT fingerprint FROM players WHERE name = ?", (name,)).fetchone()
+        """The fingerprint of the key that owns ``name`` (names are unique case-folded)."""
+        row = self._x("SELECT fingerprint FROM players WHERE name_key = ?",
+                      (name_key(name),)).fetchone()
         return row[0] if row else None
 
+    def may_use(self, name: str, fingerprint: str) -> bool:
+        owner = self.owner(name)
+        return owner is None or owner == fingerprint
+
     def bind(self, name: str, fingerprint: str) -> bool:
-        """Bind ``name`` to a proven key; False if another key owns it."""
-        self._x("INSERT INTO players (name, fingerprint, created) VALUES (?, ?, ?) "
-                "ON CONFLICT (name) DO NOTHING", (name, fingerprint, time.time()))
-        return self.owner(name) == fingerprint
+        """Bind ``name`` to a key. Call only once the key's signature is verified.
+        False if another key owns the name."""
+        now = time.time()
+        self._x("INSERT INTO players (name_key, name, fingerprint, created, last_seen) "
+                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (name_key) DO NOTHING",
+                (name_key(name), name, fingerprint, now, now))
+        if self.owner(name) != fingerprint:
+            return False
+        self._x("UPDATE players SET last_seen = ? WHERE name_key = ?", (now, name_key(name)))
+        return True
 
     def settings(self, name: str) -> dict:
-        row = self._x("SELECT settings FROM players WHERE name = ?", (name,)).fetchone()
+        row = self._x("SELECT settings FROM players WHERE name_key = ?",
+                      (name_key(name),)).fetchone()
         return json.loads(row[0]) if row else {}
 
     def save_settings(self, name: str, settings: dict) -> None:
-        self._x("UPDATE players SET settings = ? WHERE name = ?", (json.dumps(settings), name))
+        self._x("UPDATE players SET settings = ? WHERE name_key = ?",
+                (json.dumps(settings), name_key(name)))
 
     # ---- matches ----------------------------------------------------------------------
 
@@ -247,14 +265,15 @@ class Store:
                 if name is None or name.startswith("guest:"):
                     continue
                 outcome = self._outcome(result, seat)
-                self._count(name, game, outcome, seat, match)
+                key = name_key(name)
+                self._count(key, game, outcome, seat, match)
                 points = table[outcome] if (table and humans) else 0
                 badge = None
                 if points:
-                    self._x("UPDATE players SET level_points = level_points + ? WHERE name = ?",
-                            (points, name))
+                    self._x("UPDATE players SET level_points = level_points + ? "
+                            "WHERE name_key = ?", (points, name_key(name)))
                 if humans and outcome == "win":
-                    badge = self._maybe_badge(name, BADGE_OF[game])
+                    badge = self._maybe_badge(key, BADGE_OF[game])
                 paid[seat] = {"points": points, "badge": badge}
             self.db.execute("COMMIT")
             return paid
@@ -268,7 +287,7 @@ class Store:
             return "loss"
         return "draw" if result["draw"] else "win"
 
-    def _count(self, name: str, game: str, outcome: str, seat: int, match) -> None:
+    def _count(self, key: str, game: str, outcome: str, seat: int, match) -> None:
         rounds = [r for r in match.history if not r.get("void")]
         decl = made = calls = calls_made = dash = dash_made = 0
         for r in rounds:
@@ -282,25 +301,25 @@ class Store:
                 calls += 1
                 calls_made += bool(r["made"][seat])
         self._x("INSERT INTO stats (name, game) VALUES (?, ?) ON CONFLICT (name, game) DO NOTHING",
-                (name, game))
+                (key, game))
         column = {"win": "wins", "draw": "draws", "loss": "losses"}[outcome]
         self._x(f"""UPDATE stats SET matches = matches + 1, {column} = {column} + 1,
                     rounds = rounds + ?, declarations = declarations + ?,
                     declarations_made = declarations_made + ?, calls = calls + ?,
                     calls_made = calls_made + ?, dash_calls = dash_calls + ?,
                     dash_calls_made = dash_calls_made + ? WHERE name = ? AND game = ?""",
-                (len(rounds), decl, made, calls, calls_made, dash, dash_made, name, game))
+                (len(rounds), decl, made, calls, calls_made, dash, dash_made, key, game))
 
-    def _maybe_badge(self, name: str, badge: str) -> str | None:
+    def _maybe_badge(self, key: str, badge: str) -> str | None:
         """E-40 (and the Tarneeb Decision): the badge at the fifth counted win, once."""
         games = [g for g, b in BADGE_OF.items() if b == badge]
-        if self._human_wins(name, games) < BADGE_WINS:
+        if self._human_wins(key, games) < BADGE_WINS:
             return None
         cur = self._x("INSERT INTO badges (name, badge, earned) VALUES (?, ?, ?) "
-                      "ON CONFLICT (name, badge) DO NOTHING", (name, badge, time.time()))
+                      "ON CONFLICT (name, badge) DO NOTHING", (key, badge, time.time()))
         return badge if cur.rowcount == 1 else None
 
-    def _human_wins(self, name: str, games: list[str]) -> int:
+    def _human_wins(self, key: str, games: list[str]) -> int:
         n = 0
         marks = ",".join("?" * len(games))
         for seats, result in self._x(
@@ -309,21 +328,21 @@ class Store:
             seats, result = json.loads(seats), json.loads(result)
             if "winners" not in result or result.get("draw"):
                 continue
-            if any(seats[w] == name for w in result["winners"]):
+            if any(seats[w] and name_key(seats[w]) == key for w in result["winners"]):
                 n += 1
         return n
 
     # ---- reading for screens and the JSON ops --------------------------------------------
 
     def profile(self, name: str) -> dict | None:
-        row = self._x("SELECT name, level_points, created FROM players WHERE name = ?",
-                      (name,)).fetchone()
+        row = self._x("SELECT name, level_points, created FROM players WHERE name_key = ?",
+                      (name_key(name),)).fetchone()
         if row is None:
             return None
         stats = {}
         for r in self._x("SELECT game, matches, wins, draws, losses, rounds, declarations, "
                          "declarations_made, calls, calls_made, dash_calls, dash_calls_made "
-                         "FROM stats WHERE name = ? ORDER BY game", (name,)):
+                         "FROM stats WHERE name = ? ORDER BY game", (name_key(name),)):
             (game, matches, wins, draws, losses, rounds, decl, made, calls, calls_made,
              dash, dash_made) = r
             stats[game] = {
@@ -334,7 +353,7 @@ class Store:
                 "dash_calls_made_pct": _pct(dash_made, dash),
             }
         badges = [b for (b,) in self._x("SELECT badge FROM badges WHERE name = ? ORDER BY earned",
-                                        (name,))]
+                                        (name_key(name),))]
         return {"name": row[0], "level_points": row[1], "since": row[2], "stats": stats,
                 "badges": badges}
 

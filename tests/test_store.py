@@ -54,6 +54,8 @@ def test_name_binding_first_key_wins(tmp_path):
     assert s.bind("ana", "fp1")
     assert not s.bind("ana", "fp2")
     assert s.owner("ana") == "fp1"
+    assert not s.bind("ANA", "fp2")          # names are unique case-folded
+    assert s.may_use("Ana", "fp1") and not s.may_use("ana", "fp2") and s.may_use("bob", "fp2")
     assert s.bind("ana", "fp1")
 
 
@@ -127,7 +129,8 @@ def test_old_schema_migrates(tmp_path):
     for stmt in MIGRATIONS[0]:
         db.execute(stmt.format(serial="INTEGER PRIMARY KEY"))
     db.execute("INSERT INTO schema_version VALUES (1)")
-    db.execute("INSERT INTO players (name, fingerprint, created) VALUES ('ana', 'fp', 0)")
+    db.execute("INSERT INTO players (name_key, name, fingerprint, created, last_seen) "
+               "VALUES ('ana', 'Ana', 'fp', 0, 0)")
     db.commit()
     db.close()
     s = Store(path)
