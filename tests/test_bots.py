@@ -181,12 +181,14 @@ def test_time_budget_is_kept():
     while m.to_act is not None and len(m.history) < 1:
         s = m.to_act
         v = m.view(s)
-        t = time.perf_counter()
+        # CPU time, not wall time: the bot stops on the wall clock, so on a loaded
+        # shared machine it only ever uses less CPU than the budget, never more.
+        t = time.thread_time()
         a = bots.choose(v, "strong", budget_ms=30, rng=rng)
         if v["phase"] == "play":
-            worst = max(worst, time.perf_counter() - t)
+            worst = max(worst, time.thread_time() - t)
         m.apply(s, a)
-    assert worst < 0.045        # 30 ms budget; slack for a loaded shared machine
+    assert worst < 0.045        # 30 ms budget plus at most one rollout
 
 
 def test_worker_pool_returns_a_legal_action():
