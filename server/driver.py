@@ -25,8 +25,10 @@ log = logging.getLogger("lamma.driver")
 MIN_COLS, MAX_COLS = 2, 400
 MIN_ROWS, MAX_ROWS = 2, 200
 MAX_WRITE_BACKLOG = 4 * 1024 * 1024   # a client that stops reading is dropped
-READ_CHUNK = 4096
-MAX_INPUT_BURST = 64 * 1024           # input bytes handled per loop turn
+READ_CHUNK = 1024
+KEY_BURST = 60                        # keys a client may send at once ...
+KEY_RATE = 30.0                       # ... and per second after that; the rest are dropped
+MAX_PENDING_EVENTS = 256             # stop reading while the App is this far behind
 
 
 def clamp_size(width: object, height: object) -> tuple[int, int]:
@@ -65,6 +67,9 @@ class SSHDriver(Driver):
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._closed = False
         self.bytes_out = 0
+        self._tokens = float(KEY_BURST)
+        self._tokens_at = 0.0
+        self.dropped_keys = 0
 
     # ---------------------------------------------------------------- output
     def write(self, data: str) -> None:
@@ -105,6 +110,18 @@ class SSHDriver(Driver):
             return
         if isinstance(message, events.Paste) and len(message.text) > 2000:
             return
+        if isinstance(message, events.Key):
+            now = self._loop.time()
+            self._tokens = min(KEY_BURST, self._tokens + (now - self._tokens_at) * KEY_RATE)
+            self._tokens_at = now
+            if self._tokens < 1:
+                self.dropped_keys += 1
+                return
+            self._tokens -= 1
+        if isinstance(message, events.MouseEvent):
+            w, h = self._size or (80, 24)
+            if not (0 <= message.x < w and 0 <= message.y < h):
+                return
         super().process_message(message)
 
     def start_application_mode(self) -> None:
@@ -162,6 +179,12 @@ class SSHDriver(Driver):
                 if not data:
                     break
                 self._feed(data)
+                # Back-pressure: a client typing (or pasting garbage) faster
+                # than its App can handle waits here, and SSH flow control
+                # then stops it; the other sessions are not starved.
+                queue = getattr(self._app, "_message_queue", None)
+                while queue is not None and queue.qsize() > MAX_PENDING_EVENTS:
+                    await asyncio.sleep(0.02)
         except asyncio.CancelledError:
             raise
         except (asyncssh.Error, OSError, ConnectionError):

@@ -29,7 +29,7 @@ GAMES = {
 }
 GAME_TITLES = {
     "estimation": "Estimation",
-    "estimation-kotshina": "Estimation (calculator)",
+    "estimation-kotshina": "Estimation (calc)",
     "tarneeb41": "Tarneeb 41",
 }
 TIMERS = (0, 15, 30, 60)

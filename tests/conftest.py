@@ -32,7 +32,8 @@ class LammaServer:
         import asyncssh
         kwargs = dict(username=name, known_hosts=None)
         if keyless:
-            kwargs.update(client_keys=None, agent_path=None, preferred_auth="keyboard-interactive")
+            kwargs.update(client_keys=None, agent_path=None, password="guest",
+                          preferred_auth="keyboard-interactive")
         else:
             kwargs.update(client_keys=[key if key is not None else self.key(name)], agent_path=None,
                           preferred_auth="publickey")
@@ -44,10 +45,10 @@ class LammaServer:
         return JsonClient(conn, proc)
 
     async def pty_client(self, name: str, size=(80, 24), key=None,
-                         term: str = "xterm-256color") -> "PtyClient":
+                         term: str = "xterm-256color", screen_size=None) -> "PtyClient":
         conn = await self.connect(name, key)
         proc = await conn.create_process(term_type=term, term_size=size, encoding=None)
-        client = PtyClient(conn, proc, size)
+        client = PtyClient(conn, proc, screen_size or size)
         client.name = name
         return client
 

@@ -14,14 +14,14 @@ from server.tables import GAME_TITLES, RoomError
 from ..widgets.lines import KeyBar, Lines
 
 LOBBY_KEYS = [("↑↓", "select"), ("enter", "sit"), ("w", "watch"), ("p", "quick play"),
-              ("n", "new table"), ("?", "help"), ("q", "quit")]
+              ("n", "new"), ("?", "help"), ("q", "quit")]
 
 
 def length_label(game: str, length) -> str:
     if length is None:
         return "to 41"
     if game == "estimation":
-        return f"{length} rounds"
+        return f"{length} rds"
     return str(length)
 
 
@@ -107,15 +107,15 @@ class LobbyScreen(Screen):
             title.append("  (guest: nothing is kept)", style="dim")
         self.query_one("#lobby-title", Lines).set(title)
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f" {'#':>3}  {'game':<24}{'length':<10}{'seats':<30}status\n",
+        t.append(f" {'#':>3}  {'game':<19}{'length':<8}{'seats':<26}status\n",
                  style="bold underline")
         if not self.rows:
             t.append("\n  No tables yet: press p for quick play or n for a new table.\n",
                      style="dim")
         for i, row in enumerate(self.rows):
-            line = (f" {row['id']:>3}  {GAME_TITLES.get(row['game'], row['game']):<24}"
-                    f"{length_label(row['game'], row['length']):<10}"
-                    f"{seats_label(row)[:29]:<30}{status_label(row)}")
+            line = (f" {row['id']:>3}  {GAME_TITLES.get(row['game'], row['game'])[:18]:<19}"
+                    f"{length_label(row['game'], row['length']):<8}"
+                    f"{seats_label(row)[:25]:<26}{status_label(row)}")
             if row["spectators"]:
                 line += f" · {row['spectators']} watching"
             t.append(line + "\n", style="reverse" if i == self.cursor else "")

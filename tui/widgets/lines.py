@@ -9,7 +9,7 @@ class Lines(Widget):
     content changed, and never asks for a new layout."""
 
     DEFAULT_CSS = """
-    Lines { height: auto; width: 1fr; }
+    Lines { height: auto; width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None):
@@ -37,7 +37,8 @@ class KeyBar(Lines):
     """The footer: only the keys that do something now."""
 
     DEFAULT_CSS = """
-    KeyBar { dock: bottom; height: 1; width: 1fr; background: $panel; }
+    KeyBar { dock: bottom; height: 1; width: 1fr; background: $panel;
+             text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def show(self, keys: list[tuple[str, str]]) -> None:
