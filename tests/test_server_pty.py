@@ -46,6 +46,8 @@ async def settle(srv, clients, table, timeout=1.0):
         if all(app.displayed_version == table.version for app in apps.values()):
             break
         await asyncio.sleep(0.002)
+    else:
+        print("settle timeout", table.version, {n: (a.displayed_version, a.screen.rendered_version) for n, a in apps.items()})
     deadline = time.monotonic() + 5
     for c in clients:
         app = apps[c.name]

@@ -162,10 +162,13 @@ class LammaApp(App):
 
     displayed_version = -1
 
-    def post_display_hook(self) -> None:
-        # Which table version the last frame showed (tests and benchmarks
-        # wait for this before reading what a client received).
-        self.displayed_version = getattr(self.screen, "rendered_version", -1)
+    def _display(self, screen, renderable) -> None:
+        # Which table version the last frame written showed (tests and the
+        # benchmark wait for this before reading what a client received).
+        version = getattr(screen, "rendered_version", -1)
+        super()._display(screen, renderable)
+        if renderable is not None and not self._batch_count:
+            self.displayed_version = version
 
     # ---------------------------------------------------------------- actions
     def action_redraw(self) -> None:

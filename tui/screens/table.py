@@ -767,10 +767,14 @@ class TableScreen(Screen):
         if handled:
             event.stop()
             event.prevent_default()
-            if self.table is not None and self.app.screen is self:
-                self.draw_phase()
-                self.draw_hand()
-                self.draw_keys()
+            table = self.table
+            if table is not None and self.app.screen is self:
+                if table.version != self.rendered_version:
+                    self.table_changed("state")   # our own move: draw the new state
+                else:
+                    self.draw_phase()
+                    self.draw_hand()
+                    self.draw_keys()
 
     def route_key(self, key: str, char: str) -> bool:
         types = self.legal_types()
