@@ -181,7 +181,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         if key is not None and self.name is not None:
             fp = key.get_fingerprint("sha256")
             if self.room.identity.bind(self.name, fp):
-                self.ident = "key:" + fp
+                self.ident = f"key:{fp}:{name_key(self.name)}"
                 self.guest = False
             else:
                 self.refusal = f"The name '{self.name}' was just taken by another key."

@@ -99,6 +99,9 @@ class LammaApp(App):
                  guest: bool = False, term: str = "xterm-256color", colorterm: str = "",
                  driver_class=None, look: Look | None = None):
         super().__init__(driver_class=driver_class)
+        # The terminal's own colours: no RGB backgrounds to repeat on every
+        # segment (fewer bytes per move) and the player's palette is kept.
+        self.theme = "ansi-dark"
         self.console = console_for(term, colorterm)
         self.registry = registry
         self.member = TuiMember(self, name, ident or f"guest:{name}", guest)

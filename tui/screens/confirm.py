@@ -22,7 +22,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Lines(id="question")
+            yield Lines(None, id="question")
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:

@@ -35,7 +35,7 @@ class CreateScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Lines(id="create-form")
+            yield Lines(None, id="create-form")
             yield Lines(id="create-status")
         yield KeyBar(id="keys")
 

@@ -63,7 +63,7 @@ class HelpScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Lines(id="help-text")
+            yield Lines(None, id="help-text")
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:

@@ -13,6 +13,7 @@ from server.tables import GAME_TITLES, RoomError
 
 from ..widgets.lines import KeyBar, Lines
 
+LIST_ROWS = 16
 LOBBY_KEYS = [("↑↓", "select"), ("enter", "sit"), ("w", "watch"), ("p", "quick play"),
               ("n", "new"), ("?", "help"), ("q", "quit")]
 
@@ -70,7 +71,7 @@ class LobbyScreen(Screen):
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
             yield Lines(id="lobby-title")
-            yield Lines(id="lobby-list")
+            yield Lines(LIST_ROWS + 1, id="lobby-list")
             yield Lines(id="lobby-status")
         yield Lines(id="too-small")
         yield KeyBar(id="keys")
@@ -112,7 +113,10 @@ class LobbyScreen(Screen):
         if not self.rows:
             t.append("\n  No tables yet: press p for quick play or n for a new table.\n",
                      style="dim")
+        first = max(0, min(self.cursor - LIST_ROWS // 2, len(self.rows) - LIST_ROWS))
         for i, row in enumerate(self.rows):
+            if not first <= i < first + LIST_ROWS:
+                continue
             line = (f" {row['id']:>3}  {GAME_TITLES.get(row['game'], row['game'])[:18]:<19}"
                     f"{length_label(row['game'], row['length']):<8}"
                     f"{seats_label(row)[:25]:<26}{status_label(row)}")
@@ -194,7 +198,8 @@ class LobbyScreen(Screen):
     def on_click(self, event: events.Click) -> None:
         lst = self.query_one("#lobby-list", Lines)
         if lst.region.contains(event.screen_x, event.screen_y):
-            row = event.screen_y - lst.region.y - 1
+            first = max(0, min(self.cursor - LIST_ROWS // 2, len(self.rows) - LIST_ROWS))
+            row = event.screen_y - lst.region.y - 1 + first
             if 0 <= row < len(self.rows):
                 self.cursor = row
                 self.lobby_changed()

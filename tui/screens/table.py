@@ -20,7 +20,7 @@ from textual.widgets import Input
 from server.tables import GAME_TITLES, RoomError
 
 from ..cards import BID_SUITS, Look, parse_rank_key, sort_hand
-from ..widgets.lines import KeyBar, Lines
+from ..widgets.lines import KeyBar, Line, Lines
 
 W = 80
 _CARD_RE = re.compile(r"\b[AKQJT2-9][SHDC]\b")
@@ -66,12 +66,25 @@ class TableScreen(Screen):
                 yield Lines(id="info")
                 yield Lines(id="timer")
             with Horizontal(id="top"):
-                yield Lines(id="scores")
-                yield Lines(id="events")
-            yield Lines(id="trick")
-            yield Lines(id="phase")
-            yield Lines(id="hand")
-            yield Lines(id="chat")
+                yield Lines(5, id="scores")
+                yield Lines(5, id="events")
+            yield Lines(5, id="trick")
+            with Vertical(id="cards"):
+                yield Line(id="t-top-name")
+                with Horizontal(classes="cardrow"):
+                    yield Line(id="t-top", classes="card")
+                with Horizontal(id="t-mid"):
+                    yield Line(id="t-left-name")
+                    yield Line(id="t-left", classes="card")
+                    yield Line(id="t-gap")
+                    yield Line(id="t-right", classes="card")
+                    yield Line(id="t-right-name")
+                with Horizontal(classes="cardrow"):
+                    yield Line(id="t-bottom", classes="card")
+                yield Line(id="t-note")
+            yield Lines(3, id="phase")
+            yield Lines(2, id="hand")
+            yield Lines(2, id="chat")
         yield Lines(id="too-small")
         yield Input(id="chat-input", max_length=200, placeholder="say something, Enter sends, Esc cancels")
         yield KeyBar(id="keys")
@@ -288,7 +301,10 @@ class TableScreen(Screen):
         rnd = self.view.get("round") if self.view else None
         # Only this round's events: cards played in earlier rounds are back in
         # hands now, and a screen shows no card that is not public this round.
-        evs = [e for e in table.events if e.round is None or e.round == rnd][-5:]
+        # Card plays are on the table already: listing them too would cost a
+        # repaint of the whole list for every card.
+        evs = [e for e in table.events if (e.round is None or e.round == rnd)
+               and not (e.action and e.action.get("type") == "play")][-5:]
         for i, e in enumerate(evs):
             t.append(" " + self.pretty(e.text) + ("\n" if i < len(evs) - 1 else ""),
                      style="bold" if i == len(evs) - 1 else "dim")
@@ -309,65 +325,56 @@ class TableScreen(Screen):
     # ---------------------------------------------------------------- trick
     def draw_trick(self) -> None:
         table, v, look = self.table, self.view, self.look
-        pos = self.positions()
-        lines: list[Text] = []
+        text_mode: list[Text] | None = None
+        cards: dict[int, Text] = {}
+        note = Text("")
         if v is None:
-            lines = self.seat_lines({s: Text("(empty)" if table.seats[s].kind == "empty" else "seated",
-                                             style="dim") for s in range(4)})
-            lines.append(center(Text("Waiting for players · b: computer players fill the empty seats",
-                                     style="bold")))
+            cards = {s: Text("empty" if table.seats[s].kind == "empty" else " ✓ ",
+                             style="dim") for s in range(4)}
+            note = Text("Waiting for players · b: computer players fill the empty seats",
+                        style="bold")
         elif v.get("phase") == "over":
-            lines = self.result_lines()
+            text_mode = self.result_lines()
         elif v.get("phase") != "play" and v.get("history") and not v.get("tricks"):
-            lines = self.summary_lines(v["history"][-1])
+            text_mode = self.summary_lines(v["history"][-1])
         else:
             trick = v.get("trick") or []
-            note = Text("")
             dim = False
             if not trick and v.get("tricks"):
                 last = v["tricks"][-1]
                 trick = last["cards"]
                 dim = True
                 note = Text(f"{self.pname(last['winner'])} took the trick", style="bold")
-            cards = {}
             for c in trick:
                 cards[c["seat"]] = look.card(c["card"], dim=dim)
-            lines = self.seat_lines(cards)
             if not note.plain and v.get("phase") == "play":
                 lead = v.get("leader")
                 if not trick and lead is not None:
                     note = Text(f"{self.pname(lead)} leads", style="dim")
-            lines.append(center(note))
-        t = Text(no_wrap=True, overflow="crop")
-        for i, line in enumerate(lines[:5]):
-            t.append_text(line)
-            if i < 4:
-                t.append("\n")
-        self.query_one("#trick", Lines).set(t)
-
-    def seat_lines(self, cards: dict[int, Text]) -> list[Text]:
+        box = self.query_one("#trick", Lines)
+        grid = self.query_one("#cards", Vertical)
+        if text_mode is not None:
+            t = Text(no_wrap=True, overflow="crop")
+            for i, line in enumerate(text_mode[:5]):
+                t.append_text(line)
+                if i < 4:
+                    t.append("\n")
+            box.set(t)
+            if grid.display:
+                grid.display = False
+                box.display = True
+            return
+        if not grid.display:
+            box.display = False
+            grid.display = True
         pos = self.positions()
-        top, left, right, bottom = pos["top"], pos["left"], pos["right"], pos["bottom"]
-        blank = Text("  ")
-        l0 = center(Text(self.pname(top, you=False), style="bold"))
-        l1 = center(cards.get(top, blank))
-        ln = Text(self.pname(left, you=False)[:16], style="bold")
-        rn = Text(self.pname(right, you=False)[:16], style="bold")
-        mid = Text()
-        mid.append_text(ln)
-        lc = cards.get(left, blank)
-        rc = cards.get(right, blank)
-        # left name at the left edge, cards near the middle, right name at the right edge
-        gap1 = max(1, W // 2 - 8 - ln.cell_len - lc.cell_len)
-        mid.append(" " * gap1)
-        mid.append_text(lc)
-        mid.append(" " * 14)
-        mid.append_text(rc)
-        gap2 = max(1, W - mid.cell_len - rn.cell_len - 1)
-        mid.append(" " * gap2)
-        mid.append_text(rn)
-        l3 = center(cards.get(bottom, blank))
-        return [l0, l1, mid, l3]
+        q = self.query_one
+        q("#t-top-name", Line).set(Text(self.pname(pos["top"], you=False), style="bold"))
+        q("#t-left-name", Line).set(Text(self.pname(pos["left"], you=False)[:16], style="bold"))
+        q("#t-right-name", Line).set(Text(self.pname(pos["right"], you=False)[:16], style="bold"))
+        for where in ("top", "left", "right", "bottom"):
+            q(f"#t-{where}", Line).set(cards.get(pos[where], Text("")))
+        q("#t-note", Line).set(note)
 
     def summary_lines(self, rec: dict) -> list[Text]:
         table = self.table

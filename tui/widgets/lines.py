@@ -1,28 +1,32 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.widget import Widget
 
 
-class Lines(Widget):
-    """A fixed-size block of text lines.  ``set`` refreshes only if the
-    content changed, and never asks for a new layout."""
+def _key(text: Text):
+    return (text.plain, tuple((s.start, s.end, str(s.style)) for s in text.spans),
+            str(text.style))
+
+
+class Line(Widget):
+    """One line of text; ``set`` refreshes only when it changed and never asks
+    for a new layout (a one-card change redraws one short line, not the screen)."""
 
     DEFAULT_CSS = """
-    Lines { height: auto; width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    Line { height: 1; width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None):
         super().__init__(id=id, classes=classes)
         self._text = Text("")
-        self._plain: str | None = None
-        self._key = None
+        self._key = _key(self._text)
 
     def set(self, text: Text | str) -> None:
         if isinstance(text, str):
             text = Text(text)
-        key = (text.plain, tuple((s.start, s.end, str(s.style)) for s in text.spans),
-               str(text.style))
+        key = _key(text)
         if key == self._key:
             return
         self._key = key
@@ -33,12 +37,46 @@ class Lines(Widget):
         return self._text
 
 
-class KeyBar(Lines):
+class Lines(Widget):
+    """A block of text made of one ``Line`` widget per line, so that a change
+    to one line repaints that line only.  ``lines`` fixes the height; with
+    ``lines=None`` the block grows as needed (re-layout, for rarely changing
+    text such as help)."""
+
+    DEFAULT_CSS = """
+    Lines { height: auto; width: 1fr; }
+    """
+
+    def __init__(self, lines: int | None = 1, *, id: str | None = None,
+                 classes: str | None = None):
+        super().__init__(id=id, classes=classes)
+        self._n = lines
+        self._rows: list[Line] = []
+
+    def compose(self) -> ComposeResult:
+        self._rows = [Line() for _ in range(self._n or 1)]
+        yield from self._rows
+
+    def set(self, text: Text | str) -> None:
+        if isinstance(text, str):
+            text = Text(text)
+        parts = text.split("\n", allow_blank=True) if "\n" in text.plain else [text]
+        if self._n is None and len(parts) != len(self._rows):
+            self.remove_children()
+            self._rows = [Line() for _ in parts]
+            self.mount_all(self._rows)
+            for row, part in zip(self._rows, parts):
+                row.set(part)
+            return
+        for i, row in enumerate(self._rows):
+            row.set(parts[i] if i < len(parts) else Text(""))
+
+
+class KeyBar(Line):
     """The footer: only the keys that do something now."""
 
     DEFAULT_CSS = """
-    KeyBar { dock: bottom; height: 1; width: 1fr; background: $panel;
-             text-wrap: nowrap; text-overflow: ellipsis; }
+    KeyBar { dock: bottom; height: 1; width: 1fr; }
     """
 
     def show(self, keys: list[tuple[str, str]]) -> None:
