@@ -1,38 +1,63 @@
 """The one hook through which computer players (and the turn timer) choose.
 
-Until the computer-players issue lands, a computer seat plays the engine's
-``auto_action`` (a simple legal player).  When ``engine.bots.choose(view,
-level=...)`` exists it is used instead; whatever it returns must be legal.
+Computer players think in a worker process (``engine.bots.worker.BotPool``), never
+on the server's event loop: ``decide`` awaits the worker's answer, and whatever
+comes back is checked against the engine before the table applies it. If the
+worker cannot answer, the engine's ``auto_action`` (a simple legal player) moves.
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import logging
 
 log = logging.getLogger("lamma.bots")
 
-try:  # pragma: no cover - depends on a later issue
-    from engine import bots as _engine_bots  # type: ignore
-except Exception:  # ImportError, or an engine still being written
-    _engine_bots = None
+BOT_NAMES = ["Bot-1", "Bot-2", "Bot-3", "Bot-4"]
+LEVELS = ("easy", "normal", "strong")
+DEFAULT_LEVEL = "strong"
+BUDGET_MS = 60          # per decision; the human-pace pause hides it
+
+_pool = None
 
 
-def choose(match, seat: int, level: str = "simple") -> dict:
-    """A legal action for ``seat`` chosen by a computer player."""
-    if _engine_bots is not None and hasattr(_engine_bots, "choose"):
-        try:
-            action = _engine_bots.choose(match.view(seat), level=level)
-            if action in match.legal_actions(seat):
-                return action
-            log.warning("bot chose an illegal action %r; using auto_action", action)
-        except Exception:
-            log.exception("engine.bots.choose failed; using auto_action")
+def pool():
+    """The process-wide worker pool, started on first use."""
+    global _pool
+    if _pool is None:
+        from engine.bots.worker import BotPool
+        _pool = BotPool()
+        atexit.register(close_pool)      # stop the worker before the interpreter unwinds
+    return _pool
+
+
+def close_pool() -> None:
+    global _pool
+    if _pool is not None:
+        _pool.close()
+        _pool = None
+
+
+async def decide(match, seat: int, level: str = DEFAULT_LEVEL) -> dict:
+    """A legal action for ``seat``, thought out in the worker process."""
+    view = match.view(seat)
+    try:
+        action = await asyncio.wrap_future(pool().submit(view, level, BUDGET_MS))
+        if action in match.legal_actions(seat):
+            return action
+        log.warning("bot chose an illegal action %r; using auto_action", action)
+    except Exception:
+        log.exception("computer player failed; using auto_action")
     return match.auto_action(seat)
+
+
+def timer_needs_bot(match) -> bool:
+    """room.md: the timer declines the dash, passes, confirms the call (auto_action);
+    Estimation declarations and cards are a computer player's choice; Tarneeb is T-25."""
+    return match.game != "tarneeb41" and match.phase in ("declare", "play")
 
 
 def timeout_action(match, seat: int) -> dict:
-    """What the turn timer does for a player who let it run out."""
+    """The turn timer's move when no computer player is needed (see ``timer_needs_bot``)."""
     return match.auto_action(seat)
-
-
-BOT_NAMES = ["Bot-1", "Bot-2", "Bot-3", "Bot-4"]

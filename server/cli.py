@@ -34,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="admit only keys listed in KEYS/authorized_keys (no guests)")
     s.add_argument("--bot-pause", type=float, default=0.8,
                    help="seconds a computer player waits before it moves (default 0.8)")
+    s.add_argument("--trick-pause", type=float, default=1.0,
+                   help="seconds a finished trick stays on the table (default 1.0)")
     s.add_argument("--log-level", default="WARNING")
     return p
 
@@ -44,7 +46,8 @@ async def serve(args) -> None:
     t0 = time.monotonic()
     config = RoomConfig(data=Path(args.data), keys=Path(args.keys),
                         guests=args.guests and not args.allow_list,
-                        allow_list=args.allow_list, bot_pause=max(0.0, args.bot_pause))
+                        allow_list=args.allow_list, bot_pause=max(0.0, args.bot_pause),
+                        trick_pause=max(0.0, args.trick_pause))
     server, room, host_key = await start_server(config, args.host, args.port)
     fp = host_key.get_fingerprint("sha256")
     elapsed = time.monotonic() - t0

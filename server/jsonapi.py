@@ -185,6 +185,9 @@ class JsonSession(Member):
             raise RoomError("Seats are numbered 0 to 3.")
         if seat in computer:
             raise RoomError("Your own seat cannot be a computer seat.")
+        level = msg.get("level", "strong")
+        if level not in ("easy", "normal", "strong"):
+            raise RoomError("\"level\" of the computer players: easy, normal or strong.")
         if self.table is not None and self.seat is not None and self.table.status == "playing":
             raise RoomError(f"You are playing at table {self.table.id}; leave it first.")
         table = self.registry.create(msg.get("game"), msg.get("length"),
@@ -199,7 +202,7 @@ class JsonSession(Member):
             reply["code"] = table.code
         self.send(reply)
         if computer:
-            table.fill_with_bots(computer)   # may start the match: views follow
+            table.fill_with_bots(computer, level)   # may start the match: views follow
         if table.match is not None and self.table is table:
             pass  # the start already pushed the first view
 

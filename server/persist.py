@@ -46,7 +46,7 @@ class TableStore:
         record = m.to_dict()
         settings = {"timer": table.timer, "private": table.private, "code": table.code,
                     "seats": [{"kind": s.kind, "name": s.name, "ident": s.ident,
-                               "guest": s.guest} for s in table.seats]}
+                               "guest": s.guest, "level": s.level} for s in table.seats]}
         table.match_id = self.store.create_match(table.id, record, seat_names(table), settings)
 
     def action(self, table: "Table", seat: int, action: dict) -> None:
@@ -96,7 +96,7 @@ def restore(registry: "Registry", store: Store) -> int:
             if sm.seats[i] is None and kind == "human":
                 kind = "bot"
             table.seats[i] = Seat(kind, info.get("name"), info.get("ident"),
-                                  bool(info.get("guest")))
+                                  bool(info.get("guest")), level=info.get("level", "strong"))
         table.match = match
         table.match_id = sm.id
         table.status = "playing"

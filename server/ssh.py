@@ -11,7 +11,8 @@ from pathlib import Path
 
 import asyncssh
 
-from .identity import IdentityStore
+from .persist import TableStore, restore, schedule_restored
+from .store import Store
 from .jsonapi import JsonSession
 from .tables import Registry
 from .text import check_name, name_key, safe_text
@@ -76,9 +77,13 @@ class Room:
     def __init__(self, config: RoomConfig):
         self.config = config
         config.data.mkdir(parents=True, exist_ok=True)
-        self.identity = IdentityStore(config.data / "lamma.db")
-        self.registry = Registry(bot_pause=config.bot_pause, trick_pause=config.trick_pause,
+        # One database for identity, matches, statistics (issue 6); a damaged file
+        # stops the start with a clear StoreError rather than losing anything.
+        self.identity = self.store = Store(config.data / "lamma.db")
+        self.registry = Registry(store=TableStore(self.store), bot_pause=config.bot_pause,
+                                 trick_pause=config.trick_pause,
                                  absent_timeout=config.absent_timeout)
+        self.restored = restore(self.registry, self.store)
         self.allowed = load_allow_list(config.keys) if config.allow_list else set()
         self.online: dict[str, object] = {}          # name_key -> Member
         self.apps: "weakref.WeakSet" = weakref.WeakSet()
@@ -307,6 +312,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
 
     runtime.prepare()
     room = Room(config)
+    schedule_restored(room.registry)
     host_key = load_host_key(config.keys)
     handler = SessionHandler(room)
     server = await asyncssh.create_server(

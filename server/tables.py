@@ -80,6 +80,7 @@ class Seat:
     guest: bool = False
     member: Member | None = None  # the connected session, None while away
     replaced: str | None = None   # name of the human a bot replaced
+    level: str = "strong"         # a computer player's level (issue 5: chosen per seat)
 
     @property
     def label(self) -> str:
@@ -230,7 +231,9 @@ class Table:
         member.table, member.seat = self, None
         self._changed("seats")
 
-    def fill_with_bots(self, seats: Iterable[int] | None = None) -> None:
+    def fill_with_bots(self, seats: Iterable[int] | None = None, level: Any = "strong") -> None:
+        if level not in bots.LEVELS:
+            raise RoomError("Computer player levels: easy, normal, strong.")
         if self.status != "waiting":
             raise RoomError("Computer players can fill seats only before the match starts.")
         wanted = range(4) if seats is None else list(seats)
@@ -239,7 +242,7 @@ class Table:
                 raise RoomError("Seats are numbered 0 to 3.")
         for i in wanted:
             if self.seats[i].kind == "empty":
-                self.seats[i] = Seat("bot", bots.BOT_NAMES[i])
+                self.seats[i] = Seat("bot", bots.BOT_NAMES[i], level=level)
         self._changed("seats")
         self._maybe_start()
 
@@ -269,12 +272,16 @@ class Table:
     def _leave_match(self, seat: int) -> None:
         s = self.seats[seat]
         self.events.append(Event(seat, None, f"{s.label} left the table"))
+        before = len(self.match.log)
         self.match.leave(seat)
+        if len(self.match.log) > before:          # E-37: the leave is part of the record
+            self.registry.store.action(self, seat, self.match.log[-1][1])
         if self.match.to_act is None or self.match.result is not None:
             self._finish()
         else:  # Tarneeb: a computer player takes the seat
             self.seats[seat] = Seat("bot", bots.BOT_NAMES[seat], replaced=s.name)
             self.counts_for_points = False
+            self.registry.store.seats_changed(self)
             self._schedule()
         self.version += 1
         self._notify("state")
@@ -393,11 +400,26 @@ class Table:
         if (m is None or self.version != version or m.to_act != seat
                 or self.status != "playing"):
             return
+        if by == "bot" or bots.timer_needs_bot(m):
+            # Think in the worker process; apply only if nothing moved meanwhile.
+            level = getattr(self.seats[seat], "level", None) or bots.DEFAULT_LEVEL
+            task = asyncio.get_running_loop().create_task(self._auto_bot(seat, version, by, level))
+            self._thinking = task
+            return
         try:
-            if by == "bot":
-                action = bots.choose(m, seat)
-            else:
-                action = bots.timeout_action(m, seat)
+            self._apply(seat, bots.timeout_action(m, seat), by)
+        except Exception:
+            log.exception("automatic move failed at table %s", self.id)
+
+    _thinking = None
+
+    async def _auto_bot(self, seat: int, version: int, by: str, level: str) -> None:
+        try:
+            action = await bots.decide(self.match, seat, level)
+            m = self.match
+            if (m is None or self.version != version or m.to_act != seat
+                    or self.status != "playing"):
+                return
             self._apply(seat, action, by)
         except Exception:
             log.exception("automatic move failed at table %s", self.id)
@@ -502,6 +524,7 @@ class NullStore:
     def match_started(self, table: Table) -> None: ...
     def action(self, table: Table, seat: int, action: dict) -> None: ...
     def match_over(self, table: Table) -> None: ...
+    def seats_changed(self, table: Table) -> None: ...
     def table_removed(self, table: Table) -> None: ...
 
 
@@ -539,6 +562,10 @@ class Registry:
         self.store.table_created(table)
         self.lobby_changed()
         return table
+
+    def skip_ids(self, highest: int) -> None:
+        """Table ids restored from the store are not handed out again."""
+        self._ids = itertools.count(max(highest + 1, next(self._ids)))
 
     def get(self, tid: Any, member: Member | None = None) -> Table:
         if isinstance(tid, int) and not isinstance(tid, bool):
