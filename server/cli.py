@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from .store import StoreError
+
 
 def _on_off(value: str) -> bool:
     v = value.lower()
@@ -37,6 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--trick-pause", type=float, default=1.0,
                    help="seconds a finished trick stays on the table (default 1.0)")
     s.add_argument("--log-level", default="WARNING")
+    b = sub.add_parser("backup", help="copy the database while the server runs (SQLite online backup)")
+    b.add_argument("path", help="file to write the copy to")
+    b.add_argument("--data", default="./data", help="data folder (default ./data)")
     return p
 
 
@@ -83,7 +88,7 @@ async def serve(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.WARNING),
+    logging.basicConfig(level=getattr(logging, str(getattr(args, "log_level", "WARNING")).upper(), logging.WARNING),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.command == "serve":
         try:
@@ -91,8 +96,22 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as exc:
             print(f"lamma: cannot start: {exc}", file=sys.stderr)
             return 1
+        except StoreError as exc:           # a damaged database, said clearly
+            print(f"lamma: cannot start: {exc}", file=sys.stderr)
+            return 1
         except KeyboardInterrupt:
             pass
+        return 0
+    if args.command == "backup":
+        from .store import Store
+        try:
+            store = Store(Path(args.data) / "lamma.db")
+            store.backup(args.path)
+            store.close()
+        except (StoreError, OSError) as exc:
+            print(f"lamma: backup failed: {exc}", file=sys.stderr)
+            return 1
+        print(f"Backed up {Path(args.data) / 'lamma.db'} to {args.path}")
         return 0
     return 2
 

@@ -20,7 +20,7 @@ log = logging.getLogger("lamma.json")
 
 MAX_LINE = 64 * 1024          # longer lines are refused (and skipped)
 MAX_BACKLOG = 4 * 1024 * 1024  # a client that stops reading is dropped
-OPS = ("tables", "create", "join", "watch", "act", "leave", "chat")
+OPS = ("tables", "create", "join", "watch", "act", "leave", "chat", "profile", "leaderboard")
 
 
 class JsonSession(Member):
@@ -243,3 +243,19 @@ class JsonSession(Member):
         if table is None:
             raise RoomError("You are not at a table.")
         table.say(self, msg.get("text"))
+
+    def op_profile(self, msg: dict) -> None:
+        """Statistics, level points and badges of a player (yourself by default)."""
+        name = msg.get("name", self.name)
+        if not isinstance(name, str) or not 0 < len(name) <= 16:
+            raise RoomError("\"name\" is a player's name.")
+        store = getattr(self.registry.store, "store", None)
+        profile = store.profile(name) if store is not None else None
+        if profile is None:
+            raise RoomError("No such player (guests are not kept).")
+        self.send({"type": "profile", "profile": profile})
+
+    def op_leaderboard(self, msg: dict) -> None:
+        store = getattr(self.registry.store, "store", None)
+        self.send({"type": "leaderboard",
+                   "leaderboard": store.leaderboard() if store is not None else []})

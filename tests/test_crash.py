@@ -161,3 +161,40 @@ async def test_sigkill_at_random_moments_loses_nothing(tmp_path):
     assert n == 1
     print("startup seconds", startup)
     assert max(startup) < 10          # (the target is 2 s; generous on a shared machine)
+
+
+async def test_profile_leaderboard_ops_and_backup_command(tmp_path):
+    """JSON ops profile/leaderboard; `lamma backup`; a damaged file stops the start clearly."""
+    srv = ServerProcess(tmp_path)
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    srv.start()
+    try:
+        p = Player(srv.port, key, "Zaid")
+        await p.connect()
+        p.send({"op": "profile"})
+        msg = await p.next_msg()
+        assert msg["type"] == "profile" and msg["profile"]["name"] == "Zaid"
+        assert msg["profile"]["level_points"] == 0 and msg["profile"]["badges"] == []
+        p.send({"op": "profile", "name": "nobody"})
+        assert (await p.next_msg())["type"] == "error"
+        p.send({"op": "profile", "name": ["x"] * 1000})
+        assert (await p.next_msg())["type"] == "error"
+        p.send({"op": "leaderboard"})
+        msg = await p.next_msg()
+        assert msg["type"] == "leaderboard" and msg["leaderboard"][0]["name"] == "Zaid"
+        p.close()
+        copy = tmp_path / "copy.db"
+        out = subprocess.run([sys.executable, "-m", "server.cli", "backup", str(copy),
+                              "--data", str(srv.data)], cwd=ROOT, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        db = sqlite3.connect(copy)
+        assert db.execute("SELECT name FROM players").fetchall() == [("Zaid",)]
+    finally:
+        srv.kill()
+    (srv.data / "lamma.db").write_bytes(b"not a database" * 500)
+    for extra in ("lamma.db-wal", "lamma.db-shm"):
+        (srv.data / extra).unlink(missing_ok=True)
+    out = subprocess.run([sys.executable, "-m", "server.cli", "serve", "--port", str(srv.port),
+                          "--data", str(srv.data), "--keys", str(srv.keys)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert out.returncode == 1 and "backup" in out.stderr
