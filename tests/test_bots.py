@@ -198,3 +198,65 @@ def test_worker_pool_returns_a_legal_action():
     with BotPool() as pool:
         fut = pool.submit(v, "strong", 20)
         assert fut.result(timeout=30) in v["legal"]
+
+
+# ---- strong's sampling ---------------------------------------------------------------
+
+def _play_views(seeds, upto_trick=13):
+    """Views of the seat to play, all through round 1 of a few easy-played matches."""
+    rng = random.Random(5)
+    for seed in seeds:
+        m = new_match("estimation", 13, seed=seed)
+        while m.to_act is not None and not m.history:
+            s = m.to_act
+            v = m.view(s)
+            if v["phase"] == "play" and len(v["tricks"]) < upto_trick:
+                yield v
+            m.apply(s, bots.choose(v, "easy", rng=rng))
+
+
+def test_sampled_deals_fit_everything_public():
+    from engine.bots import montecarlo as mc
+    rng = random.Random(4)
+    n = 0
+    for v in _play_views(range(6)):
+        pub = mc.Public(v)
+        for _ in range(3):
+            hands = mc.sample_fit(pub, rng)
+            seen = 0
+            for s in range(4):
+                assert bin(hands[s]).count("1") == pub.counts[s]
+                assert not seen & hands[s]
+                seen |= hands[s]
+                if s != pub.seat:
+                    assert not hands[s] & pub.voids[s]      # a shown void stays void
+            assert hands[pub.seat] == pub.hand and seen == pub.unseen | pub.hand
+            n += 1
+    assert n > 100
+
+
+def test_declarations_weigh_the_samples():
+    # Seat 0 declared 0: a sampled hand with four aces and kings fits it far worse than
+    # a hand of small cards; the caller's five with trump length fits it better than none.
+    from engine.bots import montecarlo as mc
+    v = next(_play_views([3]))
+    pub = mc.Public(v)
+    other = [s for s in range(4) if s != pub.seat][0]
+    pub.evidence = [(other, 0, 0)]
+    pub.played_by = [0, 0, 0, 0]
+    strong_hand = mask(["AS", "KS", "AH", "KH", "AD", "KD", "AC", "KC", "QS", "QH", "QD", "QC", "JS"])
+    weak_hand = mask(["2S", "3S", "4S", "2H", "3H", "4H", "5H", "2D", "3D", "4D", "2C", "3C", "4C"])
+    hands = [0, 0, 0, 0]
+    hands[other] = strong_hand
+    w_strong = mc.fit_weight(pub, hands)
+    hands[other] = weak_hand
+    w_weak = mc.fit_weight(pub, hands)
+    assert w_weak > 0.5 and w_strong < 1e-3
+    # Resampling prefers fitting deals: the declared-0 seat gets fewer aces than chance.
+    rng = random.Random(8)
+    pub = mc.Public(v)
+    pub.evidence = [(other, 0, 0)]
+    aces = mask(["AS", "AH", "AD", "AC"])
+    plain = sum(bin(mc.sample(pub, rng)[other] & aces).count("1") for _ in range(300))
+    fitted = sum(bin(mc.sample_fit(pub, rng, 6)[other] & aces).count("1") for _ in range(300))
+    assert fitted < 0.7 * plain

@@ -3,7 +3,10 @@
 1. Read the view: own hand, every card played, who showed a void (did not follow
    the led suit), how many cards each seat still holds, and in Tarneeb the dealer's
    shown card while it is still in the dealer's hand.
-2. Sample the unseen cards to the other seats consistently with all of that.
+2. Sample the unseen cards to the other seats consistently with all of that, with
+   the Estimation declarations as soft evidence: of a few candidate deals, one is
+   kept in proportion to how well each seat's hand (with the cards it has played
+   since) fits its declaration by the hand-count evaluator (``fit_weight``).
 3. For every candidate card (touching cards evaluated once) roll the round out with
    the fast player on the same samples and score it with the game's real table
    (``engine.scoring``): committee, calculator with the multiplier, Tarneeb's team goal.
@@ -12,10 +15,12 @@
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
 from .. import scoring
+from .evaluate import dash_danger, expected_tricks
 from .cards import ABOVE, BELOW, CARD_INDEX, CODES, SM, SUIT_INDEX, lo
 from .play import current_winner
 from .sim import rollout
@@ -25,7 +30,7 @@ class Public:
     """What a seat knows about the round in play, as ints."""
 
     __slots__ = ("seat", "hand", "trump", "trick", "leader", "taken", "decl", "unseen",
-                 "counts", "voids", "fixed", "game", "v")
+                 "counts", "voids", "fixed", "game", "v", "played_by", "evidence")
 
     def __init__(self, v: dict):
         self.v = v
@@ -34,6 +39,7 @@ class Public:
         self.hand = hand = sum(1 << CARD_INDEX[c] for c in v["hand"])
         self.trump = SUIT_INDEX[v["trump"]] if v["trump"] is not None else -1
         played = 0
+        played_by = [0, 0, 0, 0]
         counts = [13, 13, 13, 13]
         voids = [0, 0, 0, 0]                 # per seat, suit masks they cannot hold
         for t in v["tricks"]:
@@ -42,6 +48,7 @@ class Public:
             for e in cards:
                 c = CARD_INDEX[e["card"]]
                 played |= 1 << c
+                played_by[e["seat"]] |= 1 << c
                 counts[e["seat"]] -= 1
                 if c // 13 != led:
                     voids[e["seat"]] |= SM[led]
@@ -52,6 +59,7 @@ class Public:
                 c = CARD_INDEX[e["card"]]
                 trick.append(c)
                 played |= 1 << c
+                played_by[e["seat"]] |= 1 << c
                 counts[e["seat"]] -= 1
                 if c // 13 != led:
                     voids[e["seat"]] |= SM[led]
@@ -69,60 +77,164 @@ class Public:
             if self.unseen & b:
                 fixed[v["dealer"]] = b       # T-8, T-10: the shown card is the dealer's
         self.fixed = fixed
+        self.played_by = played_by
+        self.evidence = evidence_model(v, seat, self.trump)
 
 
 def sample(pub: Public, rng: random.Random) -> list[int]:
-    """One deal of the unseen cards to the other seats, consistent with the voids."""
+    """One deal of the unseen cards to the other seats, consistent with the voids.
+
+    Cards some seat cannot hold (a shown void) are placed first, each to a seat that
+    may hold it weighted by the room left; the free cards are then shuffled and cut."""
     seat = pub.seat
     others = [s for s in range(4) if s != seat]
-    base_unseen = pub.unseen
+    unseen = pub.unseen
     for fix in pub.fixed:
-        base_unseen &= ~fix
-    cards = []
-    m = base_unseen
+        unseen &= ~fix
+    voids = pub.voids
+    tight = unseen & (voids[others[0]] | voids[others[1]] | voids[others[2]])
+    free = []
+    m = unseen & ~tight
     while m:
         low = m & -m
-        cards.append(low.bit_length() - 1)
+        free.append(low.bit_length() - 1)
         m ^= low
+    tight_cards = []
+    m = tight
+    while m:
+        low = m & -m
+        tight_cards.append(low.bit_length() - 1)
+        m ^= low
+    fixed = pub.fixed
+    counts = pub.counts
     for attempt in range(30):
-        relax = attempt >= 25
-        hands = list(pub.fixed)
-        room = {s: pub.counts[s] - bin(pub.fixed[s]).count("1") for s in others}
-        rng.shuffle(cards)
-        # The most constrained cards first.
-        elig = []
-        for c in cards:
-            bit = 1 << c
-            e = [s for s in others if relax or not pub.voids[s] & bit]
-            elig.append((len(e), c, e))
-        elig.sort(key=lambda x: x[0])
+        hands = list(fixed)
+        room = [counts[s] - bin(fixed[s]).count("1") if s != seat else 0 for s in range(4)]
         ok = True
-        for _, c, e in elig:
-            cand = [s for s in e if room[s] > 0]
-            if not cand:
-                ok = False
-                break
-            # Weight by the room left, so that seats fill evenly.
-            tot = sum(room[s] for s in cand)
-            r = rng.random() * tot
-            for s in cand:
-                r -= room[s]
-                if r < 0:
+        if tight_cards:
+            rng.shuffle(tight_cards)
+            elig = []
+            for c in tight_cards:
+                bit = 1 << c
+                e = [s for s in others if not voids[s] & bit]
+                elig.append((len(e), c, e))
+            elig.sort(key=lambda x: x[0])
+            for _, c, e in elig:
+                cand = [s for s in e if room[s] > 0]
+                if not cand:
+                    ok = False
                     break
-            hands[s] |= 1 << c
-            room[s] -= 1
-        if ok:
-            hands[seat] = pub.hand
-            return hands
-    hands = list(pub.fixed)
+                if len(cand) == 1:
+                    s = cand[0]
+                else:
+                    tot = sum(room[s] for s in cand)
+                    r = rng.random() * tot
+                    for s in cand:
+                        r -= room[s]
+                        if r < 0:
+                            break
+                hands[s] |= 1 << c
+                room[s] -= 1
+            if not ok:
+                continue
+        rng.shuffle(free)
+        i = 0
+        for s in others:
+            k = room[s]
+            h = hands[s]
+            for c in free[i:i + k]:
+                h |= 1 << c
+            hands[s] = h
+            i += k
+        hands[seat] = pub.hand
+        return hands
+    # Inconsistent constraints (should not happen): ignore the voids.
+    cards = tight_cards + free
+    hands = list(fixed)
     hands[seat] = pub.hand
     i = 0
     for s in others:
-        need = pub.counts[s] - bin(hands[s]).count("1")
+        need = counts[s] - bin(hands[s]).count("1")
         for c in cards[i:i + need]:
             hands[s] |= 1 << c
         i += need
     return hands
+
+
+# ---- declarations as soft evidence ----------------------------------------------
+# A seat's declaration says what its hand looked like when it declared: its cards now
+# plus the cards it has played since. The hand-count evaluator puts a number on a
+# sampled hand; a sample whose hands fit the declarations is kept more often
+# (sampling-importance-resampling over a few candidate deals).
+EV_OFFSET = 0.2          # declarations sit a little above the raw count (normal's calibration)
+EV_SD = 0.8              # how far a declaration strays from the count
+EV_SD_CALL = 0.6         # a caller bid at most its count: only a shortfall is evidence
+EV_DASH = 1.0            # a dash player's hand was a dash (danger below this, softly)
+EV_CANDIDATES = 4        # candidate deals per kept sample (8 measured no better)
+
+
+def evidence_model(v: dict, seat: int, trump: int):
+    """[(seat, kind, number)] for the other seats whose declaration is known."""
+    if v["game"] == "tarneeb41" or v["phase"] != "play":
+        return []
+    decl = v["declarations"]
+    dash = set(v.get("dash_players") or [])
+    caller = v.get("caller") if not v.get("all_pass") else None
+    out = []
+    for s in range(4):
+        if s == seat or decl[s] is None:
+            continue
+        if s in dash:
+            out.append((s, 2, 0))
+        elif s == caller:
+            out.append((s, 1, decl[s]))
+        else:
+            out.append((s, 0, decl[s]))
+    return out
+
+
+def fit_weight(pub: Public, hands: list[int]) -> float:
+    """How well a sampled deal fits the other seats' declarations (0..1]."""
+    trump = pub.trump
+    pb = pub.played_by
+    z = 0.0
+    for s, kind, n in pub.evidence:
+        h = hands[s] | pb[s]
+        if kind == 2:
+            d = dash_danger(h) - EV_DASH
+            if d > 0:
+                z += d * d * 2.0
+            continue
+        x = expected_tricks(h, trump) + EV_OFFSET - n
+        if kind == 1:
+            if x < 0:
+                z += (x / EV_SD_CALL) ** 2
+            elif x > 1.5:
+                z += ((x - 1.5) / 1.5) ** 2
+        else:
+            z += (x / EV_SD) ** 2
+    return math.exp(-0.5 * z)
+
+
+def sample_fit(pub: Public, rng: random.Random, k: int = EV_CANDIDATES) -> list[int]:
+    """One deal drawn among ``k`` candidates in proportion to ``fit_weight``."""
+    if not pub.evidence or k <= 1:
+        return sample(pub, rng)
+    deals = []
+    ws = []
+    for _ in range(k):
+        h = sample(pub, rng)
+        deals.append(h)
+        ws.append(fit_weight(pub, h))
+    tot = sum(ws)
+    if tot <= 0.0:
+        return deals[0]
+    r = rng.random() * tot
+    for h, w in zip(deals, ws):
+        r -= w
+        if r < 0:
+            return h
+    return deals[-1]
 
 
 def candidates(pub: Public, legal: list[int]) -> list[int]:
@@ -217,7 +329,7 @@ def choose_card(v: dict, budget_ms: float, rng: random.Random, start: float | No
     now = time.perf_counter
     slowest = 0.0                       # the longest rollout so far: never start one late
     while now() + slowest < deadline:
-        hands = sample(pub, rng)
+        hands = sample_fit(pub, rng)
         row = []
         for c in reps:
             t0 = now()
@@ -258,4 +370,4 @@ def choose_card(v: dict, budget_ms: float, rng: random.Random, start: float | No
     return CODES[reps[best]]
 
 
-__all__ = ["choose_card", "sample", "Public", "candidates", "make_scorer", "lo"]
+__all__ = ["choose_card", "sample", "sample_fit", "fit_weight", "Public", "candidates", "make_scorer", "lo"]

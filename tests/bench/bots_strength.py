@@ -73,6 +73,8 @@ def est_deal(args):
             "base_caller": base["caller"] == seat and not base["all_pass"],
             "dash": seat in rec["dash_players"], "base_dash": seat in base["dash_players"],
             "times": times,
+            "decl": rec["declarations"][seat], "taken": rec["tricks_taken"][seat],
+            "sum": sum(rec["declarations"]),
         })
     return out
 
@@ -152,6 +154,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default="est-easy,est-strong,tarneeb")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--dump", default=None,
+                    help="write the per-seat Estimation rows as JSON lines (paired comparisons)")
     a = ap.parse_args()
     only = a.only.split(",")
     print(f"level {a.level}, budget {a.budget:g} ms, {a.jobs} worker processes")
@@ -162,6 +166,13 @@ def main():
             res = pool.map(est_deal, jobs, chunksize=4)
             rows = [r for d in res for r in d]
             per = [statistics.fmean(x["diff"] for x in d) for d in res]
+            if a.dump:
+                import json
+                with open(a.dump, "w") as f:
+                    for i, d in enumerate(res):
+                        for seat, r in enumerate(d):
+                            f.write(json.dumps({"deal": i, "seat": seat, **{
+                                k: r[k] for k in ("diff", "score", "made", "caller", "dash", "decl", "taken", "sum")}}) + "\n")
             report_est(f"Estimation, {a.level} vs three easy: {a.deals} duplicate deals "
                        f"({time.time() - t:.0f} s)", rows, per)
         if "est-strong" in only:
