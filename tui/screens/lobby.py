@@ -93,6 +93,8 @@ class LobbyScreen(Screen):
 
     # ------------------------------------------------------------------ draw
     def lobby_changed(self) -> None:
+        if not self.is_mounted:
+            return
         app = self.app
         self.rows = app.registry.listing(app.member)
         if self.rows:

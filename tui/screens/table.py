@@ -141,6 +141,8 @@ class TableScreen(Screen):
 
     # -------------------------------------------------------------- updates
     def table_changed(self, what: str) -> None:
+        if not self.is_mounted:
+            return          # on_mount draws the state of the moment
         table = self.table
         if table is None or what == "closed":
             if self.app.screen is self:

@@ -1,0 +1,93 @@
+"""Pilot tests of the lobby and the table screen (no SSH)."""
+
+from __future__ import annotations
+
+from server import runtime
+from server.tables import Registry
+from tui.app import LammaApp
+
+# As in the server: apps do not swap the process-wide stdout/stderr.
+runtime.patch_textual()
+
+
+
+async def test_quick_play_opens_a_table_with_computer_players_and_plays_by_keys():
+    reg = Registry(bot_pause=0.0, trick_pause=0.0)
+    app = LammaApp(reg, "ali", "key:x:ali")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("p")
+        await pilot.pause()
+        table = app.member.table
+        assert table is not None and table.status == "playing"
+        m = table.match
+        screen = app.screen
+        assert type(screen).__name__ == "TableScreen"
+        # answer whatever is asked, by keys only, until a card was played by us
+        for _ in range(400):
+            await pilot.pause(0.01)
+            if m.to_act != 0:
+                continue
+            types = {a["type"] for a in m.legal_actions(0)}
+            before = len(m.log)
+            if "dash" in types:
+                await pilot.press("n")
+            elif "pass" in types:
+                await pilot.press("p")
+            elif "call" in types:
+                await pilot.press("enter")
+            elif "declare" in types:
+                n = min(a["n"] for a in m.legal_actions(0))
+                await pilot.press(str(n), "enter")
+            elif "play" in types:
+                await pilot.press("enter")
+                await pilot.pause(0.05)
+                assert len(m.log) > before and m.log[before][0] == 0
+                assert m.log[before][1]["type"] == "play"
+                break
+            await pilot.pause(0.05)
+            assert len(m.log) > before, f"keys did nothing in {types}"
+        else:
+            raise AssertionError("never reached our card play")
+
+
+async def test_too_small_terminal_asks_for_a_larger_window():
+    reg = Registry()
+    app = LammaApp(reg, "ali", "key:x:ali")
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#too-small").display
+        assert not app.screen.query_one("#body").display
+    app = LammaApp(reg, "ali", "key:x:ali")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not app.screen.query_one("#too-small").display
+
+
+async def test_auction_numbers_that_cannot_beat_the_bid_cannot_be_chosen():
+    reg = Registry(bot_pause=0.0, trick_pause=0.0)
+    app = LammaApp(reg, "ali", "key:x:ali")
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = reg.create("estimation", 13)
+        table.sit(app.member, 0)
+        table.fill_with_bots([1, 2, 3])
+        app.open_table()
+        m = table.match
+        for _ in range(200):
+            await pilot.pause(0.01)
+            if m.to_act == 0:
+                types = {a["type"] for a in m.legal_actions(0)}
+                if "dash" in types:
+                    await pilot.press("n")
+                    continue
+                if "bid" in types:
+                    break
+        else:
+            return  # the computer players left no auction for us this deal
+        screen = app.screen
+        legal_ns = {a["n"] for a in m.legal_actions(0) if a["type"] == "bid"}
+        low = min(legal_ns)
+        if low > 4:
+            await pilot.press(str(low - 1))
+            assert screen.sel_n != low - 1
+        await pilot.press("right")
+        assert screen.sel_n in legal_ns
