@@ -66,6 +66,7 @@ class TableScreen(Screen):
                 yield Lines(id="info")
                 yield Lines(id="timer")
             with Horizontal(id="top"):
+                yield Lines(5, id="markers")
                 yield Lines(5, id="scores")
                 yield Lines(5, id="events")
             yield Lines(5, id="trick")
@@ -265,7 +266,8 @@ class TableScreen(Screen):
         table, v = self.table, self.view
         t = Text(no_wrap=True, overflow="ellipsis")
         tarneeb = table.game == "tarneeb41"
-        t.append(f"  {'player':<19}{'bid':>4}{'won':>4}{'total':>7}\n", style="bold underline")
+        t.append(f"{'player':<19}{'bid':>4}{'won':>4}{'total':>7}\n", style="bold underline")
+        marks = Text("\n")
         pos = self.positions()
         order = [pos["bottom"], pos["right"], pos["top"], pos["left"]]
         for s in order:
@@ -292,9 +294,11 @@ class TableScreen(Screen):
                 decl = "" if d is None else str(d)
                 tricks = str((v.get("tricks_taken") or [0] * 4)[s])
                 total = str((v.get("totals") or [0] * 4)[s])
-            style = "bold" if marker == "▶" else ""
-            t.append(f"{marker} ", style="bold yellow")
-            t.append(f"{name[:15]:<15}{tags:>4}{decl:>4}{tricks:>4}{total:>7}\n", style=style)
+            # The turn marker has its own column: a move repaints two cells,
+            # not two rows.
+            marks.append(f"{marker}\n", style="bold yellow")
+            t.append(f"{name[:15]:<15}{tags:>4}{decl:>4}{tricks:>4}{total:>7}\n")
+        self.query_one("#markers", Lines).set(marks)
         self.query_one("#scores", Lines).set(t)
 
     def draw_events(self) -> None:
@@ -575,6 +579,10 @@ class TableScreen(Screen):
                       style="bold")
         if self.seat is None:
             t0.append("   (you are watching)", style="dim")
+        if v.get("phase") == "play":
+            # whose turn it is shows in the score panel (▶) and the timer; a
+            # line that changed with every card would cost bytes on every move
+            t0 = Text(" (you are watching)" if self.seat is None else "", style="dim")
         lines = [t0, Text(""), Text("")]
         if v.get("phase") in ("dash", "auction", "call"):
             lines[1] = self.auction_state()
@@ -612,15 +620,18 @@ class TableScreen(Screen):
             label = look.card_str(c).rjust(4)
             up.append(gap)
             down.append(gap)
-            if playing and c in ok:
+            # Cards sit on the upper row; on our turn the ones that cannot be
+            # played drop to the lower row, dim.  (Only those move, so the
+            # start and end of a turn repaint little.)
+            if not playing or c in ok:
                 style = look.suit_style(c[1])
-                if c == self.sel_card:
+                if playing and c == self.sel_card:
                     style = style + REVERSE
                 up.append(label, style=style)
                 down.append(" " * len(label))
             else:
                 up.append(" " * len(label))
-                down.append(label, style=look.suit_style(c[1], dim=playing))
+                down.append(label, style=look.suit_style(c[1], dim=True))
         t = Text(no_wrap=True, overflow="crop")
         t.append_text(up)
         t.append("\n")
