@@ -59,8 +59,10 @@ def _rank_min(m: int) -> int:
     return best
 
 
-def fast_card(hand: int, others: int, trick: list[int], trump: int, mood: int) -> int:
-    """The card to play. ``others``: every card still unplayed outside this hand."""
+def fast_card(hand: int, others: int, trick: list[int], trump: int, mood: int,
+              w: int = -1) -> int:
+    """The card to play. ``others``: every card still unplayed outside this hand;
+    ``w``: the card winning the trick so far if the caller knows it."""
     tmask = SM[trump] if trump >= 0 else 0
     if not trick:
         return _lead(hand, others, tmask, mood)
@@ -69,7 +71,8 @@ def fast_card(hand: int, others: int, trick: list[int], trump: int, mood: int) -
     legal = follow or hand
     if legal & (legal - 1) == 0:
         return lo(legal)
-    w = trick[current_winner(trick, trump)]
+    if w < 0:
+        w = trick[current_winner(trick, trump)]
     ws = w // 13
     if follow:
         winners = follow & ABOVE[w] if ws == led else 0

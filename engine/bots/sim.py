@@ -14,25 +14,35 @@ def rollout(hands: list[int], trick: list[int], leader: int, trump: int,
     """Play to the end of the round. ``hands``, ``trick`` and ``taken`` are modified."""
     everyone = hands[0] | hands[1] | hands[2] | hands[3]
     seat = (leader + len(trick)) & 3
+    # The winning card and its seat, kept as the trick grows.
+    if trick:
+        wi = current_winner(trick, trump)
+        wc, wseat = trick[wi], (leader + wi) & 3
+    else:
+        wc, wseat = -1, -1
     while everyone:
         hand = hands[seat]
         if tarneeb:
-            if trick and (leader + current_winner(trick, trump)) & 3 == seat ^ 2:
-                mood = CHEAP
-            else:
-                mood = WIN
+            mood = CHEAP if wseat == seat ^ 2 else WIN
         else:
             mood = WIN if decl[seat] > taken[seat] else DUMP
-        c = fast_card(hand, everyone & ~hand, trick, trump, mood)
+        c = fast_card(hand, everyone & ~hand, trick, trump, mood, wc)
         bit = 1 << c
         hands[seat] = hand ^ bit
         everyone ^= bit
+        if not trick:
+            wc, wseat = c, seat
+        elif c // 13 == wc // 13:
+            if c > wc:
+                wc, wseat = c, seat
+        elif c // 13 == trump:
+            wc, wseat = c, seat
         trick.append(c)
         if len(trick) == 4:
-            w = (leader + current_winner(trick, trump)) & 3
-            taken[w] += 1
-            leader = seat = w
+            taken[wseat] += 1
+            leader = seat = wseat
             trick = []
+            wc, wseat = -1, -1
         else:
             seat = (seat + 1) & 3
     return taken
