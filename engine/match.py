@@ -410,12 +410,11 @@ class EstimationMatch(Match):
     # ---- applying ---------------------------------------------------------------
 
     def _apply_other(self, seat: int, action: dict, kind) -> None:
-        handler = {"dash": self._dash, "bid": self._bid, "with": self._with, "pass": self._pass,
-                   "call": self._call, "declare": self._declare}.get(kind) if type(kind) is str else None
+        handler = _ESTIMATION_HANDLERS.get(kind) if type(kind) is str else None
         if handler is None:
             raise IllegalAction(f"unknown action type {kind[:20]!r}" if isinstance(kind, str)
                                 else "an action needs a \"type\"")
-        handler(seat, action)
+        handler(self, seat, action)
 
     def _need(self, phase: str, what: str) -> None:
         if self.phase != phase:
@@ -711,6 +710,11 @@ class EstimationMatch(Match):
             "shown_card": None, "teams": None, "team_totals": None,
             "history": self._history_brief(), "result": self.result, "left": self.left,
         }
+
+
+_ESTIMATION_HANDLERS = {"dash": EstimationMatch._dash, "bid": EstimationMatch._bid,
+                        "with": EstimationMatch._with, "pass": EstimationMatch._pass,
+                        "call": EstimationMatch._call, "declare": EstimationMatch._declare}
 
 
 # =============================================================================
