@@ -14,8 +14,10 @@ from server.tables import GAME_TITLES, RoomError
 from ..widgets.lines import KeyBar, Lines
 
 LIST_ROWS = 16
-LOBBY_KEYS = [("↑↓", "select"), ("enter", "sit"), ("w", "watch"), ("p", "quick play"),
-              ("n", "new"), ("?", "help"), ("q", "quit")]
+# 80 columns hold seven keys: ↑↓ is left to the help screen; b and r are
+# shown on the profile screen (and the help screen).
+LOBBY_KEYS = [("enter", "sit"), ("w", "watch"), ("p", "quick play"), ("n", "new"),
+              ("i", "profile"), ("?", "help"), ("q", "quit")]
 
 
 def length_label(game: str, length) -> str:
@@ -61,6 +63,9 @@ class LobbyScreen(Screen):
         Binding("n", "new", show=False),
         Binding("question_mark", "help", show=False),
         Binding("q", "quit", show=False),
+        Binding("i", "profile", show=False, id="lobby.profile"),
+        Binding("b", "leaderboard", show=False, id="lobby.leaderboard"),
+        Binding("r", "replays", show=False, id="lobby.replays"),
     ]
 
     def __init__(self) -> None:
@@ -196,6 +201,18 @@ class LobbyScreen(Screen):
 
     def action_quit(self) -> None:
         self.app.exit()
+
+    def action_profile(self) -> None:
+        from .profile import ProfileScreen
+        self.app.push_screen(ProfileScreen())
+
+    def action_leaderboard(self) -> None:
+        from .profile import LeaderboardScreen
+        self.app.push_screen(LeaderboardScreen())
+
+    def action_replays(self) -> None:
+        from .replay import ReplayListScreen
+        self.app.push_screen(ReplayListScreen())
 
     def on_click(self, event: events.Click) -> None:
         lst = self.query_one("#lobby-list", Lines)
