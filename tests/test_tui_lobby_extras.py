@@ -1,0 +1,275 @@
+"""Pilot tests of the lobby's profile, leaderboard and replays, at 80×24, with a
+real Store holding finished matches (played with random legal actions)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import new_match
+from server import runtime
+from server.persist import TableStore
+from server.store import Store
+from server.tables import Registry
+from tui.app import LammaApp
+from tui.cards import Look
+from tui.screens.help import HelpScreen
+from tui.screens.lobby import LobbyScreen
+from tui.screens.profile import LeaderboardScreen, ProfileScreen
+from tui.screens.replay import MID, SIDE, ReplayListScreen, ReplayScreen, suit_order
+
+# As in the server: apps do not swap the process-wide stdout/stderr.
+runtime.patch_textual()
+
+SIZE = (80, 24)
+
+
+def play(game, length, seed):
+    m = new_match(game, length, seed=seed)
+    rnd = random.Random(seed)
+    while m.to_act is not None:
+        seat = m.to_act
+        if m.game == "tarneeb41" and m.phase == "declare":
+            m.apply(seat, m.auto_action(seat))
+        else:
+            m.apply(seat, rnd.choice(m.legal_actions(seat)))
+    return m
+
+
+def keep(store, m, seats):
+    for name in seats:
+        if name and not name.startswith("guest:"):
+            store.bind(name, "fp-" + name)
+    mid = store.create_match("t1", {**m.to_dict(), "log": []}, list(seats), {"timer": 30})
+    for seq, (seat, action) in enumerate(m.log):
+        store.append_action(mid, seq, seat, action)
+    store.finish_match(mid, m)
+    return mid
+
+
+@pytest.fixture(scope="module")
+def room(tmp_path_factory):
+    """Two finished matches: Estimation held by four people, then Tarneeb 41
+    with a computer player and a guest (statistics only)."""
+    store = Store(tmp_path_factory.mktemp("extras") / "lamma.db")
+    est = None
+    for seed in range(1, 40):                 # a decisive match, so the order is known
+        est = play("estimation", 13, seed)
+        if not est.result["draw"]:
+            break
+    est_id = keep(store, est, ("ana", "ben", "cat", "dee"))
+    tar = play("tarneeb41", None, 4)
+    tar_id = keep(store, tar, ("ana", None, "guest:zed", "dee"))
+    return {"store": store, "est": est, "est_id": est_id, "tar": tar, "tar_id": tar_id}
+
+
+def app_for(room, name="ana", guest=False):
+    reg = Registry(store=TableStore(room["store"]), bot_pause=0.0, trick_pause=0.0)
+    ident = f"guest:{name}" if guest else f"key:x:{name}"
+    return LammaApp(reg, name, ident, guest=guest)
+
+
+def pct(made, total):
+    return "—" if not total else f"{100.0 * made / total:.0f}%"
+
+
+async def test_profile_shows_the_right_figures(room):
+    est, tar = room["est"], room["tar"]
+    app = app_for(room)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileScreen)
+        text = app.screen.query_one("#profile-text").plain
+        lines = text.splitlines()
+        won = 0 in est.result["winners"]
+        points = 30 if won else -4             # E-38; Tarneeb with a computer pays nothing
+        assert f"Level points  {points}" in text
+        assert "Badges        none yet" in text
+        row = next(x for x in lines if x.startswith(" Estimation "))
+        rounds = len(est.history)
+        decl = [r for r in est.history if 0 not in r["dash_players"]]
+        made = sum(r["made"][0] for r in decl)
+        calls = [r for r in decl if r["caller"] == 0 and not r["all_pass"]]
+        dash = [r for r in est.history if 0 in r["dash_players"]]
+        assert row.split() == ["Estimation", "1", "1" if won else "0", "0", "0" if won else "1",
+                               str(rounds), pct(made, len(decl)),
+                               pct(sum(r["made"][0] for r in calls), len(calls)),
+                               pct(sum(r["tricks_taken"][0] == 0 for r in dash), len(dash))]
+        trow = next(x for x in lines if x.startswith(" Tarneeb 41 "))
+        t_won = 0 in tar.result["winners"]
+        t_rounds = len([r for r in tar.history if not r.get("void")])
+        assert trow.split()[2:7] == ["1", "1" if t_won else "0", "0", "0" if t_won else "1",
+                                     str(t_rounds)]
+        assert trow.split()[8] == "—"            # Tarneeb has no calls
+        keys = app.screen.query_one("#keys").render().plain
+        assert "leaderboard" in keys and "esc" in keys
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_guest_profile_says_guests_are_not_kept(room):
+    app = app_for(room, "zed", guest=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("i")
+        await pilot.pause()
+        text = app.screen.query_one("#profile-text").plain
+        assert "guests are not kept" in text
+        assert "Level points" not in text
+
+
+async def test_leaderboard_order(room):
+    est = room["est"]
+    app = app_for(room, "ben")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, LeaderboardScreen)
+        text = app.screen.query_one("#board-text").plain
+        rows = [x.split() for x in text.splitlines()[1:] if x.strip()]
+        names = ["ana", "ben", "cat", "dee"]
+        points = {n: 30 if s in est.result["winners"] else -4 for s, n in enumerate(names)}
+        expect = sorted(names, key=lambda n: (-points[n], n))
+        assert [r[1] for r in rows] == expect
+        assert [int(r[2]) for r in rows] == [points[n] for n in expect]
+        assert [int(r[0]) for r in rows] == [1, 2, 3, 4]
+        mine = [x for x in text.splitlines() if "← you" in x]
+        assert len(mine) == 1 and " ben " in mine[0]
+
+
+def dealt_hands(m, round_index):
+    """Independently: step a fresh match through the log to that round's first card."""
+    fresh = new_match(m.game, m.length, seed=m.seed)
+    for seat, action in m.log:
+        if (fresh.phase == "play" and not fresh.tricks and not fresh.trick
+                and len(fresh.history) == round_index):
+            return [fresh.view(s)["hand"] for s in range(4)]
+        fresh.apply(seat, action)
+    raise AssertionError("round not found")
+
+
+def suit_line(look, suit, cards):
+    ranks = sorted((c[0] for c in cards if c[1] == suit), key="AKQJT98765432".index)
+    return f"{look.suit(suit)} " + (" ".join(look.rank(r) for r in ranks) if ranks else "—")
+
+
+async def open_replay(pilot, app, match_id):
+    await pilot.press("r")
+    await pilot.pause()
+    lst = app.screen
+    assert isinstance(lst, ReplayListScreen)
+    ids = [r["id"] for r in lst.rows]
+    for _ in range(ids.index(match_id)):
+        await pilot.press("down")
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(app.screen, ReplayScreen) and app.screen.match_id == match_id
+    return app.screen
+
+
+async def test_replay_steps_through_tricks_with_every_hand_open(room):
+    est = room["est"]
+    app = app_for(room)
+    look = Look()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_replay(pilot, app, room["est_id"])
+        head = lambda: screen.query_one("#rp-head").plain          # noqa: E731
+        board = lambda: screen.query_one("#rp-board").plain.split("\n")  # noqa: E731
+        panel = lambda: screen.query_one("#rp-round").plain         # noqa: E731
+        assert "Round 1 (1 of 13) · the deal" in head()
+        assert "step 1/" in head()
+        # the deal: all four hands as dealt (checked against a fresh replay of the log)
+        hands = dealt_hands(est, 0)
+        trump = est.history[0]["trump"]
+        rows = board()
+        blocks = {0: [r[SIDE:SIDE + MID] for r in rows[11:15]],      # south, centre column
+                  2: [r[SIDE:SIDE + MID] for r in rows[1:5]],        # north
+                  3: [r[1:SIDE] for r in rows[6:10]],                # west
+                  1: [r[SIDE + MID:] for r in rows[6:10]]}           # east
+        for seat in range(4):
+            want = [suit_line(look, s, hands[seat]) for s in suit_order(trump)]
+            assert [b.strip() for b in blocks[seat]] == want, seat
+        # three steps: the third trick of the first round, its four cards in the middle
+        for _ in range(3):
+            await pilot.press("right")
+        await pilot.pause()
+        trick = est.history[0]["tricks"][2]
+        cards = {c["seat"]: look.card_str(c["card"]) for c in trick["cards"]}
+        assert "trick 3 of 13" in head()
+        rows = board()
+        mid = [r[SIDE:SIDE + MID] for r in rows[5:10]]
+        assert mid[1].strip() == cards[2]                        # north's card
+        assert mid[2].split()[0] == cards[3] and mid[2].split()[-1] == cards[1]
+        assert mid[3].strip() == cards[0]                        # south's card
+        corner = "\n".join(r[SIDE + MID:] for r in rows[0:5])
+        assert "Trick 3 of 13" in corner
+        assert f"won by {['ana', 'ben', 'cat', 'dee'][trick['winner']]}" in corner
+        taken = [0, 0, 0, 0]
+        for t in est.history[0]["tricks"][:3]:
+            taken[t["winner"]] += 1
+        ana = next(x for x in panel().splitlines() if x.startswith(" ana"))
+        assert ana.split()[2] == str(taken[0])
+        # n / p step too, and never past the ends
+        await pilot.press("p")
+        assert "trick 2 of 13" in head()
+        await pilot.press("n")
+        assert "trick 3 of 13" in head()
+        # last position: the final trick and the final round's summary with the totals
+        await pilot.press("end")
+        await pilot.pause()
+        assert "Round 13 (13 of 13) · trick 13 of 13" in head()
+        n = len(screen.model.positions)
+        assert f"step {n}/{n}" in head()
+        assert "Round 13 summary" in panel()
+        for seat, name in enumerate(["ana", "ben", "cat", "dee"]):
+            line = next(x for x in panel().splitlines() if x.startswith(f" {name}"))
+            assert line.rstrip().endswith(f"total {est.totals[seat]}")
+        await pilot.press("right")
+        assert f"step {n}/{n}" in head()
+        # round by round, and the first position
+        await pilot.press("pageup")
+        assert "Round 13 (13 of 13) · the deal" in head()
+        await pilot.press("pageup")
+        assert "Round 12 (12 of 13) · the deal" in head()
+        await pilot.press("pagedown")
+        assert "Round 13 (13 of 13) · the deal" in head()
+        await pilot.press("home")
+        assert "Round 1 (1 of 13) · the deal" in head() and "step 1/" in head()
+        await pilot.press("left")
+        assert "step 1/" in head()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayListScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_replay_list_and_a_tarneeb_replay(room):
+    tar = room["tar"]
+    app = app_for(room)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_replay(pilot, app, room["tar_id"])
+        lst_rows = app.screen_stack[-2].query_one("#replays-list").plain.splitlines()
+        assert any("Tarneeb 41" in x and "zed°" in x for x in lst_rows)
+        assert any("Estimation" in x and "13 rounds" in x for x in lst_rows)
+        played = tar.history                     # void hands included
+        assert len(screen.model.rounds) == len(played)
+        await pilot.press("end")
+        head = screen.query_one("#rp-head").plain
+        assert f"({len(played)} of {len(played)})" in head
+
+
+async def test_keys_are_in_the_help_and_the_footer(room):
+    app = app_for(room)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one("#keys").render().plain
+        assert "profile" in footer and len(footer) <= 80
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        text = "\n".join(w.render().plain for w in app.screen.query("Line"))
+        assert "your profile" in text and "leaderboard" in text and "PgUp PgDn" in text
