@@ -252,6 +252,31 @@ class Match:
                 "deals": [[[CODES[c] for c in hand] for hand in d] for d in self.deals],
                 "log": [[seat, dict(action)] for seat, action in self.log]}
 
+    def _view(self, seat: int | None, **own) -> dict:
+        """All that ``seat`` may know: its own hand, never another seat's unplayed card."""
+        if seat is not None:
+            self._check_seat(seat)
+        view = {
+            "game": self.game, "length": self.length, "seat": seat,
+            "rounds": self.rounds, "phase": self.phase,
+            "to_act": self.to_act, "dealer": self.dealer, "trump": suit_code(self.trump),
+            "hand": self._hand_view(seat),
+            "trick": self._trick_public(), "leader": self.leader,
+            "tricks": self._tricks_public(),
+            "declarations": list(self.declarations), "tricks_taken": list(self.taken),
+            "totals": list(self.totals),
+            "legal": [dict(a) for a in self.legal_actions(seat)] if seat is not None else [],
+            "declaration_order": self.decl_order[self.decl_pos:] if self.phase == "declare" else [],
+            "history": self._history_brief(), "result": self.result, "left": self.left,
+        }
+        # Keys every view has; each game fills in its own (see the engine issue's list).
+        view.update({"kind": None, "fixed_trump": None, "auction": None, "dash_players": [],
+                     "with_players": [], "all_pass": False, "caller": None, "call": None,
+                     "last_declarer": None, "forbidden": None, "multiplier": 1,
+                     "shown_card": None, "teams": None, "team_totals": None})
+        view.update(own)
+        return view
+
     def _check_seat(self, seat) -> None:
         if type(seat) is not int or seat not in SEATS:
             raise IllegalAction(f"there is no seat {seat!r}")
@@ -678,38 +703,20 @@ class EstimationMatch(Match):
     # ---- view ---------------------------------------------------------------------
 
     def view(self, seat: int | None) -> dict:
-        if seat is not None:
-            self._check_seat(seat)
         bid = None
         if self.bid is not None:
             bid = {"n": self.bid[0], "suit": self.bid[1]}
-        decl_left = self.decl_order[self.decl_pos:] if self.phase == "declare" else []
-        return {
-            "game": self.game, "length": self.length, "seat": seat,
-            "round": min(self.round_index + 1, self.rounds), "rounds": self.rounds,
-            "phase": self.phase, "kind": self.kind,
-            "fixed_trump": suit_code(self.fixed_trump),
-            "to_act": self.to_act, "dealer": self.dealer,
-            "trump": suit_code(self.trump),
-            "hand": self._hand_view(seat),
-            "trick": self._trick_public(), "leader": self.leader,
-            "tricks": self._tricks_public(),
-            "declarations": list(self.declarations), "tricks_taken": list(self.taken),
-            "totals": list(self.totals),
-            "legal": [dict(a) for a in self.legal_actions(seat)] if seat is not None else [],
-            "auction": {"bid": bid, "owner": self.owner, "with_players": list(self.with_players),
-                        "passed": list(self.passed), "dash_players": list(self.dash_players)},
-            "dash_players": list(self.dash_players),
-            "with_players": [] if self.kotshina else list(self.with_players),
-            "all_pass": self.all_pass,
-            "caller": self.caller,
-            "call": None if self.call is None else {"n": self.call[0], "suit": self.call[1]},
-            "declaration_order": decl_left, "last_declarer": self.last_declarer,
-            "forbidden": self._forbidden(),
-            "multiplier": self.multiplier,
-            "shown_card": None, "teams": None, "team_totals": None,
-            "history": self._history_brief(), "result": self.result, "left": self.left,
-        }
+        return self._view(
+            seat, round=min(self.round_index + 1, self.rounds), kind=self.kind,
+            fixed_trump=suit_code(self.fixed_trump),
+            auction={"bid": bid, "owner": self.owner, "with_players": list(self.with_players),
+                     "passed": list(self.passed), "dash_players": list(self.dash_players)},
+            dash_players=list(self.dash_players),
+            with_players=[] if self.kotshina else list(self.with_players),
+            all_pass=self.all_pass, caller=self.caller,
+            call=None if self.call is None else {"n": self.call[0], "suit": self.call[1]},
+            last_declarer=self.last_declarer, forbidden=self._forbidden(),
+            multiplier=self.multiplier)
 
 
 _ESTIMATION_HANDLERS = {"dash": EstimationMatch._dash, "bid": EstimationMatch._bid,
@@ -841,24 +848,7 @@ class TarneebMatch(Match):
         return PLAY[self._weakest_card(seat)]
 
     def view(self, seat: int | None) -> dict:
-        if seat is not None:
-            self._check_seat(seat)
-        return {
-            "game": self.game, "length": None, "seat": seat,
-            "round": self.hand_no + (0 if self.phase == "over" else 1), "rounds": None,
-            "phase": self.phase, "kind": "hand", "fixed_trump": None,
-            "to_act": self.to_act, "dealer": self.dealer, "trump": suit_code(self.trump),
-            "hand": self._hand_view(seat),
-            "trick": self._trick_public(), "leader": self.leader,
-            "tricks": self._tricks_public(),
-            "declarations": list(self.declarations), "tricks_taken": list(self.taken),
-            "totals": list(self.totals),
-            "legal": [dict(a) for a in self.legal_actions(seat)] if seat is not None else [],
-            "auction": None, "dash_players": [], "with_players": [], "all_pass": False,
-            "caller": None, "call": None,
-            "declaration_order": self.decl_order[self.decl_pos:] if self.phase == "declare" else [],
-            "last_declarer": self.decl_order[3], "forbidden": None, "multiplier": 1,
-            "shown_card": CODES[self.shown_card], "teams": [[0, 2], [1, 3]],
-            "team_totals": self.team_totals(),
-            "history": self._history_brief(), "result": self.result, "left": self.left,
-        }
+        return self._view(
+            seat, round=self.hand_no + (0 if self.phase == "over" else 1), kind="hand",
+            last_declarer=self.decl_order[3], shown_card=CODES[self.shown_card],
+            teams=[[0, 2], [1, 3]], team_totals=self.team_totals())
