@@ -37,14 +37,15 @@ def play(game, length, seed):
     return m
 
 
-def keep(store, m, seats):
+def keep(store, m, seats, finish=True):
     for name in seats:
         if name and not name.startswith("guest:"):
             store.bind(name, "fp-" + name)
     mid = store.create_match("t1", {**m.to_dict(), "log": []}, list(seats), {"timer": 30})
     for seq, (seat, action) in enumerate(m.log):
         store.append_action(mid, seq, seat, action)
-    store.finish_match(mid, m)
+    if finish:
+        store.finish_match(mid, m)
     return mid
 
 
@@ -273,3 +274,58 @@ async def test_keys_are_in_the_help_and_the_footer(room):
         assert isinstance(app.screen, HelpScreen)
         text = "\n".join(w.render().plain for w in app.screen.query("Line"))
         assert "your profile" in text and "leaderboard" in text and "PgUp PgDn" in text
+
+
+async def test_void_hands_abandoned_matches_and_a_small_window(tmp_path):
+    """Tarneeb hands voided by low declarations show their declarations; a match
+    abandoned before any round ended says so; below 80×24 the screen asks for more."""
+    store = Store(tmp_path / "d.db")
+    tar = None
+    for seed in range(1, 60):              # random declarations: some hand goes void
+        m = new_match("tarneeb41", None, seed=seed)
+        rnd = random.Random(seed)
+        while m.to_act is not None and len(m.history) < 3:
+            legal = m.legal_actions(m.to_act)
+            low = m.phase == "declare" and rnd.random() < 0.7
+            m.apply(m.to_act, legal[0] if low else rnd.choice(legal))
+        if any(r.get("void") for r in m.history):
+            tar = m
+            break
+    assert tar is not None
+    void_at = next(i for i, r in enumerate(tar.history) if r.get("void"))
+    mid = keep(store, tar, ("ana", "ben", "cat", "dee"), finish=False)
+    store.abandon(mid)
+    early = new_match("estimation", 13, seed=2)
+    early.apply(early.to_act, early.legal_actions(early.to_act)[0])
+    eid = keep(store, early, ("ana", "ben", "cat", "dee"), finish=False)
+    store.abandon(eid)
+    app = app_for({"store": store})
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("r")
+        await pilot.pause()
+        text = app.screen.query_one("#replays-list").plain
+        assert text.count("abandoned") == 2
+        app.push_screen(ReplayScreen(mid))
+        await pilot.pause()
+        screen = app.screen
+        assert len(screen.model.rounds) == len(tar.history)
+        for _ in range(void_at):
+            await pilot.press("pagedown")
+        assert "void hand" in screen.query_one("#rp-head").plain
+        assert "void" in screen.query_one("#rp-board").plain
+        decl = tar.history[void_at]["declarations"]
+        rows = screen.query_one("#rp-round").plain.splitlines()[1:]
+        assert [int(r.split()[-1]) for r in rows] == decl
+        assert "abandoned" in screen.query_one("#rp-head").plain
+        await pilot.press("right")                     # a void hand has no tricks to step
+        assert f"({void_at + 2} of {len(tar.history)})" in screen.query_one("#rp-head").plain
+        await pilot.press("escape")
+        app.push_screen(ReplayScreen(eid))
+        await pilot.pause()
+        assert "No complete round" in app.screen.query_one("#rp-board").plain
+    app = app_for({"store": store})
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("i")
+        await pilot.pause()
+        assert app.screen.query_one("#too-small").display
+        assert not app.screen.query_one("#body").display

@@ -14,12 +14,12 @@ KEYS = """\
 Lobby
   ↑ ↓  choose a table      Enter  sit down       w  watch
   p    quick play          n      new table      ?  help       q  quit
-  i    your profile        b      leaderboard    r  replays of finished matches
+  i    your profile        b      leaderboard    r  replays
 
 Profile, leaderboard, replays
-  b  leaderboard   r  replays   ↑ ↓  choose   Enter  watch a replay   Esc  back
-  Replay   ← →  (or p n)  trick by trick   PgUp PgDn  round by round
-           Home End  first and last trick  (every hand is open: the match is over)
+  b  leaderboard   r  replays   ↑ ↓  choose   Enter  watch   Esc  back
+  Replay   ← → (or p n)  trick by trick    PgUp PgDn  round by round
+           Home End  first and last trick   (every hand is open)
 
 Table
   Dash offer   y  take the dash call (promise to win no trick)   n  play normally

@@ -278,7 +278,7 @@ class ReplayScreen(Screen):
         game = stored.record["game"]
         self.title = (f"#{self.match_id} {GAME_TITLES.get(game, game)} · "
                       f"{length_words(game, stored.record['length'])} · "
-                      f"{result_words(m.result, names)}")
+                      f"{result_words(m.result or {'abandoned': True}, names)}")
         if m.left is not None:
             self.title += f" ({names[m.left]} left)"
         if not self.model.positions:
