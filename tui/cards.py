@@ -17,9 +17,29 @@ RED_DIM = Style(color="red", dim=True)
 class Look:
     """Per-player display settings: unicode suits and colour."""
 
-    def __init__(self, unicode: bool = True, colour: bool = True):
+    def __init__(self, unicode: bool = True, colour: bool = True,
+                 english_only: bool = False, reduce_motion: bool = False):
         self.unicode = unicode
         self.colour = colour
+        self.english_only = english_only
+        self.reduce_motion = reduce_motion
+
+    SETTINGS = ("unicode", "colour", "english_only", "reduce_motion")
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.SETTINGS}
+
+    def update(self, d: dict) -> None:
+        for k in self.SETTINGS:
+            if isinstance(d.get(k), bool):
+                setattr(self, k, d[k])
+
+    def style(self, spec: str) -> str:
+        """A style for chrome (bars, markers): colours dropped in monochrome."""
+        if self.colour:
+            return spec
+        keep = [w for w in spec.split() if w in ("bold", "dim", "reverse", "underline", "strike")]
+        return " ".join(keep) or "none"
 
     def suit(self, s: str | None) -> str:
         if s is None:

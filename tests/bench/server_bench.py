@@ -156,6 +156,9 @@ async def start_inprocess(bot_pause=0.0):
     tmp = Path(tempfile.mkdtemp())
     cfg = RoomConfig(data=tmp / "data", keys=tmp / "keys", bot_pause=bot_pause, trick_pause=0.0)
     server, room, _ = await start_server(cfg, "127.0.0.1", 0)
+    # as `lamma serve` does (server/cli.py): full collections off the hot path
+    from server import runtime
+    runtime.tune_gc()
     return server, room, server.sockets[0].getsockname()[1]
 
 

@@ -1,7 +1,12 @@
 """The table: score panel, trick, phase controls, hand, chat; keyboard first.
 
 Everything shown is derived from the engine's ``view(seat)`` and its
-``legal`` list, so the same screen plays all three games.
+``legal`` list, so the same screen plays all three games: the screen never
+decides what is legal, it dims what the engine did not list.
+
+The whole screen is one ``Board`` widget drawing a list of lines: no
+containers and no layout per move; the board repaints only the cells that
+changed (a card played by someone else costs a few dozen bytes).
 """
 
 from __future__ import annotations
@@ -13,16 +18,17 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Input
 
 from server.tables import GAME_TITLES, RoomError
 
+from ..arabic import term
 from ..cards import BID_SUITS, Look, parse_rank_key, sort_hand
-from ..widgets.lines import KeyBar, Line, Lines
+from ..widgets.board import Board, PromptScreenMixin
 
 W = 80
+H = 24
 _CARD_RE = re.compile(r"\b[AKQJT2-9][SHDC]\b")
 _BID_RE = re.compile(r"\b(\d{1,2})(NT|S|H|D|C)\b")
 REVERSE = Style(reverse=True)
@@ -33,17 +39,48 @@ PHASE_WORDS = {"dash": "dash offer", "auction": "auction", "call": "call",
 ACTING_WORDS = {"dash": "answering the dash offer", "auction": "bidding",
                 "call": "making the call", "declare": "declaring", "play": "playing"}
 BONUS_KEYS = ["caller", "with", "sole", "risk", "dash", "super"]
+BONUS_NAMES = {"caller": "caller", "with": "With", "sole": "sole", "risk": "risk",
+               "dash": "dash", "super": "super"}
+TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
 
 
 def center(text: Text, width: int = W) -> Text:
     pad = max(0, (width - text.cell_len) // 2)
-    out = Text(" " * pad)
+    out = Text(" " * pad, no_wrap=True)
     out.append_text(text)
     return out
 
 
-class TableScreen(Screen):
+def fit(text: Text | str, width: int, right: bool = False) -> Text:
+    """``text`` cut or padded to exactly ``width`` cells."""
+    if isinstance(text, str):
+        text = Text(text)
+    t = text.copy()
+    if t.cell_len > width:
+        t.truncate(width, overflow="ellipsis")
+    pad = width - t.cell_len
+    if pad > 0:
+        if right:
+            t = Text(" " * pad) + t
+        else:
+            t.append(" " * pad)
+    return t
+
+
+def join(*parts: Text | str) -> Text:
+    out = Text(no_wrap=True)
+    for p in parts:
+        out.append_text(Text(p) if isinstance(p, str) else p)
+    return out
+
+
+class TableScreen(PromptScreenMixin, Screen):
     AUTO_FOCUS = ""
+    DEFAULT_CSS = """
+    TableScreen { align: left top; }
+    TableScreen #chat-input { dock: bottom; margin-bottom: 1; width: 80; border: none;
+                              height: 1; padding: 0 1; display: none; }
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -57,44 +94,25 @@ class TableScreen(Screen):
         self._countdown = None
         self._message: Text | None = None
         self._message_until = 0.0
+        self._seen = (None, 0)           # (round, finished tricks) last drawn
+        self._anim: dict | None = None   # the finished trick on its way to the winner
         self.rendered_version = -1
 
     # ------------------------------------------------------------- compose
     def compose(self) -> ComposeResult:
-        with Vertical(id="body"):
-            with Horizontal(id="info-row"):
-                yield Lines(id="info")
-                yield Lines(id="timer")
-            with Horizontal(id="top"):
-                yield Lines(5, id="markers")
-                yield Lines(5, id="scores")
-                yield Lines(5, id="events")
-            yield Lines(5, id="trick")
-            with Vertical(id="cards"):
-                yield Line(id="t-top-name")
-                with Horizontal(classes="cardrow"):
-                    yield Line(id="t-top", classes="card")
-                with Horizontal(id="t-mid"):
-                    yield Line(id="t-left-name")
-                    yield Line(id="t-left", classes="card")
-                    yield Line(id="t-gap")
-                    yield Line(id="t-right", classes="card")
-                    yield Line(id="t-right-name")
-                with Horizontal(classes="cardrow"):
-                    yield Line(id="t-bottom", classes="card")
-                yield Line(id="t-note")
-            yield Lines(3, id="phase")
-            yield Lines(2, id="hand")
-            yield Lines(2, id="chat")
-        yield Lines(id="too-small")
-        yield Input(id="chat-input", max_length=200, placeholder="say something, Enter sends, Esc cancels")
-        yield KeyBar(id="keys")
+        yield Board(id="board")
+        chat = Input(id="chat-input", max_length=200,
+                     placeholder="say something, Enter sends, Esc cancels")
+        chat.cursor_blink = False
+        yield chat
 
     def on_mount(self) -> None:
-        self.query_one("#too-small", Lines).set(
-            "Please enlarge the window to at least 80×24.")
-        self.query_one("#chat-input", Input).display = False
+        from .. import settings
+        settings.load(self.app)
         self.table_changed("state")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self.draw)
 
     # ---------------------------------------------------------------- state
     @property
@@ -140,6 +158,9 @@ class TableScreen(Screen):
         return {"bottom": base, "right": (base + 1) % 4, "top": (base + 2) % 4,
                 "left": (base + 3) % 4}
 
+    def term(self, key: str, english: str) -> str:
+        return term(key, english, self.look.english_only)
+
     # -------------------------------------------------------------- updates
     def table_changed(self, what: str) -> None:
         if not self.is_mounted:
@@ -153,18 +174,35 @@ class TableScreen(Screen):
                     lobby.set_status("The table was closed.")
             return
         if what == "chat":
-            self.draw_chat()
+            self.draw()
             return
+        if self.view is not None and table.version == self.rendered_version and what == "state":
+            return          # already drawn (our own move is drawn at the key press)
         self.view = table.view(self.seat)
         self.rendered_version = table.version
         key = None
-        if self.view is not None:
-            key = (self.view.get("round"), self.view.get("phase"), len(self.view.get("tricks") or []),
-                   len(self.view.get("trick") or []), self.view.get("to_act"))
+        v = self.view
+        if v is not None:
+            key = (v.get("round"), v.get("phase"), len(v.get("tricks") or []),
+                   len(v.get("trick") or []), v.get("to_act"))
+            seen = (v.get("round"), len(v.get("tricks") or []))
+            if (v.get("phase") == "play" and not v.get("trick") and seen[0] == self._seen[0]
+                    and seen[1] == self._seen[1] + 1):
+                last = v["tricks"][-1]
+                self._anim = {"cards": last["cards"], "winner": last["winner"], "moved": False}
+                self.set_timer(TRICK_HOLD, self._move_trick)
+            elif v.get("trick") or seen != self._seen:
+                self._anim = None
+            self._seen = seen
         if key != self._phase_key:
             self._phase_key = key
             self.reset_selection()
         self.draw()
+
+    def _move_trick(self) -> None:
+        if self._anim is not None and not self._anim["moved"]:
+            self._anim["moved"] = True
+            self.draw()
 
     def reset_selection(self) -> None:
         self.sel_n = self.sel_suit = self.sel_card = None
@@ -180,7 +218,9 @@ class TableScreen(Screen):
             want = (v.get("auction") or {}).get("bid") or v.get("call") or {}
             pick = next((a for a in calls if a["n"] == want.get("n") and a.get("suit") == want.get("suit")), None)
             if pick is None and v.get("fixed_trump"):
-                pick = next((a for a in calls if a.get("suit") == v.get("fixed_trump")), None)
+                pick = next((a for a in calls if a.get("suit") == v.get("fixed_trump")
+                             and a["n"] == want.get("n")), None)
+                pick = pick or next((a for a in calls if a.get("suit") == v.get("fixed_trump")), None)
             pick = pick or calls[0]
             self.sel_n, self.sel_suit = pick["n"], pick.get("suit")
         elif "declare" in types:
@@ -189,23 +229,52 @@ class TableScreen(Screen):
             playable = self.playable_in_order()
             self.sel_card = playable[0] if playable else None
 
+    # ------------------------------------------------------------- drawing
     def draw(self) -> None:
-        self.draw_info()
-        self.draw_scores()
-        self.draw_events()
-        self.draw_trick()
-        self.draw_phase()
-        self.draw_hand()
-        self.draw_chat()
-        self.draw_keys()
-        self.update_countdown()
+        board = self.query_one(Board)
+        width, height = board.size.width, board.size.height
+        if width <= 0 or height <= 0:
+            return
+        if width < W or height < H:
+            msg = [Text("")] * (height // 2 - 1)
+            msg.append(center(Text("Please enlarge the window to at least 80×24.", style="bold"), width))
+            msg.append(center(Text(f"(now {width}×{height})", style="dim"), width))
+            board.set_lines(msg)
+            return
+        lines = self.compose_lines()
+        keys = lines.pop()
+        lines = lines[:H - 1]
+        lines += [Text("")] * (height - 1 - len(lines))
+        lines.append(keys)
+        x = (width - W) // 2
+        if x:
+            lines = [Text(" " * x) + l for l in lines]
+        board.set_lines(lines)
+        self.update_countdown(draw=False)
+
+    def compose_lines(self) -> list[Text]:
+        """23 lines of the table plus the footer (last)."""
+        lines: list[Text] = [self.info_line()]
+        lines.append(Text(""))
+        lines += self.score_lines()                # 5 lines (rows 2-6)
+        lines.append(Text(""))                     # 7
+        lines += self.middle_lines()               # 5 lines (rows 8-12)
+        lines.append(Text(""))                     # 13
+        lines += self.phase_lines()                # 3 lines (14-16)
+        lines.append(Text(""))                     # 17
+        lines += self.hand_lines()                 # 2 lines (18-19)
+        lines.append(Text(""))                     # 20
+        lines += self.chat_lines()                 # 2 lines (21-22)
+        lines.append(self.keys_line())
+        return lines
 
     # ----------------------------------------------------------------- info
-    def draw_info(self) -> None:
+    def info_line(self) -> Text:
         table, v, look = self.table, self.view, self.look
-        t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f" #{table.id} ", style="bold reverse")
-        t.append(f" {GAME_TITLES.get(table.game, table.game)}")
+        bar = look.style("bold reverse") if not look.colour else "bold white on blue"
+        t = Text(no_wrap=True, overflow="ellipsis", style=bar)
+        t.append(f" #{table.id} ")
+        t.append(f"{GAME_TITLES.get(table.game, table.game)}")
         if table.length is not None and table.game != "tarneeb41":
             t.append(f" {table.length}")
         if v is None:
@@ -214,67 +283,58 @@ class TableScreen(Screen):
                 t.append(f" · private, code {table.code}")
         else:
             if v.get("rounds"):
-                t.append(f" · Round {v['round']}/{v['rounds']}")
+                t.append(f" · Round {v['round']} of {v['rounds']}")
             else:
                 t.append(f" · Hand {v['round']}")
             kind = v.get("kind")
             if kind in ("fast", "fixed"):
-                t.append(f" ({kind} ")
                 ft = v.get("fixed_trump")
-                t.append(look.suit(ft), style=look.suit_style(ft))
-                t.append(")")
-            t.append(" · ")
-            t.append(PHASE_WORDS.get(v.get("phase"), v.get("phase") or ""))
+                t.append(f" ({kind} {look.suit(ft)})")
             trump = v.get("trump")
-            if trump:
-                t.append(" · Trump ")
-                t.append(look.suit(trump), style=look.suit_style(trump))
+            t.append(" · Trump ")
+            t.append(look.suit(trump) if trump else "—")
             call = v.get("call")
             if call and v.get("caller") is not None:
-                t.append(" · Call ")
-                t.append_text(look.bid(call.get("n"), call.get("suit")))
-                t.append(f" {self.pname(v['caller'], you=False)}")
+                t.append(f" · Call {look.bid_str(call.get('n'), call.get('suit'))} "
+                         f"{self.pname(v['caller'], you=False)}")
             if (v.get("multiplier") or 1) > 1:
-                t.append(f" · ×{v['multiplier']}", style="bold yellow")
+                t.append(f" · ×{v['multiplier']}", style="bold")
             if v.get("shown_card"):
-                t.append(" · Shown ")
-                t.append_text(look.card(v["shown_card"]))
-            if v.get("team_totals"):
-                a, b = v["team_totals"]
-                t.append(f" · Teams {a}:{b}")
-        self.query_one("#info", Lines).set(t)
+                t.append(f" · Shown {look.card_str(v['shown_card'])}")
+        right = Text(style=bar)
+        table_left = table.seconds_left() if table is not None else None
+        if table_left is not None:
+            secs = int(table_left + 0.999)
+            mine = table.deadline_seat == self.seat
+            right.append(f" {secs:>2}s ", style=look.style("bold red on white") if mine and secs <= 10 else "")
+        return join(fit(t, W - 6), fit(right, 6, right=True))
 
-    def update_countdown(self) -> None:
+    def update_countdown(self, draw: bool = True) -> None:
         table = self.table
         left = table.seconds_left() if table is not None else None
-        t = Text(no_wrap=True)
         if left is not None:
-            secs = int(left + 0.999)
-            who = table.deadline_seat
-            mine = who == self.seat
-            t.append(f"⏱ {secs:>2}s", style="bold red" if mine and secs <= 10 else "bold")
             if self._countdown is None:
                 self._countdown = self.set_interval(1.0, self.update_countdown)
-        else:
-            if self._countdown is not None:
-                self._countdown.stop()
-                self._countdown = None
-        self.query_one("#timer", Lines).set(t)
+        elif self._countdown is not None:
+            self._countdown.stop()
+            self._countdown = None
+        if draw:
+            self.draw()
 
     # --------------------------------------------------------------- scores
-    def draw_scores(self) -> None:
-        table, v = self.table, self.view
-        t = Text(no_wrap=True, overflow="ellipsis")
+    def score_lines(self) -> list[Text]:
+        table, v, look = self.table, self.view, self.look
         tarneeb = table.game == "tarneeb41"
-        t.append(f"{'player':<19}{'bid':>4}{'won':>4}{'total':>7}\n", style="bold underline")
-        marks = Text("\n")
+        head = Text(f"  {'player':<19}{'bid':>4}{'won':>4}{'total':>7}", style="bold underline")
+        rows = [head]
         pos = self.positions()
-        order = [pos["bottom"], pos["right"], pos["top"], pos["left"]]
-        for s in order:
+        for s in [pos["bottom"], pos["right"], pos["top"], pos["left"]]:
             seat = table.seats[s]
-            marker = "▶" if v and v.get("to_act") == s else " "
+            t = Text(no_wrap=True)
+            turn = bool(v and v.get("to_act") == s)
+            t.append("▶ " if turn else "  ", style=look.style("bold yellow"))
             name = self.pname(s)
-            if seat.kind == "human" and seat.member is None and seat.kind != "empty":
+            if seat.kind == "human" and seat.member is None:
                 name += " away"
             tags = ""
             if v:
@@ -294,136 +354,145 @@ class TableScreen(Screen):
                 decl = "" if d is None else str(d)
                 tricks = str((v.get("tricks_taken") or [0] * 4)[s])
                 total = str((v.get("totals") or [0] * 4)[s])
-            # The turn marker has its own column: a move repaints two cells,
-            # not two rows.
-            marks.append(f"{marker}\n", style="bold yellow")
-            t.append(f"{name[:15]:<15}{tags:>4}{decl:>4}{tricks:>4}{total:>7}\n")
-        self.query_one("#markers", Lines).set(marks)
-        self.query_one("#scores", Lines).set(t)
+            t.append(f"{name[:15]:<15}{tags:>4}{decl:>4}{tricks:>4}{total:>7}",
+                     style="bold" if turn else "")
+            rows.append(t)
+        side = self.side_lines()
+        out = []
+        for i in range(5):
+            out.append(join(fit(rows[i], 36), Text("│ ", style="dim"), fit(side[i], W - 38)))
+        return out
 
-    def draw_events(self) -> None:
-        table = self.table
-        t = Text(no_wrap=True, overflow="ellipsis")
-        rnd = self.view.get("round") if self.view else None
-        # Only this round's events: cards played in earlier rounds are back in
-        # hands now, and a screen shows no card that is not public this round.
-        # Card plays are on the table already: listing them too would cost a
-        # repaint of the whole list for every card.
+    def side_lines(self) -> list[Text]:
+        """Right of the scores: Tarneeb teams, then the latest events."""
+        table, v = self.table, self.view
+        out: list[Text] = []
+        if v and v.get("team_totals"):
+            a, b = v["team_totals"]
+            teams = v.get("teams") or [[0, 2], [1, 3]]
+            out.append(Text(f"Teams  a {a}  ·  b {b}   ({self.pname(teams[0][0], False)[:8]}+"
+                            f"{self.pname(teams[0][1], False)[:8]} vs …)", style="bold"))
+        rnd = v.get("round") if v else None
         evs = [e for e in table.events if (e.round is None or e.round == rnd)
-               and not (e.action and e.action.get("type") == "play")][-5:]
+               and not (e.action and e.action.get("type") == "play")]
+        evs = evs[-(5 - len(out)):]
         for i, e in enumerate(evs):
-            t.append(" " + self.pretty(e.text) + ("\n" if i < len(evs) - 1 else ""),
-                     style="bold" if i == len(evs) - 1 else "dim")
-        self.query_one("#events", Lines).set(t)
+            out.append(Text(self.pretty(e.text), style="bold" if i == len(evs) - 1 else "dim"))
+        return out + [Text("")] * (5 - len(out))
 
     def pretty(self, text: str) -> str:
         """Event texts use card codes (QS) and bids (5H); show suit symbols."""
         look = self.look
+        text = _CARD_RE.sub(lambda m: look.card_str(m.group(0)), text)
+        return _BID_RE.sub(lambda m: m.group(1) + look.suit(m.group(2)), text)
 
-        def card(m):
-            return look.card_str(m.group(0))
-
-        def bid(m):
-            return m.group(1) + look.suit(m.group(2))
-        text = _CARD_RE.sub(card, text)
-        return _BID_RE.sub(bid, text)
-
-    # ---------------------------------------------------------------- trick
-    def draw_trick(self) -> None:
+    # ---------------------------------------------------------------- middle
+    def middle_lines(self) -> list[Text]:
         table, v, look = self.table, self.view, self.look
-        text_mode: list[Text] | None = None
         cards: dict[int, Text] = {}
         note = Text("")
+        pile: tuple[int, Text] | None = None
         if v is None:
             cards = {s: Text("empty" if table.seats[s].kind == "empty" else " ✓ ",
                              style="dim") for s in range(4)}
             note = Text("Waiting for players · b: computer players fill the empty seats",
                         style="bold")
         elif v.get("phase") == "over":
-            text_mode = self.result_lines()
+            return (self.result_lines() + [Text("")] * 5)[:5]
         elif v.get("phase") != "play" and v.get("history") and not v.get("tricks"):
-            text_mode = self.summary_lines(v["history"][-1])
+            return (self.summary_lines(v["history"][-1]) + [Text("")] * 5)[:5]
         else:
             trick = v.get("trick") or []
-            dim = False
-            if not trick and v.get("tricks"):
+            anim = self._anim
+            if not trick and anim is not None:
+                who = self.pname(anim["winner"])
+                if not anim["moved"]:
+                    for c in anim["cards"]:
+                        cards[c["seat"]] = look.card(c["card"])
+                    note = Text(f"{who} takes the trick", style="bold")
+                else:
+                    note = Text(f"{who} took the trick", style="bold")
+                    if not look.reduce_motion:
+                        p = Text()
+                        for c in anim["cards"]:
+                            p.append_text(look.card(c["card"], dim=True))
+                            p.append(" ")
+                        pile = (anim["winner"], p)
+            elif not trick and v.get("tricks"):
                 last = v["tricks"][-1]
-                trick = last["cards"]
-                dim = True
-                note = Text(f"{self.pname(last['winner'])} took the trick", style="bold")
+                note = Text(f"{self.pname(last['winner'])} took the last trick", style="dim")
             for c in trick:
-                cards[c["seat"]] = look.card(c["card"], dim=dim)
+                cards[c["seat"]] = look.card(c["card"])
             if not note.plain and v.get("phase") == "play":
                 lead = v.get("leader")
                 if not trick and lead is not None:
                     note = Text(f"{self.pname(lead)} leads", style="dim")
-        box = self.query_one("#trick", Lines)
-        grid = self.query_one("#cards", Vertical)
-        if text_mode is not None:
-            t = Text(no_wrap=True, overflow="crop")
-            for i, line in enumerate(text_mode[:5]):
-                t.append_text(line)
-                if i < 4:
-                    t.append("\n")
-            box.set(t)
-            if grid.display:
-                grid.display = False
-                box.display = True
-            return
-        if not grid.display:
-            box.display = False
-            grid.display = True
         pos = self.positions()
-        q = self.query_one
-        q("#t-top-name", Line).set(Text(self.pname(pos["top"], you=False), style="bold"))
-        q("#t-left-name", Line).set(Text(self.pname(pos["left"], you=False)[:16], style="bold"))
-        q("#t-right-name", Line).set(Text(self.pname(pos["right"], you=False)[:16], style="bold"))
-        for where in ("top", "left", "right", "bottom"):
-            q(f"#t-{where}", Line).set(cards.get(pos[where], Text("")))
-        q("#t-note", Line).set(note)
+        where = {s: w for w, s in pos.items()}
+
+        def slot(w: str) -> Text:
+            s = pos[w]
+            if pile is not None and pile[0] == s:
+                return pile[1]
+            return cards.get(s, Text(""))
+        name = lambda w: Text(self.pname(pos[w], you=False)[:16], style="bold")
+        top = [center(name("top")), center(fit(slot("top"), 12 if where else 4))]
+        mid = join(fit(name("left"), 18), fit(slot("left"), 13, right=True), " " * 18,
+                   fit(slot("right"), 13), fit(name("right"), 18, right=True))
+        bottom = center(slot("bottom"))
+        return [top[0], center(slot("top")), mid, bottom, center(note)]
 
     def summary_lines(self, rec: dict) -> list[Text]:
-        table = self.table
-        lines = []
+        look = self.look
         head = Text(f" Round {rec.get('round')} summary", style="bold underline")
         if rec.get("void"):
             head.append("  hand void (declarations under 11): redeal", style="bold")
             return [head]
-        if rec.get("multiplier", 1) and rec.get("multiplier", 1) > 1:
-            head.append(f"  ×{rec['multiplier']}", style="bold yellow")
+        if (rec.get("multiplier") or 1) > 1:
+            head.append(f"  ×{rec['multiplier']}", style="bold")
         if rec.get("over") is not None:
             head.append("  over" if rec["over"] else "  under", style="dim")
         if rec.get("saayda"):
-            head.append("  Sa'ayda (all missed): next round counts double", style="bold")
+            head.append(f"  {self.term('saayda', 'Sa`ayda')}: all missed, next round ×2", style="bold")
         if rec.get("all_pass"):
             head.append("  all passed", style="dim")
-        lines.append(head)
+        head.append("   r: all rounds", style="dim")
         decl = rec.get("declarations") or [None] * 4
         took = rec.get("tricks_taken") or [0] * 4
         scores = rec.get("scores") or [0] * 4
         bd = rec.get("breakdown") or [{}] * 4
         made = rec.get("made")
         totals = (self.view or {}).get("totals") or [0] * 4
+        used = [k for k in BONUS_KEYS if any(isinstance(b, dict) and b.get(k) for b in bd)]
+        names = {k: (self.term(k, BONUS_NAMES[k]) if k in ("with", "risk", "dash")
+                     else BONUS_NAMES[k]) for k in used}
+        widths = {k: max(len(names[k]), 4) + 1 for k in used}
+        hdr = Text(f" {'player':<14}{'bid':>4}{'won':>4}{'base':>6}", style="bold")
+        for k in used:
+            hdr.append(names[k].rjust(widths[k]))
+        if made is not None:
+            hdr.append("  result")
+        hdr.append(f"{'pts':>6}{'total':>7}")
+        lines = [head, hdr]
         for s in range(4):
-            t = Text(no_wrap=True, overflow="ellipsis")
-            t.append(f" {self.pname(s)[:14]:<14} {'' if decl[s] is None else decl[s]:>2}/{took[s]:<2}")
-            parts = []
             b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
-            if "base" in b:
-                parts.append(f"base {b['base']:+d}")
-            for k in BONUS_KEYS:
-                if b.get(k):
-                    parts.append(f"{k} {b[k]:+d}")
+            t = Text(no_wrap=True, overflow="ellipsis")
+            t.append(f" {self.pname(s, you=False)[:14]:<14}{'' if decl[s] is None else decl[s]:>4}"
+                     f"{took[s]:>4}")
+            t.append(f"{b.get('base', 0):>+6d}" if "base" in b else f"{'':>6}")
+            for k in used:
+                val = b.get(k)
+                t.append((f"{val:+d}" if val else "·").rjust(widths[k]), style="" if val else "dim")
             if made is not None:
-                parts.append("made" if made[s] else "failed")
-            t.append("  " + " ".join(parts)[:40].ljust(40), style="dim")
-            t.append(f" = {scores[s]:+d}".ljust(8), style="bold")
-            t.append(f" total {totals[s]}")
+                t.append("  made  " if made[s] else "  failed",
+                         style=look.style("green") if made[s] else look.style("red"))
+            t.append(f"{scores[s]:>+6d}", style="bold")
+            t.append(f"{totals[s]:>7}")
             lines.append(t)
-        return lines
+        return lines[:2] + lines[2:6]
 
     def result_lines(self) -> list[Text]:
-        v, table = self.view, self.table
+        v = self.view
         res = v.get("result") or {}
         winners = res.get("winners") or []
         head = Text(" Match over: ", style="bold")
@@ -443,7 +512,7 @@ class TableScreen(Screen):
         return lines
 
     # ---------------------------------------------------------------- phase
-    def draw_phase(self) -> None:
+    def phase_lines(self) -> list[Text]:
         v, look = self.view, self.look
         lines: list[Text] = [Text(""), Text(""), Text("")]
         types = self.legal_types()
@@ -451,10 +520,10 @@ class TableScreen(Screen):
             lines[0] = Text(" Waiting for four players.", style="bold")
             lines[1] = Text(" b  fill the empty seats with computer players · q  leave", style="dim")
         elif v.get("phase") == "over":
-            lines[0] = Text(" The match is over. q  back to the lobby", style="bold")
+            lines[0] = Text(" The match is over. r  score sheet · q  back to the lobby", style="bold")
         elif "dash" in types:
-            lines[0] = Text(" Dash call? Promise to win no trick at all, before the trump is known.",
-                            style="bold")
+            lines[0] = Text(f" {self.term('dash', 'Dash')} call? Promise to win no trick at all, "
+                            "before the trump is known.", style="bold")
             lines[1] = Text("   y  take the dash call      n  play normally")
         elif types & {"bid", "pass", "with"}:
             lines = self.auction_lines("bid")
@@ -471,12 +540,7 @@ class TableScreen(Screen):
             lines = self.waiting_lines()
         if self._message is not None and time.monotonic() < self._message_until:
             lines[2] = self._message
-        t = Text(no_wrap=True, overflow="ellipsis")
-        for i, l in enumerate(lines[:3]):
-            t.append_text(l)
-            if i < 2:
-                t.append("\n")
-        self.query_one("#phase", Lines).set(t)
+        return [fit(l, W) for l in lines[:3]]
 
     def auction_state(self) -> Text:
         v, look = self.view, self.look
@@ -497,41 +561,52 @@ class TableScreen(Screen):
             t.append(" · dash " + ", ".join(self.pname(s) for s in a["dash_players"]))
         return t
 
-    def auction_lines(self, kind: str) -> list[Text]:
-        v, look = self.view, self.look
+    def number_cells(self, kind: str) -> list[tuple[int, str]]:
+        """(number, state) for the number row: "sel", "ok", "dim" (cannot be chosen)."""
         acts = self.legal(kind)
         numbers = sorted({a["n"] for a in acts})
         lo = 4 if kind == "bid" else (min(numbers) if numbers else 4)
+        return [(n, ("sel" if n == self.sel_n else "ok") if n in numbers else "dim")
+                for n in range(min([lo] + numbers), 14)]
+
+    def suit_cells(self, kind: str) -> list[tuple[str, str]]:
+        """(suit, state) for the suit row; [] when the suit is fixed."""
+        acts = self.legal(kind)
+        if all(a.get("suit") is None for a in acts):
+            return []
+        ok = {a.get("suit") for a in acts if a["n"] == self.sel_n}
+        return [(s, "dim" if s not in ok else ("sel" if s == self.sel_suit else "ok"))
+                for s in BID_SUITS]
+
+    def auction_lines(self, kind: str) -> list[Text]:
+        v, look = self.view, self.look
+        acts = self.legal(kind)
         row = Text(" Bid  " if kind == "bid" else " Call ", style="bold")
-        for n in range(min([lo] + numbers), 14):
-            style = ("reverse bold" if n == self.sel_n else "bold") if n in numbers else "dim"
-            row.append(f" {n:>2} ", style=style)
+        for n, state in self.number_cells(kind):
+            row.append(f" {n:>2} ", style={"sel": "reverse bold", "ok": "bold", "dim": "dim"}[state])
         suits = Text(" Suit ", style="bold")
-        fixed = all(a.get("suit") is None for a in acts)
-        if fixed:
+        cells = self.suit_cells(kind)
+        if not cells:
             ft = v.get("fixed_trump") or v.get("trump")
             suits.append(" ")
             suits.append(look.suit(ft), style=look.suit_style(ft))
-            suits.append(" (fixed this round)", style="dim")
+            if kind == "call" and v.get("kind") == "fast":
+                suits.append(" (locked: raise to 8 or more to change it)", style="dim")
+            else:
+                suits.append(" (fixed this round)", style="dim")
         else:
-            ok = {a.get("suit") for a in acts if a["n"] == self.sel_n}
-            for s in BID_SUITS:
+            for s, state in cells:
                 label = f" {look.suit(s)} "
-                if s not in ok:
+                if state == "dim":
                     suits.append(label, style="dim")
-                elif s == self.sel_suit:
+                elif state == "sel":
                     suits.append(label, style=look.suit_style(s) + REVERSE)
                 else:
                     suits.append(label, style=look.suit_style(s))
         hint = Text(" ")
-        if kind == "bid" and acts:
+        if acts:
             hint.append("Enter", style="bold")
-            hint.append(" bid ")
-            hint.append_text(look.bid(self.sel_n, self.sel_suit))
-            hint.append("  ")
-        if kind == "call":
-            hint.append("Enter", style="bold")
-            hint.append(" call ")
+            hint.append(" bid " if kind == "bid" else " call ")
             hint.append_text(look.bid(self.sel_n, self.sel_suit))
             hint.append("  ")
         if self.legal("pass"):
@@ -543,26 +618,34 @@ class TableScreen(Screen):
             hint.append(" With ")
             hint.append_text(look.bid(bid.get("n"), bid.get("suit")))
             hint.append("  ")
-        state = self.auction_state()
-        hint.append_text(state)
+        hint.append_text(self.auction_state())
         return [row, suits, hint]
+
+    def declare_cells(self) -> list[tuple[int, str]]:
+        v = self.view
+        numbers = {a["n"] for a in self.legal("declare")}
+        forbidden = v.get("forbidden")
+        cand = numbers | ({forbidden} if forbidden is not None else set())
+        lo, hi = (min(cand), max(cand)) if cand else (0, 13)
+        out = []
+        for n in range(lo, hi + 1):
+            if n in numbers:
+                out.append((n, "sel" if n == self.sel_n else "ok"))
+            else:
+                out.append((n, "forbidden" if n == forbidden else "dim"))
+        return out
 
     def declare_lines(self) -> list[Text]:
         v = self.view
-        acts = self.legal("declare")
-        numbers = {a["n"] for a in acts}
-        lo = min(numbers) if numbers else 0
-        hi = max(numbers) if numbers else 13
         row = Text(" Declare ", style="bold")
-        forbidden = v.get("forbidden")
-        for n in range(lo, hi + 1):
-            if n in numbers:
-                row.append(f" {n:>2} ", style="reverse bold" if n == self.sel_n else "bold")
-            else:
-                row.append(f" {n:>2} ", style="dim strike" if n == forbidden else "dim")
+        styles = {"sel": "reverse bold", "ok": "bold", "dim": "dim", "forbidden": "dim strike"}
+        for n, state in self.declare_cells():
+            row.append(f" {n:>2} ", style=styles[state])
         info = Text(" ")
+        forbidden = v.get("forbidden")
         if forbidden is not None:
-            info.append(f"{forbidden} is not allowed: it would make the total 13. ", style="dim")
+            info.append(f"{forbidden} is disabled: it would make the total 13 (you declare last). ",
+                        style="bold")
         decl = v.get("declarations") or []
         total = sum(d for d in decl if d is not None)
         info.append(f"Declared so far: {total}", style="dim")
@@ -574,15 +657,11 @@ class TableScreen(Screen):
         v = self.view
         who = v.get("to_act")
         t0 = Text(" ")
-        if who is not None:
+        if who is not None and v.get("phase") != "play":
             t0.append(f"{self.pname(who)} is {ACTING_WORDS.get(v.get('phase'), 'to act')}…",
                       style="bold")
         if self.seat is None:
             t0.append("   (you are watching)", style="dim")
-        if v.get("phase") == "play":
-            # whose turn it is shows in the score panel (▶) and the timer; a
-            # line that changed with every card would cost bytes on every move
-            t0 = Text(" (you are watching)" if self.seat is None else "", style="dim")
         lines = [t0, Text(""), Text("")]
         if v.get("phase") in ("dash", "auction", "call"):
             lines[1] = self.auction_state()
@@ -606,13 +685,13 @@ class TableScreen(Screen):
         ok = self.playable()
         return [c for c in self.hand_cards() if c in ok]
 
-    def draw_hand(self) -> None:
+    def hand_lines(self) -> list[Text]:
         look = self.look
         cards = self.hand_cards()
         ok = self.playable()
         playing = "play" in self.legal_types()
-        up = Text(no_wrap=True, overflow="crop")
-        down = Text(no_wrap=True, overflow="crop")
+        up = Text(" " * 10, no_wrap=True)
+        down = Text(" " * 10, no_wrap=True)
         prev_suit = None
         for c in cards:
             gap = "  " if prev_suit is not None and c[1] != prev_suit else ""
@@ -620,9 +699,8 @@ class TableScreen(Screen):
             label = look.card_str(c).rjust(4)
             up.append(gap)
             down.append(gap)
-            # Cards sit on the upper row; on our turn the ones that cannot be
-            # played drop to the lower row, dim.  (Only those move, so the
-            # start and end of a turn repaint little.)
+            # Legal cards stand raised on the upper row; on our turn the ones
+            # that cannot be played drop to the lower row, dim.
             if not playing or c in ok:
                 style = look.suit_style(c[1])
                 if playing and c == self.sel_card:
@@ -632,15 +710,13 @@ class TableScreen(Screen):
             else:
                 up.append(" " * len(label))
                 down.append(label, style=look.suit_style(c[1], dim=True))
-        t = Text(no_wrap=True, overflow="crop")
-        t.append_text(up)
-        t.append("\n")
-        t.append_text(down)
-        self.query_one("#hand", Lines).set(t)
+        return [up, down]
+
+    HAND_X = 10
 
     def card_at(self, x: int) -> str | None:
-        """Which card is drawn at column ``x`` of the hand widget (mouse)."""
-        pos = 0
+        """Which card is drawn at column ``x`` of the board (mouse)."""
+        pos = self.HAND_X
         prev = None
         for c in self.hand_cards():
             if prev is not None and c[1] != prev:
@@ -652,18 +728,15 @@ class TableScreen(Screen):
         return None
 
     # ----------------------------------------------------------------- chat
-    def draw_chat(self) -> None:
+    def chat_lines(self) -> list[Text]:
         table = self.table
-        if table is None:
-            return
-        t = Text(no_wrap=True, overflow="ellipsis")
-        lines = list(table.chat)[-2:]
-        for i, (who, text) in enumerate(lines):
-            t.append(f" {who}: ", style="bold cyan")
+        out = []
+        for who, text in list(table.chat)[-2:]:
+            t = Text(no_wrap=True, overflow="ellipsis")
+            t.append(f" {who}: ", style=self.look.style("bold cyan"))
             t.append(text)
-            if i < len(lines) - 1:
-                t.append("\n")
-        self.query_one("#chat", Lines).set(t)
+            out.append(fit(t, W))
+        return (out + [Text(""), Text("")])[:2]
 
     # ----------------------------------------------------------------- keys
     def key_list(self) -> list[tuple[str, str]]:
@@ -675,28 +748,38 @@ class TableScreen(Screen):
         elif "dash" in types:
             keys += [("y", "take dash"), ("n", "normal")]
         elif "bid" in types or "pass" in types:
-            keys += [("←→", "number"), ("nshdc", "suit"), ("enter", "bid")]
+            keys += [("←→", "number"), ("nshdc", "suit"), ("⏎", "bid")]
             if "pass" in types:
                 keys.append(("p", "pass"))
             if "with" in types:
                 keys.append(("w", "With"))
         elif "call" in types:
-            keys += [("←→", "number"), ("nshdc", "suit"), ("enter", "call")]
+            fixed = not self.suit_cells("call")
+            keys += [("←→", "number")] + ([] if fixed else [("nshdc", "suit")]) + [("⏎", "call")]
         elif "declare" in types:
-            keys += [("←→/0-9", "number"), ("enter", "declare")]
+            keys += [("←→/0-9", "number"), ("⏎", "declare")]
         elif "play" in types:
-            keys += [("←→", "card"), ("enter", "play"), ("qs…", "type card")]
-        keys += [("/", "chat"), ("?", "help")]
+            keys += [("←→", "card"), ("⏎", "play"), ("qs…", "type")]
+        if v is not None and v.get("history"):
+            keys.append(("r", "rounds"))
+        keys += [("/", "chat"), ("o", "options"), ("?", "help")]
         keys.append(("x" if "play" in types else "q", "leave"))
         return keys
 
-    def draw_keys(self) -> None:
-        self.query_one("#keys", KeyBar).show(self.key_list())
+    def keys_line(self) -> Text:
+        t = Text(no_wrap=True, overflow="ellipsis")
+        for i, (k, label) in enumerate(self.key_list()):
+            if i:
+                t.append(" ")
+            t.append(f" {k} ", style="bold reverse")
+            t.append(" " + label)
+        return fit(t, W)
 
     def flash(self, text: str) -> None:
-        self._message = Text(" " + text, style="bold red")
+        self._message = Text(" " + text, style=self.look.style("bold red"))
         self._message_until = time.monotonic() + 4
-        self.draw_phase()
+        self.set_timer(4.05, self.draw)
+        self.draw()
 
     # -------------------------------------------------------------- actions
     def act(self, action: dict) -> None:
@@ -776,6 +859,7 @@ class TableScreen(Screen):
             if event.key == "escape":
                 chat.value = ""
                 chat.display = False
+                self.query_one(Board).direct = True
                 event.stop()
             return
         table = self.table
@@ -792,9 +876,7 @@ class TableScreen(Screen):
                 if table.version != self.rendered_version:
                     self.table_changed("state")   # our own move: draw the new state
                 else:
-                    self.draw_phase()
-                    self.draw_hand()
-                    self.draw_keys()
+                    self.draw()
 
     def route_key(self, key: str, char: str) -> bool:
         types = self.legal_types()
@@ -803,8 +885,21 @@ class TableScreen(Screen):
             from .help import HelpScreen
             self.app.push_screen(HelpScreen(self.table.game if self.table else None))
             return True
+        if key == "r" and self.view is not None and self.view.get("history"):
+            from .sheet import SheetScreen
+            self.app.push_screen(SheetScreen(self))
+            return True
+        if key == "o":
+            from .options import OptionsScreen
+
+            def done(_=None) -> None:
+                self._anim = None
+                self.draw()
+            self.app.push_screen(OptionsScreen(), done)
+            return True
         if key == "slash":
             chat = self.query_one("#chat-input", Input)
+            self.query_one(Board).direct = False
             chat.display = True
             chat.focus()
             return True
@@ -914,21 +1009,23 @@ class TableScreen(Screen):
         return False
 
     def on_click(self, event: events.Click) -> None:
-        hand = self.query_one("#hand", Lines)
-        if hand.region.contains(event.screen_x, event.screen_y) and "play" in self.legal_types():
-            card = self.card_at(event.screen_x - hand.region.x)
+        board = self.query_one(Board)
+        x0 = (board.size.width - W) // 2
+        if event.screen_y in (18, 19) and "play" in self.legal_types():
+            card = self.card_at(event.screen_x - x0)
             if card in self.playable():
                 if card == self.sel_card:
                     self.act({"type": "play", "card": card})
                 else:
                     self.sel_card = card
-                    self.draw_hand()
+                    self.draw()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         chat = self.query_one("#chat-input", Input)
         text = event.value
         chat.value = ""
         chat.display = False
+        self.query_one(Board).direct = True
         self.set_focus(None)
         if self.table is not None and text.strip():
             try:
