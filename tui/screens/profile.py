@@ -148,7 +148,7 @@ class ProfileScreen(RecordScreen):
             t.append(f"\n {member.name}: nothing recorded yet.\n", style="bold")
             t.append(" Finish a match to see your statistics here.\n", style="dim")
             return t
-        t.append("\n Name          ", style="dim")
+        t.append(" Name          ", style="dim")
         t.append(prof["name"] + "\n", style="bold")
         t.append(" Level points  ", style="dim")
         t.append(f"{prof['level_points']}\n", style="bold")
@@ -163,16 +163,18 @@ class ProfileScreen(RecordScreen):
             t.append(" Playing since ", style="dim")
             t.append(time.strftime("%Y-%m-%d", time.gmtime(since)) + "\n")
         t.append("\n")
-        t.append(f" {'game':<19}{'matches':>7}{'wins':>6}{'draws':>6}{'losses':>7}"
-                 f"{'rounds':>7}{'decl. made':>11}{'calls made':>11}{'dash made':>10}\n",
+        t.append(f" {'game':<18}{'matches':>7}{'wins':>6}{'draws':>6}{'losses':>7}"
+                 f"{'rounds':>7}{'decl. %':>9}{'calls %':>9}{'dash %':>8}\n",
                  style="bold underline")
         if not prof["stats"]:
             t.append(" No finished matches yet.\n", style="dim")
         for game, st in prof["stats"].items():
-            t.append(f" {GAME_TITLES.get(game, game)[:18]:<19}{st['matches']:>7}{st['wins']:>6}"
+            t.append(f" {GAME_TITLES.get(game, game)[:17]:<18}{st['matches']:>7}{st['wins']:>6}"
                      f"{st['draws']:>6}{st['losses']:>7}{st['rounds']:>7}"
-                     f"{pct(st['declarations_made_pct']):>11}{pct(st['calls_made_pct']):>11}"
-                     f"{pct(st['dash_calls_made_pct']):>10}\n")
+                     f"{pct(st['declarations_made_pct']):>9}{pct(st['calls_made_pct']):>9}"
+                     f"{pct(st['dash_calls_made_pct']):>8}\n")
+        t.append("\n decl. %, calls %, dash %: how many of your declarations, calls (as the\n"
+                 " caller) and dash calls you made exactly.\n", style="dim")
         t.append("\n Level points: Estimation win +30, draw +10, loss −4; Tarneeb 41 win +20,\n"
                  " loss −4; only matches held by people from the first deal to the end.\n",
                  style="dim")
