@@ -151,3 +151,54 @@ async def test_four_pty_clients_play_a_kotshina_micro_match_by_keys(lamma_server
     finally:
         for c in clients:
             await c.close()
+
+
+async def test_one_ssh_client_plays_a_whole_estimation_round_by_keys(lamma_server):
+    """A real SSH client (PTY, rendered with pyte) opens quick play with three
+    computer players and plays a whole Estimation round by key presses only;
+    the round summary then shows on its screen."""
+    srv = lamma_server
+    c = await srv.pty_client("hala")
+    try:
+        await c.wait_for("card room")
+        c.press("p")                                  # quick play: Estimation + computer players
+        for _ in range(500):
+            table = next(iter(srv.registry.tables.values()), None)
+            if table is not None and table.match is not None:
+                break
+            await asyncio.sleep(0.01)
+        m = table.match
+        seat = table.seat_of(next(mb for mb in table.members() if mb.name == "hala"))
+        presses = 0
+        while not m.history and m.to_act is not None:
+            if m.to_act != seat:
+                await asyncio.sleep(0.005)
+                continue
+            await c.quiet(0.02)
+            legal = m.legal_actions(seat)
+            types = {a["type"] for a in legal}
+            before = len(m.log)
+            if "dash" in types:
+                c.press("n")
+            elif "pass" in types:
+                c.press("p")
+            elif "call" in types:
+                c.press("enter")
+            elif "declare" in types:
+                n = min(a["n"] for a in legal)
+                c.press(*(["1", str(n - 10)] if n >= 10 else [str(n)]), "enter")
+            else:
+                card = [a["card"] for a in legal][-1]
+                c.press(card[0].lower(), card[1].lower())
+            presses += 1
+            for _ in range(1000):
+                if len(m.log) > before:
+                    break
+                await asyncio.sleep(0.005)
+            assert len(m.log) > before and m.log[before][0] == seat, (
+                f"keys did nothing in {types}:\n{c.text()}")
+        assert m.history, "the round did not finish"
+        assert presses >= 13
+        await c.wait_for("Round 1 summary")
+    finally:
+        await c.close()

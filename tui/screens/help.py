@@ -28,10 +28,21 @@ Table
   Declaring    ← →  or digits (1 then 0–3 within a second for 10–13), Enter declares
   Play         ← →  move between playable cards, Enter or Space plays;
                or type the card: rank a k q j t 2-9 (1 0 for ten) then suit s h d c
-  Anywhere     /  chat    b  computer players fill empty seats (before the start)
+  Anywhere     r  score sheet of all rounds   o  options (ASCII suits, monochrome,
+               English terms only, reduce motion)    /  chat
+               b  computer players fill empty seats (before the start)
                ?  help    Ctrl+L  redraw    Esc  back    q  leave (asks first; while
                you choose a card q means queen, use x)
 """
+
+
+def terms_text(english_only: bool) -> str:
+    from ..arabic import TERMS, shaped
+    if english_only:
+        return ""
+    names = [("dash", "Dash"), ("with", "With"), ("risk", "Risk"), ("saayda", "Sa'ayda"),
+             ("tarneeb", "Tarneeb")]
+    return "Terms  " + "   ".join(f"{e} {shaped(TERMS[k])}" for k, e in names) + "\n"
 
 RULES = {
     "estimation": """\
@@ -76,6 +87,8 @@ class HelpScreen(ModalScreen):
         t = Text()
         t.append(" Help\n\n", style="bold")
         t.append(KEYS)
+        look = getattr(self.app, "look", None)
+        t.append("\n" + terms_text(bool(getattr(look, "english_only", False))))
         if self.game in RULES:
             t.append("\n")
             t.append(RULES[self.game])

@@ -257,8 +257,7 @@ class TableScreen(PromptScreenMixin, Screen):
         lines: list[Text] = [self.info_line()]
         lines.append(Text(""))
         lines += self.score_lines()                # 5 lines (rows 2-6)
-        lines.append(Text(""))                     # 7
-        lines += self.middle_lines()               # 5 lines (rows 8-12)
+        lines += self.middle_lines()               # 6 lines (rows 7-12)
         lines.append(Text(""))                     # 13
         lines += self.phase_lines()                # 3 lines (14-16)
         lines.append(Text(""))                     # 17
@@ -301,13 +300,16 @@ class TableScreen(PromptScreenMixin, Screen):
                 t.append(f" · ×{v['multiplier']}", style="bold")
             if v.get("shown_card"):
                 t.append(f" · Shown {look.card_str(v['shown_card'])}")
-        right = Text(style=bar)
+        right = Text(" " * 6, style=bar)
         table_left = table.seconds_left() if table is not None else None
         if table_left is not None:
             secs = int(table_left + 0.999)
             mine = table.deadline_seat == self.seat
-            right.append(f" {secs:>2}s ", style=look.style("bold red on white") if mine and secs <= 10 else "")
-        return join(fit(t, W - 6), fit(right, 6, right=True))
+            right = Text(f" {secs:>3}s ", style=bar)
+            if mine and secs <= 10:
+                right.stylize(look.style("bold red on white"))
+        t.append(" " * max(0, W - 6 - t.cell_len))
+        return join(fit(t, W - 6), right)
 
     def update_countdown(self, draw: bool = True) -> None:
         table = self.table
@@ -354,7 +356,7 @@ class TableScreen(PromptScreenMixin, Screen):
                 decl = "" if d is None else str(d)
                 tricks = str((v.get("tricks_taken") or [0] * 4)[s])
                 total = str((v.get("totals") or [0] * 4)[s])
-            t.append(f"{name[:15]:<15}{tags:>4}{decl:>4}{tricks:>4}{total:>7}",
+            t.append(f"{name[:14]:<14} {tags:<4}{decl:>4}{tricks:>4}{total:>7}",
                      style="bold" if turn else "")
             rows.append(t)
         side = self.side_lines()
@@ -398,9 +400,9 @@ class TableScreen(PromptScreenMixin, Screen):
             note = Text("Waiting for players · b: computer players fill the empty seats",
                         style="bold")
         elif v.get("phase") == "over":
-            return (self.result_lines() + [Text("")] * 5)[:5]
+            return ([Text("")] + self.result_lines() + [Text("")] * 6)[:6]
         elif v.get("phase") != "play" and v.get("history") and not v.get("tricks"):
-            return (self.summary_lines(v["history"][-1]) + [Text("")] * 5)[:5]
+            return (self.summary_lines(v["history"][-1]) + [Text("")] * 6)[:6]
         else:
             trick = v.get("trick") or []
             anim = self._anim
@@ -440,7 +442,7 @@ class TableScreen(PromptScreenMixin, Screen):
         mid = join(fit(name("left"), 18), fit(slot("left"), 13, right=True), " " * 18,
                    fit(slot("right"), 13), fit(name("right"), 18, right=True))
         bottom = center(slot("bottom"))
-        return [top[0], center(slot("top")), mid, bottom, center(note)]
+        return [Text(""), top[0], center(slot("top")), mid, bottom, center(note)]
 
     def summary_lines(self, rec: dict) -> list[Text]:
         look = self.look
@@ -456,7 +458,7 @@ class TableScreen(PromptScreenMixin, Screen):
             head.append(f"  {self.term('saayda', 'Sa`ayda')}: all missed, next round ×2", style="bold")
         if rec.get("all_pass"):
             head.append("  all passed", style="dim")
-        head.append("   r: all rounds", style="dim")
+        head.append("  (r: all rounds)", style="dim")
         decl = rec.get("declarations") or [None] * 4
         took = rec.get("tricks_taken") or [0] * 4
         scores = rec.get("scores") or [0] * 4
@@ -489,7 +491,7 @@ class TableScreen(PromptScreenMixin, Screen):
             t.append(f"{scores[s]:>+6d}", style="bold")
             t.append(f"{totals[s]:>7}")
             lines.append(t)
-        return lines[:2] + lines[2:6]
+        return lines[:6]
 
     def result_lines(self) -> list[Text]:
         v = self.view
@@ -595,6 +597,8 @@ class TableScreen(PromptScreenMixin, Screen):
             else:
                 suits.append(" (fixed this round)", style="dim")
         else:
+            locked = (kind == "call" and v.get("kind") == "fast"
+                      and len([c for c in cells if c[1] != "dim"]) == 1)
             for s, state in cells:
                 label = f" {look.suit(s)} "
                 if state == "dim":
@@ -603,6 +607,8 @@ class TableScreen(PromptScreenMixin, Screen):
                     suits.append(label, style=look.suit_style(s) + REVERSE)
                 else:
                     suits.append(label, style=look.suit_style(s))
+            if locked:
+                suits.append("  locked: raise to 8 or more to change the suit", style="dim")
         hint = Text(" ")
         if acts:
             hint.append("Enter", style="bold")

@@ -1,0 +1,229 @@
+"""Pilot tests of the table screen's phase panels: what is dim or disabled
+comes from the engine's legal list, and what cannot be chosen is never sent.
+SVG snapshots of each phase of each game go to tests/snapshots/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server import runtime
+from server.tables import Member, Registry
+from tui.app import LammaApp
+
+runtime.patch_textual()
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+SIZES = [(80, 24), (120, 36)]
+
+
+def first_legal(m, seat):
+    """A quick policy for the other seats: no dash, pass the auction, lowest
+    declaration and first legal card (the engine decides what is legal)."""
+    legal = m.legal_actions(seat)
+    for a in legal:
+        if a["type"] == "dash" and not a["take"]:
+            return a
+        if a["type"] == "pass":
+            return a
+    decl = [a for a in legal if a["type"] == "declare"]
+    if decl:       # 3 each keeps Tarneeb hands above the void line
+        return min(decl, key=lambda a: abs(a["n"] - 3))
+    return legal[0]
+
+
+async def setup(pilot, app, game="estimation", length=None):
+    reg = app.registry
+    table = reg.create(game, length)
+    table.sit(app.member, 0)
+    others = [Member(f"p{i}", f"key:x:p{i}") for i in (1, 2, 3)]
+    for i, mem in enumerate(others, start=1):
+        table.sit(mem, i)
+    app.open_table()
+    await pilot.pause()
+    return table, {0: app.member, 1: others[0], 2: others[1], 3: others[2]}
+
+
+def drive(table, members, stop, policy=first_legal, limit=5000):
+    """Apply actions (through the table, as players would) until ``stop(view of seat 0)``."""
+    m = table.match
+    for _ in range(limit):
+        v = m.view(0)
+        if stop(v) or m.to_act is None:
+            return v
+        s = m.to_act
+        table.act(members[s], policy(m, s))
+    raise AssertionError("never reached the wanted state")
+
+
+async def redraw(pilot, app):
+    await pilot.pause()
+    app.screen.table_changed("state")
+    await pilot.pause()
+    return app.screen
+
+
+def new_app():
+    return LammaApp(Registry(bot_pause=0.0, trick_pause=0.0), "ali", "key:x:ali")
+
+
+def snap(app, name):
+    SNAPSHOTS.mkdir(exist_ok=True)
+    app.save_screenshot(str(SNAPSHOTS / f"{name}.svg"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_auction_standing_5h_dims_4_and_lower_suits_and_offers_with(size):
+    app = new_app()
+    async with app.run_test(size=size) as pilot:
+        table, members = await setup(pilot, app)
+
+        def policy(m, s):
+            legal = m.legal_actions(s)
+            bid = {"type": "bid", "n": 5, "suit": "H"}
+            if bid in legal and m.view(s)["auction"]["bid"] is None:
+                return bid
+            return first_legal(m, s)
+        v = drive(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "auction"
+                  and (v["auction"]["bid"] or {}).get("n") == 5, policy)
+        screen = await redraw(pilot, app)
+        cells = dict(screen.number_cells("bid"))
+        assert cells[4] == "dim"
+        assert cells[5] != "dim"          # 5♠ and 5NT still beat 5♥
+        screen.sel_n = 5
+        suits = dict(screen.suit_cells("bid"))
+        assert suits["C"] == suits["D"] == suits["H"] == "dim"
+        assert suits["S"] != "dim" and suits["NT"] != "dim"
+        keys = [k for k, _ in screen.key_list()]
+        assert "w" in keys and "p" in keys
+        # a dim number cannot be chosen: typing 4 keeps the selection and sends nothing
+        before = len(table.match.log)
+        await pilot.press("4")
+        assert screen.sel_n != 4 and len(table.match.log) == before
+        # a dim suit cannot be chosen at 5: ♣ moves the choice to the lowest ♣ bid that beats 5♥
+        await pilot.press("5", "c")
+        assert (screen.sel_n, screen.sel_suit) != (5, "C")
+        assert {"type": "bid", "n": screen.sel_n, "suit": screen.sel_suit} in screen.view["legal"]
+        if size == (80, 24):
+            snap(app, "estimation-auction")
+        # With copies the standing bid; then With is gone
+        await pilot.press("w")
+        await pilot.pause()
+        assert table.match.log[-1] == (0, {"type": "with"})
+
+
+async def test_auction_without_a_standing_bid_has_no_with():
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, members = await setup(pilot, app)
+        drive(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "auction")
+        screen = await redraw(pilot, app)
+        v = screen.view
+        if v["auction"]["bid"] is None:
+            assert "w" not in [k for k, _ in screen.key_list()]
+            assert "With" not in "".join(t.plain for t in screen.phase_lines())
+
+
+async def test_last_declarer_sees_the_forbidden_number_disabled_with_the_reason():
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, members = await setup(pilot, app)
+        v = drive(table, members, lambda v: v["to_act"] == 0 and v.get("forbidden") is not None)
+        screen = await redraw(pilot, app)
+        f = v["forbidden"]
+        cells = dict(screen.declare_cells())
+        assert cells[f] == "forbidden"
+        assert {"type": "declare", "n": f} not in v["legal"]
+        text = "\n".join(t.plain for t in screen.phase_lines())
+        assert f"{f} is disabled: it would make the total 13" in text
+        snap(app, "estimation-declare")
+        before = len(table.match.log)
+        if f < 10:
+            await pilot.press(str(f), "enter")
+            await pilot.pause()
+            assert all(a != (0, {"type": "declare", "n": f}) for a in table.match.log[before:])
+
+
+async def test_fast_round_call_keeps_the_suit_locked_below_8():
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, members = await setup(pilot, app, "estimation", 18)
+
+        def policy(m, s):
+            v = m.view(s)
+            legal = m.legal_actions(s)
+            if v["kind"] == "fast" and v["phase"] == "auction":
+                if s == 0:
+                    return min((a for a in legal if a["type"] == "bid"), key=lambda a: a["n"])
+                return {"type": "pass"} if {"type": "pass"} in legal else legal[0]
+            return first_legal(m, s)
+        v = drive(table, members, lambda v: v["kind"] == "fast" and v["phase"] == "call"
+                  and v["to_act"] == 0, policy)
+        screen = await redraw(pilot, app)
+        assert screen.sel_n < 8
+        open_suits = [s for s, st in screen.suit_cells("call") if st != "dim"]
+        assert open_suits == [v["fixed_trump"]]          # only the round's suit below 8
+        assert "locked" in "\n".join(t.plain for t in screen.phase_lines())
+        snap(app, "estimation-fast-call")
+        while screen.sel_n < 8:
+            await pilot.press("right")
+        assert len([s for s, st in screen.suit_cells("call") if st != "dim"]) > 1   # opens at 8
+        while screen.sel_n > min(a["n"] for a in v["legal"]):
+            await pilot.press("left")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert table.match.log[-1][0] == 0 and table.match.log[-1][1]["type"] == "call"
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_illegal_cards_sit_low_and_cannot_be_chosen(size):
+    app = new_app()
+    async with app.run_test(size=size) as pilot:
+        table, members = await setup(pilot, app)
+        v = drive(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "play"
+                  and v["trick"] and len({a["card"] for a in v["legal"]}) < len(v["hand"]))
+        screen = await redraw(pilot, app)
+        legal = {a["card"] for a in v["legal"]}
+        illegal = [c for c in v["hand"] if c not in legal]
+        up, down = [t.plain for t in screen.hand_lines()]
+        look = app.look
+        for c in illegal:
+            assert look.card_str(c) in down and look.card_str(c) not in up
+        seen = set()
+        for _ in range(len(v["hand"]) + 2):
+            await pilot.press("right")
+            seen.add(screen.sel_card)
+        assert seen <= legal
+        if size == (80, 24):
+            snap(app, "estimation-play")
+        before = len(table.match.log)
+        c = illegal[0]
+        await pilot.press(c[0].lower(), c[1].lower())
+        await pilot.pause()
+        assert len(table.match.log) == before     # refused on screen, never sent
+
+
+@pytest.mark.parametrize("game,length", [("estimation-kotshina", "micro"), ("tarneeb41", None)])
+async def test_snapshots_of_each_phase(game, length):
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, members = await setup(pilot, app, game, length)
+        done = set()
+        m = table.match
+        while "play" not in done and m.to_act is not None:
+            v = drive(table, members, lambda v: v["to_act"] == 0)
+            if v["phase"] not in done:
+                await redraw(pilot, app)
+                snap(app, f"{game}-{v['phase']}")
+                done.add(v["phase"])
+            table.act(members[0], first_legal(m, 0))
+        # the round summary, once a round is over
+        v = drive(table, members, lambda v: bool(v["history"]) and not v["tricks"]
+                  and v["phase"] != "play")
+        screen = await redraw(pilot, app)
+        text = "\n".join(t.plain for t in screen.middle_lines())
+        if not v["history"][-1].get("void"):
+            assert ("summary" in text and "total" in text) or "Match over" in text
+        snap(app, f"{game}-summary")
+        assert "declare" in done and "play" in done
