@@ -534,8 +534,8 @@ class TableScreen(PromptScreenMixin, Screen):
         elif "declare" in types:
             lines = self.declare_lines()
         elif "play" in types:
-            lines[0] = Text(" Your turn: ← → choose a card, Enter plays; or type it (qs, th, 10h)",
-                            style="bold")
+            # short: it comes and goes with every turn (bytes on every move)
+            lines[0] = Text(" Your turn", style="bold")
             if self._rank:
                 lines[1] = Text(f"   rank {look.rank(self._rank)} … now the suit: s h d c")
         else:
@@ -778,7 +778,7 @@ class TableScreen(PromptScreenMixin, Screen):
             if i:
                 t.append(" ")
             t.append(f" {k} ", style="bold reverse")
-            t.append(" " + label)
+            t.append(label)
         return fit(t, W)
 
     def flash(self, text: str) -> None:

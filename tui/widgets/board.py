@@ -132,7 +132,7 @@ class Board(Widget):
                 return False
             strip = strips[0].crop(0, region.width) if strips[0].cell_length > region.width else strips[0]
             parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
-            parts.append(strip.render(console))
+            parts.append(strip.simplify().render(console))
         parts.append("\x1b[0m")
         driver.write("".join(parts))
         driver.flush()
