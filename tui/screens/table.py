@@ -356,8 +356,8 @@ class TableScreen(PromptScreenMixin, Screen):
                 decl = "" if d is None else str(d)
                 tricks = str((v.get("tricks_taken") or [0] * 4)[s])
                 total = str((v.get("totals") or [0] * 4)[s])
-            t.append(f"{name[:14]:<14} {tags:<4}{decl:>4}{tricks:>4}{total:>7}",
-                     style="bold" if turn else "")
+            # only the marker shows the turn: a move repaints two cells, not two rows
+            t.append(f"{name[:14]:<14} {tags:<4}{decl:>4}{tricks:>4}{total:>7}")
             rows.append(t)
         side = self.side_lines()
         out = []
@@ -746,9 +746,15 @@ class TableScreen(PromptScreenMixin, Screen):
 
     # ----------------------------------------------------------------- keys
     def key_list(self) -> list[tuple[str, str]]:
+        """The keys that do something now.  The ones that are always there
+        come first, so a turn starting or ending repaints only the tail."""
         types = self.legal_types()
         v = self.view
-        keys: list[tuple[str, str]] = []
+        keys: list[tuple[str, str]] = [("/", "chat"), ("o", "options"), ("?", "help")]
+        playing = v is not None and v.get("phase") == "play"
+        keys.append(("x" if playing else "q", "leave"))
+        if v is not None and v.get("history"):
+            keys.append(("r", "rounds"))
         if v is None:
             keys += [("b", "computer players")]
         elif "dash" in types:
@@ -766,10 +772,6 @@ class TableScreen(PromptScreenMixin, Screen):
             keys += [("←→/0-9", "number"), ("⏎", "declare")]
         elif "play" in types:
             keys += [("←→", "card"), ("⏎", "play"), ("qs…", "type")]
-        if v is not None and v.get("history"):
-            keys.append(("r", "rounds"))
-        keys += [("/", "chat"), ("o", "options"), ("?", "help")]
-        keys.append(("x" if "play" in types else "q", "leave"))
         return keys
 
     def keys_line(self) -> Text:

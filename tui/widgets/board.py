@@ -42,6 +42,35 @@ def _cells(segments: list[Segment]) -> list[tuple[str, Style | None]]:
     return out
 
 
+GAP = 8     # unchanged cells cheaper to resend than to jump over (a cursor move is ~8 bytes)
+
+
+def _changed_spans(old: list, new: list) -> list[tuple[int, int]]:
+    """Runs of changed cells, runs closer than GAP merged; wide characters kept whole."""
+    n = max(len(old), len(new))
+    spans: list[list[int]] = []
+    x = 0
+    while x < n:
+        if x < len(old) and x < len(new) and old[x] == new[x]:
+            x += 1
+            continue
+        start = x
+        while x < n and not (x < len(old) and x < len(new) and old[x] == new[x]):
+            x += 1
+        if spans and start - spans[-1][1] < GAP:
+            spans[-1][1] = x
+        else:
+            spans.append([start, x])
+    out = []
+    for lo, hi in spans:
+        while lo > 0 and lo < len(new) and new[lo][0] == "":
+            lo -= 1
+        while hi < len(new) and new[hi][0] == "":
+            hi += 1
+        out.append((lo, min(hi, max(len(new), 1))))
+    return out
+
+
 class Board(Widget):
     """Draws ``height`` lines of at most ``width`` cells; refreshes only changed cells."""
 
@@ -87,19 +116,9 @@ class Board(Widget):
             self._cells[y] = cells
             if full:
                 continue
-            n = min(len(old), len(cells))
-            lo = 0
-            while lo < n and old[lo] == cells[lo]:
-                lo += 1
-            if lo == n and len(old) == len(cells):
-                continue
-            hi = n
-            while hi > lo and old[hi - 1] == cells[hi - 1]:
-                hi -= 1
-            # keep wide characters whole
-            while lo > 0 and cells[lo][0] == "":
-                lo -= 1
-            dirty.append(Region(lo, y, max(1, hi - lo), 1))
+            for lo, hi in _changed_spans(old, cells):
+                if hi > lo:
+                    dirty.append(Region(lo, y, hi - lo, 1))
         if full:
             self.refresh()
         elif dirty and not self._write_direct(dirty):
