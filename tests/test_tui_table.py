@@ -227,3 +227,33 @@ async def test_snapshots_of_each_phase(game, length):
             assert ("summary" in text and "total" in text) or "Match over" in text
         snap(app, f"{game}-summary")
         assert "declare" in done and "play" in done
+
+
+async def test_table_below_80x24_asks_to_enlarge_and_redraws_on_resize():
+    app = new_app()
+    async with app.run_test(size=(70, 20)) as pilot:
+        table, members = await setup(pilot, app)
+        await pilot.pause()
+        board = app.screen.query_one("#board")
+        text = "\n".join(s.text for s in board._strips)
+        assert "enlarge the window" in text
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        text = "\n".join(s.text for s in board._strips)
+        assert "enlarge" not in text and "player" in text
+
+
+async def test_options_ascii_suits_and_english_only():
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, members = await setup(pilot, app)
+        drive(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "play")
+        screen = await redraw(pilot, app)
+        await pilot.press("o")
+        await pilot.press("a", "e", "escape")
+        await pilot.pause()
+        assert not app.look.unicode and app.look.english_only
+        up, down = [t.plain for t in screen.hand_lines()]
+        assert "♠" not in up + down and "♥" not in up + down
+        from tui.screens.help import terms_text
+        assert terms_text(True) == ""

@@ -455,7 +455,8 @@ class TableScreen(PromptScreenMixin, Screen):
         if rec.get("over") is not None:
             head.append("  over" if rec["over"] else "  under", style="dim")
         if rec.get("saayda"):
-            head.append(f"  {self.term('saayda', 'Sa`ayda')}: all missed, next round ×2", style="bold")
+            saayda = self.term("saayda", "Sa'ayda")
+            head.append(f"  {saayda}: all missed, next round ×2", style="bold")
         if rec.get("all_pass"):
             head.append("  all passed", style="dim")
         head.append("  (r: all rounds)", style="dim")
