@@ -751,7 +751,7 @@ class TableScreen(PromptScreenMixin, Screen):
         come first, so a turn starting or ending repaints only the tail."""
         types = self.legal_types()
         v = self.view
-        keys: list[tuple[str, str]] = [("/", "chat"), ("o", "options"), ("?", "help")]
+        keys: list[tuple[str, str]] = [("/", "chat"), ("o", "opts"), ("?", "help")]
         playing = v is not None and v.get("phase") == "play"
         keys.append(("x" if playing else "q", "leave"))
         if v is not None and v.get("history"):
@@ -761,14 +761,14 @@ class TableScreen(PromptScreenMixin, Screen):
         elif "dash" in types:
             keys += [("y", "take dash"), ("n", "normal")]
         elif "bid" in types or "pass" in types:
-            keys += [("←→", "number"), ("nshdc", "suit"), ("⏎", "bid")]
+            keys += [("←→", "num"), ("nshdc", "suit"), ("⏎", "bid")]
             if "pass" in types:
                 keys.append(("p", "pass"))
             if "with" in types:
                 keys.append(("w", "With"))
         elif "call" in types:
             fixed = not self.suit_cells("call")
-            keys += [("←→", "number")] + ([] if fixed else [("nshdc", "suit")]) + [("⏎", "call")]
+            keys += [("←→", "num")] + ([] if fixed else [("nshdc", "suit")]) + [("⏎", "call")]
         elif "declare" in types:
             keys += [("←→/0-9", "number"), ("⏎", "declare")]
         elif "play" in types:
