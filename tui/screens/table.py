@@ -778,8 +778,7 @@ class TableScreen(PromptScreenMixin, Screen):
     def keys_line(self) -> Text:
         t = Text(no_wrap=True, overflow="ellipsis")
         for i, (k, label) in enumerate(self.key_list()):
-            if i:
-                t.append(" ")
+            # the reversed key box separates entries; no extra gap (80 columns)
             t.append(f" {k} ", style="bold reverse")
             t.append(label)
         return fit(t, W)
