@@ -69,8 +69,16 @@ def new_app():
 
 
 def snap(app, name):
-    SNAPSHOTS.mkdir(exist_ok=True)
-    app.save_screenshot(str(SNAPSHOTS / f"{name}.svg"))
+    """An SVG of the screen.  LAMMA_SNAPSHOTS=1 writes them to tests/snapshots
+    (reviewed by eye before committing); otherwise to a temporary folder, so
+    a test run leaves the tree clean (hands are dealt at random)."""
+    import os
+    import tempfile
+    folder = SNAPSHOTS if os.environ.get("LAMMA_SNAPSHOTS") else Path(tempfile.gettempdir()) / "lamma-snapshots"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{name}.svg"
+    app.save_screenshot(str(path))
+    assert path.stat().st_size > 1000
 
 
 @pytest.mark.parametrize("size", SIZES)
