@@ -265,3 +265,24 @@ async def test_options_ascii_suits_and_english_only():
         assert "♠" not in up + down and "♥" not in up + down
         from tui.screens.help import terms_text
         assert terms_text(True) == ""
+
+
+async def test_score_sheet_is_one_key_away_and_help_shows_arabic_terms():
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, members = await setup(pilot, app)
+        drive(table, members, lambda v: bool(v["history"]) and v["to_act"] == 0)
+        await redraw(pilot, app)
+        await pilot.press("r")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "SheetScreen"
+        text = "\n".join(s.text for s in app.screen.query_one("Board")._strips)
+        assert "Score sheet" in text and "total" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "TableScreen"
+        await pilot.press("question_mark")
+        await pilot.pause()
+        from tui.arabic import shaped
+        lines = [child._text.plain for child in app.screen.query_one("#help-text").children]
+        assert any(shaped("داش") in line and "Dash" in line for line in lines)
