@@ -286,3 +286,25 @@ async def test_score_sheet_is_one_key_away_and_help_shows_arabic_terms():
         from tui.arabic import shaped
         lines = [child._text.plain for child in app.screen.query_one("#help-text").children]
         assert any(shaped("داش") in line and "Dash" in line for line in lines)
+
+
+async def test_match_end_shows_level_points(tmp_path):
+    """Match end: winners, final totals and the level points the store paid (E-38)."""
+    from server.persist import TableStore
+    from server.store import Store
+    store = Store(tmp_path / "lamma.db")
+    for name in ("ali", "p1", "p2", "p3"):
+        store.bind(name, "fp-" + name)
+    app = LammaApp(Registry(store=TableStore(store), bot_pause=0.0, trick_pause=0.0),
+                   "ali", "key:x:ali")
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, members = await setup(pilot, app, "estimation", 13)
+        v = drive(table, members, lambda v: v["phase"] == "over", limit=20000)
+        screen = await redraw(pilot, app)
+        text = "\n".join(t.plain for t in screen.result_lines())
+        winners = v["result"]["winners"]
+        if v["result"]["draw"]:
+            assert "+10 level points" in text
+        else:
+            assert "+30 level points" in text and len(winners) == 1
+        assert text.count("-4 level points") == 4 - len(winners)

@@ -508,10 +508,18 @@ class TableScreen(PromptScreenMixin, Screen):
             head.append(f"  ({self.pname(v['left'])} left)", style="dim")
         lines = [head]
         totals = v.get("totals") or [0] * 4
+        # Level points and badges (E-38 … E-40, Tarneeb 20/−4), as the store paid them.
+        paid = getattr(self.table, "points", None) or {}
         for s in sorted(range(4), key=lambda s: -totals[s]):
             mark = "★ " if s in winners else "  "
-            lines.append(Text(f" {mark}{self.pname(s):<20}{totals[s]:>6}",
-                              style="bold" if s in winners else ""))
+            line = Text(f" {mark}{self.pname(s):<20}{totals[s]:>6}",
+                        style="bold" if s in winners else "")
+            got = paid.get(s)
+            if got and got.get("points"):
+                line.append(f"   {got['points']:+d} level points")
+            if got and got.get("badge"):
+                line.append(f"   new badge: {got['badge']}", style="bold")
+            lines.append(line)
         return lines
 
     # ---------------------------------------------------------------- phase
