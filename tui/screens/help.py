@@ -8,7 +8,9 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 
-from ..widgets.lines import KeyBar, Lines
+from textual.widgets import Static
+
+from ..widgets.lines import KeyBar
 
 KEYS = """\
 Lobby
@@ -22,17 +24,17 @@ Profile, leaderboard, replays
            Home End  first and last trick   (every hand is open)
 
 Table
-  Dash offer   y  take the dash call (promise to win no trick)   n  play normally
-  Auction      ← →  number   n s h d c  suit (↑ ↓ too)   Enter  bid   p  pass   w  With
+  Dash offer   y  take the dash call (no trick at all)   n  play normally
+  Auction      ← → number  n s h d c suit  Enter bid  p pass  w With
   Call         ← →  raise the number, suit keys change it, Enter confirms
-  Declaring    ← →  or digits (1 then 0–3 within a second for 10–13), Enter declares
+  Declaring    ← → or digits (1 then 0–3 for 10–13), Enter declares
   Play         ← →  move between playable cards, Enter or Space plays;
-               or type the card: rank a k q j t 2-9 (1 0 for ten) then suit s h d c
-  Anywhere     r  score sheet of all rounds   o  options (ASCII suits, monochrome,
-               English terms only, reduce motion)    /  chat
+               or type it: rank a k q j t 2-9 (10 for ten), suit s h d c
+  Anywhere     r  score sheet   /  chat   o  options (ASCII suits,
+               monochrome, English terms only, reduce motion)
                b  computer players fill empty seats (before the start)
-               ?  help    Ctrl+L  redraw    Esc  back    q  leave (asks first; while
-               you choose a card q means queen, use x)
+               ?  help   Ctrl+L  redraw   Esc  back   q  leave, asks first
+               (x while choosing a card, where q means queen)
 """
 
 
@@ -80,7 +82,7 @@ class HelpScreen(ModalScreen):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Lines(None, id="help-text")
+            yield Static(id="help-text")      # wraps to any width of 80 and up
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
@@ -91,12 +93,13 @@ class HelpScreen(ModalScreen):
         t.append("\n" + terms_text(bool(getattr(look, "english_only", False))))
         if self.game in RULES:
             t.append("\n")
-            t.append(RULES[self.game])
+            t.append(RULES[self.game].replace("\n", " "))   # one paragraph: Static wraps it
         else:
             t.append("\nGames: Estimation, Estimation (calculator scoring), Tarneeb 41.\n"
                      "Open a table and press ? there for its rules summary.")
-        self.query_one("#help-text", Lines).set(t)
+        self.query_one("#help-text", Static).update(t)
         self.query_one("#keys", KeyBar).show([("esc", "back"), ("↑↓", "scroll")])
+        self.query_one("#help").focus()      # so ↑ ↓ PgUp PgDn scroll the text
 
     def action_close(self) -> None:
         self.app.pop_screen()
