@@ -14,8 +14,11 @@ returns one of ``view["legal"]`` (a fresh dict). Levels:
   number under the real table: With, risk, the last declarer's position, bigger bids
   when far behind late; Tarneeb: the 41 qualification needs the partner above zero),
   with the fast card player.
-- ``strong``: ``normal``'s bidding with determinised Monte Carlo card play
-  (``montecarlo.py``) inside a hard time budget (``budget_ms``, default 100).
+- ``strong``: ``normal``'s bidding, Estimation declarations on its own calibration
+  (it plays to its number by Monte Carlo, so it declares a little under the count:
+  ``bidding.STRONG_*``), with determinised Monte Carlo card play (``montecarlo.py``;
+  hidden cards sampled with the declarations as soft evidence) inside a hard time
+  budget (``budget_ms``, default 100).
 
 Decisions are synchronous and pure; the server runs them off its event loop through
 ``engine.bots.worker.BotPool``.
