@@ -13,25 +13,10 @@ Three moods:
 
 from __future__ import annotations
 
+from ..cards import trick_winner as current_winner  # E-27, T-16: one definition
 from .cards import ABOVE, SM, hi, lo
 
 WIN, DUMP, CHEAP = 0, 1, 2
-
-
-def current_winner(trick: list[int], trump: int) -> int:
-    """Index in ``trick`` of the card winning so far (E-27, T-16)."""
-    best = 0
-    bc = trick[0]
-    bs = bc // 13
-    for i in range(1, len(trick)):
-        c = trick[i]
-        cs = c // 13
-        if cs == bs:
-            if c > bc:
-                best, bc = i, c
-        elif cs == trump:
-            best, bc, bs = i, c, cs
-    return best
 
 
 def _rank_max(m: int) -> int:
