@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import asyncssh
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,8 +13,6 @@ GAMES = [("estimation", 13), ("estimation-kotshina", "micro"), ("tarneeb41", Non
 
 def bad_lines(client, view):
     """Each returns (line, expected error fragment or None)."""
-    seat = view["seat"]
-    other_card = None
     return [
         b"this is not json",
         b"[1, 2, 3]",

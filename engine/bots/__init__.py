@@ -30,7 +30,7 @@ import random
 import time
 
 from . import bidding
-from .cards import CARD_INDEX, CODES, SM, mask
+from .cards import CARD_INDEX, CODES, mask
 from .montecarlo import choose_card as mc_card
 from .play import CHEAP, DUMP, WIN, current_winner, fast_card
 

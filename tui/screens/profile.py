@@ -10,7 +10,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widget import Widget
 
 from server.tables import GAME_TITLES
 
@@ -21,40 +20,13 @@ BADGE_TITLES = {"estimation": "Estimation ★ (5 wins)", "tarneeb41": "Tarneeb 4
 BOARD_ROWS = 17
 
 
-def _tkey(text: Text):
-    return (text.plain, tuple((s.start, s.end, str(s.style)) for s in text.spans),
-            str(text.style))
-
-
-class Block(Widget):
+class Block(Line):
     """A fixed block of Rich text: one widget, one ``render``; ``set`` repaints
     only when the text changed (height comes from the stylesheet)."""
 
     DEFAULT_CSS = """
     Block { width: 1fr; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
-
-    def __init__(self, *, id: str | None = None, classes: str | None = None):
-        super().__init__(id=id, classes=classes)
-        self._text = Text("")
-        self._key = _tkey(self._text)
-
-    @property
-    def plain(self) -> str:
-        return self._text.plain
-
-    def set(self, text: Text | str) -> None:
-        if isinstance(text, str):
-            text = Text(text)
-        key = _tkey(text)
-        if key == self._key:
-            return
-        self._key = key
-        self._text = text
-        self.refresh()
-
-    def render(self) -> Text:
-        return self._text
 
 
 def room_store(app):

@@ -371,7 +371,7 @@ class ReplayScreen(Screen):
         return lines
 
     def board(self, r: int, k: int) -> Text:
-        model, look = self.model, self.look
+        model = self.model
         rd = model.rounds[r]
         rec = rd["rec"]
         hands, now = model.hands_at(r, k)

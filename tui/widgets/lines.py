@@ -23,6 +23,10 @@ class Line(Widget):
         self._text = Text("")
         self._key = _key(self._text)
 
+    @property
+    def plain(self) -> str:
+        return self._text.plain
+
     def set(self, text: Text | str) -> None:
         if isinstance(text, str):
             text = Text(text)
