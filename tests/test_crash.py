@@ -197,3 +197,27 @@ async def test_profile_leaderboard_ops_and_backup_command(tmp_path):
                           "--data", str(srv.data), "--keys", str(srv.keys)],
                          cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert out.returncode == 1 and "backup" in out.stderr
+
+
+def test_bot_worker_ends_with_its_server(tmp_path):
+    """A server killed with SIGKILL leaves no computer-player worker behind."""
+    code = ("import os, sys, time; sys.path.insert(0, %r)\n"
+            "from engine.bots.worker import BotPool\n"
+            "from engine import new_match\n"
+            "m = new_match('estimation', seed=1)\n"
+            "p = BotPool(); p.submit(m.view(m.to_act), 'easy', 5).result(60)\n"
+            "print(p._pool._processes and list(p._pool._processes)[0], flush=True)\n"
+            "time.sleep(60)\n") % str(ROOT)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    worker = int(proc.stdout.readline())
+    os.kill(worker, 0)                      # alive while the server lives
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(worker, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the worker outlived its server")

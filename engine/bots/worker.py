@@ -24,6 +24,21 @@ def _decide(view: dict, level: str, budget_ms: float) -> dict:
     return choose(view, level, budget_ms, random.Random())
 
 
+def _watch_parent(parent: int) -> None:
+    """End this worker when the server that started it is gone (even by SIGKILL):
+    the pool's pipes never say so, since the worker holds both of their ends."""
+    import os
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True, name="lamma-parent-watch").start()
+
+
 def _warm() -> bool:
     from . import choose  # noqa: F401  (import the package once in the worker)
     return True
@@ -34,7 +49,9 @@ class BotPool:
 
     def __init__(self, workers: int = 1):
         ctx = mp.get_context("spawn")      # no fork of a running server's threads
-        self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        import os
+        self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
+                                            initializer=_watch_parent, initargs=(os.getpid(),))
         self._pool.submit(_warm)
 
     def submit(self, view: dict, level: str = "strong", budget_ms: float = 100) -> cf.Future:
