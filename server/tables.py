@@ -273,6 +273,7 @@ class Table:
         s = self.seats[seat]
         self.events.append(Event(seat, None, f"{s.label} left the table"))
         before = len(self.match.log)
+        self._public = None
         self.match.leave(seat)
         if len(self.match.log) > before:          # E-37: the leave is part of the record
             self.registry.store.action(self, seat, self.match.log[-1][1])
@@ -325,7 +326,8 @@ class Table:
         from engine import IllegalAction
         m = self.match
         before_hist = len(m.history)
-        before = m.view(None)
+        # The public view after the previous action is the one before this one.
+        before = self._public if self._public is not None else m.view(None)
         rnd = before.get("round")
         before_trick = len(before["tricks"])
         try:
@@ -335,7 +337,7 @@ class Table:
         self.registry.store.action(self, seat, action)
         self.version += 1
         self.events.append(Event(seat, action, describe(self, seat, action, by), rnd))
-        view = m.view(None)
+        view = self._public = m.view(None)
         if len(m.history) > before_hist:
             rec = m.history[-1]
             self.events.append(Event(None, None, round_text(self, rec), view.get("round")))
@@ -363,6 +365,7 @@ class Table:
             self.registry.lobby_changed()
 
     _trick_pause = False
+    _public: dict | None = None      # the match's public view after the last action
 
     def _cancel(self) -> None:
         if self._handle is not None:
