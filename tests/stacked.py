@@ -29,6 +29,8 @@ import json
 import random
 from dataclasses import dataclass, field
 
+from engine import new_match
+
 RANKS = "AKQJT98765432"
 SUITS = "SHDC"
 PARTNER_SUIT = {"S": "C", "C": "S", "H": "D", "D": "H"}   # T-9: same colour
@@ -229,6 +231,35 @@ def play_plan(m, plan: Plan, check: bool = True):
 def declare_all(m, decls):
     """decls: list of (seat, n) in the expected declaration order."""
     run(m, [(s, declare(n)) for s, n in decls])
+
+
+def script_round(m, dashes, auction, called, decls):
+    """One scripted round up to the first lead: dash answers, auction steps, the call
+    ``(seat, n, suit)`` (None: everyone passed, E-14), then the declarations."""
+    answer_dash(m, dashes)
+    run(m, auction)
+    if called:
+        seat, n, suit = called
+        assert phase(m) == "call" and m.view(None)["caller"] == seat
+        run(m, [(seat, call(n, suit))])
+    else:
+        assert phase(m) == "declare" and m.view(None)["caller"] is None, \
+            "E-14: all pass goes straight to the declarations"
+    declare_all(m, decls)
+
+
+def random_match(game, length=None, seed=1, until=None):
+    """A match played with random legal moves (Tarneeb declares by T-25 so it ends),
+    stopped after ``until`` actions if given."""
+    m = new_match(game, length, seed=seed)
+    rng = random.Random(seed)
+    while m.to_act is not None and (until is None or len(m.log) < until):
+        seat = m.to_act
+        if m.game == "tarneeb41" and m.phase == "declare":
+            m.apply(seat, m.auto_action(seat))
+        else:
+            m.apply(seat, rng.choice(m.legal_actions(seat)))
+    return m
 
 
 def snapshot(m):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from engine import IllegalAction, from_dict, new_match, replay
-from stacked import (answer_dash, advance_to_round, bid, call, dash, declare,
+from stacked import (script_round, answer_dash, advance_to_round, bid, call, dash, declare,
                      declare_all, forced_plan, pass_, phase, play, play_plan,
                      play_to_end, rnd, run, shuffled_deal, snapshot, with_,
                      check_breakdown_sums)
@@ -210,14 +210,7 @@ def _play_case(case: Case, game="estimation", length=13):
     trump = case.trump or (case.call[2] if case.call else "NT")
     plan = forced_plan(case.tricks, trump)
     m = new_match(game, length, seed=11, deals=[plan.deal])
-    answer_dash(m, case.dashes)
-    run(m, case.auction)
-    if case.call:
-        seat, n, suit = case.call
-        assert phase(m) == "call" and m.view(None)["caller"] == seat
-        run(m, [(seat, call(n, suit))])
-    else:
-        assert phase(m) == "declare", "E-14: all pass goes straight to the declarations"
+    script_round(m, case.dashes, case.auction, case.call, [])
     assert m.view(None)["trump"] == trump
     declare_all(m, case.decls)
     rec = play_plan(m, plan)

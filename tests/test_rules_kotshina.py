@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from engine import IllegalAction, from_dict, new_match, replay
-from stacked import (answer_dash, advance_to_round, bid, call, declare, declare_all,
+from stacked import (script_round, answer_dash, advance_to_round, bid, call, declare, declare_all,
                      forced_plan, pass_, phase, play_plan, play_to_end, rnd, run,
                      snapshot, with_, check_breakdown_sums, dash)
 
@@ -291,15 +291,7 @@ AUCTION_CASES = {
 def _auction_round(m, case: Auct, plan):
     v = m.view(None)
     assert v["kind"] == "auction" and v["phase"] == "dash"
-    answer_dash(m, case.dashes)
-    run(m, case.auction)
-    if case.call:
-        seat, n, suit = case.call
-        assert phase(m) == "call" and m.view(None)["caller"] == seat
-        run(m, [(seat, call(n, suit))])
-    else:
-        assert phase(m) == "declare" and m.view(None)["caller"] is None
-    declare_all(m, case.decls)
+    script_round(m, case.dashes, case.auction, case.call, case.decls)
     return play_plan(m, plan)
 
 

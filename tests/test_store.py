@@ -4,25 +4,13 @@ damaged files and backups."""
 
 from __future__ import annotations
 
-import random
 import sqlite3
 
 import pytest
 
-from engine import new_match, replay
+from engine import replay
 from server.store import MIGRATIONS, Store, StoreError
-
-
-def finished(game, length=None, seed=1, until=None):
-    m = new_match(game, length, seed=seed)
-    rnd = random.Random(seed)
-    while m.to_act is not None and (until is None or len(m.log) < until):
-        seat = m.to_act
-        if m.game == "tarneeb41" and m.phase == "declare":
-            m.apply(seat, m.auto_action(seat))
-        else:
-            m.apply(seat, rnd.choice(m.legal_actions(seat)))
-    return m
+from stacked import random_match
 
 
 def stored(store, m, seats=("ana", "ben", "cat", "dee")):
@@ -37,7 +25,7 @@ def stored(store, m, seats=("ana", "ben", "cat", "dee")):
 
 def test_actions_survive_reopen_and_replay(tmp_path):
     path = tmp_path / "lamma.db"
-    m = finished("estimation", 18, seed=3, until=150)
+    m = random_match("estimation", 18, seed=3, until=150)
     s = Store(path)
     mid = stored(s, m)
     s.close()                       # as good as killed: every action was committed
@@ -64,7 +52,7 @@ def test_name_binding_first_key_wins(tmp_path):
                                                 ("estimation-kotshina", "micro", 0)])
 def test_result_recorded_once_with_points(tmp_path, game, length, points):
     s = Store(tmp_path / "d.db")
-    m = finished(game, length, seed=11)
+    m = random_match(game, length, seed=11)
     mid = stored(s, m)
     paid = s.finish_match(mid, m)
     assert paid is not None
@@ -88,7 +76,7 @@ def test_result_recorded_once_with_points(tmp_path, game, length, points):
 
 def test_computer_player_means_statistics_only(tmp_path):
     s = Store(tmp_path / "d.db")
-    m = finished("estimation", 13, seed=5)
+    m = random_match("estimation", 13, seed=5)
     mid = stored(s, m, seats=("ana", None, "cat", "dee"))
     s.finish_match(mid, m)
     assert all(s.profile(n)["level_points"] == 0 for n in ("ana", "cat", "dee"))
@@ -103,7 +91,7 @@ def test_badge_at_fifth_win(tmp_path):
     earned = []
     while wins < 6:
         seed += 1
-        m = finished("estimation-kotshina", "micro", seed=seed)
+        m = random_match("estimation-kotshina", "micro", seed=seed)
         if m.result["draw"] or 0 not in m.result["winners"]:
             continue
         mid = stored(s, m)
@@ -116,7 +104,7 @@ def test_badge_at_fifth_win(tmp_path):
 
 def test_leaderboard_orders_by_points(tmp_path):
     s = Store(tmp_path / "d.db")
-    m = finished("estimation", 13, seed=2)
+    m = random_match("estimation", 13, seed=2)
     s.finish_match(stored(s, m), m)
     board = s.leaderboard()
     assert [r["level_points"] for r in board] == sorted((r["level_points"] for r in board), reverse=True)
@@ -143,7 +131,7 @@ def test_old_schema_migrates(tmp_path):
 def test_damaged_file_is_a_clear_error(tmp_path, damage):
     path = tmp_path / "d.db"
     s = Store(path)
-    m = finished("estimation", 13, seed=2)
+    m = random_match("estimation", 13, seed=2)
     stored(s, m)
     s.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     s.close()
@@ -158,7 +146,7 @@ def test_damaged_file_is_a_clear_error(tmp_path, damage):
 
 def test_backup_is_a_working_copy(tmp_path):
     s = Store(tmp_path / "d.db")
-    m = finished("tarneeb41", seed=4, until=60)
+    m = random_match("tarneeb41", seed=4, until=60)
     mid = stored(s, m)
     s.backup(tmp_path / "copy.db")
     copy = Store(tmp_path / "copy.db")

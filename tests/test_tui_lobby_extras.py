@@ -12,6 +12,7 @@ from server import runtime
 from server.persist import TableStore
 from server.store import Store
 from server.tables import Registry
+from stacked import random_match
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.screens.help import HelpScreen
@@ -23,18 +24,6 @@ from tui.screens.replay import MID, SIDE, ReplayListScreen, ReplayScreen, suit_o
 runtime.patch_textual()
 
 SIZE = (80, 24)
-
-
-def play(game, length, seed):
-    m = new_match(game, length, seed=seed)
-    rnd = random.Random(seed)
-    while m.to_act is not None:
-        seat = m.to_act
-        if m.game == "tarneeb41" and m.phase == "declare":
-            m.apply(seat, m.auto_action(seat))
-        else:
-            m.apply(seat, rnd.choice(m.legal_actions(seat)))
-    return m
 
 
 def keep(store, m, seats, finish=True):
@@ -56,11 +45,11 @@ def room(tmp_path_factory):
     store = Store(tmp_path_factory.mktemp("extras") / "lamma.db")
     est = None
     for seed in range(1, 40):                 # a decisive match, so the order is known
-        est = play("estimation", 13, seed)
+        est = random_match("estimation", 13, seed)
         if not est.result["draw"]:
             break
     est_id = keep(store, est, ("ana", "ben", "cat", "dee"))
-    tar = play("tarneeb41", None, 4)
+    tar = random_match("tarneeb41", None, 4)
     tar_id = keep(store, tar, ("ana", None, "guest:zed", "dee"))
     return {"store": store, "est": est, "est_id": est_id, "tar": tar, "tar_id": tar_id}
 
