@@ -91,8 +91,8 @@ class LammaApp(App):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
     BINDINGS = [
-        Binding("ctrl+l", "redraw", "Redraw", show=False),
-        Binding("ctrl+c", "quit_now", "Quit", show=False, priority=True),
+        Binding("ctrl+l", "redraw", "Redraw", show=False, id="app.redraw"),
+        Binding("ctrl+c", "quit_now", "Quit", show=False, priority=True, id="app.quit_now"),
     ]
 
     def __init__(self, registry: Registry, name: str, ident: str | None = None,

@@ -11,9 +11,9 @@ from ..widgets.lines import KeyBar, Lines
 
 class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
-        Binding("y", "answer(True)", show=False),
-        Binding("n", "answer(False)", show=False),
-        Binding("escape", "answer(False)", show=False),
+        Binding("y", "answer(True)", show=False, id="confirm.yes"),
+        Binding("n", "answer(False)", show=False, id="confirm.no"),
+        Binding("escape", "answer(False)", show=False, id="confirm.cancel"),
     ]
 
     def __init__(self, question: str) -> None:

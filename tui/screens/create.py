@@ -19,13 +19,13 @@ LABELS = {"game": "Game", "length": "Length", "timer": "Turn timer",
 
 class CreateScreen(ModalScreen):
     BINDINGS = [
-        Binding("up", "field(-1)", show=False),
-        Binding("down", "field(1)", show=False),
-        Binding("left", "value(-1)", show=False),
-        Binding("right", "value(1)", show=False),
-        Binding("space", "value(1)", show=False),
-        Binding("enter", "create", show=False),
-        Binding("escape", "cancel", show=False),
+        Binding("up", "field(-1)", show=False, id="create.previous_field"),
+        Binding("down", "field(1)", show=False, id="create.next_field"),
+        Binding("left", "value(-1)", show=False, id="create.previous_value"),
+        Binding("right", "value(1)", show=False, id="create.next_value"),
+        Binding("space", "value(1)", show=False, id="create.next_value_space"),
+        Binding("enter", "create", show=False, id="create.create"),
+        Binding("escape", "cancel", show=False, id="create.cancel"),
     ]
 
     def __init__(self) -> None:

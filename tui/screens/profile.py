@@ -86,7 +86,7 @@ class RecordScreen(Screen):
 class ProfileScreen(RecordScreen):
     BINDINGS = [
         Binding("escape", "back", show=False, id="profile.back"),
-        Binding("q", "back", show=False),
+        Binding("q", "back", show=False, id="profile.back_q"),
         Binding("b", "leaderboard", show=False, id="profile.leaderboard"),
         Binding("r", "replays", show=False, id="profile.replays"),
     ]
@@ -156,11 +156,11 @@ class ProfileScreen(RecordScreen):
 class LeaderboardScreen(RecordScreen):
     BINDINGS = [
         Binding("escape", "back", show=False, id="leaderboard.back"),
-        Binding("q", "back", show=False),
-        Binding("up", "move(-1)", show=False),
-        Binding("down", "move(1)", show=False),
-        Binding("pageup", "move(-10)", show=False),
-        Binding("pagedown", "move(10)", show=False),
+        Binding("q", "back", show=False, id="leaderboard.back_q"),
+        Binding("up", "move(-1)", show=False, id="leaderboard.up"),
+        Binding("down", "move(1)", show=False, id="leaderboard.down"),
+        Binding("pageup", "move(-10)", show=False, id="leaderboard.page_up"),
+        Binding("pagedown", "move(10)", show=False, id="leaderboard.page_down"),
         Binding("r", "replays", show=False, id="leaderboard.replays"),
     ]
     KEYS = [("↑↓", "scroll"), ("r", "replays"), ("esc", "back")]

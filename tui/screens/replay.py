@@ -152,13 +152,13 @@ class ReplayListScreen(Screen):
 
     AUTO_FOCUS = ""
     BINDINGS = [
-        Binding("up", "move(-1)", show=False),
-        Binding("down", "move(1)", show=False),
-        Binding("pageup", "move(-10)", show=False),
-        Binding("pagedown", "move(10)", show=False),
+        Binding("up", "move(-1)", show=False, id="replays.up"),
+        Binding("down", "move(1)", show=False, id="replays.down"),
+        Binding("pageup", "move(-10)", show=False, id="replays.page_up"),
+        Binding("pagedown", "move(10)", show=False, id="replays.page_down"),
         Binding("enter", "open", show=False, id="replays.open"),
         Binding("escape", "back", show=False, id="replays.back"),
-        Binding("q", "back", show=False),
+        Binding("q", "back", show=False, id="replays.back_q"),
     ]
 
     def __init__(self) -> None:
@@ -223,16 +223,16 @@ class ReplayScreen(Screen):
     AUTO_FOCUS = ""
     BINDINGS = [
         Binding("right", "step(1)", show=False, id="replay.next"),
-        Binding("n", "step(1)", show=False),
-        Binding("space", "step(1)", show=False),
+        Binding("n", "step(1)", show=False, id="replay.next_n"),
+        Binding("space", "step(1)", show=False, id="replay.next_space"),
         Binding("left", "step(-1)", show=False, id="replay.previous"),
-        Binding("p", "step(-1)", show=False),
+        Binding("p", "step(-1)", show=False, id="replay.previous_p"),
         Binding("home", "jump(0)", show=False, id="replay.first"),
         Binding("end", "jump(-1)", show=False, id="replay.last"),
         Binding("pagedown", "round(1)", show=False, id="replay.next_round"),
         Binding("pageup", "round(-1)", show=False, id="replay.previous_round"),
         Binding("escape", "back", show=False, id="replay.back"),
-        Binding("q", "back", show=False),
+        Binding("q", "back", show=False, id="replay.back_q"),
     ]
 
     def __init__(self, match_id: int) -> None:
