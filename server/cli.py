@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from .store import StoreError
+from .store import StoreError, is_postgres, redact
 
 
 def _on_off(value: str) -> bool:
@@ -29,6 +29,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=2222, help="port (default 2222)")
     s.add_argument("--data", default="./data", help="data folder (default ./data)")
+    s.add_argument("--database", metavar="URL", default=None,
+                   help="a postgresql://USER@HOST/DB URL to share one PostgreSQL database "
+                        "between server processes (needs pip install 'lamma[postgres]'), "
+                        "or a SQLite file path; default: the SQLite file DATA/lamma.db")
+    s.add_argument("--process-name", default="", metavar="NAME",
+                   help="this process's name in a shared database: it resumes only the "
+                        "unfinished matches it created (give each process its own; "
+                        "default: empty)")
     s.add_argument("--keys", default="./keys", help="keys folder: host key, authorized_keys (default ./keys)")
     s.add_argument("--guests", type=_on_off, default=True, metavar="on|off",
                    help="admit clients without a key as guests (default on)")
@@ -39,9 +47,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--trick-pause", type=float, default=1.0,
                    help="seconds a finished trick stays on the table (default 1.0)")
     s.add_argument("--log-level", default="WARNING")
-    b = sub.add_parser("backup", help="copy the database while the server runs (SQLite online backup)")
+    b = sub.add_parser("backup", help="copy the SQLite database while the server runs "
+                                      "(SQLite online backup; for PostgreSQL use pg_dump)")
     b.add_argument("path", help="file to write the copy to")
     b.add_argument("--data", default="./data", help="data folder (default ./data)")
+    b.add_argument("--database", metavar="PATH", default=None,
+                   help="the SQLite file to copy (default DATA/lamma.db); a postgresql:// "
+                        "URL is refused: back that up with pg_dump")
     return p
 
 
@@ -50,6 +62,7 @@ async def serve(args) -> None:
 
     t0 = time.monotonic()
     config = RoomConfig(data=Path(args.data), keys=Path(args.keys),
+                        database=args.database, process=args.process_name,
                         guests=args.guests and not args.allow_list,
                         allow_list=args.allow_list, bot_pause=max(0.0, args.bot_pause),
                         trick_pause=max(0.0, args.trick_pause))
@@ -62,7 +75,9 @@ async def serve(args) -> None:
     print(f"Play:    ssh {port_arg}YOURNAME@{args.host if args.host not in ('0.0.0.0', '::') else 'localhost'}")
     print(f"Program: ssh {port_arg}YOURNAME@{args.host if args.host not in ('0.0.0.0', '::') else 'localhost'} play")
     mode = "allow-list" if config.allow_list else ("guests on" if config.guests else "guests off")
-    print(f"Mode: {mode}; data in {config.data}, keys in {config.keys}")
+    where = redact(config.database) if config.database else config.data
+    process = f" as process '{config.process}'" if config.process else ""
+    print(f"Mode: {mode}; data in {where}{process}, keys in {config.keys}")
     sys.stdout.flush()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -104,14 +119,20 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "backup":
         from .store import Store
+        if args.database and is_postgres(args.database):
+            print("lamma: backup copies the SQLite database only; back up PostgreSQL with "
+                  f"pg_dump, e.g. pg_dump -Fc -f lamma.dump '{redact(args.database)}'",
+                  file=sys.stderr)
+            return 1
+        source = args.database or Path(args.data) / "lamma.db"
         try:
-            store = Store(Path(args.data) / "lamma.db")
+            store = Store(source)
             store.backup(args.path)
             store.close()
         except (StoreError, OSError) as exc:
             print(f"lamma: backup failed: {exc}", file=sys.stderr)
             return 1
-        print(f"Backed up {Path(args.data) / 'lamma.db'} to {args.path}")
+        print(f"Backed up {source} to {args.path}")
         return 0
     return 2
 

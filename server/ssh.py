@@ -32,6 +32,8 @@ class RoomConfig:
     trick_pause: float = 1.0
     absent_timeout: float = 60.0
     mouse: bool = True
+    database: str | None = None       # a postgresql:// URL; None: SQLite in data/lamma.db
+    process: str = ""                 # this process's name in a shared database
 
 
 def load_host_key(keys_dir: Path) -> asyncssh.SSHKey:
@@ -79,7 +81,8 @@ class Room:
         config.data.mkdir(parents=True, exist_ok=True)
         # One database for identity, matches, statistics (issue 6); a damaged file
         # stops the start with a clear StoreError rather than losing anything.
-        self.identity = self.store = Store(config.data / "lamma.db")
+        self.identity = self.store = Store(config.database or config.data / "lamma.db",
+                                           process=config.process)
         self.registry = Registry(store=TableStore(self.store), bot_pause=config.bot_pause,
                                  trick_pause=config.trick_pause,
                                  absent_timeout=config.absent_timeout)

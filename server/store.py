@@ -1,5 +1,6 @@
 """Everything the room keeps: players, every match and every accepted action,
-results, statistics, level points and badges — one SQLite database (WAL).
+results, statistics, level points and badges — in one SQLite file (WAL), or in a
+PostgreSQL database that several server processes share (``Store(URL)``).
 
 Nothing is lost: ``append_action`` commits before the table shows anyone the
 move, so a server killed at any moment restarts with every unfinished match
@@ -7,18 +8,22 @@ move, so a server killed at any moment restarts with every unfinished match
 recorded once: ``finish_match`` only acts on a match not yet finished, and pays
 statistics, level points and badges in the same transaction.
 
-The SQL is plain enough for PostgreSQL too: ``?`` placeholders are rewritten by
-the dialect and the few DDL differences live in ``DIALECTS`` (see README,
-"Beyond one machine").
+Both databases run the same SQL: ``?`` placeholders are rewritten per dialect and
+the few differences live in ``DIALECTS`` (see README, "Beyond one machine").
+Each process has a name (``process``); a match belongs to the process that
+created it, and ``unfinished`` returns only that process's matches.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from .text import name_key
 
@@ -33,8 +38,22 @@ BADGE_OF = {"estimation": "estimation", "estimation-kotshina": "estimation",  # 
 BADGE_WINS = 5                                                     # E-40, Tarneeb Decision
 
 DIALECTS = {
-    "sqlite": {"serial": "INTEGER PRIMARY KEY", "param": "?"},
-    "postgres": {"serial": "BIGSERIAL PRIMARY KEY", "param": "%s"},
+    "sqlite": {
+        "serial": "INTEGER PRIMARY KEY", "param": "?",
+        # IMMEDIATE takes the write lock at once, so a transaction never fails
+        # half-way on a lock upgrade; it also serialises migrations.
+        "begin": "BEGIN IMMEDIATE", "migration_lock": None,
+        "types": {},
+    },
+    "postgres": {
+        "serial": "BIGSERIAL PRIMARY KEY", "param": "%s",
+        "begin": "BEGIN",
+        # Several processes may start at once on one database: one migrates,
+        # the others wait and then find the schema current.
+        "migration_lock": "SELECT pg_advisory_xact_lock(48151623)",
+        # PostgreSQL's REAL is 4 bytes: a time.time() would be rounded to minutes.
+        "types": {"REAL": "DOUBLE PRECISION"},
+    },
 }
 
 # Versioned migrations: never edit a released one, append a new one.
@@ -68,7 +87,38 @@ MIGRATIONS: list[list[str]] = [
             PRIMARY KEY (name, badge))""",
         "CREATE INDEX matches_unfinished ON matches (finished)",
     ],
+    [  # 3: the server process that owns an unfinished match ('' for a lone process,
+       # so matches from before this migration stay with it)
+        "ALTER TABLE matches ADD COLUMN process TEXT NOT NULL DEFAULT ''",
+        "CREATE INDEX matches_process ON matches (process, finished)",
+    ],
 ]
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres(target) -> bool:
+    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = netloc.replace(":" + parts.password + "@", ":***@", 1)
+    query = re.sub(r"(password=)[^&]*", r"\1***", parts.query)
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
+def _psycopg():
+    """psycopg 3, imported only when a PostgreSQL URL is asked for."""
+    try:
+        import psycopg
+    except ImportError:
+        raise StoreError("PostgreSQL needs psycopg 3, which is not installed: "
+                         "pip install 'lamma[postgres]'") from None
+    return psycopg
 
 
 class StoreError(RuntimeError):
@@ -86,12 +136,39 @@ class StoredMatch:
 
 
 class Store:
-    def __init__(self, path: str | Path, dialect: str = "sqlite"):
-        self.path = Path(path)
-        self.dialect = DIALECTS[dialect]
+    """``target``: a SQLite file path, or a ``postgresql://`` URL.
+    ``process``: this server process's name; its unfinished matches are its own."""
+
+    def __init__(self, target: str | Path, process: str = ""):
+        self.process = process
+        if is_postgres(target):
+            self.kind, self.path, self.where = "postgres", None, redact(target)
+            self.dialect = DIALECTS["postgres"]
+            psycopg = _psycopg()
+            self._errors = psycopg.Error
+            try:
+                self.db = psycopg.connect(target, autocommit=True)
+            except psycopg.Error as e:
+                raise StoreError(f"cannot open the PostgreSQL database {self.where} "
+                                 f"({str(e).strip()})") from e
+            try:
+                self._migrate()
+            except psycopg.Error as e:
+                self.db.close()
+                raise StoreError(f"cannot prepare the PostgreSQL database {self.where} "
+                                 f"({str(e).strip()})") from e
+            return
+        if isinstance(target, str) and "://" in target:
+            raise StoreError(f"unknown database URL {redact(target)}: give a postgresql:// "
+                             "URL or the path of a SQLite file")
+        self.kind, self.path = "sqlite", Path(target)
+        self.where = str(self.path)
+        self.dialect = DIALECTS["sqlite"]
+        self._errors = sqlite3.Error
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists() or self.path.stat().st_size == 0
         try:
+            # isolation_level=None: autocommit, transactions only where BEGIN says so.
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL: a commit survives a killed process (the OS has it);
@@ -114,38 +191,66 @@ class Store:
         return sql if self.dialect["param"] == "?" else sql.replace("?", self.dialect["param"])
 
     def _x(self, sql: str, args=()):
-        return self.db.execute(self._sql(sql), args)
+        if self.kind == "sqlite":
+            return self.db.execute(sql, args)
+        # None, not (), when there is nothing to bind: psycopg then leaves the text alone.
+        return self.db.execute(self._sql(sql), args or None)
+
+    def _ddl(self, stmt: str) -> str:
+        stmt = stmt.format(serial=self.dialect["serial"])
+        for word, instead in self.dialect["types"].items():
+            stmt = re.sub(rf"\b{word}\b", instead, stmt)
+        return stmt
+
+    @contextmanager
+    def _tx(self):
+        """One transaction: committed at the end of the block, rolled back on an error."""
+        self.db.execute(self.dialect["begin"])
+        try:
+            yield
+        except BaseException:
+            try:
+                self.db.execute("ROLLBACK")
+            except self._errors:
+                pass                        # the connection is gone: nothing was committed
+            raise
+        self.db.execute("COMMIT")
 
     def version(self) -> int:
         try:
             row = self.db.execute("SELECT version FROM schema_version").fetchone()
-        except sqlite3.OperationalError:
+        except self._errors:
             return 0
         return row[0] if row else 0
 
     def _migrate(self) -> None:
-        self.db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        have = self.version()
-        if have > len(MIGRATIONS):
-            raise StoreError(f"{self.path} was written by a newer Lamma (schema {have}); "
-                             "upgrade this server")
-        for v in range(have, len(MIGRATIONS)):
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                for stmt in MIGRATIONS[v]:
-                    self.db.execute(stmt.format(**self.dialect))
+        """One transaction per migration, each re-reading the version under the lock,
+        so two processes starting together on one database migrate it once."""
+        while True:
+            with self._tx():
+                if self.dialect["migration_lock"]:
+                    self.db.execute(self.dialect["migration_lock"])
+                self.db.execute("CREATE TABLE IF NOT EXISTS schema_version "
+                                "(version INTEGER NOT NULL)")
+                have = self.version()
+                if have > len(MIGRATIONS):
+                    raise StoreError(f"{self.where} was written by a newer Lamma "
+                                     f"(schema {have}); upgrade this server")
+                if have == len(MIGRATIONS):
+                    return
+                for stmt in MIGRATIONS[have]:
+                    self.db.execute(self._ddl(stmt))
                 self.db.execute("DELETE FROM schema_version")
-                self.db.execute("INSERT INTO schema_version VALUES (?)", (v + 1,))
-                self.db.execute("COMMIT")
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
+                self._x("INSERT INTO schema_version VALUES (?)", (have + 1,))
 
     def close(self) -> None:
         self.db.close()
 
     def backup(self, target: str | Path) -> None:
         """SQLite's online backup: consistent while the server runs."""
+        if self.kind != "sqlite":
+            raise StoreError("lamma backup copies a SQLite database; back up PostgreSQL "
+                             "with its own tools (pg_dump)")
         dest = sqlite3.connect(target)
         try:
             self.db.backup(dest)
@@ -189,13 +294,16 @@ class Store:
 
     def create_match(self, table_id: str, record: dict, seats: list, settings: dict) -> int:
         humans = all(s is not None for s in seats)
-        cur = self._x(
+        # RETURNING (SQLite ≥ 3.35) instead of lastrowid, which psycopg has not;
+        # fetchall ends the statement, so SQLite's autocommit commits now.
+        rows = self._x(
             "INSERT INTO matches (table_id, game, length, seed, deals, seats, settings, "
-            "humans_throughout, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "humans_throughout, created, process) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "RETURNING id",
             (table_id, record["game"], json.dumps(record["length"]), str(record["seed"]),
              json.dumps(record["deals"]), json.dumps(seats), json.dumps(settings),
-             int(humans), time.time()))
-        return cur.lastrowid
+             int(humans), time.time(), self.process)).fetchall()
+        return rows[0][0]
 
     def append_action(self, match_id: int, seq: int, seat: int, action: dict) -> None:
         """Durable before anyone sees it (autocommit: one transaction per action)."""
@@ -220,8 +328,10 @@ class Store:
     _COLUMNS = "id, table_id, game, length, seed, deals, seats, settings, humans_throughout"
 
     def unfinished(self) -> list[StoredMatch]:
+        """This process's unfinished matches (another process sharing the database
+        resumes its own)."""
         rows = self._x(f"SELECT {self._COLUMNS} FROM matches WHERE finished IS NULL "
-                       "ORDER BY id").fetchall()
+                       "AND process = ? ORDER BY id", (self.process,)).fetchall()
         return [self._load(r) for r in rows]
 
     def match(self, match_id: int) -> StoredMatch | None:
@@ -250,14 +360,14 @@ class Store:
             return None
         game = match.game
         result = match.result
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._tx():
+            # Only the first writer finds the row unfinished: SQLite's write lock, or
+            # PostgreSQL's row lock (the second UPDATE waits, then matches nothing).
             cur = self._x("UPDATE matches SET finished = ?, result = ? "
                           "WHERE id = ? AND finished IS NULL",
                           (time.time(), json.dumps(result), match_id))
             if cur.rowcount != 1:
-                self.db.execute("ROLLBACK")
-                return None
+                return None                   # already recorded; nothing was written
             humans = stored.humans_throughout and all(s is not None for s in stored.seats)
             table = LEVEL_POINTS[game]
             paid = {}
@@ -275,11 +385,7 @@ class Store:
                 if humans and outcome == "win":
                     badge = self._maybe_badge(key, BADGE_OF[game])
                 paid[seat] = {"points": points, "badge": badge}
-            self.db.execute("COMMIT")
             return paid
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
 
     @staticmethod
     def _outcome(result: dict, seat: int) -> str:
