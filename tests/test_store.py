@@ -1,16 +1,33 @@
 """The store: durable actions, replay after a restart, results recorded once,
 statistics, level points (E-38, Tarneeb 20/−4), badges (E-40), migrations,
-damaged files and backups."""
+several processes on one database, damaged files and backups.
+
+The tests that take ``opener`` are the store's behaviours on any database:
+tests/test_store_postgres.py collects the same functions with an ``opener`` that
+points at a real PostgreSQL. The rest are SQLite's own (files, backups, PRAGMAs).
+"""
 
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 
+import server.store as store_module
 from engine import replay
 from server.store import MIGRATIONS, Store, StoreError
 from stacked import random_match
+
+
+@pytest.fixture
+def opener(tmp_path):
+    """opener(process='') -> a new Store on the same (SQLite) database."""
+    path = tmp_path / "lamma.db"
+    return lambda process="": Store(path, process=process)
 
 
 def stored(store, m, seats=("ana", "ben", "cat", "dee")):
@@ -23,13 +40,12 @@ def stored(store, m, seats=("ana", "ben", "cat", "dee")):
     return mid
 
 
-def test_actions_survive_reopen_and_replay(tmp_path):
-    path = tmp_path / "lamma.db"
+def test_actions_survive_reopen_and_replay(opener):
     m = random_match("estimation", 18, seed=3, until=150)
-    s = Store(path)
+    s = opener()
     mid = stored(s, m)
     s.close()                       # as good as killed: every action was committed
-    s = Store(path)
+    s = opener()
     [back] = s.unfinished()
     assert back.id == mid and back.settings == {"timer": 30}
     again = replay(back.record)
@@ -37,8 +53,8 @@ def test_actions_survive_reopen_and_replay(tmp_path):
     assert [again.view(x) for x in range(4)] == [m.view(x) for x in range(4)]
 
 
-def test_name_binding_first_key_wins(tmp_path):
-    s = Store(tmp_path / "d.db")
+def test_name_binding_first_key_wins(opener):
+    s = opener()
     assert s.bind("ana", "fp1")
     assert not s.bind("ana", "fp2")
     assert s.owner("ana") == "fp1"
@@ -50,8 +66,8 @@ def test_name_binding_first_key_wins(tmp_path):
 @pytest.mark.parametrize("game,length,points", [("estimation", 13, 30),
                                                 ("tarneeb41", None, 20),
                                                 ("estimation-kotshina", "micro", 0)])
-def test_result_recorded_once_with_points(tmp_path, game, length, points):
-    s = Store(tmp_path / "d.db")
+def test_result_recorded_once_with_points(opener, game, length, points):
+    s = opener()
     m = random_match(game, length, seed=11)
     mid = stored(s, m)
     paid = s.finish_match(mid, m)
@@ -74,8 +90,8 @@ def test_result_recorded_once_with_points(tmp_path, game, length, points):
     assert s.unfinished() == []
 
 
-def test_computer_player_means_statistics_only(tmp_path):
-    s = Store(tmp_path / "d.db")
+def test_computer_player_means_statistics_only(opener):
+    s = opener()
     m = random_match("estimation", 13, seed=5)
     mid = stored(s, m, seats=("ana", None, "cat", "dee"))
     s.finish_match(mid, m)
@@ -83,9 +99,9 @@ def test_computer_player_means_statistics_only(tmp_path):
     assert s.profile("ana")["stats"]["estimation"]["matches"] == 1
 
 
-def test_badge_at_fifth_win(tmp_path):
+def test_badge_at_fifth_win(opener):
     """E-40: five Estimation wins (kotshina counts too) earn the badge, once."""
-    s = Store(tmp_path / "d.db")
+    s = opener()
     wins = 0
     seed = 0
     earned = []
@@ -102,12 +118,134 @@ def test_badge_at_fifth_win(tmp_path):
     assert s.profile("ana")["badges"] == ["estimation"]
 
 
-def test_leaderboard_orders_by_points(tmp_path):
-    s = Store(tmp_path / "d.db")
+def test_leaderboard_orders_by_points(opener):
+    s = opener()
     m = random_match("estimation", 13, seed=2)
-    s.finish_match(stored(s, m), m)
+    paid = s.finish_match(stored(s, m), m)
+    s.bind("zed", "fp-zed")                          # no match: 0 points
     board = s.leaderboard()
     assert [r["level_points"] for r in board] == sorted((r["level_points"] for r in board), reverse=True)
+    assert [r["rank"] for r in board] == [1, 2, 3, 4, 5]
+    want = {n: paid[i]["points"] for i, n in enumerate(["ana", "ben", "cat", "dee"])}
+    assert {r["name"]: r["level_points"] for r in board} == {**want, "zed": 0}
+    assert len(s.leaderboard(limit=2)) == 2
+
+
+def test_settings_and_profile_since(opener):
+    s = opener()
+    assert s.settings("ana") == {} and s.profile("ana") is None
+    s.bind("Ana", "fp")
+    s.save_settings("ana", {"ascii": True, "terms": "en"})
+    s.close()
+    s = opener()
+    assert s.settings("ANA") == {"ascii": True, "terms": "en"}
+    prof = s.profile("ana")
+    assert prof["name"] == "Ana" and prof["level_points"] == 0 and prof["badges"] == []
+    # A timestamp keeps its seconds (PostgreSQL's 4-byte REAL would round it to minutes).
+    assert abs(prof["since"] - time.time()) < 5
+
+
+def test_each_process_resumes_only_its_own_matches(opener):
+    """Migration 3: processes sharing one database each get back their own tables;
+    players, statistics and finished matches are shared."""
+    a, b = opener("alpha:2222"), opener("beta:2222")
+    ma = random_match("estimation", 13, seed=3, until=40)
+    mb = random_match("tarneeb41", seed=4, until=30)
+    ida, idb = stored(a, ma), stored(b, mb)
+    assert ida != idb
+    assert [x.id for x in a.unfinished()] == [ida]
+    assert [x.id for x in b.unfinished()] == [idb]
+    assert opener("gamma:2222").unfinished() == []
+    assert replay(b.unfinished()[0].record).to_dict() == mb.to_dict()
+    # A player bound through one process owns the name in the other.
+    assert b.owner("ana") == "fp-ana" and not b.bind("ana", "other")
+    whole = random_match("estimation", 13, seed=2)
+    paid = a.finish_match(stored(a, whole), whole)
+    assert b.profile("ana")["level_points"] == paid[0]["points"]
+    assert [f["id"] for f in b.finished_matches()] == [a.finished_matches()[0]["id"]]
+    b.abandon(idb)
+    assert b.unfinished() == [] and [x.id for x in a.unfinished()] == [ida]
+
+
+def test_two_processes_finish_one_match_once(opener):
+    """Two connections race to record the same result: one pays, the other gets None."""
+    m = random_match("estimation", 13, seed=2)
+    first = opener("a")
+    mid = stored(first, m)
+    stores = [first, opener("b")]
+    results, errors = [None, None], []
+    go = threading.Barrier(2)
+
+    def finish(i):
+        try:
+            go.wait()
+            results[i] = stores[i].finish_match(mid, m)
+        except BaseException as e:          # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=finish, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == []
+    assert sum(r is not None for r in results) == 1
+    for name in ("ana", "ben", "cat", "dee"):
+        assert stores[1].profile(name)["stats"]["estimation"]["matches"] == 1
+
+
+def test_processes_starting_together_migrate_once(opener):
+    stores, errors = [], []
+    go = threading.Barrier(3)
+
+    def start(i):
+        try:
+            go.wait()
+            stores.append(opener(f"p{i}"))
+        except BaseException as e:          # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=start, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == [] and len(stores) == 3
+    assert all(s.version() == len(MIGRATIONS) for s in stores)
+    [row] = stores[0]._x("SELECT version FROM schema_version").fetchall()
+    assert row[0] == len(MIGRATIONS)
+
+
+def test_v2_database_opens_after_upgrade(opener, monkeypatch):
+    """A database written before migration 3 (by the released code's migrations 1–2)
+    opens; its unfinished match belongs to the unnamed process."""
+    m = random_match("estimation", 13, seed=5, until=30)
+    with monkeypatch.context() as mp:
+        mp.setattr(store_module, "MIGRATIONS", MIGRATIONS[:2])
+        old = opener()
+        assert old.version() == 2
+        old.bind("ana", "fp-ana")
+        rows = old._x("INSERT INTO matches (table_id, game, length, seed, deals, seats, "
+                      "settings, humans_throughout, created) VALUES "
+                      "('7', ?, ?, ?, 'null', '[\"ana\", null, null, null]', '{}', 0, 0) "
+                      "RETURNING id",
+                      (m.game, "13", str(m.seed))).fetchall()
+        for seq, (seat, action) in enumerate(m.log):
+            old.append_action(rows[0][0], seq, seat, action)
+        old.close()
+    s = opener()
+    assert s.version() == 3
+    [back] = s.unfinished()
+    assert back.id == rows[0][0] and back.table_id == "7" and back.seats[0] == "ana"
+    assert replay(back.record).to_dict() == m.to_dict()
+    assert opener("elsewhere").unfinished() == []
+    assert s.owner("ana") == "fp-ana"
+
+
+def test_newer_schema_refused(opener):
+    opener()._x("UPDATE schema_version SET version = 99")
+    with pytest.raises(StoreError, match="newer"):
+        opener()
 
 
 def test_old_schema_migrates(tmp_path):
@@ -153,8 +291,50 @@ def test_backup_is_a_working_copy(tmp_path):
     assert replay(copy.match(mid).record).to_dict() == m.to_dict()
 
 
-def test_newer_schema_refused(tmp_path):
-    path = tmp_path / "d.db"
-    Store(path).db.execute("UPDATE schema_version SET version = 99")
-    with pytest.raises(StoreError, match="newer"):
-        Store(path)
+def test_v2_file_from_released_sql_opens(tmp_path):
+    """The same as above with a file written by plain sqlite3 and the released SQL."""
+    path = tmp_path / "v2.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for stmt in MIGRATIONS[0] + MIGRATIONS[1]:
+        db.execute(stmt.format(serial="INTEGER PRIMARY KEY"))
+    db.execute("INSERT INTO schema_version VALUES (2)")
+    db.execute("INSERT INTO matches (table_id, game, length, seed, deals, seats, settings, "
+               "humans_throughout, created) VALUES ('3', 'tarneeb41', 'null', '4', 'null', "
+               "'[null, null, null, null]', '{}', 0, 0)")
+    db.commit()
+    db.close()
+    s = Store(path)
+    assert s.version() == 3
+    assert [(m.id, m.table_id) for m in s.unfinished()] == [(1, "3")]
+    assert Store(path, process="other").unfinished() == []
+
+
+def test_postgres_url_without_psycopg_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "psycopg", None)      # import psycopg -> ImportError
+    with pytest.raises(StoreError, match=r"pip install 'lamma\[postgres\]'"):
+        Store("postgresql://lamma@127.0.0.1:1/lamma")
+
+
+def test_unknown_url_is_refused(tmp_path):
+    with pytest.raises(StoreError, match="postgresql://"):
+        Store("mysql://u:secret@localhost/db")
+
+
+def test_backup_command_refuses_postgres_and_hides_the_password():
+    out = subprocess.run([sys.executable, "-m", "server.cli", "backup", "x.db",
+                          "--database", "postgresql://u:secret@h/db"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "pg_dump" in out.stderr and "SQLite" in out.stderr and "secret" not in out.stderr
+
+
+def test_serve_reports_an_unreachable_postgres(tmp_path):
+    pytest.importorskip("psycopg", reason="psycopg not installed (pip install 'lamma[postgres]')")
+    out = subprocess.run([sys.executable, "-m", "server.cli", "serve", "--port", "0",
+                          "--data", str(tmp_path / "data"), "--keys", str(tmp_path / "keys"),
+                          "--database", "postgresql://u:secret@127.0.0.1:1/db"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1
+    assert "cannot start" in out.stderr and "PostgreSQL" in out.stderr
+    assert "secret" not in out.stderr
