@@ -43,7 +43,7 @@ def play_round(deal, levels, budget, seed, timed_seat=None):
         v = m.view(s)
         t = time.perf_counter()
         a = bots.choose(v, levels[s], budget_ms=budget, rng=rng)
-        if s == timed_seat:
+        if s == timed_seat or timed_seat == "all":
             times.append(time.perf_counter() - t)
         m.apply(s, a)
     return m.history[0], times
@@ -60,7 +60,13 @@ def est_deal(args):
         test_levels[seat] = tested
         base_levels = [opp] * 4
         base_levels[seat] = "easy"
-        rec, times = play_round(deal, test_levels, budget, seed * 10 + seat, timed_seat=seat)
+        if tested == opp:
+            # Four players of one level: the same round serves every seat as the tested one.
+            if "same" not in cache:
+                cache["same"] = play_round(deal, test_levels, budget, seed * 10, timed_seat="all")
+            rec, times = cache["same"][0], (cache["same"][1] if seat == 0 else [])
+        else:
+            rec, times = play_round(deal, test_levels, budget, seed * 10 + seat, timed_seat=seat)
         key = tuple(base_levels)
         if key not in cache or "strong" in key:
             cache[key] = play_round(deal, base_levels, budget, seed * 10 + seat + 5)[0]
@@ -142,6 +148,20 @@ def timing(times):
           f"  max {ms[-1]:.1f}  (n={len(ms)} decisions, every phase)")
 
 
+def progress(results, n, t0):
+    """Collect results, printing the running figure every 50 deals (a long run shows its
+    trend, and a run cut short still says something)."""
+    out = []
+    for d in results:
+        out.append(d)
+        if len(out) % 50 == 0 and len(out) < n:
+            mu, ci, _ = mean_ci([statistics.fmean(x["diff"] for x in d) for d in out])
+            made = prop_ci([r["made"] for d in out for r in d])
+            print(f"  … {len(out)}/{n} deals, {time.time() - t0:.0f} s: {mu:+.2f} ± {ci:.2f} pts/round, "
+                  f"made {made[0]:.1f}%", flush=True)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--deals", type=int, default=200)
@@ -163,7 +183,7 @@ def main():
         if "est-easy" in only:
             t = time.time()
             jobs = [(a.seed * 1_000_000 + i, a.level, "easy", a.budget) for i in range(a.deals)]
-            res = pool.map(est_deal, jobs, chunksize=4)
+            res = progress(pool.imap(est_deal, jobs, chunksize=4), len(jobs), t)
             rows = [r for d in res for r in d]
             per = [statistics.fmean(x["diff"] for x in d) for d in res]
             if a.dump:
@@ -179,7 +199,7 @@ def main():
             t = time.time()
             n = a.strong_deals or a.deals
             jobs = [(a.seed * 1_000_000 + 500_000 + i, a.level, a.level, a.budget) for i in range(n)]
-            res = pool.map(est_deal, jobs, chunksize=2)
+            res = progress(pool.imap(est_deal, jobs, chunksize=2), len(jobs), t)
             rows = [r for d in res for r in d]
             per = [statistics.fmean(x["diff"] for x in d) for d in res]
             report_est(f"Estimation, {a.level} vs three {a.level}: {n} duplicate deals "
