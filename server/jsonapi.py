@@ -1,7 +1,8 @@
 """``ssh -p PORT NAME@HOST play``: one JSON object per line each way.
 
 Client ops: tables, create, join, watch, act, leave, chat.
-Server messages: joined, watching, left, tables, view, chat, error, bye.
+Server messages: joined, watching, left, tables, view, chat, error, bye, and
+pending (a computer player's seat you asked for is yours when the round ends).
 A bad line of any kind gets ``{"type":"error","message":...}``, changes
 nothing and keeps the connection.
 """
@@ -73,6 +74,13 @@ class JsonSession(Member):
                 self.send({"type": "chat", "table": table.id, "from": who, "text": text})
         elif what == "closed":
             self.send({"type": "left", "table": table.id, "reason": "the table was closed"})
+
+    def seat_granted(self, table: Table, seat: int) -> None:
+        self.send({"type": "joined", "table": table.id, "seat": seat})
+
+    def request_dropped(self, table: Table, seat: int, reason: str) -> None:
+        self.send({"type": "pending", "table": table.id, "seat": seat, "cancelled": True,
+                   "message": reason})
 
     def kick(self, reason: str) -> None:
         self.send({"type": "bye", "message": reason})
@@ -207,19 +215,29 @@ class JsonSession(Member):
             pass  # the start already pushed the first view
 
     def op_join(self, msg: dict) -> None:
-        table = self.registry.get(msg.get("table"), self)
-        if table.private and msg.get("code") != table.code and not any(
-                s.ident == self.ident for s in table.seats):
-            raise RoomError(f"No table {msg.get('table')!r}.")
-        seat = table.sit(self, msg.get("seat"))
+        code = msg.get("code")
+        if msg.get("table") is None and code is not None:
+            table = self.registry.find_code(self, code)      # a code alone names its table
+        else:
+            table = self.registry.get(msg.get("table"), self)
+            self.registry.check_code(self, table, code)
+        seat = msg.get("seat")
+        if (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat <= 3
+                and table.seats[seat].kind == "bot"):
+            # A computer player's seat: "joined" (from seat_granted) when it is ours.
+            if not table.take_seat(self, seat):
+                self.send({"type": "pending", "table": table.id, "seat": seat,
+                           "message": table.request_text(seat) + " The match then no "
+                                      "longer counts for level points."})
+            return
+        seat = table.sit(self, seat)
         self.send({"type": "joined", "table": table.id, "seat": seat})
         if table.match is not None:
             self.push_view()
 
     def op_watch(self, msg: dict) -> None:
         table = self.registry.get(msg.get("table"), self)
-        if table.private and msg.get("code") != table.code:
-            raise RoomError(f"No table {msg.get('table')!r}.")
+        self.registry.check_code(self, table, msg.get("code"))
         table.watch(self)
         self.send({"type": "watching", "table": table.id})
         if table.match is not None:

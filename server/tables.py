@@ -9,6 +9,7 @@ only *posts a message* to its own App, a JSON member writes to its own channel.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import itertools
 import logging
 import secrets
@@ -36,6 +37,34 @@ TIMERS = (0, 15, 30, 60)
 CHAT_BURST = 3          # lines ...
 CHAT_WINDOW = 5.0       # ... per this many seconds, per player
 CHAT_KEEP = 50
+# Invitation codes are typed by people: no 0/O, 1/I/L; case and dashes ignored.
+# 8 characters of 31 are about 40 bits: with CODE_TRIES wrong codes per
+# CODE_WINDOW per session, guessing one takes years, not hours.
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LEN = 8
+CODE_TRIES = 5          # wrong codes ...
+CODE_WINDOW = 60.0      # ... per this many seconds, per session; then every try is refused
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LEN))
+
+
+def normalize_code(raw: Any) -> str | None:
+    """What a person typed, as the stored form: upper case, no spaces or dashes."""
+    if not isinstance(raw, str) or len(raw) > 40:
+        return None
+    text = "".join(ch for ch in raw if ch not in " -\t").upper()
+    if not text or not text.isascii() or not text.isalnum():
+        return None
+    return text
+
+
+def code_label(code: str | None) -> str:
+    """K7QMR2XD -> K7QM-R2XD (easier to read out); older codes as they are."""
+    if code and len(code) == CODE_LEN:
+        return code[:4] + "-" + code[4:]
+    return code or ""
 
 
 class RoomError(Exception):
@@ -56,6 +85,8 @@ class Member:
         self.seat: int | None = None     # None while watching
         self.closed = False
         self._chat_times: deque[float] = deque(maxlen=CHAT_BURST)
+        self._code_fails: deque[float] = deque(maxlen=CODE_TRIES)
+        self.unlocked: set[str] = set()  # private tables this session gave the code of
 
     @property
     def display_name(self) -> str:
@@ -70,6 +101,12 @@ class Member:
 
     def kick(self, reason: str) -> None:
         """Another terminal took this name over, or the server is stopping."""
+
+    def seat_granted(self, table: "Table", seat: int) -> None:
+        """A computer player's seat became ours (called before the view is pushed)."""
+
+    def request_dropped(self, table: "Table", seat: int, reason: str) -> None:
+        """A waiting request for a computer player's seat ended without the seat."""
 
 
 @dataclass
@@ -114,7 +151,7 @@ class Table:
         self.length = length
         self.timer = timer
         self.private = private
-        self.code = secrets.token_hex(3) if private else None
+        self.code = new_code() if private else None
         self.seats = [Seat() for _ in range(4)]
         self.watchers: set[Member] = set()
         self.match = None
@@ -129,6 +166,16 @@ class Table:
         self.created = time.time()
         self.seed: int | None = None        # fixed by tests / tournaments; None: random
         self.deals: list | None = None
+        # Computer players' seats promised to people at the next round boundary.
+        self.takeovers: dict[int, Member] = {}
+        self._round_log: int | None = None  # len(match.log) when this round began
+
+    def code_matches(self, raw: Any) -> bool:
+        """Constant-time: the time taken says nothing about how close a guess was."""
+        code = normalize_code(raw)
+        if code is None or not self.code:
+            return False
+        return hmac.compare_digest(code.encode(), normalize_code(self.code).encode())
 
     # ------------------------------------------------------------------ info
     @property
@@ -195,7 +242,9 @@ class Table:
                                  or not 0 <= seat <= 3):
             raise RoomError("Seats are numbered 0 to 3.")
         if self.status != "waiting":
-            raise RoomError(f"Table {self.id} is already playing; you can watch it.")
+            bots_here = self.status == "playing" and any(s.kind == "bot" for s in self.seats)
+            raise RoomError(f"Table {self.id} is already playing; you can watch it"
+                            + (" or take a computer player's seat." if bots_here else "."))
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
             if not free:
@@ -212,6 +261,7 @@ class Table:
     def _attach(self, member: Member, seat: int) -> None:
         self.registry.detach(member, keep_seat=False, unless=self)
         self.watchers.discard(member)
+        self._drop_request(member)
         s = self.seats[seat]
         old = s.member
         s.member = member
@@ -222,6 +272,104 @@ class Table:
         if self.status == "playing":
             self._schedule()
         self._changed("seats")
+
+    # ---------------------------------------- a computer player's seat
+    def between_rounds(self) -> bool:
+        """Waiting, or no action taken yet in the round being played."""
+        if self.status == "waiting":
+            return True
+        return (self.status == "playing" and self.match is not None
+                and self._round_log is not None and len(self.match.log) == self._round_log)
+
+    def take_seat(self, member: Member, seat: Any) -> bool:
+        """``member`` takes the computer player's ``seat``: now (True) if the
+        match has not started or is between rounds, else at the end of this
+        round (False; ``member`` watches meanwhile).  RoomError if refused."""
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
+            raise RoomError("Seats are numbered 0 to 3.")
+        if self.status == "over":
+            raise RoomError(f"The match at table {self.id} is over.")
+        if self.seats[seat].kind != "bot":
+            raise RoomError(f"Seat {seat} at table {self.id} is not a computer player's.")
+        for i, s in enumerate(self.seats):
+            if s.kind == "human" and s.ident == member.ident:
+                raise RoomError(f"You already hold seat {i} at table {self.id}.")
+        cur = member.table
+        if (cur is not None and cur is not self and member.seat is not None
+                and cur.status == "playing"):
+            raise RoomError(f"You are playing at table {cur.id}; leave it first.")
+        if member.table is self and member.seat is not None:
+            raise RoomError(f"You are seated at table {self.id}.")
+        other = self.takeovers.get(seat)
+        if other is not None and other is not member:
+            raise RoomError(f"Seat {seat} at table {self.id} is already promised to "
+                            f"{other.display_name} at the end of this round.")
+        if self.between_rounds():
+            self._drop_request(member)
+            self._swap(seat, member)
+            return True
+        if member.table is not self or member.seat is not None:
+            self.watch(member)
+        self._drop_request(member)      # one request per person: the newest
+        self.takeovers[seat] = member
+        self._notify("seats")
+        return False
+
+    def request_of(self, member: Member) -> int | None:
+        """The seat ``member`` waits for at this table, if any."""
+        for seat, m in self.takeovers.items():
+            if m is member:
+                return seat
+        return None
+
+    def request_text(self, seat: int) -> str:
+        return f"You take seat {seat} ({self.seats[seat].label}) when this round ends."
+
+    def _drop_request(self, member: Member) -> None:
+        for seat in [s for s, m in self.takeovers.items() if m is member]:
+            del self.takeovers[seat]
+
+    def _swap(self, seat: int, member: Member, in_apply: bool = False) -> None:
+        """``in_apply``: called from ``_apply``, which reschedules and notifies."""
+        bot = self.seats[seat]
+        pause = self._trick_pause
+        self.seats[seat] = Seat("human", member.name, member.ident, member.guest)
+        if self.match is not None:
+            # A computer player held this seat in the match: no level points (E-38
+            # Decision); the store keeps the new holder so a restart keeps it too.
+            self.counts_for_points = False
+            self.registry.store.seats_changed(self)
+            self.events.append(Event(seat, None, f"{self.seats[seat].label} takes "
+                                     f"{bot.label}'s seat", self.round_info()[0]))
+        self.version += 1     # a move the computer player is thinking about is dropped
+        self._attach(member, seat)          # reschedules: the seat's timer now applies
+        try:
+            member.seat_granted(self, seat)
+        except Exception:
+            log.exception("notifying %s failed", member.name)
+        if in_apply:
+            self._trick_pause = pause       # the finished trick still gets its pause
+            return
+        self._notify("state")
+        self._maybe_start()
+
+    def _round_ended(self) -> None:
+        """The round boundary: promised seats change hands before anyone acts."""
+        self._round_log = len(self.match.log)
+        for seat, member in sorted(self.takeovers.items()):
+            del self.takeovers[seat]
+            if (member.closed or member.table is not self or member.seat is not None
+                    or self.seats[seat].kind != "bot"):
+                continue
+            self._swap(seat, member, in_apply=True)
+
+    def _drop_all_requests(self, reason: str) -> None:
+        pending, self.takeovers = self.takeovers, {}
+        for seat, member in pending.items():
+            try:
+                member.request_dropped(self, seat, reason)
+            except Exception:
+                log.exception("notifying %s failed", member.name)
 
     def watch(self, member: Member) -> None:
         if member.table is self and member.seat is not None:
@@ -250,6 +398,7 @@ class Table:
         """``member`` goes away: a dropped connection (keep_seat) or a leave."""
         if member in self.watchers:
             self.watchers.discard(member)
+            self._drop_request(member)      # leaving or gone: the request ends with it
             member.table = None
             self._changed("seats")
             self.registry.gc_table(self)
@@ -294,6 +443,7 @@ class Table:
             self.match = new_match(self.game, length=self.length, seed=self.seed,
                                    deals=self.deals)
             self.status = "playing"
+            self._round_log = 0
             self.registry.store.match_started(self)
             self.events.append(Event(None, None, "The match begins"))
             self.version += 1
@@ -343,6 +493,8 @@ class Table:
             self.events.append(Event(None, None, round_text(self, rec), view.get("round")))
             self._trick_pause = True
             self.registry.lobby_changed()
+            if m.result is None and m.to_act is not None:
+                self._round_ended()
         elif len(view["tricks"]) > before_trick:
             w = view["tricks"][-1]["winner"]
             self.events.append(Event(w, None, f"{self.seats[w].label} takes the trick", rnd))
@@ -355,6 +507,9 @@ class Table:
 
     def _finish(self) -> None:
         self._cancel()
+        if self.takeovers:
+            self._drop_all_requests(f"The match at table {self.id} ended before the seat "
+                                    "came free.")
         if self.status != "over":
             self.status = "over"
             res = self.match.result or {}
@@ -456,6 +611,7 @@ class Table:
 
     def close(self) -> None:
         self._cancel()
+        self.takeovers.clear()
         for member in list(self.members()):
             member.table, member.seat = None, None
             try:
@@ -561,6 +717,8 @@ class Registry:
             raise RoomError("The room is full of tables; join one instead.")
         tid = str(next(self._ids))
         table = Table(self, tid, game, length, int(timer), bool(private))
+        while table.private and any(t.code == table.code for t in self.tables.values()):
+            table.code = new_code()         # a code names one table
         self.tables[tid] = table
         self.store.table_created(table)
         self.lobby_changed()
@@ -579,12 +737,64 @@ class Registry:
         return table
 
     def listing(self, member: Member | None = None) -> list[dict]:
+        """The tables ``member`` may see; a private one (theirs) with its code."""
         out = []
         for t in self.tables.values():
-            if t.private and (member is None or member.table is not t):
+            if not self.may_see(member, t):
                 continue
-            out.append(t.summary())
+            row = t.summary()
+            if t.private:
+                row["code"] = t.code
+            out.append(row)
         return out
+
+    def may_see(self, member: Member | None, table: Table) -> bool:
+        """Public, or private and ``member`` is at it, holds a seat or gave its code."""
+        if not table.private:
+            return True
+        if member is None:
+            return False
+        return (member.table is table or table.id in member.unlocked
+                or any(s.kind == "human" and s.ident == member.ident for s in table.seats))
+
+    # ------------------------------------------------------- invitation codes
+    def _code_guard(self, member: Member) -> None:
+        """While a session has too many recent wrong codes, every try is refused
+        unchecked, so guessing costs wall-clock time and not only requests."""
+        fails = member._code_fails
+        now = time.monotonic()
+        if len(fails) == fails.maxlen and now - fails[0] < CODE_WINDOW:
+            wait = int(CODE_WINDOW - (now - fails[0])) + 1
+            raise RoomError(f"Too many wrong codes: wait {wait} s and try again.")
+
+    def _code_failed(self, member: Member, text: str) -> None:
+        member._code_fails.append(time.monotonic())
+        raise RoomError(text)
+
+    def check_code(self, member: Member, table: Table, raw: Any) -> None:
+        """The code of a private ``table``; RoomError (nothing changes) if wrong."""
+        if self.may_see(member, table):
+            return
+        if raw is None:
+            raise RoomError(f"Table {table.id} is private: its code is needed.")
+        self._code_guard(member)
+        if not table.code_matches(raw):
+            self._code_failed(member, f"No table {table.id} with that code.")
+        member.unlocked.add(table.id)
+
+    def find_code(self, member: Member, raw: Any) -> Table:
+        """The private table with this code (what a person types in the lobby)."""
+        self._code_guard(member)
+        found = None
+        for t in list(self.tables.values()):
+            # every private table is compared, found or not: timing says nothing
+            if t.private and t.code_matches(raw) and found is None:
+                found = t
+        if found is None:
+            self._code_failed(member, "Wrong code: no table has it. Check it with "
+                                      "whoever gave it to you.")
+        member.unlocked.add(found.id)
+        return found
 
     def held_seat(self, ident: str) -> tuple[Table, int] | None:
         """A seat this identity holds in a running match (to come back to)."""
