@@ -11,7 +11,7 @@ from engine import new_match
 from server import runtime
 from server.persist import TableStore
 from server.store import Store
-from server.tables import Registry
+from server.tables import CODE_ALPHABET, CODE_TRIES, Member, Registry, code_label
 from stacked import random_match
 from tui.app import LammaApp
 from tui.cards import Look
@@ -19,6 +19,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.lobby import LobbyScreen
 from tui.screens.profile import LeaderboardScreen, ProfileScreen
 from tui.screens.replay import MID, SIDE, ReplayListScreen, ReplayScreen, suit_order
+from tui.screens.seats import JoinCodeScreen, TakeSeatScreen
 
 # As in the server: apps do not swap the process-wide stdout/stderr.
 runtime.patch_textual()
@@ -264,6 +265,8 @@ async def test_keys_are_in_the_help_and_the_footer(room):
         content = app.screen.query_one("#help-text").content
         text = str(getattr(content, "plain", content))
         assert "your profile" in text and "leaderboard" in text and "PgUp PgDn" in text
+        assert "join a private table by its code" in text
+        assert "take a computer player's seat" in text
 
 
 async def test_void_hands_abandoned_matches_and_a_small_window(tmp_path):
@@ -319,3 +322,174 @@ async def test_void_hands_abandoned_matches_and_a_small_window(tmp_path):
         await pilot.pause()
         assert app.screen.query_one("#too-small").display
         assert not app.screen.query_one("#body").display
+
+
+# ------------------------------------------- private tables and computer seats
+
+SLOW = 3600.0      # computer players never move by themselves here: the test moves them
+
+
+def first_legal(m, seat):
+    legal = m.legal_actions(seat)
+    for a in legal:
+        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
+            return a
+    decl = [a for a in legal if a["type"] == "declare"]
+    return min(decl, key=lambda a: abs(a["n"] - 3)) if decl else legal[0]
+
+
+def step(table):
+    seat = table.match.to_act
+    table._check_and_apply(seat, first_legal(table.match, seat), "bot")
+
+
+def board_text(app):
+    board = app.screen.query_one("Board")
+    return "\n".join(board.render_line(y).text for y in range(board.size.height))
+
+
+def lines_text(screen, selector):
+    return "\n".join(line.plain for line in screen.query_one(selector).query("Line"))
+
+
+async def type_code(pilot, text):
+    await pilot.press(*[{" ": "space", "-": "minus"}.get(ch, ch) for ch in text], "enter")
+    await pilot.pause()
+
+
+def private_table(reg, bots=False):
+    owner = Member("ana", "key:x:ana")
+    table = reg.create("estimation", 13, private=True)
+    table.sit(owner, 0)
+    if bots:
+        table.fill_with_bots([1, 2, 3], "easy")
+    return table
+
+
+async def test_join_by_code_wrong_changes_nothing_right_sits_down():
+    reg = Registry(bot_pause=SLOW)
+    table = private_table(reg)
+    app = LammaApp(reg, "ben", "key:x:ben")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "No tables yet" in lines_text(app.screen, "#lobby-list")    # private: hidden
+        await pilot.press("j")
+        await pilot.pause()
+        assert isinstance(app.screen, JoinCodeScreen)
+        wrong = next(c * 8 for c in CODE_ALPHABET if c * 8 != table.code)
+        await type_code(pilot, wrong)
+        assert isinstance(app.screen, JoinCodeScreen)
+        assert "Wrong code" in lines_text(app.screen, "#code-status")
+        assert app.member.table is None and [s.kind for s in table.seats][1:] == ["empty"] * 3
+        await type_code(pilot, code_label(table.code).lower())
+        assert app.screen.__class__.__name__ == "TableScreen"
+        assert app.member.table is table and app.member.seat == 1
+        text = board_text(app)
+        assert "You sit in seat 1 at table #1." in text
+        assert f"private, code {code_label(table.code)}" in text     # on the waiting table
+
+
+async def test_too_many_wrong_codes_refuse_even_the_right_one():
+    reg = Registry(bot_pause=SLOW)
+    table = private_table(reg)
+    app = LammaApp(reg, "ben", "key:x:ben")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        await pilot.pause()
+        box = app.screen.query_one("#code-input")
+        for _ in range(CODE_TRIES):
+            box.value = "2222-2222"             # as typed (typing each key is slow)
+            await pilot.press("enter")
+        await type_code(pilot, table.code)
+        assert "Too many wrong codes" in lines_text(app.screen, "#code-status")
+        assert app.member.table is None
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+
+
+async def test_code_to_a_full_table_offers_a_computer_seat_or_watching():
+    reg = Registry(bot_pause=SLOW)
+    table = private_table(reg, bots=True)
+    app = LammaApp(reg, "ben", "key:x:ben")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j")
+        await pilot.pause()
+        await type_code(pilot, table.code)
+        screen = app.screen
+        assert isinstance(screen, TakeSeatScreen) and screen.full
+        offer = lines_text(screen, "#take-text")
+        assert "full" in offer and "Bot-2" in offer and "ana" not in offer
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.member in table.watchers and app.member.seat is None
+        text = board_text(app)
+        assert "Table #1 is full: you are watching." in text
+        # the table stays in this person's lobby (they typed its code) for t to take a seat
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen) and app.member.table is None
+        rows = lines_text(app.screen, "#lobby-list").splitlines()
+        assert rows[1].split()[:2] == ["1", "Estimation"]
+        assert "take a seat" in app.screen.query_one("#keys").render().plain
+
+
+async def test_creator_sees_the_code_at_the_table_and_in_the_lobby():
+    reg = Registry(bot_pause=SLOW)
+    app = LammaApp(reg, "ana", "key:x:ana")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        # Visibility: private; Empty seats: wait for people
+        await pilot.press("down", "down", "down", "right", "down", "right", "enter")
+        await pilot.pause()
+        table = app.member.table
+        assert table.private and table.status == "waiting"
+        assert f"private, code {code_label(table.code)}" in board_text(app)
+        await pilot.press("b")                                # computer players: it starts
+        await pilot.pause()
+        assert table.status == "playing"
+        app.screen.table_changed("state")
+        await pilot.pause()
+        assert f"Private table · code {code_label(table.code)}" in board_text(app)
+        lobby = app.screen_stack[-2]
+        lobby.lobby_changed()
+        note = lines_text(lobby, "#lobby-note")
+        assert f"Your private table #{table.id}: code {code_label(table.code)}" in note
+
+
+async def test_take_a_computer_seat_mid_round_then_at_the_round_end():
+    reg = Registry(bot_pause=SLOW)
+    ana = Member("ana", "key:x:ana")
+    table = reg.create("estimation", 13)
+    table.sit(ana, 0)
+    table.fill_with_bots([1, 2, 3], "easy")
+    while table.between_rounds():
+        step(table)
+    app = LammaApp(reg, "ben", "key:x:ben")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        footer = app.screen.query_one("#keys").render().plain
+        assert "take a seat" in footer and len(footer) <= 80
+        await pilot.press("t")
+        await pilot.pause()
+        assert isinstance(app.screen, TakeSeatScreen)
+        assert "no longer counts for level points" in lines_text(app.screen, "#take-text")
+        await pilot.press("0")                                 # ana's: not a computer's
+        await pilot.pause()
+        assert "not a computer player's" in lines_text(app.screen, "#take-status")
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.screen.__class__.__name__ == "TableScreen"
+        assert table.request_of(app.member) == 2 and table.seats[2].kind == "bot"
+        assert "You take seat 2 (Bot-3) when this round ends." in board_text(app)
+        rounds = len(table.match.history)
+        while len(table.match.history) == rounds:
+            step(table)
+        await pilot.pause()
+        app.screen.table_changed("state")
+        await pilot.pause()
+        assert app.member.seat == 2 and table.seats[2].name == "ben"
+        text = board_text(app)
+        assert "Seat 2 is yours now." in text and "ben (you)" in text
+        assert "ben takes Bot-3's seat" in text

@@ -17,6 +17,10 @@ Lobby
   ↑ ↓  choose a table      Enter  sit down       w  watch
   p    quick play          n      new table      ?  help       q  quit
   i    your profile        b      leaderboard    r  replays
+  j    join a private table by its code (Enter joins, Esc back)
+  t    take a computer player's seat (0-3 the seat, Esc back): at once
+       before the start or between rounds, else when the round ends;
+       the match then no longer counts for level points
 
 Profile, leaderboard, replays
   b  leaderboard   r  replays   ↑ ↓  choose   Enter  watch   Esc  back
@@ -70,10 +74,10 @@ A team wins when one player reaches 41 while the partner is above zero.""",
 
 class HelpScreen(ModalScreen):
     BINDINGS = [
-        Binding("escape", "close", show=False),
-        Binding("question_mark", "close", show=False),
-        Binding("q", "close", show=False),
-        Binding("enter", "close", show=False),
+        Binding("escape", "close", show=False, id="help.back"),
+        Binding("question_mark", "close", show=False, id="help.close"),
+        Binding("q", "close", show=False, id="help.quit"),
+        Binding("enter", "close", show=False, id="help.enter"),
     ]
 
     def __init__(self, game: str | None) -> None:

@@ -1,4 +1,5 @@
-"""The lobby: tables, quick play, create, sit, watch, help, quit."""
+"""The lobby: tables, quick play, create, sit, watch, join by code, take a
+computer player's seat, help, quit."""
 
 from __future__ import annotations
 
@@ -9,15 +10,18 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from server.tables import GAME_TITLES, RoomError
+from server.tables import GAME_TITLES, RoomError, code_label
 
 from ..widgets.lines import KeyBar, Lines
 
 LIST_ROWS = 16
-# 80 columns hold seven keys: ↑↓ is left to the help screen; b and r are
+# 80 columns hold eight keys: ↑↓ is left to the help screen; b and r are
 # shown on the profile screen (and the help screen).
-LOBBY_KEYS = [("enter", "sit"), ("w", "watch"), ("p", "quick play"), ("n", "new"),
+LOBBY_KEYS = [("⏎", "sit"), ("w", "watch"), ("p", "play"), ("n", "new"), ("j", "code"),
               ("i", "profile"), ("?", "help"), ("q", "quit")]
+# A match under way cannot be sat at, but its computer players' seats can be taken.
+TAKE_KEYS = [("t", "take a seat"), ("w", "watch"), ("p", "play"), ("n", "new"),
+             ("j", "code"), ("?", "help"), ("q", "quit")]
 
 
 def length_label(game: str, length) -> str:
@@ -55,14 +59,16 @@ def status_label(summary: dict) -> str:
 
 class LobbyScreen(Screen):
     BINDINGS = [
-        Binding("up", "move(-1)", show=False),
-        Binding("down", "move(1)", show=False),
-        Binding("enter", "sit", show=False),
-        Binding("w", "watch", show=False),
-        Binding("p", "quick", show=False),
-        Binding("n", "new", show=False),
-        Binding("question_mark", "help", show=False),
-        Binding("q", "quit", show=False),
+        Binding("up", "move(-1)", show=False, id="lobby.up"),
+        Binding("down", "move(1)", show=False, id="lobby.down"),
+        Binding("enter", "sit", show=False, id="lobby.sit"),
+        Binding("w", "watch", show=False, id="lobby.watch"),
+        Binding("p", "quick", show=False, id="lobby.quick"),
+        Binding("n", "new", show=False, id="lobby.new"),
+        Binding("j", "code", show=False, id="lobby.code"),
+        Binding("t", "take", show=False, id="lobby.take"),
+        Binding("question_mark", "help", show=False, id="lobby.help"),
+        Binding("q", "quit", show=False, id="lobby.quit"),
         Binding("i", "profile", show=False, id="lobby.profile"),
         Binding("b", "leaderboard", show=False, id="lobby.leaderboard"),
         Binding("r", "replays", show=False, id="lobby.replays"),
@@ -78,6 +84,7 @@ class LobbyScreen(Screen):
             yield Lines(id="lobby-title")
             yield Lines(LIST_ROWS + 1, id="lobby-list")
             yield Lines(id="lobby-status")
+            yield Lines(id="lobby-note")
         yield Lines(id="too-small")
         yield KeyBar(id="keys")
 
@@ -86,7 +93,6 @@ class LobbyScreen(Screen):
         app.registry.lobby.add(app.member)
         self.query_one("#too-small", Lines).set(
             "Please enlarge the window to at least 80×24.")
-        self.query_one("#keys", KeyBar).show(LOBBY_KEYS)
         self.lobby_changed()
 
     def on_screen_resume(self) -> None:
@@ -129,8 +135,30 @@ class LobbyScreen(Screen):
                     f"{seats_label(row)[:25]:<26}{status_label(row)}")
             if row["spectators"]:
                 line += f" · {row['spectators']} watching"
+            if row["private"] and len(line) <= 70:      # only where 80 columns hold it
+                line += " · private"
             t.append(line + "\n", style="reverse" if i == self.cursor else "")
         self.query_one("#lobby-list", Lines).set(t)
+        self.query_one("#lobby-note", Lines).set(self.note())
+        takeable = self.rows and self._takeable(self.rows[self.cursor])
+        self.query_one("#keys", KeyBar).show(TAKE_KEYS if takeable else LOBBY_KEYS)
+
+    @staticmethod
+    def _takeable(row: dict) -> bool:
+        return row["status"] == "playing" and any(s["kind"] == "bot" for s in row["seats"])
+
+    def note(self) -> Text:
+        """The code of a private table of yours, to read out to friends."""
+        member = self.app.member
+        for row in self.rows:
+            table = self.app.registry.tables.get(row["id"])
+            if not row.get("code") or table is None:
+                continue
+            if member.table is table or any(s.kind == "human" and s.ident == member.ident
+                                            for s in table.seats):
+                return Text(f" Your private table #{row['id']}: code {code_label(row['code'])}"
+                            " (friends press j and type it)", style="bold")
+        return Text("")
 
     def set_status(self, text: str, error: bool = False) -> None:
         self.query_one("#lobby-status", Lines).set(
@@ -190,6 +218,73 @@ class LobbyScreen(Screen):
             self.set_status(str(exc), error=True)
             return
         app.open_table()
+
+    def action_code(self) -> None:
+        from .seats import JoinCodeScreen
+
+        def done(table) -> None:
+            if table is not None:
+                self.arrive(table)
+        self.app.push_screen(JoinCodeScreen(), done)
+
+    def arrive(self, table) -> None:
+        """After a right code: a free seat, else a computer player's, else watch."""
+        if table.status == "waiting" and any(s.kind == "empty" for s in table.seats):
+            try:
+                seat = table.sit(self.app.member)
+            except RoomError as exc:
+                self.set_status(str(exc), error=True)
+                return
+            self.open_table(f"You sit in seat {seat} at table #{table.id}.")
+            return
+        if table.status != "over" and any(s.kind == "bot" for s in table.seats):
+            self.choose_seat(table, full=True)
+            return
+        self.watch_table(table, f"Table #{table.id} is full: you are watching.")
+
+    def action_take(self) -> None:
+        table = self._selected()
+        if table is None:
+            self.set_status("No table selected.", error=True)
+            return
+        if table.status == "over":
+            self.set_status(f"The match at table #{table.id} is over.", error=True)
+            return
+        if not any(s.kind == "bot" for s in table.seats):
+            self.set_status(f"No computer player sits at table #{table.id}.", error=True)
+            return
+        self.choose_seat(table)
+
+    def choose_seat(self, table, full: bool = False) -> None:
+        from .seats import TakeSeatScreen, take_seat
+
+        def done(seat) -> None:
+            if seat is None:
+                if full:
+                    self.watch_table(table, f"Table #{table.id} is full: you are watching.")
+                return
+            try:
+                text = take_seat(table, self.app.member, seat)
+            except RoomError as exc:
+                self.set_status(str(exc), error=True)
+                return
+            self.open_table(text)
+        self.app.push_screen(TakeSeatScreen(table, full), done)
+
+    def watch_table(self, table, notice: str) -> None:
+        try:
+            table.watch(self.app.member)
+        except RoomError as exc:
+            self.set_status(str(exc), error=True)
+            return
+        self.open_table(notice)
+
+    def open_table(self, notice: str) -> None:
+        """The table screen, with a sentence saying where the person is."""
+        from .table import TableScreen
+        self.set_status(notice)
+        if self.app.member.table is not None:
+            self.app.push_screen(TableScreen(notice=notice))
 
     def action_new(self) -> None:
         from .create import CreateScreen

@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Input
 
-from server.tables import GAME_TITLES, RoomError
+from server.tables import GAME_TITLES, RoomError, code_label
 
 from ..arabic import term
 from ..cards import BID_SUITS, Look, parse_rank_key, sort_hand
@@ -42,6 +42,7 @@ BONUS_KEYS = ["caller", "with", "sole", "risk", "dash", "super"]
 BONUS_NAMES = {"caller": "caller", "with": "With", "sole": "sole", "risk": "risk",
                "dash": "dash", "super": "super"}
 TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
+NOTICE_SECONDS = 8.0
 
 
 def center(text: Text, width: int = W) -> Text:
@@ -82,8 +83,12 @@ class TableScreen(PromptScreenMixin, Screen):
                               height: 1; padding: 0 1; display: none; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, notice: str | None = None) -> None:
         super().__init__()
+        # Where the person landed ("you sit in seat 2", "you are watching"), shown a while.
+        self._notice = notice
+        self._notice_until = time.monotonic() + NOTICE_SECONDS if notice else 0.0
+        self._awaited: int | None = None   # a computer player's seat we wait for
         self.view: dict | None = None
         self.sel_n: int | None = None
         self.sel_suit: str | None = None
@@ -109,6 +114,8 @@ class TableScreen(PromptScreenMixin, Screen):
     def on_mount(self) -> None:
         from .. import settings
         settings.load(self.app)
+        if self._notice:
+            self.set_timer(NOTICE_SECONDS + 0.05, self.draw)
         self.table_changed("state")
 
     def on_resize(self, event: events.Resize) -> None:
@@ -255,7 +262,7 @@ class TableScreen(PromptScreenMixin, Screen):
     def compose_lines(self) -> list[Text]:
         """23 lines of the table plus the footer (last)."""
         lines: list[Text] = [self.info_line()]
-        lines.append(Text(""))
+        lines.append(self.note_line())
         lines += self.score_lines()                # 5 lines (rows 2-6)
         lines += self.middle_lines()               # 6 lines (rows 7-12)
         lines.append(Text(""))                     # 13
@@ -279,7 +286,7 @@ class TableScreen(PromptScreenMixin, Screen):
         if v is None:
             t.append(" · waiting for players")
             if table.private and table.code:
-                t.append(f" · private, code {table.code}")
+                t.append(f" · private, code {code_label(table.code)}")
         else:
             if v.get("rounds"):
                 t.append(f" · Round {v['round']} of {v['rounds']}")
@@ -310,6 +317,26 @@ class TableScreen(PromptScreenMixin, Screen):
                 right.stylize(look.style("bold red on white"))
         t.append(" " * max(0, W - 6 - t.cell_len))
         return join(fit(t, W - 6), right)
+
+    def note_line(self) -> Text:
+        """Row 1: where you landed, the seat you wait for, or the private code."""
+        table, look = self.table, self.look
+        member = self.app.member
+        waiting = table.request_of(member)
+        if self._awaited is not None and waiting is None:
+            if member.seat == self._awaited:          # the round ended: the seat is ours
+                self._notice = f"Seat {member.seat} is yours now."
+                self._notice_until = time.monotonic() + NOTICE_SECONDS
+                self.set_timer(NOTICE_SECONDS + 0.05, self.draw)
+        self._awaited = waiting
+        if self._notice and time.monotonic() < self._notice_until:
+            return fit(Text(" " + self._notice, style=look.style("bold")), W)
+        if waiting is not None:
+            return fit(Text(" " + table.request_text(waiting), style=look.style("bold")), W)
+        if table.private and table.code and self.view is not None:
+            return fit(Text(f" Private table · code {code_label(table.code)} · friends press j "
+                            "in the lobby and type it", style=look.style("dim")), W)
+        return Text("")
 
     def update_countdown(self, draw: bool = True) -> None:
         table = self.table
