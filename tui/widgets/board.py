@@ -11,6 +11,7 @@ from __future__ import annotations
 from itertools import repeat
 
 from rich.cells import get_character_cell_size
+from rich.color import ColorSystem
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -71,6 +72,50 @@ def _changed_spans(old: list, new: list) -> list[tuple[int, int]]:
     return out
 
 
+_LINES: dict[tuple, tuple[tuple[Segment, ...], tuple]] = {}
+_LINES_MAX = 8192
+
+
+def _line(console, text: Text, key: tuple, width: int) -> tuple[tuple[Segment, ...], tuple]:
+    """A line's segments (cropped and padded to ``width``) and its cells.
+
+    Shared by every session (the four screens at a table have many lines in
+    common, and a line comes back move after move): the segments do not
+    depend on the client's colour system, only the final ANSI codes do.
+    """
+    hit = _LINES.get(key)
+    if hit is not None:
+        return hit
+    segs = [s for s in text.render(console, end="") if s.text]
+    strip = Strip(segs).crop(0, width).adjust_cell_length(width)
+    segs = tuple(strip)
+    hit = (segs, tuple(_cells(segs)))
+    if len(_LINES) >= _LINES_MAX:
+        _LINES.clear()
+    _LINES[key] = hit
+    return hit
+
+
+def _render_cells(cells, lo: int, hi: int, color_system) -> str:
+    """ANSI text for ``cells[lo:hi]``: runs of one style joined, as
+    ``Strip.simplify().render()`` would write them."""
+    render = Strip.render_style
+    out: list[str] = []
+    run: list[str] = []
+    style = cells[lo][1] if lo < hi else None
+    for ch, st in cells[lo:hi]:
+        if st is not style and st != style:
+            text = "".join(run)
+            out.append(text if style is None else render(style, text, color_system))
+            run.clear()
+            style = st
+        run.append(ch)
+    if run:
+        text = "".join(run)
+        out.append(text if style is None else render(style, text, color_system))
+    return "".join(out)
+
+
 class Board(Widget):
     """Draws ``height`` lines of at most ``width`` cells; refreshes only changed cells."""
 
@@ -81,17 +126,13 @@ class Board(Widget):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._strips: list[Strip] = []
-        self._cells: list[list] = []
-        self._texts: list[tuple] = []
+        self._strips: list[Strip | None] = []    # built when Textual asks (render_line)
+        self._segs: list[tuple[Segment, ...]] = []
+        self._cells: list = []
+        self._texts: list[tuple | None] = []
+        self._width = 0
         self.frames = 0
         self.direct = True      # the owner clears this while something covers the board
-
-    def _to_strip(self, text: Text, width: int) -> tuple[Strip, list]:
-        console = self.app.console
-        segs = [s for s in text.render(console, end="") if s.text]
-        strip = Strip(segs).crop(0, width).adjust_cell_length(width)
-        return strip, _cells(list(strip))
 
     def set_lines(self, lines: list[Text]) -> None:
         width = self.size.width
@@ -99,22 +140,28 @@ class Board(Widget):
         if width <= 0 or height <= 0:
             return
         lines = (lines + [Text("")] * height)[:height]
-        full = len(self._strips) != height or (self._strips and self._strips[0].cell_length != width)
+        full = len(self._cells) != height or self._width != width
         dirty: list[Region] = []
         if full:
-            self._strips = [Strip.blank(width)] * height
-            self._cells = [[(" ", None)] * width for _ in range(height)]
+            blank = Strip.blank(width)
+            self._width = width
+            self._strips = [blank] * height
+            self._segs = [tuple(blank)] * height
+            self._cells = [((" ", None),) * width] * height
             self._texts = [None] * height
+        console = self.app.console
+        texts, strips, segs_of, cells_of = self._texts, self._strips, self._segs, self._cells
         for y, text in enumerate(lines):
-            key = (text.plain, tuple(text.spans), text.style)
-            if not full and key == self._texts[y]:
+            key = (text.plain, tuple(text.spans), text.style, width)
+            if not full and key == texts[y]:
                 continue
-            self._texts[y] = key
-            strip, cells = self._to_strip(text, width)
-            old = self._cells[y]
-            self._strips[y] = strip
-            self._cells[y] = cells
-            if full:
+            texts[y] = key
+            segs, cells = _line(console, text, key, width)
+            old = cells_of[y]
+            segs_of[y] = segs
+            cells_of[y] = cells
+            strips[y] = None
+            if full or old is cells:
                 continue
             for lo, hi in _changed_spans(old, cells):
                 if hi > lo:
@@ -123,6 +170,14 @@ class Board(Widget):
             self.refresh()
         elif dirty and not self._write_direct(dirty):
             self.refresh(*dirty)
+
+    def _plain_styles(self) -> bool:
+        """Textual would add nothing to our own lines (no filter, tint, opacity,
+        padding or border), so the changed cells can be written from them."""
+        styles = self.styles
+        return (not self.app.get_line_filters() and not styles.tint.a
+                and styles.opacity == 1.0 and styles.text_opacity == 1.0
+                and self.content_region == self.region)
 
     def _write_direct(self, dirty: list[Region]) -> bool:
         """Send the changed cells straight to the session's terminal.
@@ -144,14 +199,24 @@ class Board(Widget):
         console = app.console
         cache = self._styles_cache
         parts = []
-        for region in dirty:
-            cache.set_dirty(region)
-            strips = self.render_lines(region)
-            if not strips:
-                return False
-            strip = strips[0].crop(0, region.width) if strips[0].cell_length > region.width else strips[0]
-            parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
-            parts.append(strip.simplify().render(console))
+        if self._plain_styles():
+            color_system = console._color_system or ColorSystem.TRUECOLOR
+            cells_of = self._cells
+            for region in dirty:
+                cache.set_dirty(region)
+                parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
+                parts.append(_render_cells(cells_of[region.y], region.x, region.right,
+                                           color_system))
+        else:
+            for region in dirty:
+                cache.set_dirty(region)
+                strips = self.render_lines(region)
+                if not strips:
+                    return False
+                strip = (strips[0].crop(0, region.width) if strips[0].cell_length > region.width
+                         else strips[0])
+                parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
+                parts.append(strip.simplify().render(console))
         parts.append("\x1b[0m")
         driver.write("".join(parts))
         driver.flush()
@@ -162,7 +227,10 @@ class Board(Widget):
 
     def render_line(self, y: int) -> Strip:
         if 0 <= y < len(self._strips):
-            return self._strips[y]
+            strip = self._strips[y]
+            if strip is None:
+                strip = self._strips[y] = Strip(self._segs[y], self._width)
+            return strip
         return Strip.blank(self.size.width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
