@@ -1,18 +1,33 @@
-"""Figures for the server issue (a benchmark, not a test).
+"""Figures for the server issues 3 and 5 (a benchmark, not a test).
 
-    .venv/bin/python tests/bench/server_bench.py [--quick]
+    .venv/bin/python tests/bench/server_bench.py [--quick] [--clients process|loop]
+                     [--only memory,one,match,many,bots]
 
 Prints: resident memory per connected idle session (server in a subprocess);
 keypress-to-own-screen and move-to-the-other-three-screens latency (median,
-p95) at one table and with 100 sessions at 25 tables each making a move a
-second; bytes a client receives for the first screen, per opponent move, and
-for a whole 18-round Estimation match.
+p95, max) at one table and with 100 sessions at 25 tables each making a move
+a second; bytes a client receives for the first screen, per opponent move,
+and for a whole 18-round Estimation match; and (issue 5) the key-press
+latency at one table of people while computer players at other tables think
+without pause, against the same without them, with the worker's decision
+times.
+
+The server runs in this process (the scenarios need its tables to know whose
+turn it is and what to press).  The SSH clients run by default in a child
+process (``--clients process``): they encrypt, decrypt and timestamp there,
+so a figure is the server's time plus the network, not the clients' work on
+the server's loop.  ``--clients loop`` runs them on the server's own loop, as
+the first version of this script did (their work then adds to every figure).
+Timestamps are CLOCK_MONOTONIC, the same clock in both processes; the press
+and the arrival are both stamped in the client process.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures as cf
+import json
 import os
 import statistics
 import subprocess
@@ -36,38 +51,58 @@ def pct(xs, p):
 
 
 def fmt_ms(xs):
-    return f"median {statistics.median(xs) * 1000:6.1f} ms, p95 {pct(xs, 95) * 1000:6.1f} ms (n={len(xs)})"
+    if not xs:
+        return "no samples"
+    return (f"median {statistics.median(xs) * 1000:6.1f} ms, p95 {pct(xs, 95) * 1000:6.1f} ms, "
+            f"max {max(xs) * 1000:6.1f} ms (n={len(xs)})")
 
 
+def load() -> str:
+    """The machine's load now: loadavg and the busiest other processes."""
+    with open("/proc/loadavg") as fh:
+        avg = " ".join(fh.read().split()[:3])
+    try:
+        out = subprocess.run(["ps", "-eo", "pid,ni,pcpu,comm", "--sort=-pcpu", "--no-headers"],
+                             capture_output=True, text=True, timeout=5).stdout.splitlines()
+        mine = {os.getpid()}
+        busy = [line.split() for line in out]
+        busy = [f"{c}(ni {n}) {p}%" for pid, n, p, c in (b[:4] for b in busy if len(b) >= 4)
+                if int(pid) not in mine and float(p) >= 20]
+    except Exception:
+        busy = []
+    return f"load {avg}" + (f"; busy: {', '.join(busy)}" if busy else "")
+
+
+# ------------------------------------------------------------- the clients
 class Client:
     """A PTY client that only timestamps bytes (no terminal emulation)."""
 
     def __init__(self, conn, proc, name):
         self.conn, self.proc, self.name = conn, proc, name
         self.bytes = 0
-        self.keep = None
         self.last_rx = time.monotonic()
-        self.waiters: list[tuple[float, asyncio.Future]] = []
+        self.waiters: list[asyncio.Future] = []
         self.task = asyncio.ensure_future(self._read())
 
     async def _read(self):
         while True:
-            data = await self.proc.stdout.read(65536)
+            try:
+                data = await self.proc.stdout.read(65536)
+            except Exception:
+                return
             if not data:
                 return
             now = time.monotonic()
             self.bytes += len(data)
-            if self.keep is not None:
-                self.keep.append(data)
             self.last_rx = now
-            for _, fut in self.waiters:
+            for fut in self.waiters:
                 if not fut.done():
                     fut.set_result(now)
             self.waiters.clear()
 
     def next_bytes(self) -> asyncio.Future:
         fut = asyncio.get_running_loop().create_future()
-        self.waiters.append((time.monotonic(), fut))
+        self.waiters.append(fut)
         return fut
 
     def press(self, data: bytes):
@@ -86,22 +121,166 @@ async def connect(port, name, key, size=(80, 24)):
     return Client(conn, proc, name)
 
 
+class Agent:
+    """The clients' side of every scenario: connects, presses keys, stamps bytes.
+    Runs on the server's loop (``LocalAgent``) or in a child process
+    (``RemoteAgent``); the scenarios talk to both the same way."""
+
+    def __init__(self):
+        self.clients: dict[str, Client] = {}
+        self.key = asyncssh.generate_private_key("ssh-ed25519")
+
+    async def handle(self, cmd: dict) -> dict:
+        op = cmd["op"]
+        if op == "connect":
+            for name in cmd["names"]:
+                self.clients[name] = await connect(cmd["port"], name, self.key)
+            return {}
+        if op == "quiet":
+            for name in cmd["names"]:
+                await self.clients[name].quiet(cmd.get("period", 0.1))
+            return {}
+        if op == "bytes":
+            return {"bytes": [self.clients[n].bytes for n in cmd["names"]]}
+        if op == "press":
+            self.clients[cmd["name"]].press(cmd["data"].encode())
+            return {}
+        if op == "move":
+            actor = self.clients[cmd["name"]]
+            others = [self.clients[n] for n in cmd["others"]]
+            before = [c.bytes for c in others]
+            own_f = actor.next_bytes()
+            other_f = [c.next_bytes() for c in others]
+            t0 = time.monotonic()
+            actor.press(cmd["data"].encode())
+            out = {"own": None, "other": []}
+            try:
+                out["own"] = await asyncio.wait_for(own_f, 5) - t0
+            except asyncio.TimeoutError:
+                pass
+            for f in other_f:
+                try:
+                    out["other"].append(await asyncio.wait_for(f, 5) - t0)
+                except asyncio.TimeoutError:
+                    pass
+            for c in [actor] + others:
+                await c.quiet(0.03)
+            out["bytes"] = [c.bytes - b for c, b in zip(others, before)]
+            return out
+        if op == "close":
+            for c in self.clients.values():
+                c.conn.close()
+            self.clients.clear()
+            return {}
+        raise ValueError(op)
+
+
+class LocalAgent:
+    def __init__(self):
+        self.agent = Agent()
+
+    async def call(self, **cmd) -> dict:
+        return await self.agent.handle(cmd)
+
+    async def stop(self):
+        await self.call(op="close")
+
+
+class RemoteAgent:
+    """The clients in a child process, spoken to in JSON lines."""
+
+    async def start(self):
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--agent", stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, cwd=str(ROOT))
+        self.ids = 0
+        self.waiting: dict[int, asyncio.Future] = {}
+        self.reader = asyncio.ensure_future(self._read())
+        return self
+
+    async def _read(self):
+        while True:
+            line = await self.proc.stdout.readline()
+            if not line:
+                for f in self.waiting.values():
+                    if not f.done():
+                        f.set_exception(RuntimeError("client process ended"))
+                return
+            msg = json.loads(line)
+            fut = self.waiting.pop(msg["id"], None)
+            if fut is not None and not fut.done():
+                if "error" in msg:
+                    fut.set_exception(RuntimeError(msg["error"]))
+                else:
+                    fut.set_result(msg)
+
+    async def call(self, **cmd) -> dict:
+        self.ids += 1
+        cmd["id"] = self.ids
+        fut = asyncio.get_running_loop().create_future()
+        self.waiting[self.ids] = fut
+        self.proc.stdin.write((json.dumps(cmd) + "\n").encode())
+        return await fut
+
+    async def stop(self):
+        await self.call(op="close")
+        self.proc.stdin.close()
+        try:
+            await asyncio.wait_for(self.proc.wait(), 5)
+        except asyncio.TimeoutError:
+            self.proc.kill()
+        self.reader.cancel()
+
+
+async def agent_main() -> None:
+    """``--agent``: the child process's side of ``RemoteAgent``."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    agent = Agent()
+    out = sys.stdout
+
+    async def run(cmd):
+        try:
+            reply = await agent.handle(cmd)
+        except Exception as exc:
+            reply = {"error": repr(exc)}
+        reply["id"] = cmd["id"]
+        out.write(json.dumps(reply) + "\n")
+        out.flush()
+    tasks = set()
+    while True:
+        line = await reader.readline()
+        if not line:
+            break
+        t = asyncio.ensure_future(run(json.loads(line)))
+        tasks.add(t)
+        t.add_done_callback(tasks.discard)
+    await agent.handle({"op": "close"})
+
+
+async def make_agent(mode: str):
+    if mode == "loop":
+        return LocalAgent()
+    return await RemoteAgent().start()
+
+
 def keys_for(m, seat):
     legal = m.legal_actions(seat)
     types = {a["type"] for a in legal}
     if "dash" in types:
-        return b"n"
+        return "n"
     if "bid" in types or "pass" in types:
-        return b"p" if "pass" in types else b"\r"
+        return "p" if "pass" in types else "\r"
     if "call" in types:
-        return b"\r"
+        return "\r"
     if "declare" in types:
         nums = sorted(a["n"] for a in legal if a["n"] <= 9)
-        return str(nums[len(nums) // 3]).encode() + b"\r"
+        return str(nums[len(nums) // 3]) + "\r"
     if "play" in types:
         cards = [a["card"] for a in legal]
         c = cards[len(cards) // 2]
-        return (c[0].lower() + c[1].lower()).encode()
+        return c[0].lower() + c[1].lower()
     raise RuntimeError(legal)
 
 
@@ -162,103 +341,104 @@ async def start_inprocess(bot_pause=0.0):
     return server, room, server.sockets[0].getsockname()[1]
 
 
-async def table_of_four(room, port, key, prefix, game="estimation-kotshina", length="micro"):
-    clients = [await connect(port, f"{prefix}{i}", key) for i in range(4)]
-    for c in clients:
-        await c.quiet(0.1)
+async def table_of_four(room, agent, port, prefix, game="estimation-kotshina", length="micro"):
+    names = [f"{prefix}{i}" for i in range(4)]
+    await agent.call(op="connect", port=port, names=names)
+    await agent.call(op="quiet", names=names, period=0.1)
     reg = room.registry
     table = reg.create(game, length)
     apps = {a.member.name: a for a in list(room.apps)}
-    for i, c in enumerate(clients):
-        table.sit(apps[c.name].member, i)
-    for c in clients:
-        apps[c.name].call_later(apps[c.name].open_table)
+    for i, name in enumerate(names):
+        table.sit(apps[name].member, i)
+    for name in names:
+        apps[name].call_later(apps[name].open_table)
     await asyncio.sleep(0.3)
-    for c in clients:
-        await c.quiet(0.1)
-    return table, clients
+    await agent.call(op="quiet", names=names, period=0.1)
+    return table, names
 
 
-async def one_move(table, clients, own_lat, other_lat, bytes_per_move):
+async def one_move(table, agent, names, own_lat, other_lat, bytes_per_move):
     m = table.match
     seat = m.to_act
-    actor = clients[seat]
-    others = [c for i, c in enumerate(clients) if i != seat]
-    before = {c.name: c.bytes for c in others}
-    own_f = actor.next_bytes()
-    other_f = [c.next_bytes() for c in others]
-    t0 = time.monotonic()
-    actor.press(keys_for(m, seat))
-    t_own = await asyncio.wait_for(own_f, 5)
-    own_lat.append(t_own - t0)
-    for f in other_f:
-        try:
-            t = await asyncio.wait_for(f, 5)
-            other_lat.append(t - t0)
-        except asyncio.TimeoutError:
-            pass
-    for c in clients:
-        await c.quiet(0.03)
+    others = [n for i, n in enumerate(names) if i != seat]
+    r = await agent.call(op="move", name=names[seat], others=others, data=keys_for(m, seat))
+    if r["own"] is not None:
+        own_lat.append(r["own"])
+    other_lat.extend(r["other"])
     if m.view(None)["phase"] == "play":
-        for c in others:
-            bytes_per_move.append(c.bytes - before[c.name])
+        bytes_per_move.extend(r["bytes"])
 
 
-async def bench_one_table(moves: int) -> None:
+def cpu_ms_per(n: int, cpu0: float) -> str:
+    return f"{(time.process_time() - cpu0) * 1000 / max(1, n):.1f} ms"
+
+
+async def bench_one_table(moves: int, mode: str) -> None:
     server, room, port = await start_inprocess()
-    key = asyncssh.generate_private_key("ssh-ed25519")
-    table, clients = await table_of_four(room, port, key, "one")
+    agent = await make_agent(mode)
+    table, names = await table_of_four(room, agent, port, "one")
     own, other, per_move = [], [], []
     n = 0
+    print(f"one table ({mode} clients), {load()}")
+    cpu0 = time.process_time()
     while table.match.to_act is not None and n < moves:
-        await one_move(table, clients, own, other, per_move)
+        await one_move(table, agent, names, own, other, per_move)
         n += 1
-    print(f"one table, keypress -> own screen:        {fmt_ms(own)}")
-    print(f"one table, move -> other three screens:   {fmt_ms(other)}")
-    print(f"bytes per opponent move (card play):      median {statistics.median(per_move):.0f}, "
+    cpu = cpu_ms_per(n, cpu0)
+    print(f"  keypress -> own screen:        {fmt_ms(own)}")
+    print(f"  move -> other three screens:   {fmt_ms(other)}")
+    print(f"  bytes per opponent move (card play): median {statistics.median(per_move):.0f}, "
           f"p95 {pct(per_move, 95):.0f}, max {max(per_move)}")
-    for c in clients:
-        c.conn.close()
+    print(f"  this process's CPU per move: {cpu}"
+          + (" (server only)" if mode == "process" else " (server and clients)"))
+    print(f"  after: {load()}")
+    await agent.stop()
     server.close()
 
 
-async def bench_many(tables: int, seconds: float) -> None:
+async def bench_many(tables: int, seconds: float, mode: str) -> None:
     server, room, port = await start_inprocess()
-    key = asyncssh.generate_private_key("ssh-ed25519")
+    agent = await make_agent(mode)
     groups = []
     for t in range(tables):
-        groups.append(await table_of_four(room, port, key, f"t{t}x"))
+        groups.append(await table_of_four(room, agent, port, f"t{t}x"))
     own, other, per_move = [], [], []
     end = time.monotonic() + seconds
+    print(f"{tables * 4} sessions at {tables} tables, a move a second per table "
+          f"({mode} clients), {load()}")
 
-    async def driver(table, clients, offset):
+    async def driver(table, names, offset):
         await asyncio.sleep(offset)
         while time.monotonic() < end and table.match.to_act is not None:
             t0 = time.monotonic()
-            await one_move(table, clients, own, other, per_move)
+            await one_move(table, agent, names, own, other, per_move)
             await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - t0)))
+    cpu0 = time.process_time()
     await asyncio.gather(*(driver(t, c, i / tables) for i, (t, c) in enumerate(groups)))
-    print(f"{tables * 4} sessions at {tables} tables, a move a second per table:")
     print(f"  keypress -> own screen:        {fmt_ms(own)}")
     print(f"  move -> other three screens:   {fmt_ms(other)}")
-    for _, clients in groups:
-        for c in clients:
-            c.conn.close()
+    print(f"  this process's CPU per move: {cpu_ms_per(len(own), cpu0)}")
+    print(f"  after: {load()}")
+    await agent.stop()
     server.close()
 
 
-async def bench_whole_match() -> None:
+async def bench_whole_match(mode: str) -> None:
     server, room, port = await start_inprocess(bot_pause=0.0)
-    key = asyncssh.generate_private_key("ssh-ed25519")
-    c = await connect(port, "solo", key)
-    await c.quiet(0.1)
-    first = c.bytes
+    agent = await make_agent(mode)
+    await agent.call(op="connect", port=port, names=["solo"])
+    await agent.call(op="quiet", names=["solo"], period=0.1)
+    first = (await agent.call(op="bytes", names=["solo"]))["bytes"][0]
     app = next(iter(room.apps))
     table = room.registry.create("estimation", 18)
     table.sit(app.member, 0)
     app.call_later(app.open_table)
-    await asyncio.sleep(0.2)
-    start_bytes = c.bytes
+    for _ in range(500):
+        if getattr(app.screen, "rendered_version", -1) >= 0 and app.displayed_version >= 0:
+            break
+        await asyncio.sleep(0.01)
+    await agent.call(op="quiet", names=["solo"], period=0.2)
+    start_bytes = (await agent.call(op="bytes", names=["solo"]))["bytes"][0]
     table.fill_with_bots()
     m = table.match
     while m.to_act is not None:
@@ -266,39 +446,210 @@ async def bench_whole_match() -> None:
             await asyncio.sleep(0.01)
             if m.to_act == 0:
                 v = len(m.log)
-                c.press(keys_for(m, 0))
+                await agent.call(op="press", name="solo", data=keys_for(m, 0))
                 for _ in range(500):
                     if len(m.log) > v:
                         break
                     await asyncio.sleep(0.005)
         else:
             await asyncio.sleep(0.005)
-    await c.quiet(0.2)
-    total = c.bytes - first
+    await agent.call(op="quiet", names=["solo"], period=0.2)
+    total = (await agent.call(op="bytes", names=["solo"]))["bytes"][0] - first
     print(f"bytes for the first table screen: {start_bytes - first}")
     print(f"bytes for a whole 18-round Estimation match (1 person + 3 computer players, "
           f"{len(m.log)} actions): {total / 1024:.0f} KB")
-    c.conn.close()
+    await agent.stop()
     server.close()
+
+
+# ------------------------------------------- issue 5: thinking computer players
+def _timed_decide(view, level, budget_ms):
+    """Runs in the worker process: the decision and its own CPU-side wall time."""
+    from engine.bots.worker import _decide
+    t0 = time.perf_counter()
+    action = _decide(view, level, budget_ms)
+    return action, time.perf_counter() - t0, view.get("phase")
+
+
+class Probe:
+    """How late the loop wakes a 10 ms sleep: the loop's own blocking, seen from inside."""
+
+    def __init__(self):
+        self.lags: list[float] = []
+        self.task = asyncio.ensure_future(self._run())
+
+    async def _run(self):
+        loop = asyncio.get_running_loop()
+        while True:
+            t = loop.time()
+            await asyncio.sleep(0.01)
+            self.lags.append(loop.time() - t - 0.01)
+
+    def take(self) -> list[float]:
+        out, self.lags = self.lags, []
+        return out
+
+
+async def bench_bots(args, mode: str) -> None:
+    from engine.bots.worker import BotPool
+    from server import bots
+
+    server, room, port = await start_inprocess(bot_pause=0.0)
+    reg = room.registry
+    bots.BUDGET_MS = args.budget
+    think: list[tuple[float, str]] = []     # worker-side decision time, phase
+    wall: list[float] = []                   # submit -> answer, as the table waits for it
+
+    class TimedPool(BotPool):
+        def submit(self, view, level="strong", budget_ms=100):
+            inner = self._pool.submit(_timed_decide, view, level, budget_ms)
+            outer: cf.Future = cf.Future()
+
+            def done(f):
+                try:
+                    action, dt, phase = f.result()
+                except BaseException as exc:   # noqa: BLE001 (handed on)
+                    outer.set_exception(exc)
+                    return
+                think.append((dt, phase))
+                outer.set_result(action)
+            inner.add_done_callback(done)
+            return outer
+
+    bots.close_pool()
+    bots._pool = TimedPool()
+    orig_decide = bots.decide
+
+    async def timed_decide(match, seat, level=bots.DEFAULT_LEVEL):
+        t0 = time.monotonic()
+        try:
+            return await orig_decide(match, seat, level)
+        finally:
+            wall.append(time.monotonic() - t0)
+    bots.decide = timed_decide
+    await asyncio.sleep(1.0)                 # the worker starts and imports the engine
+
+    agent = await make_agent(mode)
+    people, names = await table_of_four(room, agent, port, "bp", game="estimation", length=18)
+    running: list = []
+    stop = asyncio.Event()
+
+    def start_bot_table():
+        t = reg.create("estimation", 18)
+        t.fill_with_bots(level="strong")
+        running.append(t)
+
+    async def keep_bots():
+        while not stop.is_set():
+            for t in list(running):
+                if t.status != "playing":
+                    running.remove(t)
+                    start_bot_table()
+            await asyncio.sleep(0.2)
+
+    def stop_bots():
+        for t in running:
+            t.close()
+            t.status = "over"      # an answer still in the worker is then dropped
+            reg.tables.pop(t.id, None)
+        running.clear()
+
+    probe = Probe()
+    results = {False: {"own": [], "other": [], "lag": [], "actions": 0, "secs": 0.0},
+               True: {"own": [], "other": [], "lag": [], "actions": 0, "secs": 0.0}}
+    per_block = max(1, args.bot_moves // 4)
+    print(f"people at one table press keys while {args.bot_tables} tables of strong computer "
+          f"players think without pause (budget {args.budget} ms, {mode} clients), {load()}")
+    for block, on in enumerate([False, True, False, True]):
+        if on:
+            think_before = len(think)
+            for _ in range(args.bot_tables):
+                start_bot_table()
+            keeper = asyncio.ensure_future(keep_bots())
+            await asyncio.sleep(1.0)
+        probe.take()
+        r = results[on]
+        t0 = time.monotonic()
+        versions = {t.id: t.version for t in running}
+        n = 0
+        while n < per_block:
+            if people.match.to_act is None:
+                break
+            await one_move(people, agent, names, r["own"], r["other"], [])
+            n += 1
+            await asyncio.sleep(0.05)        # a person's pace: the bots keep thinking between keys
+        r["secs"] += time.monotonic() - t0
+        r["lag"] += probe.take()
+        if on:
+            r["actions"] += sum(t.version - versions.get(t.id, 0) for t in running)
+            stop.set()
+            await keeper
+            stop.clear()
+            stop_bots()
+            print(f"  block {block + 1} (thinking bots): {len(think) - think_before} decisions, "
+                  f"{load()}")
+        else:
+            print(f"  block {block + 1} (no bots): {load()}")
+    probe.task.cancel()
+    for on in (False, True):
+        r = results[on]
+        label = "with thinking bots" if on else "without bots     "
+        print(f"  {label}: keypress -> own screen:      {fmt_ms(r['own'])}")
+        print(f"  {label}: move -> other three screens: {fmt_ms(r['other'])}")
+        print(f"  {label}: loop lag (10 ms sleep wakes late by): {fmt_ms(r['lag'])}")
+    secs = results[True]["secs"]
+    print(f"  bot actions applied on the loop meanwhile: {results[True]['actions']} "
+          f"({results[True]['actions'] / max(secs, 1e-9):.1f}/s)")
+    plays = [d for d, ph in think if ph == "play"]
+    others = [d for d, ph in think if ph != "play"]
+    print(f"  worker decision time, card play:  {fmt_ms(plays)}")
+    print(f"  worker decision time, other:      {fmt_ms(others)}")
+    print(f"  a table's wait for its answer (queue in the one worker + decision): {fmt_ms(wall)}")
+    bots.decide = orig_decide
+    await agent.stop()
+    server.close()
+    bots.close_pool()
 
 
 async def main(args):
     from server import runtime
     runtime.patch_textual()
-    await bench_memory(args.sessions)
-    await bench_one_table(args.moves)
-    await bench_whole_match()
-    await bench_many(args.tables, args.seconds)
+    only = set(args.only.split(",")) if args.only else {"memory", "one", "match", "many", "bots"}
+    modes = ["process", "loop"] if args.clients == "both" else [args.clients]
+    print(f"start: {load()}")
+    if "memory" in only:
+        await bench_memory(args.sessions)
+    for mode in modes:
+        if "one" in only:
+            for _ in range(args.repeat):
+                await bench_one_table(args.moves, mode)
+    if "match" in only:
+        await bench_whole_match(modes[0])
+    for mode in modes:
+        if "many" in only:
+            await bench_many(args.tables, args.seconds, mode)
+    if "bots" in only:
+        await bench_bots(args, modes[0])
 
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
+    p.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--clients", choices=["process", "loop", "both"], default="process")
+    p.add_argument("--only", default="", help="comma-separated: memory,one,match,many,bots")
+    p.add_argument("--repeat", type=int, default=1, help="runs of the one-table scenario")
     p.add_argument("--sessions", type=int, default=50)
     p.add_argument("--moves", type=int, default=200)
     p.add_argument("--tables", type=int, default=25)
     p.add_argument("--seconds", type=float, default=30)
+    p.add_argument("--bot-tables", type=int, default=4)
+    p.add_argument("--bot-moves", type=int, default=200)
+    p.add_argument("--budget", type=float, default=100, help="ms per computer-player decision")
     a = p.parse_args()
+    if a.agent:
+        asyncio.run(agent_main())
+        sys.exit(0)
     if a.quick:
-        a.sessions, a.moves, a.tables, a.seconds = 10, 60, 5, 8
+        a.sessions, a.moves, a.tables, a.seconds, a.bot_moves = 10, 60, 5, 8, 80
     asyncio.run(main(a))
