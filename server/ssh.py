@@ -113,6 +113,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.ident: str | None = None
         self.guest = False
         self.refusal: str | None = None
+        self._refusal_shown = False
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -177,6 +178,11 @@ class LammaSSHServer(asyncssh.SSHServer):
             self._guest_ok = True
             return True
         self._guest_ok = False
+        # OpenSSH asks again after a failed round (NumberOfPasswordPrompts, 3 by
+        # default) and would print the same text each time: say it once per connection.
+        if self._refusal_shown:
+            return False
+        self._refusal_shown = True
         return ("Lamma", reason, "", [])
 
     def validate_kbdint_response(self, username: str, responses) -> bool:

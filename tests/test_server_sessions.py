@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import shutil
 import weakref
 
 import asyncssh
@@ -129,6 +130,31 @@ async def test_name_belongs_to_first_key_that_proves_it(lamma_server):
     await c.expect("tables")
     await c.close()
     assert srv.room.identity.owner("omar") == k2.get_fingerprint("sha256")
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="OpenSSH client not installed")
+async def test_openssh_shows_a_refusal_once(lamma_server, tmp_path):
+    """OpenSSH retries keyboard-interactive (NumberOfPasswordPrompts): the refusal
+    text must reach the person once, not three times."""
+    srv = lamma_server
+    owner = srv.key("owner")
+    c = await srv.json_client("Zeina", key=owner)
+    await c.close()
+    other = tmp_path / "id_other"
+    other.write_text(asyncssh.generate_private_key("ssh-ed25519").export_private_key().decode())
+    other.chmod(0o600)
+    proc = await asyncio.create_subprocess_exec(
+        "ssh", "-p", str(srv.port), "-i", str(other), "-o", "IdentitiesOnly=yes",
+        "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+        "-o", "BatchMode=no", "-F", "/dev/null", "Zeina@127.0.0.1", "play",
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 20)
+    text = err.decode(errors="replace")
+    assert proc.returncode == 255
+    assert text.count("belongs to another key") == 1, text
+    assert "Permission denied" in text
+    assert srv.room.identity.owner("zeina") == owner.get_fingerprint("sha256")
 
 
 async def test_key_offered_but_not_proven_binds_nothing(lamma_server):
