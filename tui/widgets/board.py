@@ -46,29 +46,31 @@ def _cells(segments: list[Segment]) -> list[tuple[str, Style | None]]:
 GAP = 8     # unchanged cells cheaper to resend than to jump over (a cursor move is ~8 bytes)
 
 
-def _changed_spans(old: list, new: list) -> list[tuple[int, int]]:
+def _changed_spans(old, new) -> list[tuple[int, int]]:
     """Runs of changed cells, runs closer than GAP merged; wide characters kept whole."""
-    n = max(len(old), len(new))
-    spans: list[list[int]] = []
-    x = 0
-    while x < n:
-        if x < len(old) and x < len(new) and old[x] == new[x]:
-            x += 1
-            continue
-        start = x
-        while x < n and not (x < len(old) and x < len(new) and old[x] == new[x]):
-            x += 1
-        if spans and start - spans[-1][1] < GAP:
-            spans[-1][1] = x
-        else:
-            spans.append([start, x])
+    if old == new:
+        return []
+    n_old, n_new = len(old), len(new)
+    diff = [x for x, (a, b) in enumerate(zip(old, new)) if a is not b and a != b]
+    if n_old != n_new:
+        diff.extend(range(min(n_old, n_new), max(n_old, n_new)))
+    if not diff:
+        return []
+    spans: list[tuple[int, int]] = []
+    lo = prev = diff[0]
+    for x in diff[1:]:
+        if x - prev - 1 >= GAP:
+            spans.append((lo, prev + 1))
+            lo = x
+        prev = x
+    spans.append((lo, prev + 1))
     out = []
     for lo, hi in spans:
-        while lo > 0 and lo < len(new) and new[lo][0] == "":
+        while lo > 0 and lo < n_new and new[lo][0] == "":
             lo -= 1
-        while hi < len(new) and new[hi][0] == "":
+        while hi < n_new and new[hi][0] == "":
             hi += 1
-        out.append((lo, min(hi, max(len(new), 1))))
+        out.append((lo, min(hi, max(n_new, 1))))
     return out
 
 
