@@ -22,24 +22,49 @@ from textual.widget import Widget
 _BLANK = Style()
 
 
-def _cells(segments: list[Segment]) -> list[tuple[str, Style | None]]:
+_TEXT_CELLS: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+
+def _text_cells(text: str) -> tuple[str, tuple[str, ...]]:
+    """What each cell of a non-ASCII ``text`` shows ("" after a wide character,
+    zero-width characters joined to the one before), and the zero-width
+    characters before the first cell.  Cached: the same suit symbols and box
+    characters come back on every frame."""
+    hit = _TEXT_CELLS.get(text)
+    if hit is not None:
+        return hit
+    lead = ""
+    out: list[str] = []
+    for ch in text:
+        w = get_character_cell_size(ch)
+        if w == 0:
+            if out:
+                out[-1] += ch
+            else:
+                lead += ch
+            continue
+        out.append(ch)
+        if w == 2:
+            out.append("")
+    if len(_TEXT_CELLS) >= 4096:
+        _TEXT_CELLS.clear()
+    hit = _TEXT_CELLS[text] = (lead, tuple(out))
+    return hit
+
+
+def _cells(segments) -> list[tuple[str, Style | None]]:
     out: list[tuple[str, Style | None]] = []
+    extend = out.extend
     for seg in segments:
-        st = seg.style
         text = seg.text
         if text.isascii():
-            out.extend(zip(text, repeat(st)))
+            extend(zip(text, repeat(seg.style)))
             continue
-        for ch in text:
-            w = get_character_cell_size(ch)
-            if w == 0:
-                if out:
-                    c, s = out[-1]
-                    out[-1] = (c + ch, s)
-                continue
-            out.append((ch, st))
-            if w == 2:
-                out.append(("", st))
+        lead, cells = _text_cells(text)
+        if lead and out:
+            c, st = out[-1]
+            out[-1] = (c + lead, st)
+        extend(zip(cells, repeat(seg.style)))
     return out
 
 
