@@ -146,26 +146,33 @@ class Agent:
             self.clients[cmd["name"]].press(cmd["data"].encode())
             return {}
         if op == "move":
+            # keys[:-1] change only the actor's screen (each timed, then quiet);
+            # keys[-1] is the move, timed to the actor's and the others' screens.
             actor = self.clients[cmd["name"]]
             others = [self.clients[n] for n in cmd["others"]]
-            before = [c.bytes for c in others]
-            own_f = actor.next_bytes()
-            other_f = [c.next_bytes() for c in others]
-            t0 = time.monotonic()
-            actor.press(cmd["data"].encode())
-            out = {"own": None, "other": []}
-            try:
-                out["own"] = await asyncio.wait_for(own_f, 5) - t0
-            except asyncio.TimeoutError:
-                pass
-            for f in other_f:
+            out = {"own": [], "other": []}
+            keys = cmd["keys"]
+            for i, key in enumerate(keys):
+                last = i == len(keys) - 1
+                watch = others if last else []
+                before = [c.bytes for c in watch]
+                own_f = actor.next_bytes()
+                other_f = [c.next_bytes() for c in watch]
+                t0 = time.monotonic()
+                actor.press(key.encode())
                 try:
-                    out["other"].append(await asyncio.wait_for(f, 5) - t0)
+                    out["own"].append(await asyncio.wait_for(own_f, 5) - t0)
                 except asyncio.TimeoutError:
                     pass
-            for c in [actor] + others:
-                await c.quiet(0.03)
-            out["bytes"] = [c.bytes - b for c, b in zip(others, before)]
+                for f in other_f:
+                    try:
+                        out["other"].append(await asyncio.wait_for(f, 5) - t0)
+                    except asyncio.TimeoutError:
+                        pass
+                for c in [actor] + watch:
+                    await c.quiet(0.03)
+                if last:
+                    out["bytes"] = [c.bytes - b for c, b in zip(watch, before)]
             return out
         if op == "close":
             for c in self.clients.values():
@@ -363,14 +370,8 @@ async def one_move(table, agent, names, own_lat, other_lat, bytes_per_move):
     m = table.match
     seat = m.to_act
     others = [n for i, n in enumerate(names) if i != seat]
-    keys = keys_for(m, seat)
-    for key in keys[:-1]:           # a key that changes only the player's own screen
-        r = await agent.call(op="move", name=names[seat], others=[], data=key)
-        if r["own"] is not None:
-            own_lat.append(r["own"])
-    r = await agent.call(op="move", name=names[seat], others=others, data=keys[-1])
-    if r["own"] is not None:
-        own_lat.append(r["own"])
+    r = await agent.call(op="move", name=names[seat], others=others, keys=keys_for(m, seat))
+    own_lat.extend(r["own"])
     other_lat.extend(r["other"])
     if m.view(None)["phase"] == "play":
         bytes_per_move.extend(r["bytes"])
@@ -414,17 +415,20 @@ async def bench_many(tables: int, seconds: float, mode: str) -> None:
     print(f"{tables * 4} sessions at {tables} tables, a move a second per table "
           f"({mode} clients), {load()}")
 
+    moves = [0]
+
     async def driver(table, names, offset):
         await asyncio.sleep(offset)
         while time.monotonic() < end and table.match.to_act is not None:
             t0 = time.monotonic()
             await one_move(table, agent, names, own, other, per_move)
+            moves[0] += 1
             await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - t0)))
     cpu0 = time.process_time()
     await asyncio.gather(*(driver(t, c, i / tables) for i, (t, c) in enumerate(groups)))
     print(f"  keypress -> own screen:        {fmt_ms(own)}")
     print(f"  move -> other three screens:   {fmt_ms(other)}")
-    print(f"  this process's CPU per move: {cpu_ms_per(len(own), cpu0)}")
+    print(f"  this process's CPU per move: {cpu_ms_per(moves[0], cpu0)} ({moves[0]} moves)")
     print(f"  after: {load()}")
     await agent.stop()
     server.close()
