@@ -32,6 +32,13 @@ def seat_names(table: "Table") -> list:
     return out
 
 
+def table_settings(table: "Table") -> dict:
+    """What a restart needs besides the log: the timer, visibility and who holds each seat."""
+    return {"timer": table.timer, "private": table.private, "code": table.code,
+            "seats": [{"kind": s.kind, "name": s.name, "ident": s.ident, "guest": s.guest,
+                       "level": s.level, "replaced": s.replaced} for s in table.seats]}
+
+
 class TableStore:
     """What ``Registry`` calls (the NullStore interface), backed by SQLite."""
 
@@ -42,12 +49,9 @@ class TableStore:
         pass                                  # nothing to keep until the match starts
 
     def match_started(self, table: "Table") -> None:
-        m = table.match
-        record = m.to_dict()
-        settings = {"timer": table.timer, "private": table.private, "code": table.code,
-                    "seats": [{"kind": s.kind, "name": s.name, "ident": s.ident,
-                               "guest": s.guest, "level": s.level} for s in table.seats]}
-        table.match_id = self.store.create_match(table.id, record, seat_names(table), settings)
+        record = table.match.to_dict()
+        table.match_id = self.store.create_match(table.id, record, seat_names(table),
+                                                 table_settings(table))
 
     def action(self, table: "Table", seat: int, action: dict) -> None:
         mid = getattr(table, "match_id", None)
@@ -58,7 +62,7 @@ class TableStore:
     def seats_changed(self, table: "Table") -> None:
         mid = getattr(table, "match_id", None)
         if mid is not None:
-            self.store.set_seats(mid, seat_names(table))
+            self.store.set_seats(mid, seat_names(table), table_settings(table))
 
     def match_over(self, table: "Table") -> None:
         mid = getattr(table, "match_id", None)
@@ -76,6 +80,7 @@ def restore(registry: "Registry", store: Store) -> int:
     """Bring back every unfinished match as a playing table; returns how many."""
     from engine import replay
 
+    from . import bots
     from .tables import Seat, Table
 
     n = 0
@@ -92,11 +97,15 @@ def restore(registry: "Registry", store: Store) -> int:
         table.code = settings.get("code")
         for i, info in enumerate(settings.get("seats", [])):
             kind = info.get("kind", "empty")
-            # A computer player that replaced a person since the start is in the log's seats.
             if sm.seats[i] is None and kind == "human":
-                kind = "bot"
+                # Stored before seat settings were kept on every change: a computer
+                # player replaced this person since the start (Tarneeb leave, T-26).
+                table.seats[i] = Seat("bot", bots.BOT_NAMES[i], replaced=info.get("name"),
+                                      level=info.get("level", "strong"))
+                continue
             table.seats[i] = Seat(kind, info.get("name"), info.get("ident"),
-                                  bool(info.get("guest")), level=info.get("level", "strong"))
+                                  bool(info.get("guest")), replaced=info.get("replaced"),
+                                  level=info.get("level", "strong"))
         table.match = match
         table.match_id = sm.id
         table.status = "playing"

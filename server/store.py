@@ -310,11 +310,18 @@ class Store:
         self._x("INSERT INTO actions (match_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)",
                 (match_id, seq, seat, json.dumps(action, separators=(",", ":")), time.time()))
 
-    def set_seats(self, match_id: int, seats: list) -> None:
-        """A seat changed hands; a computer player anywhere ends level-point eligibility."""
-        self._x("UPDATE matches SET seats = ?, humans_throughout = humans_throughout * ? "
-                "WHERE id = ?", (json.dumps(seats), int(all(s is not None for s in seats)),
-                                 match_id))
+    def set_seats(self, match_id: int, seats: list, settings: dict | None = None) -> None:
+        """A seat changed hands; a computer player anywhere ends level-point eligibility.
+        ``settings`` (the table's, with who holds each seat) replaces the stored ones, so a
+        restart seats the same people and computer players."""
+        humans = int(all(s is not None for s in seats))
+        if settings is None:
+            self._x("UPDATE matches SET seats = ?, humans_throughout = humans_throughout * ? "
+                    "WHERE id = ?", (json.dumps(seats), humans, match_id))
+        else:
+            self._x("UPDATE matches SET seats = ?, settings = ?, "
+                    "humans_throughout = humans_throughout * ? WHERE id = ?",
+                    (json.dumps(seats), json.dumps(settings), humans, match_id))
 
     def _load(self, row) -> StoredMatch:
         mid, table_id, game, length, seed, deals, seats, settings, humans = row

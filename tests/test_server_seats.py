@@ -264,9 +264,6 @@ async def test_no_level_points_after_a_seat_taken_from_a_computer_player(tmp_pat
     assert any(paid) and set(paid) <= {30, 10, -4}
 
 
-@pytest.mark.xfail(strict=True, reason="server/persist.py restore() rebuilds seats from the "
-                   "settings of the match start and ignores a person who took a computer "
-                   "player's seat later (stored only in matches.seats, without ident)")
 async def test_a_restart_keeps_the_person_in_the_seat_they_took(tmp_path):
     store = Store(tmp_path / "lamma.db")
     reg = Registry(store=TableStore(store), bot_pause=SLOW)
@@ -279,6 +276,28 @@ async def test_a_restart_keeps_the_person_in_the_seat_they_took(tmp_path):
     assert restore(again, store) == 1
     seat = again.tables[t.id].seats[1]
     assert (seat.kind, seat.name) == ("human", "ben")
+    assert again.held_seat(ben.ident) == (again.tables[t.id], 1)
+
+
+async def test_a_restart_keeps_the_computer_player_that_replaced_a_tarneeb_leaver(tmp_path):
+    """Leaving Tarneeb on purpose hands the seat to a computer player (room.md); after a
+    restart that seat is still the computer player's, under its own name, and the
+    person who left is not put back in it."""
+    store = Store(tmp_path / "lamma.db")
+    reg = Registry(store=TableStore(store), bot_pause=SLOW)
+    ana, ben = Member("ana", "key:fp-ana:ana"), Member("ben", "key:fp-ben:ben")
+    t = reg.create("tarneeb41")
+    t.sit(ana, 0)
+    t.sit(ben, 1)
+    t.fill_with_bots([2, 3], "easy")
+    assert t.status == "playing"
+    t.detach(ana, keep_seat=False)
+    assert (t.seats[0].kind, t.seats[0].replaced) == ("bot", "ana")
+    again = Registry(store=TableStore(store), bot_pause=SLOW)
+    assert restore(again, store) == 1
+    seat = again.tables[t.id].seats[0]
+    assert (seat.kind, seat.name, seat.replaced) == ("bot", t.seats[0].name, "ana")
+    assert again.held_seat(ana.ident) is None
     assert again.held_seat(ben.ident) == (again.tables[t.id], 1)
 
 
