@@ -19,9 +19,6 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-_BLANK = Style()
-
-
 _TEXT_CELLS: dict[str, tuple[str, tuple[str, ...]]] = {}
 
 
@@ -52,31 +49,37 @@ def _text_cells(text: str) -> tuple[str, tuple[str, ...]]:
     return hit
 
 
-def _cells(segments) -> list[tuple[str, Style | None]]:
-    out: list[tuple[str, Style | None]] = []
-    extend = out.extend
+def _cells(segments) -> tuple[tuple[str, ...], tuple[Style | None, ...]]:
+    """What each cell shows, and its style: two tuples (few objects for the
+    collector, whatever the width)."""
+    chars: list[str] = []
+    styles: list[Style | None] = []
     for seg in segments:
         text = seg.text
         if text.isascii():
-            extend(zip(text, repeat(seg.style)))
+            chars.extend(text)
+            styles.extend(repeat(seg.style, len(text)))
             continue
         lead, cells = _text_cells(text)
-        if lead and out:
-            c, st = out[-1]
-            out[-1] = (c + lead, st)
-        extend(zip(cells, repeat(seg.style)))
-    return out
+        if lead and chars:
+            chars[-1] += lead
+        chars.extend(cells)
+        styles.extend(repeat(seg.style, len(cells)))
+    return tuple(chars), tuple(styles)
 
 
 GAP = 8     # unchanged cells cheaper to resend than to jump over (a cursor move is ~8 bytes)
 
 
-def _changed_spans(old, new) -> list[tuple[int, int]]:
-    """Runs of changed cells, runs closer than GAP merged; wide characters kept whole."""
-    if old == new:
+def _changed_spans(old: tuple, new: tuple) -> list[tuple[int, int]]:
+    """Runs of changed cells between two ``(chars, styles)``, runs closer than
+    GAP merged; wide characters kept whole."""
+    (oc, os_), (nc, ns) = old, new
+    if oc == nc and os_ == ns:
         return []
-    n_old, n_new = len(old), len(new)
-    diff = [x for x, (a, b) in enumerate(zip(old, new)) if a is not b and a != b]
+    n_old, n_new = len(oc), len(nc)
+    diff = [x for x in range(min(n_old, n_new))
+            if oc[x] != nc[x] or (os_[x] is not ns[x] and os_[x] != ns[x])]
     if n_old != n_new:
         diff.extend(range(min(n_old, n_new), max(n_old, n_new)))
     if not diff:
@@ -91,15 +94,16 @@ def _changed_spans(old, new) -> list[tuple[int, int]]:
     spans.append((lo, prev + 1))
     out = []
     for lo, hi in spans:
-        while lo > 0 and lo < n_new and new[lo][0] == "":
+        while lo > 0 and lo < n_new and nc[lo] == "":
             lo -= 1
-        while hi < n_new and new[hi][0] == "":
+        while hi < n_new and nc[hi] == "":
             hi += 1
         out.append((lo, min(hi, max(n_new, 1))))
     return out
 
 
 _LINES: dict[tuple, tuple[tuple[Segment, ...], tuple]] = {}
+_STYLES: dict[Style, Style] = {}
 _LINES_MAX = 8192
 
 
@@ -115,30 +119,35 @@ def _line(console, text: Text, key: tuple, width: int) -> tuple[tuple[Segment, .
         return hit
     segs = [s for s in text.render(console, end="") if s.text]
     strip = Strip(segs).crop(0, width).adjust_cell_length(width)
-    segs = tuple(strip)
-    hit = (segs, tuple(_cells(segs)))
+    # One Style object per distinct style: cells then compare by identity.
+    intern = _STYLES.setdefault
+    segs = tuple(seg if seg.style is None else Segment(seg.text, intern(seg.style, seg.style))
+                 for seg in strip)
+    if len(_STYLES) > 4096:
+        _STYLES.clear()
+    hit = (segs, _cells(segs))
     if len(_LINES) >= _LINES_MAX:
         _LINES.clear()
     _LINES[key] = hit
     return hit
 
 
-def _render_cells(cells, lo: int, hi: int, color_system) -> str:
-    """ANSI text for ``cells[lo:hi]``: runs of one style joined, as
-    ``Strip.simplify().render()`` would write them."""
+def _render_cells(cells: tuple, lo: int, hi: int, color_system) -> str:
+    """ANSI text for cells ``lo``..``hi`` of ``(chars, styles)``: runs of one
+    style joined, as ``Strip.simplify().render()`` would write them."""
+    chars, styles = cells
     render = Strip.render_style
     out: list[str] = []
-    run: list[str] = []
-    style = cells[lo][1] if lo < hi else None
-    for ch, st in cells[lo:hi]:
+    start = lo
+    style = styles[lo] if lo < hi else None
+    for x in range(lo + 1, hi):
+        st = styles[x]
         if st is not style and st != style:
-            text = "".join(run)
+            text = "".join(chars[start:x])
             out.append(text if style is None else render(style, text, color_system))
-            run.clear()
-            style = st
-        run.append(ch)
-    if run:
-        text = "".join(run)
+            start, style = x, st
+    if start < hi:
+        text = "".join(chars[start:hi])
         out.append(text if style is None else render(style, text, color_system))
     return "".join(out)
 
@@ -174,7 +183,7 @@ class Board(Widget):
             self._width = width
             self._strips = [blank] * height
             self._segs = [tuple(blank)] * height
-            self._cells = [((" ", None),) * width] * height
+            self._cells = [((" ",) * width, (None,) * width)] * height
             self._texts = [None] * height
         console = self.app.console
         texts, strips, segs_of, cells_of = self._texts, self._strips, self._segs, self._cells
