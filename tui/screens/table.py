@@ -56,10 +56,14 @@ def fit(text: Text | str, width: int, right: bool = False) -> Text:
     """``text`` cut or padded to exactly ``width`` cells."""
     if isinstance(text, str):
         text = Text(text)
+    n = text.cell_len
+    if n == width:
+        return text         # nothing to change (callers never modify the result)
     t = text.copy()
-    if t.cell_len > width:
+    if n > width:
         t.truncate(width, overflow="ellipsis")
-    pad = width - t.cell_len
+        n = t.cell_len
+    pad = width - n
     if pad > 0:
         if right:
             t = Text(" " * pad) + t
@@ -71,7 +75,10 @@ def fit(text: Text | str, width: int, right: bool = False) -> Text:
 def join(*parts: Text | str) -> Text:
     out = Text(no_wrap=True)
     for p in parts:
-        out.append_text(Text(p) if isinstance(p, str) else p)
+        if isinstance(p, str):
+            out.append(p)
+        else:
+            out.append_text(p)
     return out
 
 
