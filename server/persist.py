@@ -91,6 +91,13 @@ def restore(registry: "Registry", store: Store) -> int:
         except Exception:
             log.exception("match %s cannot be replayed; left as it is", sm.id)
             continue
+        if sm.table_id.isdigit():
+            highest = max(highest, int(sm.table_id))
+        if match.result is not None:
+            # The last action was stored, then the process died before the result was:
+            # record it now (once), and list no table for a match that is over.
+            store.finish_match(sm.id, match)
+            continue
         settings = sm.settings
         table = Table(registry, sm.table_id, match.game, match.length,
                       int(settings.get("timer", 0)), bool(settings.get("private")))
@@ -111,12 +118,7 @@ def restore(registry: "Registry", store: Store) -> int:
         table.status = "playing"
         table.counts_for_points = sm.humans_throughout
         registry.tables[table.id] = table
-        if table.id.isdigit():
-            highest = max(highest, int(table.id))
         n += 1
-        if match.result is not None:          # finished but not recorded: record it now
-            table.status = "over"
-            table.match_over_recorded = store.finish_match(sm.id, match)
     registry.skip_ids(highest)
     return n
 

@@ -581,8 +581,9 @@ class Table:
             tables = (await self.reply(p, "tables"))["tables"]
             mine = [t for t in tables if t["id"] == self.tid and t["status"] == "playing"]
             if over:
-                assert not mine, tables
+                # recorded at the restart; no table left over in the lobby for it
                 self.listed_over = [t for t in tables if t["id"] == self.tid]
+                assert not self.listed_over, tables
                 continue
             assert len(mine) == 1 and mine[0]["timer"] == self.timer, tables
             assert [s["name"] for s in mine[0]["seats"] if s["kind"] == "human"] == \
