@@ -18,6 +18,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -245,7 +246,10 @@ class TableScreen(PromptScreenMixin, Screen):
 
     # ------------------------------------------------------------- drawing
     def draw(self) -> None:
-        board = self.query_one(Board)
+        try:
+            board = self.query_one(Board)
+        except NoMatches:       # a table update racing the app's shutdown
+            return
         width, height = board.size.width, board.size.height
         if width <= 0 or height <= 0:
             return
