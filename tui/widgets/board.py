@@ -51,20 +51,22 @@ def _text_cells(text: str) -> tuple[str, tuple[str, ...]]:
 
 def _cells(segments) -> tuple[tuple[str, ...], tuple[Style | None, ...]]:
     """What each cell shows, and its style: two tuples (few objects for the
-    collector, whatever the width)."""
+    collector, whatever the width).  The null style is None: both are
+    written as plain text, so a change from one to the other is no change."""
     chars: list[str] = []
     styles: list[Style | None] = []
     for seg in segments:
         text = seg.text
+        style = seg.style or None
         if text.isascii():
             chars.extend(text)
-            styles.extend(repeat(seg.style, len(text)))
+            styles.extend(repeat(style, len(text)))
             continue
         lead, cells = _text_cells(text)
         if lead and chars:
             chars[-1] += lead
         chars.extend(cells)
-        styles.extend(repeat(seg.style, len(cells)))
+        styles.extend(repeat(style, len(cells)))
     return tuple(chars), tuple(styles)
 
 
