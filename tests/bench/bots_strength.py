@@ -14,6 +14,7 @@ Run:  .venv/bin/python tests/bench/bots_strength.py --deals 2000 --budget 100 --
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import statistics
@@ -148,18 +149,40 @@ def timing(times):
           f"  max {ms[-1]:.1f}  (n={len(ms)} decisions, every phase)")
 
 
-def progress(results, n, t0):
+def progress(results, n, t0, dump=None, run=""):
     """Collect results, printing the running figure every 50 deals (a long run shows its
-    trend, and a run cut short still says something)."""
+    trend, and a run cut short still says something). With ``dump`` (an open file) every
+    deal is written at once as one JSON line, so separate or interrupted runs can be
+    pooled afterwards with --report."""
     out = []
     for d in results:
         out.append(d)
+        if dump is not None:
+            dump.write(json.dumps({"run": run, "deal": len(out) - 1, "seats": d}) + "\n")
+            dump.flush()
         if len(out) % 50 == 0 and len(out) < n:
             mu, ci, _ = mean_ci([statistics.fmean(x["diff"] for x in d) for d in out])
             made = prop_ci([r["made"] for d in out for r in d])
             print(f"  … {len(out)}/{n} deals, {time.time() - t0:.0f} s: {mu:+.2f} ± {ci:.2f} pts/round, "
                   f"made {made[0]:.1f}%", flush=True)
     return out
+
+
+def report_files(paths):
+    """Pool the deals dumped by one or more runs (deduplicated by run and deal)."""
+    seen = {}
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                rec = json.loads(line)
+                seen[(rec["run"], rec["deal"])] = rec["seats"]
+    by_run = {}
+    for (run, _), d in seen.items():
+        by_run.setdefault(run, []).append(d)
+    for run, res in sorted(by_run.items()):
+        rows = [r for d in res for r in d]
+        per = [statistics.fmean(x["diff"] for x in d) for d in res]
+        report_est(f"{run}: {len(res)} duplicate deals pooled from {len(paths)} file(s)", rows, per)
 
 
 def main():
@@ -175,31 +198,32 @@ def main():
     ap.add_argument("--only", default="est-easy,est-strong,tarneeb")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--dump", default=None,
-                    help="write the per-seat Estimation rows as JSON lines (paired comparisons)")
+                    help="append every Estimation deal as a JSON line to this file")
+    ap.add_argument("--report", nargs="+", default=None, metavar="DUMP",
+                    help="print the figures pooled from dump files, play nothing")
     a = ap.parse_args()
+    if a.report:
+        report_files(a.report)
+        return
     only = a.only.split(",")
+    dump = open(a.dump, "a") if a.dump else None
     print(f"level {a.level}, budget {a.budget:g} ms, {a.jobs} worker processes")
     with Pool(a.jobs) as pool:
         if "est-easy" in only:
             t = time.time()
             jobs = [(a.seed * 1_000_000 + i, a.level, "easy", a.budget) for i in range(a.deals)]
-            res = progress(pool.imap(est_deal, jobs, chunksize=4), len(jobs), t)
+            res = progress(pool.imap(est_deal, jobs, chunksize=4), len(jobs), t, dump,
+                           f"Estimation, {a.level} vs three easy, {a.budget:g} ms, seed {a.seed}")
             rows = [r for d in res for r in d]
             per = [statistics.fmean(x["diff"] for x in d) for d in res]
-            if a.dump:
-                import json
-                with open(a.dump, "w") as f:
-                    for i, d in enumerate(res):
-                        for seat, r in enumerate(d):
-                            f.write(json.dumps({"deal": i, "seat": seat, **{
-                                k: r[k] for k in ("diff", "score", "made", "caller", "dash", "decl", "taken", "sum")}}) + "\n")
             report_est(f"Estimation, {a.level} vs three easy: {a.deals} duplicate deals "
                        f"({time.time() - t:.0f} s)", rows, per)
         if "est-strong" in only:
             t = time.time()
             n = a.strong_deals or a.deals
             jobs = [(a.seed * 1_000_000 + 500_000 + i, a.level, a.level, a.budget) for i in range(n)]
-            res = progress(pool.imap(est_deal, jobs, chunksize=2), len(jobs), t)
+            res = progress(pool.imap(est_deal, jobs, chunksize=2), len(jobs), t, dump,
+                           f"Estimation, {a.level} vs three {a.level}, {a.budget:g} ms, seed {a.seed}")
             rows = [r for d in res for r in d]
             per = [statistics.fmean(x["diff"] for x in d) for d in res]
             report_est(f"Estimation, {a.level} vs three {a.level}: {n} duplicate deals "
