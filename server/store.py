@@ -57,7 +57,8 @@ DIALECTS = {
 }
 
 # Versioned migrations: never edit a released one, append a new one.
-MIGRATIONS: list[list[str]] = [
+# A step is SQL, or a function of the Store for data SQL cannot derive alone.
+MIGRATIONS: list[list] = [
     [  # 1: players, matches, actions
         """CREATE TABLE players (
             name_key TEXT PRIMARY KEY, name TEXT NOT NULL, fingerprint TEXT NOT NULL,
@@ -91,6 +92,11 @@ MIGRATIONS: list[list[str]] = [
        # so matches from before this migration stay with it)
         "ALTER TABLE matches ADD COLUMN process TEXT NOT NULL DEFAULT ''",
         "CREATE INDEX matches_process ON matches (process, finished)",
+    ],
+    [  # 4: wins that count for badges (people from first deal to end), kept per player
+       # and game, so the fifth win is found without reading every finished match
+        "ALTER TABLE stats ADD COLUMN counted_wins INTEGER NOT NULL DEFAULT 0",
+        lambda store: store._backfill_counted_wins(),
     ],
 ]
 
@@ -239,7 +245,10 @@ class Store:
                 if have == len(MIGRATIONS):
                     return
                 for stmt in MIGRATIONS[have]:
-                    self.db.execute(self._ddl(stmt))
+                    if callable(stmt):
+                        stmt(self)
+                    else:
+                        self.db.execute(self._ddl(stmt))
                 self.db.execute("DELETE FROM schema_version")
                 self._x("INSERT INTO schema_version VALUES (?)", (have + 1,))
 
@@ -390,6 +399,8 @@ class Store:
                     self._x("UPDATE players SET level_points = level_points + ? "
                             "WHERE name_key = ?", (points, name_key(name)))
                 if humans and outcome == "win":
+                    self._x("UPDATE stats SET counted_wins = counted_wins + 1 "
+                            "WHERE name = ? AND game = ?", (key, game))
                     badge = self._maybe_badge(key, BADGE_OF[game])
                 paid[seat] = {"points": points, "badge": badge}
             return paid
@@ -426,24 +437,27 @@ class Store:
     def _maybe_badge(self, key: str, badge: str) -> str | None:
         """E-40 (and the Tarneeb Decision): the badge at the fifth counted win, once."""
         games = [g for g, b in BADGE_OF.items() if b == badge]
-        if self._human_wins(key, games) < BADGE_WINS:
+        marks = ",".join("?" * len(games))
+        wins = self._x(f"SELECT COALESCE(SUM(counted_wins), 0) FROM stats "
+                       f"WHERE name = ? AND game IN ({marks})", (key, *games)).fetchone()[0]
+        if wins < BADGE_WINS:
             return None
         cur = self._x("INSERT INTO badges (name, badge, earned) VALUES (?, ?, ?) "
                       "ON CONFLICT (name, badge) DO NOTHING", (key, badge, time.time()))
         return badge if cur.rowcount == 1 else None
 
-    def _human_wins(self, key: str, games: list[str]) -> int:
-        n = 0
-        marks = ",".join("?" * len(games))
-        for seats, result in self._x(
-                f"SELECT seats, result FROM matches WHERE game IN ({marks}) AND humans_throughout = 1 "
-                "AND finished IS NOT NULL", games):
+    def _backfill_counted_wins(self) -> None:
+        """Migration 4: count the wins already recorded (people throughout, not a draw)."""
+        rows = self._x("SELECT game, seats, result FROM matches WHERE humans_throughout = 1 "
+                       "AND finished IS NOT NULL").fetchall()
+        for game, seats, result in rows:
             seats, result = json.loads(seats), json.loads(result)
             if "winners" not in result or result.get("draw"):
                 continue
-            if any(seats[w] and name_key(seats[w]) == key for w in result["winners"]):
-                n += 1
-        return n
+            for w in result["winners"]:
+                if seats[w] and not seats[w].startswith("guest:"):
+                    self._x("UPDATE stats SET counted_wins = counted_wins + 1 "
+                            "WHERE name = ? AND game = ?", (name_key(seats[w]), game))
 
     # ---- reading for screens and the JSON ops --------------------------------------------
 

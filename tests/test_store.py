@@ -118,6 +118,36 @@ def test_badge_at_fifth_win(opener):
     assert s.profile("ana")["badges"] == ["estimation"]
 
 
+def test_wins_before_the_counted_wins_column_still_count_for_the_badge(opener):
+    """Migration 4 counts the wins recorded before it: four wins under schema 3, the
+    fifth after the upgrade earns the badge (E-40)."""
+    def win(s, seed):
+        while True:
+            seed += 1
+            m = random_match("estimation-kotshina", "micro", seed=seed)
+            if not m.result["draw"] and 0 in m.result["winners"]:
+                return seed, s.finish_match(stored(s, m), m)
+    seed = 0
+    old = opener()
+    for _ in range(4):
+        seed, paid = win(old, seed)
+        assert paid[0]["badge"] is None
+    m = random_match("estimation", 13, seed=5)     # a computer player: not counted
+    old.finish_match(stored(old, m, seats=("ana", None, "cat", "dee")), m)
+    # Back to what schema 3 wrote: the same rows without the column.
+    with old._tx():
+        old.db.execute("ALTER TABLE stats DROP COLUMN counted_wins")
+        old.db.execute("UPDATE schema_version SET version = 3")
+    old.close()
+    s = opener()
+    assert s.version() == len(MIGRATIONS)
+    counted = s._x("SELECT game, counted_wins FROM stats WHERE name = 'ana' "
+                   "ORDER BY game").fetchall()
+    assert [tuple(r) for r in counted] == [("estimation", 0), ("estimation-kotshina", 4)]
+    seed, paid = win(s, seed)
+    assert paid[0]["badge"] == "estimation"
+
+
 def test_leaderboard_orders_by_points(opener):
     s = opener()
     m = random_match("estimation", 13, seed=2)
@@ -234,7 +264,7 @@ def test_v2_database_opens_after_upgrade(opener, monkeypatch):
             old.append_action(rows[0][0], seq, seat, action)
         old.close()
     s = opener()
-    assert s.version() == 3
+    assert s.version() == len(MIGRATIONS)
     [back] = s.unfinished()
     assert back.id == rows[0][0] and back.table_id == "7" and back.seats[0] == "ana"
     assert replay(back.record).to_dict() == m.to_dict()
@@ -305,7 +335,7 @@ def test_v2_file_from_released_sql_opens(tmp_path):
     db.commit()
     db.close()
     s = Store(path)
-    assert s.version() == 3
+    assert s.version() == len(MIGRATIONS)
     assert [(m.id, m.table_id) for m in s.unfinished()] == [(1, "3")]
     assert Store(path, process="other").unfinished() == []
 
