@@ -362,6 +362,8 @@ class TableScreen(PromptScreenMixin, Screen):
             self.draw()
 
     # --------------------------------------------------------------- scores
+    _score_drawn: dict | None = None     # joined score rows, by what they show
+
     def score_lines(self) -> list[Text]:
         table, v, look = self.table, self.view, self.look
         tarneeb = table.game == "tarneeb41"
@@ -399,8 +401,18 @@ class TableScreen(PromptScreenMixin, Screen):
             rows.append(t)
         side = self.side_lines()
         out = []
+        drawn = self._score_drawn
+        if drawn is None or len(drawn) > 64:
+            drawn = self._score_drawn = {}
         for i in range(5):
-            out.append(join(fit(rows[i], 36), Text("│ ", style="dim"), fit(side[i], W - 38)))
+            # a row and its side text are plain strings with one style each (the
+            # marker's depends on the colour setting): the joined line is reused
+            key = (rows[i].plain, side[i].plain, str(side[i].style), look.colour)
+            line = drawn.get(key)
+            if line is None:
+                line = drawn[key] = join(fit(rows[i], 36), Text("│ ", style="dim"),
+                                         fit(side[i], W - 38))
+            out.append(line)
         return out
 
     def side_lines(self) -> list[Text]:
@@ -738,11 +750,20 @@ class TableScreen(PromptScreenMixin, Screen):
         ok = self.playable()
         return [c for c in self.hand_cards() if c in ok]
 
+    _hand_drawn: tuple = (None, None)    # (what the hand rows show, the rows)
+
     def hand_lines(self) -> list[Text]:
         look = self.look
-        cards = self.hand_cards()
-        ok = self.playable()
+        v = self.view
         playing = "play" in self.legal_types()
+        ok = self.playable()
+        key = (tuple(v.get("hand") or ()) if v else (),
+               (v.get("trump") or v.get("fixed_trump")) if v else None,
+               playing, frozenset(ok) if playing else None,
+               self.sel_card if playing else None, look.unicode, look.colour)
+        if self._hand_drawn[0] == key:
+            return list(self._hand_drawn[1])
+        cards = self.hand_cards()
         up = Text(" " * 10, no_wrap=True)
         down = Text(" " * 10, no_wrap=True)
         prev_suit = None
@@ -763,6 +784,7 @@ class TableScreen(PromptScreenMixin, Screen):
             else:
                 up.append(" " * len(label))
                 down.append(label, style=look.suit_style(c[1], dim=True))
+        self._hand_drawn = (key, (up, down))
         return [up, down]
 
     HAND_X = 10
@@ -821,13 +843,20 @@ class TableScreen(PromptScreenMixin, Screen):
             keys += [("←→", "card"), ("⏎", "play"), ("qs…", "type")]
         return keys
 
+    _keys_drawn: tuple = ((), None)     # (key list, its line): reused while the keys stay
+
     def keys_line(self) -> Text:
+        keys = tuple(self.key_list())
+        if self._keys_drawn[0] == keys:
+            return self._keys_drawn[1]
         t = Text(no_wrap=True, overflow="ellipsis")
-        for i, (k, label) in enumerate(self.key_list()):
+        for i, (k, label) in enumerate(keys):
             # the reversed key box separates entries; no extra gap (80 columns)
             t.append(f" {k} ", style="bold reverse")
             t.append(label)
-        return fit(t, W)
+        line = fit(t, W)
+        self._keys_drawn = (keys, line)
+        return line
 
     def flash(self, text: str) -> None:
         self._message = Text(" " + text, style=self.look.style("bold red"))
