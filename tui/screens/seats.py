@@ -3,6 +3,8 @@ a computer player's seat."""
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -29,13 +31,13 @@ class JoinCodeScreen(ModalScreen):
                          placeholder="e.g. K7QM-R2XD")
             code.cursor_blink = False
             yield code
-            yield Lines(id="code-status")
+            yield Lines(None, id="code-status")
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
         self.query_one("#code-text", Lines).set(Text.assemble(
             (" Join a private table\n\n", "bold"),
-            " Type the code its creator gave you (capitals and dashes do not matter)."))
+            " Type the code its creator gave you\n (capitals and dashes do not matter)."))
         self.query_one("#keys", KeyBar).show([("enter", "join"), ("esc", "back")])
         self.query_one("#code-input", Input).focus()
 
@@ -47,7 +49,9 @@ class JoinCodeScreen(ModalScreen):
             table = app.registry.find_code(app.member, event.value)
         except RoomError as exc:
             box.value = ""
-            self.query_one("#code-status", Lines).set(Text(str(exc), style="bold red"))
+            # The dialog is 80 columns at most: wrap rather than cut the reason short.
+            reason = textwrap.fill(str(exc), 60, initial_indent=" ", subsequent_indent=" ")
+            self.query_one("#code-status", Lines).set(Text(reason, style="bold red"))
             return
         self.dismiss(table)
 
