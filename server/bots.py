@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import logging
+import os
 
 log = logging.getLogger("lamma.bots")
 
@@ -18,6 +19,7 @@ BOT_NAMES = ["Bot-1", "Bot-2", "Bot-3", "Bot-4"]
 LEVELS = ("easy", "normal", "strong")
 DEFAULT_LEVEL = "strong"
 BUDGET_MS = 60          # per decision; the human-pace pause hides it
+WORKER_NICE = 10        # the worker yields the CPU to the event loop when both want it
 
 _pool = None
 
@@ -28,8 +30,28 @@ def pool():
     if _pool is None:
         from engine.bots.worker import BotPool
         _pool = BotPool()
+        lower_priority(_pool)
         atexit.register(close_pool)      # stop the worker before the interpreter unwinds
     return _pool
+
+
+def lower_priority(bot_pool, nice: int = WORKER_NICE) -> None:
+    """Run the worker processes ``nice`` steps below this process (issue 5).
+
+    On a machine with few cores the worker and the event loop compete for a
+    CPU; a decision only has to fit its time budget, a key press has to be
+    drawn at once.  Best effort: a pool without processes (yet), or a system
+    that refuses, is left as it is."""
+    procs = getattr(getattr(bot_pool, "_pool", None), "_processes", None) or {}
+    try:
+        target = min(19, os.getpriority(os.PRIO_PROCESS, 0) + nice)
+    except (AttributeError, OSError):
+        return
+    for pid in list(procs):
+        try:
+            os.setpriority(os.PRIO_PROCESS, pid, target)
+        except OSError:
+            pass
 
 
 def close_pool() -> None:
