@@ -502,19 +502,32 @@ class Probe:
 
 
 async def bench_bots(args, mode: str) -> None:
+    """Issue 5: people press keys at one table while computer players at other
+    tables decide without pause.  Blocks without bots, with bots thinking in
+    the worker process (as the server runs them), and, for contrast, with the
+    same decisions computed on the event loop (what the worker saves)."""
     from engine.bots.worker import BotPool
     from server import bots
 
     server, room, port = await start_inprocess(bot_pause=0.0)
     reg = room.registry
     bots.BUDGET_MS = args.budget
-    think: list[tuple[float, str]] = []     # worker-side decision time, phase
-    wall: list[float] = []                   # submit -> answer, as the table waits for it
+    think: list[tuple[str, float, str]] = []   # (block kind, decision time, phase)
+    wall: list[tuple[str, float]] = []         # (block kind, submit -> answer on the loop)
+    kind = ["none"]
 
     class TimedPool(BotPool):
+        on_loop = False
+
         def submit(self, view, level="strong", budget_ms=100):
-            inner = self._pool.submit(_timed_decide, view, level, budget_ms)
             outer: cf.Future = cf.Future()
+            k = kind[0]
+            if self.on_loop:        # the contrast: the decision blocks the loop
+                action, dt, phase = _timed_decide(view, level, budget_ms)
+                think.append((k, dt, phase))
+                outer.set_result(action)
+                return outer
+            inner = self._pool.submit(_timed_decide, view, level, budget_ms)
 
             def done(f):
                 try:
@@ -522,13 +535,16 @@ async def bench_bots(args, mode: str) -> None:
                 except BaseException as exc:   # noqa: BLE001 (handed on)
                     outer.set_exception(exc)
                     return
-                think.append((dt, phase))
+                think.append((k, dt, phase))
                 outer.set_result(action)
             inner.add_done_callback(done)
             return outer
 
     bots.close_pool()
-    bots._pool = TimedPool()
+    pool = bots._pool = TimedPool()
+    nice = bots.WORKER_NICE if args.worker_nice is None else args.worker_nice
+    if hasattr(bots, "lower_priority"):
+        bots.lower_priority(pool, nice)         # as bots.pool() does in the server
     orig_decide = bots.decide
 
     async def timed_decide(match, seat, level=bots.DEFAULT_LEVEL):
@@ -536,7 +552,7 @@ async def bench_bots(args, mode: str) -> None:
         try:
             return await orig_decide(match, seat, level)
         finally:
-            wall.append(time.monotonic() - t0)
+            wall.append((kind[0], time.monotonic() - t0))
     bots.decide = timed_decide
     await asyncio.sleep(1.0)                 # the worker starts and imports the engine
 
@@ -566,55 +582,57 @@ async def bench_bots(args, mode: str) -> None:
         running.clear()
 
     probe = Probe()
-    results = {False: {"own": [], "other": [], "lag": [], "actions": 0, "secs": 0.0},
-               True: {"own": [], "other": [], "lag": [], "actions": 0, "secs": 0.0}}
-    per_block = max(1, args.bot_moves // 4)
+    kinds = ["none", "worker", "loop"]
+    results = {k: {"own": [], "other": [], "lag": [], "answers": 0, "secs": 0.0} for k in kinds}
+    labels = {"none": "no computer players      ",
+              "worker": "bots thinking (worker)   ",
+              "loop": "bots thinking ON THE LOOP"}
+    per_block = max(1, args.bot_moves // 6)
     print(f"people at one table press keys while {args.bot_tables} tables of strong computer "
-          f"players think without pause (budget {args.budget} ms, {mode} clients), {load()}")
-    for block, on in enumerate([False, True, False, True]):
-        if on:
+          f"players decide without pause (budget {args.budget} ms, worker nice +{nice}, "
+          f"{mode} clients), {load()}")
+    for block, k in enumerate(kinds * 2):
+        kind[0] = k
+        if k != "none":
+            pool.on_loop = k == "loop"
             for _ in range(args.bot_tables):
                 start_bot_table()
             keeper = asyncio.ensure_future(keep_bots())
             await asyncio.sleep(1.0)
         probe.take()
-        r = results[on]
+        r = results[k]
         t0 = time.monotonic()
-        think_before, applied_before = len(think), len(wall)
+        answered = len(wall)
         n = 0
-        while n < per_block:
-            if people.match.to_act is None:
-                break
+        while n < per_block and people.match.to_act is not None:
             await one_move(people, agent, names, r["own"], r["other"], [])
             n += 1
             await asyncio.sleep(0.05)        # a person's pace: the bots keep thinking between keys
         r["secs"] += time.monotonic() - t0
         r["lag"] += probe.take()
-        if on:
-            r["actions"] += len(wall) - applied_before
+        r["answers"] += len(wall) - answered
+        if k != "none":
             stop.set()
             await keeper
             stop.clear()
             stop_bots()
-            print(f"  block {block + 1} (thinking bots): {len(think) - think_before} decisions, "
-                  f"{load()}")
-        else:
-            print(f"  block {block + 1} (no bots): {load()}")
+        print(f"  block {block + 1} ({k}): {n} moves, {load()}")
     probe.task.cancel()
-    for on in (False, True):
-        r = results[on]
-        label = "with thinking bots" if on else "without bots     "
-        print(f"  {label}: keypress -> own screen:      {fmt_ms(r['own'])}")
-        print(f"  {label}: move -> other three screens: {fmt_ms(r['other'])}")
-        print(f"  {label}: loop lag (10 ms sleep wakes late by): {fmt_ms(r['lag'])}")
-    secs = results[True]["secs"]
-    print(f"  computer-player decisions answered on the loop meanwhile: {results[True]['actions']} "
-          f"({results[True]['actions'] / max(secs, 1e-9):.1f}/s)")
-    plays = [d for d, ph in think if ph == "play"]
-    others = [d for d, ph in think if ph != "play"]
-    print(f"  worker decision time, card play:  {fmt_ms(plays)}")
-    print(f"  worker decision time, other:      {fmt_ms(others)}")
-    print(f"  a table's wait for its answer (queue in the one worker + decision): {fmt_ms(wall)}")
+    for k in kinds:
+        r = results[k]
+        print(f"  {labels[k]}: keypress -> own screen:      {fmt_ms(r['own'])}")
+        print(f"  {labels[k]}: move -> other three screens: {fmt_ms(r['other'])}")
+        print(f"  {labels[k]}: loop lag (a 10 ms sleep wakes late by): {fmt_ms(r['lag'])}")
+        if k != "none":
+            print(f"  {labels[k]}: decisions answered {r['answers']} "
+                  f"({r['answers'] / max(r['secs'], 1e-9):.1f}/s)")
+    for k in ("worker", "loop"):
+        plays = [d for kk, d, ph in think if kk == k and ph == "play"]
+        others = [d for kk, d, ph in think if kk == k and ph != "play"]
+        print(f"  decision time ({k}), card play: {fmt_ms(plays)}")
+        print(f"  decision time ({k}), bids and declarations: {fmt_ms(others)}")
+    print(f"  a table's wait for its answer (queue in the one worker + decision): "
+          f"{fmt_ms([d for kk, d in wall if kk == 'worker'])}")
     bots.decide = orig_decide
     await agent.stop()
     server.close()
@@ -654,12 +672,14 @@ if __name__ == "__main__":
     p.add_argument("--tables", type=int, default=25)
     p.add_argument("--seconds", type=float, default=30)
     p.add_argument("--bot-tables", type=int, default=4)
-    p.add_argument("--bot-moves", type=int, default=200)
+    p.add_argument("--bot-moves", type=int, default=300)
     p.add_argument("--budget", type=float, default=100, help="ms per computer-player decision")
+    p.add_argument("--worker-nice", type=int, default=None,
+                   help="the worker's nice steps below the server (default: server.bots.WORKER_NICE)")
     a = p.parse_args()
     if a.agent:
         asyncio.run(agent_main())
         sys.exit(0)
     if a.quick:
-        a.sessions, a.moves, a.tables, a.seconds, a.bot_moves = 10, 60, 5, 8, 80
+        a.sessions, a.moves, a.tables, a.seconds, a.bot_moves = 10, 60, 5, 8, 90
     asyncio.run(main(a))
