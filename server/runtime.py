@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -73,12 +74,20 @@ def tune_gc() -> None:
     gc.set_threshold(700, 10, 1_000_000)
 
 
-async def gc_task(interval: float = 120.0) -> None:
-    """Collect the old generation now and then (finished sessions leave
-    reference cycles behind)."""
+async def gc_task(interval: float = 10.0, growth: float = 0.25) -> None:
+    """Collect the old generation when memory has grown by ``growth`` since
+    the last full collection (finished sessions leave reference cycles
+    behind: ~10,000 objects each).  A full collection scans every live
+    object and stops the loop for it: ~1 s per 100 connected sessions on the
+    2-core machine (server benchmark), so it runs when there is garbage to
+    find, not on a clock (it was every 120 s).  The check is cheap (counting
+    allocated blocks: ~0.5 ms for 3 million)."""
+    base = sys.getallocatedblocks()
     while True:
         await asyncio.sleep(interval)
-        gc.collect()
+        if sys.getallocatedblocks() > base * (1 + growth):
+            gc.collect()
+            base = sys.getallocatedblocks()
 
 
 def prepare(loop: asyncio.AbstractEventLoop | None = None) -> None:
