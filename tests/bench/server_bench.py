@@ -429,6 +429,16 @@ async def bench_many(tables: int, seconds: float, mode: str) -> None:
     print(f"  keypress -> own screen:        {fmt_ms(own)}")
     print(f"  move -> other three screens:   {fmt_ms(other)}")
     print(f"  this process's CPU per move: {cpu_ms_per(moves[0], cpu0)} ({moves[0]} moves)")
+    import gc
+    t0 = time.perf_counter()
+    found = gc.collect()
+    full_ms = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
+    gc.collect()
+    print(f"  one full collection now (server.runtime.gc_task runs one when memory grew by a quarter): "
+          f"{full_ms:.0f} ms ({found} objects freed); at once again: "
+          f"{(time.perf_counter() - t0) * 1000:.0f} ms; {len(gc.get_objects())} objects "
+          f"tracked, {gc.get_freeze_count()} frozen")
     print(f"  after: {load()}")
     await agent.stop()
     server.close()
