@@ -1,16 +1,21 @@
 """Figures for the server issues 3 and 5 (a benchmark, not a test).
 
-    .venv/bin/python tests/bench/server_bench.py [--quick] [--clients process|loop]
-                     [--only memory,one,match,many,bots]
+    .venv/bin/python tests/bench/server_bench.py [--quick] [--clients process|loop|both]
+                     [--only memory,one,match,many,bots] [--repeat N]
 
 Prints: resident memory per connected idle session (server in a subprocess);
 keypress-to-own-screen and move-to-the-other-three-screens latency (median,
 p95, max) at one table and with 100 sessions at 25 tables each making a move
 a second; bytes a client receives for the first screen, per opponent move,
-and for a whole 18-round Estimation match; and (issue 5) the key-press
-latency at one table of people while computer players at other tables think
-without pause, against the same without them, with the worker's decision
-times.
+and for a whole 18-round Estimation match; the pause of one full garbage
+collection with the 100 sessions; and (issue 5) the key-press latency at one
+table of people while strong computer players at four other tables decide
+without pause (100 ms budget), against the same without them and against the
+same decisions computed on the event loop, with the decision times.
+
+A person's keys are pressed one at a time: a card typed as "qs" is two
+presses, each timed to the presser's own screen; the last press of a move is
+also timed to the other three screens.
 
 The server runs in this process (the scenarios need its tables to know whose
 turn it is and what to press).  The SSH clients run by default in a child
@@ -19,7 +24,9 @@ so a figure is the server's time plus the network, not the clients' work on
 the server's loop.  ``--clients loop`` runs them on the server's own loop, as
 the first version of this script did (their work then adds to every figure).
 Timestamps are CLOCK_MONOTONIC, the same clock in both processes; the press
-and the arrival are both stamped in the client process.
+and the arrival are both stamped in the client process.  Every scenario
+prints the machine's load next to its figures: on a shared machine compare
+figures from one run, and repeat.
 """
 
 from __future__ import annotations
@@ -109,9 +116,14 @@ class Client:
         self.proc.stdin.write(data)
 
     async def quiet(self, period=0.05, timeout=5):
+        """Until nothing has arrived for ``period`` (one timer per wait, no polling)."""
         end = time.monotonic() + timeout
-        while time.monotonic() - self.last_rx < period and time.monotonic() < end:
-            await asyncio.sleep(period / 4)
+        while True:
+            now = time.monotonic()
+            left = self.last_rx + period - now
+            if left <= 0 or now >= end:
+                return
+            await asyncio.sleep(left)
 
 
 async def connect(port, name, key, size=(80, 24)):
