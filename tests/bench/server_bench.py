@@ -437,9 +437,12 @@ async def bench_many(tables: int, seconds: float, mode: str) -> None:
             moves[0] += 1
             await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - t0)))
     cpu0 = time.process_time()
+    probe = Probe()
     await asyncio.gather(*(driver(t, c, i / tables) for i, (t, c) in enumerate(groups)))
+    probe.task.cancel()
     print(f"  keypress -> own screen:        {fmt_ms(own)}")
     print(f"  move -> other three screens:   {fmt_ms(other)}")
+    print(f"  loop lag (a 10 ms sleep wakes late by): {fmt_ms(probe.take())}")
     print(f"  this process's CPU per move: {cpu_ms_per(moves[0], cpu0)} ({moves[0]} moves)")
     import gc
     t0 = time.perf_counter()
