@@ -3,7 +3,10 @@
 The table screen is drawn by this single widget (no containers, no layout
 work per move).  ``set_lines`` compares each new line with the one on screen
 cell by cell and refreshes only the span of cells that changed, so a
-one-card change repaints a handful of cells, not the screen.
+one-card change repaints a handful of cells, not the screen.  Over the SSH
+driver the changed cells are written at once from the line's own cells
+(``_write_direct``); a line's rendering is cached for every session
+(``_line``), since the four screens at a table share many lines.
 """
 
 from __future__ import annotations
