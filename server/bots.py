@@ -18,7 +18,7 @@ log = logging.getLogger("lamma.bots")
 BOT_NAMES = ["Bot-1", "Bot-2", "Bot-3", "Bot-4"]
 LEVELS = ("easy", "normal", "strong")
 DEFAULT_LEVEL = "strong"
-BUDGET_MS = 60          # per decision; the human-pace pause hides it
+BUDGET_MS = 100         # per decision (issue 5's default); the human-pace pause hides it
 WORKER_NICE = 10        # the worker yields the CPU to the event loop when both want it
 
 _pool = None

@@ -533,7 +533,7 @@ class Table:
         """Arrange the next automatic move: a computer player, or the timer."""
         self._cancel()
         m = self.match
-        if m is None or self.status != "playing" or m.to_act is None:
+        if m is None or self.status != "playing" or m.to_act is None or self.closed:
             return
         seat = m.to_act
         s = self.seats[seat]
@@ -570,6 +570,7 @@ class Table:
             log.exception("automatic move failed at table %s", self.id)
 
     _thinking = None
+    closed = False
 
     async def _auto_bot(self, seat: int, version: int, by: str, level: str) -> None:
         try:
@@ -611,6 +612,10 @@ class Table:
 
     def close(self) -> None:
         self._cancel()
+        self.closed = True
+        # A computer player's decision may still be on its way from the worker: the new
+        # version makes _auto_bot drop it, so a closed table never moves (or stores) again.
+        self.version += 1
         self.takeovers.clear()
         for member in list(self.members()):
             member.table, member.seat = None, None

@@ -452,3 +452,38 @@ async def test_json_pending_request_is_cancelled_by_leave_and_told_when_the_matc
     finally:
         await a.close()
         await b.close()
+
+
+async def test_a_closed_table_drops_a_computer_players_decision_in_flight(tmp_path, monkeypatch):
+    """A table is closed (the registry drops it, or the server stops) while a computer
+    player is thinking in the worker: the answer that arrives afterwards is neither
+    applied nor stored, and nothing is scheduled again (a closed table must not play
+    on by itself, out of sight)."""
+    from server import bots as bots_mod
+    release = asyncio.Event()
+    asked = []
+
+    async def slow_decide(match, seat, level="strong"):
+        asked.append(seat)
+        await release.wait()
+        return match.legal_actions(seat)[0]
+
+    monkeypatch.setattr(bots_mod, "decide", slow_decide)
+    store = Store(tmp_path / "lamma.db")
+    reg = Registry(store=TableStore(store), bot_pause=0.0)
+    reg.trick_pause = 0.0
+    ana = Member("ana", "key:fp-ana:ana")
+    t = reg.create("tarneeb41")
+    t.sit(ana, 0)
+    t.fill_with_bots([1, 2, 3], "strong")
+    while not asked:                       # a computer player is thinking now
+        if t.match.to_act == 0:
+            t.act(ana, t.match.legal_actions(0)[0])
+        await asyncio.sleep(0.01)
+    moves = len(t.match.log)
+    t.close()
+    release.set()
+    await asyncio.sleep(0.2)
+    assert len(t.match.log) == moves       # the computer player's answer was dropped
+    assert len(store.match(t.match_id).record["log"]) == moves
+    assert asked == [asked[0]]             # and nobody was asked to think again
