@@ -179,10 +179,13 @@ def report_files(paths):
     by_run = {}
     for (run, _), d in seen.items():
         by_run.setdefault(run, []).append(d)
-    for run, res in sorted(by_run.items()):
+    groups = sorted(by_run.items())
+    if len(groups) > 1:     # e.g. the same level and budget on other seeds: one sample
+        groups.append((" + ".join(by_run), [d for res in by_run.values() for d in res]))
+    for run, res in groups:
         rows = [r for d in res for r in d]
         per = [statistics.fmean(x["diff"] for x in d) for d in res]
-        report_est(f"{run}: {len(res)} duplicate deals pooled from {len(paths)} file(s)", rows, per)
+        report_est(f"{run}: {len(res)} duplicate deals from {len(paths)} file(s)", rows, per)
 
 
 def main():
