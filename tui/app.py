@@ -11,7 +11,7 @@ from textual.binding import Binding
 from server.tables import Member, Registry, RoomError
 
 from .cards import Look
-from .messages import Kicked, LobbyChanged, TableChanged
+from .messages import Kicked, LobbyChanged, SeatNotice, TableChanged
 
 
 def console_for(term: str, colorterm: str) -> Console:
@@ -75,6 +75,17 @@ class TuiMember(Member):
             return
         self._lobby_pending = True
         app.post_message(LobbyChanged())
+
+    def seat_granted(self, table, seat: int) -> None:
+        self._notice(f"Seat {seat} is yours now.")
+
+    def request_dropped(self, table, seat: int, reason: str) -> None:
+        self._notice(reason)
+
+    def _notice(self, text: str) -> None:
+        app = self._app()
+        if app is not None:
+            app.post_message(SeatNotice(text))
 
     def kick(self, reason: str) -> None:
         self.closed = True
@@ -151,6 +162,12 @@ class LammaApp(App):
                 h = getattr(s, "table_changed", None)
                 if h is not None:
                     h(message.what)
+
+    def on_seat_notice(self, message: SeatNotice) -> None:
+        for s in self.screen_stack:
+            h = getattr(s, "notice", None)
+            if h is not None:
+                h(message.text)
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
         self.member._lobby_pending = False

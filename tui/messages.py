@@ -23,3 +23,11 @@ class Kicked(Message):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__()
+
+
+class SeatNotice(Message):
+    """What became of a request for a computer player's seat (granted or dropped)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__()

@@ -96,7 +96,6 @@ class TableScreen(PromptScreenMixin, Screen):
         # Where the person landed ("you sit in seat 2", "you are watching"), shown a while.
         self._notice = notice
         self._notice_until = time.monotonic() + NOTICE_SECONDS if notice else 0.0
-        self._awaited: int | None = None   # a computer player's seat we wait for
         self.view: dict | None = None
         self.sel_n: int | None = None
         self.sel_suit: str | None = None
@@ -332,14 +331,7 @@ class TableScreen(PromptScreenMixin, Screen):
     def note_line(self) -> Text:
         """Row 1: where you landed, the seat you wait for, or the private code."""
         table, look = self.table, self.look
-        member = self.app.member
-        waiting = table.request_of(member)
-        if self._awaited is not None and waiting is None:
-            if member.seat == self._awaited:          # the round ended: the seat is ours
-                self._notice = f"Seat {member.seat} is yours now."
-                self._notice_until = time.monotonic() + NOTICE_SECONDS
-                self.set_timer(NOTICE_SECONDS + 0.05, self.draw)
-        self._awaited = waiting
+        waiting = table.request_of(self.app.member)
         if self._notice and time.monotonic() < self._notice_until:
             return fit(Text(" " + self._notice, style=look.style("bold")), W)
         if waiting is not None:
@@ -348,6 +340,14 @@ class TableScreen(PromptScreenMixin, Screen):
             return fit(Text(f" Private table · code {code_label(table.code)} · friends press j "
                             "in the lobby and type it", style=look.style("dim")), W)
         return Text("")
+
+    def notice(self, text: str) -> None:
+        """The table's word on our request for a computer player's seat (SeatNotice)."""
+        self._notice = text
+        self._notice_until = time.monotonic() + NOTICE_SECONDS
+        if self.is_mounted:
+            self.set_timer(NOTICE_SECONDS + 0.05, self.draw)
+            self.draw()
 
     def update_countdown(self, draw: bool = True) -> None:
         table = self.table
