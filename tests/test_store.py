@@ -197,50 +197,42 @@ def test_each_process_resumes_only_its_own_matches(opener):
     assert b.unfinished() == [] and [x.id for x in a.unfinished()] == [ida]
 
 
+def together(n, work):
+    """``work(i)`` for i in 0..n-1 on n threads released at once; the results in order.
+    Any exception in a thread fails the test."""
+    results, errors = [None] * n, []
+    go = threading.Barrier(n)
+
+    def run(i):
+        try:
+            go.wait()
+            results[i] = work(i)
+        except BaseException as e:          # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == []
+    return results
+
+
 def test_two_processes_finish_one_match_once(opener):
     """Two connections race to record the same result: one pays, the other gets None."""
     m = random_match("estimation", 13, seed=2)
     first = opener("a")
     mid = stored(first, m)
     stores = [first, opener("b")]
-    results, errors = [None, None], []
-    go = threading.Barrier(2)
-
-    def finish(i):
-        try:
-            go.wait()
-            results[i] = stores[i].finish_match(mid, m)
-        except BaseException as e:          # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=finish, args=(i,)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    assert errors == []
+    results = together(2, lambda i: stores[i].finish_match(mid, m))
     assert sum(r is not None for r in results) == 1
     for name in ("ana", "ben", "cat", "dee"):
         assert stores[1].profile(name)["stats"]["estimation"]["matches"] == 1
 
 
 def test_processes_starting_together_migrate_once(opener):
-    stores, errors = [], []
-    go = threading.Barrier(3)
-
-    def start(i):
-        try:
-            go.wait()
-            stores.append(opener(f"p{i}"))
-        except BaseException as e:          # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=start, args=(i,)) for i in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    assert errors == [] and len(stores) == 3
+    stores = together(3, lambda i: opener(f"p{i}"))
     assert all(s.version() == len(MIGRATIONS) for s in stores)
     [row] = stores[0]._x("SELECT version FROM schema_version").fetchall()
     assert row[0] == len(MIGRATIONS)
