@@ -312,6 +312,14 @@ async def wait_until(cond, timeout=10.0):
         await asyncio.sleep(0.005)
 
 
+async def json_bot_table(srv, client):
+    """``client`` opens a 13-round Estimation table with easy computer players in 1-3."""
+    client.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3],
+                 "level": "easy"})
+    tid = (await client.expect("joined"))["table"]
+    return tid, srv.registry.tables[tid]
+
+
 async def test_json_private_table_by_code(lamma_server):
     srv = lamma_server
     a = await srv.json_client("anna")
@@ -365,10 +373,7 @@ async def test_json_join_a_computer_seat_now_or_at_the_round_end(lamma_server):
     b = await srv.json_client("badr")
     c = await srv.json_client("cyra")
     try:
-        a.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3],
-                "level": "easy"})
-        tid = (await a.expect("joined"))["table"]
-        table = srv.registry.tables[tid]
+        tid, table = await json_bot_table(srv, a)
         m = table.match
         await wait_until(lambda: m.to_act == 0)          # the three dash answers: mid-round
         b.send({"op": "join", "table": tid, "seat": 1})
@@ -431,10 +436,7 @@ async def test_json_pending_request_is_cancelled_by_leave_and_told_when_the_matc
     a = await srv.json_client("anna")
     b = await srv.json_client("badr")
     try:
-        a.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3],
-                "level": "easy"})
-        tid = (await a.expect("joined"))["table"]
-        table = srv.registry.tables[tid]
+        tid, table = await json_bot_table(srv, a)
         await wait_until(lambda: table.match.to_act == 0)
         b.send({"op": "join", "table": tid, "seat": 3})
         await b.expect("pending")
