@@ -15,9 +15,7 @@ import json
 from .errors import BadDeal, IllegalAction
 from .match import EstimationMatch, Match, TarneebMatch
 
-GAMES = ("estimation", "estimation-kotshina", "tarneeb41")
-LENGTHS = {"estimation": (18, 13, 24), "estimation-kotshina": ("micro", "mini", "full"),
-           "tarneeb41": (None,)}
+from .catalogue import GAMES, LENGTHS
 
 __all__ = ["new_match", "replay", "from_dict", "from_json", "IllegalAction", "BadDeal",
            "Match", "GAMES", "LENGTHS"]

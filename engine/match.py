@@ -19,9 +19,8 @@ from . import scoring
 from .cards import (BID_SUIT_ORDER, CARD_INDEX, CODES, NT, SUIT_CODES, SUIT_MASKS,
                     TIMER_SUIT_ORDER, cards_of, mask_of, parse_card, sorted_codes,
                     suit_code, suit_index, trick_winner)
+from .catalogue import SEATS, is_seat
 from .errors import BadDeal, IllegalAction
-
-SEATS = range(4)
 
 # Interned actions: the log and legal_actions share these objects.
 PLAY = tuple({"type": "play", "card": CODES[c]} for c in range(52))
@@ -237,9 +236,19 @@ class Match:
         else:
             self._close_trick()
 
-    def can_apply(self, seat: int, action: dict) -> bool:
-        """For a UI: would ``apply`` accept this now? Changes nothing."""
-        return action in self.legal_actions(seat)
+    def canonical(self, seat: int, action: object) -> dict | None:
+        """The legal action of ``seat`` equal to ``action`` in keys, values *and* types
+        (``1.0`` is not ``1``, ``True`` is not a seat), a fresh dict; None if there is none.
+
+        ``apply`` is lenient where a person types (``10h`` is a card); a program or a
+        session that must refuse anything not exactly legal asks this first."""
+        if type(action) is not dict:
+            return None
+        for cand in self.legal_actions(seat):
+            if cand.keys() == action.keys() and all(
+                    type(action[k]) is type(v) and action[k] == v for k, v in cand.items()):
+                return dict(cand)
+        return None
 
     def _phase_words(self) -> str:
         return {"dash": "answer the dash offer", "auction": "the auction is on",
@@ -278,7 +287,7 @@ class Match:
         return view
 
     def _check_seat(self, seat) -> None:
-        if type(seat) is not int or seat not in SEATS:
+        if not is_seat(seat):
             raise IllegalAction(f"there is no seat {seat!r}")
 
     def _hand_view(self, seat) -> list[str]:

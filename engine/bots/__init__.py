@@ -34,7 +34,8 @@ from .cards import CARD_INDEX, CODES, mask
 from .montecarlo import choose_card as mc_card
 from .play import CHEAP, DUMP, WIN, current_winner, fast_card
 
-LEVELS = ("easy", "normal", "strong")
+from ..catalogue import LEVELS
+
 # Tests set this to fail loudly instead of falling back to the first legal action.
 STRICT = False
 
