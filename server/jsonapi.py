@@ -15,7 +15,8 @@ import logging
 
 import asyncssh
 
-from .tables import Member, Registry, RoomError, Table
+from .room import (DEFAULT_LEVEL, LEVELS, SEATS, Registry, RoomError, Session, Table,
+                   is_seat, parse_seat, parse_seats)
 
 log = logging.getLogger("lamma.json")
 
@@ -24,7 +25,7 @@ MAX_BACKLOG = 4 * 1024 * 1024  # a client that stops reading is dropped
 OPS = ("tables", "create", "join", "watch", "act", "leave", "chat", "profile", "leaderboard")
 
 
-class JsonSession(Member):
+class JsonSession(Session):
     kind = "json"
 
     def __init__(self, registry: Registry, process: asyncssh.SSHServerProcess,
@@ -179,23 +180,21 @@ class JsonSession(Member):
         self.send({"type": "tables", "tables": self.registry.listing(self)})
 
     def op_create(self, msg: dict) -> None:
-        computer = msg.get("computer", [])
-        if not isinstance(computer, list) or any(
-                not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= 3 for s in computer):
-            raise RoomError("\"computer\" is a list of seats 0–3.")
+        computer = parse_seats(msg.get("computer", []))
         seat = msg.get("seat")
         if seat is None:
-            free = [s for s in range(4) if s not in computer]
+            free = [s for s in SEATS if s not in computer]
             if not free:
                 raise RoomError("Leave at least one seat for yourself.")
             seat = free[0]
-        elif not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat <= 3:
-            raise RoomError("Seats are numbered 0 to 3.")
+        else:
+            seat = parse_seat(seat)
         if seat in computer:
             raise RoomError("Your own seat cannot be a computer seat.")
-        level = msg.get("level", "strong")
-        if level not in ("easy", "normal", "strong"):
-            raise RoomError("\"level\" of the computer players: easy, normal or strong.")
+        level = msg.get("level", DEFAULT_LEVEL)
+        if level not in LEVELS:
+            raise RoomError("\"level\" of the computer players: "
+                            + ", ".join(LEVELS[:-1]) + " or " + LEVELS[-1] + ".")
         if self.table is not None and self.seat is not None and self.table.status == "playing":
             raise RoomError(f"You are playing at table {self.table.id}; leave it first.")
         table = self.registry.create(msg.get("game"), msg.get("length"),
@@ -211,8 +210,6 @@ class JsonSession(Member):
         self.send(reply)
         if computer:
             table.fill_with_bots(computer, level)   # may start the match: views follow
-        if table.match is not None and self.table is table:
-            pass  # the start already pushed the first view
 
     def op_join(self, msg: dict) -> None:
         code = msg.get("code")
@@ -222,8 +219,7 @@ class JsonSession(Member):
             table = self.registry.get(msg.get("table"), self)
             self.registry.check_code(self, table, code)
         seat = msg.get("seat")
-        if (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat <= 3
-                and table.seats[seat].kind == "bot"):
+        if is_seat(seat) and table.seats[seat].kind == "bot":
             # A computer player's seat: "joined" (from seat_granted) when it is ours.
             if not table.take_seat(self, seat):
                 self.send({"type": "pending", "table": table.id, "seat": seat,
@@ -267,13 +263,13 @@ class JsonSession(Member):
         name = msg.get("name", self.name)
         if not isinstance(name, str) or not 0 < len(name) <= 16:
             raise RoomError("\"name\" is a player's name.")
-        store = getattr(self.registry.store, "store", None)
-        profile = store.profile(name) if store is not None else None
+        records = self.registry.records
+        profile = records.profile(name) if records is not None else None
         if profile is None:
             raise RoomError("No such player (guests are not kept).")
         self.send({"type": "profile", "profile": profile})
 
     def op_leaderboard(self, msg: dict) -> None:
-        store = getattr(self.registry.store, "store", None)
+        records = self.registry.records
         self.send({"type": "leaderboard",
-                   "leaderboard": store.leaderboard() if store is not None else []})
+                   "leaderboard": records.leaderboard() if records is not None else []})

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import asyncssh
 
-from .persist import TableStore, restore, schedule_restored
-from .store import Store
 from .jsonapi import JsonSession
-from .tables import Registry
-from .text import check_name, name_key, safe_text
+from .room import Member, Registry, TableStore, restore
+from .store import Store
+from .room.text import check_name, name_key, safe_text
 
 log = logging.getLogger("lamma.ssh")
 
@@ -88,7 +87,7 @@ class Room:
                                  absent_timeout=config.absent_timeout)
         self.restored = restore(self.registry, self.store)
         self.allowed = load_allow_list(config.keys) if config.allow_list else set()
-        self.online: dict[str, object] = {}          # name_key -> Member
+        self.online: dict[str, Member] = {}          # name_key -> Member
         self.apps: "weakref.WeakSet" = weakref.WeakSet()
         self.session_tasks: set[asyncio.Task] = set()
 
@@ -117,7 +116,6 @@ class LammaSSHServer(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
-        conn._lamma_server = self  # type: ignore[attr-defined]
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.conn = None
@@ -233,7 +231,8 @@ class SessionHandler:
 
     async def handle(self, process: asyncssh.SSHServerProcess) -> None:
         conn = process.get_extra_info("connection")
-        srv: LammaSSHServer | None = getattr(conn, "_lamma_server", None)
+        owner = conn.get_owner() if conn is not None else None
+        srv = owner if isinstance(owner, LammaSSHServer) else None
         json_mode = (process.command or "").strip() == "play"
         if srv is None or srv.refusal or srv.ident is None or srv.name is None:
             reason = (srv.refusal if srv else None) or "Authentication failed."
@@ -244,7 +243,7 @@ class SessionHandler:
         # Two terminals under one name: the newer takes over.
         old = self.room.online.get(nk)
         if old is not None:
-            if getattr(old, "ident", None) != srv.ident:
+            if old.ident != srv.ident:
                 self._refuse(process, f"The name '{name}' is in use.", json_mode)
                 return
             old.kick("You connected from another terminal; this one is closed.")
@@ -321,7 +320,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
 
     runtime.prepare()
     room = Room(config)
-    schedule_restored(room.registry)
+    room.registry.start_resumed()
     host_key = load_host_key(config.keys)
     handler = SessionHandler(room)
     server = await asyncssh.create_server(

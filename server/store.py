@@ -21,11 +21,11 @@ import re
 import sqlite3
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from .text import name_key
+from .room.store import StoredMatch
+from .room.text import name_key
 
 # Room points (E-38 … E-40, the "Room points" sections of the kotshina and Tarneeb rules).
 LEVEL_POINTS = {
@@ -129,16 +129,6 @@ def _psycopg():
 
 class StoreError(RuntimeError):
     """The data folder cannot be used; the message says what to do."""
-
-
-@dataclass
-class StoredMatch:
-    id: int
-    table_id: str
-    record: dict           # {"game","length","seed","deals","log"} for engine.replay
-    seats: list            # per seat: a player name, or None for a computer player
-    settings: dict
-    humans_throughout: bool
 
 
 class Store:

@@ -9,11 +9,12 @@ import json
 
 import pytest
 
-from server import tables as tables_mod
-from server.persist import TableStore, restore
+from server.room import codes as tables_mod
+from server.room import TableStore, restore
 from server.store import Store
-from server.tables import (CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, Member,
-                           NullStore, Registry, RoomError, code_label)
+from server.room import (CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, NullStore,
+                         Registry, RoomError, code_label)
+from server.room import Session as Member
 
 SLOW = 3600.0      # computer players never move by themselves in these tests
 
@@ -461,7 +462,7 @@ async def test_a_closed_table_drops_a_computer_players_decision_in_flight(tmp_pa
     player is thinking in the worker: the answer that arrives afterwards is neither
     applied nor stored, and nothing is scheduled again (a closed table must not play
     on by itself, out of sight)."""
-    from server import bots as bots_mod
+    from server.room import bots as bots_mod
     release = asyncio.Event()
     asked = []
 

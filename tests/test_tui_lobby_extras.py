@@ -9,9 +9,10 @@ import pytest
 
 from engine import new_match
 from server import runtime
-from server.persist import TableStore
+from server.room import TableStore
 from server.store import Store
-from server.tables import CODE_ALPHABET, CODE_TRIES, Member, Registry, code_label
+from server.room import CODE_ALPHABET, CODE_TRIES, Registry, code_label
+from server.room import Session as Member
 from stacked import random_match
 from tui.app import LammaApp
 from tui.cards import Look

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from server import runtime
-from server.tables import Registry
+from server.room import Registry
 from tui.app import LammaApp
 
 # As in the server: apps do not swap the process-wide stdout/stderr.

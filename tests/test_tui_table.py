@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from server import runtime
-from server.tables import Member, Registry
+from server.room import Registry
+from server.room import Session as Member
 from tui.app import LammaApp
 
 runtime.patch_textual()
@@ -292,7 +293,7 @@ async def test_score_sheet_is_one_key_away_and_help_shows_arabic_terms():
 
 async def test_match_end_shows_level_points(tmp_path):
     """Match end: winners, final totals and the level points the store paid (E-38)."""
-    from server.persist import TableStore
+    from server.room import TableStore
     from server.store import Store
     store = Store(tmp_path / "lamma.db")
     for name in ("ali", "p1", "p2", "p3"):

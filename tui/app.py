@@ -8,7 +8,7 @@ from rich.console import Console
 from textual.app import App
 from textual.binding import Binding
 
-from server.tables import Member, Registry, RoomError
+from server.room import Registry, RoomError, Session, Table
 
 from .cards import Look
 from .messages import Kicked, LobbyChanged, SeatNotice, TableChanged
@@ -42,7 +42,7 @@ def console_for(term: str, colorterm: str) -> Console:
     )
 
 
-class TuiMember(Member):
+class TuiMember(Session):
     """The tables' handle on one App: it only ever *posts messages*."""
 
     kind = "tui"
@@ -59,7 +59,7 @@ class TuiMember(Member):
             return None
         return app
 
-    def table_changed(self, table, what: str) -> None:
+    def table_changed(self, table: Table, what: str) -> None:
         app = self._app()
         if app is None:
             return
@@ -76,10 +76,10 @@ class TuiMember(Member):
         self._lobby_pending = True
         app.post_message(LobbyChanged())
 
-    def seat_granted(self, table, seat: int) -> None:
+    def seat_granted(self, table: Table, seat: int) -> None:
         self._notice(f"Seat {seat} is yours now.")
 
-    def request_dropped(self, table, seat: int, reason: str) -> None:
+    def request_dropped(self, table: Table, seat: int, reason: str) -> None:
         self._notice(reason)
 
     def _notice(self, text: str) -> None:
@@ -119,6 +119,7 @@ class LammaApp(App):
         colour = self.console.color_system is not None
         self.look = look or Look(unicode=True, colour=colour)
         self.exit_reason: str | None = None
+        self.look_loaded = False     # the player's stored look is read once (settings.load)
         self.ssh_process = None  # set by the server before run_async
 
     # -------------------------------------------------------------- lifecycle

@@ -3,23 +3,18 @@ reduce motion), kept in the player's row of the store when there is one."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def _store(app):
-    st = getattr(app.registry, "store", None)
-    inner = getattr(st, "store", None)
-    if inner is not None and hasattr(inner, "settings"):
-        return inner
-    if st is not None and hasattr(st, "save_settings"):
-        return st
-    return None
+if TYPE_CHECKING:
+    from .app import LammaApp
 
 
-def load(app) -> None:
-    if getattr(app, "_look_loaded", False):
+def load(app: LammaApp) -> None:
+    if app.look_loaded:
         return
-    app._look_loaded = True
+    app.look_loaded = True
     member = app.member
-    store = _store(app)
+    store = app.registry.records
     if store is None or member.guest:
         return
     try:
@@ -28,9 +23,9 @@ def load(app) -> None:
         pass
 
 
-def save(app) -> None:
+def save(app: LammaApp) -> None:
     member = app.member
-    store = _store(app)
+    store = app.registry.records
     if store is None or member.guest:
         return
     try:

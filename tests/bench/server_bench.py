@@ -532,7 +532,7 @@ async def bench_bots(args, mode: str) -> None:
     the worker process (as the server runs them), and, for contrast, with the
     same decisions computed on the event loop (what the worker saves)."""
     from engine.bots.worker import BotPool
-    from server import bots
+    from server.room import bots
 
     server, room, port = await start_inprocess(bot_pause=0.0)
     reg = room.registry

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 
-from server.tables import GAME_TITLES, GAMES, TIMERS, RoomError
+from server.room import GAMES, LENGTHS, TIMERS, RoomError, title
 
 from ..widgets.lines import KeyBar, Lines
 
@@ -49,7 +49,7 @@ class CreateScreen(ModalScreen):
         if field == "game":
             return list(GAMES)
         if field == "length":
-            return GAMES[game]["lengths"]
+            return list(LENGTHS[game])
         if field == "timer":
             return list(TIMERS)
         if field == "private":
@@ -58,7 +58,7 @@ class CreateScreen(ModalScreen):
 
     def label(self, field: str, value) -> str:
         if field == "game":
-            return GAME_TITLES[value]
+            return title(value)
         if field == "length":
             if value is None:
                 return "to 41 points"

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from server.tables import GAME_TITLES, RoomError, code_label
+from server.room import RoomError, code_label, display_name, title
 
 from ..widgets.lines import KeyBar, Lines
 
@@ -38,9 +38,7 @@ def seats_label(summary: dict) -> str:
         if s["kind"] == "empty":
             names.append("·")
         else:
-            n = s["name"] or "?"
-            if s.get("guest"):
-                n += "°"
+            n = display_name(s["name"] or "?", bool(s.get("guest")))
             if s["kind"] == "human" and not s.get("connected", True):
                 n += "(away)"
             names.append(n)
@@ -113,13 +111,13 @@ class LobbyScreen(Screen):
         else:
             self.cursor = 0
         who = app.member.display_name
-        title = Text()
-        title.append(" Lamma ", style="bold reverse")
-        title.append("  card room · Estimation · Tarneeb 41", style="bold")
-        title.append(f"    you: {who}")
+        head = Text()
+        head.append(" Lamma ", style="bold reverse")
+        head.append("  card room · Estimation · Tarneeb 41", style="bold")
+        head.append(f"    you: {who}")
         if app.member.guest:
-            title.append("  (guest: nothing is kept)", style="dim")
-        self.query_one("#lobby-title", Lines).set(title)
+            head.append("  (guest: nothing is kept)", style="dim")
+        self.query_one("#lobby-title", Lines).set(head)
         t = Text(no_wrap=True, overflow="ellipsis")
         t.append(f" {'#':>3}  {'game':<19}{'length':<8}{'seats':<26}status\n",
                  style="bold underline")
@@ -130,7 +128,7 @@ class LobbyScreen(Screen):
         for i, row in enumerate(self.rows):
             if not first <= i < first + LIST_ROWS:
                 continue
-            line = (f" {row['id']:>3}  {GAME_TITLES.get(row['game'], row['game'])[:18]:<19}"
+            line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
                     f"{length_label(row['game'], row['length']):<8}"
                     f"{seats_label(row)[:25]:<26}{status_label(row)}")
             if row["spectators"]:

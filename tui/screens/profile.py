@@ -11,35 +11,13 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from server.tables import GAME_TITLES
+from server.room import title
 
-from ..widgets.lines import KeyBar, Line
+from ..widgets.lines import Block, KeyBar, Line, title_bar
 
 W = 80
 BADGE_TITLES = {"estimation": "Estimation ★ (5 wins)", "tarneeb41": "Tarneeb 41 ★ (5 wins)"}
 BOARD_ROWS = 17
-
-
-class Block(Line):
-    """A fixed block of Rich text: one widget, one ``render``; ``set`` repaints
-    only when the text changed (height comes from the stylesheet)."""
-
-    DEFAULT_CSS = """
-    Block { width: 1fr; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    """
-
-
-def room_store(app):
-    """The app's ``server.store.Store``, or None when the room keeps nothing."""
-    return getattr(getattr(app.registry, "store", None), "store", None)
-
-
-def title_bar(title: str, right: str = "") -> Text:
-    t = Text(no_wrap=True, overflow="ellipsis")
-    t.append(f" {title} ", style="bold reverse")
-    if right:
-        t.append("  " + right, style="bold")
-    return t
 
 
 def pct(value) -> str:
@@ -110,7 +88,7 @@ class ProfileScreen(RecordScreen):
                      style="dim")
             t.append("\n b  the leaderboard    r  replays of finished matches\n", style="dim")
             return t
-        store = room_store(app)
+        store = app.registry.records
         if store is None:
             t.append("\n This room keeps no records (it runs without a data folder).\n",
                      style="bold")
@@ -141,7 +119,7 @@ class ProfileScreen(RecordScreen):
         if not prof["stats"]:
             t.append(" No finished matches yet.\n", style="dim")
         for game, st in prof["stats"].items():
-            t.append(f" {GAME_TITLES.get(game, game)[:17]:<18}{st['matches']:>7}{st['wins']:>6}"
+            t.append(f" {title(game)[:17]:<18}{st['matches']:>7}{st['wins']:>6}"
                      f"{st['draws']:>6}{st['losses']:>7}{st['rounds']:>7}"
                      f"{pct(st['declarations_made_pct']):>9}{pct(st['calls_made_pct']):>9}"
                      f"{pct(st['dash_calls_made_pct']):>8}\n")
@@ -172,7 +150,7 @@ class LeaderboardScreen(RecordScreen):
         self.first = 0
 
     def draw(self) -> None:
-        store = room_store(self.app)
+        store = self.app.registry.records
         self.rows = store.leaderboard(limit=100) if store is not None else None
         me = self.app.member
         self.query_one("#record-title", Line).set(title_bar("Leaderboard", "level points"))

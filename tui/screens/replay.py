@@ -17,12 +17,10 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from engine import replay
-from server.tables import GAME_TITLES
+from server.room import replay_stored, seat_label, seat_labels, title
 
 from ..cards import RANKS, SUIT_ORDER, Look
-from ..widgets.lines import KeyBar, Line
-from .profile import Block, room_store, title_bar
+from ..widgets.lines import Block, KeyBar, Line, title_bar
 
 W = 80
 LIST_ROWS = 18
@@ -39,26 +37,6 @@ def length_words(game: str, length) -> str:
     if game == "estimation":
         return f"{length} rounds"
     return str(length)
-
-
-def seat_label(name) -> str:
-    if name is None:
-        return "computer"
-    if name.startswith("guest:"):
-        return name[6:] + "°"
-    return name
-
-
-def seat_labels(seats: list, settings: dict | None = None) -> list[str]:
-    """Per seat: the player's name (guests with °), a computer player's name."""
-    at_start = (settings or {}).get("seats") or []
-    out = []
-    for i, name in enumerate(seats):
-        if name is None and i < len(at_start) and at_start[i].get("kind") == "bot":
-            out.append(at_start[i].get("name") or f"computer {i + 1}")
-        else:
-            out.append(seat_label(name))
-    return out
 
 
 def result_words(result: dict | None, names: list[str]) -> str:
@@ -178,7 +156,7 @@ class ReplayListScreen(Screen):
         self.query_one("#keys", KeyBar).show([("↑↓", "select"), ("enter", "watch"),
                                               ("esc", "back")])
         self.query_one("#record-title", Line).set(title_bar("Replays", "finished matches"))
-        store = room_store(self.app)
+        store = self.app.registry.records
         self.rows = store.finished_matches(limit=200) if store is not None else None
         self.paint()
 
@@ -197,7 +175,7 @@ class ReplayListScreen(Screen):
             for i, row in enumerate(self.rows[first:first + LIST_ROWS], start=first):
                 names = [seat_label(s)[:7] for s in row["seats"]]
                 when = time.strftime("%m-%d", time.localtime(row["finished"]))
-                line = (f" {row['id']:>4}  {GAME_TITLES.get(row['game'], row['game'])[:16]:<17}"
+                line = (f" {row['id']:>4}  {title(row['game'])[:16]:<17}"
                         f"{length_words(row['game'], row['length']):<10}"
                         f"{', '.join(names)[:22]:<23}"
                         f"{result_words(row['result'], names)[:16]:<17}{when}")
@@ -263,20 +241,20 @@ class ReplayScreen(Screen):
         self.draw()
 
     def load(self) -> None:
-        store = room_store(self.app)
+        store = self.app.registry.records
         stored = store.match(self.match_id) if store is not None else None
         if stored is None:
             self.error = f"Match {self.match_id} is not in the record."
             return
         try:
-            m = replay(stored.record)
+            m = replay_stored(stored)
         except Exception as exc:          # a log this version cannot replay
             self.error = f"Match {self.match_id} cannot be replayed: {exc}"
             return
         names = seat_labels(stored.seats, stored.settings)
         self.model = ReplayModel(m, names)
         game = stored.record["game"]
-        self.title = (f"#{self.match_id} {GAME_TITLES.get(game, game)} · "
+        self.title = (f"#{self.match_id} {title(game)} · "
                       f"{length_words(game, stored.record['length'])} · "
                       f"{result_words(m.result or {'abandoned': True}, names)}")
         if m.left is not None:

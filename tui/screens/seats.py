@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
-from server.tables import RoomError
+from server.room import RoomError
 
 from ..widgets.lines import KeyBar, Lines
 

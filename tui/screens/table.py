@@ -22,7 +22,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
-from server.tables import GAME_TITLES, RoomError, code_label
+from server.room import RoomError, code_label, title
 
 from ..arabic import term
 from ..cards import BID_SUITS, Look, parse_rank_key, sort_hand
@@ -290,7 +290,7 @@ class TableScreen(PromptScreenMixin, Screen):
         bar = look.style("bold reverse") if not look.colour else "bold white on blue"
         t = Text(no_wrap=True, overflow="ellipsis", style=bar)
         t.append(f" #{table.id} ")
-        t.append(f"{GAME_TITLES.get(table.game, table.game)}")
+        t.append(f"{title(table.game)}")
         if table.length is not None and table.game != "tarneeb41":
             t.append(f" {table.length}")
         if v is None:

@@ -91,3 +91,20 @@ class KeyBar(Line):
             t.append(f" {k} ", style="bold reverse")
             t.append(" " + label)
         self.set(t)
+
+
+class Block(Line):
+    """A fixed block of Rich text: one widget, one ``render``; ``set`` repaints
+    only when the text changed (height comes from the stylesheet)."""
+
+    DEFAULT_CSS = """
+    Block { width: 1fr; height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+
+def title_bar(title: str, right: str = "") -> Text:
+    t = Text(no_wrap=True, overflow="ellipsis")
+    t.append(f" {title} ", style="bold reverse")
+    if right:
+        t.append("  " + right, style="bold")
+    return t

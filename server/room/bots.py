@@ -12,30 +12,34 @@ import asyncio
 import atexit
 import logging
 import os
+from typing import TYPE_CHECKING, Any
+
+from .catalogue import DEFAULT_LEVEL
+
+if TYPE_CHECKING:
+    from engine import Match
+    from engine.bots.worker import BotPool
 
 log = logging.getLogger("lamma.bots")
 
-BOT_NAMES = ["Bot-1", "Bot-2", "Bot-3", "Bot-4"]
-LEVELS = ("easy", "normal", "strong")
-DEFAULT_LEVEL = "strong"
 BUDGET_MS = 100         # per decision (issue 5's default); the human-pace pause hides it
 WORKER_NICE = 10        # the worker yields the CPU to the event loop when both want it
 
-_pool = None
+_pool: BotPool | None = None
 
 
-def pool():
+def pool() -> BotPool:
     """The process-wide worker pool, started on first use."""
     global _pool
     if _pool is None:
-        from engine.bots.worker import BotPool
+        from engine.bots.worker import BotPool   # the worker's imports wait for a first bot
         _pool = BotPool()
         lower_priority(_pool)
         atexit.register(close_pool)      # stop the worker before the interpreter unwinds
     return _pool
 
 
-def lower_priority(bot_pool, nice: int = WORKER_NICE) -> None:
+def lower_priority(bot_pool: BotPool, nice: int = WORKER_NICE) -> None:
     """Run the worker processes ``nice`` steps below this process (issue 5).
 
     On a machine with few cores the worker and the event loop compete for a
@@ -61,7 +65,7 @@ def close_pool() -> None:
         _pool = None
 
 
-async def decide(match, seat: int, level: str = DEFAULT_LEVEL) -> dict:
+async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> dict[str, Any]:
     """A legal action for ``seat``, thought out in the worker process."""
     view = match.view(seat)
     try:
@@ -74,12 +78,12 @@ async def decide(match, seat: int, level: str = DEFAULT_LEVEL) -> dict:
     return match.auto_action(seat)
 
 
-def timer_needs_bot(match) -> bool:
+def timer_needs_bot(match: Match) -> bool:
     """room.md: the timer declines the dash, passes, confirms the call (auto_action);
     Estimation declarations and cards are a computer player's choice; Tarneeb is T-25."""
     return match.game != "tarneeb41" and match.phase in ("declare", "play")
 
 
-def timeout_action(match, seat: int) -> dict:
+def timeout_action(match: Match, seat: int) -> dict[str, Any]:
     """The turn timer's move when no computer player is needed (see ``timer_needs_bot``)."""
     return match.auto_action(seat)

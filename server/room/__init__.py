@@ -1,0 +1,30 @@
+"""The room: what every session shares — tables, seats and takeovers, the registry and
+its lobby listing, members, invitation codes, narration, and the typed store interface.
+
+Imports the engine only; the screens (``tui``) and the transport (``server.ssh``,
+``server.jsonapi``, ``server.driver``, ``server.cli``) import it, never the reverse.
+"""
+
+from __future__ import annotations
+
+from .catalogue import (BOT_NAMES, DEFAULT_LEVEL, GAMES, GUEST_MARK, LENGTHS, LEVELS, SEATS,
+                        TIMERS, TITLES, default_length, display_name, is_seat, parse_seat,
+                        parse_seats, title)
+from .codes import CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, code_label
+from .errors import RoomError
+from .members import Member, Session
+from .narration import Event
+from .persistence import TableStore, replay_stored, restore, seat_label, seat_labels
+from .registry import Registry
+from .seats import Seat
+from .store import MatchStore, NullStore, Records, StoredMatch, TableLog
+from .table import Table
+
+__all__ = [
+    "BOT_NAMES", "CODE_ALPHABET", "CODE_LEN", "CODE_TRIES", "CODE_WINDOW", "DEFAULT_LEVEL",
+    "GAMES", "GUEST_MARK", "LENGTHS", "LEVELS", "SEATS", "TIMERS", "TITLES", "Event",
+    "MatchStore", "Member", "NullStore", "Records", "Registry", "RoomError", "Seat",
+    "Session", "StoredMatch", "Table", "TableLog", "TableStore", "code_label",
+    "default_length", "display_name", "is_seat", "parse_seat", "parse_seats", "replay_stored",
+    "restore", "seat_label", "seat_labels", "title",
+]

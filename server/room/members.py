@@ -1,0 +1,107 @@
+"""Members: connected sessions as the room sees them.
+
+The room calls a member back (``table_changed``, ``lobby_changed``, …) and never
+touches its screen or channel: the Textual app's member only *posts a message*
+to its own App, the JSON session writes to its own channel. ``Member`` is what
+the room needs; ``Session`` is the plain implementation both front ends extend
+(and tests use as a silent member).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Protocol
+
+from .catalogue import display_name
+from .codes import CodeGuard
+from .errors import RoomError
+
+if TYPE_CHECKING:
+    from .table import Table
+
+CHAT_BURST = 3          # lines ...
+CHAT_WINDOW = 5.0       # ... per this many seconds, per player
+
+
+class ChatGuard:
+    """A few chat lines every few seconds, per session."""
+
+    def __init__(self) -> None:
+        self.times: deque[float] = deque(maxlen=CHAT_BURST)
+
+    def check(self) -> None:
+        now = time.monotonic()
+        times = self.times
+        if len(times) == times.maxlen and now - times[0] < CHAT_WINDOW:
+            raise RoomError("Slow down: a few lines every few seconds.")
+        times.append(now)
+
+
+class Member(Protocol):
+    """What the room needs of a connected session."""
+
+    name: str
+    ident: str                  # who holds a seat: "key:<fingerprint>:<name>" or "guest:<name>"
+    guest: bool
+    table: Table | None         # the table it sits at or watches
+    seat: int | None            # None while watching
+    closed: bool
+    unlocked: set[str]          # private tables this session gave the code of
+    chat_guard: ChatGuard
+    code_guard: CodeGuard
+
+    @property
+    def display_name(self) -> str: ...
+
+    # Called by the room; must never raise and must not block.
+    def table_changed(self, table: Table, what: str) -> None:
+        """``what``: "state" (view changed), "seats", "chat", "closed"."""
+
+    def lobby_changed(self) -> None:
+        """The list of tables changed."""
+
+    def kick(self, reason: str) -> None:
+        """Another terminal took this name over, or the server is stopping."""
+
+    def seat_granted(self, table: Table, seat: int) -> None:
+        """A computer player's seat became ours (called before the view is pushed)."""
+
+    def request_dropped(self, table: Table, seat: int, reason: str) -> None:
+        """A waiting request for a computer player's seat ended without the seat."""
+
+
+class Session:
+    """A member that hears nothing: the base of the TUI's and the JSON session's."""
+
+    kind = "member"
+
+    def __init__(self, name: str, ident: str, guest: bool = False):
+        self.name = name
+        self.ident = ident
+        self.guest = guest
+        self.table: Table | None = None
+        self.seat: int | None = None
+        self.closed = False
+        self.unlocked: set[str] = set()
+        self.chat_guard = ChatGuard()
+        self.code_guard = CodeGuard()
+
+    @property
+    def display_name(self) -> str:
+        return display_name(self.name, self.guest)
+
+    def table_changed(self, table: Table, what: str) -> None:
+        pass
+
+    def lobby_changed(self) -> None:
+        pass
+
+    def kick(self, reason: str) -> None:
+        pass
+
+    def seat_granted(self, table: Table, seat: int) -> None:
+        pass
+
+    def request_dropped(self, table: Table, seat: int, reason: str) -> None:
+        pass

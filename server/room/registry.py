@@ -1,0 +1,184 @@
+"""The registry: every table of this process, the lobby's listing, invitation codes.
+
+One per server process, shared by every session on the one asyncio loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import Any
+
+from engine import Match
+
+from .catalogue import parse_game, parse_length, parse_timer
+from .codes import new_code
+from .errors import RoomError
+from .members import Member
+from .store import NullStore, Records, TableLog
+from .table import Table, _short
+
+log = logging.getLogger("lamma.tables")
+
+
+class Registry:
+    def __init__(self, store: TableLog | None = None, bot_pause: float = 0.8,
+                 trick_pause: float = 1.0, absent_timeout: float = 60.0,
+                 max_tables: int = 500):
+        self.tables: dict[str, Table] = {}
+        self.store: TableLog = store or NullStore()
+        self.bot_pause = bot_pause
+        self.trick_pause = trick_pause
+        self.absent_timeout = absent_timeout
+        self.max_tables = max_tables
+        self.lobby: set[Member] = set()
+        self._ids = itertools.count(1)
+        self._lobby_pending = False
+
+    @property
+    def records(self) -> Records | None:
+        """Players, statistics and finished matches; None when the room keeps nothing."""
+        return self.store.records
+
+    def create(self, game: object, length: object = None, timer: object = 0,
+               private: object = False) -> Table:
+        game = parse_game(game)
+        length = parse_length(game, length)
+        timer = parse_timer(timer)
+        if len(self.tables) >= self.max_tables:
+            raise RoomError("The room is full of tables; join one instead.")
+        tid = str(next(self._ids))
+        table = Table(self, tid, game, length, timer, bool(private))
+        while table.private and any(t.code == table.code for t in self.tables.values()):
+            table.code = new_code()         # a code names one table
+        self.tables[tid] = table
+        self.lobby_changed()
+        return table
+
+    def resume(self, tid: str, match: Match, match_id: int, settings: dict[str, Any],
+               stored_seats: list[str | None], counts_for_points: bool) -> Table:
+        """A stored unfinished match as a playing table again (``persistence.restore``);
+        ``start_resumed`` then sets its timers and computer players going."""
+        table = Table(self, tid, match.game, match.length, int(settings.get("timer", 0)),
+                      bool(settings.get("private")))
+        table.resume(match, match_id, settings, stored_seats, counts_for_points)
+        self.tables[tid] = table
+        return table
+
+    def start_resumed(self) -> None:
+        """Once the loop runs: computer players and timers resume where they were."""
+        for table in self.tables.values():
+            if table.status == "playing":
+                table._schedule()
+
+    def skip_ids(self, highest: int) -> None:
+        """Table ids restored from the store are not handed out again."""
+        self._ids = itertools.count(max(highest + 1, next(self._ids)))
+
+    def get(self, tid: object, member: Member | None = None) -> Table:
+        if isinstance(tid, int) and not isinstance(tid, bool):
+            tid = str(tid)
+        table = self.tables.get(tid) if isinstance(tid, str) else None
+        if table is None:
+            raise RoomError(f"No table {_short(tid)}.")
+        return table
+
+    def listing(self, member: Member | None = None) -> list[dict[str, Any]]:
+        """The tables ``member`` may see; a private one (theirs) with its code."""
+        out = []
+        for t in self.tables.values():
+            if not self.may_see(member, t):
+                continue
+            row = t.summary()
+            if t.private:
+                row["code"] = t.code
+            out.append(row)
+        return out
+
+    def may_see(self, member: Member | None, table: Table) -> bool:
+        """Public, or private and ``member`` is at it, holds a seat or gave its code."""
+        if not table.private:
+            return True
+        if member is None:
+            return False
+        return (member.table is table or table.id in member.unlocked
+                or any(s.held_by(member) for s in table.seats))
+
+    # ------------------------------------------------------- invitation codes
+    def check_code(self, member: Member, table: Table, raw: object) -> None:
+        """The code of a private ``table``; RoomError (nothing changes) if wrong."""
+        if self.may_see(member, table):
+            return
+        if raw is None:
+            raise RoomError(f"Table {table.id} is private: its code is needed.")
+        member.code_guard.check()
+        if not table.code_matches(raw):
+            raise member.code_guard.failed(f"No table {table.id} with that code.")
+        member.unlocked.add(table.id)
+
+    def find_code(self, member: Member, raw: object) -> Table:
+        """The private table with this code (what a person types in the lobby)."""
+        member.code_guard.check()
+        found = None
+        for t in list(self.tables.values()):
+            # every private table is compared, found or not: timing says nothing
+            if t.private and t.code_matches(raw) and found is None:
+                found = t
+        if found is None:
+            raise member.code_guard.failed("Wrong code: no table has it. Check it with "
+                                           "whoever gave it to you.")
+        member.unlocked.add(found.id)
+        return found
+
+    def held_seat(self, ident: str) -> tuple[Table, int] | None:
+        """A seat this identity holds in a running match (to come back to)."""
+        for t in self.tables.values():
+            if t.status != "playing":
+                continue
+            for i, s in enumerate(t.seats):
+                if s.held_by(ident):
+                    return t, i
+        return None
+
+    def detach(self, member: Member, keep_seat: bool, unless: Table | None = None) -> None:
+        table = member.table
+        if table is not None and table is not unless:
+            table.detach(member, keep_seat=keep_seat)
+
+    def gc_table(self, table: Table) -> None:
+        """Drop a table nobody needs any more."""
+        if self.tables.get(table.id) is not table:
+            return
+        if any(True for _ in table.members()):
+            return
+        humans_hold = any(s.kind == "human" for s in table.seats)
+        if table.status == "playing" and humans_hold:
+            return  # seats are held for players who may come back
+        table.close()
+        del self.tables[table.id]
+        self.store.table_removed(table)
+        self.lobby_changed()
+
+    def lobby_changed(self) -> None:
+        """Coalesce lobby notifications to one per loop iteration."""
+        if self._lobby_pending or not self.lobby:
+            return
+        self._lobby_pending = True
+        try:
+            asyncio.get_running_loop().call_soon(self._flush_lobby)
+        except RuntimeError:
+            self._lobby_pending = False
+
+    def _flush_lobby(self) -> None:
+        self._lobby_pending = False
+        for member in list(self.lobby):
+            try:
+                member.lobby_changed()
+            except Exception:
+                log.exception("lobby notify failed")
+
+    def close(self) -> None:
+        for t in list(self.tables.values()):
+            t.close()
+        self.tables.clear()

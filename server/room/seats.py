@@ -1,0 +1,61 @@
+"""A seat at a table: empty, a person's (connected or away), or a computer player's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from .catalogue import BOT_NAMES, DEFAULT_LEVEL, display_name
+
+if TYPE_CHECKING:
+    from .members import Member
+
+SeatKind = Literal["empty", "human", "bot"]
+
+
+@dataclass
+class Seat:
+    kind: SeatKind = "empty"
+    name: str | None = None
+    ident: str | None = None
+    guest: bool = False
+    member: Member | None = None   # the connected session, None while away
+    replaced: str | None = None    # name of the human a bot replaced
+    level: str = DEFAULT_LEVEL     # a computer player's level (issue 5: chosen per seat)
+
+    @classmethod
+    def person(cls, member: Member) -> Seat:
+        return cls("human", member.name, member.ident, member.guest)
+
+    @classmethod
+    def computer(cls, seat: int, level: str = DEFAULT_LEVEL,
+                 replaced: str | None = None) -> Seat:
+        return cls("bot", BOT_NAMES[seat], level=level, replaced=replaced)
+
+    def held_by(self, who: Member | str) -> bool:
+        """Is this a person's seat held by ``who`` (a member, or an identity)?"""
+        ident = who if isinstance(who, str) else who.ident
+        return self.kind == "human" and self.ident == ident
+
+    @property
+    def label(self) -> str:
+        if self.kind == "empty":
+            return "(empty)"
+        return display_name(self.name or "?", self.guest)
+
+    def public(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "guest": self.guest,
+                "connected": self.kind != "human" or self.member is not None}
+
+    def settings(self) -> dict[str, Any]:
+        """What a restart needs to seat the same holder again."""
+        return {"kind": self.kind, "name": self.name, "ident": self.ident, "guest": self.guest,
+                "level": self.level, "replaced": self.replaced}
+
+    @classmethod
+    def from_settings(cls, info: dict[str, Any]) -> Seat:
+        kind = info.get("kind", "empty")
+        if kind not in ("empty", "human", "bot"):
+            raise ValueError(f"unknown seat kind {kind!r}")
+        return cls(kind, info.get("name"), info.get("ident"), bool(info.get("guest")),
+                   replaced=info.get("replaced"), level=info.get("level", DEFAULT_LEVEL))
