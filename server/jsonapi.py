@@ -15,8 +15,18 @@ import logging
 
 import asyncssh
 
-from .room import (DEFAULT_LEVEL, LEVELS, SEATS, Registry, RoomError, Session, Table,
-                   is_seat, parse_seat, parse_seats)
+from .room import (
+    DEFAULT_LEVEL,
+    LEVELS,
+    SEATS,
+    Registry,
+    RoomError,
+    Session,
+    Table,
+    is_seat,
+    parse_seat,
+    parse_seats,
+)
 
 log = logging.getLogger("lamma.json")
 

@@ -13,8 +13,8 @@ import asyncssh
 
 from .jsonapi import JsonSession
 from .room import Member, Registry, TableStore, restore
-from .store import Store
 from .room.text import check_name, name_key, safe_text
+from .store import Store
 
 log = logging.getLogger("lamma.ssh")
 
@@ -88,7 +88,7 @@ class Room:
         self.restored = restore(self.registry, self.store)
         self.allowed = load_allow_list(config.keys) if config.allow_list else set()
         self.online: dict[str, Member] = {}          # name_key -> Member
-        self.apps: "weakref.WeakSet" = weakref.WeakSet()
+        self.apps: weakref.WeakSet = weakref.WeakSet()
         self.session_tasks: set[asyncio.Task] = set()
 
     def guest_name_free(self, name: str) -> bool:
@@ -284,6 +284,7 @@ class SessionHandler:
 
     async def run_tui(self, process, name: str, ident: str, guest: bool) -> None:
         from tui.app import LammaApp
+
         from .driver import SSHDriver, clamp_size
 
         term = _clean_term(process.get_terminal_type())

@@ -22,6 +22,7 @@ import sqlite3
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 from .room.store import StoredMatch
@@ -37,7 +38,15 @@ BADGE_OF = {"estimation": "estimation", "estimation-kotshina": "estimation",  # 
             "tarneeb41": "tarneeb41"}
 BADGE_WINS = 5                                                     # E-40, Tarneeb Decision
 
-DIALECTS = {
+class Dialect(TypedDict):
+    serial: str                  # the id column's type
+    param: str                   # the driver's placeholder
+    begin: str                   # how a write transaction starts
+    migration_lock: str | None   # taken before migrating (processes starting together)
+    types: dict[str, str]        # column types spelled otherwise
+
+
+DIALECTS: dict[str, Dialect] = {
     "sqlite": {
         "serial": "INTEGER PRIMARY KEY", "param": "?",
         # IMMEDIATE takes the write lock at once, so a transaction never fails
@@ -138,7 +147,7 @@ class Store:
     def __init__(self, target: str | Path, process: str = ""):
         self.process = process
         if is_postgres(target):
-            self.kind, self.path, self.where = "postgres", None, redact(target)
+            self.kind, self.path, self.where = "postgres", None, redact(str(target))
             self.dialect = DIALECTS["postgres"]
             psycopg = _psycopg()
             self._errors = psycopg.Error

@@ -7,9 +7,23 @@ Imports the engine only; the screens (``tui``) and the transport (``server.ssh``
 
 from __future__ import annotations
 
-from .catalogue import (BOT_NAMES, DEFAULT_LEVEL, GAMES, GUEST_MARK, LENGTHS, LEVELS, SEATS,
-                        TIMERS, TITLES, default_length, display_name, is_seat, parse_seat,
-                        parse_seats, title)
+from .catalogue import (
+                        BOT_NAMES,
+                        DEFAULT_LEVEL,
+                        GAMES,
+                        GUEST_MARK,
+                        LENGTHS,
+                        LEVELS,
+                        SEATS,
+                        TIMERS,
+                        TITLES,
+                        default_length,
+                        display_name,
+                        is_seat,
+                        parse_seat,
+                        parse_seats,
+                        title,
+)
 from .codes import CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, code_label
 from .errors import RoomError
 from .members import Member, Session

@@ -32,7 +32,7 @@ def pool() -> BotPool:
     """The process-wide worker pool, started on first use."""
     global _pool
     if _pool is None:
-        from engine.bots.worker import BotPool   # the worker's imports wait for a first bot
+        from engine.bots.worker import BotPool  # the worker's imports wait for a first bot
         _pool = BotPool()
         lower_priority(_pool)
         atexit.register(close_pool)      # stop the worker before the interpreter unwinds

@@ -10,8 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.catalogue import (DEFAULT_LEVEL, GAMES, LENGTHS, LEVELS, SEATS, TITLES,
-                              default_length, is_seat, title)
+from engine.catalogue import (
+    DEFAULT_LEVEL,
+    GAMES,
+    LENGTHS,
+    LEVELS,
+    SEATS,
+    TITLES,
+    default_length,
+    is_seat,
+    title,
+)
 
 from .errors import RoomError
 

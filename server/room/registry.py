@@ -14,10 +14,10 @@ from engine import Match
 
 from .catalogue import parse_game, parse_length, parse_timer
 from .codes import new_code
-from .errors import RoomError
+from .errors import RoomError, quoted
 from .members import Member
 from .store import NullStore, Records, TableLog
-from .table import Table, _short
+from .table import Table
 
 log = logging.getLogger("lamma.tables")
 
@@ -81,7 +81,7 @@ class Registry:
             tid = str(tid)
         table = self.tables.get(tid) if isinstance(tid, str) else None
         if table is None:
-            raise RoomError(f"No table {_short(tid)}.")
+            raise RoomError(f"No table {quoted(tid)}.")
         return table
 
     def listing(self, member: Member | None = None) -> list[dict[str, Any]]:

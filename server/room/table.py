@@ -9,7 +9,6 @@ Legality is the engine's: the table asks ``Match.canonical`` and never re-derive
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import deque
@@ -21,7 +20,7 @@ from engine import IllegalAction, Match, new_match
 from . import bots
 from .catalogue import parse_level, parse_seat, title
 from .codes import code_matches, new_code
-from .errors import RoomError
+from .errors import RoomError, quoted
 from .members import Member
 from .narration import Event, describe, round_text
 from .seats import Seat
@@ -378,7 +377,7 @@ class Table:
             raise RoomError("An action is a JSON object such as {\"type\":\"pass\"}.")
         canon = m.canonical(seat, action)
         if canon is None:
-            raise RoomError(f"Illegal action {_short(action)}.")
+            raise RoomError(f"Illegal action {quoted(action)}.")
         self._apply(seat, canon, by)
 
     def _apply(self, seat: int, action: dict[str, Any], by: str) -> None:
@@ -529,10 +528,3 @@ class Table:
     def labels(self) -> list[str]:
         return [s.label for s in self.seats]
 
-
-def _short(obj: object) -> str:
-    try:
-        text = json.dumps(obj, ensure_ascii=True)
-    except (TypeError, ValueError):
-        text = "?"
-    return text if len(text) <= 60 else text[:57] + "..."

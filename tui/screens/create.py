@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
+from textual import getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -12,12 +15,18 @@ from server.room import GAMES, LENGTHS, TIMERS, RoomError, title
 
 from ..widgets.lines import KeyBar, Lines
 
+if TYPE_CHECKING:
+    from ..app import LammaApp
+
 FIELDS = ["game", "length", "timer", "private", "bots"]
 LABELS = {"game": "Game", "length": "Length", "timer": "Turn timer",
           "private": "Visibility", "bots": "Empty seats"}
 
 
-class CreateScreen(ModalScreen):
+class CreateScreen(ModalScreen[None]):
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
+
     BINDINGS = [
         Binding("up", "field(-1)", show=False, id="create.previous_field"),
         Binding("down", "field(1)", show=False, id="create.next_field"),

@@ -3,8 +3,10 @@ computer player's seat, help, quit."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
-from textual import events
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -13,6 +15,9 @@ from textual.screen import Screen
 from server.room import RoomError, code_label, display_name, title
 
 from ..widgets.lines import KeyBar, Lines
+
+if TYPE_CHECKING:
+    from ..app import LammaApp
 
 LIST_ROWS = 16
 # 80 columns hold eight keys: ↑↓ is left to the help screen; b and r are
@@ -55,7 +60,10 @@ def status_label(summary: dict) -> str:
     return f"round {r} of {rr}" if rr else f"hand {r}"
 
 
-class LobbyScreen(Screen):
+class LobbyScreen(Screen[None]):
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
+
     BINDINGS = [
         Binding("up", "move(-1)", show=False, id="lobby.up"),
         Binding("down", "move(1)", show=False, id="lobby.down"),
@@ -201,7 +209,7 @@ class LobbyScreen(Screen):
         app = self.app
         for row in app.registry.listing(app.member):
             if row["status"] == "waiting" and not row["private"]:
-                table = app.registry.tables.get(row["id"])
+                table = app.registry.tables[row["id"]]
                 try:
                     table.sit(app.member)
                 except RoomError:

@@ -3,14 +3,19 @@ only, reduce motion."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
-from textual import events
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.screen import Screen
 
 from .. import settings
 from ..arabic import term
 from ..widgets.board import Board, PromptScreenMixin
+
+if TYPE_CHECKING:
+    from ..app import LammaApp
 
 OPTIONS = [
     ("a", "unicode", "ASCII suits (S H D C) instead of ♠ ♥ ♦ ♣", True),
@@ -20,7 +25,10 @@ OPTIONS = [
 ]
 
 
-class OptionsScreen(PromptScreenMixin, Screen):
+class OptionsScreen(PromptScreenMixin, Screen[None]):
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
+
     AUTO_FOCUS = ""
 
     def compose(self) -> ComposeResult:

@@ -4,8 +4,10 @@ and badges); both are plain text blocks: one widget each, drawn by ``render``.""
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -14,6 +16,9 @@ from textual.screen import Screen
 from server.room import title
 
 from ..widgets.lines import Block, KeyBar, Line, title_bar
+
+if TYPE_CHECKING:
+    from ..app import LammaApp
 
 W = 80
 BADGE_TITLES = {"estimation": "Estimation ★ (5 wins)", "tarneeb41": "Tarneeb 41 ★ (5 wins)"}
@@ -24,8 +29,11 @@ def pct(value) -> str:
     return "—" if value is None else f"{value:.0f}%"
 
 
-class RecordScreen(Screen):
+class RecordScreen(Screen[None]):
     """Shared frame: a title line, a text block, the too-small notice, the keys."""
+
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
     KEYS: list[tuple[str, str]] = [("esc", "back")]

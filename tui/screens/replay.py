@@ -10,8 +10,10 @@ one ``Block`` of Rich text that repaints only when its text changed.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -21,6 +23,9 @@ from server.room import replay_stored, seat_label, seat_labels, title
 
 from ..cards import RANKS, SUIT_ORDER, Look
 from ..widgets.lines import Block, KeyBar, Line, title_bar
+
+if TYPE_CHECKING:
+    from ..app import LammaApp
 
 W = 80
 LIST_ROWS = 18
@@ -61,7 +66,7 @@ def replay_rounds(match) -> list[dict]:
     totals = [0, 0, 0, 0]
     for rec in match.history:
         hands: list[list[str]] | None = None
-        tricks = []
+        tricks: list[dict] = []
         if not rec.get("void"):
             tricks = rec.get("tricks") or []
             hands = [[], [], [], []]
@@ -125,8 +130,11 @@ class ReplayModel:
 
 # --------------------------------------------------------------------- screens
 
-class ReplayListScreen(Screen):
+class ReplayListScreen(Screen[None]):
     """The finished matches, newest first; Enter watches one."""
+
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
     BINDINGS = [
@@ -195,8 +203,11 @@ class ReplayListScreen(Screen):
         self.app.pop_screen()
 
 
-class ReplayScreen(Screen):
+class ReplayScreen(Screen[None]):
     """One finished match, trick by trick, every hand open."""
+
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
     BINDINGS = [
@@ -219,7 +230,7 @@ class ReplayScreen(Screen):
         self.model: ReplayModel | None = None
         self.error: str | None = None
         self.pos = 0
-        self.title = ""
+        self.heading = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
@@ -254,11 +265,11 @@ class ReplayScreen(Screen):
         names = seat_labels(stored.seats, stored.settings)
         self.model = ReplayModel(m, names)
         game = stored.record["game"]
-        self.title = (f"#{self.match_id} {title(game)} · "
+        self.heading = (f"#{self.match_id} {title(game)} · "
                       f"{length_words(game, stored.record['length'])} · "
                       f"{result_words(m.result or {'abandoned': True}, names)}")
         if m.left is not None:
-            self.title += f" ({names[m.left]} left)"
+            self.heading += f" ({names[m.left]} left)"
         if not self.model.positions:
             self.error = "No complete round was played in this match."
 
@@ -291,11 +302,17 @@ class ReplayScreen(Screen):
     def action_back(self) -> None:
         self.app.pop_screen()
 
+    @property
+    def shown(self) -> ReplayModel:
+        """The model being drawn (``draw`` only draws once one is loaded)."""
+        assert self.model is not None
+        return self.model
+
     # ---------------------------------------------------------------- drawing
     def draw(self) -> None:
         q = self.query_one
         if self.model is None or self.error:
-            q("#rp-head", Block).set(title_bar("Replay", self.title))
+            q("#rp-head", Block).set(title_bar("Replay", self.heading))
             q("#rp-board", Block).set(Text("\n " + (self.error or ""), style="bold"))
             q("#rp-round", Block).set("")
             return
@@ -305,9 +322,9 @@ class ReplayScreen(Screen):
         q("#rp-round", Block).set(self.round_panel(r, k))
 
     def head(self, r: int, k: int) -> Text:
-        model = self.model
+        model = self.shown
         rec = model.rounds[r]["rec"]
-        t = title_bar("Replay", self.title)
+        t = title_bar("Replay", self.heading)
         t = fit(t, W)
         t.append("\n")
         where = f" Round {rec.get('round')} ({r + 1} of {len(model.rounds)})"
@@ -324,7 +341,7 @@ class ReplayScreen(Screen):
     def hand_lines(self, seat: int, cards: list[str], now: set[str], trump, width: int,
                    decl, taken: int, dealer: int | None, caller: int | None) -> list[Text]:
         look = self.look
-        name = Text(self.model.names[seat], style="bold")
+        name = Text(self.shown.names[seat], style="bold")
         if seat == dealer:
             name.append(" (D)", style="dim")
         if seat == caller:
@@ -332,7 +349,7 @@ class ReplayScreen(Screen):
         if decl is not None:
             name.append(f"  {decl}/{taken}", style="bold")
         lines = [fit(name, width)]
-        by_suit = {s: [] for s in SUIT_ORDER}
+        by_suit: dict[str, list[str]] = {s: [] for s in SUIT_ORDER}
         for c in cards:
             by_suit.setdefault(c[1], []).append(c)
         for s in suit_order(trump):
@@ -349,7 +366,7 @@ class ReplayScreen(Screen):
         return lines
 
     def board(self, r: int, k: int) -> Text:
-        model = self.model
+        model = self.shown
         rd = model.rounds[r]
         rec = rd["rec"]
         hands, now = model.hands_at(r, k)
@@ -403,9 +420,10 @@ class ReplayScreen(Screen):
 
     def round_info(self, rec: dict) -> list[Text]:
         look = self.look
-        names = self.model.names
+        names = self.shown.names
         lines = []
-        kind = KIND_WORDS.get(rec.get("kind"), rec.get("kind") or "")
+        kind = str(rec.get("kind") or "")
+        kind = KIND_WORDS.get(kind, kind)
         if rec.get("void"):
             kind = "void hand"
         lines.append(Text(f" {kind}", style="dim"))
@@ -444,7 +462,7 @@ class ReplayScreen(Screen):
 
     def trick_lines(self, rd: dict, k: int) -> dict:
         """The trick in the middle (a cross of four cards) and its words."""
-        look, names = self.look, self.model.names
+        look, names = self.look, self.shown.names
         corner = [Text("") for _ in range(5)]
         mid = [Text(" " * MID) for _ in range(5)]
         if k == 0:
@@ -478,7 +496,7 @@ class ReplayScreen(Screen):
         return {"corner": corner, "mid": mid}
 
     def round_panel(self, r: int, k: int) -> Text:
-        model = self.model
+        model = self.shown
         rd = model.rounds[r]
         rec = rd["rec"]
         names = model.names

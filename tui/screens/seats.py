@@ -4,8 +4,10 @@ a computer player's seat."""
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 from rich.text import Text
+from textual import getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -16,10 +18,16 @@ from server.room import RoomError
 
 from ..widgets.lines import KeyBar, Lines
 
+if TYPE_CHECKING:
+    from ..app import LammaApp
 
-class JoinCodeScreen(ModalScreen):
+
+class JoinCodeScreen(ModalScreen["Table"]):
     """Type a table's code; dismissed with the table once the code is right.
     A wrong code stays here with a message (the registry limits the tries)."""
+
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
 
     BINDINGS = [Binding("escape", "cancel", show=False, id="code.back")]
 
@@ -59,9 +67,12 @@ class JoinCodeScreen(ModalScreen):
         self.dismiss(None)
 
 
-class TakeSeatScreen(ModalScreen):
+class TakeSeatScreen(ModalScreen[int]):
     """Choose which computer player's seat to take at ``table``; dismissed with
     the seat number, or None (Esc)."""
+
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
 
     BINDINGS = [
         Binding("0", "choose(0)", show=False, id="take.seat0"),

@@ -69,7 +69,7 @@ class Lines(Widget):
             self.remove_children()
             self._rows = [Line() for _ in parts]
             self.mount_all(self._rows)
-            for row, part in zip(self._rows, parts):
+            for row, part in zip(self._rows, parts, strict=True):
                 row.set(part)
             return
         for i, row in enumerate(self._rows):

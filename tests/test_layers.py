@@ -1,0 +1,157 @@
+"""The layers of issue 10, read from the source: engine ← server.room ← tui ← the
+transport (server/ssh.py, driver.py, jsonapi.py, cli.py, store.py, runtime.py).
+
+Every import counts, also one inside a function (a late import is still a
+dependency); only imports under ``if TYPE_CHECKING:`` are left out, since they
+never run. A failure names the module and the import that crosses a layer.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("engine", "server", "tui")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def imports_of(path: Path) -> set[str]:
+    """Absolute names of the modules ``path`` imports when it runs."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _type_checking_only(child):
+                for sub in child.orelse:
+                    visit(sub)
+                continue
+            if isinstance(child, ast.Import):
+                found.update(alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level:
+                    base = package.split(".")
+                    base = base[: len(base) - (child.level - 1)]
+                    target = ".".join(base + ([child.module] if child.module else []))
+                else:
+                    target = child.module or ""
+                found.add(target)
+                # ``from . import bots`` imports a module, not a name
+                for alias in child.names:
+                    sub = f"{target}.{alias.name}"
+                    if (ROOT / Path(*sub.split("."))).with_suffix(".py").exists() or \
+                            (ROOT / Path(*sub.split(".")) / "__init__.py").exists():
+                        found.add(sub)
+            visit(child)
+
+    visit(ast.parse(path.read_text(), str(path)))
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    out = {}
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            out[module_name(path)] = imports_of(path)
+    return out
+
+
+def layer(module: str) -> str:
+    if module == "engine" or module.startswith("engine."):
+        return "engine"
+    if module == "server.room" or module.startswith("server.room."):
+        return "room"
+    if module == "tui" or module.startswith("tui."):
+        return "tui"
+    if module == "server" or module.startswith("server."):
+        return "transport"
+    return "outside"
+
+
+# What each layer may import of ours, and third-party packages it must not need.
+ALLOWED = {
+    "engine": {"engine"},
+    "room": {"engine", "room"},
+    "tui": {"room", "tui"},
+    "transport": {"engine", "room", "tui", "transport"},
+}
+FORBIDDEN_OUTSIDE = {
+    "engine": ("textual", "rich", "asyncssh", "asyncio", "sqlite3", "psycopg"),
+    "room": ("textual", "rich", "asyncssh", "sqlite3", "psycopg"),
+    "tui": ("asyncssh", "sqlite3", "psycopg"),
+}
+
+
+def test_each_layer_imports_only_the_layers_below():
+    crossings = []
+    for module, targets in graph().items():
+        mine = layer(module)
+        for target in targets:
+            theirs = layer(target)
+            if theirs == "outside":
+                top = target.split(".")[0]
+                if top in FORBIDDEN_OUTSIDE.get(mine, ()):
+                    crossings.append(f"{module} ({mine}) imports {target}")
+            elif theirs not in ALLOWED[mine]:
+                crossings.append(f"{module} ({mine}) imports {target} ({theirs})")
+    assert not crossings, "imports across the layers:\n" + "\n".join(sorted(crossings))
+
+
+def test_no_import_cycles():
+    g = graph()
+    ours = {m: {t for t in ts if t in g and t != m} for m, ts in g.items()}
+    # A package's __init__ importing its own modules is how a package is built, not a
+    # cycle: a module importing its package's __init__ only reaches the names it re-exports.
+    for m in ours:
+        ours[m] = {t for t in ours[m] if not m.startswith(t + ".")}
+    cycles = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def walk(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for t in sorted(ours[m]):
+            if state.get(t) == 1:
+                cycles.append(" -> ".join([*stack[stack.index(t):], t]))
+            elif t not in state:
+                walk(t)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(ours):
+        if m not in state:
+            walk(m)
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_the_check_sees_a_crossing(tmp_path, monkeypatch):
+    """The reader is not blind: a late import inside a function is found, and an
+    import under TYPE_CHECKING is not."""
+    pkg = tmp_path / "server" / "room"
+    pkg.mkdir(parents=True)
+    (tmp_path / "tui").mkdir()
+    (tmp_path / "tui" / "app.py").write_text("")
+    mod = pkg / "x.py"
+    mod.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                   "    from server import ssh\n"
+                   "def f():\n    from tui.app import LammaApp\n    from . import y\n")
+    (pkg / "y.py").write_text("")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
+    found = imports_of(mod)
+    assert "tui.app" in found and "server.room.y" in found and "server" not in found
