@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from engine import IllegalAction, Match, new_match
 
 from . import bots
-from .catalogue import parse_level, parse_seat, title
+from .catalogue import DEFAULT_LEVEL, parse_level, parse_seat, title
 from .codes import code_matches, new_code
 from .errors import RoomError, quoted
 from .members import Member
@@ -81,7 +81,7 @@ class Table:
             if stored_seats[i] is None and info.get("kind") == "human":
                 # Stored before seat settings were kept on every change: a computer
                 # player replaced this person since the start (Tarneeb leave, T-26).
-                self.seats[i] = Seat.computer(i, info.get("level", "strong"),
+                self.seats[i] = Seat.computer(i, info.get("level", DEFAULT_LEVEL),
                                               replaced=info.get("name"))
                 continue
             self.seats[i] = Seat.from_settings(info)

@@ -160,8 +160,7 @@ class LobbyScreen(Screen[None]):
             table = self.app.registry.tables.get(row["id"])
             if not row.get("code") or table is None:
                 continue
-            if member.table is table or any(s.kind == "human" and s.ident == member.ident
-                                            for s in table.seats):
+            if member.table is table or any(s.held_by(member) for s in table.seats):
                 return Text(f" Your private table #{row['id']}: code {code_label(row['code'])}"
                             " (friends press j and type it)", style="bold")
         return Text("")
