@@ -39,13 +39,13 @@ class LammaServer:
                           preferred_auth="publickey")
         return await asyncssh.connect("127.0.0.1", self.port, **kwargs)
 
-    async def json_client(self, name: str, key=None) -> "JsonClient":
+    async def json_client(self, name: str, key=None) -> JsonClient:
         conn = await self.connect(name, key)
         proc = await conn.create_process("play", encoding=None)
         return JsonClient(conn, proc)
 
     async def pty_client(self, name: str, size=(80, 24), key=None,
-                         term: str = "xterm-256color", screen_size=None) -> "PtyClient":
+                         term: str = "xterm-256color", screen_size=None) -> PtyClient:
         conn = await self.connect(name, key)
         proc = await conn.create_process(term_type=term, term_size=size, encoding=None)
         client = PtyClient(conn, proc, screen_size or size)

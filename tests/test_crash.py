@@ -133,7 +133,7 @@ async def test_sigkill_at_random_moments_loses_nothing(tmp_path):
     while p.view is None:
         assert await p.next_msg() is not None
     try:
-        for crash in range(4):
+        for _crash in range(4):
             await p.play(rnd, rnd.randint(1, 25))
             # let the computer players run on for a random moment, then kill
             await asyncio.sleep(rnd.random() * 0.3)
@@ -207,13 +207,13 @@ async def test_profile_leaderboard_ops_and_backup_command(tmp_path):
 
 def test_bot_worker_ends_with_its_server(tmp_path):
     """A server killed with SIGKILL leaves no computer-player worker behind."""
-    code = ("import os, sys, time; sys.path.insert(0, %r)\n"
+    code = (f"import os, sys, time; sys.path.insert(0, {str(ROOT)!r})\n"
             "from engine.bots.worker import BotPool\n"
             "from engine import new_match\n"
             "m = new_match('estimation', seed=1)\n"
             "p = BotPool(); p.submit(m.view(m.to_act), 'easy', 5).result(60)\n"
             "print(p._pool._processes and list(p._pool._processes)[0], flush=True)\n"
-            "time.sleep(60)\n") % str(ROOT)
+            "time.sleep(60)\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     worker = int(proc.stdout.readline())
     os.kill(worker, 0)                      # alive while the server lives
@@ -297,7 +297,7 @@ class Person:
             self.arrived.clear()
             try:
                 await asyncio.wait_for(self.arrived.wait(), left)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         return self.inbox.popleft()
 
@@ -327,7 +327,7 @@ class Table:
     applied by the engine.  Every view a person receives must equal the
     engine's view for that seat after that many actions."""
 
-    def __init__(self, room: "Room", names: dict[int, str], bots=(), length="micro",
+    def __init__(self, room: Room, names: dict[int, str], bots=(), length="micro",
                  timer=0, moments=()):
         self.room, self.rnd = room, room.rnd
         self.people = [Person(n, s, room.arrived) for s, n in sorted(names.items())]
@@ -426,7 +426,7 @@ class Table:
             for m, path, pending_ok in frontier:
                 for seat, action in self._moves(m, pending_ok):
                     m2 = _after(m, seat, action)
-                    path2 = path + [(seat, action, m2)]
+                    path2 = [*path, (seat, action, m2)]
                     if _canon(m2.view(p.seat)) == v:
                         return path2
                     nxt.append((m2, path2, False))
@@ -442,7 +442,7 @@ class Table:
             if not any(r["type"] == kind for r in p.replies):
                 try:
                     await asyncio.wait_for(self.room.arrived.wait(), 1.0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
         msg = next(r for r in p.replies if r["type"] == kind)
         p.replies.remove(msg)
@@ -570,7 +570,7 @@ class Table:
         if over:
             if self.m.result is None:   # stored just before the kill, seen by nobody
                 assert self.pending is not None
-                assert self.stored == self.actions + [list(self.pending)]
+                assert self.stored == [*self.actions, list(self.pending)]
                 self._push(*self.pending, _after(self.m, *self.pending))
             assert self.m.result is not None, "no seat to come back to, yet the match is on"
             for p in self.people:
@@ -651,7 +651,7 @@ class Room:
                               f"{[t.m.to_act for t in self.tables]}, kills {self.kills}")
             try:
                 await asyncio.wait_for(self.arrived.wait(), min(left, 1.0))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         for t in self.tables:
             assert not t.plan, f"moments never reached: {[m.label for m in t.plan]}"

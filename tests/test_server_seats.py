@@ -9,12 +9,21 @@ import json
 
 import pytest
 
-from server.room import codes as tables_mod
-from server.room import TableStore, restore
-from server.store import Store
-from server.room import (CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, NullStore,
-                         Registry, RoomError, code_label)
+from server.room import (
+    CODE_ALPHABET,
+    CODE_LEN,
+    CODE_TRIES,
+    CODE_WINDOW,
+    NullStore,
+    Registry,
+    RoomError,
+    TableStore,
+    code_label,
+    restore,
+)
 from server.room import Session as Member
+from server.room import codes as tables_mod
+from server.store import Store
 
 SLOW = 3600.0      # computer players never move by themselves in these tests
 
@@ -112,11 +121,11 @@ async def test_wrong_codes_change_nothing_and_are_rate_limited(monkeypatch):
     eve = Member("eve", "key:e")
     wrong = next(c * CODE_LEN for c in CODE_ALPHABET if c * CODE_LEN != t.code)
     before = (t.summary(), reg.listing(eve))
-    for i in range(CODE_TRIES):
+    for _i in range(CODE_TRIES):
         with pytest.raises(RoomError, match="Wrong code"):
             reg.find_code(eve, wrong)
         now[0] += 1
-    with pytest.raises(RoomError, match="No table .* with that code"):
+    with pytest.raises(RoomError, match=r"No table .* with that code"):
         reg.check_code(Member("eve2", "key:e2"), t, wrong)   # another session: own count
     # The limit reached: even the right code is refused, unchecked, until the window passes.
     for check in (lambda: reg.find_code(eve, t.code), lambda: reg.check_code(eve, t, t.code)):
@@ -396,7 +405,7 @@ async def test_json_join_a_computer_seat_now_or_at_the_round_end(lamma_server):
                 break
             n = len(m.log)
             a.send({"op": "act", "action": policy(m, 0)})
-            await wait_until(lambda: len(m.log) > n)
+            await wait_until(lambda n=n: len(m.log) > n)
         j = await b.expect("joined")
         assert j == {"type": "joined", "table": tid, "seat": 1}
         v = (await b.expect("view"))["view"]
@@ -413,7 +422,7 @@ async def test_json_join_a_computer_seat_now_or_at_the_round_end(lamma_server):
         while m.to_act == 0:
             n = len(m.log)
             a.send({"op": "act", "action": policy(m, 0)})
-            await wait_until(lambda: len(m.log) > n)
+            await wait_until(lambda n=n: len(m.log) > n)
             await wait_until(lambda: m.to_act in (0, 1))
         n = len(m.log)
         await asyncio.sleep(0.3)

@@ -83,7 +83,7 @@ async def test_dropped_client_mid_trick_does_not_disturb_others_and_nothing_leak
     assert len(m.log) > log_before + 20
     # JSON players got views all along; p1's screen still follows the game.
     for s, j in jsons.items():
-        ok = await wait_until(lambda: j.view == m.view(s), timeout=3)
+        ok = await wait_until(lambda j=j, s=s: j.view == m.view(s), timeout=3)
         assert ok, {k: (j.view.get(k), m.view(s).get(k)) for k in m.view(s) if j.view.get(k) != m.view(s).get(k)}
     assert await wait_until(lambda: "Round" in p1.text(), timeout=3)
 
@@ -149,7 +149,7 @@ async def test_openssh_shows_a_refusal_once(lamma_server, tmp_path):
         "-o", "BatchMode=no", "-F", "/dev/null", "Zeina@127.0.0.1", "play",
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(proc.communicate(), 20)
+    _out, err = await asyncio.wait_for(proc.communicate(), 20)
     text = err.decode(errors="replace")
     assert proc.returncode == 255
     assert text.count("belongs to another key") == 1, text

@@ -16,11 +16,11 @@ import threading
 import time
 
 import pytest
+from stacked import random_match
 
 import server.store as store_module
 from engine import replay
 from server.store import MIGRATIONS, Store, StoreError
-from stacked import random_match
 
 
 @pytest.fixture

@@ -22,26 +22,26 @@ from itertools import count
 from pathlib import Path
 
 import pytest
-
-from server.store import Store, StoreError
 from stacked import random_match
 
 # The behaviours shared with SQLite: collected here again, with this module's `opener`.
 from test_store import (  # noqa: F401
     stored,
     test_actions_survive_reopen_and_replay,
-    test_name_binding_first_key_wins,
-    test_result_recorded_once_with_points,
-    test_computer_player_means_statistics_only,
     test_badge_at_fifth_win,
-    test_leaderboard_orders_by_points,
-    test_settings_and_profile_since,
+    test_computer_player_means_statistics_only,
     test_each_process_resumes_only_its_own_matches,
-    test_two_processes_finish_one_match_once,
-    test_processes_starting_together_migrate_once,
-    test_v2_database_opens_after_upgrade,
+    test_leaderboard_orders_by_points,
+    test_name_binding_first_key_wins,
     test_newer_schema_refused,
+    test_processes_starting_together_migrate_once,
+    test_result_recorded_once_with_points,
+    test_settings_and_profile_since,
+    test_two_processes_finish_one_match_once,
+    test_v2_database_opens_after_upgrade,
 )
+
+from server.store import Store, StoreError
 
 
 def postgres_bin() -> Path | None:
@@ -117,7 +117,7 @@ def throwaway_postgres(durable: bool = False):
             except psycopg.OperationalError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("postgres did not start: " + (root / "postgres.log")
-                                       .read_text(errors="replace")[-800:])
+                                       .read_text(errors="replace")[-800:]) from None
                 time.sleep(0.05)
         try:
             yield url, admin

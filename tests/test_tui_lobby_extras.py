@@ -6,14 +6,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from stacked import random_match
 
 from engine import new_match
 from server import runtime
-from server.room import TableStore
-from server.store import Store
-from server.room import CODE_ALPHABET, CODE_TRIES, Registry, code_label
+from server.room import CODE_ALPHABET, CODE_TRIES, Registry, TableStore, code_label
 from server.room import Session as Member
-from stacked import random_match
+from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.screens.help import HelpScreen

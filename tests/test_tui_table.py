@@ -94,7 +94,7 @@ async def test_auction_standing_5h_dims_4_and_lower_suits_and_offers_with(size):
             if bid in legal and m.view(s)["auction"]["bid"] is None:
                 return bid
             return first_legal(m, s)
-        v = drive(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "auction"
+        drive(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "auction"
                   and (v["auction"]["bid"] or {}).get("n") == 5, policy)
         screen = await redraw(pilot, app)
         cells = dict(screen.number_cells("bid"))
@@ -242,7 +242,7 @@ async def test_snapshots_of_each_phase(game, length):
 async def test_table_below_80x24_asks_to_enlarge_and_redraws_on_resize():
     app = new_app()
     async with app.run_test(size=(70, 20)) as pilot:
-        table, members = await setup(pilot, app)
+        _table, _members = await setup(pilot, app)
         await pilot.pause()
         board = app.screen.query_one("#board")
         text = "\n".join(s.text for s in board._strips)

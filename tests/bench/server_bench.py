@@ -53,7 +53,7 @@ def pct(xs, p):
     xs = sorted(xs)
     if not xs:
         return float("nan")
-    k = min(len(xs) - 1, max(0, int(round(p / 100 * (len(xs) - 1)))))
+    k = min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))
     return xs[k]
 
 
@@ -174,17 +174,17 @@ class Agent:
                 actor.press(key.encode())
                 try:
                     out["own"].append(await asyncio.wait_for(own_f, 5) - t0)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
                 for f in other_f:
                     try:
                         out["other"].append(await asyncio.wait_for(f, 5) - t0)
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         pass
-                for c in [actor] + watch:
+                for c in [actor, *watch]:
                     await c.quiet(0.03)
                 if last:
-                    out["bytes"] = [c.bytes - b for c, b in zip(watch, before)]
+                    out["bytes"] = [c.bytes - b for c, b in zip(watch, before, strict=False)]
             return out
         if op == "close":
             for c in self.clients.values():
@@ -246,7 +246,7 @@ class RemoteAgent:
         self.proc.stdin.close()
         try:
             await asyncio.wait_for(self.proc.wait(), 5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.proc.kill()
         self.reader.cancel()
 
@@ -343,7 +343,7 @@ async def bench_memory(n: int) -> None:
               f"RSS = {(after - base) / n / 2**20:.2f} MB per session "
               f"(server RSS {base / 2**20:.0f} -> {after / 2**20:.0f} MB)")
         print(f"bytes for the first screen (lobby, 80x24): median {statistics.median(first_screen):.0f}")
-        for c in clients + [warm]:
+        for c in [*clients, warm]:
             c.conn.close()
     finally:
         proc.terminate()
@@ -557,7 +557,7 @@ async def bench_bots(args, mode: str) -> None:
             def done(f):
                 try:
                     action, dt, phase = f.result()
-                except BaseException as exc:   # noqa: BLE001 (handed on)
+                except BaseException as exc:
                     outer.set_exception(exc)
                     return
                 think.append((k, dt, phase))

@@ -24,8 +24,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent)]
 
-from server.store import Store  # noqa: E402
 from stacked import random_match  # noqa: E402
+
+from server.store import Store  # noqa: E402
 
 
 def bench(store: Store, actions: int, matches: int) -> dict:
