@@ -1,9 +1,11 @@
 """The one hook through which computer players (and the turn timer) choose.
 
-Computer players think in a worker process (``engine.bots.worker.BotPool``), never
-on the server's event loop: ``decide`` awaits the worker's answer, and whatever
-comes back is checked against the engine before the table applies it. If the
-worker cannot answer, the engine's ``auto_action`` (a simple legal player) moves.
+Computer players think in worker processes (``engine.bots.worker.BotPool``), never
+on the server's event loop: ``decide`` awaits a worker's answer, and whatever comes
+back is checked against the engine before the table applies it. If no answer comes
+within ``DEADLINE_S``, or the pool has died, the engine's ``auto_action`` (a simple
+legal player) moves, the trouble is logged once, and a dead pool is started anew for
+the next decision.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import atexit
 import logging
 import os
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any
 
 from .catalogue import DEFAULT_LEVEL
@@ -24,6 +27,10 @@ log = logging.getLogger("lamma.bots")
 
 BUDGET_MS = 100         # per decision (issue 5's default); the human-pace pause hides it
 WORKER_NICE = 10        # the worker yields the CPU to the event loop when both want it
+DEADLINE_S = 2.0        # a decision not back by then (a queue behind other tables, a stuck
+                        # worker) is made by the simple player instead
+# One core is the event loop's; the others think (at least one worker).
+WORKERS = max(1, (os.cpu_count() or 2) - 1)
 
 _pool: BotPool | None = None
 
@@ -33,7 +40,7 @@ def pool() -> BotPool:
     global _pool
     if _pool is None:
         from engine.bots.worker import BotPool  # the worker's imports wait for a first bot
-        _pool = BotPool()
+        _pool = BotPool(workers=WORKERS)
         lower_priority(_pool)
         atexit.register(close_pool)      # stop the worker before the interpreter unwinds
     return _pool
@@ -65,14 +72,32 @@ def close_pool() -> None:
         _pool = None
 
 
+_warned: set[str] = set()
+
+
+def _warn_once(kind: str, text: str) -> None:
+    """A trouble that repeats on every decision (a dead pool, a slow machine) is
+    logged the first time, not once per move."""
+    if kind not in _warned:
+        _warned.add(kind)
+        log.warning("%s (logged once; the simple player moves meanwhile)", text)
+
+
 async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> dict[str, Any]:
-    """A legal action for ``seat``, thought out in the worker process."""
+    """A legal action for ``seat``, thought out in a worker process."""
     view = match.view(seat)
     try:
-        action = await asyncio.wrap_future(pool().submit(view, level, BUDGET_MS))
+        future = pool().submit(view, level, BUDGET_MS)
+        action = await asyncio.wait_for(asyncio.wrap_future(future), DEADLINE_S)
         if action in match.legal_actions(seat):
             return action
         log.warning("bot chose an illegal action %r; using auto_action", action)
+    except TimeoutError:
+        _warn_once("deadline", f"a computer player's decision took over {DEADLINE_S} s")
+    except BrokenProcessPool:
+        # The worker died (killed, out of memory): a new pool serves the next decision.
+        close_pool()
+        _warn_once("broken", "the computer players' worker process died; starting a new one")
     except Exception:
         log.exception("computer player failed; using auto_action")
     return match.auto_action(seat)
