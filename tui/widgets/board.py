@@ -12,15 +12,30 @@ driver the changed cells are written at once from the line's own cells
 from __future__ import annotations
 
 from itertools import repeat
+from typing import TYPE_CHECKING, cast
 
 from rich.cells import get_character_cell_size
 from rich.color import ColorSystem
+from rich.console import COLOR_SYSTEMS, Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
+
+from ..textual_compat import (
+    PromptScreenMixin as PromptScreenMixin,  # re-exported: the screens import it from here
+)
+from ..textual_compat import (
+    app_driver,
+    app_updates_suspended,
+    invalidate_lines,
+    screen_paint_pending,
+)
+
+if TYPE_CHECKING:
+    from ..app import LammaApp
 
 _TEXT_CELLS: dict[str, tuple[str, tuple[str, ...]]] = {}
 
@@ -122,19 +137,19 @@ def _line(console, text: Text, key: tuple, width: int) -> tuple[tuple[Segment, .
     hit = _LINES.get(key)
     if hit is not None:
         return hit
-    segs = [s for s in text.render(console, end="") if s.text]
-    strip = Strip(segs).crop(0, width).adjust_cell_length(width)
+    rendered = [s for s in text.render(console, end="") if s.text]
+    strip = Strip(rendered).crop(0, width).adjust_cell_length(width)
     # One Style object per distinct style: cells then compare by identity.
     intern = _STYLES.setdefault
     segs = tuple(seg if seg.style is None else Segment(seg.text, intern(seg.style, seg.style))
                  for seg in strip)
     if len(_STYLES) > 4096:
         _STYLES.clear()
-    hit = (segs, _cells(segs))
+    line = (segs, _cells(segs))
     if len(_LINES) >= _LINES_MAX:
         _LINES.clear()
-    _LINES[key] = hit
-    return hit
+    _LINES[key] = line
+    return line
 
 
 def _render_cells(cells: tuple, lo: int, hi: int, color_system) -> str:
@@ -155,6 +170,12 @@ def _render_cells(cells: tuple, lo: int, hi: int, color_system) -> str:
         text = "".join(chars[start:hi])
         out.append(text if style is None else render(style, text, color_system))
     return "".join(out)
+
+
+def _color_system(console: Console) -> ColorSystem:
+    """The console's colour system, truecolor if it has none: what
+    ``Strip.render`` uses for the same cells."""
+    return COLOR_SYSTEMS.get(console.color_system or "", ColorSystem.TRUECOLOR)
 
 
 class Board(Widget):
@@ -230,27 +251,26 @@ class Board(Widget):
         cache is told, so any later repaint by Textual draws the same cells.
         """
         app = self.app
-        driver = app._driver
+        driver = app_driver(app)
         screen = self.screen
         if (not self.direct or driver is None or not hasattr(driver, "bytes_out")
-                or app._batch_count or screen is not app.screen or not screen.is_current
-                or screen._layout_required or screen._repaint_required):
+                or app_updates_suspended(app) or screen is not app.screen
+                or not screen.is_current or screen_paint_pending(screen)):
             return False
         ox, oy = self.content_region.offset
         console = app.console
-        cache = self._styles_cache
         parts = []
         if self._plain_styles():
-            color_system = console._color_system or ColorSystem.TRUECOLOR
+            color_system = _color_system(console)
             cells_of = self._cells
             for region in dirty:
-                cache.set_dirty(region)
+                invalidate_lines(self, region)
                 parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
                 parts.append(_render_cells(cells_of[region.y], region.x, region.right,
                                            color_system))
         else:
             for region in dirty:
-                cache.set_dirty(region)
+                invalidate_lines(self, region)
                 strips = self.render_lines(region)
                 if not strips:
                     return False
@@ -263,7 +283,7 @@ class Board(Widget):
         driver.flush()
         version = getattr(screen, "rendered_version", None)
         if version is not None:
-            app.displayed_version = version
+            cast("LammaApp", app).displayed_version = version
         return True
 
     def render_line(self, y: int) -> Strip:
@@ -277,20 +297,3 @@ class Board(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return container.height
 
-
-class PromptScreenMixin:
-    """Paint as soon as the screen's message queue is empty.
-
-    Textual's screen waits for its 60 fps update timer before painting dirty
-    widgets: up to 17 ms added to every move.  Here a screen with something
-    to paint does the timer's work at once when it goes idle (messages that
-    arrive together still make one frame)."""
-
-    async def _on_idle(self, event) -> None:
-        event.prevent_default()
-        app = self.app
-        if (not app._batch_count and self.is_current and not self._layout_required
-                and not self._scroll_required and not self._recompose_required
-                and (self._dirty_widgets or self._repaint_required)):
-            self._on_timer_update()
-        await super()._on_idle(event)
