@@ -3,23 +3,34 @@
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from server.room import Registry, RoomError, Session, Table
 
 from .cards import Look
 from .messages import Kicked, LobbyChanged, SeatNotice, TableChanged
+from .textual_compat import (
+    ColorSystemName,
+    FrameHookMixin,
+    app_driver,
+    app_is_closing,
+    client_console,
+)
+
+if TYPE_CHECKING:
+    from asyncssh import SSHServerProcess
 
 
 def console_for(term: str, colorterm: str) -> Console:
     """A Console that matches the *client's* terminal, not the server's."""
-    from textual.app import _NullFile  # type: ignore[attr-defined]
-
     term = (term or "").lower()
     colorterm = (colorterm or "").lower()
+    system: ColorSystemName | None
     if colorterm in ("truecolor", "24bit"):
         system = "truecolor"
     elif "256" in term:
@@ -28,18 +39,7 @@ def console_for(term: str, colorterm: str) -> Console:
         system = None
     else:
         system = "standard"
-    return Console(
-        color_system=system,
-        file=_NullFile(),
-        markup=True,
-        highlight=False,
-        emoji=False,
-        legacy_windows=False,
-        _environ={"TERM": term, "COLORTERM": colorterm},
-        force_terminal=True,
-        safe_box=False,
-        soft_wrap=False,
-    )
+    return client_console(system, {"TERM": term, "COLORTERM": colorterm})
 
 
 class TuiMember(Session):
@@ -47,15 +47,15 @@ class TuiMember(Session):
 
     kind = "tui"
 
-    def __init__(self, app: "LammaApp", name: str, ident: str, guest: bool):
+    def __init__(self, app: LammaApp, name: str, ident: str, guest: bool):
         super().__init__(name, ident, guest)
         self._app_ref = weakref.ref(app)
         self._table_pending = False
         self._lobby_pending = False
 
-    def _app(self) -> "LammaApp | None":
+    def _app(self) -> LammaApp | None:
         app = self._app_ref()
-        if app is None or app._closing or app._closed:
+        if app is None or app_is_closing(app):
             return None
         return app
 
@@ -94,14 +94,14 @@ class TuiMember(Session):
             app.post_message(Kicked(reason))
 
 
-class LammaApp(App):
+class LammaApp(FrameHookMixin, App):
     CSS_PATH = "lamma.tcss"
     ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = ""
     TITLE = "Lamma"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (80, "-wide")]
-    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
-    BINDINGS = [
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (80, "-wide")]
+    VERTICAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-short"), (24, "-tall")]
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+l", "redraw", "Redraw", show=False, id="app.redraw"),
         Binding("ctrl+c", "quit_now", "Quit", show=False, priority=True, id="app.quit_now"),
     ]
@@ -120,7 +120,7 @@ class LammaApp(App):
         self.look = look or Look(unicode=True, colour=colour)
         self.exit_reason: str | None = None
         self.look_loaded = False     # the player's stored look is read once (settings.load)
-        self.ssh_process = None  # set by the server before run_async
+        self.ssh_process: SSHServerProcess[bytes] | None = None  # set by the server before run_async
 
     # -------------------------------------------------------------- lifecycle
     def on_mount(self) -> None:
@@ -183,18 +183,16 @@ class LammaApp(App):
 
     displayed_version = -1
 
-    def _display(self, screen, renderable) -> None:
+    def frame_displayed(self, screen: Screen) -> None:
         # Which table version the last frame written showed (tests and the
         # benchmark wait for this before reading what a client received).
-        version = getattr(screen, "rendered_version", -1)
-        super()._display(screen, renderable)
-        if renderable is not None and not self._batch_count:
-            self.displayed_version = version
+        self.displayed_version = getattr(screen, "rendered_version", -1)
 
     # ---------------------------------------------------------------- actions
     def action_redraw(self) -> None:
-        if self._driver is not None:
-            self._driver.write("\x1b[2J")
+        driver = app_driver(self)
+        if driver is not None:
+            driver.write("\x1b[2J")
         self.screen.refresh(layout=True)
 
     def action_quit_now(self) -> None:
