@@ -6,7 +6,6 @@ Call :func:`prepare` once, before the first session's App runs.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import logging
 import sys
@@ -18,27 +17,12 @@ log = logging.getLogger("lamma.runtime")
 _prepared = False
 
 
-class _NoRedirect(contextlib.AbstractContextManager):
-    """Stand-in for contextlib.redirect_stdout/stderr inside textual.app.
-
-    ``App._process_messages`` wraps each app in ``redirect_stdout/stderr``,
-    which swap the *process-wide* ``sys.stdout``/``sys.stderr``.  With many
-    apps in one process they unwind out of order and pin finished apps; so
-    for our apps they do nothing (apps must not print anyway).
-    """
-
-    def __init__(self, _target=None):
-        pass
-
-    def __exit__(self, *exc):
-        return None
-
-
 def patch_textual() -> None:
-    import textual.app as textual_app
+    """Stop every App from swapping the process-wide ``sys.stdout``/``sys.stderr``
+    (see ``tui.textual_compat.disable_stdio_redirect``)."""
+    from tui.textual_compat import disable_stdio_redirect
 
-    textual_app.redirect_stdout = _NoRedirect  # type: ignore[attr-defined]
-    textual_app.redirect_stderr = _NoRedirect  # type: ignore[attr-defined]
+    disable_stdio_redirect()
 
 
 def prestart_executor(loop: asyncio.AbstractEventLoop, workers: int = 4) -> ThreadPoolExecutor:
