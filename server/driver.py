@@ -5,6 +5,19 @@ The App builds its driver as ``driver_class(app, debug=, mouse=, size=)``
 ``app.ssh_process``.  No threads, no signals, no tty of the server's own:
 input is read by one asyncio task, output of a frame is buffered and written
 to the channel in one write on ``flush``.
+
+Textual internals this module relies on (the driver's own; any other private
+of Textual is reached through ``tui.textual_compat`` only), each checked by
+``tests/test_textual_compat.py``:
+
+* ``textual._xterm_parser.XTermParser``: the key/mouse/paste parser that
+  Textual's own drivers use; there is no public one.
+* ``XTermParser._parse_extended_key``: an ``lru_cache``-wrapped method whose
+  undecorated function (``__wrapped__``) :class:`SessionParser` uses instead.
+* ``Parser._timeout_time`` and ``textual._time.get_time``: when a lone Esc
+  resolves (the parser only does that when ``tick()`` is called after it).
+* ``Driver._size``: the terminal size a driver holds; ``App.size`` reads it
+  until the first Resize event, so a resize sets it.
 """
 
 from __future__ import annotations
@@ -12,13 +25,18 @@ from __future__ import annotations
 import asyncio
 import codecs
 import logging
+from typing import TYPE_CHECKING, Any, cast
 
 import asyncssh
 from textual import events
+from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.driver import Driver
 from textual.geometry import Size
 from textual.messages import Message
+
+if TYPE_CHECKING:
+    from tui.app import LammaApp
 
 log = logging.getLogger("lamma.driver")
 
@@ -34,8 +52,8 @@ MAX_PENDING_EVENTS = 256             # stop reading while the App is this far be
 def clamp_size(width: object, height: object) -> tuple[int, int]:
     """A hostile client may claim any window size."""
     try:
-        w = int(width)  # type: ignore[arg-type]
-        h = int(height)  # type: ignore[arg-type]
+        w = int(cast(Any, width))    # whatever it is: int() raising is handled
+        h = int(cast(Any, height))
     except (TypeError, ValueError):
         return 80, 24
     if w <= 0 or h <= 0:
@@ -49,19 +67,27 @@ class SessionParser(XTermParser):
     every finished session's parser (and through it nothing else, but it is
     a leak all the same) alive.  The undecorated function is used instead."""
 
-    _parse_extended_key = XTermParser._parse_extended_key.__wrapped__  # type: ignore[attr-defined]
+    # The base declares the attribute as the lru_cache wrapper it is there.
+    _parse_extended_key = XTermParser._parse_extended_key.__wrapped__  # type: ignore[assignment]
 
     def __init__(self) -> None:
         super().__init__(debug=False)  # never debug=True: it opens keys.log
 
 
 class SSHDriver(Driver):
-    def __init__(self, app, *, debug: bool = False, mouse: bool = True,
+    def __init__(self, app: LammaApp, *, debug: bool = False, mouse: bool = True,
                  size: tuple[int, int] | None = None) -> None:
         super().__init__(app, debug=False, mouse=mouse, size=size)
-        self._process: asyncssh.SSHServerProcess = app.ssh_process
+        # Our own references (not the base class's private ``_app``,
+        # ``_mouse`` and ``_loop``, which hold the same).
+        self._session_app = app
+        self._mouse_reports = mouse
+        self._clock = asyncio.get_running_loop().time
+        if app.ssh_process is None:
+            raise RuntimeError("the server sets app.ssh_process before the app runs")
+        self._process: asyncssh.SSHServerProcess[bytes] = app.ssh_process
         self._buffer: list[str] = []
-        self._input_task: asyncio.Task | None = None
+        self._input_task: asyncio.Task[None] | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
         self._parser: SessionParser | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
@@ -101,7 +127,7 @@ class SSHDriver(Driver):
     # ------------------------------------------------------------ lifecycle
     def send_message(self, message: Message) -> None:
         # Everything runs on the loop's thread: post directly.
-        self._app.post_message(message)
+        self._session_app.post_message(message)
 
     def process_message(self, message: Message) -> None:
         # Sizes come from the SSH channel only: an in-band resize report typed
@@ -111,7 +137,7 @@ class SSHDriver(Driver):
         if isinstance(message, events.Paste) and len(message.text) > 2000:
             return
         if isinstance(message, events.Key):
-            now = self._loop.time()
+            now = self._clock()
             self._tokens = min(KEY_BURST, self._tokens + (now - self._tokens_at) * KEY_RATE)
             self._tokens_at = now
             if self._tokens < 1:
@@ -127,11 +153,11 @@ class SSHDriver(Driver):
     def start_application_mode(self) -> None:
         width, height = self._size or (80, 24)
         size = Size(width, height)
-        self._app.post_message(events.Resize(size, size))
+        self._session_app.post_message(events.Resize(size, size))
         write = self.write
         write("\x1b[?1049h")   # alternate screen
         write("\x1b[?25l")     # hide the cursor (no blinking cursor anywhere)
-        if self._mouse:
+        if self._mouse_reports:
             write("\x1b[?1000h")   # clicks only: no motion reports
             write("\x1b[?1006h")   # SGR coordinates
         write("\x1b[?2004h")   # bracketed paste
@@ -153,7 +179,7 @@ class SSHDriver(Driver):
     def stop_application_mode(self) -> None:
         self.disable_input()
         write = self.write
-        if self._mouse:
+        if self._mouse_reports:
             write("\x1b[?1000l\x1b[?1006l")
         write("\x1b[?2004l\x1b[?7h\x1b[?1049l\x1b[?25h")
         self.flush()
@@ -182,8 +208,9 @@ class SSHDriver(Driver):
                 # Back-pressure: a client typing (or pasting garbage) faster
                 # than its App can handle waits here, and SSH flow control
                 # then stops it; the other sessions are not starved.
-                queue = getattr(self._app, "_message_queue", None)
-                while queue is not None and queue.qsize() > MAX_PENDING_EVENTS:
+                app = self._session_app
+                # Polled: Textual signals nothing when its queue drains.
+                while app.message_queue_size > MAX_PENDING_EVENTS:  # noqa: ASYNC110
                     await asyncio.sleep(0.02)
         except asyncio.CancelledError:
             raise
@@ -193,13 +220,13 @@ class SSHDriver(Driver):
             log.exception("session input failed")
         # EOF or a dropped connection: this session's App ends cleanly.
         self._input_task = None
-        self._app.exit()
+        self._session_app.exit()
 
     def _resize(self, width: int, height: int) -> None:
         w, h = clamp_size(width, height)
         self._size = (w, h)
         size = Size(w, h)
-        self._app.post_message(events.Resize(size, size))
+        self._session_app.post_message(events.Resize(size, size))
 
     def _feed(self, data: bytes) -> None:
         parser = self._parser
@@ -223,7 +250,6 @@ class SSHDriver(Driver):
             self._tick_handle = None
         if parser is None or parser._timeout_time is None:
             return
-        from textual._time import get_time
         delay = max(0.0, parser._timeout_time - get_time()) + 0.005
         self._tick_handle = asyncio.get_running_loop().call_later(delay, self._tick)
 
