@@ -1,0 +1,526 @@
+"""Textual's privates, fenced in (issue 10).
+
+Two modules may touch a private attribute or module of Textual (or Rich):
+``tui/textual_compat.py`` and the SSH driver ``server/driver.py``.
+
+* ``test_private_still_there``: every private those two rely on still exists
+  with the shape they expect in the installed Textual; after an upgrade a
+  failure names the private and the code to update.
+* ``test_every_private_used_is_checked``: the list below is complete (a new
+  private used in either module must be added to it).
+* ``test_no_private_textual_use_elsewhere``: no other module in ``engine/``,
+  ``server/`` or ``tui/`` imports a private Textual/Rich module or name, reads
+  a ``_private`` of an object that is obviously Textual's (``app._x``,
+  ``screen._x``, ``self.app._x``, ``driver._x``, ``console._x``...), patches
+  a Textual module, or (in a class built on a Textual class) uses, overrides
+  or shadows one of that class's privates.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import contextlib
+import importlib
+import importlib.metadata
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterator
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import textual
+import textual.app
+from rich.console import Console
+from textual.app import App
+from textual.driver import Driver
+from textual.geometry import Region
+from textual.screen import Screen
+from textual.widget import Widget
+
+from tui.textual_compat import FrameHookMixin
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPAT = "tui/textual_compat.py"
+DRIVER = "server/driver.py"
+FENCED = (COMPAT, DRIVER)
+SCANNED = ("engine", "server", "tui")
+VERSIONS = f"Textual {textual.__version__}, Rich {importlib.metadata.version('rich')}"
+
+
+# --------------------------------------------------------------- the list
+@dataclass(frozen=True)
+class Private:
+    what: str                   # the private, as the code uses it
+    user: str                   # the module (and function) that relies on it
+    names: tuple[str, ...]      # private identifiers covered (for the completeness check)
+    check: Callable[[], Awaitable[None]]
+
+
+PRIVATES: list[Private] = []
+
+
+def relied_on(what: str, user: str, *names: str) -> Callable[
+        [Callable[[], Awaitable[None]]], Callable[[], Awaitable[None]]]:
+    def register(check: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
+        PRIVATES.append(Private(what, user, names, check))
+        return check
+    return register
+
+
+@contextlib.asynccontextmanager
+async def running_app(app: App[Any] | None = None) -> AsyncIterator[App[Any]]:
+    app = app or App()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        yield app
+
+
+def params(func: Callable[..., Any]) -> list[str]:
+    return list(inspect.signature(func).parameters)
+
+
+# ---- tui/textual_compat.py
+@relied_on("textual.app.redirect_stdout / redirect_stderr, looked up by App._process_messages",
+           f"{COMPAT} disable_stdio_redirect()")
+async def _check_redirects() -> None:
+    assert hasattr(textual.app, "redirect_stdout"), "textual.app.redirect_stdout is gone"
+    assert hasattr(textual.app, "redirect_stderr"), "textual.app.redirect_stderr is gone"
+    run = App._process_messages
+    assert run.__globals__ is vars(textual.app), "App._process_messages left textual.app"
+    source = inspect.getsource(run)
+    assert "redirect_stdout(" in source and "redirect_stderr(" in source, \
+        "App._process_messages no longer calls redirect_stdout/redirect_stderr"
+
+
+@relied_on("rich Console(_environ=...)", f"{COMPAT} client_console()", "_environ")
+async def _check_console_environ() -> None:
+    assert "_environ" in inspect.signature(Console.__init__).parameters
+    assert Console(_environ={"NO_COLOR": "1"}, force_terminal=True).no_color
+    assert not Console(_environ={}, force_terminal=True).no_color
+
+
+@relied_on("MessagePump._closing / _closed", f"{COMPAT} app_is_closing()",
+           "_closing", "_closed")
+async def _check_closing() -> None:
+    app: App[Any] = App()
+    assert app._closing is False and app._closed is False
+    async with running_app(app):
+        assert app._closing is False and app._closed is False
+    assert app._closing is True and app._closed is True
+
+
+@relied_on("App._driver", f"{COMPAT} app_driver()", "_driver")
+async def _check_driver() -> None:
+    app: App[Any] = App()
+    assert app._driver is None
+    async with running_app(app):
+        assert isinstance(app._driver, Driver)
+
+
+@relied_on("App._batch_count",
+           f"{COMPAT} app_updates_suspended(), PromptScreenMixin, FrameHookMixin",
+           "_batch_count")
+async def _check_batch_count() -> None:
+    async with running_app() as app:
+        assert app._batch_count == 0
+        with app.batch_update():
+            assert app._batch_count == 1
+        assert app._batch_count == 0
+
+
+@relied_on("Screen._layout_required / _repaint_required",
+           f"{COMPAT} screen_paint_pending(), PromptScreenMixin",
+           "_layout_required", "_repaint_required")
+async def _check_screen_paint_flags() -> None:
+    async with running_app() as app:
+        screen = app.screen
+        assert screen._layout_required is False and screen._repaint_required is False
+        screen.refresh()
+        assert screen._repaint_required is True
+        screen.refresh(layout=True)
+        assert screen._layout_required is True
+
+
+@relied_on("Screen._scroll_required / _recompose_required / _dirty_widgets",
+           f"{COMPAT} PromptScreenMixin", "_scroll_required", "_recompose_required",
+           "_dirty_widgets")
+async def _check_screen_update_state() -> None:
+    async with running_app() as app:
+        screen = app.screen
+        assert screen._scroll_required is False and screen._recompose_required is False
+        assert isinstance(screen._dirty_widgets, set)
+
+
+@relied_on("Screen._on_idle(event), Screen._on_timer_update()",
+           f"{COMPAT} PromptScreenMixin", "_on_idle", "_on_timer_update")
+async def _check_screen_idle() -> None:
+    assert inspect.iscoroutinefunction(Screen._on_idle)
+    assert params(Screen._on_idle) == ["self", "event"]
+    assert params(Screen._on_timer_update) == ["self"]
+    assert "self._on_timer_update" in inspect.getsource(Screen), \
+        "the screen's update timer no longer calls _on_timer_update"
+
+
+@relied_on("App._display(screen, renderable)", f"{COMPAT} FrameHookMixin", "_display")
+async def _check_display() -> None:
+    assert params(App._display) == ["self", "screen", "renderable"]
+
+    class Probe(FrameHookMixin, App[None]):
+        def __init__(self) -> None:
+            super().__init__()
+            self.frames: list[Screen[Any]] = []
+
+        def frame_displayed(self, screen: Screen[Any]) -> None:
+            self.frames.append(screen)
+
+    async with running_app(Probe()) as app:
+        assert isinstance(app, Probe)
+        assert app.frames and app.frames[-1] is app.screen, "App._display is not called"
+
+
+@relied_on("Widget._styles_cache.set_dirty(*regions)", f"{COMPAT} invalidate_lines()",
+           "_styles_cache")
+async def _check_styles_cache() -> None:
+    cache_ = Widget()._styles_cache
+    kinds = [p.kind for p in inspect.signature(cache_.set_dirty).parameters.values()]
+    assert kinds == [inspect.Parameter.VAR_POSITIONAL]
+    cache_.set_dirty(Region(0, 2, 5, 1))
+    assert cache_.is_dirty(2) and not cache_.is_dirty(1)
+
+
+# ---- server/driver.py
+@relied_on("textual._xterm_parser.XTermParser(debug=)", f"{DRIVER} SessionParser",
+           "textual._xterm_parser")
+async def _check_xterm_parser() -> None:
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    parser = XTermParser(debug=False)
+    keys = [e for e in parser.feed("a") if isinstance(e, events.Key)]
+    assert [k.key for k in keys] == ["a"]
+
+
+@relied_on("XTermParser._parse_extended_key (lru_cache, __wrapped__)", f"{DRIVER} SessionParser",
+           "_parse_extended_key")
+async def _check_extended_key() -> None:
+    from textual._xterm_parser import XTermParser
+
+    from server.driver import SessionParser
+
+    wrapped = XTermParser._parse_extended_key.__wrapped__
+    assert params(wrapped) == ["self", "sequence"]
+    assert SessionParser._parse_extended_key is wrapped
+    keys = wrapped(SessionParser(), "\x1b[97;5u")        # kitty protocol: ctrl+a
+    assert keys and keys[0].key == "ctrl+a"
+
+
+@relied_on("Parser._timeout_time against textual._time.get_time", f"{DRIVER} _schedule_tick()",
+           "_timeout_time", "textual._time")
+async def _check_parser_timeout() -> None:
+    from textual import events
+    from textual._time import get_time
+
+    from server.driver import SessionParser
+
+    parser = SessionParser()
+    assert parser._timeout_time is None
+    assert list(parser.feed("\x1b")) == []
+    deadline = parser._timeout_time
+    assert isinstance(deadline, float) and 0 < deadline - get_time() <= 1.0
+    while get_time() < deadline:
+        await asyncio.sleep(0.005)
+    keys = [e for e in parser.tick() if isinstance(e, events.Key)]
+    assert [k.key for k in keys] == ["escape"] and parser._timeout_time is None
+
+
+@relied_on("Driver._size (set by Driver.__init__, read by App.size)", f"{DRIVER} SSHDriver._resize()",
+           "_size")
+async def _check_driver_size() -> None:
+    class Bare(Driver):
+        def write(self, data: str) -> None: ...
+        def start_application_mode(self) -> None: ...
+        def disable_input(self) -> None: ...
+        def stop_application_mode(self) -> None: ...
+
+    assert Bare(App(), size=(3, 4))._size == (3, 4)
+    size_getter = App.size.fget                 # type: ignore[attr-defined]
+    assert "_driver._size" in inspect.getsource(size_getter)
+
+
+@pytest.mark.parametrize("private", PRIVATES,
+                         ids=[p.check.__name__.removeprefix("_check_") for p in PRIVATES])
+async def test_private_still_there(private: Private) -> None:
+    try:
+        await asyncio.wait_for(private.check(), 30)
+    except (AssertionError, AttributeError, ImportError, TypeError, ValueError, KeyError) as exc:
+        pytest.fail(f"{VERSIONS}: {private.what} is gone or changed shape ({exc!r}); "
+                    f"update {private.user}", pytrace=False)
+
+
+# ------------------------------------------------------------ ast helpers
+def is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def is_textual_module(module: str) -> bool:
+    return module.split(".")[0] in ("textual", "rich")
+
+
+def private_imports(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, what) for each import of a private Textual/Rich module or name."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if is_textual_module(alias.name) and any(map(is_private, alias.name.split("."))):
+                    yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if not is_textual_module(node.module):
+                continue
+            if any(map(is_private, node.module.split("."))):
+                yield node.lineno, node.module
+            for alias in node.names:
+                if is_private(alias.name):
+                    yield node.lineno, f"{node.module}.{alias.name}"
+
+
+def private_string_lookups(tree: ast.AST) -> Iterator[tuple[int, ast.expr, str]]:
+    """getattr/setattr/hasattr(obj, "_name", ...)."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "setattr", "hasattr", "delattr")
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str) and is_private(node.args[1].value)):
+            yield node.lineno, node.args[0], node.args[1].value
+
+
+def is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
+
+
+def own_names(tree: ast.AST) -> set[str]:
+    """Private names a module defines itself: module globals, class members,
+    and ``self._x = ...`` stores."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+              and is_self(node.value)):
+            names.add(node.attr)
+    return {n for n in names if is_private(n)}
+
+
+def parse(rel: str) -> ast.Module:
+    return ast.parse((ROOT / rel).read_text(encoding="utf-8"), filename=rel)
+
+
+def scanned_files() -> list[str]:
+    return sorted(str(p.relative_to(ROOT)) for top in SCANNED for p in (ROOT / top).rglob("*.py"))
+
+
+# ---------------------------------------------------- the list is complete
+def test_every_private_used_is_checked() -> None:
+    known = {name for p in PRIVATES for name in p.names}
+    unlisted: list[str] = []
+    for rel in FENCED:
+        tree = parse(rel)
+        own = own_names(tree)
+        used: list[tuple[int, str]] = list(private_imports(tree))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and is_private(node.attr):
+                if not (is_self(node.value) and node.attr in own):
+                    used.append((node.lineno, node.attr))
+            elif isinstance(node, ast.keyword) and node.arg and is_private(node.arg):
+                used.append((getattr(node, "lineno", 0), node.arg))
+        used += [(line, name) for line, _obj, name in private_string_lookups(tree)]
+        unlisted += [f"{rel}:{line}: {name}" for line, name in used if name not in known]
+    assert not unlisted, (
+        "these privates are used but not checked: add them to PRIVATES in "
+        "tests/test_textual_compat.py\n  " + "\n  ".join(unlisted))
+
+
+# ------------------------------------------------ nobody else touches them
+HOLDERS = {"app", "screen", "driver", "console", "_driver"}
+"""Names that, in our code, always hold a Textual App, Screen, Driver or a Rich Console."""
+
+BASES = (App, Screen, Widget, Driver)
+"""Textual classes whose privates a mixin might reach through ``super()``."""
+
+
+def obviously_textual(node: ast.expr, textual_names: Collection[str] = ()) -> bool:
+    """``app``, ``screen``, ``driver``, ``console``, ``<anything>.app`` etc.,
+    or a name imported from Textual/Rich (``App``, a module...)."""
+    if isinstance(node, ast.Name):
+        return node.id in HOLDERS or node.id in textual_names
+    return isinstance(node, ast.Attribute) and node.attr in HOLDERS
+
+
+def imported_textual_names(tree: ast.AST) -> set[str]:
+    """Names a module binds to Textual/Rich modules, classes and functions."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update((a.asname or a.name).split(".")[0]
+                         for a in node.names if is_textual_module(a.name))
+        elif (isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+              and is_textual_module(node.module)):
+            names.update(a.asname or a.name for a in node.names)
+    return names
+
+
+def root_name(node: ast.expr) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def is_super_call(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id == "super")
+
+
+def source_violations(rel: str, tree: ast.Module) -> Iterator[str]:
+    """What the source alone shows (no import needed)."""
+    for line, what in private_imports(tree):
+        yield f"{rel}:{line}: imports {what}"
+    textual_names = imported_textual_names(tree)
+    modules = {a.asname or a.name.split(".")[0]
+               for n in ast.walk(tree) if isinstance(n, ast.Import)
+               for a in n.names if is_textual_module(a.name)}
+    base_privates = set().union(*(textual_privates(k) for k in BASES))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            if is_private(node.attr) and obviously_textual(node.value, textual_names):
+                yield f"{rel}:{node.lineno}: {ast.unparse(node)}"
+            elif is_private(node.attr) and is_super_call(node.value) \
+                    and node.attr in base_privates:
+                yield f"{rel}:{node.lineno}: super().{node.attr} (a Textual private)"
+            elif isinstance(node.ctx, ast.Store) and root_name(node) in modules:
+                yield f"{rel}:{node.lineno}: patches {ast.unparse(node)}"
+        elif isinstance(node, ast.Call) and root_name(node.func) in textual_names:
+            for kw in node.keywords:
+                if kw.arg and is_private(kw.arg):
+                    yield f"{rel}:{node.lineno}: {ast.unparse(node.func)}({kw.arg}=...)"
+    for line, obj, name in private_string_lookups(tree):
+        if obviously_textual(obj, textual_names):
+            yield f"{rel}:{line}: looks up {name!r} on {ast.unparse(obj)}"
+
+
+@cache
+def textual_privates(cls: type) -> frozenset[str]:
+    """Private names of a Textual/Rich class: its members and the
+    ``self._x`` attributes its source sets, over its MRO."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if not is_textual_module(klass.__module__):
+            continue
+        names.update(n for n in vars(klass) if is_private(n))
+        try:
+            source = inspect.getsource(klass)
+        except (OSError, TypeError):
+            continue
+        for node in ast.walk(ast.parse(inspect.cleandoc("\n" + source))):
+            if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                    and is_self(node.value) and is_private(node.attr)):
+                names.add(node.attr)
+    return frozenset(names)
+
+
+def textual_bases(cls: type) -> list[type]:
+    return [k for k in cls.__mro__[1:] if is_textual_module(k.__module__)]
+
+
+def module_name(rel: str) -> str:
+    return rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def class_violations(rel: str, tree: ast.Module, allowed: frozenset[str]) -> Iterator[str]:
+    """In a class built on a Textual class: ``self._x``, ``def _x`` or
+    ``super()._x`` where ``_x`` is one of that class's privates (a use, an
+    override, or an accidental shadowing)."""
+    if not imported_textual_names(tree):
+        return
+    module = importlib.import_module(module_name(rel))
+    for top in tree.body:
+        if not isinstance(top, ast.ClassDef):
+            continue
+        cls = getattr(module, top.name, None)
+        if not isinstance(cls, type) or not textual_bases(cls):
+            continue
+        bases = textual_bases(cls)
+        theirs = set().union(*(textual_privates(k) for k in bases)) - allowed
+        found: list[tuple[int, str]] = []
+        for node in ast.walk(top):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node in top.body:
+                found.append((node.lineno, node.name))
+            elif isinstance(node, ast.Attribute) and (is_self(node.value)
+                                                       or is_super_call(node.value)):
+                found.append((node.lineno, node.attr))
+        for line, name in found:
+            if name in theirs:
+                yield (f"{rel}:{line}: {top.name}.{name} is a private of its "
+                       f"Textual base {bases[0].__name__}")
+
+
+def test_no_private_textual_use_elsewhere() -> None:
+    known = frozenset(name for p in PRIVATES for name in p.names)
+    problems: list[str] = []
+    for rel in scanned_files():
+        tree = parse(rel)
+        if rel in FENCED:
+            # The driver may use its base's privates (each checked above);
+            # its own attributes must not shadow any other.
+            problems += [f"{v} (not in PRIVATES)" for v in class_violations(rel, tree, known)]
+            continue
+        problems += source_violations(rel, tree)
+        problems += class_violations(rel, tree, frozenset())
+    assert not problems, (
+        "Textual/Rich privates used outside tui/textual_compat.py and server/driver.py "
+        "(reach them through a function in tui/textual_compat.py, checked in "
+        "tests/test_textual_compat.py):\n  " + "\n  ".join(problems))
+
+
+# ------------------------------------------------- the scanner finds them
+BAD = """
+import textual.app as textual_app
+from rich.console import Console
+from textual._time import get_time
+from textual.app import App, _NullFile
+
+class Mixin:
+    def _display(self, screen, renderable):
+        super()._display(screen, renderable)
+        self._own = 1
+        return super()._own_helper()
+
+def f(app, screen, console, table):
+    textual_app.redirect_stdout = None
+    getattr(app, "_closing")
+    Console(_environ={})
+    table._private_of_ours
+    return (app._driver, screen._layout_required, console._color_system,
+            app.console._x, self.app._batch_count, App._display, self._mine)
+"""
+
+
+def test_scanner_catches_the_known_patterns() -> None:
+    found = [v.split(": ", 1)[1] for v in source_violations("bad.py", ast.parse(BAD))]
+    assert sorted(found) == sorted([
+        "imports textual._time",
+        "imports textual.app._NullFile",
+        "super()._display (a Textual private)",
+        "patches textual_app.redirect_stdout",
+        "looks up '_closing' on app",
+        "Console(_environ=...)",
+        "app._driver",
+        "screen._layout_required",
+        "console._color_system",
+        "app.console._x",
+        "self.app._batch_count",
+        "App._display",
+    ])
