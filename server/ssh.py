@@ -77,7 +77,9 @@ class Room:
 
     def __init__(self, config: RoomConfig):
         self.config = config
-        config.data.mkdir(parents=True, exist_ok=True)
+        # The data folder is the room's alone (the database holds private table codes).
+        config.data.mkdir(mode=0o700, parents=True, exist_ok=True)
+        config.data.chmod(0o700)
         # One database for identity, matches, statistics (issue 6); a damaged file
         # stops the start with a clear StoreError rather than losing anything.
         self.identity = self.store = Store(config.database or config.data / "lamma.db",

@@ -17,6 +17,8 @@ created it, and ``unfinished`` returns only that process's matches.
 from __future__ import annotations
 
 import json
+import logging
+import os
 import re
 import sqlite3
 import time
@@ -27,6 +29,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from .room.store import StoredMatch
 from .room.text import name_key
+
+log = logging.getLogger("lamma.store")
 
 # Room points (E-38 … E-40, the "Room points" sections of the kotshina and Tarneeb rules).
 LEVEL_POINTS = {
@@ -136,6 +140,18 @@ def _psycopg():
     return psycopg
 
 
+def private_file(path: Path) -> None:
+    """The database holds private table codes and who plays whom: readable by its
+    owner only (0600), and so are SQLite's -wal and -shm files beside it."""
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            os.chmod(p, 0o600)
+        except FileNotFoundError:
+            pass
+
+
 class StoreError(RuntimeError):
     """The data folder cannot be used; the message says what to do."""
 
@@ -172,6 +188,7 @@ class Store:
         self._errors = sqlite3.Error
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fresh = not self.path.exists() or self.path.stat().st_size == 0
+        private_file(self.path)
         try:
             # isolation_level=None: autocommit, transactions only where BEGIN says so.
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -259,6 +276,7 @@ class Store:
         if self.kind != "sqlite":
             raise StoreError("lamma backup copies a SQLite database; back up PostgreSQL "
                              "with its own tools (pg_dump)")
+        private_file(Path(target))
         dest = sqlite3.connect(target)
         try:
             self.db.backup(dest)
@@ -347,7 +365,14 @@ class Store:
         resumes its own)."""
         rows = self._x(f"SELECT {self._COLUMNS} FROM matches WHERE finished IS NULL "
                        "AND process = ? ORDER BY id", (self.process,)).fetchall()
-        return [self._load(r) for r in rows]
+        out = []
+        for row in rows:
+            try:
+                out.append(self._load(row))
+            except (ValueError, TypeError) as e:     # bad JSON, a column of the wrong kind
+                log.error("match %s: its stored row cannot be read (%s); left as it is, "
+                          "not resumed", row[0], e)
+        return out
 
     def match(self, match_id: int) -> StoredMatch | None:
         row = self._x(f"SELECT {self._COLUMNS} FROM matches WHERE id = ?", (match_id,)).fetchone()

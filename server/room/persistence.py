@@ -108,10 +108,12 @@ def restore(registry: Registry, store: MatchStore) -> int:
     n = 0
     highest = 0
     for sm in store.unfinished():
+        # One damaged row (another version, a hand edit, a restored backup) is reported
+        # with its match id and skipped: it never stops the room from starting.
         try:
             match = replay(sm.record)
-        except Exception:
-            log.exception("match %s cannot be replayed; left as it is", sm.id)
+        except Exception as e:
+            log.error("match %s cannot be replayed (%s); left as it is", sm.id, e)
             continue
         if sm.table_id.isdigit():
             highest = max(highest, int(sm.table_id))
@@ -120,8 +122,13 @@ def restore(registry: Registry, store: MatchStore) -> int:
             # record it now (once), and list no table for a match that is over.
             store.finish_match(sm.id, match)
             continue
-        registry.resume(sm.table_id, match, sm.id, sm.settings, sm.seats,
-                        counts_for_points=sm.humans_throughout)
+        try:
+            registry.resume(sm.table_id, match, sm.id, sm.settings, sm.seats,
+                            counts_for_points=sm.humans_throughout)
+        except Exception as e:
+            log.error("match %s: its stored seats or settings are damaged (%s); left as "
+                      "it is", sm.id, e)
+            continue
         n += 1
     registry.skip_ids(highest)
     return n
