@@ -1,0 +1,145 @@
+"""What the table screen is drawn from, besides the engine's view: the screen's own
+state (cursor, typed digits, notices), the table's facts as plain data, and the
+viewer's legal actions grouped once per view.
+
+Nothing here reads the room or the clock: ``table_draw`` and ``table_keys`` get
+all of it as arguments, so they can be tested without an App.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+
+from ..cards import BID_SUITS, sort_hand
+
+View = dict[str, Any]
+Action = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TrickAnim:
+    """The finished trick on its way to the winner: shown in the middle, then
+    (``moved``) as a dim pile on the winner's side."""
+    cards: tuple[dict[str, Any], ...]
+    winner: int
+    moved: bool = False
+
+
+@dataclass
+class TableState:
+    """The screen's own state: what the player has chosen but not yet sent, and
+    the passing lines (the notice where they landed, a refusal)."""
+    sel_n: int | None = None          # bid, call or declaration number
+    sel_suit: str | None = None       # bid or call suit
+    sel_card: str | None = None       # the card the cursor is on
+    rank: str | None = None           # a typed rank waiting for its suit ("1" before 10)
+    one_at: float = 0.0               # when "1" was typed (1 then 0–3 for 10–13)
+    notice: str | None = None         # where the person landed, shown until notice_until
+    notice_until: float = 0.0
+    message: Text | None = None       # a refusal, shown until message_until
+    message_until: float = 0.0
+    anim: TrickAnim | None = None
+
+
+@dataclass(frozen=True)
+class SeatFacts:
+    label: str                  # the seat's name as shown ("(empty)", "ali", "Bot 2")
+    kind: str                   # "empty" | "human" | "bot"
+    away: bool = False          # a person's seat whose connection is gone
+
+
+@dataclass(frozen=True)
+class TableFacts:
+    """The table, as far as its screen shows it (built from the room's ``Table``)."""
+    id: str
+    game: str
+    title: str                  # the game's name as people read it
+    length: Any
+    seats: tuple[SeatFacts, ...]
+    seat: int | None = None     # the viewer's seat; None while watching
+    code_label: str | None = None   # a private table's code, as people type it
+    seconds_left: float | None = None
+    deadline_seat: int | None = None
+    events: tuple[tuple[int | None, str], ...] = ()   # (round, text), moves other than plays
+    chat: tuple[tuple[str, str], ...] = ()            # the last two (who, text)
+    request: str | None = None  # the viewer's wait for a computer player's seat, in words
+    points: Mapping[int, Mapping[str, Any]] | None = None   # paid at the match end
+
+    def name(self, seat: int | None, you: bool = True) -> str:
+        if seat is None:
+            return "—"
+        label = self.seats[seat].label
+        if you and seat == self.seat:
+            label += " (you)"
+        return label
+
+    def positions(self) -> dict[str, int]:
+        base = self.seat if self.seat is not None else 0
+        return {"bottom": base, "right": (base + 1) % 4, "top": (base + 2) % 4,
+                "left": (base + 3) % 4}
+
+
+class Turn:
+    """The viewer's legal actions in ``view``, by type (none when it is not their turn)."""
+
+    __slots__ = ("by_type", "types", "view")
+
+    def __init__(self, view: View | None, seat: int | None) -> None:
+        self.view = view
+        self.by_type: dict[str, list[Action]] = {}
+        if view is not None and seat is not None and view.get("to_act") == seat:
+            for a in view.get("legal") or ():
+                self.by_type.setdefault(a.get("type"), []).append(a)
+        self.types = set(self.by_type)
+
+    def of(self, kind: str) -> list[Action]:
+        return self.by_type.get(kind, [])
+
+    # ------------------------------------------------------------ auction rows
+    def number_cells(self, kind: str, sel_n: int | None) -> list[tuple[int, str]]:
+        """(number, state) for the number row: "sel", "ok", "dim" (cannot be chosen)."""
+        numbers = sorted({a["n"] for a in self.of(kind)})
+        lo = 4 if kind == "bid" else (min(numbers) if numbers else 4)
+        return [(n, ("sel" if n == sel_n else "ok") if n in numbers else "dim")
+                for n in range(min([lo, *numbers]), 14)]
+
+    def suit_cells(self, kind: str, sel_n: int | None,
+                   sel_suit: str | None) -> list[tuple[str, str]]:
+        """(suit, state) for the suit row; [] when the suit is fixed."""
+        acts = self.of(kind)
+        if all(a.get("suit") is None for a in acts):
+            return []
+        ok = {a.get("suit") for a in acts if a["n"] == sel_n}
+        return [(s, "dim" if s not in ok else ("sel" if s == sel_suit else "ok"))
+                for s in BID_SUITS]
+
+    def declare_cells(self, sel_n: int | None) -> list[tuple[int, str]]:
+        numbers = {a["n"] for a in self.of("declare")}
+        forbidden = self.view.get("forbidden") if self.view is not None else None
+        cand = numbers | ({forbidden} if forbidden is not None else set())
+        lo, hi = (min(cand), max(cand)) if cand else (0, 13)
+        out = []
+        for n in range(lo, hi + 1):
+            if n in numbers:
+                out.append((n, "sel" if n == sel_n else "ok"))
+            else:
+                out.append((n, "forbidden" if n == forbidden else "dim"))
+        return out
+
+    # -------------------------------------------------------------------- hand
+    def hand(self) -> list[str]:
+        v = self.view
+        if not v:
+            return []
+        return sort_hand(list(v.get("hand") or []), v.get("trump") or v.get("fixed_trump"))
+
+    def playable(self) -> set[str]:
+        return {a["card"] for a in self.of("play")}
+
+    def playable_in_order(self) -> list[str]:
+        ok = self.playable()
+        return [c for c in self.hand() if c in ok]
