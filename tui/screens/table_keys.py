@@ -1,0 +1,172 @@
+"""The table screen's keys, declared once: key → action → footer label.
+
+Each ``Key`` says which keys (Textual key names, or the characters typed) run
+which action of the screen, what the footer shows for it (nothing for keys the
+footer leaves out), and ``when`` it does something.  The screen runs the first
+entry that matches a key and does something now; the footer lists, in the
+table's order, the entries that do something now and have a label.  The same
+``KeyContext`` answers both, so the footer cannot drift from the keys.
+
+The entries that are always there come first, so a turn starting or ending
+repaints only the tail of the footer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .table_state import Turn, View
+
+DIGITS = "0123456789"
+SUIT_CHARS = "nshdc"             # n: no trump
+CARD_SUIT_CHARS = "shdc"
+RANK_CHARS = "akqjtAKQJT23456789"
+
+
+@dataclass(frozen=True)
+class KeyContext:
+    """What decides which keys do something: the mode, and a few facts of the view."""
+    mode: str               # waiting | dash | bid | call | declare | play | idle
+    phase: str | None       # the engine's phase (None before the match)
+    history: bool           # a round was scored: the score sheet has something
+    rank: str | None        # a typed rank waiting for its suit
+    can_pass: bool = False
+    can_with: bool = False
+    suit_open: bool = False  # call: the suit can still be chosen (not fixed)
+
+    @classmethod
+    def of(cls, view: View | None, turn: Turn, rank: str | None) -> KeyContext:
+        types = turn.types
+        if "play" in types:
+            mode = "play"
+        elif view is None:
+            mode = "waiting"
+        elif "dash" in types:
+            mode = "dash"
+        elif types & {"bid", "pass", "with"}:
+            mode = "bid"
+        elif "call" in types:
+            mode = "call"
+        elif "declare" in types:
+            mode = "declare"
+        else:
+            mode = "idle"
+        return cls(mode=mode, phase=view.get("phase") if view is not None else None,
+                   history=bool(view is not None and view.get("history")), rank=rank,
+                   can_pass="pass" in types, can_with="with" in types,
+                   suit_open=mode == "call" and not all(a.get("suit") is None
+                                                        for a in turn.of("call")))
+
+    @property
+    def kind(self) -> str:
+        """The action a number or suit key chooses for: bid, call or declare."""
+        return self.mode
+
+
+def _always(ctx: KeyContext) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Key:
+    action: str                             # the screen's handler (TableScreen.HANDLERS)
+    names: frozenset[str] = frozenset()     # Textual key names
+    chars: str = ""                         # or characters typed
+    shown: str = ""                         # footer: the key as shown ("" = not shown)
+    label: str = ""                         # footer: what it does
+    when: Callable[[KeyContext], bool] = _always
+
+    def matches(self, key: str, char: str) -> bool:
+        return key in self.names or (len(char) == 1 and char in self.chars)
+
+
+def _k(action: str, names: str = "", chars: str = "", shown: str = "", label: str = "",
+       when: Callable[[KeyContext], bool] = _always) -> Key:
+    return Key(action, frozenset(names.split()), chars, shown, label, when)
+
+
+def _playing(ctx: KeyContext) -> bool:
+    return ctx.phase == "play"
+
+
+COMMON: tuple[Key, ...] = (
+    _k("chat", "slash", shown="/", label="chat"),
+    _k("options", "o", shown="o", label="opts"),
+    _k("help", "question_mark", shown="?", label="help"),
+    # while cards are played q types a queen: x leaves (q too when it is not our turn)
+    _k("leave", "x", shown="x", label="leave", when=_playing),
+    _k("leave", "q x", shown="q", label="leave", when=lambda c: not _playing(c)),
+    _k("leave", "q", when=lambda c: _playing(c) and c.mode != "play"),
+    _k("rounds", "r", shown="r", label="rounds", when=lambda c: c.history),
+    _k("nothing", "escape", when=lambda c: c.mode != "play"),
+)
+
+_NUMBER_KEYS = (
+    _k("step_suit", "up down"),
+    _k("type_number", chars=DIGITS),
+)
+
+MODES: dict[str, tuple[Key, ...]] = {
+    "waiting": (
+        _k("fill_seats", "b", shown="b", label="computer players"),
+    ),
+    "dash": (
+        _k("take_dash", "y", shown="y", label="take dash"),
+        _k("play_normally", "n", shown="n", label="normal"),
+    ),
+    "bid": (
+        _k("step_number", "left right", shown="←→", label="num"),
+        _k("choose_suit", chars=SUIT_CHARS, shown="nshdc", label="suit"),
+        _k("submit", "enter space", shown="⏎", label="bid"),
+        _k("pass", "p", shown="p", label="pass", when=lambda c: c.can_pass),
+        _k("with", "w", shown="w", label="With", when=lambda c: c.can_with),
+        *_NUMBER_KEYS,
+    ),
+    "call": (
+        _k("step_number", "left right", shown="←→", label="num"),
+        _k("choose_suit", chars=SUIT_CHARS, shown="nshdc", label="suit",
+           when=lambda c: c.suit_open),
+        _k("choose_suit", chars=SUIT_CHARS, when=lambda c: not c.suit_open),  # says why not
+        _k("submit", "enter space", shown="⏎", label="call"),
+        *_NUMBER_KEYS,
+    ),
+    "declare": (
+        _k("step_number", "left right", shown="←→/0-9", label="number"),
+        _k("type_number", chars=DIGITS),
+        _k("submit", "enter space", shown="⏎", label="declare"),
+    ),
+    "play": (
+        _k("step_card", "left right", shown="←→", label="card"),
+        _k("play_card", "enter space", shown="⏎", label="play"),
+        _k("type_rank", chars=RANK_CHARS, shown="qs…", label="type"),
+        _k("clear_rank", "escape"),
+        _k("type_ten", chars="0", when=lambda c: c.rank == "1"),
+        _k("type_suit", chars=CARD_SUIT_CHARS, when=lambda c: c.rank not in (None, "1")),
+        _k("type_one", chars="1"),
+    ),
+    "idle": (),
+}
+
+
+def active(ctx: KeyContext) -> list[Key]:
+    """The entries that do something now, in the table's order."""
+    return [k for k in COMMON + MODES[ctx.mode] if k.when(ctx)]
+
+
+def footer(ctx: KeyContext) -> tuple[tuple[str, str], ...]:
+    """(key as shown, label) of the keys that do something now."""
+    return tuple((k.shown, k.label) for k in active(ctx) if k.shown)
+
+
+def resolve(ctx: KeyContext, key: str, char: str) -> Key | None:
+    """The entry ``key`` (typed as ``char``) runs now, or None."""
+    for k in active(ctx):
+        if k.matches(key, char):
+            return k
+    return None
+
+
+def actions() -> set[str]:
+    """Every action id in the table (the screen has a handler for each)."""
+    return {k.action for k in COMMON} | {k.action for keys in MODES.values() for k in keys}
