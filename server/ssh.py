@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,7 +201,10 @@ class LammaSSHServer(asyncssh.SSHServer):
             else:
                 self.refusal = f"The name '{self.name}' was just taken by another key."
         elif self._guest_ok and self.name is not None:
-            self.ident = "guest:" + name_key(self.name)
+            # A guest is this connection: a random token nobody else can present, so
+            # another guest under the same name never reaches this one's seat or hand.
+            # (A guest who comes back on a new connection is a new guest.)
+            self.ident = f"guest:{secrets.token_urlsafe(12)}:{name_key(self.name)}"
             self.guest = True
         else:
             self.refusal = "Authentication failed."
@@ -240,25 +244,46 @@ class SessionHandler:
             reason = (srv.refusal if srv else None) or "Authentication failed."
             self._refuse(process, reason, json_mode)
             return
-        name = srv.name
-        nk = name_key(name)
-        # Two terminals under one name: the newer takes over.
-        old = self.room.online.get(nk)
-        if old is not None:
-            if old.ident != srv.ident:
-                self._refuse(process, f"The name '{name}' is in use.", json_mode)
-                return
-            old.kick("You connected from another terminal; this one is closed.")
-        if json_mode:
-            await self.run_json(process, name, srv.ident, srv.guest)
-        elif process.command:
+        if not json_mode and process.command:
             self._refuse(process, "Commands: 'play' (JSON lines). Without a command you "
                                   "get the card room (use ssh -t).", False)
-        elif process.get_terminal_type() is None:
+            return
+        if not json_mode and process.get_terminal_type() is None:
             self._refuse(process, "No terminal: use 'ssh -t' for the card room or "
                                   "'ssh ... play' for the JSON interface.", False)
+            return
+        name = srv.name
+        refusal = self.claim_name(srv)
+        if refusal:
+            self._refuse(process, refusal, json_mode)
+            return
+        if json_mode:
+            await self.run_json(process, name, srv.ident, srv.guest)
         else:
             await self.run_tui(process, name, srv.ident, srv.guest)
+
+    def claim_name(self, srv: LammaSSHServer) -> str | None:
+        """Checked again as each session opens (a connection may outlive the moment its
+        name was free): the name's key wins over a guest, and one identity holds a name
+        at a time. Returns why this session is refused, or None (then any older session
+        of the same identity has been closed: the newer terminal takes over)."""
+        assert srv.name is not None and srv.ident is not None
+        name, nk = srv.name, name_key(srv.name)
+        if srv.guest and self.room.identity.owner(name) is not None:
+            return (f"The name '{name}' now belongs to a key's owner; guests cannot use "
+                    "it. Choose another name.")
+        old = self.room.online.get(nk)
+        if old is None:
+            return None
+        if old.ident == srv.ident:
+            old.kick("You connected from another terminal; this one is closed.")
+        elif old.guest and not srv.guest:
+            # A guest who came in before the key bound the name gives it up to the key.
+            old.kick(f"The name '{name}' belongs to its key's owner, who has just "
+                     "arrived; connect again under another name.")
+        else:
+            return f"The name '{name}' is in use."
+        return None
 
     def _refuse(self, process, reason: str, json_mode: bool) -> None:
         if json_mode:
