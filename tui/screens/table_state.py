@@ -16,7 +16,7 @@ from rich.text import Text
 
 from ..cards import BID_SUITS, sort_hand
 
-View = dict[str, Any]
+View = Mapping[str, Any]      # the engine's view of one seat (a JSON object)
 Action = dict[str, Any]
 
 
