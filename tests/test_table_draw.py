@@ -1,0 +1,341 @@
+"""The table screen's picture, key table and clicks, mostly without an App.
+
+``table_draw.draw_table`` is a pure function of the engine's view, the screen's
+state, the table's facts and the look; ``table_keys`` answers both which key
+does what and what the footer shows.  The views here come from the engine
+(seeded matches); the table's facts are written out as plain data.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rich.style import Style
+from rich.text import Text
+
+from engine import new_match
+from server import runtime
+from server.room import Registry
+from server.room import Session as Member
+from tui.app import LammaApp
+from tui.cards import Look
+from tui.screens import table_draw as draw
+from tui.screens.table import TableScreen, table_facts
+from tui.screens.table_keys import COMMON, MODES, KeyContext, actions, footer, resolve
+from tui.screens.table_state import SeatFacts, TableFacts, TableState, Turn
+
+runtime.patch_textual()
+
+NAMES = ("ali", "bea", "cem", "dua")
+SUITS = "♠♥♦♣"
+
+
+def facts(seat: int | None = 0, game: str = "estimation", **kw) -> TableFacts:
+    return TableFacts(id="7", game=game, title="Estimation", length=18,
+                      seats=tuple(SeatFacts(n, "human") for n in NAMES), seat=seat, **kw)
+
+
+def first_legal(m, seat):
+    """No dash, pass the auction, a declaration near 3, the first legal card."""
+    legal = m.legal_actions(seat)
+    for a in legal:
+        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
+            return a
+    decl = [a for a in legal if a["type"] == "declare"]
+    if decl:
+        return min(decl, key=lambda a: abs(a["n"] - 3))
+    return legal[0]
+
+
+def drive(m, stop, seat=0, policy=first_legal, limit=20000):
+    for _ in range(limit):
+        v = m.view(seat)
+        if stop(v) or m.to_act is None:
+            return v
+        m.apply(m.to_act, policy(m, m.to_act))
+    raise AssertionError("never reached the wanted state")
+
+
+def play_on(table, members, stop):
+    """The seats act through the room (first legal) until ``stop(view of seat 0)``."""
+    m = table.match
+    while not stop(m.view(0)):
+        table.act(members[m.to_act], first_legal(m, m.to_act))
+    return m
+
+
+def plain(frame: draw.Frame) -> list[str]:
+    return [line.plain for line in frame.lines] + [frame.footer.plain]
+
+
+def span_styles(line: Text, start: int, end: int) -> list[str]:
+    """The styles of the spans covering ``start``..``end`` of ``line``."""
+    return [str(s.style) for s in line.spans if s.start <= start and s.end >= end]
+
+
+def my_play_with_a_card_held_back(seed: int = 5):
+    m = new_match("estimation", 18, seed=seed)
+    v = drive(m, lambda v: v["to_act"] == 0 and v["phase"] == "play" and v["trick"]
+              and len({a["card"] for a in v["legal"]}) < len(v["hand"]))
+    return m, v
+
+
+# ----------------------------------------------------------------- the picture
+def test_auction_turn_shows_the_numbers_the_choice_and_the_keys_that_bid():
+    m = new_match("estimation", 18, seed=5)
+    v = drive(m, lambda v: v["to_act"] == 0 and v["phase"] == "auction")
+    bid = next(a for a in v["legal"] if a["type"] == "bid")
+    state = TableState(sel_n=bid["n"], sel_suit=bid["suit"])
+    frame = draw.draw_table(v, state, facts(), Look(), now=0.0)
+    text = plain(frame)
+    assert len(frame.lines) == 23
+    assert text[0].startswith(" #7 Estimation 18 · Round 1 of 18")
+    assert text[3].startswith("▶ ali (you)")
+    row = frame.lines[14]
+    assert row.plain.startswith(" Bid ")
+    cell = f" {bid['n']:>2} "
+    at = row.plain.index(cell, 5)
+    assert "reverse bold" in span_styles(row, at, at + len(cell))     # the chosen number
+    assert f"Enter bid {bid['n']}{Look().suit(bid['suit'])}" in text[16]
+    assert " ⏎ bid " in text[-1] and " p pass" in text[-1]
+    # the footer is the key table's answer, nothing else
+    ctx = KeyContext.of(v, Turn(v, 0), None)
+    assert text[-1].rstrip() == "".join(f" {k} {label}" for k, label in footer(ctx))
+
+
+def test_play_turn_raises_the_legal_cards_and_says_where_each_card_is():
+    _, v = my_play_with_a_card_held_back()
+    legal = {a["card"] for a in v["legal"]}
+    look = Look()
+    sel = next(c for c in Turn(v, 0).playable_in_order())
+    frame = draw.draw_table(v, TableState(sel_card=sel), facts(), look, now=0.0)
+    up, down = frame.lines[draw.HAND_Y], frame.lines[draw.HAND_Y + 1]
+    assert {h.card for h in frame.hits} == set(v["hand"])
+    for hit in frame.hits:
+        assert (hit.y, hit.width, hit.height) == (draw.HAND_Y, 4, 2)
+        shown, blank = (up, down) if hit.card in legal else (down, up)
+        assert shown.plain[hit.x:hit.x + 4].strip() == look.card_str(hit.card)
+        assert blank.plain[hit.x:hit.x + 4].strip() == ""
+    hit = next(h for h in frame.hits if h.card == sel)
+    assert any("reverse" in s for s in span_styles(up, hit.x, hit.x + 4))
+    assert "Your turn" in frame.lines[14].plain
+    assert "qs… type" in frame.footer.plain and " x leave" in frame.footer.plain
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (101, 30)])
+def test_placed_on_a_larger_board_the_cards_are_where_the_hits_say(size):
+    _, v = my_play_with_a_card_held_back()
+    legal = {a["card"] for a in v["legal"]}
+    look = Look()
+    width, height = size
+    placed = draw.draw_screen(v, TableState(), facts(), look, width, height, now=0.0)
+    assert not placed.small and len(placed.lines) == height
+    assert "chat" in placed.lines[-1].plain        # the footer on the last row
+    for hit in placed.hits:
+        assert hit.x >= draw.HAND_X + (width - draw.W) // 2
+        row = placed.lines[hit.y + (0 if hit.card in legal else 1)].plain
+        assert row[hit.x:hit.x + 4].strip() == look.card_str(hit.card)
+
+
+def test_a_small_board_asks_to_be_enlarged_and_has_nothing_to_click():
+    placed = draw.draw_screen(None, TableState(), facts(), Look(), 70, 20, now=0.0)
+    assert placed.small and not placed.hits
+    assert "Please enlarge the window to at least 80×24." in "\n".join(
+        line.plain for line in placed.lines)
+
+
+def test_waiting_for_players_and_watching():
+    frame = draw.draw_table(None, TableState(), facts(), Look(), now=0.0)
+    text = "\n".join(plain(frame))
+    assert "Waiting for four players." in text
+    assert frame.footer.plain.rstrip().endswith(" q leave b computer players")
+    m = new_match("estimation", 18, seed=5)
+    v = drive(m, lambda v: v["phase"] == "auction", seat=None)
+    frame = draw.draw_table(v, TableState(), facts(seat=None), Look(), now=0.0)
+    assert "(you are watching)" in frame.lines[14].plain
+    assert "(you)" not in "\n".join(plain(frame))
+    assert frame.footer.plain.rstrip() == " / chat o opts ? help q leave"
+
+
+def test_ascii_monochrome_has_no_suit_signs_and_no_colours():
+    _, v = my_play_with_a_card_held_back()
+    look = Look(unicode=False, colour=False)
+    f = facts(seconds_left=5.0, deadline_seat=0, chat=(("bea", "hi"),))
+    frame = draw.draw_table(v, TableState(), f, look, now=0.0)
+    for line in [*frame.lines, frame.footer]:
+        assert not set(line.plain) & set(SUITS)
+        for style in [line.style, *(s.style for s in line.spans)]:
+            st = style if isinstance(style, Style) else Style.parse(str(style) or "none")
+            assert st.color is None and st.bgcolor is None, (line.plain, style)
+
+
+def test_the_turn_timer_is_red_on_your_own_turn_near_its_end():
+    m = new_match("estimation", 18, seed=5)
+    v = m.view(0)
+    mine = draw.draw_table(v, TableState(), facts(seconds_left=7.3, deadline_seat=0),
+                           Look(), now=0.0).lines[0]
+    theirs = draw.draw_table(v, TableState(), facts(seconds_left=7.3, deadline_seat=2),
+                             Look(), now=0.0).lines[0]
+    assert mine.plain.endswith("  8s ") and theirs.plain.endswith("  8s ")
+    assert any("red" in s for s in span_styles(mine, 74, 80))
+    assert not any("red" in s for s in span_styles(theirs, 74, 80))
+
+
+def test_a_notice_and_a_refusal_show_until_their_time_is_up():
+    state = TableState(notice="You sit in seat 0.", notice_until=10.0,
+                       message=Text(" 4 is not possible now."), message_until=10.0)
+    shown = draw.draw_table(None, state, facts(), Look(), now=9.0)
+    gone = draw.draw_table(None, state, facts(), Look(), now=10.5)
+    assert shown.lines[1].plain.strip() == "You sit in seat 0."
+    assert shown.lines[16].plain.strip() == "4 is not possible now."
+    assert not gone.lines[1].plain.strip() and not gone.lines[16].plain.strip()
+
+
+def test_round_summary_then_match_end_with_level_points():
+    m = new_match("estimation-kotshina", "micro", seed=3)
+    v = drive(m, lambda v: bool(v["history"]) and not v["tricks"] and v["phase"] != "play")
+    text = "\n".join(plain(draw.draw_table(v, TableState(), facts(), Look(), now=0.0)))
+    assert " Round 1 summary" in text and "total" in text
+    v = drive(m, lambda v: v["phase"] == "over")
+    winners = v["result"]["winners"]
+    f = facts(points={winners[0]: {"points": 30, "badge": "First win"}})
+    text = "\n".join(plain(draw.draw_table(v, TableState(), f, Look(), now=0.0)))
+    assert " Match over: " in text and "+30 level points" in text
+    assert "new badge: First win" in text and "r  score sheet" in text
+
+
+def test_the_cache_changes_nothing_and_reuses_the_lines_that_stay():
+    _, v = my_play_with_a_card_held_back()
+    state = TableState(sel_card=Turn(v, 0).playable_in_order()[0])
+    cache = draw.DrawCache()
+    fresh = draw.draw_table(v, state, facts(), Look(), now=0.0)
+    first = draw.draw_table(v, state, facts(), Look(), now=0.0, cache=cache)
+    again = draw.draw_table(v, state, facts(), Look(), now=0.0, cache=cache)
+    for a, b in zip([*fresh.lines, fresh.footer], [*again.lines, again.footer], strict=True):
+        assert (a.plain, a.spans, a.style) == (b.plain, b.spans, b.style)
+    assert again.footer is first.footer
+    assert again.lines[draw.HAND_Y] is first.lines[draw.HAND_Y]
+    assert again.lines[3] is first.lines[3]          # a score row
+    moved = TableState(sel_card=Turn(v, 0).playable_in_order()[-1])
+    other = draw.draw_table(v, moved, facts(), Look(), now=0.0, cache=cache)
+    if moved.sel_card != state.sel_card:
+        assert other.lines[draw.HAND_Y].spans != first.lines[draw.HAND_Y].spans
+
+
+# ---------------------------------------------------------------- the keys
+def ctx(mode: str, phase: str | None = None, **kw) -> KeyContext:
+    return KeyContext(mode=mode, phase=phase, history=kw.pop("history", False),
+                      rank=kw.pop("rank", None), **kw)
+
+
+def action(context: KeyContext, key: str, char: str | None = None) -> str | None:
+    """The action ``key`` runs now (None: the key does nothing)."""
+    entry = resolve(context, key, key if char is None else char)
+    return entry.action if entry is not None else None
+
+
+def test_every_action_of_the_key_table_has_a_handler_on_the_screen():
+    assert set(TableScreen.HANDLERS) == actions()
+
+
+@pytest.mark.parametrize("context,shown", [
+    (ctx("waiting"), "/ o ? q b"),
+    (ctx("dash", "dash"), "/ o ? q y n"),
+    (ctx("bid", "auction", history=True, can_pass=True, can_with=True),
+     "/ o ? q r ←→ nshdc ⏎ p w"),
+    (ctx("bid", "auction", can_pass=True), "/ o ? q ←→ nshdc ⏎ p"),
+    (ctx("call", "call", suit_open=True), "/ o ? q ←→ nshdc ⏎"),
+    (ctx("call", "call", suit_open=False), "/ o ? q ←→ ⏎"),
+    (ctx("declare", "declare"), "/ o ? q ←→/0-9 ⏎"),
+    (ctx("play", "play", history=True), "/ o ? x r ←→ ⏎ qs…"),
+    (ctx("idle", "play"), "/ o ? x"),
+    (ctx("idle", "over", history=True), "/ o ? q r"),
+])
+def test_the_footer_lists_the_keys_that_do_something_now(context, shown):
+    assert " ".join(k for k, _ in footer(context)) == shown
+    # each key the footer shows runs its own entry (nothing earlier shadows it)
+    for entry in (k for k in [*COMMON, *MODES[context.mode]] if k.shown and k.when(context)):
+        key = sorted(entry.names)[0] if entry.names else entry.chars[0]
+        assert resolve(context, key, key if len(key) == 1 else "") is entry
+
+
+def test_q_types_a_queen_on_your_turn_to_play_and_leaves_otherwise():
+    play = ctx("play", "play")
+    assert action(play, "q", "q") == "type_rank"
+    assert action(play, "x", "x") == "leave"
+    assert action(ctx("idle", "play"), "q", "q") == "leave"
+    assert action(ctx("bid", "auction"), "q", "q") == "leave"
+    # typed cards: 1 then 0 is a ten, a suit only after a rank
+    assert action(play, "0", "0") is None
+    assert action(ctx("play", "play", rank="1"), "0", "0") == "type_ten"
+    assert action(play, "s", "s") is None
+    assert action(ctx("play", "play", rank="K"), "s", "s") == "type_suit"
+    assert action(ctx("play", "play", rank="1"), "s", "s") is None
+
+
+def test_keys_that_would_do_nothing_are_not_taken():
+    bid = ctx("bid", "auction", can_pass=True)
+    assert action(bid, "w", "w") is None              # no standing bid: no With
+    assert action(ctx("declare", "declare"), "up", "") is None
+    assert action(ctx("declare", "declare"), "h", "h") is None
+    assert action(ctx("idle", "auction"), "enter", "\r") is None
+    assert action(ctx("idle", "auction"), "escape", "") == "nothing"
+    # a fixed suit still answers a suit key (to say why not), without a footer entry
+    assert action(ctx("call", "call", suit_open=False), "h", "h") == "choose_suit"
+
+
+# ------------------------------------------------------- the room's facts
+async def test_table_facts_are_plain_data_from_the_room():
+    reg = Registry(bot_pause=0.0, trick_pause=0.0)
+    table = reg.create("tarneeb41", None, private=True)
+    table.code = "K7QMR2XD"
+    members = [Member(n, f"key:x:{n}") for n in NAMES]
+    table.seed = 4
+    for i, mem in enumerate(members):
+        table.sit(mem, i)
+    play_on(table, members, lambda v: v["phase"] == "play" and v["tricks"])
+    table.say(members[1], "one")
+    table.say(members[2], "two")
+    table.say(members[3], "three")
+    table.seats[3].member = None                     # away, the seat kept
+    f = table_facts(table, members[0])
+    assert f.seat == 0 and f.title == "Tarneeb 41" and f.code_label == "K7QM-R2XD"
+    assert [s.away for s in f.seats] == [False, False, False, True]
+    assert f.chat == (("cem", "two"), ("dua", "three"))
+    assert f.events and not any("plays" in text for _, text in f.events)
+    assert f.request is None and f.seconds_left is None
+    text = "\n".join(plain(draw.draw_table(table.view(0), TableState(), f, Look(), now=0.0)))
+    assert "dua away" in text and "Private table · code K7QM-R2XD" in text
+    table.seats[3].member = members[3]
+    table.close()
+
+
+# ------------------------------------------------------------ a real click
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)])
+async def test_a_click_on_a_drawn_card_chooses_it_and_a_second_click_plays_it(size):
+    app = LammaApp(Registry(bot_pause=0.0, trick_pause=0.0), "ali", "key:x:ali")
+    async with app.run_test(size=size) as pilot:
+        table = app.registry.create("estimation", 18)
+        table.seed = 5
+        members = {0: app.member, **{i: Member(f"p{i}", f"key:x:p{i}") for i in (1, 2, 3)}}
+        for i in range(4):
+            table.sit(members[i], i)
+        app.open_table()
+        await pilot.pause()
+        m = play_on(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "play"
+                    and len(v["legal"]) > 1)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TableScreen)
+        screen.table_changed("state")
+        await pilot.pause()
+        card = next(c for c in sorted(screen.turn().playable()) if c != screen.sel_card)
+        label = app.look.card_str(card)
+        row = screen.query_one("#board").render_line(draw.HAND_Y).text
+        x = row.index(" " + label) + 1                  # where the card is drawn
+        assert x >= (size[0] - draw.W) // 2 + draw.HAND_X
+        before = len(m.log)
+        await pilot.click(offset=(x, draw.HAND_Y))
+        assert screen.sel_card == card and len(m.log) == before
+        await pilot.click(offset=(x + 1, draw.HAND_Y + 1))    # the same card's cells
+        await pilot.pause()
+        assert m.log[before] == (0, {"type": "play", "card": card})
