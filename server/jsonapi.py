@@ -15,6 +15,7 @@ import logging
 
 import asyncssh
 
+from .limits import OP_COST, REQUEST_STRIKES, Bucket
 from .room import (
     DEFAULT_LEVEL,
     LEVELS,
@@ -39,12 +40,17 @@ class JsonSession(Session):
     kind = "json"
 
     def __init__(self, registry: Registry, process: asyncssh.SSHServerProcess,
-                 name: str, ident: str, guest: bool = False):
+                 name: str, ident: str, guest: bool = False, requests: Bucket | None = None,
+                 address_requests: Bucket | None = None):
         super().__init__(name, ident, guest)
         self.registry = registry
         self.process = process
         self.bytes_out = 0
         self._done = asyncio.Event()
+        # Requests a second, this session's and its address's (server/limits.py).
+        self.requests = requests
+        self.address_requests = address_requests
+        self.refused_in_a_row = 0
 
     # ------------------------------------------------------------ sending
     def send(self, obj: dict) -> None:
@@ -151,6 +157,10 @@ class JsonSession(Session):
                     skipping = False
                     continue
                 self.handle_line(line)
+                if len(buf) > 256:
+                    # Many lines in one read: the other sessions get the loop between
+                    # them, so one client's burst never holds everyone else.
+                    await asyncio.sleep(0)
             if len(buf) > MAX_LINE:
                 if not skipping:
                     self.error(f"Line too long (at most {MAX_LINE} bytes); it was ignored.")
@@ -161,6 +171,8 @@ class JsonSession(Session):
     def handle_line(self, raw: bytes) -> None:
         raw = raw.strip()
         if not raw:
+            return
+        if not self._allowed():
             return
         if len(raw) > MAX_LINE:
             self.error(f"Line too long (at most {MAX_LINE} bytes); it was ignored.")
@@ -177,6 +189,9 @@ class JsonSession(Session):
         if not isinstance(op, str) or op not in OPS:
             self.error("Unknown op; ops are: " + ", ".join(OPS) + ".")
             return
+        if op in OP_COST and not self._allowed(OP_COST[op] - 1):
+            return
+        self.refused_in_a_row = 0
         try:
             getattr(self, "op_" + op)(msg)
         except RoomError as exc:
@@ -184,6 +199,22 @@ class JsonSession(Session):
         except Exception:
             log.exception("op %s failed", op)
             self.error("That could not be done (server error); nothing changed.")
+
+    def _allowed(self, cost: float = 1.0) -> bool:
+        """Within this session's and its address's request rates? A refused line is
+        answered and changes nothing (one not yet read is not read: parsing is what a
+        flood costs); a session that keeps flooding is closed."""
+        if (self.requests is None or self.requests.take(cost)) and \
+                (self.address_requests is None or self.address_requests.take(cost)):
+            return True
+        self.refused_in_a_row += 1
+        if self.refused_in_a_row >= REQUEST_STRIKES:
+            log.info("closing JSON client %s: %d requests refused in a row", self.name,
+                     self.refused_in_a_row)
+            self.kick("Too many requests: this connection is closed.")
+            return False
+        self.error("Too many requests: this line was ignored (see the limits in README).")
+        return False
 
     # ---------------------------------------------------------------- ops
     def op_tables(self, msg: dict) -> None:
@@ -208,7 +239,8 @@ class JsonSession(Session):
         if self.table is not None and self.seat is not None and self.table.status == "playing":
             raise RoomError(f"You are playing at table {self.table.id}; leave it first.")
         table = self.registry.create(msg.get("game"), msg.get("length"),
-                                     msg.get("timer", 0), msg.get("private", False))
+                                     msg.get("timer", 0), msg.get("private", False),
+                                     creator=self)
         try:
             table.sit(self, seat)
         except RoomError:

@@ -8,6 +8,7 @@ person or a well-behaved program does, and far below what slows the others.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 
 class Bucket:
@@ -32,9 +33,14 @@ class Bucket:
         return True
 
 
-# JSON lines, per session: requests a second (sustained, burst). A refused request gets
-# an error; a session refused REQUEST_STRIKES times in a row is closed.
-JSON_RATE, JSON_BURST = 20.0, 40.0
+# JSON lines, per session: tokens a second (sustained, burst). A line costs one token
+# before it is read, and what its op costs beyond that once it is (OP_COST: a listing is
+# real work, a move is not: a program playing against computer players that never pause
+# makes ~120 moves a second). A refused line gets an error; a session refused
+# REQUEST_STRIKES times in a row is closed.
+JSON_RATE, JSON_BURST = 200.0, 400.0
+OP_COST = {"tables": 10, "profile": 10, "leaderboard": 10, "create": 20, "join": 5,
+           "watch": 5}
 REQUEST_STRIKES = 200
 
 # Terminal sessions: input bytes a second (typing is tens of bytes a second; a mouse click
@@ -52,3 +58,40 @@ CONNECTS_RATE, CONNECTS_BURST = 1.0, 20.0            # per address: new connecti
 # The room.
 TABLES_PER_IDENTITY = 3         # open tables one person (or guest connection) created
 NAMES_PER_KEY = 5               # names one key may bind
+
+
+@dataclass
+class Limits:
+    """The numbers a server runs with (tests and benchmarks that put hundreds of clients
+    on one loopback address raise the per-address ones)."""
+
+    json_rate: float = JSON_RATE
+    json_burst: float = JSON_BURST
+    address_json_rate: float = 5 * JSON_RATE     # all of one address's programs together
+    address_json_burst: float = 5 * JSON_BURST
+    sessions_per_connection: int = SESSIONS_PER_CONNECTION
+    session_opens_rate: float = SESSION_OPENS_RATE
+    session_opens_burst: float = SESSION_OPENS_BURST
+    connections_per_address: int = CONNECTIONS_PER_ADDRESS
+    connects_rate: float = CONNECTS_RATE
+    connects_burst: float = CONNECTS_BURST
+    tables_per_identity: int = TABLES_PER_IDENTITY
+    names_per_key: int = NAMES_PER_KEY
+
+    @classmethod
+    def generous(cls) -> Limits:
+        """For a benchmark's hundreds of clients on one address: per-address limits off,
+        per-session ones as in production."""
+        return cls(address_json_rate=1e9, address_json_burst=1e9,
+                   connections_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9)
+
+
+class Address:
+    """What one client address holds and may still open."""
+
+    __slots__ = ("connections", "connects", "requests")
+
+    def __init__(self, limits: Limits):
+        self.connections = 0
+        self.connects = Bucket(limits.connects_rate, limits.connects_burst)
+        self.requests = Bucket(limits.address_json_rate, limits.address_json_burst)

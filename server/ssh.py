@@ -7,12 +7,13 @@ import logging
 import os
 import secrets
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import asyncssh
 
 from .jsonapi import JsonSession
+from .limits import Address, Bucket, Limits
 from .room import Member, Registry, TableStore, restore
 from .room.text import check_name, name_key, safe_text
 from .store import Store
@@ -34,6 +35,7 @@ class RoomConfig:
     mouse: bool = True
     database: str | None = None       # a postgresql:// URL; None: SQLite in data/lamma.db
     process: str = ""                 # this process's name in a shared database
+    limits: Limits = field(default_factory=Limits)
 
 
 def load_host_key(keys_dir: Path) -> asyncssh.SSHKey:
@@ -87,10 +89,12 @@ class Room:
                                            process=config.process)
         self.registry = Registry(store=TableStore(self.store), bot_pause=config.bot_pause,
                                  trick_pause=config.trick_pause,
-                                 absent_timeout=config.absent_timeout)
+                                 absent_timeout=config.absent_timeout,
+                                 tables_per_identity=config.limits.tables_per_identity)
         self.restored = restore(self.registry, self.store)
         self.allowed = load_allow_list(config.keys) if config.allow_list else set()
         self.online: dict[str, Member] = {}          # name_key -> Member
+        self.addresses: dict[str, Address] = {}      # client address -> what it holds
         self.apps: weakref.WeakSet = weakref.WeakSet()
         self.session_tasks: set[asyncio.Task] = set()
 
@@ -116,12 +120,46 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.guest = False
         self.refusal: str | None = None
         self._refusal_shown = False
+        limits = room.config.limits
+        self.sessions = 0                 # open now on this connection
+        self.session_opens = Bucket(limits.session_opens_rate, limits.session_opens_burst)
+        self.address: Address | None = None
+        self.address_key = ""
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
+        limits = self.room.config.limits
+        peer = conn.get_extra_info("peername")
+        key = str(peer[0]) if peer else "?"
+        book = self.room.addresses
+        address = book.get(key)
+        if address is None:
+            address = book[key] = Address(limits)
+        if address.connections >= limits.connections_per_address:
+            reason = (f"Too many connections from your address (at most "
+                      f"{limits.connections_per_address} at once).")
+        elif not address.connects.take():
+            reason = "Connections are coming too fast from your address; wait a little."
+        else:
+            address.connections += 1
+            self.address = address
+            self.address_key = key
+            return
+        log.info("refused a connection from %s: %s", key, reason)
+        # Said before the handshake ends, so no session, name or key is ever looked at.
+        asyncio.get_running_loop().call_soon(
+            conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, reason)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.conn = None
+        address, self.address = self.address, None
+        if address is not None:
+            address.connections -= 1
+            # Forget an address once it holds nothing and its allowance is whole again
+            # (forgetting earlier would hand a fast reconnector a fresh allowance).
+            if address.connections == 0 and address.connects.take(0) and \
+                    address.connects.level >= address.connects.burst:
+                self.room.addresses.pop(self.address_key, None)
 
     def begin_auth(self, username: str) -> bool:
         name, reason = check_name(username)
@@ -195,7 +233,13 @@ class LammaSSHServer(asyncssh.SSHServer):
         self._last_key = None
         if key is not None and self.name is not None:
             fp = key.get_fingerprint("sha256")
-            if self.room.identity.bind(self.name, fp):
+            cap = self.room.config.limits.names_per_key
+            identity = self.room.identity
+            if identity.owner(self.name) is None and identity.names_of(fp) >= cap:
+                # One key cannot hoard names: its existing ones still work.
+                self.refusal = (f"Your key already has {cap} names; connect under one of "
+                                "them.")
+            elif identity.bind(self.name, fp):
                 self.ident = f"key:{fp}:{name_key(self.name)}"
                 self.guest = False
             else:
@@ -223,11 +267,18 @@ class SessionHandler:
         task = asyncio.current_task()
         if task is not None:
             self.room.session_tasks.add(task)
+        conn = process.get_extra_info("connection")
+        owner = conn.get_owner() if conn is not None else None
+        srv = owner if isinstance(owner, LammaSSHServer) else None
+        if srv is not None:
+            srv.sessions += 1
         try:
-            await self.handle(process)
+            await self.handle(process, srv)
         except Exception:
             log.exception("session failed")
         finally:
+            if srv is not None:
+                srv.sessions -= 1
             if task is not None:
                 self.room.session_tasks.discard(task)
             try:
@@ -235,14 +286,21 @@ class SessionHandler:
             except Exception:
                 pass
 
-    async def handle(self, process: asyncssh.SSHServerProcess) -> None:
-        conn = process.get_extra_info("connection")
-        owner = conn.get_owner() if conn is not None else None
-        srv = owner if isinstance(owner, LammaSSHServer) else None
+    async def handle(self, process: asyncssh.SSHServerProcess,
+                     srv: LammaSSHServer | None) -> None:
         json_mode = (process.command or "").strip() == "play"
         if srv is None or srv.refusal or srv.ident is None or srv.name is None:
             reason = (srv.refusal if srv else None) or "Authentication failed."
             self._refuse(process, reason, json_mode)
+            return
+        limits = self.room.config.limits
+        if srv.sessions > limits.sessions_per_connection:
+            self._refuse(process, f"At most {limits.sessions_per_connection} sessions at "
+                                  "once on one connection.", json_mode)
+            return
+        if not srv.session_opens.take():
+            self._refuse(process, "Sessions are opened too fast on this connection; wait a "
+                                  "few seconds.", json_mode)
             return
         if not json_mode and process.command:
             self._refuse(process, "Commands: 'play' (JSON lines). Without a command you "
@@ -258,7 +316,7 @@ class SessionHandler:
             self._refuse(process, refusal, json_mode)
             return
         if json_mode:
-            await self.run_json(process, name, srv.ident, srv.guest)
+            await self.run_json(process, name, srv.ident, srv.guest, srv.address)
         else:
             await self.run_tui(process, name, srv.ident, srv.guest)
 
@@ -297,8 +355,12 @@ class SessionHandler:
         except Exception:
             pass
 
-    async def run_json(self, process, name: str, ident: str, guest: bool) -> None:
-        session = JsonSession(self.room.registry, process, name, ident, guest)
+    async def run_json(self, process, name: str, ident: str, guest: bool,
+                       address: Address | None = None) -> None:
+        limits = self.room.config.limits
+        session = JsonSession(self.room.registry, process, name, ident, guest,
+                              requests=Bucket(limits.json_rate, limits.json_burst),
+                              address_requests=address.requests if address else None)
         nk = name_key(name)
         self.room.online[nk] = session
         try:

@@ -111,6 +111,11 @@ MIGRATIONS: list[list] = [
         "ALTER TABLE stats ADD COLUMN counted_wins INTEGER NOT NULL DEFAULT 0",
         lambda store: store._backfill_counted_wins(),
     ],
+    [  # 5: rounds played in a finished match: one with none has nothing to replay and is
+       # not listed (300 tables opened and left would crowd the replays); NULL: recorded
+       # before this migration, listed as before
+        lambda store: store._add_column("matches", "rounds", "INTEGER"),
+    ],
 ]
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -307,6 +312,12 @@ class Store:
         self._x("UPDATE players SET last_seen = ? WHERE name_key = ?", (now, name_key(name)))
         return True
 
+    def names_of(self, fingerprint: str) -> int:
+        """How many names this key has bound (issue 11 caps them)."""
+        row = self._x("SELECT COUNT(*) FROM players WHERE fingerprint = ?",
+                      (fingerprint,)).fetchone()
+        return int(row[0])
+
     def settings(self, name: str) -> dict:
         row = self._x("SELECT settings FROM players WHERE name_key = ?",
                       (name_key(name),)).fetchone()
@@ -379,15 +390,19 @@ class Store:
         return self._load(row) if row else None
 
     def finished_matches(self, limit: int = 50) -> list[dict]:
+        """The newest finished matches with something to replay (a round played)."""
         rows = self._x("SELECT id, game, length, seats, result, finished FROM matches "
-                       "WHERE finished IS NOT NULL ORDER BY finished DESC LIMIT ?", (limit,))
+                       "WHERE finished IS NOT NULL AND (rounds IS NULL OR rounds > 0) "
+                       "ORDER BY finished DESC LIMIT ?", (limit,))
         return [{"id": r[0], "game": r[1], "length": json.loads(r[2]), "seats": json.loads(r[3]),
                  "result": json.loads(r[4]), "finished": r[5]} for r in rows]
 
-    def abandon(self, match_id: int) -> None:
-        """A match nobody will finish (its table was closed before the end)."""
-        self._x("UPDATE matches SET finished = ?, result = ? WHERE id = ? AND finished IS NULL",
-                (time.time(), json.dumps({"abandoned": True}), match_id))
+    def abandon(self, match_id: int, rounds: int | None = None) -> None:
+        """A match nobody will finish (its table was closed before the end) after
+        ``rounds`` rounds (None: not known)."""
+        self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
+                "WHERE id = ? AND finished IS NULL",
+                (time.time(), json.dumps({"abandoned": True}), rounds, match_id))
 
     def finish_match(self, match_id: int, match) -> dict | None:
         """Record the result once, with statistics, level points and badges.
@@ -403,9 +418,9 @@ class Store:
         with self._tx():
             # Only the first writer finds the row unfinished: SQLite's write lock, or
             # PostgreSQL's row lock (the second UPDATE waits, then matches nothing).
-            cur = self._x("UPDATE matches SET finished = ?, result = ? "
+            cur = self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
                           "WHERE id = ? AND finished IS NULL",
-                          (time.time(), json.dumps(result), match_id))
+                          (time.time(), json.dumps(result), len(match.history), match_id))
             if cur.rowcount != 1:
                 return None                   # already recorded; nothing was written
             humans = stored.humans_throughout and all(s is not None for s in stored.seats)
@@ -469,6 +484,16 @@ class Store:
         cur = self._x("INSERT INTO badges (name, badge, earned) VALUES (?, ?, ?) "
                       "ON CONFLICT (name, badge) DO NOTHING", (key, badge, time.time()))
         return badge if cur.rowcount == 1 else None
+
+    def _add_column(self, table: str, column: str, kind: str) -> None:
+        """ALTER TABLE … ADD COLUMN, unless a database put back to an older schema
+        version kept the column (downgraded by hand, or by a test)."""
+        if self.kind == "postgres":
+            self._x(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
+            return
+        have = {row[1] for row in self._x(f"PRAGMA table_info({table})")}
+        if column not in have:
+            self._x(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def _backfill_counted_wins(self) -> None:
         """Migration 4: count the wins already recorded (people throughout, not a draw)."""

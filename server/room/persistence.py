@@ -100,7 +100,8 @@ class TableStore:
 
     def table_removed(self, table: Table) -> None:
         if table.match_id is not None and table.status == "playing":
-            self.store.abandon(table.match_id)
+            rounds = len(table.match.history) if table.match is not None else None
+            self.store.abandon(table.match_id, rounds)
 
 
 def restore(registry: Registry, store: MatchStore) -> int:

@@ -25,13 +25,14 @@ log = logging.getLogger("lamma.tables")
 class Registry:
     def __init__(self, store: TableLog | None = None, bot_pause: float = 0.8,
                  trick_pause: float = 1.0, absent_timeout: float = 60.0,
-                 max_tables: int = 500):
+                 max_tables: int = 500, tables_per_identity: int | None = None):
         self.tables: dict[str, Table] = {}
         self.store: TableLog = store or NullStore()
         self.bot_pause = bot_pause
         self.trick_pause = trick_pause
         self.absent_timeout = absent_timeout
         self.max_tables = max_tables
+        self.tables_per_identity = tables_per_identity   # None: no cap (tests)
         self.lobby: set[Member] = set()
         self._ids = itertools.count(1)
         self._lobby_pending = False
@@ -42,14 +43,22 @@ class Registry:
         return self.store.records
 
     def create(self, game: object, length: object = None, timer: object = 0,
-               private: object = False) -> Table:
+               private: object = False, creator: Member | None = None) -> Table:
         game = parse_game(game)
         length = parse_length(game, length)
         timer = parse_timer(timer)
         if len(self.tables) >= self.max_tables:
             raise RoomError("The room is full of tables; join one instead.")
+        cap = self.tables_per_identity
+        if creator is not None and cap is not None:
+            mine = sum(1 for t in self.tables.values()
+                       if t.creator == creator.ident and t.status != "over")
+            if mine >= cap:
+                raise RoomError(f"You have {mine} open tables (at most {cap}); finish or "
+                                "leave one first.")
         tid = str(next(self._ids))
         table = Table(self, tid, game, length, timer, bool(private))
+        table.creator = creator.ident if creator is not None else None
         while table.private and any(t.code == table.code for t in self.tables.values()):
             table.code = new_code()         # a code names one table
         self.tables[tid] = table
@@ -68,9 +77,10 @@ class Registry:
 
     def start_resumed(self) -> None:
         """Once the loop runs: computer players and timers resume where they were."""
-        for table in self.tables.values():
+        for table in list(self.tables.values()):
             if table.status == "playing":
                 table._schedule()
+                self.gc_table(table)    # held only by guests, who cannot come back
 
     def skip_ids(self, highest: int) -> None:
         """Table ids restored from the store are not handed out again."""
@@ -152,8 +162,7 @@ class Registry:
             return
         if any(True for _ in table.members()):
             return
-        humans_hold = any(s.kind == "human" for s in table.seats)
-        if table.status == "playing" and humans_hold:
+        if table.status == "playing" and any(s.held_for_return() for s in table.seats):
             return  # seats are held for players who may come back
         table.close()
         del self.tables[table.id]

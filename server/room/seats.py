@@ -37,6 +37,12 @@ class Seat:
         ident = who if isinstance(who, str) else who.ident
         return self.kind == "human" and self.ident == ident
 
+    def held_for_return(self) -> bool:
+        """A person's seat that its holder may come back to: a key's always (a new
+        connection under the same key lands here); a guest's only while connected (a
+        guest is its connection: gone, nobody can ever return to the seat)."""
+        return self.kind == "human" and (not self.guest or self.member is not None)
+
     @property
     def label(self) -> str:
         if self.kind == "empty":

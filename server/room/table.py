@@ -59,6 +59,7 @@ class Table:
         self._handle: asyncio.TimerHandle | None = None
         self.counts_for_points = True
         self.created = time.time()
+        self.creator: str | None = None      # the identity that opened it (caps per person)
         self.seed: int | None = None        # fixed by tests / tournaments; None: random
         self.deals: list[Any] | None = None
         # Computer players' seats promised to people at the next round boundary.

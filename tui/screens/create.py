@@ -114,7 +114,8 @@ class CreateScreen(ModalScreen[None]):
         app = self.app
         try:
             table = app.registry.create(self.value("game"), self.value("length"),
-                                        self.value("timer"), self.value("private"))
+                                        self.value("timer"), self.value("private"),
+                                        creator=app.member)
             table.sit(app.member, 0)
             if self.value("bots"):
                 table.fill_with_bots()

@@ -216,7 +216,7 @@ class LobbyScreen(Screen[None]):
                 app.open_table()
                 return
         try:
-            table = app.registry.create("estimation")
+            table = app.registry.create("estimation", creator=app.member)
             table.sit(app.member, 0)
             table.fill_with_bots()
         except RoomError as exc:

@@ -1,0 +1,210 @@
+"""Every input has a limit (issue 11): what one client may ask of the room, refused
+with words and changing nothing, while the others are served. Real SSH clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import asyncssh
+import pytest
+from conftest import JsonClient, LammaServer
+
+from server.limits import Limits
+
+
+async def start(tmp_path, limits: Limits | None = None, **kw) -> LammaServer:
+    from server.ssh import RoomConfig, start_server
+    config = RoomConfig(data=tmp_path / "data", keys=tmp_path / "keys", bot_pause=3600.0,
+                        trick_pause=0.0, limits=limits or Limits(), **kw)
+    server, room, _ = await start_server(config, "127.0.0.1", 0)
+    return LammaServer(server, room, server.sockets[0].getsockname()[1])
+
+
+async def stop(srv: LammaServer) -> None:
+    srv.server.close()
+    for member in list(srv.room.online.values()):
+        member.kick("test over")
+    await asyncio.sleep(0.05)
+    for task in list(srv.room.session_tasks):
+        task.cancel()
+    srv.room.close()
+
+
+@pytest.fixture
+async def room(tmp_path):
+    srv = await start(tmp_path)
+    try:
+        yield srv
+    finally:
+        await stop(srv)
+
+
+async def first_line(proc) -> dict:
+    return json.loads(await asyncio.wait_for(proc.stdout.readline(), 5))
+
+
+async def test_a_flood_of_requests_is_refused_and_the_flooder_closed_while_others_are_served(room):
+    srv = room
+    calm = await srv.json_client("calm")
+    flood = await srv.json_client("flood")
+    flood.send(b'{"op":"tables"}\n' * 1024)              # one 16 KB write
+    times = []
+    for _ in range(20):
+        started = time.monotonic()
+        calm.send({"op": "tables"})
+        await calm.expect("tables")
+        times.append(time.monotonic() - started)
+        await asyncio.sleep(0.01)
+    assert sorted(times)[int(len(times) * 0.95) - 1] < 0.1, times
+    # The flooder: 40 listings answered (the burst: 10 tokens each), the rest refused
+    # with words, and after 200 refusals in a row, closed.
+    got = []
+    while True:
+        msg = await asyncio.wait_for(flood.messages.get(), 5)
+        if msg is None:
+            break
+        got.append(msg["type"])
+    assert 30 <= got.count("tables") <= 60, got.count("tables")
+    assert flood.errors and all("Too many requests" in e for e in flood.errors)
+    assert got[-1] == "bye"
+    await calm.close()
+    await flood.close()
+
+
+async def test_sessions_per_connection_and_how_fast_they_open(room):
+    srv = room
+    conn = await srv.connect("multi")
+    # Eight sessions at once on one connection: three are served (each newer one takes
+    # the name over from the one before), the rest refused before any work is done.
+    procs = await asyncio.gather(*[conn.create_process("play", encoding=None)
+                                   for _ in range(8)])
+    firsts = []
+    for p in procs:
+        try:
+            p.stdin.write(b'{"op":"tables"}\n')
+        except BrokenPipeError:
+            pass                      # refused and closed already: its line is waiting
+        firsts.append(await first_line(p))
+    refused = [m["message"] for m in firsts if m["type"] == "error"]
+    assert len(refused) >= 5, firsts
+    assert all("At most 3 sessions" in r or "too fast" in r for r in refused), refused
+    assert any("At most 3 sessions" in r for r in refused)
+    conn.close()
+    # One at a time, opened and closed quickly: the allowance (6, then one every 5 s) ends.
+    conn = await srv.connect("again")
+    answers = []
+    for _ in range(8):
+        p = await conn.create_process("play", encoding=None)
+        try:
+            p.stdin.write(b'{"op":"tables"}\n')
+        except BrokenPipeError:
+            pass
+        answers.append(await first_line(p))
+        p.close()
+        await asyncio.sleep(0.05)
+    kinds = [m["type"] for m in answers]
+    assert kinds[:6] == ["tables"] * 6 and kinds[6] == "error", kinds
+    assert "too fast" in answers[6]["message"]
+    conn.close()
+
+
+async def test_connections_per_address_and_how_fast_they_come(tmp_path):
+    srv = await start(tmp_path, Limits(connections_per_address=4, connects_burst=6))
+    try:
+        conns = [await srv.connect(f"p{i}") for i in range(4)]
+        with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
+            await srv.connect("p4")
+        assert "Too many connections" in str(err.value)
+        conns.pop().close()
+        await asyncio.sleep(0.1)
+        conns.append(await srv.connect("p5"))            # room again: allowed
+        for c in conns:
+            c.close()
+        await asyncio.sleep(0.1)
+        # The burst is spent (6 connections so far): the next ones wait for the rate.
+        with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
+            for i in range(3):
+                (await srv.connect(f"q{i}")).close()
+        assert "too fast" in str(err.value)
+    finally:
+        await stop(srv)
+
+
+def test_tables_per_identity():
+    """One identity opens at most so many tables that are not over (sitting at a new one
+    normally leaves the last, so this is the backstop, checked in the registry)."""
+    from server.room import Registry, RoomError, Session
+    reg = Registry(tables_per_identity=2)
+    ana, ben = Session("ana", "key:a:ana"), Session("ben", "key:b:ben")
+    first = reg.create("estimation", creator=ana)
+    reg.create("tarneeb41", creator=ana)
+    with pytest.raises(RoomError, match="2 open tables"):
+        reg.create("estimation", creator=ana)
+    reg.create("estimation", creator=ben)                # another person is not counted
+    first.status = "over"                                # a finished match frees its place
+    reg.create("estimation", creator=ana)
+    assert len(reg.tables) == 4
+
+
+async def guest(srv: LammaServer, name: str) -> JsonClient:
+    conn = await srv.connect(name, keyless=True)
+    return JsonClient(conn, await conn.create_process("play", encoding=None))
+
+
+async def test_a_guests_table_closes_when_nobody_human_is_left(room):
+    srv = room
+    g = await guest(srv, "visitor")
+    g.send({"op": "create", "game": "estimation", "computer": [1, 2, 3]})
+    tid = (await g.expect("joined"))["table"]
+    await g.expect("view")
+    await g.close()
+    for _ in range(100):
+        if tid not in srv.registry.tables:
+            break
+        await asyncio.sleep(0.02)
+    assert tid not in srv.registry.tables               # not played on by the timer for hours
+    # A key's table is kept: its holder may come back.
+    k = await srv.json_client("keeper")
+    k.send({"op": "create", "game": "estimation", "computer": [1, 2, 3]})
+    tid = (await k.expect("joined"))["table"]
+    await k.close()
+    await asyncio.sleep(0.2)
+    assert tid in srv.registry.tables
+
+
+async def test_names_per_key(tmp_path):
+    srv = await start(tmp_path, Limits(names_per_key=2))
+    try:
+        key = srv.key("hoarder")
+        for name in ("one", "two"):
+            c = await srv.json_client(name, key=key)
+            c.send({"op": "tables"})
+            await c.expect("tables")
+            await c.close()
+        conn = await srv.connect("three", key=key)
+        msg = await first_line(await conn.create_process("play", encoding=None))
+        assert msg["type"] == "error" and "already has 2 names" in msg["message"]
+        conn.close()
+        assert srv.room.identity.owner("three") is None
+        again = await srv.json_client("one", key=key)        # its own names still work
+        again.send({"op": "tables"})
+        await again.expect("tables")
+        await again.close()
+    finally:
+        await stop(srv)
+
+
+async def test_matches_left_before_a_round_are_not_listed_as_replays(room):
+    srv = room
+    c = await srv.json_client("leaver")
+    for _ in range(5):
+        c.send({"op": "create", "game": "estimation", "computer": [1, 2, 3]})
+        await c.expect("joined")
+        c.send({"op": "leave"})
+        await c.expect("left")
+    store = srv.room.store
+    rows = store._x("SELECT COUNT(*) FROM matches WHERE finished IS NOT NULL").fetchone()[0]
+    assert rows == 5 and store.finished_matches() == []
+    await c.close()
