@@ -354,7 +354,11 @@ async def bench_memory(n: int) -> None:
 async def start_inprocess(bot_pause=0.0):
     from server.ssh import RoomConfig, start_server
     tmp = Path(tempfile.mkdtemp())
-    cfg = RoomConfig(data=tmp / "data", keys=tmp / "keys", bot_pause=bot_pause, trick_pause=0.0)
+    # Hundreds of clients from one loopback address: the per-address limits would refuse
+    # them (issue 11); the per-session ones stay as in production.
+    from server.limits import Limits
+    cfg = RoomConfig(data=tmp / "data", keys=tmp / "keys", bot_pause=bot_pause, trick_pause=0.0,
+                     limits=Limits.generous())
     server, room, _ = await start_server(cfg, "127.0.0.1", 0)
     # as `lamma serve` does (server/cli.py): full collections off the hot path
     from server import runtime
