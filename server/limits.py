@@ -80,10 +80,11 @@ class Limits:
 
     @classmethod
     def generous(cls) -> Limits:
-        """For a benchmark's hundreds of clients on one address: per-address limits off,
-        per-session ones as in production."""
+        """For a benchmark's hundreds of clients on one address and one key: the limits
+        per address and per key off, per session as in production."""
         return cls(address_json_rate=1e9, address_json_burst=1e9,
-                   connections_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9)
+                   connections_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9,
+                   names_per_key=1_000_000)        # its clients share one key
 
 
 class Address:

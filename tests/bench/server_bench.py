@@ -322,16 +322,18 @@ async def bench_memory(n: int) -> None:
                 return int(line.split()[1]) * 1024
         return 0
     try:
-        key = asyncssh.generate_private_key("ssh-ed25519")
+        # a key per person: one key binds at most a few names (issue 11)
+        def key():
+            return asyncssh.generate_private_key("ssh-ed25519")
         # warm up: one session, so imports and first-use caches are counted once
-        warm = await connect(port, "warm", key)
+        warm = await connect(port, "warm", key())
         await asyncio.sleep(1.0)
         await warm.quiet(0.2)
         base = rss()
         clients = []
         first_screen = []
         for i in range(n):
-            c = await connect(port, f"idle{i}", key)
+            c = await connect(port, f"idle{i}", key())
             clients.append(c)
         await asyncio.sleep(2.0)
         for c in clients:
