@@ -24,6 +24,7 @@ from .room import (
     RoomError,
     Session,
     Table,
+    ignores,
     is_seat,
     parse_seat,
     parse_seats,
@@ -33,7 +34,8 @@ log = logging.getLogger("lamma.json")
 
 MAX_LINE = 64 * 1024          # longer lines are refused (and skipped)
 MAX_BACKLOG = 4 * 1024 * 1024  # a client that stops reading is dropped
-OPS = ("tables", "create", "join", "watch", "act", "leave", "chat", "profile", "leaderboard")
+OPS = ("tables", "create", "join", "watch", "act", "leave", "chat", "profile", "leaderboard",
+       "command")
 
 
 class JsonSession(Session):
@@ -88,7 +90,8 @@ class JsonSession(Session):
         elif what == "chat":
             if table.chat:
                 who, text = table.chat[-1]
-                self.send({"type": "chat", "table": table.id, "from": who, "text": text})
+                if not ignores(self, who):
+                    self.send({"type": "chat", "table": table.id, "from": who, "text": text})
         elif what == "closed":
             self.send({"type": "left", "table": table.id, "reason": "the table was closed"})
 
@@ -98,6 +101,9 @@ class JsonSession(Session):
     def request_dropped(self, table: Table, seat: int, reason: str) -> None:
         self.send({"type": "pending", "table": table.id, "seat": seat, "cancelled": True,
                    "message": reason})
+
+    def notice(self, text: str) -> None:
+        self.send({"type": "notice", "text": text})
 
     def kick(self, reason: str) -> None:
         self.send({"type": "bye", "message": reason})
@@ -293,6 +299,13 @@ class JsonSession(Session):
             raise RoomError("You are not at a table.")
         table.detach(self, keep_seat=False)
         self.send({"type": "left", "table": table.id})
+
+    def op_command(self, msg: dict) -> None:
+        """A slash command (``{"op":"command","line":"/ignore bob"}``), as typed in chat."""
+        line = msg.get("line")
+        if not isinstance(line, str) or not line.startswith("/") or len(line) > 500:
+            raise RoomError("\"line\" is a command such as \"/ignore NAME\" (/help lists them).")
+        self.send({"type": "command", "reply": self.registry.moderator.command(self, line)})
 
     def op_chat(self, msg: dict) -> None:
         table = self.table

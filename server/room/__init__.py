@@ -27,6 +27,7 @@ from .catalogue import (
 from .codes import CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, code_label
 from .errors import RoomError
 from .members import Member, Session
+from .moderation import PLAYER_HELP, Moderator, NoModerator, ignores, own_command
 from .narration import Event
 from .persistence import TableStore, replay_stored, restore, seat_label, seat_labels
 from .registry import Registry
@@ -35,10 +36,46 @@ from .store import MatchStore, NullStore, Records, StoredMatch, TableLog
 from .table import Table
 
 __all__ = [
-    "BOT_NAMES", "CODE_ALPHABET", "CODE_LEN", "CODE_TRIES", "CODE_WINDOW", "DEFAULT_LEVEL",
-    "GAMES", "GUEST_MARK", "LENGTHS", "LEVELS", "SEATS", "TIMERS", "TITLES", "Event",
-    "MatchStore", "Member", "NullStore", "Records", "Registry", "RoomError", "Seat",
-    "Session", "StoredMatch", "Table", "TableLog", "TableStore", "code_label",
-    "default_length", "display_name", "is_seat", "parse_seat", "parse_seats", "replay_stored",
-    "restore", "seat_label", "seat_labels", "title",
+                        "BOT_NAMES",
+                        "CODE_ALPHABET",
+                        "CODE_LEN",
+                        "CODE_TRIES",
+                        "CODE_WINDOW",
+                        "DEFAULT_LEVEL",
+                        "GAMES",
+                        "GUEST_MARK",
+                        "LENGTHS",
+                        "LEVELS",
+                        "PLAYER_HELP",
+                        "SEATS",
+                        "TIMERS",
+                        "TITLES",
+                        "Event",
+                        "MatchStore",
+                        "Member",
+                        "Moderator",
+                        "NoModerator",
+                        "NullStore",
+                        "Records",
+                        "Registry",
+                        "RoomError",
+                        "Seat",
+                        "Session",
+                        "StoredMatch",
+                        "Table",
+                        "TableLog",
+                        "TableStore",
+                        "code_label",
+                        "default_length",
+                        "display_name",
+                        "ignores",
+                        "is_seat",
+                        "own_command",
+                        "parse_seat",
+                        "parse_seats",
+                        "replay_stored",
+                        "restore",
+                        "seat_label",
+                        "seat_labels",
+                        "title",
 ]

@@ -48,6 +48,8 @@ class Member(Protocol):
     seat: int | None            # None while watching
     closed: bool
     unlocked: set[str]          # private tables this session gave the code of
+    ignoring: set[str]          # name keys whose chat this session does not see
+    address: str                # the client's address ("" when not known)
     chat_guard: ChatGuard
     code_guard: CodeGuard
 
@@ -70,6 +72,9 @@ class Member(Protocol):
     def request_dropped(self, table: Table, seat: int, reason: str) -> None:
         """A waiting request for a computer player's seat ended without the seat."""
 
+    def notice(self, text: str) -> None:
+        """A word for this person from the room (an operator's announcement, a mute)."""
+
 
 class Session:
     """A member that hears nothing: the base of the TUI's and the JSON session's."""
@@ -84,6 +89,8 @@ class Session:
         self.seat: int | None = None
         self.closed = False
         self.unlocked: set[str] = set()
+        self.ignoring: set[str] = set()
+        self.address = ""
         self.chat_guard = ChatGuard()
         self.code_guard = CodeGuard()
 
@@ -104,4 +111,7 @@ class Session:
         pass
 
     def request_dropped(self, table: Table, seat: int, reason: str) -> None:
+        pass
+
+    def notice(self, text: str) -> None:
         pass

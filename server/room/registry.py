@@ -16,6 +16,7 @@ from .catalogue import parse_game, parse_length, parse_timer
 from .codes import new_code
 from .errors import RoomError, quoted
 from .members import Member
+from .moderation import Moderator, Mutes, NoModerator
 from .store import NullStore, Records, TableLog
 from .table import Table
 
@@ -33,6 +34,8 @@ class Registry:
         self.absent_timeout = absent_timeout
         self.max_tables = max_tables
         self.tables_per_identity = tables_per_identity   # None: no cap (tests)
+        self.moderator: Moderator = NoModerator()      # the server sets its own
+        self.mutes = Mutes()
         self.lobby: set[Member] = set()
         self._ids = itertools.count(1)
         self._lobby_pending = False
@@ -164,6 +167,17 @@ class Registry:
             return
         if table.status == "playing" and any(s.held_for_return() for s in table.seats):
             return  # seats are held for players who may come back
+        self._remove(table)
+
+    def close_table(self, table: Table, reason: str) -> None:
+        """An operator closes ``table``: everyone at it is told, an unfinished match is
+        recorded as abandoned."""
+        for member in list(table.members()):
+            member.notice(reason)
+        if self.tables.get(table.id) is table:
+            self._remove(table)
+
+    def _remove(self, table: Table) -> None:
         table.close()
         del self.tables[table.id]
         self.store.table_removed(table)

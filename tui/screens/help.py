@@ -16,6 +16,7 @@ Lobby
   ↑ ↓  choose a table      Enter  sit down       w  watch
   p    quick play          n      new table      ?  help       q  quit
   i    your profile        b      leaderboard    r  replays
+  /    a command: /ignore, /report, an operator's /kick … (/help lists them)
   j    join a private table by its code (Enter joins, Esc back)
   t    take a computer player's seat (0-3 the seat, Esc back): at once
        before the start or between rounds, else when the round ends;
@@ -38,6 +39,14 @@ Table
                b  computer players fill empty seats (before the start)
                ?  help   Ctrl+L  redraw   Esc  back   q  leave, asks first
                (x while choosing a card, where q means queen)
+
+Commands (typed in chat, or after / in the lobby)
+  /ignore NAME   hide their chat     /unignore NAME    /ignored   who you ignore
+  /report NAME REASON   tell the room's operators     /help   what you may do
+  Operators (keys in keys/operators on the server) also have:
+  /who  /tables  /announce TEXT  /mute NAME [30m|2h|7d]  /unmute NAME
+  /kick NAME [REASON]  /ban NAME|key:FP|addr:IP [TIME] [REASON]  /unban  /bans
+  /close TABLE  /reports  /log    (every one is logged with who did it)
 """
 
 

@@ -78,6 +78,7 @@ class LobbyScreen(Screen[None]):
         Binding("i", "profile", show=False, id="lobby.profile"),
         Binding("b", "leaderboard", show=False, id="lobby.leaderboard"),
         Binding("r", "replays", show=False, id="lobby.replays"),
+        Binding("slash", "command", show=False, id="lobby.command"),
     ]
 
     def __init__(self) -> None:
@@ -165,6 +166,11 @@ class LobbyScreen(Screen[None]):
                             " (friends press j and type it)", style="bold")
         return Text("")
 
+    def notice(self, text: str) -> None:
+        """A word from the room (an operator's announcement) while in the lobby."""
+        if self.is_mounted:
+            self.set_status(text)
+
     def set_status(self, text: str, error: bool = False) -> None:
         self.query_one("#lobby-status", Lines).set(
             Text(" " + text, style="bold red" if error else "dim"))
@@ -203,6 +209,10 @@ class LobbyScreen(Screen[None]):
             self.set_status(str(exc), error=True)
             return
         self.app.open_table()
+
+    def action_command(self) -> None:
+        from .command import CommandScreen
+        self.app.push_screen(CommandScreen())
 
     def action_quick(self) -> None:
         app = self.app

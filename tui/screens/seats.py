@@ -14,15 +14,16 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
-from server.room import RoomError
+from server.room import RoomError, Table
 
 from ..widgets.lines import KeyBar, Lines
 
 if TYPE_CHECKING:
+
     from ..app import LammaApp
 
 
-class JoinCodeScreen(ModalScreen["Table"]):
+class JoinCodeScreen(ModalScreen[Table]):
     """Type a table's code; dismissed with the table once the code is right.
     A wrong code stays here with a message (the registry limits the tries)."""
 

@@ -26,7 +26,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
-from server.room import Member, RoomError, Table, code_label, title
+from server.room import Member, RoomError, Table, code_label, ignores, title
 
 from ..cards import BID_SUITS, Look, parse_rank_key
 from ..widgets.board import Board, PromptScreenMixin
@@ -54,7 +54,7 @@ def table_facts(table: Table, member: Member) -> TableFacts:
         seconds_left=table.seconds_left(), deadline_seat=table.deadline_seat,
         events=tuple((e.round, e.text) for e in table.events
                      if not (e.action and e.action.get("type") == "play")),
-        chat=tuple(list(table.chat)[-2:]),
+        chat=tuple([c for c in table.chat if not ignores(member, c[0])][-2:]),
         request=table.request_text(request) if request is not None else None,
         points=table.points)
 
@@ -588,7 +588,13 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         chat.display = False
         self.query_one(Board).direct = True
         self.set_focus(None)
-        if self.table is not None and text.strip():
+        if text.strip().startswith("/"):
+            # A command (/ignore, /report; an operator's /kick …), not a chat line.
+            try:
+                self.notice(self.app.registry.moderator.command(self.app.member, text.strip()))
+            except RoomError as exc:
+                self.flash(str(exc))
+        elif self.table is not None and text.strip():
             try:
                 self.table.say(self.app.member, text)
             except RoomError as exc:

@@ -1,0 +1,68 @@
+"""One command line from the lobby: /ignore, /report, and an operator's commands
+(/who, /kick, /ban …). The room's moderator runs it and answers in words."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import getters
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input
+
+from server.room import RoomError
+
+from ..widgets.lines import KeyBar, Lines
+
+if TYPE_CHECKING:
+    from ..app import LammaApp
+
+
+class CommandScreen(ModalScreen[None]):
+    """Type a command; its answer shows below; Esc goes back."""
+
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
+
+    BINDINGS = [Binding("escape", "cancel", show=False, id="command.back")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Lines(None, id="command-text")
+            box = Input(id="command-input", max_length=300, placeholder="/help")
+            box.cursor_blink = False
+            yield box
+            yield Lines(None, id="command-reply")
+        yield KeyBar(id="keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#command-text", Lines).set(Text.assemble(
+            (" Command\n\n", "bold"), " /help lists what you may do."))
+        self.query_one("#keys", KeyBar).show([("enter", "run"), ("esc", "back")])
+        self.query_one("#command-input", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        box = self.query_one("#command-input", Input)
+        line = event.value.strip()
+        box.value = ""
+        if not line:
+            return
+        if not line.startswith("/"):
+            line = "/" + line
+        try:
+            reply, style = self.app.registry.moderator.command(self.app.member, line), ""
+        except RoomError as exc:
+            reply, style = str(exc), "bold red"
+        lines = []
+        for part in reply.splitlines()[:14]:        # the dialog shows a screenful at most
+            lines.extend(textwrap.wrap(part, 74, subsequent_indent="   ") or [""])
+        self.query_one("#command-reply", Lines).set(
+            Text("\n".join(" " + ln for ln in lines[:16]), style=style))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
