@@ -8,13 +8,18 @@ inside the engine are 0..3 (S H D C) and ``NT`` (-1) for no trump.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TypeGuard
+
+from .types import SuitCode
+
 RANKS = "23456789TJQKA"          # index = rank
 SUITS = "SHDC"                   # index = suit
 NT = -1                          # "Sans": no trump
-SUIT_CODES = ("S", "H", "D", "C", "NT")
+SUIT_CODES: tuple[SuitCode, ...] = ("S", "H", "D", "C", "NT")
 
 # E-5: NT > S > H > D > C. The strength of a suit in a bid.
-BID_SUIT_ORDER = {"C": 0, "D": 1, "H": 2, "S": 3, "NT": 4}
+BID_SUIT_ORDER: dict[str, int] = {"C": 0, "D": 1, "H": 2, "S": 3, "NT": 4}
 # T-25: between equal ranks of different suits, the first in the order C D H S.
 TIMER_SUIT_ORDER = {3: 0, 2: 1, 1: 2, 0: 3}
 
@@ -22,19 +27,6 @@ CODES: tuple[str, ...] = tuple(RANKS[c % 13] + SUITS[c // 13] for c in range(52)
 CARD_INDEX: dict[str, int] = {code: c for c, code in enumerate(CODES)}
 FULL_SUIT = (1 << 13) - 1
 SUIT_MASKS: tuple[int, ...] = tuple(FULL_SUIT << (13 * s) for s in range(4))
-FULL_DECK = (1 << 52) - 1
-
-
-def suit_of(card: int) -> int:
-    return card // 13
-
-
-def rank_of(card: int) -> int:
-    return card % 13
-
-
-def card_code(card: int) -> str:
-    return CODES[card]
 
 
 def parse_card(text: object) -> int | None:
@@ -55,13 +47,18 @@ def suit_index(code: str) -> int:
     return NT if code == "NT" else SUITS.index(code)
 
 
-def suit_code(s: int | None) -> str | None:
+def is_suit_code(value: object) -> TypeGuard[SuitCode]:
+    """Exactly one of "S" "H" "D" "C" "NT": the suit of a bid or a call."""
+    return type(value) is str and value in BID_SUIT_ORDER
+
+
+def suit_code(s: int | None) -> SuitCode | None:
     if s is None:
         return None
-    return "NT" if s == NT else SUITS[s]
+    return SUIT_CODES[s]          # NT is -1: the last code
 
 
-def mask_of(cards) -> int:
+def mask_of(cards: Iterable[int]) -> int:
     m = 0
     for c in cards:
         m |= 1 << c
@@ -70,7 +67,7 @@ def mask_of(cards) -> int:
 
 def cards_of(mask: int) -> list[int]:
     """The cards of a mask, lowest int first."""
-    out = []
+    out: list[int] = []
     while mask:
         low = mask & -mask
         out.append(low.bit_length() - 1)
@@ -97,9 +94,3 @@ def trick_winner(cards: list[int], trump: int) -> int:
         elif cs == trump:
             best, best_card, best_suit = i, c, cs
     return best
-
-
-def new_deck_order(rng) -> list[int]:
-    deck = list(range(52))
-    rng.shuffle(deck)
-    return deck

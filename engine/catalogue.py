@@ -6,12 +6,14 @@ to people and programs, and the screens list them.
 
 from __future__ import annotations
 
-from typing import Any, TypeGuard
+from typing import TypeGuard
+
+from .types import Length
 
 GAMES = ("estimation", "estimation-kotshina", "tarneeb41")
 # Per game, the lengths a match may have (the rules' "Match lengths"); the first is
 # the default. Tarneeb 41 has one: play to 41.
-LENGTHS: dict[str, tuple[Any, ...]] = {
+LENGTHS: dict[str, tuple[Length, ...]] = {
     "estimation": (18, 13, 24),
     "estimation-kotshina": ("micro", "mini", "full"),
     "tarneeb41": (None,),
@@ -26,7 +28,7 @@ LEVELS = ("easy", "normal", "strong")      # computer players (engine.bots.choos
 DEFAULT_LEVEL = "strong"
 
 
-def default_length(game: str) -> Any:
+def default_length(game: str) -> Length:
     """The length a match of ``game`` has when none is asked for."""
     return LENGTHS[game][0]
 

@@ -1,0 +1,145 @@
+"""The engine's contract as types: the actions, the phases and the view.
+
+Actions and views are plain dicts at run time (JSON as they are); these
+``TypedDict``s only name their keys for readers and for the type checker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, NotRequired, TypedDict
+
+Phase = Literal["dash", "auction", "call", "declare", "play", "over"]
+# "auction": an Estimation auction round; "fast" (E-6) and "fixed" (K fixed rounds) have a
+# fixed trump; "hand": a Tarneeb hand.
+Kind = Literal["auction", "fast", "fixed", "hand"]
+SuitCode = Literal["S", "H", "D", "C", "NT"]
+# A match length: Estimation 18/13/24, the calculator "micro"/"mini"/"full", Tarneeb None.
+Length = int | str | None
+Deal = Sequence[Sequence[str]]       # a stacked deal: four hands of 13 card codes, by seat
+
+
+# ---- actions ---------------------------------------------------------------------
+
+class PlayAction(TypedDict):
+    type: Literal["play"]
+    card: str                      # a card code such as "QS" or "TD"
+
+
+class DashAction(TypedDict):
+    type: Literal["dash"]
+    take: bool
+
+
+class BidAction(TypedDict):
+    type: Literal["bid"]
+    n: int
+    suit: NotRequired[SuitCode]    # absent in a fast round: the trump is fixed (E-15)
+
+
+class WithAction(TypedDict):
+    type: Literal["with"]
+
+
+class PassAction(TypedDict):
+    type: Literal["pass"]
+
+
+class CallAction(TypedDict):
+    type: Literal["call"]
+    n: int
+    suit: SuitCode
+
+
+class DeclareAction(TypedDict):
+    type: Literal["declare"]
+    n: int
+
+
+class LeaveAction(TypedDict):
+    """Only in ``Match.log``: ``Match.leave`` records it; ``apply`` never takes it."""
+    type: Literal["leave"]
+
+
+Action = PlayAction | DashAction | BidAction | WithAction | PassAction | CallAction | DeclareAction
+LoggedAction = Action | LeaveAction
+
+
+# ---- the view ----------------------------------------------------------------------
+
+class CardPlayed(TypedDict):
+    seat: int
+    card: str
+
+
+class TrickView(TypedDict):
+    leader: int
+    cards: list[CardPlayed]
+    winner: int
+
+
+class Contract(TypedDict):
+    """A standing bid or a call: tricks and suit."""
+    n: int
+    suit: SuitCode
+
+
+class AuctionView(TypedDict):
+    bid: Contract | None
+    owner: int | None
+    with_players: list[int]
+    passed: list[int]
+    dash_players: list[int]
+
+
+class Result(TypedDict):
+    winners: list[int]
+    draw: bool
+
+
+class View(TypedDict):
+    """``Match.view(seat)``: all that ``seat`` may know (``seat`` None: a spectator).
+
+    Every view has every key; a key a game does not use keeps its neutral value
+    (None, [], False, or 1 for the multiplier)."""
+    game: str
+    length: Length
+    seat: int | None
+    rounds: int | None             # None: Tarneeb plays until a team wins
+    phase: Phase
+    to_act: int | None
+    dealer: int
+    trump: SuitCode | None
+    hand: list[str]
+    trick: list[CardPlayed]
+    leader: int | None
+    tricks: list[TrickView]
+    declarations: list[int | None]
+    tricks_taken: list[int]
+    totals: list[int]
+    legal: list[Action]
+    declaration_order: list[int]
+    history: list[dict[str, Any]]  # ``Match.history`` records without their "tricks"
+    result: Result | None
+    left: int | None
+    kind: Kind | None
+    fixed_trump: SuitCode | None
+    auction: AuctionView | None
+    dash_players: list[int]
+    with_players: list[int]
+    all_pass: bool
+    caller: int | None
+    call: Contract | None
+    last_declarer: int | None
+    forbidden: int | None
+    multiplier: int
+    shown_card: str | None
+    teams: list[list[int]] | None
+    team_totals: list[int] | None
+    round: int
+
+
+__all__ = ["Action", "AuctionView", "BidAction", "CallAction", "CardPlayed", "Contract",
+           "DashAction", "Deal", "DeclareAction", "Kind", "LeaveAction", "Length", "LoggedAction",
+           "PassAction", "Phase", "PlayAction", "Result", "SuitCode", "TrickView", "View",
+           "WithAction"]
