@@ -11,17 +11,45 @@ See ``match.py`` for the phases and ``scoring.py`` for the tables; rule ids
 from __future__ import annotations
 
 import json
-
-from .errors import BadDeal, IllegalAction
-from .match import EstimationMatch, Match, TarneebMatch
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .catalogue import GAMES, LENGTHS
+from .errors import BadDeal, IllegalAction
+from .match import EstimationMatch, Match, TarneebMatch
+from .types import (
+    Action,
+    AuctionView,
+    BidAction,
+    CallAction,
+    CardPlayed,
+    Contract,
+    DashAction,
+    Deal,
+    DeclareAction,
+    Kind,
+    LeaveAction,
+    Length,
+    LoggedAction,
+    PassAction,
+    Phase,
+    PlayAction,
+    Result,
+    SuitCode,
+    TrickView,
+    View,
+    WithAction,
+)
 
-__all__ = ["new_match", "replay", "from_dict", "from_json", "IllegalAction", "BadDeal",
-           "Match", "GAMES", "LENGTHS"]
+__all__ = ["GAMES", "LENGTHS", "Action", "AuctionView", "BadDeal", "BidAction", "CallAction",
+           "CardPlayed", "Contract", "DashAction", "Deal", "DeclareAction", "IllegalAction",
+           "Kind", "LeaveAction", "Length", "LoggedAction", "Match", "PassAction", "Phase",
+           "PlayAction", "Result", "SuitCode", "TrickView", "View", "WithAction", "from_json",
+           "new_match", "replay"]
 
 
-def new_match(game: str, length=None, seed: int | None = None, deals=None) -> Match:
+def new_match(game: str, length: Length = None, seed: int | None = None,
+              deals: Sequence[Deal] | None = None) -> Match:
     """A new match of ``game``; see the engine issue for lengths, seeds and deals."""
     if game in ("estimation", "estimation-kotshina"):
         return EstimationMatch(game, length, seed, deals)
@@ -30,8 +58,10 @@ def new_match(game: str, length=None, seed: int | None = None, deals=None) -> Ma
     raise ValueError(f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
 
 
-def replay(game, length=None, seed=None, deals=None, log=()) -> Match:
-    """Rebuild the identical match from its game, length, seed or deals and log.
+def replay(game: str | dict[str, Any], length: Length = None, seed: int | None = None,
+           deals: Sequence[Deal] | None = None, log: Iterable[Sequence[Any]] = ()) -> Match:
+    """Rebuild the identical match from its game, length, seed or deals and log
+    (``(seat, action)`` pairs, ``Match.log`` or the record's lists).
 
     ``game`` may also be a record from ``Match.to_dict()``.
     """
@@ -48,10 +78,6 @@ def replay(game, length=None, seed=None, deals=None, log=()) -> Match:
         else:
             m.apply(seat, action)
     return m
-
-
-def from_dict(record: dict) -> Match:
-    return replay(record)
 
 
 def from_json(text: str) -> Match:

@@ -3,7 +3,12 @@ and cards until the computer players (``engine.bots``) replace it."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .cards import NT, SUIT_MASKS, cards_of, trick_winner
+
+if TYPE_CHECKING:
+    from .match import Match
 
 
 def estimate_tricks(hand: int, trump: int | None) -> int:
@@ -24,18 +29,19 @@ def estimate_tricks(hand: int, trump: int | None) -> int:
     return round(value)
 
 
-def choose_card(match, seat: int) -> int:
+def choose_card(match: Match, seat: int) -> int:
     """Win while the declaration needs tricks, lose on purpose once it is made."""
     legal = cards_of(match._legal_play_mask(seat))
     if len(legal) == 1:
         return legal[0]
     trick = match.trick
     trump = match.trump
+    assert trump is not None                 # cards are played only once the trump is known
     decl = match.declarations[seat]
     need = (decl if decl is not None else 0) - match.taken[seat]
 
     def wins(card: int) -> bool:
-        return trick_winner(trick + [card], trump) == len(trick)
+        return trick_winner([*trick, card], trump) == len(trick)
 
     by_rank = sorted(legal, key=lambda c: (c % 13, c))
     if not trick:

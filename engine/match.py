@@ -13,31 +13,76 @@ they hand out are shared and must be treated as read-only.
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, cast
 
 from . import scoring
-from .cards import (BID_SUIT_ORDER, CARD_INDEX, CODES, NT, SUIT_CODES, SUIT_MASKS,
-                    TIMER_SUIT_ORDER, cards_of, mask_of, parse_card, sorted_codes,
-                    suit_code, suit_index, trick_winner)
-from .catalogue import SEATS, is_seat
+from .cards import (
+    BID_SUIT_ORDER,
+    CARD_INDEX,
+    CODES,
+    NT,
+    SUIT_CODES,
+    SUIT_MASKS,
+    TIMER_SUIT_ORDER,
+    cards_of,
+    is_suit_code,
+    mask_of,
+    parse_card,
+    sorted_codes,
+    suit_code,
+    suit_index,
+    trick_winner,
+)
+from .catalogue import SEATS, default_length, is_seat
 from .errors import BadDeal, IllegalAction
+from .types import (
+    Action,
+    CallAction,
+    CardPlayed,
+    Contract,
+    DashAction,
+    Deal,
+    DeclareAction,
+    Kind,
+    Length,
+    LoggedAction,
+    PassAction,
+    Phase,
+    PlayAction,
+    Result,
+    SuitCode,
+    TrickView,
+    View,
+    WithAction,
+)
+
+Handler = Callable[["EstimationMatch", int, Mapping[str, object]], None]
 
 # Interned actions: the log and legal_actions share these objects.
-PLAY = tuple({"type": "play", "card": CODES[c]} for c in range(52))
-PASS = {"type": "pass"}
-WITH = {"type": "with"}
-DASH_TAKE = {"type": "dash", "take": True}
-DASH_DECLINE = {"type": "dash", "take": False}
-DECLARE = tuple({"type": "declare", "n": n} for n in range(14))
+PLAY: tuple[PlayAction, ...] = tuple([{"type": "play", "card": CODES[c]} for c in range(52)])
+PASS: PassAction = {"type": "pass"}
+WITH: WithAction = {"type": "with"}
+DASH_TAKE: DashAction = {"type": "dash", "take": True}
+DASH_DECLINE: DashAction = {"type": "dash", "take": False}
+DECLARE: tuple[DeclareAction, ...] = tuple([{"type": "declare", "n": n} for n in range(14)])
+
+# The card of a play action is looked up with whatever the action holds: a KeyError or
+# a TypeError (not hashable) means "not a card code as written", and apply tries harder.
+_CARD_LOOKUP: dict[Any, int] = CARD_INDEX
 
 # Auction legal lists by (fast, kotshina, standing bid, fixed trump): few, and asked often.
-_AUCTION_CACHE: dict[tuple, tuple] = {}
+_AUCTION_CACHE: dict[tuple[bool, bool, tuple[int, SuitCode] | None, int | None],
+                     tuple[Action, ...]] = {}
+
+# Call legal lists by (round kind, won bid, the caller's declaration): the same few again.
+_CALL_CACHE: dict[tuple[Kind, tuple[int, SuitCode] | None, int | None], tuple[Action, ...]] = {}
 
 # PLAY actions of every 13-bit subset of one suit, filled on first use.
-_SUIT_PLAYS: list[list[tuple | None]] = [[None] * 8192 for _ in range(4)]
+_SUIT_PLAYS: list[list[tuple[Action, ...] | None]] = [[None] * 8192 for _ in range(4)]
 
 
-def _suit_plays(s: int, sub: int) -> tuple:
+def _suit_plays(s: int, sub: int) -> tuple[Action, ...]:
     t = _SUIT_PLAYS[s][sub]
     if t is None:
         base = 13 * s
@@ -46,9 +91,9 @@ def _suit_plays(s: int, sub: int) -> tuple:
     return t
 
 
-def plays_of(mask: int) -> list:
+def plays_of(mask: int) -> list[Action]:
     """The PLAY actions of every card in ``mask``, suit by suit, high card first."""
-    out: list = []
+    out: list[Action] = []
     for s in (0, 1, 2, 3):
         sub = (mask >> (13 * s)) & 0x1FFF
         if sub:
@@ -56,7 +101,7 @@ def plays_of(mask: int) -> list:
     return out
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     # bool is an int in Python, but True is not a number of tricks.
     return value if type(value) is int else None
 
@@ -66,9 +111,13 @@ class Match:
 
     game: str = ""
     # Subclasses set these in __init__.
-    length: Any = None
+    length: Length = None
+    rounds: int | None                # None: Tarneeb plays hands until a team wins
+    dealer: int
+    decl_order: list[int]             # who declares, in order
+    decl_pos: int                     # the next of them to declare
 
-    def __init__(self, seed: int | None, deals: list | None):
+    def __init__(self, seed: int | None, deals: Sequence[Deal] | None):
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         if type(seed) is not int:
@@ -77,14 +126,15 @@ class Match:
         self._rng = random.Random(seed)
         self.deals = [self._check_deal(d) for d in (deals or [])]
         self._deal_no = 0
-        self.log: list[tuple[int, dict]] = []
-        self._history: list[dict] = []
+        self.log: list[tuple[int, LoggedAction]] = []
+        self._history: list[dict[str, Any]] = []
         self._history_public = 0      # records whose "tricks" are already public dicts
+        self._brief: list[dict[str, Any]] = []    # the history as views show it
         self.totals = [0, 0, 0, 0]
-        self.result: dict | None = None
+        self.result: Result | None = None
         self.left: int | None = None
         self.to_act: int | None = None
-        self.phase = "over"
+        self.phase: Phase = "over"
         self.hands = [0, 0, 0, 0]
         self.trump: int | None = None
         self.trick: list[int] = []          # cards of the current trick, in play order
@@ -96,7 +146,7 @@ class Match:
     # ---- dealing -------------------------------------------------------------
 
     @staticmethod
-    def _check_deal(deal) -> list[list[int]]:
+    def _check_deal(deal: object) -> list[list[int]]:
         if not isinstance(deal, (list, tuple)) or len(deal) != 4:
             raise BadDeal("a deal is four lists of 13 cards, indexed by seat")
         hands = []
@@ -106,7 +156,7 @@ class Match:
             cards = [parse_card(c) for c in hand]
             if None in cards:
                 raise BadDeal(f"not a card code in {hand!r}")
-            hands.append(cards)
+            hands.append(cast("list[int]", cards))
         if len({c for h in hands for c in h}) != 52:
             raise BadDeal("a deal must hold all 52 cards once each")
         return hands
@@ -138,7 +188,9 @@ class Match:
     def _close_trick(self) -> None:
         trick = self.trick
         leader = self.leader
-        winner = (leader + trick_winner(trick, self.trump)) & 3
+        trump = self.trump
+        assert leader is not None and trump is not None      # set before the first card
+        winner = (leader + trick_winner(trick, trump)) & 3
         self.tricks.append((leader, tuple(trick), winner))
         self.taken[winner] += 1
         self.trick = []
@@ -149,23 +201,24 @@ class Match:
             self.leader = winner
             self.to_act = winner
 
-    def _tricks_public(self, tricks=None) -> list[dict]:
+    def _tricks_public(
+            self, tricks: Iterable[tuple[int, tuple[int, ...], int]] | None = None) -> list[TrickView]:
         return [{"leader": leader,
                  "cards": [{"seat": (leader + i) & 3, "card": CODES[c]} for i, c in enumerate(cards)],
                  "winner": winner}
                 for leader, cards, winner in (self.tricks if tricks is None else tricks)]
 
-    def _history_brief(self) -> list[dict]:
+    def _history_brief(self) -> list[dict[str, Any]]:
         """History for views: every finished round without its 52 cards (``m.history``
         has them), so that a view pushed after every move stays small."""
-        brief = self.__dict__.setdefault("_brief", [])
+        brief = self._brief
         h = self._history
         for rec in h[len(brief):]:
             brief.append({k: v for k, v in rec.items() if k != "tricks"})
         return list(brief)
 
     @property
-    def history(self) -> list[dict]:
+    def history(self) -> list[dict[str, Any]]:
         """One record per finished round or hand (voided Tarneeb hands included)."""
         h = self._history
         # A round's tricks are kept compact until someone looks: simulations never do.
@@ -175,14 +228,17 @@ class Match:
         self._history_public = len(h)
         return h
 
-    def _trick_public(self) -> list[dict]:
-        if not self.trick:
+    def _trick_public(self) -> list[CardPlayed]:
+        leader = self.leader
+        if not self.trick or leader is None:
             return []
-        return [{"seat": (self.leader + i) & 3, "card": CODES[c]} for i, c in enumerate(self.trick)]
+        return [{"seat": (leader + i) & 3, "card": CODES[c]} for i, c in enumerate(self.trick)]
 
     # ---- the public surface ----------------------------------------------------
 
-    def legal_actions(self, seat: int) -> list[dict]:
+    def legal_actions(self, seat: int) -> list[Action]:
+        """The actions ``seat`` may take now ([] when it is not its turn). The dicts are
+        shared with the engine: treat them as read-only (``canonical`` hands out copies)."""
         if seat != self.to_act:
             return []
         if self.phase == "play":
@@ -195,7 +251,9 @@ class Match:
             return plays_of(hand)
         return self._legal_other(seat)
 
-    def apply(self, seat: int, action: dict) -> None:
+    def apply(self, seat: int, action: Mapping[str, object]) -> None:
+        """Take ``action`` for ``seat``: a legal action as ``legal_actions`` lists it (a card
+        may also be written like 10h). Anything else raises IllegalAction, changing nothing."""
         if self.to_act is None:
             raise IllegalAction("the match is over")
         if seat != self.to_act:
@@ -213,11 +271,12 @@ class Match:
         # E-26, E-27 / T-15, T-16, inline: this is the hot path of every simulation.
         card = action.get("card")
         try:
-            c = CARD_INDEX[card]
+            c = _CARD_LOOKUP[card]
         except (KeyError, TypeError):
-            c = parse_card(card)
-            if c is None:
+            parsed = parse_card(card)
+            if parsed is None:
                 raise IllegalAction(f"{str(card)[:20]!r} is not a card (write it like QS, TD or 10H)") from None
+            c = parsed
         bit = 1 << c
         hands = self.hands
         hand = hands[seat]
@@ -236,7 +295,7 @@ class Match:
         else:
             self._close_trick()
 
-    def canonical(self, seat: int, action: object) -> dict | None:
+    def canonical(self, seat: int, action: object) -> Action | None:
         """The legal action of ``seat`` equal to ``action`` in keys, values *and* types
         (``1.0`` is not ``1``, ``True`` is not a seat), a fresh dict; None if there is none.
 
@@ -247,25 +306,36 @@ class Match:
         for cand in self.legal_actions(seat):
             if cand.keys() == action.keys() and all(
                     type(action[k]) is type(v) and action[k] == v for k, v in cand.items()):
-                return dict(cand)
+                return cand.copy()
         return None
+
+    def _declared(self) -> list[int]:
+        """The declarations as a fresh list, once every seat has one (a dash player's is 0)."""
+        decl = list(self.declarations)
+        assert None not in decl
+        return cast("list[int]", decl)
 
     def _phase_words(self) -> str:
         return {"dash": "answer the dash offer", "auction": "the auction is on",
                 "call": "the caller is choosing the call", "declare": "declarations are on",
                 "play": "cards are being played", "over": "the match is over"}[self.phase]
 
-    def to_dict(self) -> dict:
-        """JSON-ready record: enough for ``from_dict`` to rebuild the identical match."""
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record: enough for ``replay`` to rebuild the identical match."""
         return {"game": self.game, "length": self.length, "seed": self.seed,
                 "deals": [[[CODES[c] for c in hand] for hand in d] for d in self.deals],
                 "log": [[seat, dict(action)] for seat, action in self.log]}
 
-    def _view(self, seat: int | None, **own) -> dict:
-        """All that ``seat`` may know: its own hand, never another seat's unplayed card."""
+    def view(self, seat: int | None) -> View:
+        """All that ``seat`` may know (``seat`` None: a spectator); see ``types.View``."""
+        raise NotImplementedError
+
+    def _view(self, seat: int | None) -> View:
+        """The keys both games share; a key a game does not use keeps its neutral value,
+        and each game's ``view`` fills in its own (see the engine issue's list)."""
         if seat is not None:
             self._check_seat(seat)
-        view = {
+        return {
             "game": self.game, "length": self.length, "seat": seat,
             "rounds": self.rounds, "phase": self.phase,
             "to_act": self.to_act, "dealer": self.dealer, "trump": suit_code(self.trump),
@@ -274,24 +344,42 @@ class Match:
             "tricks": self._tricks_public(),
             "declarations": list(self.declarations), "tricks_taken": list(self.taken),
             "totals": list(self.totals),
-            "legal": [dict(a) for a in self.legal_actions(seat)] if seat is not None else [],
+            "legal": [a.copy() for a in self.legal_actions(seat)] if seat is not None else [],
             "declaration_order": self.decl_order[self.decl_pos:] if self.phase == "declare" else [],
             "history": self._history_brief(), "result": self.result, "left": self.left,
+            "kind": None, "fixed_trump": None, "auction": None, "dash_players": [],
+            "with_players": [], "all_pass": False, "caller": None, "call": None,
+            "last_declarer": None, "forbidden": None, "multiplier": 1,
+            "shown_card": None, "teams": None, "team_totals": None,
+            "round": 0,
         }
-        # Keys every view has; each game fills in its own (see the engine issue's list).
-        view.update({"kind": None, "fixed_trump": None, "auction": None, "dash_players": [],
-                     "with_players": [], "all_pass": False, "caller": None, "call": None,
-                     "last_declarer": None, "forbidden": None, "multiplier": 1,
-                     "shown_card": None, "teams": None, "team_totals": None})
-        view.update(own)
-        return view
 
-    def _check_seat(self, seat) -> None:
+    def _check_seat(self, seat: object) -> None:
         if not is_seat(seat):
             raise IllegalAction(f"there is no seat {seat!r}")
 
-    def _hand_view(self, seat) -> list[str]:
+    def _hand_view(self, seat: int | None) -> list[str]:
         return [] if seat is None else sorted_codes(self.hands[seat])
+
+    # ---- what each game defines ------------------------------------------------
+
+    def _legal_other(self, seat: int) -> list[Action]:
+        """The legal actions of the phases other than card play."""
+        raise NotImplementedError
+
+    def _apply_other(self, seat: int, action: Mapping[str, object], kind: object) -> None:
+        """Apply an action other than a card (``kind``: its "type", unchecked)."""
+        raise NotImplementedError
+
+    def _end_round(self) -> None:
+        raise NotImplementedError
+
+    def leave(self, seat: int) -> None:
+        raise NotImplementedError
+
+    def auto_action(self, seat: int) -> Action:
+        """The turn timer's action for ``seat``."""
+        raise NotImplementedError
 
     # ---- timer helpers ---------------------------------------------------------
 
@@ -307,32 +395,38 @@ class Match:
 # Estimation: both scorings
 # =============================================================================
 
+# The structure of each length: (auction rounds, fast rounds follow) and auction rounds
+# before the five fixed ones. Which lengths exist, and the default: ``catalogue``.
 ESTIMATION_LENGTHS = {18: (13, True), 13: (13, False), 24: (19, True)}
-KOTSHINA_LENGTHS = {"micro": 0, "mini": 5, "full": 13}
-FAST_ORDER = ("NT", "S", "H", "D", "C")           # E-6, K fixed rounds
+KOTSHINA_LENGTHS: dict[Length, int] = {"micro": 0, "mini": 5, "full": 13}
+FAST_ORDER: tuple[SuitCode, ...] = ("NT", "S", "H", "D", "C")   # E-6, K fixed rounds
+BID_NUMBERS = range(4, 14)                        # E-10: a bid is 4 to 13 tricks
 
 
 class EstimationMatch(Match):
     """Estimation (``estimation``) and its calculator scoring (``estimation-kotshina``)."""
 
-    def __init__(self, game: str, length, seed, deals):
+    rounds: int
+
+    def __init__(self, game: str, length: Length, seed: int | None,
+                 deals: Sequence[Deal] | None):
         super().__init__(seed, deals)
         self.game = game
         self.kotshina = game == "estimation-kotshina"
+        if length is None:
+            length = default_length(game)
+        kinds: list[tuple[Kind, SuitCode | None]]
+        auction: tuple[Kind, SuitCode | None] = ("auction", None)
         if self.kotshina:
-            if length is None:
-                length = "micro"
             if length not in KOTSHINA_LENGTHS:
                 raise ValueError("estimation-kotshina length is 'micro', 'mini' or 'full'")
-            kinds = [("auction", None)] * KOTSHINA_LENGTHS[length] + \
+            kinds = [auction] * KOTSHINA_LENGTHS[length] + \
                     [("fixed", s) for s in FAST_ORDER]
         else:
-            if length is None:
-                length = 18
             if type(length) is not int or length not in ESTIMATION_LENGTHS:
                 raise ValueError("estimation length is 18, 13 or 24")
             auction_rounds, fast = ESTIMATION_LENGTHS[length]
-            kinds = [("auction", None)] * auction_rounds + \
+            kinds = [auction] * auction_rounds + \
                     ([("fast", s) for s in FAST_ORDER] if fast else [])
         self.length = length
         self.kinds = kinds
@@ -357,14 +451,14 @@ class EstimationMatch(Match):
         self.taken = [0, 0, 0, 0]
         self.declarations = [None] * 4
         self.dash_players: list[int] = []
-        self.bid: tuple[int, str] | None = None             # (n, suit code)
+        self.bid: tuple[int, SuitCode] | None = None        # (n, suit code)
         self.owner: int | None = None
         self.with_players: list[int] = []
         self.passed: list[int] = []
         self.caller: int | None = None
-        self.call: tuple[int, str] | None = None
+        self.call: tuple[int, SuitCode] | None = None
         self.all_pass = False
-        self.decl_order: list[int] = []
+        self.decl_order = []
         self.decl_pos = 0
         self.last_declarer: int | None = None
         d = self.dealer
@@ -379,53 +473,86 @@ class EstimationMatch(Match):
 
     # ---- legal actions for the phases other than play ----------------------------
 
-    def _legal_other(self, seat: int) -> list[dict]:
+    def _legal_other(self, seat: int) -> list[Action]:
         phase = self.phase
         if phase == "dash":
             return [DASH_TAKE, DASH_DECLINE]
         if phase == "auction":
             key = (self.kind == "fast", self.kotshina, self.bid, self.fixed_trump)
-            out = _AUCTION_CACHE.get(key)
-            if out is None:
-                out = [{"type": "bid", **b} for b in self._legal_bids()]
+            cached = _AUCTION_CACHE.get(key)
+            if cached is None:
+                out = self._legal_bids()
                 if self.bid is not None and not self.kotshina:
                     out.append(WITH)                             # E-13
                 out.append(PASS)
-                out = _AUCTION_CACHE[key] = tuple(out)
-            return list(out)
+                cached = _AUCTION_CACHE[key] = tuple(out)
+            return list(cached)
         if phase == "call":
-            return [{"type": "call", "n": n, "suit": s} for n, s in self._legal_calls()]
+            caller = self.caller
+            assert caller is not None
+            ckey = (self.kind, self.bid, self.declarations[caller])
+            calls = _CALL_CACHE.get(ckey)
+            if calls is None:
+                calls = _CALL_CACHE[ckey] = tuple(
+                    [{"type": "call", "n": n, "suit": s} for n, s in self._legal_calls()])
+            return list(calls)
         if phase == "declare":
             return [DECLARE[n] for n in self._legal_declarations()]
         return []
 
-    def _legal_bids(self) -> list[dict]:
-        low = 4                                                  # E-10
+    # Which bids and calls are allowed is written once, as the reason a bid or call is
+    # refused (None: allowed). ``_bid`` and ``_call`` raise that reason; the legal lists
+    # are every bid or call for which there is none.
+
+    def _bid_refusal(self, n: int | None, suit: object) -> str | None:
+        """Why a bid of ``n`` tricks in ``suit`` is refused now (E-10, E-11, E-15)."""
+        if n is None or n not in BID_NUMBERS:
+            return "a bid is a number of tricks from 4 to 13"                    # E-10
+        bid = self.bid
+        if self.kind == "fast":
+            fixed = suit_code(self.fixed_trump)
+            if suit != fixed:
+                return f"in a fast round every bid is in the fixed trump ({fixed})"
+            if bid is not None and n <= bid[0]:
+                return f"a bid must be more than {bid[0]} in a fast round"         # E-15
+            return None
+        if not is_suit_code(suit):
+            return "a bid needs a suit: S, H, D, C or NT"
+        if bid is not None and \
+                n * 5 + BID_SUIT_ORDER[suit] <= bid[0] * 5 + BID_SUIT_ORDER[bid[1]]:
+            return f"{n}{suit} does not beat the standing bid {bid[0]}{bid[1]}"   # E-11
+        return None
+
+    def _legal_bids(self) -> list[Action]:
         if self.kind == "fast":
             # E-15: numbers only, in the fixed trump; beats only with more tricks.
-            if self.bid is not None:
-                low = self.bid[0] + 1
-            return [{"n": n} for n in range(low, 14)]
-        out = []
-        standing = -1 if self.bid is None else self.bid[0] * 5 + BID_SUIT_ORDER[self.bid[1]]
-        for n in range(low, 14):
-            for s in SUIT_CODES:
-                if n * 5 + BID_SUIT_ORDER[s] > standing:         # E-11
-                    out.append({"n": n, "suit": s})
-        return out
+            fixed = suit_code(self.fixed_trump)
+            return [{"type": "bid", "n": n} for n in BID_NUMBERS
+                    if self._bid_refusal(n, fixed) is None]
+        return [{"type": "bid", "n": n, "suit": s} for n in BID_NUMBERS for s in SUIT_CODES
+                if self._bid_refusal(n, s) is None]
 
-    def _legal_calls(self) -> list[tuple[int, str]]:
+    def _call_refusal(self, n: int, suit: SuitCode) -> str | None:
+        """Why the call ``n`` ``suit`` is refused (K-3, E-16, E-18)."""
         if self.kind == "fixed":
             # K-3: the caller keeps their number and may move the trump.
-            return [(self.declarations[self.caller], s) for s in SUIT_CODES]
+            assert self.caller is not None
+            keep = self.declarations[self.caller]
+            if n != keep:
+                return f"keep your declaration {keep} and choose the trump"
+            return None
+        assert self.bid is not None
         won_n, won_suit = self.bid
-        out = []
-        for n in range(won_n, 14):                               # E-16: never below
-            if self.kind == "fast" and n < 8:
-                out.append((n, won_suit))                        # E-18: suit fixed below 8
-            else:
-                out.extend((n, s) for s in SUIT_CODES)
-        return out
+        if n < won_n:
+            return f"you cannot call below the {won_n} you won with"           # E-16
+        if n > 13:
+            return "there are only 13 tricks"
+        if self.kind == "fast" and n < 8 and suit != won_suit:
+            return "in a fast round the trump moves only with a call of 8 or more"  # E-18
+        return None
+
+    def _legal_calls(self) -> list[tuple[int, SuitCode]]:
+        return [(n, s) for n in range(14) for s in SUIT_CODES if self._call_refusal(n, s) is None]
 
     def _declaration_cap(self) -> int:
         return self.call[0] if self.call is not None and self.kind != "fixed" else 13
@@ -443,18 +570,18 @@ class EstimationMatch(Match):
 
     # ---- applying ---------------------------------------------------------------
 
-    def _apply_other(self, seat: int, action: dict, kind) -> None:
+    def _apply_other(self, seat: int, action: Mapping[str, object], kind: object) -> None:
         handler = _ESTIMATION_HANDLERS.get(kind) if type(kind) is str else None
         if handler is None:
             raise IllegalAction(f"unknown action type {kind[:20]!r}" if isinstance(kind, str)
                                 else "an action needs a \"type\"")
         handler(self, seat, action)
 
-    def _need(self, phase: str, what: str) -> None:
+    def _need(self, phase: Phase, what: str) -> None:
         if self.phase != phase:
             raise IllegalAction(f"you cannot {what} now: {self._phase_words()}")
 
-    def _dash(self, seat: int, action: dict) -> None:
+    def _dash(self, seat: int, action: Mapping[str, object]) -> None:
         self._need("dash", "answer the dash offer")
         take = action.get("take")
         if type(take) is not bool:
@@ -483,35 +610,24 @@ class EstimationMatch(Match):
                 return s
         return None
 
-    def _bid(self, seat: int, action: dict) -> None:
+    def _bid(self, seat: int, action: Mapping[str, object]) -> None:
         self._need("auction", "bid")
         n = _int(action.get("n"))
-        if n is None or not 4 <= n <= 13:
-            raise IllegalAction("a bid is a number of tricks from 4 to 13")       # E-10
-        if self.kind == "fast":
-            fixed = suit_code(self.fixed_trump)
-            suit = action.get("suit", fixed)
-            if suit != fixed:
-                raise IllegalAction(f"in a fast round every bid is in the fixed trump ({fixed})")
-            if self.bid is not None and n <= self.bid[0]:
-                raise IllegalAction(f"a bid must be more than {self.bid[0]} in a fast round")  # E-15
-            canonical = {"type": "bid", "n": n}
-        else:
-            suit = action.get("suit")
-            if type(suit) is not str or suit not in BID_SUIT_ORDER:
-                raise IllegalAction("a bid needs a suit: S, H, D, C or NT")
-            if self.bid is not None and \
-                    n * 5 + BID_SUIT_ORDER[suit] <= self.bid[0] * 5 + BID_SUIT_ORDER[self.bid[1]]:
-                raise IllegalAction(
-                    f"{n}{suit} does not beat the standing bid {self.bid[0]}{self.bid[1]}")  # E-11
-            canonical = {"type": "bid", "n": n, "suit": suit}
+        fast = self.kind == "fast"
+        # A fast round's bid names no suit (E-15); naming the fixed trump is allowed.
+        suit = action.get("suit", suit_code(self.fixed_trump)) if fast else action.get("suit")
+        refusal = self._bid_refusal(n, suit)
+        if refusal is not None:
+            raise IllegalAction(refusal)
+        assert n is not None and is_suit_code(suit)
+        canonical: Action = {"type": "bid", "n": n} if fast else {"type": "bid", "n": n, "suit": suit}
         self.log.append((seat, canonical))
         self.bid = (n, suit)
         self.owner = seat
         self.with_players = []                                   # freed: E-13 Decision
         self._after_auction_turn(seat)
 
-    def _with(self, seat: int, action: dict) -> None:
+    def _with(self, seat: int, action: Mapping[str, object]) -> None:
         self._need("auction", "say With")
         if self.kotshina:
             raise IllegalAction("there is no With in the calculator scoring: declare the caller's number instead")  # K-1
@@ -521,7 +637,7 @@ class EstimationMatch(Match):
         self.with_players.append(seat)
         self._after_auction_turn(seat)
 
-    def _pass(self, seat: int, action: dict) -> None:
+    def _pass(self, seat: int, action: Mapping[str, object]) -> None:
         self._need("auction", "pass")
         self.log.append((seat, PASS))
         self.passed.append(seat)                                 # E-12: final
@@ -536,8 +652,9 @@ class EstimationMatch(Match):
             self._begin_all_pass()                               # E-14
         else:
             # E-13 Decision (end): everyone left owns or has joined the bid.
-            self.caller = self.owner
-            self.with_players.sort(key=lambda s: (s - self.caller) % 4)
+            caller = self.caller = self.owner
+            assert caller is not None
+            self.with_players.sort(key=lambda s: (s - caller) % 4)
             self.phase = "call"
             self.to_act = self.caller
 
@@ -548,29 +665,25 @@ class EstimationMatch(Match):
         order = [(self.dealer + i) % 4 for i in range(4)]
         self._begin_declarations([s for s in order if s not in self.dash_players])
 
-    def _call(self, seat: int, action: dict) -> None:
+    def _call(self, seat: int, action: Mapping[str, object]) -> None:
         self._need("call", "call")
         n = _int(action.get("n"))
         suit = action.get("suit")
-        if n is None or type(suit) is not str or suit not in BID_SUIT_ORDER:
+        if n is None or not is_suit_code(suit):
             raise IllegalAction("a call is a number and a suit (S, H, D, C or NT)")
-        if (n, suit) not in self._legal_calls():
-            if self.kind == "fixed":
-                raise IllegalAction(f"keep your declaration {self.declarations[seat]} and choose the trump")
-            if n < self.bid[0]:
-                raise IllegalAction(f"you cannot call below the {self.bid[0]} you won with")  # E-16
-            if n > 13:
-                raise IllegalAction("there are only 13 tricks")
-            raise IllegalAction("in a fast round the trump moves only with a call of 8 or more")  # E-18
+        refusal = self._call_refusal(n, suit)
+        if refusal is not None:
+            raise IllegalAction(refusal)
         self.log.append((seat, {"type": "call", "n": n, "suit": suit}))
         self.trump = suit_index(suit)
+        c = self.caller
+        assert c is not None
         if self.kind == "fixed":
             self.call = (n, suit)
-            self._begin_play(self.caller)                        # K-3, K-4
+            self._begin_play(c)                                  # K-3, K-4
             return
         self.call = (n, suit)
         self.declarations[seat] = n                              # E-19
-        c = self.caller
         after = [(c + i) % 4 for i in range(1, 4)]
         if self.kotshina:
             order = [s for s in after if s not in self.dash_players]
@@ -586,7 +699,7 @@ class EstimationMatch(Match):
         self.last_declarer = order[-1]                           # E-22
         self.to_act = order[0]
 
-    def _declare(self, seat: int, action: dict) -> None:
+    def _declare(self, seat: int, action: Mapping[str, object]) -> None:
         self._need("declare", "declare")
         n = _int(action.get("n"))
         cap = self._declaration_cap()
@@ -602,16 +715,18 @@ class EstimationMatch(Match):
             return
         if self.kind == "fixed":
             # K-2: the highest declarer calls; on a tie the first of them to declare.
-            top = max(self.declarations)
-            self.caller = next(s for s in self.decl_order if self.declarations[s] == top)
+            decl = self._declared()
+            top = max(decl)
+            caller = self.caller = next(s for s in self.decl_order if decl[s] == top)
             if top >= 8:
                 self.phase = "call"                              # K-3
-                self.to_act = self.caller
+                self.to_act = caller
                 return
-            self._begin_play(self.caller)
+            self._begin_play(caller)
         elif self.all_pass:
             self._begin_play(self.decl_order[0])                 # E-25 Decision, K-4
         else:
+            assert self.caller is not None
             self._begin_play(self.caller)                        # E-25
 
     def _begin_play(self, leader: int) -> None:
@@ -622,7 +737,7 @@ class EstimationMatch(Match):
     # ---- end of a round -----------------------------------------------------------
 
     def _end_round(self) -> None:
-        decl = list(self.declarations)
+        decl = self._declared()
         taken = list(self.taken)
         total = sum(decl)
         multiplier = self.multiplier
@@ -687,7 +802,7 @@ class EstimationMatch(Match):
 
     # ---- the turn timer ------------------------------------------------------------
 
-    def auto_action(self, seat: int) -> dict:
+    def auto_action(self, seat: int) -> Action:
         if seat != self.to_act:
             raise IllegalAction("it is not that seat's turn")
         phase = self.phase
@@ -696,11 +811,16 @@ class EstimationMatch(Match):
         if phase == "auction":
             return PASS
         if phase == "call":
+            call: CallAction
             if self.kind == "fixed":
-                n = self.declarations[seat]
-                return {"type": "call", "n": n, "suit": suit_code(self.fixed_trump)}
-            n, s = self.bid
-            return {"type": "call", "n": n, "suit": s}
+                n, fixed = self.declarations[seat], suit_code(self.fixed_trump)
+                assert n is not None and fixed is not None
+                call = {"type": "call", "n": n, "suit": fixed}
+            else:
+                assert self.bid is not None
+                n, s = self.bid
+                call = {"type": "call", "n": n, "suit": s}
+            return call
         if phase == "declare":
             from .auto import estimate_tricks
             want = estimate_tricks(self.hands[seat], self.trump)
@@ -711,24 +831,29 @@ class EstimationMatch(Match):
 
     # ---- view ---------------------------------------------------------------------
 
-    def view(self, seat: int | None) -> dict:
-        bid = None
+    def view(self, seat: int | None) -> View:
+        bid: Contract | None = None
         if self.bid is not None:
             bid = {"n": self.bid[0], "suit": self.bid[1]}
-        return self._view(
-            seat, round=min(self.round_index + 1, self.rounds), kind=self.kind,
-            fixed_trump=suit_code(self.fixed_trump),
-            auction={"bid": bid, "owner": self.owner, "with_players": list(self.with_players),
-                     "passed": list(self.passed), "dash_players": list(self.dash_players)},
-            dash_players=list(self.dash_players),
-            with_players=[] if self.kotshina else list(self.with_players),
-            all_pass=self.all_pass, caller=self.caller,
-            call=None if self.call is None else {"n": self.call[0], "suit": self.call[1]},
-            last_declarer=self.last_declarer, forbidden=self._forbidden(),
-            multiplier=self.multiplier)
+        v = self._view(seat)
+        v["round"] = min(self.round_index + 1, self.rounds)
+        v["kind"] = self.kind
+        v["fixed_trump"] = suit_code(self.fixed_trump)
+        v["auction"] = {"bid": bid, "owner": self.owner, "with_players": list(self.with_players),
+                        "passed": list(self.passed), "dash_players": list(self.dash_players)}
+        v["dash_players"] = list(self.dash_players)
+        v["with_players"] = [] if self.kotshina else list(self.with_players)
+        v["all_pass"] = self.all_pass
+        v["caller"] = self.caller
+        v["call"] = None if self.call is None else {"n": self.call[0], "suit": self.call[1]}
+        v["last_declarer"] = self.last_declarer
+        v["forbidden"] = self._forbidden()
+        v["multiplier"] = self.multiplier
+        return v
 
 
-_ESTIMATION_HANDLERS = {"dash": EstimationMatch._dash, "bid": EstimationMatch._bid,
+_ESTIMATION_HANDLERS: dict[str, Handler] = {
+                        "dash": EstimationMatch._dash, "bid": EstimationMatch._bid,
                         "with": EstimationMatch._with, "pass": EstimationMatch._pass,
                         "call": EstimationMatch._call, "declare": EstimationMatch._declare}
 
@@ -741,7 +866,7 @@ _ESTIMATION_HANDLERS = {"dash": EstimationMatch._dash, "bid": EstimationMatch._b
 class TarneebMatch(Match):
     game = "tarneeb41"
 
-    def __init__(self, length, seed, deals):
+    def __init__(self, length: Length, seed: int | None, deals: Sequence[Deal] | None):
         if length is not None:
             raise ValueError("tarneeb41 has no length")
         super().__init__(seed, deals)
@@ -766,10 +891,10 @@ class TarneebMatch(Match):
         self.decl_pos = 0
         self.to_act = self.decl_order[0]
 
-    def _legal_other(self, seat: int) -> list[dict]:
+    def _legal_other(self, seat: int) -> list[Action]:
         return [DECLARE[n] for n in range(2, 14)]                # T-12
 
-    def _apply_other(self, seat: int, action: dict, kind) -> None:
+    def _apply_other(self, seat: int, action: Mapping[str, object], kind: object) -> None:
         if kind != "declare":
             if kind in ("dash", "bid", "with", "pass", "call"):
                 raise IllegalAction("Tarneeb has no auction: every player declares 2 to 13")  # T-11
@@ -786,7 +911,7 @@ class TarneebMatch(Match):
         if self.decl_pos < 4:
             self.to_act = self.decl_order[self.decl_pos]
             return
-        if sum(self.declarations) < 11:
+        if sum(self._declared()) < 11:
             # T-13: void, not numbered; the next player deals a new shuffle.
             self._history.append({"round": self.hand_no + 1, "void": True, "dealer": self.dealer,
                                  "shown_card": CODES[self.shown_card],
@@ -799,7 +924,7 @@ class TarneebMatch(Match):
         self.to_act = self.leader
 
     def _end_round(self) -> None:
-        decl = list(self.declarations)
+        decl = self._declared()
         taken = list(self.taken)
         rows, scores, made = scoring.tarneeb(decl, taken)
         for s in SEATS:
@@ -826,13 +951,9 @@ class TarneebMatch(Match):
         t = self.totals
         return [t[0] + t[2], t[1] + t[3]]                        # T-4
 
-    def _qualifies(self, team: int) -> bool:
-        """T-20, T-21: one player at 41 or more while the partner is above zero."""
-        a, b = self.totals[team], self.totals[team + 2]
-        return (a >= 41 and b > 0) or (b >= 41 and a > 0)
-
     def _winning_team(self) -> int | None:
-        q = [team for team in (0, 1) if self._qualifies(team)]
+        t = self.totals
+        q = [team for team in (0, 1) if scoring.tarneeb_qualifies(t[team], t[team + 2])]  # T-20, T-21
         if len(q) == 1:
             return q[0]                                          # T-22
         if len(q) == 2:
@@ -845,7 +966,7 @@ class TarneebMatch(Match):
         """In Tarneeb leaving does not end the match: the room seats a computer player."""
         self._check_seat(seat)
 
-    def auto_action(self, seat: int) -> dict:
+    def auto_action(self, seat: int) -> Action:
         """T-25, exactly."""
         if seat != self.to_act:
             raise IllegalAction("it is not that seat's turn")
@@ -856,8 +977,12 @@ class TarneebMatch(Match):
             return DECLARE[2]
         return PLAY[self._weakest_card(seat)]
 
-    def view(self, seat: int | None) -> dict:
-        return self._view(
-            seat, round=self.hand_no + (0 if self.phase == "over" else 1), kind="hand",
-            last_declarer=self.decl_order[3], shown_card=CODES[self.shown_card],
-            teams=[[0, 2], [1, 3]], team_totals=self.team_totals())
+    def view(self, seat: int | None) -> View:
+        v = self._view(seat)
+        v["round"] = self.hand_no + (0 if self.phase == "over" else 1)
+        v["kind"] = "hand"
+        v["last_declarer"] = self.decl_order[3]
+        v["shown_card"] = CODES[self.shown_card]
+        v["teams"] = [[0, 2], [1, 3]]
+        v["team_totals"] = self.team_totals()
+        return v

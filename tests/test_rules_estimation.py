@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from engine import IllegalAction, from_dict, new_match, replay
+from engine import IllegalAction, new_match, replay
 from stacked import (script_round, answer_dash, advance_to_round, bid, call, dash, declare,
                      declare_all, forced_plan, pass_, phase, play, play_plan,
                      play_to_end, rnd, run, shuffled_deal, snapshot, with_,
@@ -772,7 +772,7 @@ def test_replay_and_json_round_trip_after_scripted_round():
     m, _ = _play_case(CASES["E-13/E-29 With, outbid, With again: With on the caller's number +10, other number none"])
     answer_dash(m, (2,))
     d = json.loads(json.dumps(m.to_dict()))
-    m2 = from_dict(d)
+    m2 = replay(d)
     assert snapshot(m2) == snapshot(m)
     m3 = replay(d["game"], d["length"], d["seed"], d["deals"], d["log"])
     assert snapshot(m3) == snapshot(m)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from engine import IllegalAction, from_dict, new_match, replay
+from engine import IllegalAction, new_match, replay
 from stacked import (script_round, answer_dash, advance_to_round, bid, call, declare, declare_all,
                      forced_plan, pass_, phase, play_plan, play_to_end, rnd, run,
                      snapshot, with_, check_breakdown_sums, dash)
@@ -395,5 +395,5 @@ def test_replay_round_trip_kotshina():
     _fixed_round(m, case, plan)
     declare_all(m, [(2, 1)])
     d = json.loads(json.dumps(m.to_dict()))
-    assert snapshot(from_dict(d)) == snapshot(m)
+    assert snapshot(replay(d)) == snapshot(m)
     assert snapshot(replay(d["game"], d["length"], d["seed"], d["deals"], d["log"])) == snapshot(m)

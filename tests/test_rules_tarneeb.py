@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from engine import IllegalAction, from_dict, new_match, replay
+from engine import IllegalAction, new_match, replay
 from stacked import (PARTNER_SUIT, declare, declare_all, forced_plan,
                      phase, play, play_plan, run, snapshot)
 
@@ -336,5 +336,5 @@ def test_replay_round_trip_tarneeb():
     declare_all(m, [(1, 2), (2, 2), (3, 2), (0, 2)])              # void
     declare_all(m, [(2, 3)])
     d = json.loads(json.dumps(m.to_dict()))
-    assert snapshot(from_dict(d)) == snapshot(m)
+    assert snapshot(replay(d)) == snapshot(m)
     assert snapshot(replay(d["game"], d["length"], d["seed"], d["deals"], d["log"])) == snapshot(m)
