@@ -29,22 +29,23 @@ from __future__ import annotations
 import random
 import time
 
+from ..catalogue import LEVELS
+from ..types import Action, View
 from . import bidding
-from .cards import CARD_INDEX, CODES, mask
+from .cards import CARD_INDEX, CODES, SUIT_INDEX, mask
 from .montecarlo import choose_card as mc_card
 from .play import CHEAP, DUMP, WIN, current_winner, fast_card
-
-from ..catalogue import LEVELS
 
 # Tests set this to fail loudly instead of falling back to the first legal action.
 STRICT = False
 
-__all__ = ["choose", "LEVELS", "fast_play"]
+__all__ = ["LEVELS", "choose", "fast_play"]
 
 
-def fast_play(v: dict) -> str:
+def fast_play(v: View) -> str:
     """The fast card player's choice from a view (card code)."""
     seat = v["seat"]
+    assert seat is not None
     hand = mask(v["hand"])
     played = 0
     for t in v["tricks"]:
@@ -54,7 +55,7 @@ def fast_play(v: dict) -> str:
     for c in trick:
         played |= 1 << c
     others = ((1 << 52) - 1) & ~played & ~hand
-    trump = bidding.SUIT_INDEX[v["trump"]] if v["trump"] is not None else -1
+    trump = SUIT_INDEX[v["trump"]] if v["trump"] is not None else -1
     if v["game"] == "tarneeb41":
         mood = WIN
         if trick and v["trick"][current_winner(trick, trump)]["seat"] == seat ^ 2:
@@ -65,8 +66,8 @@ def fast_play(v: dict) -> str:
     return CODES[fast_card(hand, others, trick, trump, mood)]
 
 
-def choose(view: dict, level: str = "strong", budget_ms: float = 100,
-           rng: random.Random | None = None) -> dict:
+def choose(view: View, level: str = "strong", budget_ms: float = 100,
+           rng: random.Random | None = None) -> Action:
     """One legal action for the seat of ``view`` (``view["legal"]`` must not be empty)."""
     start = time.perf_counter()
     legal = view["legal"]
@@ -75,11 +76,11 @@ def choose(view: dict, level: str = "strong", budget_ms: float = 100,
     if level not in LEVELS:
         raise ValueError(f"level is one of {', '.join(LEVELS)}")
     if len(legal) == 1:
-        return dict(legal[0])
+        return legal[0].copy()
     if rng is None:
         rng = random.Random()
     phase = view["phase"]
-    action = None
+    action: Action | None = None
     if phase == "play":
         code = None
         if level == "strong":
@@ -101,7 +102,7 @@ def choose(view: dict, level: str = "strong", budget_ms: float = 100,
             action = bidding.declare(view, hand, level)
     for a in legal:
         if a == action:
-            return dict(a)
+            return a.copy()
     if STRICT:
         raise AssertionError(f"bot chose {action!r}, not legal in phase {phase}")
-    return dict(legal[0])      # never reached by design; a legal move whatever happens
+    return legal[0].copy()     # never reached by design; a legal move whatever happens

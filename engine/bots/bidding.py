@@ -5,6 +5,7 @@ hand-count bidder measured better than rollout bidding (issue 5)."""
 from __future__ import annotations
 
 from .. import scoring
+from ..types import Action, BidAction, CallAction, DashAction, DeclareAction, View
 from .cards import SUIT_INDEX, mask
 from .evaluate import best_suit, dash_danger, expected_tricks, trick_probs
 
@@ -20,21 +21,28 @@ STRONG_SHIFT = 0.65          # subtracted from the count (measured 0.25 < 0.45 <
 STRONG_TABLE = 0.1           # pull toward 13 per trick of the projected total (normal: 0.2)
 STRONG_SD = 0.9
 TAR_A, TAR_B, TAR_SD = 0.97, 0.40, 1.05
-SUIT_ORDER = {"C": 0, "D": 1, "H": 2, "S": 3, "NT": 4}
-CODE = {-1: "NT", 0: "S", 1: "H", 2: "D", 3: "C"}
+# The trumps a hand is counted for, as codes (NT first: the order the counts are made in).
+TRUMPS = ("NT", "S", "H", "D", "C")
 
 
-def mean_tricks(hand: int, trump, level: str) -> float:
+def mean_tricks(hand: int, trump: int | None, level: str) -> float:
     raw = expected_tricks(hand, trump, simple=level == "easy")
     if level == "easy":
         return raw
     return EST_A * raw + EST_B
 
 
-def _aggression(v: dict) -> float:
+def _seat(v: View) -> int:
+    """The seat a view belongs to: a computer player decides only for a seat."""
+    seat = v["seat"]
+    assert seat is not None
+    return seat
+
+
+def _aggression(v: View) -> float:
     """Bid bigger when far behind late in the match (Estimation advice)."""
     rounds, rnd = v.get("rounds"), v.get("round")
-    seat = v["seat"]
+    seat = _seat(v)
     if not rounds or rnd is None:
         return 0.0
     left = rounds - rnd          # rounds after this one
@@ -49,7 +57,7 @@ def _aggression(v: dict) -> float:
 
 # ---- Estimation -----------------------------------------------------------------
 
-def dash(v: dict, hand: int, level: str) -> dict:
+def dash(v: View, hand: int, level: str) -> DashAction:
     d = dash_danger(hand)
     if level == "easy":
         take = d < 1.0
@@ -61,18 +69,19 @@ def dash(v: dict, hand: int, level: str) -> dict:
     return {"type": "dash", "take": take}
 
 
-def auction(v: dict, hand: int, level: str) -> dict:
+def auction(v: View, hand: int, level: str) -> Action:
     legal = v["legal"]
-    bids = [a for a in legal if a["type"] == "bid"]
+    bids: list[BidAction] = [a for a in legal if a["type"] == "bid"]
     fast = v["kind"] == "fast"
+    fixed = v["fixed_trump"]
     margin = 0.0 if level == "easy" else 0.15
     agg = 0.0 if level == "easy" else _aggression(v)
-    ests = {}
-    for s in ((SUIT_INDEX[v["fixed_trump"]],) if fast else (-1, 0, 1, 2, 3)):
-        ests[CODE[s]] = mean_tricks(hand, s, level)
-    best = None
+    ests = {code: mean_tricks(hand, SUIT_INDEX[code], level)
+            for code in ((fixed,) if fast and fixed is not None else TRUMPS)}
+    best: tuple[tuple[int, float], Action] | None = None
     for a in bids:
-        suit = a.get("suit", v["fixed_trump"])
+        suit = a.get("suit", fixed)
+        assert suit is not None             # a fast round's bids are in its fixed trump
         e = ests[suit] + agg
         if e >= a["n"] + margin and (level == "easy" or e >= 4.4):
             key = (a["n"], -e)
@@ -80,7 +89,8 @@ def auction(v: dict, hand: int, level: str) -> dict:
                 best = (key, a)
     if best is not None:
         return best[1]
-    bid = v["auction"]["bid"] if v.get("auction") else None
+    state = v.get("auction")
+    bid = state["bid"] if state else None
     if level != "easy" and bid is not None and any(a["type"] == "with" for a in legal):
         e = ests.get(bid["suit"], ests.get(v.get("fixed_trump") or "", 0.0))
         if bid["n"] - 0.2 <= e <= bid["n"] + 0.7:
@@ -88,16 +98,16 @@ def auction(v: dict, hand: int, level: str) -> dict:
     return {"type": "pass"}
 
 
-def call(v: dict, hand: int, level: str) -> dict:
-    legal = v["legal"]
+def call(v: View, hand: int, level: str) -> CallAction:
+    legal: list[CallAction] = [a for a in v["legal"] if a["type"] == "call"]
     if v["kind"] == "fixed":
         # K-3: keep the number, choose the trump that suits the hand.
         best = max(legal, key=lambda a: mean_tricks(hand, SUIT_INDEX[a["suit"]], level)
                    + (0.01 if a["suit"] == v["fixed_trump"] else 0.0))
         return best
     agg = 0.0 if level == "easy" else _aggression(v)
-    scored = []
-    ests = {s: mean_tricks(hand, SUIT_INDEX[s], level) for s in ("NT", "S", "H", "D", "C")}
+    scored: list[tuple[float, float, int, CallAction]] = []
+    ests = {s: mean_tricks(hand, SUIT_INDEX[s], level) for s in TRUMPS}
     for a in legal:
         e = ests[a["suit"]] + agg
         n = a["n"]
@@ -105,34 +115,26 @@ def call(v: dict, hand: int, level: str) -> dict:
         penalty = abs(e - n) + (1.0 if n >= 8 and e < 7.6 else 0.0)
         scored.append((penalty, -e, n, a))
     if level == "easy":
-        won = v["auction"]["bid"]
-        confirm = {"type": "call", "n": won["n"], "suit": won["suit"]}
+        state = v["auction"]
+        won = state["bid"] if state else None
+        assert won is not None                  # a call follows a won auction
+        confirm: CallAction = {"type": "call", "n": won["n"], "suit": won["suit"]}
         return confirm if confirm in legal else legal[0]
     scored.sort(key=lambda x: x[:3])
     return scored[0][3]
 
 
-def _score_committee(n, t, with_bonus, risk_fn, total_known, superc):
-    made = t == n
-    s = 13 + t if made else -abs(t - n)
-    sign = 1 if made else -1
-    if with_bonus:
-        s += sign * (20 if superc else 10)
-    if risk_fn is not None:
-        s += sign * risk_fn(total_known + n, n)
-    return s
-
-
-def declare(v: dict, hand: int, level: str) -> dict:
-    legal = [a["n"] for a in v["legal"]]
+def declare(v: View, hand: int, level: str) -> DeclareAction:
+    legal = [a["n"] for a in v["legal"] if a["type"] == "declare"]
     trump = SUIT_INDEX[v["trump"]] if v["trump"] is not None else None
-    if trump is None and v.get("fixed_trump"):
-        trump = SUIT_INDEX[v["fixed_trump"]]
+    fixed_trump = v.get("fixed_trump")
+    if trump is None and fixed_trump:
+        trump = SUIT_INDEX[fixed_trump]
     mean = mean_tricks(hand, trump, level)
     if level == "easy":
         want = round(mean)
         return {"type": "declare", "n": min(legal, key=lambda n: (abs(n - want), n))}
-    seat = v["seat"]
+    seat = _seat(v)
     decl = v["declarations"]
     known = sum(d for s, d in enumerate(decl) if d is not None and s != seat)
     after = len(v.get("declaration_order") or []) - 1
@@ -146,51 +148,55 @@ def declare(v: dict, hand: int, level: str) -> dict:
         probs = trick_probs(max(0.0, mean), EST_SD)
     kot = v["game"] == "estimation-kotshina"
     last = v.get("last_declarer") == seat and after <= 0
-    call = v.get("call")
-    call_n = call["n"] if call else None
+    contract = v.get("call")
+    call_n = contract["n"] if contract else None
     with_me = (seat in (v.get("with_players") or [])) if not kot else True
     fixed = v["kind"] == "fixed"
+    all_pass = bool(v.get("all_pass"))
     agg = _aggression(v)
-    best = None
+    best: tuple[float, int] | None = None
+    # Each number's expected score under the real table (``scoring``), without the sole
+    # winner or loser nobody can foresee.
     for n in legal:
+        role: scoring.Role = None
         if kot:
-            risk = scoring.kotshina_risk(known + n) if last else 0
+            risk = scoring.kotshina_risk(known + n) if last else 0             # K-9
             if fixed:
+                # K-2: the highest declaration calls (K-6).
                 top = max([d for d in decl if d is not None] or [0])
-                bonus = 10 if n >= top and n > 0 else 0
-            else:
-                bonus = 10 if (call_n is not None and n == call_n and not v.get("all_pass")) else 0
+                role = "caller" if n >= top and n > 0 else None
+            elif call_n is not None and n == call_n and not all_pass:
+                role = "with"                                                  # K-7
             ev = 0.0
             for t, p in enumerate(probs):
                 if p < 1e-4:
                     continue
-                made = t == n
-                base = 10 + t if made else -abs(t - n)
-                ev += p * (base + (1 if made else -1) * (bonus + risk))
+                ev += p * sum(scoring.kotshina_declarer(n, t, role=role, risk=risk).values())
         else:
-            all_pass = v.get("all_pass")
-            wb = (not all_pass) and with_me and call_n is not None and n == call_n
-            superc = call_n is not None and call_n >= 8
-
-            def risk_fn(total, nn):
-                return 10 if (total <= 11 or (total >= 15 and nn >= 2)) else 0
-            rf = risk_fn if (last and not all_pass) else None
+            if not all_pass and with_me and call_n is not None and n == call_n:
+                role = "with"                                                  # E-29, E-30
+            super_call = call_n is not None and call_n >= 8
+            at_risk = last and not all_pass and scoring.committee_risk(known + n, n)  # E-23
             ev = 0.0
             for t, p in enumerate(probs):
                 if p < 1e-4:
                     continue
-                ev += p * _score_committee(n, t, wb, rf, known, superc)
+                ev += p * sum(scoring.committee_declarer(
+                    n, t, role=role, super_call=super_call, risk=at_risk).values())
         ev += agg * 2.0 * n * probs[min(n, 13)]       # far behind late: the bigger number
         if best is None or ev > best[0]:
             best = (ev, n)
+    assert best is not None
     return {"type": "declare", "n": best[1]}
 
 
 # ---- Tarneeb 41 -------------------------------------------------------------------
 
-def tarneeb_declare(v: dict, hand: int, level: str) -> dict:
-    legal = [a["n"] for a in v["legal"]]
-    trump = SUIT_INDEX[v["trump"]]
+def tarneeb_declare(v: View, hand: int, level: str) -> DeclareAction:
+    legal = [a["n"] for a in v["legal"] if a["type"] == "declare"]
+    trump_code = v["trump"]
+    assert trump_code is not None                 # T-9: known from the shown card
+    trump = SUIT_INDEX[trump_code]
     raw = expected_tricks(hand, trump, simple=level == "easy")
     if level == "easy":
         want = max(2, round(raw))
@@ -198,14 +204,14 @@ def tarneeb_declare(v: dict, hand: int, level: str) -> dict:
     mean = TAR_A * raw + TAR_B
     probs = trick_probs(mean, TAR_SD)
     at_least = [sum(probs[n:]) for n in range(14)]
-    seat = v["seat"]
+    seat = _seat(v)
     totals = v["totals"]
     me, partner = totals[seat], totals[seat ^ 2]
     opp_best = max(totals[seat ^ 1], totals[seat ^ 3])
     decl = v["declarations"]
     others = sum(d for d in decl if d is not None)
     last = sum(1 for d in decl if d is None) == 1
-    best = None
+    best: tuple[float, int] | None = None
     for n in legal:
         p = at_least[n]
         if last and others + n < 11:
@@ -222,7 +228,8 @@ def tarneeb_declare(v: dict, hand: int, level: str) -> dict:
                 ev += 0.3 * n * p                       # they are close: push
         if best is None or ev > best[0]:
             best = (ev, n)
+    assert best is not None
     return {"type": "declare", "n": best[1]}
 
 
-__all__ = ["dash", "auction", "call", "declare", "tarneeb_declare", "mean_tricks", "mask"]
+__all__ = ["auction", "call", "dash", "declare", "mask", "mean_tricks", "tarneeb_declare"]

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from ..cards import CARD_INDEX, CODES, NT, SUIT_MASKS
+from collections.abc import Iterable
+
+from ..cards import CARD_INDEX, CODES, NT, SUIT_CODES, SUIT_MASKS, suit_index
 
 SM = SUIT_MASKS
-FULL = (1 << 52) - 1
 # ABOVE[c]: the cards of c's suit higher than c; BELOW[c]: lower than c.
 ABOVE = tuple(SM[c // 13] & ~((2 << c) - 1) for c in range(52))
 BELOW = tuple(SM[c // 13] & ((1 << c) - 1) for c in range(52))
-SUIT_INDEX = {"S": 0, "H": 1, "D": 2, "C": 3, "NT": NT}
-SUIT_NAMES = ("S", "H", "D", "C")
+SUIT_INDEX: dict[str, int] = {code: suit_index(code) for code in SUIT_CODES}   # "NT" → NT
 
 
 def hi(m: int) -> int:
@@ -23,17 +23,11 @@ def lo(m: int) -> int:
     return (m & -m).bit_length() - 1
 
 
-def mask(codes) -> int:
+def mask(codes: Iterable[str]) -> int:
     m = 0
     for code in codes:
         m |= 1 << CARD_INDEX[code]
     return m
 
 
-def trump_of(code) -> int | None:
-    """A suit code ("S".."C", "NT") → -1..3; None stays None."""
-    return None if code is None else SUIT_INDEX[code]
-
-
-__all__ = ["SM", "FULL", "ABOVE", "BELOW", "NT", "CODES", "CARD_INDEX", "hi", "lo", "mask",
-           "trump_of", "SUIT_INDEX", "SUIT_NAMES"]
+__all__ = ["ABOVE", "BELOW", "CARD_INDEX", "CODES", "NT", "SM", "SUIT_INDEX", "hi", "lo", "mask"]

@@ -9,6 +9,7 @@ tricks actually taken by the fast player over 16,000 hands, residual sd about 1.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from .cards import SM
 
@@ -72,7 +73,7 @@ def expected_tricks(hand: int, trump: int | None, simple: bool = False) -> float
     return total * SCALE
 
 
-def best_suit(hand: int, suits=(-1, 0, 1, 2, 3)) -> tuple[int, float]:
+def best_suit(hand: int, suits: Iterable[int] = (-1, 0, 1, 2, 3)) -> tuple[int, float]:
     """(suit, expected tricks) of the best trump for this hand."""
     best, bv = -1, -1.0
     for s in suits:

@@ -18,23 +18,47 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable, Sequence
 
 from .. import scoring
+from ..types import View
+from .cards import ABOVE, BELOW, CARD_INDEX, CODES, SM, SUIT_INDEX
 from .evaluate import dash_danger, expected_tricks
-from .cards import ABOVE, BELOW, CARD_INDEX, CODES, SM, SUIT_INDEX, lo
 from .play import current_winner
 from .sim import rollout
+
+# (seat, kind, number): kind 0 a declaration, 1 the caller's, 2 a dash player's.
+Evidence = list[tuple[int, int, int]]
+# The round's value for the deciding seat from the declarations and the tricks taken.
+Scorer = Callable[[Sequence[int], Sequence[int]], int]
 
 
 class Public:
     """What a seat knows about the round in play, as ints."""
 
-    __slots__ = ("seat", "hand", "trump", "trick", "leader", "taken", "decl", "unseen",
-                 "counts", "voids", "fixed", "game", "v", "played_by", "evidence")
+    __slots__ = ("counts", "decl", "evidence", "fixed", "game", "hand", "leader", "played_by",
+                 "seat", "taken", "trick", "trump", "unseen", "v", "voids")
+    v: View
+    seat: int
+    game: str
+    hand: int                  # own cards
+    trump: int                 # NT (-1) for no trump
+    trick: list[int]
+    leader: int
+    taken: list[int]
+    decl: list[int]            # 0 for a seat that has not declared
+    unseen: int                # cards neither played nor in the own hand
+    counts: list[int]          # cards each seat still holds
+    voids: list[int]           # per seat, the suits (as masks) it has shown it cannot hold
+    fixed: list[int]           # per seat, cards known to be there (Tarneeb's shown card)
+    played_by: list[int]
+    evidence: Evidence
 
-    def __init__(self, v: dict):
+    def __init__(self, v: View):
         self.v = v
-        self.seat = seat = v["seat"]
+        seat = v["seat"]
+        assert seat is not None            # a seat's view: only a seat plays cards
+        self.seat = seat
         self.game = v["game"]
         self.hand = hand = sum(1 << CARD_INDEX[c] for c in v["hand"])
         self.trump = SUIT_INDEX[v["trump"]] if v["trump"] is not None else -1
@@ -52,7 +76,7 @@ class Public:
                 counts[e["seat"]] -= 1
                 if c // 13 != led:
                     voids[e["seat"]] |= SM[led]
-        trick = []
+        trick: list[int] = []
         if v["trick"]:
             led = CARD_INDEX[v["trick"][0]["card"]] // 13
             for e in v["trick"]:
@@ -107,7 +131,7 @@ def sample(pub: Public, rng: random.Random) -> list[int]:
         m ^= low
     fixed = pub.fixed
     counts = pub.counts
-    for attempt in range(30):
+    for _attempt in range(30):
         hands = list(fixed)
         room = [counts[s] - bin(fixed[s]).count("1") if s != seat else 0 for s in range(4)]
         ok = True
@@ -173,23 +197,24 @@ EV_DASH = 1.0            # a dash player's hand was a dash (danger below this, s
 EV_CANDIDATES = 4        # candidate deals per kept sample (8 measured no better)
 
 
-def evidence_model(v: dict, seat: int, trump: int):
+def evidence_model(v: View, seat: int, trump: int) -> Evidence:
     """[(seat, kind, number)] for the other seats whose declaration is known."""
     if v["game"] == "tarneeb41" or v["phase"] != "play":
         return []
     decl = v["declarations"]
     dash = set(v.get("dash_players") or [])
     caller = v.get("caller") if not v.get("all_pass") else None
-    out = []
+    out: Evidence = []
     for s in range(4):
-        if s == seat or decl[s] is None:
+        d = decl[s]
+        if s == seat or d is None:
             continue
         if s in dash:
             out.append((s, 2, 0))
         elif s == caller:
-            out.append((s, 1, decl[s]))
+            out.append((s, 1, d))
         else:
-            out.append((s, 0, decl[s]))
+            out.append((s, 0, d))
     return out
 
 
@@ -230,7 +255,7 @@ def sample_fit(pub: Public, rng: random.Random, k: int = EV_CANDIDATES) -> list[
     if tot <= 0.0:
         return deals[0]
     r = rng.random() * tot
-    for h, w in zip(deals, ws):
+    for h, w in zip(deals, ws, strict=True):
         r -= w
         if r < 0:
             return h
@@ -251,29 +276,27 @@ def candidates(pub: Public, legal: list[int]) -> list[int]:
     return reps
 
 
-def make_scorer(v: dict):
+def make_scorer(v: View) -> Scorer:
     """The round's value for this seat from the final tricks taken (real tables)."""
     seat = v["seat"]
+    assert seat is not None
     game = v["game"]
     if game == "tarneeb41":
         totals = v["totals"]
         team, opp = (seat, seat ^ 2), (seat ^ 1, seat ^ 3)
 
-        def qualifies(t, pair):
-            a, b = t[pair[0]], t[pair[1]]
-            return (a >= 41 and b > 0) or (b >= 41 and a > 0)
-
-        def score(decl, taken):
+        def score_tarneeb(decl: Sequence[int], taken: Sequence[int]) -> int:
             _, raw, _ = scoring.tarneeb(decl, taken)
             val = raw[team[0]] + raw[team[1]] - raw[opp[0]] - raw[opp[1]]
             t = [totals[s] + raw[s] for s in range(4)]
-            qa, qb = qualifies(t, team), qualifies(t, opp)
+            qa = scoring.tarneeb_qualifies(t[team[0]], t[team[1]])     # T-20, T-21
+            qb = scoring.tarneeb_qualifies(t[opp[0]], t[opp[1]])
             if qa and not qb:
                 val += 60
             elif qb and not qa:
                 val -= 60
             return val
-        return score
+        return score_tarneeb
     caller = v["caller"]
     dash = list(v["dash_players"])
     last = v["last_declarer"]
@@ -281,35 +304,37 @@ def make_scorer(v: dict):
     if game == "estimation-kotshina":
         mult = v.get("multiplier") or 1
 
-        def score(decl, taken):
+        def score_kotshina(decl: Sequence[int], taken: Sequence[int]) -> int:
             _, raw, made = scoring.estimation_kotshina(
                 decl, taken, caller=None if all_pass else caller, dash_players=dash,
                 last_declarer=last)
             if not any(made):
                 return 0                             # K-14 Sa'ayda: nobody scores
             return raw[seat] * mult
-        return score
-    call_n = v["call"]["n"] if v.get("call") else None
+        return score_kotshina
+    contract = v.get("call")
+    call_n = contract["n"] if contract else None
     withp = list(v["with_players"])
 
-    def score(decl, taken):
+    def score_committee(decl: Sequence[int], taken: Sequence[int]) -> int:
         _, raw = scoring.estimation_committee(
             decl, taken, caller=caller, call_n=call_n, with_players=withp,
             dash_players=dash, last_declarer=last, all_pass=all_pass)
         return raw[seat]
-    return score
+    return score_committee
 
 
-def choose_card(v: dict, budget_ms: float, rng: random.Random, start: float | None = None,
-                prefer_card: str | None = None):
+def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | None = None,
+                prefer_card: str | None = None) -> str | None:
     """The card code to play, or None if no sample finished in time."""
     if start is None:
         start = time.perf_counter()
     deadline = start + budget_ms / 1000.0 * 0.9
     pub = Public(v)
-    legal = [CARD_INDEX[a["card"]] for a in v["legal"]]
+    plays = [a for a in v["legal"] if a["type"] == "play"]
+    legal = [CARD_INDEX[a["card"]] for a in plays]
     if len(legal) == 1:
-        return v["legal"][0]["card"]
+        return plays[0]["card"]
     reps = candidates(pub, legal)
     if pub.game == "tarneeb41" and pub.trick:
         # Never trump the partner's winning trick.
@@ -330,15 +355,14 @@ def choose_card(v: dict, budget_ms: float, rng: random.Random, start: float | No
     slowest = 0.0                       # the longest rollout so far: never start one late
     while now() + slowest < deadline:
         hands = sample_fit(pub, rng)
-        row = []
+        row: list[int] = []
         for c in reps:
             t0 = now()
             if t0 + slowest >= deadline:
-                row = None
                 break
             h = list(hands)
             h[seat] ^= 1 << c
-            trick = pub.trick + [c]
+            trick = [*pub.trick, c]
             taken = list(pub.taken)
             ld = leader
             if len(trick) == 4:
@@ -351,8 +375,8 @@ def choose_card(v: dict, budget_ms: float, rng: random.Random, start: float | No
             dt = now() - t0
             if dt > slowest:
                 slowest = dt
-        if row is None:
-            break
+        if len(row) < len(reps):
+            break                       # out of time: only complete samples count
         for i, x in enumerate(row):
             sums[i] += x
         n += 1
@@ -370,4 +394,5 @@ def choose_card(v: dict, budget_ms: float, rng: random.Random, start: float | No
     return CODES[reps[best]]
 
 
-__all__ = ["choose_card", "sample", "sample_fit", "fit_weight", "Public", "candidates", "make_scorer", "lo"]
+__all__ = ["Public", "candidates", "choose_card", "fit_weight", "make_scorer", "sample",
+           "sample_fit"]

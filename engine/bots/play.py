@@ -18,6 +18,8 @@ from .cards import ABOVE, SM, hi, lo
 
 WIN, DUMP, CHEAP = 0, 1, 2
 
+__all__ = ["CHEAP", "DUMP", "WIN", "current_winner", "fast_card"]
+
 
 def _rank_max(m: int) -> int:
     """The card of ``m`` with the highest rank (any suit; ties: the lower suit index)."""

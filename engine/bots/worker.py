@@ -18,8 +18,10 @@ import concurrent.futures as cf
 import multiprocessing as mp
 import random
 
+from ..types import Action, View
 
-def _decide(view: dict, level: str, budget_ms: float) -> dict:
+
+def _decide(view: View, level: str, budget_ms: float) -> Action:
     from . import choose
     return choose(view, level, budget_ms, random.Random())
 
@@ -54,15 +56,16 @@ class BotPool:
                                             initializer=_watch_parent, initargs=(os.getpid(),))
         self._pool.submit(_warm)
 
-    def submit(self, view: dict, level: str = "strong", budget_ms: float = 100) -> cf.Future:
+    def submit(self, view: View, level: str = "strong",
+               budget_ms: float = 100) -> cf.Future[Action]:
         """A Future of the action dict for ``view``'s seat."""
         return self._pool.submit(_decide, view, level, budget_ms)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def __enter__(self):
+    def __enter__(self) -> BotPool:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
