@@ -129,11 +129,11 @@ def forced_plan(tricks, trump: str, *, shown: tuple[int, str] | None = None) -> 
     groups = [[r + s for r in RANKS[4 * g:4 * g + 4]] for s in SUITS for g in range(3)]
     hands: list[list[str]] = [[] for _ in range(4)]
     cards: list[dict[int, str]] = []
-    for grp, w in zip(groups, group_winners):
+    for grp, w in zip(groups, group_winners, strict=False):
         top, *low = grp
         trick = {w: top}
         others = [s for s in range(4) if s != w]
-        for s, c in zip(others, low):
+        for s, c in zip(others, low, strict=False):
             trick[s] = c
         for s, c in trick.items():
             hands[s].append(c)
@@ -151,7 +151,7 @@ def forced_plan(tricks, trump: str, *, shown: tuple[int, str] | None = None) -> 
     for s, c in trick.items():
         hands[s].append(c)
     cards.append(trick)
-    winners = group_winners + [last]
+    winners = [*group_winners, last]
 
     shown_card = None
     if shown is not None:

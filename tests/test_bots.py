@@ -241,7 +241,7 @@ def test_declarations_weigh_the_samples():
     from engine.bots import montecarlo as mc
     v = next(_play_views([3]))
     pub = mc.Public(v)
-    other = [s for s in range(4) if s != pub.seat][0]
+    other = next(s for s in range(4) if s != pub.seat)
     pub.evidence = [(other, 0, 0)]
     pub.played_by = [0, 0, 0, 0]
     strong_hand = mask(["AS", "KS", "AH", "KH", "AD", "KD", "AC", "KC", "QS", "QH", "QD", "QC", "JS"])

@@ -17,12 +17,30 @@ import random
 from dataclasses import dataclass, field
 
 import pytest
+from stacked import (
+    advance_to_round,
+    answer_dash,
+    bid,
+    call,
+    check_breakdown_sums,
+    dash,
+    declare,
+    declare_all,
+    forced_plan,
+    pass_,
+    phase,
+    play,
+    play_plan,
+    play_to_end,
+    rnd,
+    run,
+    script_round,
+    shuffled_deal,
+    snapshot,
+    with_,
+)
 
 from engine import IllegalAction, new_match, replay
-from stacked import (script_round, answer_dash, advance_to_round, bid, call, dash, declare,
-                     declare_all, forced_plan, pass_, phase, play, play_plan,
-                     play_to_end, rnd, run, shuffled_deal, snapshot, with_,
-                     check_breakdown_sums)
 
 P = pass_()
 
@@ -469,7 +487,7 @@ def test_E20_with_players_declare_first_in_seat_order_after_caller():
 def test_E22_last_declarers_forbidden_number():
     m = new_match("estimation", 13, seed=3)
     answer_dash(m, ())
-    run(m, solo(5) + [(1, call(5, "S"))])
+    run(m, [*solo(5), (1, call(5, "S"))])
     declare_all(m, [(2, 3), (3, 4)])
     v = m.view(0)
     assert v["forbidden"] == 1
@@ -482,7 +500,7 @@ def test_E22_last_declarers_forbidden_number():
     # not the last declarer: nobody else is forbidden anything
     m2 = new_match("estimation", 13, seed=3)
     answer_dash(m2, ())
-    run(m2, solo(5) + [(1, call(5, "S"))])
+    run(m2, [*solo(5), (1, call(5, "S"))])
     assert m2.view(2)["forbidden"] is None
     assert sorted(a["n"] for a in m2.legal_actions(2)) == list(range(6))
 
@@ -492,14 +510,14 @@ def test_E26_E27_follow_suit_and_offsuit_ace_is_a_discard():
     # seat 3 has hearts; seat 0 is void in hearts and holds a trump (spade).
     from stacked import complete_deal
     deal = complete_deal({
-        1: ["5H", "AH", "KH", "QH", "JH"] + ["2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C"],
-        2: ["AC", "KC", "QC", "JC", "TC"] + ["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D"],
-        3: ["TH", "9H", "8H", "7H", "6H", "4H", "3H", "2H"] + ["TD", "JD", "QD", "KD", "AD"],
+        1: ["5H", "AH", "KH", "QH", "JH", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C"],
+        2: ["AC", "KC", "QC", "JC", "TC", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D"],
+        3: ["TH", "9H", "8H", "7H", "6H", "4H", "3H", "2H", "TD", "JD", "QD", "KD", "AD"],
         0: ["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS"],
     })
     m = new_match("estimation", 13, seed=3, deals=[deal])
     answer_dash(m, ())
-    run(m, solo(4, "S") + [(1, call(4, "S"))])
+    run(m, [*solo(4, "S"), (1, call(4, "S"))])
     declare_all(m, [(2, 0), (3, 0), (0, 0)])
     assert m.to_act == 1
     run(m, [(1, play("5H"))])
@@ -529,7 +547,7 @@ def test_E27_highest_of_led_suit_wins_without_trump():
     assert not any(c[1] == "H" for c in deal[2])
     m = new_match("estimation", 13, seed=3, deals=[deal])
     answer_dash(m, ())
-    run(m, solo(4, "NT") + [(1, call(4, "NT"))])
+    run(m, [*solo(4, "NT"), (1, call(4, "NT"))])
     declare_all(m, [(2, 0), (3, 0), (0, 0)])
     run(m, [(1, play("5H")), (2, play("AC")), (3, play("9H")), (0, play("7H"))])
     assert m.view(None)["tricks"][0]["winner"] == 3
@@ -734,7 +752,7 @@ def test_E36_shared_top_total_is_a_draw_between_them_alone():
 
 
 def _one_round_then(scores_case):
-    m, rec = _play_case(CASES[scores_case])
+    m, _rec = _play_case(CASES[scores_case])
     return m
 
 
@@ -786,7 +804,7 @@ def test_E30_with_on_a_super_call_declaring_another_number_gets_nothing_extra():
         (1, 8, "S"), [(2, 3), (3, 1), (0, 0)],                # total 12: no risk
         tricks=[0, 8, 3, 2], scores=[13, 41, 16, -11])
         # 2: With but declared 3 (not 8): plain 16; 3: declared 1 took 2, sole loser
-    m, rec = _play_case(case)
+    _m, rec = _play_case(case)
     assert rec["scores"] == case.scores
     assert rec["with_players"] == [2] and rec["caller"] == 1
     assert rec["call"] == {"n": 8, "suit": "S"}
@@ -837,7 +855,7 @@ def test_E13_three_passes_then_the_last_bids_and_wins_at_once():
 def test_E21_E22_nothing_forbidden_when_13_is_out_of_reach():
     m = new_match("estimation", 13, seed=3)
     answer_dash(m, ())
-    run(m, solo(4) + [(1, call(4, "S"))])
+    run(m, [*solo(4), (1, call(4, "S"))])
     declare_all(m, [(2, 0), (3, 0)])
     # 0 would need 9 to make 13, above the caller's 4: every number 0..4 is open
     assert sorted(a["n"] for a in m.legal_actions(0)) == [0, 1, 2, 3, 4]

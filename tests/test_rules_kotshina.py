@@ -15,11 +15,28 @@ import json
 from dataclasses import dataclass, field
 
 import pytest
+from stacked import (
+    advance_to_round,
+    answer_dash,
+    bid,
+    call,
+    check_breakdown_sums,
+    dash,
+    declare,
+    declare_all,
+    forced_plan,
+    pass_,
+    phase,
+    play_plan,
+    play_to_end,
+    rnd,
+    run,
+    script_round,
+    snapshot,
+    with_,
+)
 
 from engine import IllegalAction, new_match, replay
-from stacked import (script_round, answer_dash, advance_to_round, bid, call, declare, declare_all,
-                     forced_plan, pass_, phase, play_plan, play_to_end, rnd, run,
-                     snapshot, with_, check_breakdown_sums, dash)
 
 P = pass_()
 FIXED_TRUMPS = ["NT", "S", "H", "D", "C"]
@@ -195,7 +212,7 @@ def test_K14_saayda_three_times_running_then_x4_then_back_to_x1():
     plans = [forced_plan(t, tr) for _, t, tr in rounds]
     m = new_match("estimation-kotshina", "micro", seed=2, deals=[p.deal for p in plans])
     seen_mult = []
-    for (decls, _, trump), plan in zip(rounds, plans):
+    for (decls, _, trump), plan in zip(rounds, plans, strict=False):
         v = m.view(None)
         seen_mult.append(v["multiplier"])
         assert v["fixed_trump"] == trump
@@ -227,7 +244,7 @@ def test_K14_K15_four_saaydas_cap_at_x4_and_tied_top_share_first_place():
     plans.append(forced_plan([3, 3, 3, 4], "C"))
     script.append([(1, 3), (2, 3), (3, 3), (0, 3)])
     m = new_match("estimation-kotshina", "micro", seed=2, deals=[p.deal for p in plans])
-    for decls, plan in zip(script, plans):
+    for decls, plan in zip(script, plans, strict=False):
         declare_all(m, decls)
         play_plan(m, plan)
     assert [r["multiplier"] for r in m.history] == [1, 2, 4, 4, 4]

@@ -11,10 +11,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from stacked import (
+    PARTNER_SUIT,
+    declare,
+    declare_all,
+    forced_plan,
+    phase,
+    play,
+    play_plan,
+    run,
+    snapshot,
+)
 
 from engine import IllegalAction, new_match, replay
-from stacked import (PARTNER_SUIT, declare, declare_all, forced_plan,
-                     phase, play, play_plan, run, snapshot)
 
 
 def plan_for(tricks, trump, dealer):
@@ -173,7 +182,7 @@ def _play_hands(script, extra_checks=None):
     plans = [plan_for(tr, TRUMPS[k % 4], dealer=k % 4) for k, (_, tr) in enumerate(script)]
     m = new_match("tarneeb41", seed=1, deals=[p.deal for p in plans])
     totals_seen = []
-    for k, ((decl, _), p) in enumerate(zip(script, plans)):
+    for k, ((decl, _), p) in enumerate(zip(script, plans, strict=False)):
         assert m.result is None, f"match ended before hand {k + 1}"
         assert m.view(None)["round"] == k + 1 and m.view(None)["dealer"] == k % 4
         hand(m, p, decl)

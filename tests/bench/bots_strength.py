@@ -24,7 +24,7 @@ from multiprocessing import Pool
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
 
-from engine import bots, new_match  # noqa: E402
+from engine import bots, new_match
 
 
 def _deal(seed: int):

@@ -15,7 +15,7 @@ import time
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
 
-from engine import new_match  # noqa: E402
+from engine import new_match
 
 GAMES = [("estimation", 18), ("estimation-kotshina", "full"), ("tarneeb41", None)]
 
