@@ -15,12 +15,12 @@ import atexit
 import logging
 import os
 from concurrent.futures.process import BrokenProcessPool
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .catalogue import DEFAULT_LEVEL
 
 if TYPE_CHECKING:
-    from engine import Match
+    from engine import Action, Match
     from engine.bots.worker import BotPool
 
 log = logging.getLogger("lamma.bots")
@@ -83,7 +83,7 @@ def _warn_once(kind: str, text: str) -> None:
         log.warning("%s (logged once; the simple player moves meanwhile)", text)
 
 
-async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> dict[str, Any]:
+async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> Action:
     """A legal action for ``seat``, thought out in a worker process."""
     view = match.view(seat)
     try:
@@ -109,6 +109,6 @@ def timer_needs_bot(match: Match) -> bool:
     return match.game != "tarneeb41" and match.phase in ("declare", "play")
 
 
-def timeout_action(match: Match, seat: int) -> dict[str, Any]:
+def timeout_action(match: Match, seat: int) -> Action:
     """The turn timer's move when no computer player is needed (see ``timer_needs_bot``)."""
     return match.auto_action(seat)

@@ -7,7 +7,7 @@ move here, not per screen.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,13 +15,13 @@ from typing import Any
 @dataclass
 class Event:
     seat: int | None
-    action: dict[str, Any] | None
+    action: Mapping[str, Any] | None
     text: str
     round: int | None = None      # the round it belongs to (screens show the current one)
     at: float = field(default_factory=time.monotonic)
 
 
-def describe(who: str, action: dict[str, Any], by: str) -> str:
+def describe(who: str, action: Mapping[str, Any], by: str) -> str:
     """``who``'s move in words; ``by``: "player", "bot" or "timer"."""
     t = action.get("type")
     if t == "dash":
@@ -45,7 +45,7 @@ def describe(who: str, action: dict[str, Any], by: str) -> str:
     return text
 
 
-def round_text(labels: Sequence[str], rec: dict[str, Any]) -> str:
+def round_text(labels: Sequence[str], rec: Mapping[str, Any]) -> str:
     """A finished round (an entry of the engine's ``history``) in one line."""
     if rec.get("void"):
         return "Hand void: declarations under 11; redeal"

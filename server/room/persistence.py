@@ -8,6 +8,7 @@ therefore has on disk every action any player has seen.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import Match, replay
@@ -84,7 +85,7 @@ class TableStore:
         return self.store.create_match(table.id, table.match.to_dict(), seat_names(table),
                                        table_settings(table))
 
-    def action(self, table: Table, seat: int, action: dict[str, Any]) -> None:
+    def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None:
         if table.match_id is None or table.match is None:
             return
         self.store.append_action(table.match_id, len(table.match.log) - 1, seat, action)

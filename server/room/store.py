@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -35,7 +36,7 @@ class MatchStore(Protocol):
                      settings: dict[str, Any]) -> int: ...
 
     def append_action(self, match_id: int, seq: int, seat: int,
-                      action: dict[str, Any]) -> None: ...
+                      action: Mapping[str, Any]) -> None: ...
 
     def set_seats(self, match_id: int, seats: list[str | None],
                   settings: dict[str, Any] | None = None) -> None: ...
@@ -71,7 +72,7 @@ class TableLog(Protocol):
     def match_started(self, table: Table) -> int | None:
         """The match id the store gave the match (None: not stored)."""
 
-    def action(self, table: Table, seat: int, action: dict[str, Any]) -> None: ...
+    def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None: ...
 
     def seats_changed(self, table: Table) -> None: ...
 
@@ -89,7 +90,7 @@ class NullStore:
     def match_started(self, table: Table) -> int | None:
         return None
 
-    def action(self, table: Table, seat: int, action: dict[str, Any]) -> None:
+    def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None:
         pass
 
     def seats_changed(self, table: Table) -> None:

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from engine import IllegalAction, Match, new_match
+from engine import Action, IllegalAction, Match, View, new_match
 
 from . import bots
 from .catalogue import DEFAULT_LEVEL, parse_level, parse_seat, title
@@ -66,7 +66,7 @@ class Table:
         self.takeovers: dict[int, Member] = {}
         self._round_log: int | None = None  # len(match.log) when this round began
         self._trick_pause = False           # the next automatic move waits for the trick
-        self._public: dict[str, Any] | None = None   # the public view after the last action
+        self._public: View | None = None    # the public view after the last action
         self._thinking: asyncio.Task[None] | None = None
         self.closed = False
 
@@ -129,7 +129,7 @@ class Table:
                 return i
         return None
 
-    def view(self, seat: int | None) -> dict[str, Any] | None:
+    def view(self, seat: int | None) -> View | None:
         if self.match is None:
             return None
         return self.match.view(seat)
@@ -381,7 +381,7 @@ class Table:
             raise RoomError(f"Illegal action {quoted(action)}.")
         self._apply(seat, canon, by)
 
-    def _apply(self, seat: int, action: dict[str, Any], by: str) -> None:
+    def _apply(self, seat: int, action: Action, by: str) -> None:
         m = self.match
         assert m is not None
         before_hist = len(m.history)
@@ -422,8 +422,8 @@ class Table:
                                     "came free.")
         if self.status != "over":
             self.status = "over"
-            res = (self.match.result if self.match is not None else None) or {}
-            winners = ", ".join(self.seats[w].label for w in res.get("winners", []))
+            res = self.match.result if self.match is not None else None
+            winners = ", ".join(self.seats[w].label for w in (res["winners"] if res else []))
             self.events.append(Event(None, None, "Match over" +
                                      (f": {winners} win" if winners else "")))
             self.points = self.registry.store.match_over(self)

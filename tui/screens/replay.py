@@ -10,7 +10,8 @@ one ``Block`` of Rich text that repaints only when its text changed.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import getters
@@ -44,7 +45,7 @@ def length_words(game: str, length) -> str:
     return str(length)
 
 
-def result_words(result: dict | None, names: list[str]) -> str:
+def result_words(result: Mapping[str, Any] | None, names: list[str]) -> str:
     if not result:
         return "unfinished"
     if result.get("abandoned"):

@@ -24,7 +24,7 @@ Action = dict[str, Any]
 class TrickAnim:
     """The finished trick on its way to the winner: shown in the middle, then
     (``moved``) as a dim pile on the winner's side."""
-    cards: tuple[dict[str, Any], ...]
+    cards: tuple[Mapping[str, Any], ...]
     winner: int
     moved: bool = False
 
