@@ -23,6 +23,7 @@ from engine.catalogue import (
 )
 
 from .errors import RoomError
+from .text import clean_name
 
 __all__ = ["BOT_NAMES", "DEFAULT_LEVEL", "GAMES", "GUEST_MARK", "LENGTHS", "LEVELS", "SEATS",
            "TIMERS", "TITLES", "default_length", "display_name", "is_seat", "parse_game",
@@ -34,8 +35,11 @@ GUEST_MARK = "°"                          # after a guest's name wherever it is
 
 
 def display_name(name: str, guest: bool) -> str:
-    """A name as every screen shows it: a guest's with the guest mark."""
-    return name + GUEST_MARK if guest else name
+    """A name as every screen shows it: cleaned (a stored name from another version,
+    a restored backup or a shared database may hold escape sequences; it is drawn
+    without them, at most 16 characters), a guest's with the guest mark."""
+    shown = clean_name(name)
+    return shown + GUEST_MARK if guest else shown
 
 
 def parse_seat(value: object) -> int:

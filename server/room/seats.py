@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .catalogue import BOT_NAMES, DEFAULT_LEVEL, display_name
+from .text import clean_name
 
 if TYPE_CHECKING:
     from .members import Member
@@ -45,12 +46,16 @@ class Seat:
 
     @property
     def label(self) -> str:
+        """The holder's name as drawn: cleaned (``display_name``), a guest's marked."""
         if self.kind == "empty":
             return "(empty)"
         return display_name(self.name or "?", self.guest)
 
     def public(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "guest": self.guest,
+        """What anyone may see of the seat; the name cleaned (a restored match's seats
+        come from the database, which may hold what no client could send)."""
+        name = None if self.name is None else clean_name(self.name)
+        return {"kind": self.kind, "name": name, "guest": self.guest,
                 "connected": self.kind != "human" or self.member is not None}
 
     def settings(self) -> dict[str, Any]:
