@@ -15,7 +15,7 @@ import asyncssh
 from .jsonapi import JsonSession
 from .limits import Address, Bucket, Limits
 from .room import Member, Registry, TableStore, restore
-from .room.text import check_name, name_key, safe_text
+from .room.text import check_name, clean_name, name_key, safe_text, skeleton
 from .store import Store
 
 log = logging.getLogger("lamma.ssh")
@@ -99,7 +99,18 @@ class Room:
         self.session_tasks: set[asyncio.Task] = set()
 
     def guest_name_free(self, name: str) -> bool:
-        return self.identity.owner(name) is None and name_key(name) not in self.online
+        return (self.identity.owner(name) is None and name_key(name) not in self.online
+                and self.identity.lookalike_of(name) is None
+                and self.online_lookalike(name) is None)
+
+    def online_lookalike(self, name: str) -> str | None:
+        """Someone online now under another name that looks like ``name`` (the same
+        skeleton; ``online`` is keyed by the exact name's key), as it may be shown."""
+        nk, look = name_key(name), skeleton(name)
+        for key, member in list(self.online.items()):
+            if key != nk and skeleton(member.name) == look:
+                return clean_name(member.name)
+        return None
 
     def close(self) -> None:
         self.registry.close()
@@ -203,11 +214,17 @@ class LammaSSHServer(asyncssh.SSHServer):
             return (f"The name '{self.name}' is taken: it belongs to another key. "
                     "Choose another name (ssh -p PORT OTHERNAME@HOST), or use the key "
                     "that owns it.")
+        like = self.room.identity.lookalike_of(self.name)
+        if like is not None:
+            return _looks_like(self.name, like, "a name that belongs to a key")
         if not cfg.guests:
             return ("This room does not admit guests: connect with an SSH key "
                     "(ssh-keygen -t ed25519 makes one).")
         if name_key(self.name) in self.room.online:
             return f"A guest named '{self.name}' is already here; choose another name."
+        like = self.room.online_lookalike(self.name)
+        if like is not None:
+            return _looks_like(self.name, like, "the name of someone here now")
         return None
 
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str):
@@ -235,7 +252,13 @@ class LammaSSHServer(asyncssh.SSHServer):
             fp = key.get_fingerprint("sha256")
             cap = self.room.config.limits.names_per_key
             identity = self.room.identity
-            if identity.owner(self.name) is None and identity.names_of(fp) >= cap:
+            new = identity.owner(self.name) is None
+            like = identity.lookalike_of(self.name) if new else None
+            if like is not None:
+                # A new name may not pass for one already owned (names bound before
+                # this rule that already look alike keep working: they are not new).
+                self.refusal = _looks_like(self.name, like, "a name already taken")
+            elif new and identity.names_of(fp) >= cap:
                 # One key cannot hoard names: its existing ones still work.
                 self.refusal = (f"Your key already has {cap} names; connect under one of "
                                 "them.")
@@ -243,7 +266,9 @@ class LammaSSHServer(asyncssh.SSHServer):
                 self.ident = f"key:{fp}:{name_key(self.name)}"
                 self.guest = False
             else:
-                self.refusal = f"The name '{self.name}' was just taken by another key."
+                like = identity.lookalike_of(self.name)
+                self.refusal = (_looks_like(self.name, like, "a name just taken") if like
+                                else f"The name '{self.name}' was just taken by another key.")
         elif self._guest_ok and self.name is not None:
             # A guest is this connection: a random token nobody else can present, so
             # another guest under the same name never reaches this one's seat or hand.
@@ -252,6 +277,11 @@ class LammaSSHServer(asyncssh.SSHServer):
             self.guest = True
         else:
             self.refusal = "Authentication failed."
+
+
+def _looks_like(name: str, other: str, what: str) -> str:
+    return (f"The name '{name}' looks like '{other}', {what}; choose another name "
+            "(ssh -p PORT OTHERNAME@HOST).")
 
 
 def _clean_term(term: object) -> str:
@@ -330,6 +360,12 @@ class SessionHandler:
         if srv.guest and self.room.identity.owner(name) is not None:
             return (f"The name '{name}' now belongs to a key's owner; guests cannot use "
                     "it. Choose another name.")
+        if srv.guest:
+            # Bound or arrived since this guest's authentication: look-alikes too.
+            like = (self.room.identity.lookalike_of(name)
+                    or self.room.online_lookalike(name))
+            if like is not None:
+                return _looks_like(name, like, "a name in use")
         old = self.room.online.get(nk)
         if old is None:
             return None

@@ -28,7 +28,7 @@ from typing import TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 from .room.store import StoredMatch
-from .room.text import name_key
+from .room.text import clean_name, name_key, skeleton
 
 log = logging.getLogger("lamma.store")
 
@@ -47,6 +47,7 @@ class Dialect(TypedDict):
     param: str                   # the driver's placeholder
     begin: str                   # how a write transaction starts
     migration_lock: str | None   # taken before migrating (processes starting together)
+    name_lock: str | None        # taken before binding a name (look-alikes checked first)
     types: dict[str, str]        # column types spelled otherwise
 
 
@@ -55,7 +56,7 @@ DIALECTS: dict[str, Dialect] = {
         "serial": "INTEGER PRIMARY KEY", "param": "?",
         # IMMEDIATE takes the write lock at once, so a transaction never fails
         # half-way on a lock upgrade; it also serialises migrations.
-        "begin": "BEGIN IMMEDIATE", "migration_lock": None,
+        "begin": "BEGIN IMMEDIATE", "migration_lock": None, "name_lock": None,
         "types": {},
     },
     "postgres": {
@@ -64,6 +65,9 @@ DIALECTS: dict[str, Dialect] = {
         # Several processes may start at once on one database: one migrates,
         # the others wait and then find the schema current.
         "migration_lock": "SELECT pg_advisory_xact_lock(48151623)",
+        # Two processes binding look-alike names at once: one checks and inserts, then
+        # the other (SQLite's BEGIN IMMEDIATE does the same for one file).
+        "name_lock": "SELECT pg_advisory_xact_lock(48151624)",
         # PostgreSQL's REAL is 4 bytes: a time.time() would be rounded to minutes.
         "types": {"REAL": "DOUBLE PRECISION"},
     },
@@ -116,7 +120,15 @@ MIGRATIONS: list[list] = [
        # before this migration, listed as before
         lambda store: store._add_column("matches", "rounds", "INTEGER"),
     ],
+    [  # 6: each player's name skeleton (Unicode TR39, case-folded: text.skeleton), so a
+       # new name that looks like an owned one is refused. Indexed, not unique: names
+       # bound before this migration may already look alike, and keep working.
+        lambda store: store._add_column("players", "skeleton", "TEXT"),
+        lambda store: store._backfill_skeletons(),
+        "CREATE INDEX IF NOT EXISTS players_skeleton ON players (skeleton)",
+    ],
 ]
+SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -167,6 +179,7 @@ class Store:
 
     def __init__(self, target: str | Path, process: str = ""):
         self.process = process
+        self.skeletons = False        # players.skeleton exists (set by _migrate)
         if is_postgres(target):
             self.kind, self.path, self.where = "postgres", None, redact(str(target))
             self.dialect = DIALECTS["postgres"]
@@ -264,6 +277,7 @@ class Store:
                     raise StoreError(f"{self.where} was written by a newer Lamma "
                                      f"(schema {have}); upgrade this server")
                 if have == len(MIGRATIONS):
+                    self.skeletons = have >= SKELETONS_FROM
                     return
                 for stmt in MIGRATIONS[have]:
                     if callable(stmt):
@@ -297,20 +311,48 @@ class Store:
         return row[0] if row else None
 
     def may_use(self, name: str, fingerprint: str) -> bool:
+        """May this key log in under ``name``: its own, or a name nobody owns. (Whether a
+        new name looks like another is ``lookalike_of``; ``bind`` refuses it.)"""
         owner = self.owner(name)
         return owner is None or owner == fingerprint
 
+    def lookalike_of(self, name: str) -> str | None:
+        """The owned name that ``name`` looks like (the same skeleton, another name),
+        cleaned for a message; None if there is none. The very same name (in any case)
+        is ``owner``'s business, not this."""
+        if not self.skeletons:
+            return None
+        row = self._x("SELECT name FROM players WHERE skeleton = ? AND name_key <> ? "
+                      "ORDER BY created LIMIT 1", (skeleton(name), name_key(name))).fetchone()
+        return clean_name(row[0]) if row else None
+
     def bind(self, name: str, fingerprint: str) -> bool:
         """Bind ``name`` to a key. Call only once the key's signature is verified.
-        False if another key owns the name."""
+        False if another key owns the name, or if the name is new and looks like one
+        already owned (``lookalike_of`` says which)."""
         now = time.time()
-        self._x("INSERT INTO players (name_key, name, fingerprint, created, last_seen) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (name_key) DO NOTHING",
-                (name_key(name), name, fingerprint, now, now))
-        if self.owner(name) != fingerprint:
-            return False
-        self._x("UPDATE players SET last_seen = ? WHERE name_key = ?", (now, name_key(name)))
-        return True
+        key = name_key(name)
+        with self._tx():
+            if self.dialect["name_lock"]:
+                self.db.execute(self.dialect["name_lock"])
+            owner = self.owner(name)
+            if owner is None:
+                if self.lookalike_of(name) is not None:
+                    return False
+                if self.skeletons:
+                    self._x("INSERT INTO players (name_key, name, fingerprint, created, "
+                            "last_seen, skeleton) VALUES (?, ?, ?, ?, ?, ?) "
+                            "ON CONFLICT (name_key) DO NOTHING",
+                            (key, name, fingerprint, now, now, skeleton(name)))
+                else:
+                    self._x("INSERT INTO players (name_key, name, fingerprint, created, "
+                            "last_seen) VALUES (?, ?, ?, ?, ?) ON CONFLICT (name_key) DO NOTHING",
+                            (key, name, fingerprint, now, now))
+                owner = self.owner(name)
+            if owner != fingerprint:
+                return False
+            self._x("UPDATE players SET last_seen = ? WHERE name_key = ?", (now, key))
+            return True
 
     def names_of(self, fingerprint: str) -> int:
         """How many names this key has bound (issue 11 caps them)."""
@@ -394,7 +436,8 @@ class Store:
         rows = self._x("SELECT id, game, length, seats, result, finished FROM matches "
                        "WHERE finished IS NOT NULL AND (rounds IS NULL OR rounds > 0) "
                        "ORDER BY finished DESC LIMIT ?", (limit,))
-        return [{"id": r[0], "game": r[1], "length": json.loads(r[2]), "seats": json.loads(r[3]),
+        return [{"id": r[0], "game": r[1], "length": json.loads(r[2]),
+                 "seats": _shown_seats(json.loads(r[3])),
                  "result": json.loads(r[4]), "finished": r[5]} for r in rows]
 
     def abandon(self, match_id: int, rounds: int | None = None) -> None:
@@ -495,6 +538,13 @@ class Store:
         if column not in have:
             self._x(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
+    def _backfill_skeletons(self) -> None:
+        """Migration 6: the skeleton of every name already bound."""
+        rows = self._x("SELECT name_key, name FROM players").fetchall()
+        for key, name in rows:
+            self._x("UPDATE players SET skeleton = ? WHERE name_key = ?",
+                    (skeleton(name), key))
+
     def _backfill_counted_wins(self) -> None:
         """Migration 4: count the wins already recorded (people throughout, not a draw)."""
         rows = self._x("SELECT game, seats, result FROM matches WHERE humans_throughout = 1 "
@@ -530,13 +580,30 @@ class Store:
             }
         badges = [b for (b,) in self._x("SELECT badge FROM badges WHERE name = ? ORDER BY earned",
                                         (name_key(name),))]
-        return {"name": row[0], "level_points": row[1], "since": row[2], "stats": stats,
-                "badges": badges}
+        return {"name": clean_name(row[0]), "level_points": row[1], "since": row[2],
+                "stats": stats, "badges": badges}
 
     def leaderboard(self, limit: int = 20) -> list[dict]:
         rows = self._x("SELECT name, level_points FROM players ORDER BY level_points DESC, name "
                        "LIMIT ?", (limit,))
-        return [{"rank": i + 1, "name": n, "level_points": p} for i, (n, p) in enumerate(rows)]
+        return [{"rank": i + 1, "name": clean_name(n), "level_points": p}
+                for i, (n, p) in enumerate(rows)]
+
+
+def _shown_seats(stored: object) -> list[str | None]:
+    """A match's stored seat names (``guest:NAME``, a name, None for a computer player)
+    as the screens may draw them: each name cleaned (``clean_name``)."""
+    if not isinstance(stored, list):
+        return []
+    out: list[str | None] = []
+    for name in stored:
+        if name is None:
+            out.append(None)
+        elif isinstance(name, str) and name.startswith("guest:"):
+            out.append("guest:" + clean_name(name[6:]))
+        else:
+            out.append(clean_name(name))
+    return out
 
 
 def _pct(a: int, b: int) -> float | None:
