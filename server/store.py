@@ -22,9 +22,10 @@ import os
 import re
 import sqlite3
 import time
+from collections.abc import Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 from .room.store import StoredMatch
@@ -384,10 +385,12 @@ class Store:
              int(humans), time.time(), self.process)).fetchall()
         return rows[0][0]
 
-    def append_action(self, match_id: int, seq: int, seat: int, action: dict) -> None:
+    def append_action(self, match_id: int, seq: int, seat: int,
+                      action: Mapping[str, Any]) -> None:
         """Durable before anyone sees it (autocommit: one transaction per action)."""
         self._x("INSERT INTO actions (match_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)",
-                (match_id, seq, seat, json.dumps(action, separators=(",", ":")), time.time()))
+                (match_id, seq, seat, json.dumps(dict(action), separators=(",", ":")),
+                 time.time()))
 
     def set_seats(self, match_id: int, seats: list, settings: dict | None = None) -> None:
         """A seat changed hands; a computer player anywhere ends level-point eligibility.
