@@ -13,7 +13,7 @@ from textual.screen import Screen
 from server.room import Registry, RoomError, Session, Table
 
 from .cards import Look
-from .messages import Kicked, LobbyChanged, SeatNotice, TableChanged
+from .messages import InputLimited, Kicked, LobbyChanged, SeatNotice, TableChanged
 from .textual_compat import (
     ColorSystemName,
     FrameHookMixin,
@@ -169,6 +169,19 @@ class LammaApp(FrameHookMixin, App):
             h = getattr(s, "notice", None)
             if h is not None:
                 h(message.text)
+
+    def on_input_limited(self, message: InputLimited) -> None:
+        """The driver held back some input (too fast, a paste too long): the
+        screen's own notice line says so, or a toast where there is none."""
+        try:
+            screen = self.screen
+        except Exception:       # no screen (the session is ending): nobody to tell
+            return
+        handler = getattr(screen, "notice", None)
+        if handler is not None:
+            handler(message.text)
+        else:
+            self.notify(message.text, severity="warning", timeout=5)
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
         self.member._lobby_pending = False

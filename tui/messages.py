@@ -31,3 +31,12 @@ class SeatNotice(Message):
     def __init__(self, text: str) -> None:
         self.text = text
         super().__init__()
+
+
+class InputLimited(Message):
+    """The session's driver held back some of what the terminal sent (input too fast,
+    a paste too long): the player is told, once per burst."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__()
