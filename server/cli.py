@@ -54,6 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--database", metavar="PATH", default=None,
                    help="the SQLite file to copy (default DATA/lamma.db); a postgresql:// "
                         "URL is refused: back that up with pg_dump")
+    a = sub.add_parser("admin", help="an operator's command to the running room, e.g. "
+                                     "'lamma admin who', 'lamma admin ban bob 1d spam'")
+    a.add_argument("words", nargs="*", help="the command and its arguments (help lists them)")
+    a.add_argument("--data", default="./data", help="the running room's data folder")
     return p
 
 
@@ -117,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             pass
         return 0
+    if args.command == "admin":
+        from .admin import run_admin
+        return run_admin(Path(args.data), args.words)
     if args.command == "backup":
         from .store import Store
         if args.database and is_postgres(args.database):

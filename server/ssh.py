@@ -12,8 +12,10 @@ from pathlib import Path
 
 import asyncssh
 
+from .admin import SOCKET_NAME, serve_admin
 from .jsonapi import JsonSession
 from .limits import Address, Bucket, Limits
+from .moderation import Moderation, key_of
 from .room import Member, Registry, TableStore, restore
 from .room.text import check_name, clean_name, name_key, safe_text, skeleton
 from .store import Store
@@ -92,6 +94,9 @@ class Room:
                                  absent_timeout=config.absent_timeout,
                                  tables_per_identity=config.limits.tables_per_identity)
         self.restored = restore(self.registry, self.store)
+        self.moderation = Moderation(self)
+        self.registry.moderator = self.moderation
+        self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
         self.allowed = load_allow_list(config.keys) if config.allow_list else set()
         self.online: dict[str, Member] = {}          # name_key -> Member
         self.addresses: dict[str, Address] = {}      # client address -> what it holds
@@ -113,6 +118,9 @@ class Room:
         return None
 
     def close(self) -> None:
+        if self.admin_server is not None:
+            self.admin_server.close()
+            (self.config.data / SOCKET_NAME).unlink(missing_ok=True)
         self.registry.close()
         self.identity.close()
 
@@ -146,7 +154,10 @@ class LammaSSHServer(asyncssh.SSHServer):
         address = book.get(key)
         if address is None:
             address = book[key] = Address(limits)
-        if address.connections >= limits.connections_per_address:
+        banned = self.room.moderation.banned(address=key)
+        if banned:
+            reason = banned
+        elif address.connections >= limits.connections_per_address:
             reason = (f"Too many connections from your address (at most "
                       f"{limits.connections_per_address} at once).")
         elif not address.connects.take():
@@ -207,6 +218,9 @@ class LammaSSHServer(asyncssh.SSHServer):
         cfg = self.room.config
         if self.name is None:
             return self.name_error
+        banned = self.room.moderation.banned(name=self.name)
+        if banned:
+            return banned
         if cfg.allow_list:
             return ("This room admits listed keys only, and none of your keys is on "
                     "the list. Ask the host to add your public key.")
@@ -346,9 +360,10 @@ class SessionHandler:
             self._refuse(process, refusal, json_mode)
             return
         if json_mode:
-            await self.run_json(process, name, srv.ident, srv.guest, srv.address)
+            await self.run_json(process, name, srv.ident, srv.guest, srv.address,
+                                srv.address_key)
         else:
-            await self.run_tui(process, name, srv.ident, srv.guest)
+            await self.run_tui(process, name, srv.ident, srv.guest, srv.address_key)
 
     def claim_name(self, srv: LammaSSHServer) -> str | None:
         """Checked again as each session opens (a connection may outlive the moment its
@@ -357,6 +372,9 @@ class SessionHandler:
         of the same identity has been closed: the newer terminal takes over)."""
         assert srv.name is not None and srv.ident is not None
         name, nk = srv.name, name_key(srv.name)
+        banned = self.room.moderation.banned(fingerprint=key_of(srv.ident), name=name)
+        if banned:
+            return banned
         if srv.guest and self.room.identity.owner(name) is not None:
             return (f"The name '{name}' now belongs to a key's owner; guests cannot use "
                     "it. Choose another name.")
@@ -392,11 +410,12 @@ class SessionHandler:
             pass
 
     async def run_json(self, process, name: str, ident: str, guest: bool,
-                       address: Address | None = None) -> None:
+                       address: Address | None = None, where: str = "") -> None:
         limits = self.room.config.limits
         session = JsonSession(self.room.registry, process, name, ident, guest,
                               requests=Bucket(limits.json_rate, limits.json_burst),
                               address_requests=address.requests if address else None)
+        session.address = where
         nk = name_key(name)
         self.room.online[nk] = session
         try:
@@ -407,7 +426,8 @@ class SessionHandler:
             session.closed = True
             self.room.registry.detach(session, keep_seat=True)
 
-    async def run_tui(self, process, name: str, ident: str, guest: bool) -> None:
+    async def run_tui(self, process, name: str, ident: str, guest: bool,
+                      where: str = "") -> None:
         from tui.app import LammaApp
 
         from .driver import SSHDriver, clamp_size
@@ -420,6 +440,7 @@ class SessionHandler:
         app = LammaApp(self.room.registry, name, ident, guest, term=term,
                        colorterm=colorterm, driver_class=SSHDriver)
         app.ssh_process = process
+        app.member.address = where
         nk = name_key(name)
         self.room.online[nk] = app.member
         self.room.apps.add(app)
@@ -447,6 +468,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     runtime.prepare()
     room = Room(config)
     room.registry.start_resumed()
+    room.admin_server = await serve_admin(room.moderation, config.data)
     host_key = load_host_key(config.keys)
     handler = SessionHandler(room)
     server = await asyncssh.create_server(

@@ -128,6 +128,19 @@ MIGRATIONS: list[list] = [
         lambda store: store._backfill_skeletons(),
         "CREATE INDEX IF NOT EXISTS players_skeleton ON players (skeleton)",
     ],
+    [  # 7: moderation: bans (by key, name or address, for a while or for good),
+       # what operators did, and players' reports
+        """CREATE TABLE IF NOT EXISTS bans (
+            id {serial}, kind TEXT NOT NULL, value TEXT NOT NULL, until REAL,
+            author TEXT NOT NULL, reason TEXT NOT NULL, at REAL NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS bans_target ON bans (kind, value)",
+        """CREATE TABLE IF NOT EXISTS moderation_log (
+            id {serial}, at REAL NOT NULL, author TEXT NOT NULL, action TEXT NOT NULL,
+            detail TEXT NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS reports (
+            id {serial}, at REAL NOT NULL, author TEXT NOT NULL, target TEXT NOT NULL,
+            reason TEXT NOT NULL)""",
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 
@@ -530,6 +543,53 @@ class Store:
         cur = self._x("INSERT INTO badges (name, badge, earned) VALUES (?, ?, ?) "
                       "ON CONFLICT (name, badge) DO NOTHING", (key, badge, time.time()))
         return badge if cur.rowcount == 1 else None
+
+    # ---- moderation (issue 11): bans, what operators did, players' reports -------------
+
+    def add_ban(self, kind: str, value: str, until: float | None, author: str,
+                reason: str) -> None:
+        self._x("INSERT INTO bans (kind, value, until, author, reason, at) "
+                "VALUES (?, ?, ?, ?, ?, ?)", (kind, value, until, author, reason, time.time()))
+
+    def remove_bans(self, kind: str, value: str) -> int:
+        """Lift every ban on ``kind``/``value``; how many there were in force."""
+        now = time.time()
+        cur = self._x("DELETE FROM bans WHERE kind = ? AND value = ? "
+                      "AND (until IS NULL OR until > ?)", (kind, value, now))
+        return int(cur.rowcount)
+
+    def ban_in_force(self, kind: str, value: str) -> dict | None:
+        """The longest ban in force on ``kind`` (name, key, addr) ``value``, if any."""
+        row = self._x("SELECT until, author, reason FROM bans WHERE kind = ? AND value = ? "
+                      "AND (until IS NULL OR until > ?) "
+                      "ORDER BY CASE WHEN until IS NULL THEN 1 ELSE 0 END DESC, until DESC "
+                      "LIMIT 1", (kind, value, time.time())).fetchone()
+        return None if row is None else {"until": row[0], "by": row[1], "reason": row[2]}
+
+    def bans(self) -> list[dict]:
+        rows = self._x("SELECT kind, value, until, author, reason FROM bans "
+                       "WHERE until IS NULL OR until > ? ORDER BY at", (time.time(),))
+        return [{"kind": r[0], "value": r[1], "until": r[2], "by": r[3], "reason": r[4]}
+                for r in rows]
+
+    def log_action(self, author: str, action: str, detail: str) -> None:
+        """An operator's action, with who did it (kept for good)."""
+        self._x("INSERT INTO moderation_log (at, author, action, detail) VALUES (?, ?, ?, ?)",
+                (time.time(), author, action, detail))
+
+    def actions_log(self, limit: int = 50) -> list[dict]:
+        rows = self._x("SELECT at, author, action, detail FROM moderation_log "
+                       "ORDER BY id DESC LIMIT ?", (limit,))
+        return [{"at": r[0], "by": r[1], "action": r[2], "detail": r[3]} for r in rows]
+
+    def add_report(self, author: str, target: str, reason: str) -> None:
+        self._x("INSERT INTO reports (at, author, target, reason) VALUES (?, ?, ?, ?)",
+                (time.time(), author, target, reason))
+
+    def reports(self, limit: int = 50) -> list[dict]:
+        rows = self._x("SELECT at, author, target, reason FROM reports ORDER BY id DESC "
+                       "LIMIT ?", (limit,))
+        return [{"at": r[0], "by": r[1], "target": r[2], "reason": r[3]} for r in rows]
 
     def _add_column(self, table: str, column: str, kind: str) -> None:
         """ALTER TABLE … ADD COLUMN, unless a database put back to an older schema

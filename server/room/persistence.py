@@ -15,6 +15,7 @@ from engine import Match, replay
 
 from .catalogue import display_name
 from .store import MatchStore, Points, Records, StoredMatch
+from .text import clean_name
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -46,7 +47,7 @@ def seat_label(stored: str | None) -> str:
         return "computer"
     if stored.startswith("guest:"):
         return display_name(stored[6:], guest=True)
-    return stored
+    return display_name(stored, guest=False)       # cleaned where it is drawn
 
 
 def seat_labels(seats: list[str | None], settings: dict[str, Any] | None = None) -> list[str]:
@@ -56,7 +57,7 @@ def seat_labels(seats: list[str | None], settings: dict[str, Any] | None = None)
     out = []
     for i, name in enumerate(seats):
         if name is None and i < len(held) and held[i].get("kind") == "bot":
-            out.append(held[i].get("name") or f"computer {i + 1}")
+            out.append(clean_name(held[i].get("name") or f"computer {i + 1}"))
         else:
             out.append(seat_label(name))
     return out

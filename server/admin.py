@@ -1,0 +1,94 @@
+"""``lamma admin``: an operator's commands from the server machine.
+
+The running server listens on a Unix socket in its data folder (``DATA/admin.sock``,
+mode 0600 in a 0700 folder: only the account that runs the room can reach it); each
+line is one command, as an operator types it in the room (``kick bob spam``), and the
+answer is one JSON line. Nothing here listens on the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .room import RoomError
+
+if TYPE_CHECKING:
+    from .moderation import Moderation
+
+log = logging.getLogger("lamma.admin")
+
+SOCKET_NAME = "admin.sock"
+MAX_LINE = 4096
+
+
+async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractServer:
+    path = data / SOCKET_NAME
+    path.unlink(missing_ok=True)       # left by a server that was killed
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                try:
+                    line = await reader.readuntil(b"\n")
+                except asyncio.IncompleteReadError as e:
+                    line = e.partial
+                except asyncio.LimitOverrunError:
+                    break
+                if not line.strip():
+                    break
+                try:
+                    answer = {"reply": moderation.admin(line.decode("utf-8", "replace"))}
+                except RoomError as exc:
+                    answer = {"error": str(exc)}
+                except Exception:
+                    log.exception("admin command failed")
+                    answer = {"error": "That could not be done (server error)."}
+                writer.write((json.dumps(answer, ensure_ascii=False) + "\n").encode())
+                await writer.drain()
+        finally:
+            writer.close()
+
+    old = os.umask(0o177)                # the socket is born 0600
+    try:
+        server = await asyncio.start_unix_server(handle, path=str(path), limit=MAX_LINE)
+    finally:
+        os.umask(old)
+    return server
+
+
+def run_admin(data: Path, words: list[str]) -> int:
+    """The CLI side: send one command, print the answer; 0 if done, 1 if refused."""
+    import socket
+
+    path = data / SOCKET_NAME
+    line = " ".join(words) or "help"
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(10)
+            sock.connect(str(path))
+            sock.sendall(line.encode() + b"\n")
+            buf = b""
+            while not buf.endswith(b"\n"):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+    except OSError as exc:
+        print(f"lamma: no running room answers at {path} ({exc.strerror or exc}); is "
+              "`lamma serve` running with this --data?")
+        return 1
+    try:
+        answer = json.loads(buf)
+    except ValueError:
+        print("lamma: the server's answer could not be read")
+        return 1
+    if "error" in answer:
+        print(answer["error"])
+        return 1
+    print(answer["reply"])
+    return 0

@@ -1,0 +1,297 @@
+"""Moderation, as people running a public room expect (ssh-chat's /ban, /mute, /ignore).
+
+Operators are named by key in ``keys/operators`` (OpenSSH public-key lines, reread when
+the file changes). From their own session (chat line or lobby ``/``, or the JSON
+``command`` op) or with ``lamma admin`` on the server machine they list sessions and
+tables, announce, mute, kick, ban (a key, a name or an address, for a while or for
+good), and close a table; every such action is written to the store with who did it.
+Every player can /ignore someone's chat and /report someone to the operators.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import asyncssh
+
+from .room import PLAYER_HELP, Member, RoomError, own_command
+from .room.text import clean_chat, name_key
+
+if TYPE_CHECKING:
+    from .ssh import Room
+
+log = logging.getLogger("lamma.moderation")
+
+OPERATOR_HELP = ("Operators: /who · /tables · /announce TEXT · /mute NAME [TIME] · "
+                 "/unmute NAME · /kick NAME [REASON] · /ban NAME|key:FP|addr:IP [TIME] "
+                 "[REASON] · /unban TARGET · /bans · /close TABLE · /reports · /log")
+TIME_RE = re.compile(r"^(\d{1,6})([mhd]?)$")      # 30 (minutes), 30m, 2h, 7d
+ADMIN = "admin (server console)"
+
+
+def key_of(ident: str) -> str | None:
+    """The key fingerprint in a key identity ``key:<fingerprint>:<name>``."""
+    if not ident.startswith("key:"):
+        return None
+    return ident[4:].rpartition(":")[0] or None
+
+
+def parse_time(word: str) -> float | None:
+    """Seconds, from ``30``/``30m`` (minutes), ``2h``, ``7d``; None if not a time."""
+    m = TIME_RE.match(word.lower())
+    if not m:
+        return None
+    return int(m.group(1)) * {"": 60, "m": 60, "h": 3600, "d": 86400}[m.group(2)]
+
+
+def words_of(seconds: float | None) -> str:
+    if seconds is None:
+        return "for good"
+    if seconds % 86400 == 0:
+        return f"for {int(seconds // 86400)} d"
+    if seconds % 3600 == 0:
+        return f"for {int(seconds // 3600)} h"
+    return f"for {max(1, round(seconds / 60))} min"
+
+
+class Operators:
+    """The keys of ``keys/operators``, read again whenever the file changes."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._stamp: tuple[int, int] | None = None
+        self.fingerprints: set[str] = set()
+
+    def current(self) -> set[str]:
+        try:
+            st = self.path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            self._stamp, self.fingerprints = None, set()
+            return self.fingerprints
+        if stamp != self._stamp:
+            self._stamp = stamp
+            fps = set()
+            for line in self.path.read_text(errors="replace").splitlines():
+                line = line.strip()
+                if not line or line.startswith("#"):
+                    continue
+                try:
+                    fps.add(asyncssh.import_public_key(line).get_fingerprint("sha256"))
+                except (asyncssh.KeyImportError, ValueError):
+                    log.warning("keys/operators: a line that is not a public key is ignored")
+            self.fingerprints = fps
+        return self.fingerprints
+
+
+class Moderation:
+    """The room's ``Moderator``: runs slash commands, keeps bans, logs what operators do."""
+
+    def __init__(self, room: Room):
+        self.room = room
+        self.operators = Operators(room.config.keys / "operators")
+
+    # ------------------------------------------------------------- who is who
+    def is_operator(self, member: Member) -> bool:
+        fp = key_of(member.ident)
+        return fp is not None and fp in self.operators.current()
+
+    def banned(self, *, address: str | None = None, fingerprint: str | None = None,
+               name: str | None = None) -> str | None:
+        """Why a connection is refused, if a ban in force matches it."""
+        store = self.room.store
+        for kind, value in (("addr", address), ("key", fingerprint),
+                            ("name", name_key(name) if name else None)):
+            if value:
+                ban = store.ban_in_force(kind, value)
+                if ban is not None:
+                    until = ban["until"]
+                    when = ("" if until is None else
+                            " until " + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(until)))
+                    return "You are banned from this room" + when + "."
+        return None
+
+    # --------------------------------------------------------------- commands
+    def command(self, member: Member, line: str) -> str:
+        """A command typed by a member (Moderator)."""
+        line = clean_chat(line)
+        own = own_command(member, line)
+        if own is not None:
+            return own
+        words = line.split()
+        cmd = words[0].lower() if words else ""
+        if cmd == "/help":
+            return PLAYER_HELP + ("\n" + OPERATOR_HELP if self.is_operator(member) else "")
+        if cmd == "/report":
+            if len(words) < 3:
+                raise RoomError("Usage: /report NAME REASON")
+            target = words[1].rstrip("°")
+            self.room.store.add_report(member.name, target, " ".join(words[2:])[:300])
+            log.info("%s reported %s", member.name, target)
+            return f"Thank you: the operators will see your report about {target}."
+        if not self.is_operator(member):
+            raise RoomError(f"Unknown command {cmd[:20]!r}: /help lists yours.")
+        return self.operate(member.name, words)
+
+    def admin(self, line: str) -> str:
+        """A command from ``lamma admin`` on the server machine (an operator's power)."""
+        words = clean_chat(line).split()
+        if words and not words[0].startswith("/"):
+            words[0] = "/" + words[0]
+        if not words or words[0] == "/help":
+            return OPERATOR_HELP
+        return self.operate(ADMIN, words)
+
+    def operate(self, by: str, words: list[str]) -> str:
+        cmd, args = words[0].lower(), words[1:]
+        handler = getattr(self, "op_" + cmd[1:], None) if cmd[1:].isalpha() else None
+        if handler is None:
+            raise RoomError(f"Unknown command {cmd[:20]!r}: /help lists them.")
+        reply: str = handler(by, args)
+        if cmd not in ("/who", "/tables", "/bans", "/reports", "/log"):
+            self.room.store.log_action(by, cmd[1:], " ".join(args)[:300])
+            log.info("operator %s: %s", by, " ".join(words)[:300])
+        return reply
+
+    def _online(self, name: str) -> Member:
+        member = self.room.online.get(name_key(name.rstrip("°")))
+        if member is None:
+            raise RoomError(f"Nobody called {name[:20]} is here.")
+        return member
+
+    # The operators' commands: (by, args) -> the reply.
+    def op_who(self, by: str, args: list[str]) -> str:
+        rows = []
+        for m in sorted(self.room.online.values(), key=lambda m: name_key(m.name)):
+            where = ""
+            if m.table is not None:
+                where = f" table {m.table.id}" + (f" seat {m.seat}" if m.seat is not None
+                                                  else " watching")
+            rows.append(f"{m.display_name} ({getattr(m, 'kind', '?')}, "
+                        f"{m.address or '?'}){where}")
+        return f"{len(rows)} here: " + "; ".join(rows) if rows else "Nobody is here."
+
+    def op_tables(self, by: str, args: list[str]) -> str:
+        reg = self.room.registry
+        rows = [f"{t.id} {t.game} {t.status} [" + ", ".join(s.label for s in t.seats) + "]"
+                for t in reg.tables.values()]
+        return f"{len(rows)} tables: " + "; ".join(rows) if rows else "No tables."
+
+    def op_announce(self, by: str, args: list[str]) -> str:
+        text = " ".join(args)
+        if not text:
+            raise RoomError("Usage: /announce TEXT")
+        for m in list(self.room.online.values()):
+            try:
+                m.notice("Announcement: " + text)
+            except Exception:
+                log.exception("announcing to %s failed", m.name)
+        return f"Announced to {len(self.room.online)} session(s)."
+
+    def op_mute(self, by: str, args: list[str]) -> str:
+        if not args:
+            raise RoomError("Usage: /mute NAME [TIME]")
+        seconds = parse_time(args[1]) if len(args) > 1 else 3600.0
+        if seconds is None:
+            raise RoomError("A time is like 30m, 2h or 7d.")
+        name = args[0].rstrip("°")
+        self.room.registry.mutes.mute(name, seconds)
+        member = self.room.online.get(name_key(name))
+        if member is not None:
+            member.notice(f"An operator has muted you {words_of(seconds)}.")
+        return f"{name} is muted {words_of(seconds)}."
+
+    def op_unmute(self, by: str, args: list[str]) -> str:
+        if len(args) != 1:
+            raise RoomError("Usage: /unmute NAME")
+        if not self.room.registry.mutes.unmute(args[0].rstrip("°")):
+            raise RoomError(f"{args[0][:20]} is not muted.")
+        return f"{args[0]} may chat again."
+
+    def op_kick(self, by: str, args: list[str]) -> str:
+        if not args:
+            raise RoomError("Usage: /kick NAME [REASON]")
+        member = self._online(args[0])
+        reason = " ".join(args[1:]) or "no reason given"
+        member.kick(f"An operator closed your session ({reason}).")
+        return f"{member.display_name} was disconnected."
+
+    def _target(self, word: str) -> tuple[str, str]:
+        kind, _, value = word.partition(":")
+        if kind in ("key", "addr") and value:
+            return kind, value
+        if kind == "name" and value:
+            return "name", name_key(value)
+        return "name", name_key(word.rstrip("°"))
+
+    def op_ban(self, by: str, args: list[str]) -> str:
+        if not args:
+            raise RoomError("Usage: /ban NAME|key:FP|addr:IP [TIME] [REASON]")
+        kind, value = self._target(args[0])
+        rest = args[1:]
+        seconds = parse_time(rest[0]) if rest else None
+        if seconds is not None:
+            rest = rest[1:]
+        reason = " ".join(rest)[:200]
+        until = time.time() + seconds if seconds is not None else None
+        if kind == "name":
+            # A name ban also holds the key behind it, when that key is known.
+            fp = self.room.store.owner(value)
+            if fp is not None:
+                self.room.store.add_ban("key", fp, until, by, reason)
+        self.room.store.add_ban(kind, value, until, by, reason)
+        kicked = 0
+        for m in list(self.room.online.values()):
+            if m.name == by:
+                continue                # an operator's own address ban spares them
+            if (kind == "name" and name_key(m.name) == value) or \
+                    (kind == "key" and key_of(m.ident) == value) or \
+                    (kind == "addr" and m.address == value):
+                m.kick("An operator has banned you from this room.")
+                kicked += 1
+        return f"Banned {kind} {value} {words_of(seconds)}" + \
+            (f"; {kicked} session(s) closed." if kicked else ".")
+
+    def op_unban(self, by: str, args: list[str]) -> str:
+        if len(args) != 1:
+            raise RoomError("Usage: /unban NAME|key:FP|addr:IP")
+        kind, value = self._target(args[0])
+        n = self.room.store.remove_bans(kind, value)
+        if kind == "name":
+            fp = self.room.store.owner(value)
+            if fp is not None:
+                n += self.room.store.remove_bans("key", fp)
+        if not n:
+            raise RoomError(f"No ban on {kind} {value[:40]}.")
+        return f"Unbanned {kind} {value}."
+
+    def op_bans(self, by: str, args: list[str]) -> str:
+        rows = [f"{b['kind']} {b['value']} "
+                + ("for good" if b["until"] is None else
+                   "until " + time.strftime("%Y-%m-%d %H:%M", time.gmtime(b["until"])))
+                + f" by {b['by']}" + (f" ({b['reason']})" if b["reason"] else "")
+                for b in self.room.store.bans()]
+        return "; ".join(rows) if rows else "No bans in force."
+
+    def op_close(self, by: str, args: list[str]) -> str:
+        if len(args) != 1:
+            raise RoomError("Usage: /close TABLE")
+        table = self.room.registry.get(args[0])
+        self.room.registry.close_table(table, "An operator closed this table.")
+        return f"Table {table.id} was closed."
+
+    def op_reports(self, by: str, args: list[str]) -> str:
+        rows = [f"{time.strftime('%m-%d %H:%M', time.gmtime(r['at']))} {r['by']} about "
+                f"{r['target']}: {r['reason']}" for r in self.room.store.reports(20)]
+        return "\n".join(rows) if rows else "No reports."
+
+    def op_log(self, by: str, args: list[str]) -> str:
+        rows = [f"{time.strftime('%m-%d %H:%M', time.gmtime(r['at']))} {r['by']}: "
+                f"{r['action']} {r['detail']}" for r in self.room.store.actions_log(20)]
+        return "\n".join(rows) if rows else "Nothing logged."
+
+

@@ -1,0 +1,155 @@
+"""Moderation (issue 11): operators named by key in keys/operators, from their own
+session or `lamma admin`, list, announce, mute, kick, ban and close; everything they
+do is logged with who did it. Every player can /ignore and /report. Real SSH clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import asyncssh
+import pytest
+from conftest import LammaServer
+
+from server.admin import run_admin
+
+
+@pytest.fixture
+async def room(tmp_path):
+    from server.ssh import RoomConfig, start_server
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    config = RoomConfig(data=tmp_path / "data", keys=keys, bot_pause=3600.0, trick_pause=0.0)
+    server, room, _ = await start_server(config, "127.0.0.1", 0)
+    srv = LammaServer(server, room, server.sockets[0].getsockname()[1])
+    (keys / "operators").write_text(
+        "# the room's operators\n" + srv.key("opal").export_public_key().decode())
+    try:
+        yield srv
+    finally:
+        server.close()
+        for member in list(room.online.values()):
+            member.kick("test over")
+        await asyncio.sleep(0.05)
+        for task in list(room.session_tasks):
+            task.cancel()
+        room.close()
+
+
+async def command(client, line: str) -> dict:
+    client.send({"op": "command", "line": line})
+    while True:
+        msg = await asyncio.wait_for(client.messages.get(), 5)
+        assert msg is not None, "connection closed"
+        if msg["type"] in ("command", "error"):
+            return msg
+
+
+async def test_operators_mute_kick_ban_and_everything_is_logged(room):
+    srv = room
+    opal, bob, cleo = [await srv.json_client(n) for n in ("opal", "bob", "cleo")]
+    who = await command(opal, "/who")
+    assert who["type"] == "command" and "bob" in who["reply"] and "cleo" in who["reply"]
+    # Not an operator: the same command is unknown to bob, and nothing happens.
+    refused = await command(bob, "/kick cleo")
+    assert refused["type"] == "error" and "Unknown command" in refused["message"]
+    assert "/ignore" in (await command(bob, "/help"))["reply"]
+    assert "/kick" not in (await command(bob, "/help"))["reply"]
+    assert "/kick" in (await command(opal, "/help"))["reply"]
+
+    await command(opal, "/announce The room restarts at nine")
+    assert "restarts at nine" in (await cleo.expect("notice"))["text"]
+
+    bob.send({"op": "create", "game": "estimation", "computer": [2, 3]})
+    tid = (await bob.expect("joined"))["table"]
+    cleo.send({"op": "join", "table": tid, "seat": 1})
+    await cleo.expect("joined")
+    assert (await command(opal, "/mute bob 10m"))["type"] == "command"
+    assert "muted" in (await bob.expect("notice"))["text"]
+    bob.send({"op": "chat", "text": "spam spam"})
+    await asyncio.sleep(0.2)
+    assert bob.errors and "muted you" in bob.errors[-1]
+    await command(opal, "/unmute bob")
+    bob.send({"op": "chat", "text": "sorry"})
+    assert (await cleo.expect("chat"))["text"] == "sorry"
+
+    reply = await command(opal, "/ban bob 1h flooding")
+    assert "Banned name bob" in reply["reply"]
+    assert "banned" in (await bob.expect("bye"))["message"]
+    conn = await srv.connect("bob")
+    proc = await conn.create_process("play", encoding=None)
+    msg = json.loads(await asyncio.wait_for(proc.stdout.readline(), 5))
+    assert msg["type"] == "error" and "banned" in msg["message"]
+    conn.close()
+    assert "name bob" in (await command(opal, "/bans"))["reply"]
+    await command(opal, "/unban bob")
+    again = await srv.json_client("bob")
+    again.send({"op": "tables"})
+    await again.expect("tables")
+
+    await command(opal, f"/close {tid}")
+    assert tid not in srv.registry.tables
+    assert "closed" in (await cleo.expect("left"))["reason"]
+    await command(opal, "/kick cleo enough")
+    assert "enough" in (await cleo.expect("bye"))["message"]
+
+    log = (await command(opal, "/log"))["reply"]
+    for action in ("announce", "mute", "unmute", "ban", "unban", "close", "kick"):
+        assert f"opal: {action}" in log, (action, log)
+    for c in (opal, bob, cleo, again):
+        await c.close()
+
+
+async def test_ignore_and_report(room):
+    srv = room
+    ann, bob, carl, opal = [await srv.json_client(n) for n in ("ann", "bob", "carl", "opal")]
+    ann.send({"op": "create", "game": "estimation", "computer": [3]})
+    tid = (await ann.expect("joined"))["table"]
+    for c, seat in ((bob, 1), (carl, 2)):
+        c.send({"op": "join", "table": tid, "seat": seat})
+        await c.expect("joined")
+    assert "no longer see" in (await command(ann, "/ignore bob"))["reply"]
+    bob.send({"op": "chat", "text": "hello all"})
+    assert (await carl.expect("chat"))["text"] == "hello all"
+    carl.send({"op": "chat", "text": "hi bob"})
+    got = await ann.expect("chat")
+    assert got["text"] == "hi bob"            # bob's line never reached ann, carl's did
+    assert "bob" in (await command(ann, "/ignored"))["reply"]
+    reply = await command(ann, "/report bob rude in chat")
+    assert "operators will see" in reply["reply"]
+    assert "ann about bob: rude in chat" in (await command(opal, "/reports"))["reply"]
+    for c in (ann, bob, carl, opal):
+        await c.close()
+
+
+async def test_operators_file_is_read_again_and_admin_on_the_server_machine(room, tmp_path):
+    srv = room
+    zed = await srv.json_client("zed")
+    assert (await command(zed, "/who"))["type"] == "error"
+    ops = srv.room.config.keys / "operators"
+    ops.write_text(ops.read_text() + srv.key("zed").export_public_key().decode())
+    assert "zed" in (await command(zed, "/who"))["reply"]       # no restart needed
+
+    data = srv.room.config.data
+    loop = asyncio.get_running_loop()
+    assert await loop.run_in_executor(None, run_admin, data, ["who"]) == 0
+    assert await loop.run_in_executor(None, run_admin, data, ["kick", "zed", "maintenance"]) == 0
+    assert "maintenance" in (await zed.expect("bye"))["message"]
+    assert await loop.run_in_executor(None, run_admin, data, ["ban", "addr:10.9.8.7", "2h"]) == 0
+    assert await loop.run_in_executor(None, run_admin, data, ["frobnicate"]) == 1
+    log = srv.room.store.actions_log(10)
+    assert any(r["by"].startswith("admin") and r["action"] == "kick" for r in log)
+    assert (data / "admin.sock").stat().st_mode & 0o077 == 0
+    await zed.close()
+
+
+async def test_an_address_ban_refuses_before_any_name_is_looked_at(room):
+    srv = room
+    opal = await srv.json_client("opal")
+    await command(opal, "/ban addr:127.0.0.1 5m")
+    with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
+        await srv.connect("newcomer")
+    assert "banned" in str(err.value)
+    srv.room.store.remove_bans("addr", "127.0.0.1")
+    (await srv.connect("newcomer")).close()
+    await opal.close()
