@@ -54,27 +54,62 @@ def load_host_key(keys_dir: Path) -> asyncssh.SSHKey:
     return key
 
 
-def load_allow_list(keys_dir: Path) -> set[str]:
-    path = keys_dir / "authorized_keys"
-    fps: set[str] = set()
-    if not path.exists():
-        return fps
-    for line in path.read_text(errors="replace").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
+# authorized_keys options the room honours: "from" (the client's address must match),
+# "no-pty" and "restrict" (programs only, no terminal; "pty" gives it back), and the
+# forwarding ones (the room forwards nothing anyway). A key with any other option
+# ("command=", "principals=", "environment=", "permitopen=", …) cannot be honoured: it is
+# refused, with a log line, rather than admitted with its limits silently dropped.
+HONOURED_OPTIONS = {"from", "no-pty", "restrict", "pty", "no-port-forwarding",
+                    "no-agent-forwarding", "no-x11-forwarding", "no-user-rc"}
+
+
+class AllowList:
+    """``keys/authorized_keys`` for ``--allow-list``: read again whenever it changes."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._stamp: tuple[int, int] | None = None
+        self._keys: asyncssh.SSHAuthorizedKeys | None = None
+        self._warned: set[str] = set()
+
+    def _current(self) -> asyncssh.SSHAuthorizedKeys | None:
         try:
-            fps.add(asyncssh.import_public_key(line).get_fingerprint("sha256"))
-        except (asyncssh.KeyImportError, ValueError):
-            # options before the key ("from=..." etc.) are not supported
-            parts = line.split()
-            for i in range(len(parts) - 1):
-                try:
-                    fps.add(asyncssh.import_public_key(" ".join(parts[i:])).get_fingerprint("sha256"))
-                    break
-                except (asyncssh.KeyImportError, ValueError):
-                    continue
-    return fps
+            st = self.path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+        except FileNotFoundError:
+            self._stamp, self._keys = None, None
+            return None
+        if stamp != self._stamp:
+            self._stamp = stamp
+            try:
+                self._keys = asyncssh.import_authorized_keys(
+                    self.path.read_text(errors="replace"))
+            except ValueError:              # no valid entry at all
+                self._keys = None
+            log.info("allow-list read: %s", self.path)
+        return self._keys
+
+    def admits(self, key: asyncssh.SSHKey, address: str) -> tuple[bool, bool]:
+        """(admitted, terminal allowed) for ``key`` connecting from ``address``."""
+        keys = self._current()
+        if keys is None:
+            return False, False
+        try:
+            options = keys.validate(key, address, address)
+        except ValueError:                  # an address that is not an IP ("?")
+            options = None
+        if options is None:
+            return False, False             # not listed, or "from" does not match
+        unknown = set(options) - HONOURED_OPTIONS
+        if unknown:
+            fp = key.get_fingerprint("sha256")
+            if fp not in self._warned:
+                self._warned.add(fp)
+                log.warning("allow-list: key %s has option(s) %s, which this room cannot "
+                            "honour; the key is refused", fp, ", ".join(sorted(unknown)))
+            return False, False
+        terminal = ("no-pty" not in options and "restrict" not in options) or "pty" in options
+        return True, terminal
 
 
 class Room:
@@ -97,7 +132,7 @@ class Room:
         self.moderation = Moderation(self)
         self.registry.moderator = self.moderation
         self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
-        self.allowed = load_allow_list(config.keys) if config.allow_list else set()
+        self.allowed = AllowList(config.keys / "authorized_keys")
         self.online: dict[str, Member] = {}          # name_key -> Member
         self.addresses: dict[str, Address] = {}      # client address -> what it holds
         self.apps: weakref.WeakSet = weakref.WeakSet()
@@ -144,6 +179,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.session_opens = Bucket(limits.session_opens_rate, limits.session_opens_burst)
         self.address: Address | None = None
         self.address_key = ""
+        self.terminal_allowed = True      # False: the allow-list says no-pty for this key
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -200,8 +236,10 @@ class LammaSSHServer(asyncssh.SSHServer):
         if self.name is None:
             return False
         fp = key.get_fingerprint("sha256")
-        if self.room.config.allow_list and fp not in self.room.allowed:
-            return False
+        if self.room.config.allow_list:
+            admitted, self.terminal_allowed = self.room.allowed.admits(key, self.address_key)
+            if not admitted:
+                return False
         if not self.room.identity.may_use(self.name, fp):
             return False
         self._last_key = key
@@ -349,6 +387,10 @@ class SessionHandler:
         if not json_mode and process.command:
             self._refuse(process, "Commands: 'play' (JSON lines). Without a command you "
                                   "get the card room (use ssh -t).", False)
+            return
+        if not json_mode and not srv.terminal_allowed:
+            self._refuse(process, "Your key is listed for programs only (no-pty): use "
+                                  "'ssh ... play'.", False)
             return
         if not json_mode and process.get_terminal_type() is None:
             self._refuse(process, "No terminal: use 'ssh -t' for the card room or "

@@ -1,0 +1,90 @@
+"""--allow-list (issue 11): authorized_keys options are honoured or the key is refused
+with a log line, and the file is read again when it changes. Real SSH clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+
+import asyncssh
+import pytest
+from conftest import LammaServer
+
+
+@pytest.fixture
+async def room(tmp_path):
+    from server.ssh import RoomConfig, start_server
+    keys = tmp_path / "keys"
+    keys.mkdir()
+    config = RoomConfig(data=tmp_path / "data", keys=keys, allow_list=True, guests=False,
+                        bot_pause=3600.0)
+    server, room, _ = await start_server(config, "127.0.0.1", 0)
+    srv = LammaServer(server, room, server.sockets[0].getsockname()[1])
+    try:
+        yield srv
+    finally:
+        server.close()
+        for member in list(room.online.values()):
+            member.kick("test over")
+        await asyncio.sleep(0.05)
+        for task in list(room.session_tasks):
+            task.cancel()
+        room.close()
+
+
+def line(srv: LammaServer, who: str, options: str = "") -> str:
+    key = srv.key(who).export_public_key().decode().strip()
+    return f"{options} {key}".strip() + "\n"
+
+
+async def answers(srv: LammaServer, who: str) -> dict:
+    conn = await srv.connect(who)
+    proc = await conn.create_process("play", encoding=None)
+    proc.stdin.write(b'{"op":"tables"}\n')
+    msg = json.loads(await asyncio.wait_for(proc.stdout.readline(), 5))
+    conn.close()
+    return msg
+
+
+async def test_options_are_honoured_or_the_key_refused(room, caplog):
+    srv = room
+    path = srv.room.config.keys / "authorized_keys"
+    path.write_text(
+        line(srv, "far", 'from="10.0.0.0/8"')              # only from elsewhere
+        + line(srv, "near", 'from="127.0.0.1,::1"')
+        + line(srv, "forced", 'command="/bin/true"')       # cannot be honoured
+        + line(srv, "prog", "no-pty")                       # programs only
+        + line(srv, "plain"))
+    with pytest.raises(asyncssh.PermissionDenied):
+        await srv.connect("far")
+    assert (await answers(srv, "near"))["type"] == "tables"
+    with caplog.at_level(logging.WARNING, logger="lamma.ssh"):
+        with pytest.raises(asyncssh.PermissionDenied):
+            await srv.connect("forced")
+    assert any("command" in r.getMessage() and "refused" in r.getMessage()
+               for r in caplog.records)
+    assert (await answers(srv, "prog"))["type"] == "tables"
+    conn = await srv.connect("prog")
+    proc = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+    said = await asyncio.wait_for(proc.stdout.read(200), 5)
+    assert b"programs only" in said
+    conn.close()
+    assert (await answers(srv, "plain"))["type"] == "tables"
+
+
+async def test_the_list_is_read_again_when_it_changes(room):
+    srv = room
+    path = srv.room.config.keys / "authorized_keys"
+    path.write_text(line(srv, "first"))
+    with pytest.raises(asyncssh.PermissionDenied):
+        await srv.connect("second")
+    path.write_text(line(srv, "first") + line(srv, "second"))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))   # a new stamp
+    assert (await answers(srv, "second"))["type"] == "tables"
+    path.write_text(line(srv, "second"))                 # first is taken off the list
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000))
+    with pytest.raises(asyncssh.PermissionDenied):
+        await srv.connect("first")
