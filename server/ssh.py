@@ -23,6 +23,9 @@ from .store import Store
 log = logging.getLogger("lamma.ssh")
 
 HOST_KEY_NAME = "ssh_host_ed25519_key"
+# A key offered is asked about twice (query, then signature): 20 covers a client that
+# tries several keys, then keyboard-interactive, with room to spare.
+AUTH_TRIES = 20
 
 
 @dataclass
@@ -180,6 +183,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.address: Address | None = None
         self.address_key = ""
         self.terminal_allowed = True      # False: the allow-list says no-pty for this key
+        self.auth_tries = 0
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -233,7 +237,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         # the signed one leads to auth_completed, and it is the last call
         # before it, so _last_key then names the proven key.
         self._last_key = None
-        if self.name is None:
+        if self.name is None or not self._may_try():
             return False
         fp = key.get_fingerprint("sha256")
         if self.room.config.allow_list:
@@ -279,8 +283,24 @@ class LammaSSHServer(asyncssh.SSHServer):
             return _looks_like(self.name, like, "the name of someone here now")
         return None
 
+    def _may_try(self) -> bool:
+        """Authentication attempts on one connection are counted: a client that keeps
+        asking (each answer reads the store) is disconnected after AUTH_TRIES."""
+        self.auth_tries += 1
+        if self.auth_tries <= AUTH_TRIES:
+            return True
+        if self.auth_tries == AUTH_TRIES + 1 and self.conn is not None:
+            log.info("disconnecting %s: %d authentication attempts", self.address_key,
+                     AUTH_TRIES)
+            asyncio.get_running_loop().call_soon(
+                self.conn.disconnect, asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
+                "Too many authentication attempts.")
+        return False
+
     def get_kbdint_challenge(self, username: str, lang: str, submethods: str):
         self._last_key = None
+        if not self._may_try():
+            return False
         reason = self._refusal()
         if reason is None:
             self._guest_ok = True

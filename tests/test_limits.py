@@ -208,3 +208,27 @@ async def test_matches_left_before_a_round_are_not_listed_as_replays(room):
     rows = store._x("SELECT COUNT(*) FROM matches WHERE finished IS NOT NULL").fetchone()[0]
     assert rows == 5 and store.finished_matches() == []
     await c.close()
+
+
+async def test_a_client_that_keeps_asking_to_log_in_is_disconnected(room):
+    """asyncssh puts no limit on authentication attempts (only login_timeout, 60 s): the
+    room counts them, and a client re-asking after a refusal is cut off at once."""
+    srv = room
+    asked = []
+
+    class Pest(asyncssh.SSHClient):
+        def kbdint_auth_requested(self):
+            asked.append(1)
+            return ""
+
+        def kbdint_challenge_received(self, name, instructions, lang, prompts):
+            return []
+
+    started = time.monotonic()
+    with pytest.raises((asyncssh.DisconnectError, ConnectionError)):
+        await asyncssh.create_connection(Pest, "127.0.0.1", srv.port, username="root",
+                                         known_hosts=None, agent_path=None, client_keys=None,
+                                         preferred_auth="keyboard-interactive",
+                                         login_timeout=30)
+    assert time.monotonic() - started < 5
+    assert 3 <= len(asked) <= 25
