@@ -153,3 +153,19 @@ async def test_an_address_ban_refuses_before_any_name_is_looked_at(room):
     srv.room.store.remove_bans("addr", "127.0.0.1")
     (await srv.connect("newcomer")).close()
     await opal.close()
+
+
+async def test_an_announcement_reaches_a_terminal(room):
+    srv = room
+    opal = await srv.json_client("opal")
+    pty = await srv.pty_client("tess")
+    await pty.wait_for("Lamma")
+    await command(opal, "/announce Tournament at eight")
+    await pty.wait_for("Tournament at eight")
+    # and the lobby's own command line answers a player
+    pty.press("/")
+    await pty.wait_for("Command")
+    pty.press("/help\r")
+    await pty.wait_for("/ignore NAME")
+    await pty.close()
+    await opal.close()

@@ -77,12 +77,12 @@ class TuiMember(Session):
         app.post_message(LobbyChanged())
 
     def seat_granted(self, table: Table, seat: int) -> None:
-        self._notice(f"Seat {seat} is yours now.")
+        self.notice(f"Seat {seat} is yours now.")
 
     def request_dropped(self, table: Table, seat: int, reason: str) -> None:
-        self._notice(reason)
+        self.notice(reason)
 
-    def _notice(self, text: str) -> None:
+    def notice(self, text: str) -> None:
         app = self._app()
         if app is not None:
             app.post_message(SeatNotice(text))
