@@ -179,26 +179,36 @@ class PtyClient:
         self._task.cancel()
 
 
+async def start_room(tmp_path: Path, **config) -> LammaServer:
+    """A real server on a free loopback port, with RoomConfig's ``config`` (by default
+    computer players that never move, so seats stay where a test puts them)."""
+    from server.ssh import RoomConfig, start_server
+
+    settings = {"bot_pause": 3600.0, "trick_pause": 0.0, **config}
+    keys = settings.pop("keys", tmp_path / "keys")
+    cfg = RoomConfig(data=tmp_path / "data", keys=keys, **settings)
+    server, room, _ = await start_server(cfg, "127.0.0.1", 0)
+    return LammaServer(server, room, server.sockets[0].getsockname()[1])
+
+
+async def stop_room(srv: LammaServer) -> None:
+    srv.server.close()
+    for member in list(srv.room.online.values()):
+        try:
+            member.kick("test over")
+        except Exception:
+            pass
+    await asyncio.sleep(0.05)
+    for task in list(srv.room.session_tasks):
+        task.cancel()
+    srv.room.close()
+
+
 @pytest.fixture
 async def lamma_server(tmp_path: Path):
     """A real server on a free loopback port; computer players move at once."""
-    from server.ssh import RoomConfig, start_server
-
-    config = RoomConfig(data=tmp_path / "data", keys=tmp_path / "keys",
-                        bot_pause=0.0, trick_pause=0.0)
-    server, room, _ = await start_server(config, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    srv = LammaServer(server, room, port)
+    srv = await start_room(tmp_path, bot_pause=0.0)
     try:
         yield srv
     finally:
-        server.close()
-        for member in list(room.online.values()):
-            try:
-                member.kick("test over")
-            except Exception:
-                pass
-        await asyncio.sleep(0.05)
-        for task in list(room.session_tasks):
-            task.cancel()
-        room.close()
+        await stop_room(srv)

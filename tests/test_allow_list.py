@@ -10,28 +10,16 @@ import os
 
 import asyncssh
 import pytest
-from conftest import LammaServer
+from conftest import LammaServer, start_room, stop_room
 
 
 @pytest.fixture
 async def room(tmp_path):
-    from server.ssh import RoomConfig, start_server
-    keys = tmp_path / "keys"
-    keys.mkdir()
-    config = RoomConfig(data=tmp_path / "data", keys=keys, allow_list=True, guests=False,
-                        bot_pause=3600.0)
-    server, room, _ = await start_server(config, "127.0.0.1", 0)
-    srv = LammaServer(server, room, server.sockets[0].getsockname()[1])
+    srv = await start_room(tmp_path, allow_list=True, guests=False)
     try:
         yield srv
     finally:
-        server.close()
-        for member in list(room.online.values()):
-            member.kick("test over")
-        await asyncio.sleep(0.05)
-        for task in list(room.session_tasks):
-            task.cancel()
-        room.close()
+        await stop_room(srv)
 
 
 def line(srv: LammaServer, who: str, options: str = "") -> str:

@@ -8,28 +8,17 @@ import json
 
 import asyncssh
 import pytest
-from conftest import JsonClient, LammaServer
+from conftest import JsonClient, LammaServer, start_room, stop_room
 
 
 @pytest.fixture
 async def room(tmp_path):
     """A server whose computer players never move: seats stay where the test puts them."""
-    from server.ssh import RoomConfig, start_server
-
-    config = RoomConfig(data=tmp_path / "data", keys=tmp_path / "keys",
-                        bot_pause=3600.0, trick_pause=0.0)
-    server, room, _ = await start_server(config, "127.0.0.1", 0)
-    srv = LammaServer(server, room, server.sockets[0].getsockname()[1])
+    srv = await start_room(tmp_path)
     try:
         yield srv
     finally:
-        server.close()
-        for member in list(room.online.values()):
-            member.kick("test over")
-        await asyncio.sleep(0.05)
-        for task in list(room.session_tasks):
-            task.cancel()
-        room.close()
+        await stop_room(srv)
 
 
 async def guest(srv: LammaServer, name: str) -> JsonClient:

@@ -9,27 +9,16 @@ import time
 
 import asyncssh
 import pytest
-from conftest import JsonClient, LammaServer
+from conftest import JsonClient, LammaServer, start_room, stop_room
 
 from server.limits import Limits
 
 
 async def start(tmp_path, limits: Limits | None = None, **kw) -> LammaServer:
-    from server.ssh import RoomConfig, start_server
-    config = RoomConfig(data=tmp_path / "data", keys=tmp_path / "keys", bot_pause=3600.0,
-                        trick_pause=0.0, limits=limits or Limits(), **kw)
-    server, room, _ = await start_server(config, "127.0.0.1", 0)
-    return LammaServer(server, room, server.sockets[0].getsockname()[1])
+    return await start_room(tmp_path, limits=limits or Limits(), **kw)
 
 
-async def stop(srv: LammaServer) -> None:
-    srv.server.close()
-    for member in list(srv.room.online.values()):
-        member.kick("test over")
-    await asyncio.sleep(0.05)
-    for task in list(srv.room.session_tasks):
-        task.cancel()
-    srv.room.close()
+stop = stop_room
 
 
 @pytest.fixture

@@ -9,31 +9,21 @@ import json
 
 import asyncssh
 import pytest
-from conftest import LammaServer
+from conftest import start_room, stop_room
 
 from server.admin import run_admin
 
 
 @pytest.fixture
 async def room(tmp_path):
-    from server.ssh import RoomConfig, start_server
-    keys = tmp_path / "keys"
-    keys.mkdir()
-    config = RoomConfig(data=tmp_path / "data", keys=keys, bot_pause=3600.0, trick_pause=0.0)
-    server, room, _ = await start_server(config, "127.0.0.1", 0)
-    srv = LammaServer(server, room, server.sockets[0].getsockname()[1])
+    srv = await start_room(tmp_path)
+    keys = srv.room.config.keys
     (keys / "operators").write_text(
         "# the room's operators\n" + srv.key("opal").export_public_key().decode())
     try:
         yield srv
     finally:
-        server.close()
-        for member in list(room.online.values()):
-            member.kick("test over")
-        await asyncio.sleep(0.05)
-        for task in list(room.session_tasks):
-            task.cancel()
-        room.close()
+        await stop_room(srv)
 
 
 async def command(client, line: str) -> dict:

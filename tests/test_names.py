@@ -17,7 +17,7 @@ import unicodedata
 
 import asyncssh
 import pytest
-from conftest import LammaServer
+from conftest import LammaServer, start_room, stop_room
 from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, by name)
 
 import server.store as store_module
@@ -287,22 +287,10 @@ async def room(tmp_path):
 
 
 async def start(tmp_path) -> LammaServer:
-    from server.ssh import RoomConfig, start_server
-
-    config = RoomConfig(data=tmp_path / "data", keys=tmp_path / "keys",
-                        bot_pause=3600.0, trick_pause=0.0)
-    server, room, _ = await start_server(config, "127.0.0.1", 0)
-    return LammaServer(server, room, server.sockets[0].getsockname()[1])
+    return await start_room(tmp_path)
 
 
-async def stop(srv: LammaServer) -> None:
-    srv.server.close()
-    for member in list(srv.room.online.values()):
-        member.kick("test over")
-    await asyncio.sleep(0.05)
-    for task in list(srv.room.session_tasks):
-        task.cancel()
-    srv.room.close()
+stop = stop_room
 
 
 class Told(asyncssh.SSHClient):

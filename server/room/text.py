@@ -287,9 +287,15 @@ def clean_name(raw: object, limit: int = NAME_MAX) -> str:
     ``?`` when nothing is left. A valid name comes back unchanged; one written by
     another version, a restored backup or a shared database cannot act on a
     terminal or a JSON client."""
+    return _clean_name(raw if isinstance(raw, str) else "", limit)
+
+
+@lru_cache(maxsize=8192)
+def _clean_name(raw: str, limit: int) -> str:
+    # Cached: every screen draws every seat's name on every frame, and names repeat.
     out: list[str] = []
     stacked = 0
-    for ch in clean_chat(raw if isinstance(raw, str) else ""):
+    for ch in clean_chat(raw):
         if is_default_ignorable(ch):
             continue
         if _stacks(ch):
