@@ -96,3 +96,9 @@ class Address:
         self.connections = 0
         self.connects = Bucket(limits.connects_rate, limits.connects_burst)
         self.requests = Bucket(limits.address_json_rate, limits.address_json_burst)
+
+    def idle(self) -> bool:
+        """Its allowances are whole again: forgetting it now hands a fast reconnector
+        nothing it would not have had anyway."""
+        return (self.connects.take(0) and self.connects.level >= self.connects.burst
+                and self.requests.take(0) and self.requests.level >= self.requests.burst)

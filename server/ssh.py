@@ -26,6 +26,7 @@ HOST_KEY_NAME = "ssh_host_ed25519_key"
 # A key offered is asked about twice (query, then signature): 20 covers a client that
 # tries several keys, then keyboard-interactive, with room to spare.
 AUTH_TRIES = 20
+ADDRESS_BOOK_SWEEP = 4096   # addresses remembered before idle ones are forgotten
 
 
 @dataclass
@@ -155,6 +156,13 @@ class Room:
                 return clean_name(member.name)
         return None
 
+    def forget_idle_addresses(self) -> None:
+        """Addresses that hold nothing and whose allowance is whole again (refused ones
+        from many addresses would otherwise pile up)."""
+        for key, address in list(self.addresses.items()):
+            if address.connections == 0 and address.idle():
+                del self.addresses[key]
+
     def close(self) -> None:
         if self.admin_server is not None:
             self.admin_server.close()
@@ -193,6 +201,8 @@ class LammaSSHServer(asyncssh.SSHServer):
         book = self.room.addresses
         address = book.get(key)
         if address is None:
+            if len(book) >= ADDRESS_BOOK_SWEEP:
+                self.room.forget_idle_addresses()
             address = book[key] = Address(limits)
         banned = self.room.moderation.banned(address=key)
         if banned:
@@ -217,10 +227,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         address, self.address = self.address, None
         if address is not None:
             address.connections -= 1
-            # Forget an address once it holds nothing and its allowance is whole again
-            # (forgetting earlier would hand a fast reconnector a fresh allowance).
-            if address.connections == 0 and address.connects.take(0) and \
-                    address.connects.level >= address.connects.burst:
+            if address.connections == 0 and address.idle():
                 self.room.addresses.pop(self.address_key, None)
 
     def begin_auth(self, username: str) -> bool:

@@ -221,3 +221,19 @@ async def test_a_client_that_keeps_asking_to_log_in_is_disconnected(room):
                                          login_timeout=30)
     assert time.monotonic() - started < 5
     assert 3 <= len(asked) <= 25
+
+
+async def test_the_address_book_forgets_idle_addresses(room):
+    """Refused connections from many addresses do not pile up in memory."""
+    from server.limits import Address
+    from server.ssh import ADDRESS_BOOK_SWEEP
+    book = room.room.addresses
+    for i in range(ADDRESS_BOOK_SWEEP):
+        book[f"10.0.{i // 256}.{i % 256}"] = Address(room.room.config.limits)
+    busy = book["10.0.0.1"]
+    busy.connections = 1                                 # holds a connection: kept
+    spent = book["10.0.0.2"]
+    assert spent.connects.take(5)                        # allowance not whole: kept
+    (await room.connect("newcomer")).close()
+    assert "10.0.0.1" in book and "10.0.0.2" in book
+    assert len(book) < 10
