@@ -130,6 +130,7 @@ class Moderation:
             if len(words) < 3:
                 raise RoomError("Usage: /report NAME REASON")
             target = words[1].rstrip("°")
+            member.chat_guard.check()        # a report is held to chat's pace: stored rows
             self.room.store.add_report(member.name, target, " ".join(words[2:])[:300])
             log.info("%s reported %s", member.name, target)
             return f"Thank you: the operators will see your report about {target}."
