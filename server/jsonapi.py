@@ -163,6 +163,8 @@ class JsonSession(Session):
                     skipping = False
                     continue
                 self.handle_line(line)
+                if self.closed:
+                    return              # closed by what it sent (too many requests)
                 if len(buf) > 256:
                     # Many lines in one read: the other sessions get the loop between
                     # them, so one client's burst never holds everyone else.
