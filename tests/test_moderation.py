@@ -159,3 +159,23 @@ async def test_an_announcement_reaches_a_terminal(room):
     await pty.wait_for("/ignore NAME")
     await pty.close()
     await opal.close()
+
+
+async def test_a_command_typed_at_the_table_is_answered_on_a_whole_board(room):
+    """The chat line gives its rows back as the answer is drawn: the board draws again
+    at its full size (it once stayed on 'Please enlarge the window')."""
+    srv = room
+    ops = srv.room.config.keys / "operators"
+    ops.write_text(ops.read_text() + srv.key("tess").export_public_key().decode())
+    pty = await srv.pty_client("tess")
+    await pty.wait_for("Lamma")
+    pty.press("p")
+    await pty.wait_for("Round 1")
+    await pty.quiet()
+    pty.press("/")
+    await asyncio.sleep(0.3)
+    pty.press("/who\r")
+    await pty.wait_for("1 here: tess")
+    await pty.quiet()
+    assert "enlarge" not in pty.text() and "Round 1" in pty.text()
+    await pty.close()

@@ -104,6 +104,9 @@ class TableScreen(PromptScreenMixin, Screen[None]):
     def on_resize(self, event: events.Resize) -> None:
         self.call_after_refresh(self.draw)
 
+    def on_board_resized(self, message: Board.Resized) -> None:
+        self.draw()
+
     # ---------------------------------------------------------------- state
     @property
     def look(self) -> Look:
@@ -589,7 +592,8 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self.query_one(Board).direct = True
         self.set_focus(None)
         if text.strip().startswith("/"):
-            # A command (/ignore, /report; an operator's /kick …), not a chat line.
+            # A command (/ignore, /report; an operator's /kick …), not a chat line. (Its
+            # answer is drawn again once the board has its rows back: Board.Resized.)
             try:
                 self.notice(self.app.registry.moderator.command(self.app.member, text.strip()))
             except RoomError as exc:

@@ -20,7 +20,9 @@ from rich.console import COLOR_SYSTEMS, Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -185,6 +187,13 @@ class Board(Widget):
     Board { width: 1fr; height: 1fr; }
     """
     can_focus = False
+
+    class Resized(Message):
+        """The board's own size changed (a line docked below it came or went), not
+        only the screen's: its owner draws again for the new size."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
