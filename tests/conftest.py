@@ -205,6 +205,17 @@ async def stop_room(srv: LammaServer) -> None:
 
 
 @pytest.fixture
+async def room(tmp_path: Path):
+    """A real server whose computer players never move: seats stay where a test puts
+    them (the tests of identity, limits, names and the hostile battery)."""
+    srv = await start_room(tmp_path)
+    try:
+        yield srv
+    finally:
+        await stop_room(srv)
+
+
+@pytest.fixture
 async def lamma_server(tmp_path: Path):
     """A real server on a free loopback port; computer players move at once."""
     srv = await start_room(tmp_path, bot_pause=0.0)

@@ -14,8 +14,7 @@ import time
 from pathlib import Path
 
 import asyncssh
-import pytest
-from conftest import JsonClient, start_room, stop_room
+from conftest import JsonClient
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,15 +59,6 @@ async def main(port, kind, n):
 
 asyncio.run(main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3])))
 """
-
-
-@pytest.fixture
-async def room(tmp_path):
-    srv = await start_room(tmp_path)
-    try:
-        yield srv
-    finally:
-        await stop_room(srv)
 
 
 async def normal_client(srv) -> JsonClient:

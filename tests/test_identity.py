@@ -8,17 +8,7 @@ import json
 
 import asyncssh
 import pytest
-from conftest import JsonClient, LammaServer, start_room, stop_room
-
-
-@pytest.fixture
-async def room(tmp_path):
-    """A server whose computer players never move: seats stay where the test puts them."""
-    srv = await start_room(tmp_path)
-    try:
-        yield srv
-    finally:
-        await stop_room(srv)
+from conftest import JsonClient, LammaServer
 
 
 async def guest(srv: LammaServer, name: str) -> JsonClient:

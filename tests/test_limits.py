@@ -21,15 +21,6 @@ async def start(tmp_path, limits: Limits | None = None, **kw) -> LammaServer:
 stop = stop_room
 
 
-@pytest.fixture
-async def room(tmp_path):
-    srv = await start(tmp_path)
-    try:
-        yield srv
-    finally:
-        await stop(srv)
-
-
 async def first_line(proc) -> dict:
     return json.loads(await asyncio.wait_for(proc.stdout.readline(), 5))
 

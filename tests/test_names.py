@@ -276,16 +276,6 @@ def test_the_stores_readers_return_cleaned_names(opener):
 
 # ---- over real SSH ------------------------------------------------------------------------
 
-@pytest.fixture
-async def room(tmp_path):
-    """A server whose computer players never move."""
-    srv = await start(tmp_path)
-    try:
-        yield srv
-    finally:
-        await stop(srv)
-
-
 async def start(tmp_path) -> LammaServer:
     return await start_room(tmp_path)
 
