@@ -153,7 +153,7 @@ class JsonSession(Session):
             if isinstance(chunk, str):  # should not happen (encoding=None)
                 chunk = chunk.encode("utf-8", "replace")
             buf.extend(chunk)
-            while True:
+            while not self.closed:      # kicked, banned or dropped between two lines: stop
                 nl = buf.find(b"\n")
                 if nl < 0:
                     break
@@ -163,8 +163,6 @@ class JsonSession(Session):
                     skipping = False
                     continue
                 self.handle_line(line)
-                if self.closed:
-                    return              # closed by what it sent (too many requests)
                 if len(buf) > 256:
                     # Many lines in one read: the other sessions get the loop between
                     # them, so one client's burst never holds everyone else.

@@ -7,6 +7,7 @@ person or a well-behaved program does, and far below what slows the others.
 
 from __future__ import annotations
 
+import ipaddress
 import time
 from dataclasses import dataclass
 
@@ -85,6 +86,21 @@ class Limits:
         return cls(address_json_rate=1e9, address_json_burst=1e9,
                    connections_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9,
                    names_per_key=1_000_000)        # its clients share one key
+
+
+def address_key(host: str) -> str:
+    """The unit the per-address limits and address bans hold: an IPv4 address (also one
+    seen as ``::ffff:a.b.c.d`` on a dual-stack listener), or an IPv6 client's /64 — one
+    machine's prefix holds 2^64 addresses, and each would otherwise be a fresh allowance."""
+    try:
+        ip = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 class Address:

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING
 
 import asyncssh
 
+from .limits import address_key
 from .room import PLAYER_HELP, Member, RoomError, own_command
+from .room.moderation import bare_name
 from .room.text import clean_chat, name_key
 
 if TYPE_CHECKING:
@@ -129,7 +131,7 @@ class Moderation:
         if cmd == "/report":
             if len(words) < 3:
                 raise RoomError("Usage: /report NAME REASON")
-            target = words[1].rstrip("°")
+            target = bare_name(words[1])
             member.chat_guard.check()        # a report is held to chat's pace: stored rows
             self.room.store.add_report(member.name, target, " ".join(words[2:])[:300])
             log.info("%s reported %s", member.name, target)
@@ -159,7 +161,7 @@ class Moderation:
         return reply
 
     def _online(self, name: str) -> Member:
-        member = self.room.online.get(name_key(name.rstrip("°")))
+        member = self.room.online.get(name_key(bare_name(name)))
         if member is None:
             raise RoomError(f"Nobody called {name[:20]} is here.")
         return member
@@ -199,9 +201,9 @@ class Moderation:
         seconds = parse_time(args[1]) if len(args) > 1 else 3600.0
         if seconds is None:
             raise RoomError("A time is like 30m, 2h or 7d.")
-        name = args[0].rstrip("°")
-        self.room.registry.mutes.mute(name, seconds)
+        name = bare_name(args[0])
         member = self.room.online.get(name_key(name))
+        self.room.registry.mutes.mute(name, seconds, member)
         if member is not None:
             member.notice(f"An operator has muted you {words_of(seconds)}.")
         return f"{name} is muted {words_of(seconds)}."
@@ -209,7 +211,7 @@ class Moderation:
     def op_unmute(self, by: str, args: list[str]) -> str:
         if len(args) != 1:
             raise RoomError("Usage: /unmute NAME")
-        if not self.room.registry.mutes.unmute(args[0].rstrip("°")):
+        if not self.room.registry.mutes.unmute(bare_name(args[0])):
             raise RoomError(f"{args[0][:20]} is not muted.")
         return f"{args[0]} may chat again."
 
@@ -223,11 +225,13 @@ class Moderation:
 
     def _target(self, word: str) -> tuple[str, str]:
         kind, _, value = word.partition(":")
-        if kind in ("key", "addr") and value:
+        if kind == "addr" and value:
+            return kind, address_key(value)       # as connections are counted (IPv6: /64)
+        if kind == "key" and value:
             return kind, value
         if kind == "name" and value:
             return "name", name_key(value)
-        return "name", name_key(word.rstrip("°"))
+        return "name", name_key(bare_name(word))
 
     def op_ban(self, by: str, args: list[str]) -> str:
         if not args:

@@ -14,7 +14,7 @@ import asyncssh
 
 from .admin import SOCKET_NAME, serve_admin
 from .jsonapi import JsonSession
-from .limits import Address, Bucket, Limits
+from .limits import Address, Bucket, Limits, address_key
 from .moderation import Moderation, key_of
 from .room import Member, Registry, TableStore, restore
 from .room.text import check_name, clean_name, name_key, safe_text, skeleton
@@ -142,11 +142,6 @@ class Room:
         self.apps: weakref.WeakSet = weakref.WeakSet()
         self.session_tasks: set[asyncio.Task] = set()
 
-    def guest_name_free(self, name: str) -> bool:
-        return (self.identity.owner(name) is None and name_key(name) not in self.online
-                and self.identity.lookalike_of(name) is None
-                and self.online_lookalike(name) is None)
-
     def online_lookalike(self, name: str) -> str | None:
         """Someone online now under another name that looks like ``name`` (the same
         skeleton; ``online`` is keyed by the exact name's key), as it may be shown."""
@@ -197,21 +192,21 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.conn = conn
         limits = self.room.config.limits
         peer = conn.get_extra_info("peername")
-        key = str(peer[0]) if peer else "?"
+        key = address_key(str(peer[0])) if peer else "?"
         book = self.room.addresses
         address = book.get(key)
         if address is None:
             if len(book) >= ADDRESS_BOOK_SWEEP:
                 self.room.forget_idle_addresses()
             address = book[key] = Address(limits)
-        banned = self.room.moderation.banned(address=key)
-        if banned:
-            reason = banned
-        elif address.connections >= limits.connections_per_address:
+        # The cheap checks first: a flood they refuse costs no look-up in the store.
+        if address.connections >= limits.connections_per_address:
             reason = (f"Too many connections from your address (at most "
                       f"{limits.connections_per_address} at once).")
         elif not address.connects.take():
             reason = "Connections are coming too fast from your address; wait a little."
+        elif banned := self.room.moderation.banned(address=key):
+            reason = banned
         else:
             address.connections += 1
             self.address = address

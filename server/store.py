@@ -29,7 +29,7 @@ from typing import Any, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 from .room.store import StoredMatch
-from .room.text import clean_name, name_key, skeleton
+from .room.text import clean_chat, clean_name, name_key, skeleton
 
 log = logging.getLogger("lamma.store")
 
@@ -564,13 +564,15 @@ class Store:
                       "AND (until IS NULL OR until > ?) "
                       "ORDER BY CASE WHEN until IS NULL THEN 1 ELSE 0 END DESC, until DESC "
                       "LIMIT 1", (kind, value, time.time())).fetchone()
-        return None if row is None else {"until": row[0], "by": row[1], "reason": row[2]}
+        return None if row is None else {"until": row[0], "by": clean_chat(row[1]),
+                                         "reason": clean_chat(row[2])}
 
     def bans(self) -> list[dict]:
         rows = self._x("SELECT kind, value, until, author, reason FROM bans "
                        "WHERE until IS NULL OR until > ? ORDER BY at", (time.time(),))
-        return [{"kind": r[0], "value": r[1], "until": r[2], "by": r[3], "reason": r[4]}
-                for r in rows]
+        # Cleaned as read: operators see these on their screens and in a terminal.
+        return [{"kind": clean_chat(r[0]), "value": clean_chat(r[1]), "until": r[2],
+                 "by": clean_chat(r[3]), "reason": clean_chat(r[4])} for r in rows]
 
     def log_action(self, author: str, action: str, detail: str) -> None:
         """An operator's action, with who did it (kept for good)."""
@@ -580,7 +582,8 @@ class Store:
     def actions_log(self, limit: int = 50) -> list[dict]:
         rows = self._x("SELECT at, author, action, detail FROM moderation_log "
                        "ORDER BY id DESC LIMIT ?", (limit,))
-        return [{"at": r[0], "by": r[1], "action": r[2], "detail": r[3]} for r in rows]
+        return [{"at": r[0], "by": clean_chat(r[1]), "action": clean_chat(r[2]),
+                 "detail": clean_chat(r[3])} for r in rows]
 
     def add_report(self, author: str, target: str, reason: str) -> None:
         self._x("INSERT INTO reports (at, author, target, reason) VALUES (?, ?, ?, ?)",
@@ -589,7 +592,8 @@ class Store:
     def reports(self, limit: int = 50) -> list[dict]:
         rows = self._x("SELECT at, author, target, reason FROM reports ORDER BY id DESC "
                        "LIMIT ?", (limit,))
-        return [{"at": r[0], "by": r[1], "target": r[2], "reason": r[3]} for r in rows]
+        return [{"at": r[0], "by": clean_chat(r[1]), "target": clean_chat(r[2]),
+                 "reason": clean_chat(r[3])} for r in rows]
 
     def _add_column(self, table: str, column: str, kind: str) -> None:
         """ALTER TABLE … ADD COLUMN, unless a database put back to an older schema

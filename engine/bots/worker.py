@@ -26,12 +26,20 @@ def _decide(view: View, level: str, budget_ms: float) -> Action:
     return choose(view, level, budget_ms, random.Random())
 
 
-def _watch_parent(parent: int) -> None:
+def _watch_parent(parent: int, nice: int = 0) -> None:
     """End this worker when the server that started it is gone (even by SIGKILL):
-    the pool's pipes never say so, since the worker holds both of their ends."""
+    the pool's pipes never say so, since the worker holds both of their ends. Each
+    worker also lowers its own priority by ``nice`` as it starts (workers are started
+    one by one as they are needed, so the parent cannot do it for all of them)."""
     import os
     import threading
     import time
+
+    if nice:
+        try:
+            os.nice(nice)
+        except OSError:
+            pass
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -49,11 +57,12 @@ def _warm() -> bool:
 class BotPool:
     """A ``ProcessPoolExecutor`` of ``workers`` processes (default 1) for ``choose``."""
 
-    def __init__(self, workers: int = 1):
+    def __init__(self, workers: int = 1, nice: int = 0):
         ctx = mp.get_context("spawn")      # no fork of a running server's threads
         import os
         self._pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                            initializer=_watch_parent, initargs=(os.getpid(),))
+                                            initializer=_watch_parent,
+                                            initargs=(os.getpid(), nice))
         self._pool.submit(_warm)
 
     def submit(self, view: View, level: str = "strong",

@@ -40,8 +40,10 @@ def pool() -> BotPool:
     global _pool
     if _pool is None:
         from engine.bots.worker import BotPool  # the worker's imports wait for a first bot
-        _pool = BotPool(workers=WORKERS)
-        lower_priority(_pool)
+        # Each worker lowers its own priority as it starts (lower_priority can only reach
+        # the ones already running).
+        _pool = BotPool(workers=WORKERS, nice=WORKER_NICE)
+        _warned.discard("broken")       # a new pool: its own death, if any, is news again
         atexit.register(close_pool)      # stop the worker before the interpreter unwinds
     return _pool
 
@@ -86,8 +88,9 @@ def _warn_once(kind: str, text: str) -> None:
 async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> Action:
     """A legal action for ``seat``, thought out in a worker process."""
     view = match.view(seat)
+    serving = pool()
     try:
-        future = pool().submit(view, level, BUDGET_MS)
+        future = serving.submit(view, level, BUDGET_MS)
         action = await asyncio.wait_for(asyncio.wrap_future(future), DEADLINE_S)
         if action in match.legal_actions(seat):
             return action
@@ -96,8 +99,15 @@ async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> Action:
         _warn_once("deadline", f"a computer player's decision took over {DEADLINE_S} s")
     except BrokenProcessPool:
         # The worker died (killed, out of memory): a new pool serves the next decision.
-        close_pool()
+        # Only the pool that broke is closed: another decision may have started a new one.
+        if _pool is serving:
+            close_pool()
         _warn_once("broken", "the computer players' worker process died; starting a new one")
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise               # this decision itself was cancelled (the table closed)
+        # the pool was shut down under it: the simple player moves instead
     except Exception:
         log.exception("computer player failed; using auto_action")
     return match.auto_action(seat)

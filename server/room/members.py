@@ -42,7 +42,8 @@ class Member(Protocol):
     """What the room needs of a connected session."""
 
     name: str
-    ident: str                  # who holds a seat: "key:<fingerprint>:<name>" or "guest:<name>"
+    ident: str                  # who holds a seat: "key:<fingerprint>:<name>", or for a
+                                # guest "guest:<random token of the connection>:<name>"
     guest: bool
     table: Table | None         # the table it sits at or watches
     seat: int | None            # None while watching

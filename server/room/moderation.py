@@ -8,8 +8,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Protocol
 
+from .catalogue import GUEST_MARK
 from .errors import RoomError
-from .text import name_key
+from .text import check_name, clean_name, name_key
 
 if TYPE_CHECKING:
     from .members import Member
@@ -32,6 +33,14 @@ def _unknown(line: str) -> str:
     raise RoomError(f"Unknown command {line.split()[0][:20]!r}: /help lists them.")
 
 
+IGNORE_MAX = 100        # names one session may ignore
+
+
+def bare_name(word: str) -> str:
+    """A name as typed, without the guest mark a screen shows after a guest's."""
+    return word.rstrip(GUEST_MARK)
+
+
 PLAYER_HELP = ("/ignore NAME hides their chat · /unignore NAME · /ignored lists them · "
                "/report NAME REASON tells the operators")
 
@@ -44,45 +53,67 @@ def own_command(member: Member, line: str) -> str | None:
     if cmd in ("/ignore", "/unignore"):
         if len(words) != 2:
             raise RoomError(f"Usage: {cmd} NAME")
-        who = words[1].rstrip("°")
+        who = bare_name(words[1])
         if cmd == "/ignore":
+            if check_name(who)[0] is None:
+                raise RoomError("That is not a player's name.")
             if name_key(who) == name_key(member.name):
                 raise RoomError("You cannot ignore yourself.")
+            if len(member.ignoring) >= IGNORE_MAX:
+                raise RoomError(f"You ignore {IGNORE_MAX} names already; /unignore one first.")
             member.ignoring.add(name_key(who))
             return f"You no longer see {who}'s chat."
         member.ignoring.discard(name_key(who))
         return f"You see {who}'s chat again."
     if cmd == "/ignored":
-        return ("Ignored: " + ", ".join(sorted(member.ignoring))) if member.ignoring \
-            else "You ignore nobody."
+        return ("Ignored: " + ", ".join(clean_name(n) for n in sorted(member.ignoring))) \
+            if member.ignoring else "You ignore nobody."
     return None
 
 
 def ignores(member: Member, who: str) -> bool:
     """Does ``member`` ignore the chat of ``who`` (a name as shown, guest mark or not)?"""
-    return bool(member.ignoring) and name_key(who.rstrip("°")) in member.ignoring
+    return bool(member.ignoring) and name_key(bare_name(who)) in member.ignoring
 
 
 class Mutes:
-    """Who may not chat, by name, until when (wall-clock seconds)."""
+    """Who may not chat, until when (wall-clock seconds). A mute holds the name and, when
+    the person is here, what is behind it — their key, or a guest's connection and
+    address — so another of the key's names or a guest's new name is muted too."""
 
     def __init__(self) -> None:
         self.until: dict[str, float] = {}
+        self.marks_of: dict[str, list[str]] = {}     # name key -> the marks its mute set
 
-    def mute(self, name: str, seconds: float) -> None:
-        self.until[name_key(name)] = time.time() + seconds
+    @staticmethod
+    def marks(member: Member) -> list[str]:
+        root = member.ident.rpartition(":")[0]       # "key:<fp>" or "guest:<token>"
+        out = [f"name:{name_key(member.name)}", f"who:{root}"]
+        if member.guest and member.address:
+            out.append(f"addr:{member.address}")
+        return out
+
+    def mute(self, name: str, seconds: float, member: Member | None = None) -> None:
+        marks = [f"name:{name_key(name)}"] + (self.marks(member) if member else [])
+        end = time.time() + seconds
+        for mark in marks:
+            self.until[mark] = end
+        self.marks_of[name_key(name)] = marks
 
     def unmute(self, name: str) -> bool:
-        return self.until.pop(name_key(name), None) is not None
+        marks = self.marks_of.pop(name_key(name), [f"name:{name_key(name)}"])
+        found = [m for m in marks if self.until.pop(m, None) is not None]
+        return bool(found)
 
-    def check(self, name: str) -> None:
-        """RoomError if ``name`` is muted now."""
-        end = self.until.get(name_key(name))
-        if end is None:
-            return
-        left = end - time.time()
-        if left <= 0:
-            del self.until[name_key(name)]
-            return
-        raise RoomError(f"An operator has muted you for {max(1, round(left / 60))} more "
-                        "minute(s).")
+    def check(self, member: Member) -> None:
+        """RoomError if ``member`` is muted now."""
+        now = time.time()
+        for mark in self.marks(member):
+            end = self.until.get(mark)
+            if end is None:
+                continue
+            if end <= now:
+                del self.until[mark]
+                continue
+            raise RoomError(f"An operator has muted you for {max(1, round((end - now) / 60))} "
+                            "more minute(s).")

@@ -496,7 +496,7 @@ class Table:
         text = clean_chat(raw)
         if not text:
             raise RoomError("Empty message.")
-        self.registry.mutes.check(member.name)
+        self.registry.mutes.check(member)
         member.chat_guard.check()
         self.chat.append((member.display_name, text))
         self._notify("chat")

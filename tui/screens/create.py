@@ -116,7 +116,11 @@ class CreateScreen(ModalScreen[None]):
             table = app.registry.create(self.value("game"), self.value("length"),
                                         self.value("timer"), self.value("private"),
                                         creator=app.member)
-            table.sit(app.member, 0)
+            try:
+                table.sit(app.member, 0)
+            except RoomError:
+                app.registry.gc_table(table)    # no empty table left behind
+                raise
             if self.value("bots"):
                 table.fill_with_bots()
         except RoomError as exc:

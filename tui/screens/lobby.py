@@ -227,7 +227,11 @@ class LobbyScreen(Screen[None]):
                 return
         try:
             table = app.registry.create("estimation", creator=app.member)
-            table.sit(app.member, 0)
+            try:
+                table.sit(app.member, 0)
+            except RoomError:
+                app.registry.gc_table(table)    # no empty table left behind
+                raise
             table.fill_with_bots()
         except RoomError as exc:
             self.set_status(str(exc), error=True)

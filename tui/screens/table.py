@@ -101,9 +101,6 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             self.set_timer(NOTICE_SECONDS + 0.05, self.draw)
         self.table_changed("state")
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.call_after_refresh(self.draw)
-
     def on_board_resized(self, message: Board.Resized) -> None:
         self.draw()
 
