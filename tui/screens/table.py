@@ -143,7 +143,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self.state.sel_card = card
 
     def turn(self) -> Turn:
-        return Turn(self.view, self.seat)
+        return self._cache.turn(self.view, self.seat)
 
     def legal(self, kind: str) -> list[dict[str, Any]]:
         return self.turn().of(kind)
@@ -155,15 +155,8 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         return KeyContext.of(self.view, self.turn(), self.state.rank)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
-        if seat is None:
-            return "—"
-        table = self.table
-        if table is None:
-            return "?"
-        label = table.seats[seat].label
-        if you and seat == self.seat:
-            label += " (you)"
-        return label
+        facts = self.facts()
+        return facts.name(seat, you) if facts is not None else "?"
 
     def facts(self) -> TableFacts | None:
         table = self.table

@@ -125,6 +125,15 @@ class DrawCache:
     hand: tuple[Any, tuple[Text, Text], tuple[Hit, ...]] | None = None
     footer: tuple[tuple[tuple[str, str], ...], Text] | None = None
     scores: dict[tuple[Any, ...], Text] = field(default_factory=dict)
+    _turn: Turn | None = None
+
+    def turn(self, view: View | None, seat: int | None) -> Turn:
+        """The viewer's legal actions grouped once per view (a new view is a new dict),
+        not once per key press and again per frame."""
+        t = self._turn
+        if t is None or t.view is not view or t.seat != seat:
+            t = self._turn = Turn(view, seat)
+        return t
 
 
 class Scene:
@@ -140,7 +149,7 @@ class Scene:
         self.look = look
         self.now = now
         self.cache = cache if cache is not None else DrawCache()
-        self.turn = Turn(view, facts.seat)
+        self.turn = self.cache.turn(view, facts.seat)
         self.keys = KeyContext.of(view, self.turn, state.rank)
 
     def term(self, key: str, english: str) -> str:

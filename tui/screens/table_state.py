@@ -86,10 +86,11 @@ class TableFacts:
 class Turn:
     """The viewer's legal actions in ``view``, by type (none when it is not their turn)."""
 
-    __slots__ = ("by_type", "types", "view")
+    __slots__ = ("by_type", "seat", "types", "view")
 
     def __init__(self, view: View | None, seat: int | None) -> None:
         self.view = view
+        self.seat = seat
         self.by_type: dict[str, list[Action]] = {}
         if view is not None and seat is not None and view.get("to_act") == seat:
             for a in view.get("legal") or ():
