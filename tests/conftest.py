@@ -44,6 +44,26 @@ class LammaServer:
         proc = await conn.create_process("play", encoding=None)
         return JsonClient(conn, proc)
 
+    async def guest_client(self, name: str) -> JsonClient:
+        """A JSON session of a guest (no key) under ``name``."""
+        conn = await self.connect(name, keyless=True)
+        return JsonClient(conn, await conn.create_process("play", encoding=None))
+
+    async def first_reply(self, name: str, key=None, keyless: bool = False,
+                          line: bytes = b'{"op":"tables"}\n') -> dict:
+        """The first JSON line a new session under ``name`` gets after sending ``line``
+        (a refusal arrives before it is read); the connection is then closed."""
+        conn = await self.connect(name, key=key, keyless=keyless)
+        proc = await conn.create_process("play", encoding=None)
+        try:
+            proc.stdin.write(line)
+        except BrokenPipeError:
+            pass                        # refused and closed already: its line is waiting
+        try:
+            return json.loads(await asyncio.wait_for(proc.stdout.readline(), 5))
+        finally:
+            conn.close()
+
     async def pty_client(self, name: str, size=(80, 24), key=None,
                          term: str = "xterm-256color", screen_size=None) -> PtyClient:
         conn = await self.connect(name, key)

@@ -4,7 +4,6 @@ with a log line, and the file is read again when it changes. Real SSH clients.""
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 
@@ -27,15 +26,6 @@ def line(srv: LammaServer, who: str, options: str = "") -> str:
     return f"{options} {key}".strip() + "\n"
 
 
-async def answers(srv: LammaServer, who: str) -> dict:
-    conn = await srv.connect(who)
-    proc = await conn.create_process("play", encoding=None)
-    proc.stdin.write(b'{"op":"tables"}\n')
-    msg = json.loads(await asyncio.wait_for(proc.stdout.readline(), 5))
-    conn.close()
-    return msg
-
-
 async def test_options_are_honoured_or_the_key_refused(room, caplog):
     srv = room
     path = srv.room.config.keys / "authorized_keys"
@@ -47,19 +37,19 @@ async def test_options_are_honoured_or_the_key_refused(room, caplog):
         + line(srv, "plain"))
     with pytest.raises(asyncssh.PermissionDenied):
         await srv.connect("far")
-    assert (await answers(srv, "near"))["type"] == "tables"
+    assert (await srv.first_reply("near"))["type"] == "tables"
     with caplog.at_level(logging.WARNING, logger="lamma.ssh"):
         with pytest.raises(asyncssh.PermissionDenied):
             await srv.connect("forced")
     assert any("command" in r.getMessage() and "refused" in r.getMessage()
                for r in caplog.records)
-    assert (await answers(srv, "prog"))["type"] == "tables"
+    assert (await srv.first_reply("prog"))["type"] == "tables"
     conn = await srv.connect("prog")
     proc = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
     said = await asyncio.wait_for(proc.stdout.read(200), 5)
     assert b"programs only" in said
     conn.close()
-    assert (await answers(srv, "plain"))["type"] == "tables"
+    assert (await srv.first_reply("plain"))["type"] == "tables"
 
 
 async def test_the_list_is_read_again_when_it_changes(room):
@@ -71,7 +61,7 @@ async def test_the_list_is_read_again_when_it_changes(room):
     path.write_text(line(srv, "first") + line(srv, "second"))
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))   # a new stamp
-    assert (await answers(srv, "second"))["type"] == "tables"
+    assert (await srv.first_reply("second"))["type"] == "tables"
     path.write_text(line(srv, "second"))                 # first is taken off the list
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000))
     with pytest.raises(asyncssh.PermissionDenied):

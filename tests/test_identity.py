@@ -11,24 +11,8 @@ import pytest
 from conftest import JsonClient, LammaServer
 
 
-async def guest(srv: LammaServer, name: str) -> JsonClient:
-    conn = await srv.connect(name, keyless=True)
-    return JsonClient(conn, await conn.create_process("play", encoding=None))
-
-
-async def refused(srv: LammaServer, name: str, key=None, keyless=False) -> str:
-    """The error line a session under ``name`` gets before it is closed."""
-    conn = await srv.connect(name, key=key, keyless=keyless)
-    proc = await conn.create_process("play", encoding=None)
-    line = await asyncio.wait_for(proc.stdout.readline(), 5)
-    conn.close()
-    msg = json.loads(line)
-    assert msg["type"] == "error", msg
-    return msg["message"]
-
-
 async def seated_guest(srv: LammaServer, name: str) -> tuple[JsonClient, str]:
-    g = await guest(srv, name)
+    g = await srv.guest_client(name)
     g.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
     tid = (await g.expect("joined"))["table"]
     await g.expect("view")
@@ -38,7 +22,7 @@ async def seated_guest(srv: LammaServer, name: str) -> tuple[JsonClient, str]:
 
 async def test_a_guest_who_drops_cannot_be_replaced_by_another_guest_of_that_name(room):
     srv = room
-    first = await guest(srv, "bob")
+    first = await srv.guest_client("bob")
     first.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3]})
     tid = (await first.expect("joined"))["table"]
     kim = await srv.json_client("kim")          # a key at the table keeps it open
@@ -50,7 +34,7 @@ async def test_a_guest_who_drops_cannot_be_replaced_by_another_guest_of_that_nam
     await asyncio.sleep(0.1)
     assert table.seats[0].member is None and table.seats[0].kind == "human"    # held, away
     # Another guest under the same name (the name is free now): a new guest, no seat.
-    other = await guest(srv, "bob")
+    other = await srv.guest_client("bob")
     other.send({"op": "tables"})
     await other.expect("tables")
     assert not any(m["type"] in ("joined", "view") for m in other.drain())
@@ -97,14 +81,14 @@ async def test_taking_a_computer_players_seat_as_a_guest_is_that_connection_only
     owner = await srv.json_client("ines")
     owner.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
     tid = (await owner.expect("joined"))["table"]
-    g = await guest(srv, "theo")
+    g = await srv.guest_client("theo")
     g.send({"op": "join", "table": tid, "seat": 2})
     assert (await g.expect("joined")) == {"type": "joined", "table": tid, "seat": 2}
     await g.close()
     await asyncio.sleep(0.1)
     table = srv.registry.tables[tid]
     assert table.seats[2].name == "theo" and table.seats[2].member is None
-    g2 = await guest(srv, "theo")                           # same name, new connection
+    g2 = await srv.guest_client("theo")                           # same name, new connection
     g2.send({"op": "tables"})
     await g2.expect("tables")
     assert table.seats[2].member is None

@@ -9,7 +9,7 @@ import time
 
 import asyncssh
 import pytest
-from conftest import JsonClient, LammaServer, start_room, stop_room
+from conftest import LammaServer, start_room, stop_room
 
 from server.limits import Limits
 
@@ -128,14 +128,9 @@ def test_tables_per_identity():
     assert len(reg.tables) == 4
 
 
-async def guest(srv: LammaServer, name: str) -> JsonClient:
-    conn = await srv.connect(name, keyless=True)
-    return JsonClient(conn, await conn.create_process("play", encoding=None))
-
-
 async def test_a_guests_table_closes_when_nobody_human_is_left(room):
     srv = room
-    g = await guest(srv, "visitor")
+    g = await srv.guest_client("visitor")
     g.send({"op": "create", "game": "estimation", "computer": [1, 2, 3]})
     tid = (await g.expect("joined"))["table"]
     await g.expect("view")
@@ -163,10 +158,8 @@ async def test_names_per_key(tmp_path):
             c.send({"op": "tables"})
             await c.expect("tables")
             await c.close()
-        conn = await srv.connect("three", key=key)
-        msg = await first_line(await conn.create_process("play", encoding=None))
+        msg = await srv.first_reply("three", key=key)
         assert msg["type"] == "error" and "already has 2 names" in msg["message"]
-        conn.close()
         assert srv.room.identity.owner("three") is None
         again = await srv.json_client("one", key=key)        # its own names still work
         again.send({"op": "tables"})

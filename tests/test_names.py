@@ -310,17 +310,6 @@ async def guest_refusal(srv: LammaServer, name: str) -> str:
     return client.told[0]
 
 
-async def key_refusal(srv: LammaServer, name: str, key) -> str:
-    """The error a key's session under ``name`` gets before it is closed."""
-    conn = await srv.connect(name, key=key)
-    proc = await conn.create_process("play", encoding=None)
-    line = await asyncio.wait_for(proc.stdout.readline(), 5)
-    conn.close()
-    msg = json.loads(line)
-    assert msg["type"] == "error", msg
-    return msg["message"]
-
-
 async def guest(srv: LammaServer, name: str):
     conn = await srv.connect(name, keyless=True)
     proc = await conn.create_process("play", encoding=None)
@@ -342,7 +331,9 @@ async def test_a_key_cannot_bind_a_lookalike_of_an_owned_name(room):
     # Of one script, but alike: the key is refused at authentication, with the reason.
     # (Fullwidth or bold letters arrive as plain ones: SSH prepares user names with NFKC.)
     for name in ("a1ice", "\u0251lice"):                  # digit one, Latin alpha
-        reason = await key_refusal(srv, name, srv.key("mallory"))
+        reply = await srv.first_reply(name, key=srv.key("mallory"))
+        assert reply["type"] == "error", reply
+        reason = reply["message"]
         assert f"'{name}' looks like 'alice'" in reason, reason
         assert srv.room.identity.owner(name) is None
     assert srv.room.identity.names_of(srv.key("mallory").get_fingerprint("sha256")) == 0
