@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 import re
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import asyncssh
 
+from .keyfiles import KeyFile
 from .limits import address_key
 from .room import PLAYER_HELP, Member, RoomError, own_command
 from .room.moderation import bare_name
@@ -60,34 +60,18 @@ def words_of(seconds: float | None) -> str:
     return f"for {max(1, round(seconds / 60))} min"
 
 
-class Operators:
-    """The keys of ``keys/operators``, read again whenever the file changes."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self._stamp: tuple[int, int] | None = None
-        self.fingerprints: set[str] = set()
-
-    def current(self) -> set[str]:
+def fingerprints(text: str) -> set[str]:
+    """The keys of ``keys/operators`` (OpenSSH public-key lines; # comments)."""
+    fps = set()
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
         try:
-            st = self.path.stat()
-            stamp = (st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
-            self._stamp, self.fingerprints = None, set()
-            return self.fingerprints
-        if stamp != self._stamp:
-            self._stamp = stamp
-            fps = set()
-            for line in self.path.read_text(errors="replace").splitlines():
-                line = line.strip()
-                if not line or line.startswith("#"):
-                    continue
-                try:
-                    fps.add(asyncssh.import_public_key(line).get_fingerprint("sha256"))
-                except (asyncssh.KeyImportError, ValueError):
-                    log.warning("keys/operators: a line that is not a public key is ignored")
-            self.fingerprints = fps
-        return self.fingerprints
+            fps.add(asyncssh.import_public_key(line).get_fingerprint("sha256"))
+        except (asyncssh.KeyImportError, ValueError):
+            log.warning("keys/operators: a line that is not a public key is ignored")
+    return fps
 
 
 class Moderation:
@@ -95,7 +79,8 @@ class Moderation:
 
     def __init__(self, room: Room):
         self.room = room
-        self.operators = Operators(room.config.keys / "operators")
+        self.operators: KeyFile[set[str]] = KeyFile(room.config.keys / "operators",
+                                                    fingerprints, set())
 
     # ------------------------------------------------------------- who is who
     def is_operator(self, member: Member) -> bool:

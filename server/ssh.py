@@ -14,6 +14,7 @@ import asyncssh
 
 from .admin import SOCKET_NAME, serve_admin
 from .jsonapi import JsonSession
+from .keyfiles import KeyFile
 from .limits import Address, Bucket, Limits, address_key
 from .moderation import Moderation, key_of
 from .room import Member, Registry, TableStore, restore
@@ -71,31 +72,19 @@ class AllowList:
     """``keys/authorized_keys`` for ``--allow-list``: read again whenever it changes."""
 
     def __init__(self, path: Path):
-        self.path = path
-        self._stamp: tuple[int, int] | None = None
-        self._keys: asyncssh.SSHAuthorizedKeys | None = None
+        self.file = KeyFile(path, self._parse, None)
         self._warned: set[str] = set()
 
-    def _current(self) -> asyncssh.SSHAuthorizedKeys | None:
+    def _parse(self, text: str) -> asyncssh.SSHAuthorizedKeys | None:
+        log.info("allow-list read: %s", self.file.path)
         try:
-            st = self.path.stat()
-            stamp = (st.st_mtime_ns, st.st_size)
-        except FileNotFoundError:
-            self._stamp, self._keys = None, None
+            return asyncssh.import_authorized_keys(text)
+        except ValueError:              # no valid entry at all
             return None
-        if stamp != self._stamp:
-            self._stamp = stamp
-            try:
-                self._keys = asyncssh.import_authorized_keys(
-                    self.path.read_text(errors="replace"))
-            except ValueError:              # no valid entry at all
-                self._keys = None
-            log.info("allow-list read: %s", self.path)
-        return self._keys
 
     def admits(self, key: asyncssh.SSHKey, address: str) -> tuple[bool, bool]:
         """(admitted, terminal allowed) for ``key`` connecting from ``address``."""
-        keys = self._current()
+        keys = self.file.current()
         if keys is None:
             return False, False
         try:
