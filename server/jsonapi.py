@@ -78,9 +78,10 @@ class JsonSession(Session):
 
     def push_view(self) -> None:
         table = self.table
-        if table is None or table.match is None:
-            return
-        self.send({"type": "view", "view": table.view(self.seat)})
+        view = table.view(self.seat) if table is not None else None
+        if view is None:
+            return          # no match shown yet: its start comes as a "state" change
+        self.send({"type": "view", "view": view})
 
     # ----------------------------------------------------- table callbacks
     def table_changed(self, table: Table, what: str) -> None:

@@ -117,7 +117,11 @@ class Room:
         # stops the start with a clear StoreError rather than losing anything.
         self.identity = self.store = Store(config.database or config.data / "lamma.db",
                                            process=config.process)
-        self.registry = Registry(store=TableStore(self.store), bot_pause=config.bot_pause,
+        # The tables' writes go through a connection of their own, on the writer thread
+        # that start_server starts (restore, below, still writes at once).
+        self.writes = self.store.another()
+        self.table_store = TableStore(self.store, writes=self.writes)
+        self.registry = Registry(store=self.table_store, bot_pause=config.bot_pause,
                                  trick_pause=config.trick_pause,
                                  absent_timeout=config.absent_timeout,
                                  tables_per_identity=config.limits.tables_per_identity)
@@ -152,6 +156,8 @@ class Room:
             self.admin_server.close()
             (self.config.data / SOCKET_NAME).unlink(missing_ok=True)
         self.registry.close()
+        self.table_store.close()            # every submitted write committed first
+        self.writes.close()
         self.identity.close()
 
 
@@ -520,6 +526,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
 
     runtime.prepare()
     room = Room(config)
+    room.table_store.start(asyncio.get_running_loop())
     room.registry.start_resumed()
     room.admin_server = await serve_admin(room.moderation, config.data)
     host_key = load_host_key(config.keys)

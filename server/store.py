@@ -3,7 +3,8 @@ results, statistics, level points and badges — in one SQLite file (WAL), or in
 PostgreSQL database that several server processes share (``Store(URL)``).
 
 Nothing is lost: ``append_action`` commits before the table shows anyone the
-move, so a server killed at any moment restarts with every unfinished match
+move (the server runs the room's writes on a thread of their own, through a second
+connection: ``another``), so a server killed at any moment restarts with every unfinished match
 (``unfinished``) and replays it through ``engine.replay``. A finished match is
 recorded once: ``finish_match`` only acts on a match not yet finished, and pays
 statistics, level points and badges in the same transaction.
@@ -193,6 +194,7 @@ class Store:
 
     def __init__(self, target: str | Path, process: str = ""):
         self.process = process
+        self.target = target
         self.skeletons = False        # players.skeleton exists (set by _migrate)
         if is_postgres(target):
             self.kind, self.path, self.where = "postgres", None, redact(str(target))
@@ -200,7 +202,7 @@ class Store:
             psycopg = _psycopg()
             self._errors = psycopg.Error
             try:
-                self.db = psycopg.connect(target, autocommit=True)
+                self.db = self._connect()
             except psycopg.Error as e:
                 raise StoreError(f"cannot open the PostgreSQL database {self.where} "
                                  f"({str(e).strip()})") from e
@@ -222,13 +224,7 @@ class Store:
         fresh = not self.path.exists() or self.path.stat().st_size == 0
         private_file(self.path)
         try:
-            # isolation_level=None: autocommit, transactions only where BEGIN says so.
-            self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL: a commit survives a killed process (the OS has it);
-            # only a power cut could lose the last commits.
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA busy_timeout=5000")
+            self.db = self._connect()
             if not fresh:
                 ok = self.db.execute("PRAGMA quick_check").fetchone()[0]
                 if ok != "ok":
@@ -238,6 +234,31 @@ class Store:
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path} is not a usable Lamma database ({e}); restore it "
                              "from a backup (lamma backup) or move it away to start empty") from e
+
+    def _connect(self):
+        if self.kind == "postgres":
+            return _psycopg().connect(self.target, autocommit=True)
+        # isolation_level=None: autocommit, transactions only where BEGIN says so.
+        # check_same_thread=False: opened on the loop, a writer's is used on its thread.
+        assert self.path is not None
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")       # readers on other connections go on
+        # NORMAL in WAL: a commit survives a killed process (the OS has it);
+        # only a power cut could lose the last commits.
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA busy_timeout=5000")
+        return db
+
+    def another(self) -> Store:
+        """The same database through a connection of its own (already checked and
+        migrated by this one), for the room's writer thread."""
+        other = object.__new__(Store)
+        other.__dict__.update(self.__dict__)
+        try:
+            other.db = self._connect()
+        except self._errors as e:
+            raise StoreError(f"cannot open {self.where} again ({str(e).strip()})") from e
+        return other
 
     # ---- plumbing -----------------------------------------------------------------
 

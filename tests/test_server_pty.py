@@ -43,6 +43,10 @@ async def settle(srv, clients, table, timeout=1.0):
     apps = {app.member.name: app for app in list(srv.room.apps)}
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        # The table shows a move once the store's writer has committed it: first that.
+        if table.match is not None and table.view(None) != table.match.view(None):
+            await asyncio.sleep(0.002)
+            continue
         if all(app.displayed_version == table.version for app in apps.values()):
             break
         await asyncio.sleep(0.002)

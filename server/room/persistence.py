@@ -1,20 +1,30 @@
 """Tables write through to a ``MatchStore`` and come back after a restart.
 
-Order matters: ``Table`` applies an action to the engine, calls ``action`` here (one
-committed INSERT), and only then notifies anyone. A server killed at any moment
-therefore has on disk every action any player has seen.
+Order matters: ``Table`` applies an action to the engine, submits it here (one
+committed INSERT), and shows it to anyone only once it is committed (``then``). A
+server killed at any moment therefore has on disk every action any player has seen.
+
+Once ``start``ed, the writes run on one ``Writer`` thread with its own connection, in
+the order submitted, so a slow commit (PostgreSQL's durable one) never stops the
+event loop; before that (restore at start-up, tests) they run at once on the caller's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Mapping
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import Match, replay
 
 from .catalogue import display_name
-from .store import MatchStore, Points, Records, StoredMatch
+from .stats import STATS
+from .store import MatchRef, MatchStore, Points, Records, StoredMatch
 from .text import clean_name
 
 if TYPE_CHECKING:
@@ -74,36 +84,201 @@ def table_settings(table: Table) -> dict[str, Any]:
             "seats": [s.settings() for s in table.seats]}
 
 
+class _Write:
+    """One write: ``job`` runs on the writer thread; ``done(result)`` and then the
+    ``after`` callbacks run on the loop, in the order the writes were submitted."""
+
+    __slots__ = ("after", "done", "job", "ref", "result", "table", "what")
+
+    def __init__(self, job: Callable[[], Any], done: Callable[[Any], None] | None,
+                 what: str, table: str, ref: MatchRef | None):
+        self.job = job
+        self.done = done
+        self.after: list[Callable[[], None]] = []      # touched on the loop only
+        self.what = what
+        self.table = table
+        self.ref = ref
+        self.result: Any = None
+
+
+def _perform(w: _Write) -> None:
+    """Run one write (on whichever thread performs writes), timed; a failure is logged
+    with its table and match, and the match's later writes are skipped: the stored
+    log stays a prefix of the match that a restart can replay."""
+    ref = w.ref
+    if ref is not None and (ref.broken or (ref.id is None and w.what != "match")):
+        return              # its match was never stored, or an earlier write failed
+    t0 = time.perf_counter()
+    try:
+        w.result = w.job()
+    except Exception as e:
+        if ref is not None:
+            ref.broken = True
+        log.error("store: %s at table %s (match %s) failed (%s: %s); the table goes on, "
+                  "its match is no longer stored", w.what, w.table,
+                  ref.id if ref is not None else "-", type(e).__name__, e)
+        return
+    STATS.store_commit.observe(time.perf_counter() - t0)
+
+
+class Writer:
+    """One thread that performs writes in the order submitted and hands each result
+    back to the loop, in the same order (several at once when they pile up)."""
+
+    BATCH = 64          # results handed back per wake-up of the loop, at most
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, name: str = "lamma-store-writer"):
+        self.loop = loop
+        self.pending = 0                # loop side: submitted, results not yet handed back
+        self.last: _Write | None = None
+        self._q: queue.SimpleQueue[_Write | threading.Event | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def submit(self, w: _Write) -> None:
+        self.pending += 1
+        self.last = w
+        self._q.put(w)
+
+    def then(self, fn: Callable[[], None]) -> None:
+        if self.pending == 0 or self.last is None:
+            fn()
+        else:
+            self.last.after.append(fn)
+
+    def _run(self) -> None:
+        done: list[_Write] = []
+        while True:
+            item = self._q.get()
+            if isinstance(item, _Write):
+                _perform(item)
+                done.append(item)
+                if len(done) < self.BATCH and not self._q.empty():
+                    continue
+            if done:
+                try:
+                    self.loop.call_soon_threadsafe(self._deliver, done)
+                except RuntimeError:
+                    pass                # the loop is closed: nobody is left to show
+                done = []
+            if isinstance(item, threading.Event):
+                item.set()
+            elif item is None:
+                return
+
+    def _deliver(self, writes: list[_Write]) -> None:
+        """On the loop: each write's callbacks, in order; one failing stops no other."""
+        for w in writes:
+            self.pending -= 1
+            if self.last is w:
+                self.last = None
+            for fn in ([] if w.done is None else [lambda w=w: w.done(w.result)]) + w.after:
+                try:
+                    fn()
+                except Exception:
+                    log.exception("after the %s write at table %s", w.what, w.table)
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait (blocking) until every write submitted so far is performed."""
+        mark = threading.Event()
+        self._q.put(mark)
+        return mark.wait(timeout)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        self._q.put(None)
+        self._thread.join(timeout)
+
+
 class TableStore:
-    """A table's events (``TableLog``) as calls to a ``Store``."""
+    """A table's events (``TableLog``) as calls to a ``Store``: performed at once, or
+    once ``start``ed, on a ``Writer`` thread through ``writes`` (its own connection)."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: Store, writes: MatchStore | None = None):
         self.store = store
+        self.writes: MatchStore = writes if writes is not None else store
         self.records: Records | None = store
+        self.writer: Writer | None = None
 
-    def match_started(self, table: Table) -> int | None:
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """From now on the writes run on their own thread (``close`` ends it)."""
+        if self.writer is None:
+            self.writer = Writer(loop)
+
+    def close(self) -> None:
+        """Perform every write submitted, then end the thread (the server's stop, before
+        the store closes). Callbacks not yet delivered are dropped: nobody is left."""
+        writer, self.writer = self.writer, None
+        if writer is not None:
+            if not writer.flush():
+                log.error("store: the writer did not finish its writes in time")
+            writer.stop()
+
+    def _submit(self, table: Table, what: str, job: Callable[[], Any],
+                done: Callable[[Any], None] | None = None) -> None:
+        w = _Write(job, done, what, table.id, table.match_ref)
+        if self.writer is None:
+            _perform(w)
+            if done is not None:
+                done(w.result)
+            return
+        self.writer.submit(w)
+
+    def then(self, fn: Callable[[], None]) -> None:
+        if self.writer is None:
+            fn()
+        else:
+            self.writer.then(fn)
+
+    # What a write needs is read from the table now, on the loop: the table moves on
+    # while the write waits its turn.
+    def match_started(self, table: Table) -> None:
         assert table.match is not None
-        return self.store.create_match(table.id, table.match.to_dict(), seat_names(table),
-                                       table_settings(table))
+        ref = table.match_ref = MatchRef()
+        writes = self.writes
+        args = (table.id, table.match.to_dict(), seat_names(table), table_settings(table))
+
+        def create() -> int:
+            ref.id = writes.create_match(*args)
+            return ref.id
+
+        self._submit(table, "match", create)
 
     def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None:
-        if table.match_id is None or table.match is None:
+        ref = table.match_ref
+        if ref is None or table.match is None:
             return
-        self.store.append_action(table.match_id, len(table.match.log) - 1, seat, action)
+        seq, act = len(table.match.log) - 1, dict(action)
+        self._submit(table, f"action {seq}",
+                     lambda: self.writes.append_action(_id(ref), seq, seat, act))
 
     def seats_changed(self, table: Table) -> None:
-        if table.match_id is not None:
-            self.store.set_seats(table.match_id, seat_names(table), table_settings(table))
+        ref = table.match_ref
+        if ref is not None:
+            names, settings = seat_names(table), table_settings(table)
+            self._submit(table, "seats",
+                         lambda: self.writes.set_seats(_id(ref), names, settings))
 
-    def match_over(self, table: Table) -> Points | None:
-        if table.match_id is None or table.match is None:
-            return None
-        return self.store.finish_match(table.match_id, table.match)
+    def match_over(self, table: Table, done: Callable[[Points | None], None]) -> None:
+        ref, m = table.match_ref, table.match
+        if ref is None or m is None:
+            done(None)
+            return
+        # What finish_match reads of the match, as it is now.
+        over = SimpleNamespace(game=m.game, result=m.result, history=list(m.history))
+        self._submit(table, "result",
+                     lambda: self.writes.finish_match(_id(ref), over),  # type: ignore[arg-type]
+                     done)
 
     def table_removed(self, table: Table) -> None:
-        if table.match_id is not None and table.status == "playing":
+        ref = table.match_ref
+        if ref is not None and table.status == "playing":
             rounds = len(table.match.history) if table.match is not None else None
-            self.store.abandon(table.match_id, rounds)
+            self._submit(table, "abandon", lambda: self.writes.abandon(_id(ref), rounds))
+
+
+def _id(ref: MatchRef) -> int:
+    assert ref.id is not None       # _perform skips the writes of a match never stored
+    return ref.id
 
 
 def restore(registry: Registry, store: MatchStore) -> int:

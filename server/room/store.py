@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -64,31 +64,49 @@ class Records(Protocol):
     def match(self, match_id: int) -> StoredMatch | None: ...
 
 
+class MatchRef:
+    """A stored match's id, filled in by whoever commits its row (the store's writer
+    thread): later writes of the match, queued behind that one, find it there."""
+
+    __slots__ = ("broken", "id")
+
+    def __init__(self, match_id: int | None = None):
+        self.id = match_id
+        self.broken = False         # a write of this match failed: later ones are skipped
+
+
 class TableLog(Protocol):
-    """What a table tells its store, in order, before anyone sees the change."""
+    """What a table tells its store. Writes are performed in the order they are
+    submitted (maybe on another thread); ``then`` runs a callback on the loop once
+    everything submitted before it is committed: a table shows a change only then."""
 
     records: Records | None         # None: nothing is kept (no profiles, no replays)
 
-    def match_started(self, table: Table) -> int | None:
-        """The match id the store gave the match (None: not stored)."""
+    def match_started(self, table: Table) -> None:
+        """Sets ``table.match_ref`` (None: not stored); its id comes with the commit."""
 
     def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None: ...
 
     def seats_changed(self, table: Table) -> None: ...
 
-    def match_over(self, table: Table) -> Points | None:
-        """Level points and badges paid (None: not recorded, or recorded before)."""
+    def match_over(self, table: Table, done: Callable[[Points | None], None]) -> None:
+        """``done`` gets the level points and badges paid (None: not recorded, or
+        recorded before), on the loop, once committed."""
 
     def table_removed(self, table: Table) -> None: ...
 
+    def then(self, fn: Callable[[], None]) -> None:
+        """``fn()`` on the loop once every write submitted so far is committed (at once
+        when none is pending), in the order ``then`` was called."""
+
 
 class NullStore:
-    """Keeps nothing."""
+    """Keeps nothing: everything is shown at once."""
 
     records: Records | None = None
 
-    def match_started(self, table: Table) -> int | None:
-        return None
+    def match_started(self, table: Table) -> None:
+        table.match_ref = None
 
     def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None:
         pass
@@ -96,8 +114,11 @@ class NullStore:
     def seats_changed(self, table: Table) -> None:
         pass
 
-    def match_over(self, table: Table) -> Points | None:
-        return None
+    def match_over(self, table: Table, done: Callable[[Points | None], None]) -> None:
+        done(None)
 
     def table_removed(self, table: Table) -> None:
         pass
+
+    def then(self, fn: Callable[[], None]) -> None:
+        fn()

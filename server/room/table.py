@@ -1,9 +1,14 @@
 """A table: four seats, one engine match, its spectators, timers and chat.
 
 Everything here runs on the server's single asyncio loop. A table applies one
-action at a time (``apply`` is synchronous), stores it, and then tells every member
-that is seated at it or watching it. Members never touch each other (``members.py``).
-Legality is the engine's: the table asks ``Match.canonical`` and never re-derives it.
+action at a time (``apply`` is synchronous), submits it to the store, and tells every
+member that is seated at it or watching it once the store has committed it: what
+members see (``view``, ``version``, ``events``, ``points``, the lobby's row, the turn
+timer) is the *shown* state, published in order by ``_publish`` when every write
+before it is committed (at once with ``NullStore``). The engine's state runs ahead
+meanwhile, so the next action, timers and computer players work from it. Members
+never touch each other (``members.py``). Legality is the engine's: the table asks
+``Match.canonical`` and never re-derives it.
 """
 
 from __future__ import annotations
@@ -12,8 +17,9 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine import Action, IllegalAction, Match, View, new_match
 
@@ -24,7 +30,8 @@ from .errors import RoomError, quoted
 from .members import Member
 from .narration import Event, describe, round_text
 from .seats import Seat
-from .store import Points
+from .stats import STATS
+from .store import MatchRef, Points
 from .text import clean_chat
 
 if TYPE_CHECKING:
@@ -33,6 +40,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("lamma.tables")
 
 CHAT_KEEP = 50
+
+
+class _Frame(NamedTuple):
+    """A change to show once the writes before it are committed."""
+    what: str
+    views: dict[int | None, View] | None      # None: the views did not change
+    news: list[Event]
+    calls: list[Callable[[], None]]           # member callbacks (seat granted, …)
+    status: str
+    accepted_at: float | None
+    lobby: bool
 
 
 class Table:
@@ -47,15 +65,27 @@ class Table:
         self.code = new_code() if private else None
         self.seats = [Seat() for _ in range(4)]
         self.watchers: set[Member] = set()
-        self.match: Match | None = None
-        self.match_id: int | None = None     # the store's id, once the match started
+        self.match: Match | None = None      # the engine's state: ahead of the shown one
+        self.match_ref: MatchRef | None = None   # the store's record of the match
         self.points: Points | None = None    # level points and badges the store paid
-        self.status = "waiting"     # waiting | playing | over
+        self.status = "waiting"     # waiting | playing | over (the engine's side)
+        # Shown: what members see, published once stored (``_publish``).
         self.version = 0
+        self.shown_status = "waiting"
+        self.accepted_at: float | None = None   # monotonic time the shown action was accepted
+        self._views: dict[int | None, View] | None = None    # per seat, None: a watcher's
         self.chat: deque[tuple[str, str]] = deque(maxlen=CHAT_KEEP)
         self.events: deque[Event] = deque(maxlen=20)
-        self.deadline: float | None = None   # loop time the turn timer runs out
+        self.deadline: float | None = None   # loop time the shown turn timer runs out
         self.deadline_seat: int | None = None
+        # Not shown yet: narration and member callbacks for the next _publish.
+        self._news: list[Event] = []
+        self._calls: list[Callable[[], None]] = []
+        self._moved = False                  # the engine changed since the views were taken
+        self._accepted: float | None = None  # when the newest action not shown was accepted
+        self._lobby_due = False              # the lobby's row changes with the next publish
+        self._turn = 0                       # bumped on every change: stale timers drop out
+        self._timer: tuple[float | None, int | None] = (None, None)   # the engine side's
         self._handle: asyncio.TimerHandle | None = None
         self.counts_for_points = True
         self.created = time.time()
@@ -87,9 +117,15 @@ class Table:
                 continue
             self.seats[i] = Seat.from_settings(info)
         self.match = match
-        self.match_id = match_id
-        self.status = "playing"
+        self.match_ref = MatchRef(match_id)
+        self.status = self.shown_status = "playing"
         self.counts_for_points = counts_for_points
+        self._views = self._snapshot()      # stored already: shown at once
+
+    @property
+    def match_id(self) -> int | None:
+        """The store's id of the match, once its row is committed."""
+        return self.match_ref.id if self.match_ref is not None else None
 
     # ------------------------------------------------------------------ info
     @property
@@ -103,14 +139,16 @@ class Table:
         return v.get("round"), v.get("rounds")
 
     def summary(self) -> dict[str, Any]:
-        rnd, rounds = self.round_info()
+        """The lobby's row: the shown state."""
+        pub = self._views[None] if self._views is not None else None
+        rnd, rounds = (pub.get("round"), pub.get("rounds")) if pub is not None else (None, None)
         return {
             "id": self.id,
             "game": self.game,
             "length": self.length,
             "timer": self.timer,
             "private": self.private,
-            "status": self.status,
+            "status": self.shown_status,
             "round": rnd,
             "rounds": rounds,
             "seats": [s.public() for s in self.seats],
@@ -130,9 +168,11 @@ class Table:
         return None
 
     def view(self, seat: int | None) -> View | None:
-        if self.match is None:
+        """The shown view of ``seat`` (None: a watcher's); one object per version,
+        shared by every member who asks: read it, never change it."""
+        if self._views is None:
             return None
-        return self.match.view(seat)
+        return self._views.get(seat)
 
     def seconds_left(self) -> float | None:
         if self.deadline is None:
@@ -224,7 +264,7 @@ class Table:
             self.watch(member)
         self._drop_request(member)      # one request per person: the newest
         self.takeovers[seat] = member
-        self._notify("seats")
+        self._publish("seats")
         return False
 
     def request_of(self, member: Member) -> int | None:
@@ -251,18 +291,15 @@ class Table:
             # Decision); the store keeps the new holder so a restart keeps it too.
             self.counts_for_points = False
             self.registry.store.seats_changed(self)
-            self.events.append(Event(seat, None, f"{self.seats[seat].label} takes "
-                                     f"{bot.label}'s seat", self.round_info()[0]))
-        self.version += 1     # a move the computer player is thinking about is dropped
+            self._news.append(Event(seat, None, f"{self.seats[seat].label} takes "
+                                    f"{bot.label}'s seat", self.round_info()[0]))
+        self._turn += 1       # a move the computer player is thinking about is dropped
         self._attach(member, seat)          # reschedules: the seat's timer now applies
-        try:
-            member.seat_granted(self, seat)
-        except Exception:
-            log.exception("notifying %s failed", member.name)
+        self._calls.append(partial(member.seat_granted, self, seat))
         if in_apply:
             self._trick_pause = pause       # the finished trick still gets its pause
             return
-        self._notify("state")
+        self._publish("state")
         self._maybe_start()
 
     def _round_ended(self) -> None:
@@ -279,10 +316,7 @@ class Table:
     def _drop_all_requests(self, reason: str) -> None:
         pending, self.takeovers = self.takeovers, {}
         for seat, member in pending.items():
-            try:
-                member.request_dropped(self, seat, reason)
-            except Exception:
-                log.exception("notifying %s failed", member.name)
+            self._calls.append(partial(member.request_dropped, self, seat, reason))
 
     def watch(self, member: Member) -> None:
         if member.table is self and member.seat is not None:
@@ -331,10 +365,11 @@ class Table:
     def _leave_match(self, seat: int) -> None:
         assert self.match is not None
         s = self.seats[seat]
-        self.events.append(Event(seat, None, f"{s.label} left the table"))
+        self._news.append(Event(seat, None, f"{s.label} left the table"))
         before = len(self.match.log)
         self._public = None
         self.match.leave(seat)
+        self._moved = True
         if len(self.match.log) > before:          # E-37: the leave is part of the record
             self.registry.store.action(self, seat, self.match.log[-1][1])
         if self.match.to_act is None or self.match.result is not None:
@@ -344,8 +379,8 @@ class Table:
             self.counts_for_points = False
             self.registry.store.seats_changed(self)
             self._schedule()
-        self.version += 1
-        self._notify("state")
+        self._turn += 1
+        self._publish("state")
 
     # ------------------------------------------------------------------ play
     def _maybe_start(self) -> None:
@@ -354,12 +389,13 @@ class Table:
                                    deals=self.deals)
             self.status = "playing"
             self._round_log = 0
-            self.match_id = self.registry.store.match_started(self)
-            self.events.append(Event(None, None, "The match begins"))
-            self.version += 1
+            self._public = None
+            self.registry.store.match_started(self)
+            self._news.append(Event(None, None, "The match begins"))
+            self._turn += 1
+            self._moved = self._lobby_due = True
             self._schedule()
-            self._notify("state")
-            self.registry.lobby_changed()
+            self._publish("state")
 
     def act(self, member: Member, action: object) -> None:
         """A player's action; raises RoomError (and changes nothing) if refused."""
@@ -393,30 +429,34 @@ class Table:
             m.apply(seat, dict(action))
         except IllegalAction as exc:
             raise RoomError(str(exc)) from None
+        self._accepted = time.monotonic()
+        STATS.moves.inc()
+        self._moved = True
         self.registry.store.action(self, seat, action)
-        self.version += 1
-        self.events.append(Event(seat, action, describe(self.seats[seat].label, action, by), rnd))
+        self._turn += 1
+        self._news.append(Event(seat, action, describe(self.seats[seat].label, action, by), rnd))
         view = self._public = m.view(None)
         if len(m.history) > before_hist:
             rec = m.history[-1]
-            self.events.append(Event(None, None, round_text(self.labels(), rec),
-                                     view.get("round")))
+            self._news.append(Event(None, None, round_text(self.labels(), rec),
+                                    view.get("round")))
             self._trick_pause = True
-            self.registry.lobby_changed()
+            self._lobby_due = True
             if m.result is None and m.to_act is not None:
                 self._round_ended()
         elif len(view["tricks"]) > before_trick:
             w = view["tricks"][-1]["winner"]
-            self.events.append(Event(w, None, f"{self.seats[w].label} takes the trick", rnd))
+            self._news.append(Event(w, None, f"{self.seats[w].label} takes the trick", rnd))
             self._trick_pause = True
         if m.to_act is None or m.result is not None:
             self._finish()
         else:
             self._schedule()
-        self._notify("state")
+        self._publish("state")
 
     def _finish(self) -> None:
         self._cancel()
+        self._timer_changed()
         if self.takeovers:
             self._drop_all_requests(f"The match at table {self.id} ended before the seat "
                                     "came free.")
@@ -424,23 +464,34 @@ class Table:
             self.status = "over"
             res = self.match.result if self.match is not None else None
             winners = ", ".join(self.seats[w].label for w in (res["winners"] if res else []))
-            self.events.append(Event(None, None, "Match over" +
-                                     (f": {winners} win" if winners else "")))
-            self.points = self.registry.store.match_over(self)
-            self.registry.lobby_changed()
+            self._news.append(Event(None, None, "Match over" +
+                                    (f": {winners} win" if winners else "")))
+            self.registry.store.match_over(self, self._paid)
+            self._lobby_due = True
+
+    def _paid(self, points: Points | None) -> None:
+        """The store committed the result: what it paid (shown with the match's end)."""
+        self.points = points
 
     def _cancel(self) -> None:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
-        self.deadline = None
-        self.deadline_seat = None
+        self._timer = (None, None)
+
+    def _timer_changed(self) -> None:
+        """The turn timer as it is now, shown after the writes before it."""
+        self.registry.store.then(partial(self._show_timer, *self._timer))
+
+    def _show_timer(self, deadline: float | None, seat: int | None) -> None:
+        self.deadline, self.deadline_seat = deadline, seat
 
     def _schedule(self) -> None:
         """Arrange the next automatic move: a computer player, or the timer."""
         self._cancel()
         m = self.match
         if m is None or self.status != "playing" or m.to_act is None or self.closed:
+            self._timer_changed()
             return
         seat = m.to_act
         s = self.seats[seat]
@@ -450,19 +501,20 @@ class Table:
         self._trick_pause = False
         if s.kind == "bot":
             delay = reg.bot_pause + pause
-            self._handle = loop.call_later(delay, self._auto, seat, self.version, "bot")
+            self._handle = loop.call_later(delay, self._auto, seat, self._turn, "bot")
+            self._timer_changed()
             return
         limit = self.timer or (reg.absent_timeout if s.member is None else 0)
         if limit:
-            self.deadline = loop.time() + limit + pause
-            self.deadline_seat = seat
+            self._timer = (loop.time() + limit + pause, seat)
             self._handle = loop.call_later(limit + pause, self._auto, seat,
-                                           self.version, "timer")
+                                           self._turn, "timer")
+        self._timer_changed()
 
     def _auto(self, seat: int, version: int, by: str) -> None:
         self._handle = None
         m = self.match
-        if (m is None or self.version != version or m.to_act != seat
+        if (m is None or self._turn != version or m.to_act != seat
                 or self.status != "playing"):
             return
         if by == "bot" or bots.timer_needs_bot(m):
@@ -482,7 +534,7 @@ class Table:
                 return
             action = await bots.decide(self.match, seat, level)
             m = self.match
-            if (m is None or self.version != version or m.to_act != seat
+            if (m is None or self._turn != version or m.to_act != seat
                     or self.status != "playing"):
                 return
             self._apply(seat, action, by)
@@ -503,8 +555,51 @@ class Table:
 
     # ---------------------------------------------------------------- notify
     def _changed(self, what: str) -> None:
-        self._notify(what)
-        self.registry.lobby_changed()
+        self._lobby_due = True
+        self._publish(what)
+
+    def _snapshot(self) -> dict[int | None, View]:
+        """Every seat's view and a watcher's, of the engine's state now."""
+        m = self.match
+        assert m is not None
+        pub = self._public if self._public is not None else m.view(None)
+        views: dict[int | None, View] = {None: pub}
+        for seat in range(4):
+            views[seat] = m.view(seat)
+        return views
+
+    def _publish(self, what: str) -> None:
+        """Show the changes made since the last publish (views taken now, narration,
+        member callbacks) once every write submitted before is committed."""
+        views = None
+        if self._moved and self.match is not None:
+            views = self._snapshot()
+            self._moved = False
+        frame = _Frame(what, views, self._news, self._calls, self.status, self._accepted,
+                       self._lobby_due)
+        self._news, self._calls, self._accepted, self._lobby_due = [], [], None, False
+        self.registry.store.then(lambda: self._show(frame))
+
+    def _show(self, f: _Frame) -> None:
+        """The frame's writes are committed: members may see it now."""
+        if self.closed:
+            return          # its members were told "closed" already
+        if f.views is not None:
+            self._views = f.views
+        self.events.extend(f.news)
+        self.shown_status = f.status
+        if f.accepted_at is not None:
+            self.accepted_at = f.accepted_at
+        if f.views is not None or f.what == "state":
+            self.version += 1
+        for call in f.calls:
+            try:
+                call()
+            except Exception:
+                log.exception("notifying a member at table %s failed", self.id)
+        self._notify(f.what)
+        if f.lobby:
+            self.registry.lobby_changed()
 
     def _notify(self, what: str) -> None:
         for member in list(self.members()):
@@ -517,8 +612,9 @@ class Table:
         self._cancel()
         self.closed = True
         # A computer player's decision may still be on its way from the worker: the new
-        # version makes _auto_bot drop it, so a closed table never moves (or stores) again.
-        self.version += 1
+        # turn makes _auto_bot drop it, so a closed table never moves (or stores) again.
+        self._turn += 1
+        self.deadline = self.deadline_seat = None
         self.takeovers.clear()
         for member in list(self.members()):
             member.table, member.seat = None, None
