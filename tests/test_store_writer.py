@@ -18,6 +18,7 @@ import pytest
 from test_server_seats import policy
 from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 
+from engine import replay
 from server.room import Registry, Session, TableStore, restore
 from server.room.stats import STATS
 from server.store import Store
@@ -236,4 +237,47 @@ async def test_without_a_writer_everything_is_shown_at_once(tmp_path):
     seat = t.match.to_act
     t.act(ms[seat], policy(t.match, seat))
     assert t.view(None) == t.match.view(None) and ms[0].seen[-1][2] == 1
+    store.close()
+
+
+async def test_the_end_of_a_match_and_its_points_show_once_the_result_is_committed(tmp_path):
+    store = Store(tmp_path / "lamma.db")
+    gate = threading.Event()
+    gate.set()
+    writes = Gated(store.another(), gate)
+    ts = TableStore(store, writes=writes)
+    ts.start(asyncio.get_running_loop())
+    reg = Registry(store=ts, bot_pause=SLOW)
+    ms = [Watcher(n, store) for n in ("ana", "ben", "cat", "dee")]
+    for m in ms:
+        store.bind(m.name, f"fp-{m.name}")
+    t = reg.create("estimation-kotshina", "micro")
+    for s, m in enumerate(ms):
+        t.sit(m, s)
+    while True:
+        seat = t.match.to_act
+        action = policy(t.match, seat)
+        probe = replay(t.match.to_dict())
+        probe.apply(seat, action)
+        if probe.result is not None:
+            await asyncio.wait_for(drained(ts), 10)
+            gate.clear()                        # the last action's and the result's writes wait
+        t.act(ms[seat], action)
+        if t.status == "over":
+            break
+    await asyncio.sleep(0.05)
+    assert t.points is None and t.summary()["status"] == "playing"
+    assert not any("Match over" in e.text for e in t.events)
+    assert t.view(None)["result"] is None
+    gate.set()
+    await asyncio.wait_for(drained(ts), 10)
+    assert t.summary()["status"] == "over" and t.view(None)["result"] is not None
+    assert sorted(t.points) == [0, 1, 2, 3]                 # paid (statistics only: 0)
+    assert any("Match over" in e.text for e in t.events)
+    assert ms[0].seen[-1][1]["result"] is not None
+    assert store.match(t.match_id) is not None
+    assert store._x("SELECT finished FROM matches WHERE id = ?",
+                    (t.match_id,)).fetchone()[0] is not None
+    ts.close()
+    writes.store.close()
     store.close()
