@@ -291,6 +291,11 @@ class Store:
             raise
         self.db.execute("COMMIT")
 
+    def transaction(self):
+        """Several writes committed together (the room's writer thread groups the
+        writes that piled up: one commit for all)."""
+        return self._tx()
+
     def version(self) -> int:
         try:
             row = self.db.execute("SELECT version FROM schema_version").fetchone()

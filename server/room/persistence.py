@@ -17,6 +17,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -88,17 +89,24 @@ class _Write:
     """One write: ``job`` runs on the writer thread; ``done(result)`` and then the
     ``after`` callbacks run on the loop, in the order the writes were submitted."""
 
-    __slots__ = ("after", "done", "job", "ref", "result", "table", "what")
+    __slots__ = ("after", "done", "group", "job", "ref", "result", "table", "what")
 
     def __init__(self, job: Callable[[], Any], done: Callable[[Any], None] | None,
-                 what: str, table: str, ref: MatchRef | None):
+                 what: str, table: str, ref: MatchRef | None, group: bool = True):
         self.job = job
         self.done = done
         self.after: list[Callable[[], None]] = []      # touched on the loop only
         self.what = what
         self.table = table
         self.ref = ref
+        self.group = group          # one statement: may share a transaction with others
         self.result: Any = None
+
+
+def _skipped(w: _Write) -> bool:
+    """Its match was never stored, or an earlier write of it failed."""
+    ref = w.ref
+    return ref is not None and (ref.broken or (ref.id is None and w.what != "match"))
 
 
 def _perform(w: _Write) -> None:
@@ -106,8 +114,8 @@ def _perform(w: _Write) -> None:
     with its table and match, and the match's later writes are skipped: the stored
     log stays a prefix of the match that a restart can replay."""
     ref = w.ref
-    if ref is not None and (ref.broken or (ref.id is None and w.what != "match")):
-        return              # its match was never stored, or an earlier write failed
+    if _skipped(w):
+        return
     t0 = time.perf_counter()
     try:
         w.result = w.job()
@@ -121,14 +129,48 @@ def _perform(w: _Write) -> None:
     STATS.store_commit.observe(time.perf_counter() - t0)
 
 
+def _perform_group(ws: list[_Write], transaction: Callable[[], AbstractContextManager[Any]]
+                   ) -> None:
+    """Writes that piled up, in one transaction: one commit (one fsync on a durable
+    PostgreSQL) for all. If it fails, it is rolled back and each write is tried again on
+    its own, so that only the failing one (and its match's later ones) is lost."""
+    t0 = time.perf_counter()
+    ran: list[_Write] = []
+    try:
+        with transaction():
+            for w in ws:
+                if not _skipped(w):
+                    ran.append(w)
+                    w.result = w.job()
+    except Exception as e:
+        log.warning("store: %d writes committed together failed (%s: %s); each again "
+                    "on its own", len(ws), type(e).__name__, e)
+        for w in ran:
+            w.result = None
+            if w.what == "match" and w.ref is not None:
+                w.ref.id = None             # that row was rolled back
+        for w in ws:
+            _perform(w)
+        return
+    took = time.perf_counter() - t0         # each write waited that long for its commit
+    for _ in ran:
+        STATS.store_commit.observe(took)
+
+
+_NOTHING = object()
+
+
 class Writer:
     """One thread that performs writes in the order submitted and hands each result
     back to the loop, in the same order (several at once when they pile up)."""
 
-    BATCH = 64          # results handed back per wake-up of the loop, at most
+    BATCH = 64          # writes per transaction, results per wake-up of the loop, at most
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, name: str = "lamma-store-writer"):
+    def __init__(self, loop: asyncio.AbstractEventLoop,
+                 transaction: Callable[[], AbstractContextManager[Any]] | None = None,
+                 name: str = "lamma-store-writer"):
         self.loop = loop
+        self.transaction = transaction      # None: every write commits alone
         self.pending = 0                # loop side: submitted, results not yet handed back
         self.last: _Write | None = None
         self._q: queue.SimpleQueue[_Write | threading.Event | None] = queue.SimpleQueue()
@@ -148,12 +190,30 @@ class Writer:
 
     def _run(self) -> None:
         done: list[_Write] = []
+        held: object = _NOTHING
         while True:
-            item = self._q.get()
+            item = self._q.get() if held is _NOTHING else held
+            held = _NOTHING
             if isinstance(item, _Write):
-                _perform(item)
-                done.append(item)
-                if len(done) < self.BATCH and not self._q.empty():
+                group = [item]
+                # What piled up behind it (while the loop went on) shares its commit.
+                while item.group and self.transaction is not None and len(group) < self.BATCH:
+                    try:
+                        more = self._q.get_nowait()
+                    except queue.Empty:
+                        break
+                    if isinstance(more, _Write) and more.group:
+                        group.append(more)
+                    else:
+                        held = more
+                        break
+                if len(group) > 1 and self.transaction is not None:
+                    _perform_group(group, self.transaction)
+                else:
+                    _perform(item)
+                done.extend(group)
+                if len(done) < self.BATCH and (isinstance(held, _Write) or (
+                        held is _NOTHING and not self._q.empty())):
                     continue
             if done:
                 try:
@@ -202,7 +262,7 @@ class TableStore:
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """From now on the writes run on their own thread (``close`` ends it)."""
         if self.writer is None:
-            self.writer = Writer(loop)
+            self.writer = Writer(loop, getattr(self.writes, "transaction", None))
 
     def close(self) -> None:
         """Perform every write submitted, then end the thread (the server's stop, before
@@ -214,8 +274,8 @@ class TableStore:
             writer.stop()
 
     def _submit(self, table: Table, what: str, job: Callable[[], Any],
-                done: Callable[[Any], None] | None = None) -> None:
-        w = _Write(job, done, what, table.id, table.match_ref)
+                done: Callable[[Any], None] | None = None, group: bool = True) -> None:
+        w = _Write(job, done, what, table.id, table.match_ref, group)
         if self.writer is None:
             _perform(w)
             if done is not None:
@@ -267,7 +327,7 @@ class TableStore:
         over = SimpleNamespace(game=m.game, result=m.result, history=list(m.history))
         self._submit(table, "result",
                      lambda: self.writes.finish_match(_id(ref), over),  # type: ignore[arg-type]
-                     done)
+                     done, group=False)     # its own transaction, read first
 
     def table_removed(self, table: Table) -> None:
         ref = table.match_ref
