@@ -22,6 +22,15 @@ def _on_off(value: str) -> bool:
     raise argparse.ArgumentTypeError("use on or off")
 
 
+def _listen(value: str) -> str:
+    from .metrics import parse_listen
+    try:
+        parse_listen(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lamma", description="Lamma: a card room over SSH.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -46,6 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds a computer player waits before it moves (default 0.8)")
     s.add_argument("--trick-pause", type=float, default=1.0,
                    help="seconds a finished trick stays on the table (default 1.0)")
+    s.add_argument("--metrics", metavar="HOST:PORT", type=_listen, default=None,
+                   help="serve Prometheus metrics at http://HOST:PORT/metrics (default "
+                        "off; no authentication: bind to localhost or a private network)")
+    s.add_argument("--status-every", type=float, default=60.0, metavar="SECONDS",
+                   help="a one-line status in the log this often (default 60; 0: never)")
     s.add_argument("--log-level", default="WARNING")
     b = sub.add_parser("backup", help="copy the SQLite database while the server runs "
                                       "(SQLite online backup; for PostgreSQL use pg_dump)")
@@ -69,7 +83,7 @@ async def serve(args) -> None:
                         database=args.database, process=args.process_name,
                         guests=args.guests and not args.allow_list,
                         allow_list=args.allow_list, bot_pause=max(0.0, args.bot_pause),
-                        trick_pause=max(0.0, args.trick_pause))
+                        trick_pause=max(0.0, args.trick_pause), metrics=args.metrics)
     server, room, host_key = await start_server(config, args.host, args.port)
     fp = host_key.get_fingerprint("sha256")
     elapsed = time.monotonic() - t0
@@ -82,6 +96,9 @@ async def serve(args) -> None:
     where = redact(config.database) if config.database else config.data
     process = f" as process '{config.process}'" if config.process else ""
     print(f"Mode: {mode}; data in {where}{process}, keys in {config.keys}")
+    if room.metrics is not None:
+        host = room.metrics.host
+        print(f"Metrics: http://{f'[{host}]' if ':' in host else host}:{room.metrics.port}/metrics")
     sys.stdout.flush()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -93,8 +110,16 @@ async def serve(args) -> None:
     from . import runtime
     runtime.tune_gc()
     gc_task = asyncio.create_task(runtime.gc_task())
+    from . import metrics
+    watching = [asyncio.create_task(metrics.LOOP_LAG.run())]
+    if args.status_every > 0:
+        # Said at INFO, shown whatever --log-level (0 turns it off).
+        metrics.status_log.setLevel(logging.INFO)
+        watching.append(asyncio.create_task(metrics.status_task(room, args.status_every)))
     await stop.wait()
     gc_task.cancel()
+    for task in watching:
+        task.cancel()
     server.close()
     for member in list(room.online.values()):
         try:

@@ -9,6 +9,7 @@ import secrets
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import asyncssh
 
@@ -20,6 +21,9 @@ from .moderation import Moderation, key_of
 from .room import Member, Registry, TableStore, restore
 from .room.text import check_name, clean_name, name_key, safe_text, skeleton
 from .store import Store
+
+if TYPE_CHECKING:
+    from .metrics import Exporter
 
 log = logging.getLogger("lamma.ssh")
 
@@ -42,6 +46,7 @@ class RoomConfig:
     mouse: bool = True
     database: str | None = None       # a postgresql:// URL; None: SQLite in data/lamma.db
     process: str = ""                 # this process's name in a shared database
+    metrics: str | None = None        # HOST:PORT of the Prometheus endpoint; None: off
     limits: Limits = field(default_factory=Limits)
 
 
@@ -134,6 +139,7 @@ class Room:
         self.addresses: dict[str, Address] = {}      # client address -> what it holds
         self.apps: weakref.WeakSet = weakref.WeakSet()
         self.session_tasks: set[asyncio.Task] = set()
+        self.metrics: Exporter | None = None          # server/metrics.py, when asked
 
     def online_lookalike(self, name: str) -> str | None:
         """Someone online now under another name that looks like ``name`` (the same
@@ -152,6 +158,8 @@ class Room:
                 del self.addresses[key]
 
     def close(self) -> None:
+        if self.metrics is not None:
+            self.metrics.close()
         if self.admin_server is not None:
             self.admin_server.close()
             (self.config.data / SOCKET_NAME).unlink(missing_ok=True)
@@ -528,6 +536,13 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     room = Room(config)
     room.table_store.start(asyncio.get_running_loop())
     room.registry.start_resumed()
+    if config.metrics:
+        from .metrics import start_exporter  # prometheus_client: only when asked
+        try:
+            room.metrics = start_exporter(room, config.metrics)
+        except (OSError, ValueError):
+            room.close()
+            raise
     room.admin_server = await serve_admin(room.moderation, config.data)
     host_key = load_host_key(config.keys)
     handler = SessionHandler(room)

@@ -14,10 +14,12 @@ import asyncio
 import atexit
 import logging
 import os
+import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
 from .catalogue import DEFAULT_LEVEL
+from .stats import STATS
 
 if TYPE_CHECKING:
     from engine import Action, Match
@@ -87,11 +89,18 @@ def _warn_once(kind: str, text: str) -> None:
 
 async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> Action:
     """A legal action for ``seat``, thought out in a worker process."""
+    asked = time.perf_counter()
     view = match.view(seat)
     serving = pool()
     try:
         future = serving.submit(view, level, BUDGET_MS)
-        action = await asyncio.wait_for(asyncio.wrap_future(future), DEADLINE_S)
+        try:
+            action = await asyncio.wait_for(asyncio.wrap_future(future), DEADLINE_S)
+        finally:
+            # From asking to the answer back on the loop: what the table waited, a
+            # deadline or a dead worker included (a cancelled decision waited for nothing).
+            if not _cancelled():
+                STATS.bot_decision.observe(time.perf_counter() - asked)
         if action in match.legal_actions(seat):
             return action
         log.warning("bot chose an illegal action %r; using auto_action", action)
@@ -111,6 +120,11 @@ async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> Action:
     except Exception:
         log.exception("computer player failed; using auto_action")
     return match.auto_action(seat)
+
+
+def _cancelled() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def timer_needs_bot(match: Match) -> bool:
