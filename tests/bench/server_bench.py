@@ -29,10 +29,11 @@ under ~4 minutes, ``--quick`` under one):
   client process.  The full-collection task of ``lamma serve`` runs, as in
   production.
 - ``lobby``: ``--lobby-tables`` (25) tables of four programs play a move every
-  0.25 s each; act -> own view and act -> the other three views, in three
-  blocks: without idle terminals, with ``--lobby-idle`` (40) terminals idle in
-  the lobby, without again (the two "without" blocks are one figure); and the
-  bytes a second an idle lobby terminal receives.
+  0.25 s each; act -> own view and act -> the other three views, without idle
+  terminals and with ``--lobby-idle`` (40) terminals idle in the lobby, in
+  alternating blocks (``--lobby-cycles`` x [without, with, without], 60 s with
+  and 60 s without in all by default); and the bytes a second an idle lobby
+  terminal receives.
 - ``500``: ``--big-tables`` (125) tables of four terminal sessions, a move
   every 2 s per table for ``--big-seconds`` (90): own screen and the other
   three screens (p95, p99, max, how many over 250 ms), server CPU per move,
@@ -50,7 +51,10 @@ the server's loop.  Issue 12's scenarios use several: ``--client-procs`` (2)
 for the held terminals and the 500 sessions, and in ``churn`` one more for the
 churn and one for the program whose answers are timed, so that a busy client
 process never shows as a slow server (each prints its client processes' CPU:
-near 100% would mean the clients, not the server, are the limit).
+near 100% would mean the clients, not the server, are the limit).  They also
+print how long the loop's thread waited for a CPU that other processes held
+(``/proc/self/schedstat``): on a shared machine that share of the wall time is
+noise, not the server.
 ``--clients loop`` runs them on the server's own loop, as the first version of
 this script did (their work then adds to every figure).  Timestamps are
 CLOCK_MONOTONIC, the same clock in both processes; the press and the arrival
@@ -942,6 +946,16 @@ def rss_mb() -> float:
     return float("nan")
 
 
+def run_delay() -> float:
+    """Seconds the loop's thread has waited for a CPU while runnable (other processes
+    had it): the share of a figure that is the machine's load, not the server."""
+    try:
+        with open("/proc/self/schedstat") as fh:
+            return int(fh.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 class GcWatch:
     """Every collection's pause, by generation (``gc.callbacks``): the loop stands still
     for each one."""
@@ -1100,7 +1114,7 @@ async def bench_churn(args, mode: str) -> None:
     lag = Probe()
     sampling = asyncio.ensure_future(sampler())
     people = [asyncio.ensure_future(person(n, t)) for n, t in tables]
-    cpu0, pcpu0, w0 = agents.cpu(), time.process_time(), time.monotonic()
+    cpu0, pcpu0, w0, wait0 = agents.cpu(), time.process_time(), time.monotonic(), run_delay()
     churn, probe = await asyncio.gather(
         agents.call(op="churn", agent=churn_at, port=port, slots=args.churners,
                     seconds=args.churn_seconds, prefix="c"),
@@ -1136,7 +1150,8 @@ async def bench_churn(args, mode: str) -> None:
     if len(after_first) >= 2:
         print(f"  RSS growth after the first {min(60.0, every):.0f} s: "
               f"{after_first[-1] - after_first[0]:+.0f} MB")
-    print(f"  server CPU {(time.process_time() - pcpu0) / wall * 100:.0f}% of a core; "
+    print(f"  server CPU {(time.process_time() - pcpu0) / wall * 100:.0f}% of a core, the loop "
+          f"waited for a CPU {(run_delay() - wait0) / wall * 100:.0f}% of the time; "
           f"client processes' CPU (held x{procs}, churn, program): "
           f"{cpu_share(agents, cpu0, wall)}")
     print(f"  after: {load()}")
@@ -1200,36 +1215,41 @@ async def bench_lobby(args, mode: str) -> None:
     async def block(kind, seconds):
         lag.take()
         phase[0] = kind
-        cpu0, w0 = time.process_time(), time.monotonic()
+        cpu0, w0, wait0 = time.process_time(), time.monotonic(), run_delay()
         await asyncio.sleep(seconds)
         r = res[kind]
         r["cpu"] += time.process_time() - cpu0
         r["secs"] += time.monotonic() - w0
+        r["wait"] = r.get("wait", 0.0) + run_delay() - wait0
         r["lag"] += lag.take()
         phase[0] = "skip"
 
+    cycles = max(1, args.lobby_cycles)
+    part = secs / cycles
     print(f"lobby: {n_tables} program tables (4 JSON sessions each, Estimation) at a move "
-          f"every {period} s; {n_idle} idle lobby terminals in the middle block only "
-          f"({secs / 2:.0f} s without, {secs:.0f} s with, {secs / 2:.0f} s without; "
-          f"{mode} clients), {load()}")
+          f"every {period} s; {n_idle} idle lobby terminals present in alternate blocks "
+          f"({cycles} x [{part / 2:.0f} s without, {part:.0f} s with, {part / 2:.0f} s "
+          f"without]; {mode} clients), {load()}")
     cpu0 = agents.cpu()
     w0 = time.monotonic()
     drivers = [asyncio.ensure_future(driver(t)) for t in range(n_tables)]
     await asyncio.sleep(2.0)                       # warm-up, not counted
-    await block("none", secs / 2)
-    idle = [f"idle{i}" for i in range(n_idle)]
-    if idle:
-        await agents.call(op="connect", agent=1, port=port, names=idle, parallel=8)
-        await asyncio.sleep(2.0)                    # their first screens, not counted
-        b0 = (await agents.call(op="bytes", names=idle))["bytes"]
-    tb = time.monotonic()
-    await block("idle", secs)
-    if idle:
-        b1 = (await agents.call(op="bytes", names=idle))["bytes"]
-        per_s = [(b - a) / (time.monotonic() - tb) for a, b in zip(b0, b1, strict=True)]
-        await agents.call(op="close", names=idle)
-        await asyncio.sleep(2.0)
-    await block("none", secs / 2)
+    per_s: list[float] = []
+    for c in range(cycles):
+        await block("none", part / 2)
+        idle = [f"idle{c}x{i}" for i in range(n_idle)]
+        if idle:
+            await agents.call(op="connect", agent=1, port=port, names=idle, parallel=8)
+            await asyncio.sleep(2.0)                # their first screens, not counted
+            b0 = (await agents.call(op="bytes", names=idle))["bytes"]
+        tb = time.monotonic()
+        await block("idle", part)
+        if idle:
+            b1 = (await agents.call(op="bytes", names=idle))["bytes"]
+            per_s += [(y - x) / (time.monotonic() - tb) for x, y in zip(b0, b1, strict=True)]
+            await agents.call(op="close", names=idle)
+            await asyncio.sleep(2.0)
+        await block("none", part / 2)
     stop.set()
     await asyncio.gather(*drivers)
     wall = time.monotonic() - w0
@@ -1239,9 +1259,10 @@ async def bench_lobby(args, mode: str) -> None:
         print(f"  {label}: act -> own view:          {fmt_ms(r['own'])}")
         print(f"  {label}: act -> other three views: {fmt_ms(r['other'])}")
         print(f"  {label}: {r['moves'] / max(r['secs'], 1e-9):.0f} moves/s, server CPU per move "
-              f"{r['cpu'] * 1000 / max(1, r['moves']):.2f} ms, {r['errors']} refused; loop lag "
-              f"{fmt_ms(r['lag'])}")
-    if idle:
+              f"{r['cpu'] * 1000 / max(1, r['moves']):.2f} ms, {r['errors']} refused; the loop "
+              f"waited for a CPU {r['wait'] / max(r['secs'], 1e-9) * 100:.0f}% of the time; "
+              f"loop lag {fmt_ms(r['lag'])}")
+    if per_s:
         print(f"  an idle lobby terminal receives: median {statistics.median(per_s):.0f} B/s, "
               f"max {max(per_s):.0f} B/s")
     print(f"  client processes' CPU (programs, terminals): {cpu_share(agents, cpu0, wall)}")
@@ -1300,7 +1321,7 @@ async def bench_500(args, mode: str) -> None:
             await asyncio.sleep(max(0.0, 2.0 - (time.monotonic() - t1)))
     watch = GcWatch()
     lag = Probe()
-    cpu0, pcpu0, w0 = agents.cpu(), time.process_time(), time.monotonic()
+    cpu0, pcpu0, w0, wait0 = agents.cpu(), time.process_time(), time.monotonic(), run_delay()
     await asyncio.gather(*(driver(t, g, 2.0 * i / len(tables))
                            for i, (t, g) in enumerate(tables)))
     wall = time.monotonic() - w0
@@ -1312,7 +1333,8 @@ async def bench_500(args, mode: str) -> None:
     print(f"  answers not seen within 5 s: {lost[0]}")
     print(f"  server CPU per move: {(time.process_time() - pcpu0) * 1000 / max(1, moves[0]):.1f} ms "
           f"({moves[0]} moves, {moves[0] / wall:.0f}/s; server CPU "
-          f"{(time.process_time() - pcpu0) / wall * 100:.0f}% of a core)")
+          f"{(time.process_time() - pcpu0) / wall * 100:.0f}% of a core; the loop waited for "
+          f"a CPU {(run_delay() - wait0) / wall * 100:.0f}% of the time)")
     print(f"  loop lag (a 10 ms sleep wakes late by): {fmt_tail(lags)}")
     print(f"  collector pauses: {watch.summary()}")
     print(f"  client processes' CPU: {cpu_share(agents, cpu0, wall)}; server RSS {rss_mb():.0f} MB")
@@ -1380,6 +1402,9 @@ if __name__ == "__main__":
     p.add_argument("--lobby-idle", type=int, default=40)
     p.add_argument("--lobby-seconds", type=float, default=60,
                    help="lobby: the block with idle terminals (each block without: half)")
+    p.add_argument("--lobby-cycles", type=int, default=2,
+                   help="lobby: without/with/without cycles (alternation evens out the "
+                        "machine's other load)")
     p.add_argument("--big-tables", type=int, default=125, help="500: tables of four terminals")
     p.add_argument("--big-seconds", type=float, default=90)
     a = p.parse_args()
@@ -1389,6 +1414,6 @@ if __name__ == "__main__":
     if a.quick:
         a.sessions, a.moves, a.tables, a.seconds, a.bot_moves = 10, 60, 5, 8, 90
         a.held, a.churners, a.churn_seconds = 30, 4, 20
-        a.lobby_tables, a.lobby_idle, a.lobby_seconds = 5, 8, 10
+        a.lobby_tables, a.lobby_idle, a.lobby_seconds, a.lobby_cycles = 5, 8, 10, 1
         a.big_tables, a.big_seconds = 10, 10
     asyncio.run(main(a))
