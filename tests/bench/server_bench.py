@@ -1285,6 +1285,7 @@ async def bench_500(args, mode: str) -> None:
     failed = set(await connect_many(agents, port, groups, procs))
     groups = [g for g in groups if not failed & set(g)]
     await until(lambda: len(room.apps) >= 4 * n - len(failed), 60)
+    connect_s = time.monotonic() - t0
     apps = apps_by_name(room)
     tables = []
     for g in groups:
@@ -1295,11 +1296,14 @@ async def bench_500(args, mode: str) -> None:
         tables.append((t, g))
     await asyncio.sleep(2.0)
     await agents.call(op="quiet", names=[x for g in groups for x in g], period=0.1)
-    connect_s = time.monotonic() - t0
+    seat_s = time.monotonic() - t0 - connect_s
+    rss1 = rss_mb()
     print(f"{len(groups) * 4} sessions at {len(groups)} tables, a move every 2 s per table "
-          f"({mode} clients in {procs} process(es); connected and seated in {connect_s:.0f} s"
+          f"({mode} clients in {procs} process(es); connected in {connect_s:.0f} s, their "
+          f"table screens open in {seat_s:.0f} s"
           f"{', ' + str(len(failed)) + ' failed' if failed else ''}; server RSS "
-          f"{rss0:.0f} -> {rss_mb():.0f} MB), {load()}")
+          f"{rss0:.0f} -> {rss1:.0f} MB, {(rss1 - rss0) / max(1, 4 * len(groups)):.2f} MB a "
+          f"session), {load()}")
     own: list[float] = []
     other: list[float] = []
     lost = [0]
