@@ -434,9 +434,12 @@ class RemoteAgent:
         await self.call(op="close")
         self.proc.stdin.close()
         try:
-            await asyncio.wait_for(self.proc.wait(), 5)
+            await asyncio.wait_for(self.proc.wait(), 15)    # hundreds of clients close
         except TimeoutError:
-            self.proc.kill()
+            try:
+                self.proc.kill()
+            except ProcessLookupError:                     # it ended meanwhile
+                pass
         self.reader.cancel()
 
     def cpu(self) -> float:
