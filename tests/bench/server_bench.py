@@ -961,30 +961,68 @@ def run_delay() -> float:
 
 class GcWatch:
     """Every collection's pause, by generation (``gc.callbacks``): the loop stands still
-    for each one."""
+    for each one.  Wall time, and the collecting thread's CPU time: on a shared machine
+    the difference is time the collection waited for a CPU others held."""
 
     def __init__(self):
         self.pauses: dict[int, list[float]] = {0: [], 1: [], 2: []}
-        self.full: list[tuple[float, float]] = []      # (when, pause) of each gen-2 one
-        self._t0 = 0.0
+        self.cpu: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self.full: list[tuple[float, float, float]] = []    # (when, wall, CPU) of gen-2 ones
+        self._t0 = self._c0 = 0.0
         gc.callbacks.append(self._cb)
 
     def _cb(self, phase, info):
         if phase == "start":
-            self._t0 = time.perf_counter()
+            self._t0, self._c0 = time.perf_counter(), time.thread_time()
             return
-        dt = time.perf_counter() - self._t0
-        self.pauses[info["generation"]].append(dt)
-        if info["generation"] == 2:
-            self.full.append((time.monotonic(), dt))
+        dt, dc = time.perf_counter() - self._t0, time.thread_time() - self._c0
+        g = info["generation"]
+        self.pauses[g].append(dt)
+        self.cpu[g].append(dc)
+        if g == 2:
+            self.full.append((time.monotonic(), dt, dc))
 
     def stop(self) -> None:
         gc.callbacks.remove(self._cb)
 
     def summary(self) -> str:
         return "; ".join(
-            f"gen{g} {len(p)}x, max {max(p) * 1000:.1f} ms" if p else f"gen{g} 0x"
-            for g, p in self.pauses.items())
+            f"gen{g} {len(p)}x, max {max(p) * 1000:.1f} ms (CPU {max(self.cpu[g]) * 1000:.1f} ms)"
+            if p else f"gen{g} 0x" for g, p in self.pauses.items())
+
+    def fulls(self, since: float) -> str:
+        return ", ".join(f"{t - since:.0f}: {d * 1000:.0f} (CPU {c * 1000:.0f})"
+                         for t, d, c in self.full[:20])
+
+
+class ServerStats:
+    """What the server counts itself (server/room/stats.py, the figures its metrics
+    endpoint exports) over a scenario's window: a cross-check of the clients' figures
+    by whoever records into them (a histogram nobody records into is left out)."""
+
+    def __init__(self):
+        try:
+            from server.room.stats import STATS
+        except ImportError:
+            self.stats = None
+            return
+        self.stats = STATS
+        self.moves0 = STATS.moves.value
+        self.snaps = {h.name: h.snapshot()[0] for h in STATS.histograms()}
+
+    def summary(self) -> str:
+        if self.stats is None:
+            return "(no server/room/stats.py)"
+        parts = [f"moves {self.stats.moves.value - self.moves0}"]
+        for h in self.stats.histograms():
+            counts = [b - a for a, b in zip(self.snaps.get(h.name, [0] * len(h.counts)),
+                                            h.snapshot()[0], strict=True)]
+            n = sum(counts)
+            if n:
+                q = [h.quantile(x, counts) for x in (0.95, 0.99, 1.0)]
+                parts.append(f"{h.name.removeprefix('lamma_')} n={n} p95<={q[0]} p99<={q[1]} "
+                             f"max<={q[2]} s")
+        return "; ".join(parts)
 
 
 def fmt_tail(xs, limit=0.25) -> str:
@@ -1114,6 +1152,7 @@ async def bench_churn(args, mode: str) -> None:
             await asyncio.sleep(every)
 
     watch = GcWatch()
+    own_stats = ServerStats()
     lag = Probe()
     sampling = asyncio.ensure_future(sampler())
     people = [asyncio.ensure_future(person(n, t)) for n, t in tables]
@@ -1144,9 +1183,9 @@ async def bench_churn(args, mode: str) -> None:
           f"connect -> first screen bytes: {fmt_ms(churn['first'])}")
     print(f"  collector pauses: {watch.summary()}")
     if watch.full:
-        print("  full collections (s into the run: ms): "
-              + ", ".join(f"{t - w0:.0f}: {d * 1000:.0f}" for t, d in watch.full[:20]))
+        print(f"  full collections (s into the run: ms): {watch.fulls(w0)}")
     print(f"  loop lag (a 10 ms sleep wakes late by): {fmt_tail(lags)}")
+    print(f"  the server's own counts: {own_stats.summary()}")
     print("  server RSS (s into the run: MB, sessions, allocated blocks): "
           + ", ".join(f"{t:.0f}: {r:.0f} MB, {n}, {b / 1e6:.2f}M" for t, r, n, b in mem))
     after_first = [r for t, r, _, _ in mem if t >= min(60.0, every) - 1]
@@ -1235,6 +1274,7 @@ async def bench_lobby(args, mode: str) -> None:
           f"without]; {mode} clients), {load()}")
     cpu0 = agents.cpu()
     w0 = time.monotonic()
+    own_stats = ServerStats()
     drivers = [asyncio.ensure_future(driver(t)) for t in range(n_tables)]
     await asyncio.sleep(2.0)                       # warm-up, not counted
     per_s: list[float] = []
@@ -1268,6 +1308,7 @@ async def bench_lobby(args, mode: str) -> None:
     if per_s:
         print(f"  an idle lobby terminal receives: median {statistics.median(per_s):.0f} B/s, "
               f"max {max(per_s):.0f} B/s")
+    print(f"  the server's own counts (whole run): {own_stats.summary()}")
     print(f"  client processes' CPU (programs, terminals): {cpu_share(agents, cpu0, wall)}")
     print(f"  after: {load()}")
     await agents.stop()
@@ -1327,6 +1368,7 @@ async def bench_500(args, mode: str) -> None:
             moves[0] += 1
             await asyncio.sleep(max(0.0, 2.0 - (time.monotonic() - t1)))
     watch = GcWatch()
+    own_stats = ServerStats()
     lag = Probe()
     cpu0, pcpu0, w0, wait0 = agents.cpu(), time.process_time(), time.monotonic(), run_delay()
     await asyncio.gather(*(driver(t, g, 2.0 * i / len(tables))
@@ -1344,6 +1386,9 @@ async def bench_500(args, mode: str) -> None:
           f"a CPU {(run_delay() - wait0) / wall * 100:.0f}% of the time)")
     print(f"  loop lag (a 10 ms sleep wakes late by): {fmt_tail(lags)}")
     print(f"  collector pauses: {watch.summary()}")
+    if watch.full:
+        print(f"  full collections (s into the run: ms): {watch.fulls(w0)}")
+    print(f"  the server's own counts: {own_stats.summary()}")
     print(f"  client processes' CPU: {cpu_share(agents, cpu0, wall)}; server RSS {rss_mb():.0f} MB")
     print(f"  after: {load()}")
     await agents.stop()
