@@ -125,7 +125,20 @@ class DrawCache:
     hand: tuple[Any, tuple[Text, Text], tuple[Hit, ...]] | None = None
     footer: tuple[tuple[tuple[str, str], ...], Text] | None = None
     scores: dict[tuple[Any, ...], Text] = field(default_factory=dict)
+    # Whole sections (info bar, middle) by what they show: a move changes a few
+    # of the frame's parts, and the others come back as the same Text objects,
+    # which the board then skips without comparing them (``Board.set_lines``).
+    sections: dict[tuple[Any, ...], Any] = field(default_factory=dict)
     _turn: Turn | None = None
+
+    def section(self, key: tuple[Any, ...]) -> Any:
+        return self.sections.get(key)
+
+    def keep(self, key: tuple[Any, ...], value: Any) -> Any:
+        if len(self.sections) > 64:
+            self.sections.clear()
+        self.sections[key] = value
+        return value
 
     def turn(self, view: View | None, seat: int | None) -> Turn:
         """The viewer's legal actions grouped once per view (a new view is a new dict),
@@ -139,7 +152,7 @@ class DrawCache:
 class Scene:
     """One frame's arguments, and what is derived from them once."""
 
-    __slots__ = ("cache", "facts", "keys", "look", "now", "state", "turn", "view")
+    __slots__ = ("cache", "facts", "keys", "look", "look_key", "now", "state", "turn", "view")
 
     def __init__(self, view: View | None, state: TableState, facts: TableFacts, look: Look,
                  now: float, cache: DrawCache | None = None) -> None:
@@ -147,6 +160,7 @@ class Scene:
         self.state = state
         self.facts = facts
         self.look = look
+        self.look_key = (look.unicode, look.colour, look.english_only, look.reduce_motion)
         self.now = now
         self.cache = cache if cache is not None else DrawCache()
         self.turn = self.cache.turn(view, facts.seat)
@@ -211,6 +225,25 @@ def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: L
 
 # ----------------------------------------------------------------------- info
 def info_line(sc: Scene) -> Text:
+    facts, v = sc.facts, sc.view
+    left = facts.seconds_left
+    secs = None if left is None else int(left + 0.999)
+    call = v.get("call") if v else None
+    key = ("info", sc.look_key, facts.id, facts.title, facts.length, facts.game,
+           facts.code_label, facts.seat, facts.deadline_seat, secs,
+           tuple(s.label for s in facts.seats),
+           None if v is None else (v.get("rounds"), v.get("round"), v.get("kind"),
+                                   v.get("fixed_trump"), v.get("trump"),
+                                   call and (call.get("n"), call.get("suit")),
+                                   v.get("caller"), v.get("multiplier"),
+                                   v.get("shown_card")))
+    hit = sc.cache.section(key)
+    if hit is None:
+        hit = sc.cache.keep(key, _info_line(sc))
+    return hit
+
+
+def _info_line(sc: Scene) -> Text:
     facts, v, look = sc.facts, sc.view, sc.look
     bar = look.style("bold reverse") if not look.colour else "bold white on blue"
     t = Text(no_wrap=True, overflow="ellipsis", style=bar)
@@ -268,16 +301,18 @@ def note_line(sc: Scene) -> Text:
 
 
 # --------------------------------------------------------------------- scores
+SCORE_HEAD = f"  {'player':<19}{'bid':>4}{'won':>4}{'total':>7}"
+
+
 def score_lines(sc: Scene) -> list[Text]:
+    """Rows 2-6: the scores left, the latest events right.  Each row is keyed on
+    its plain strings (built first, cheaply); its Text is built only when new."""
     facts, v, look = sc.facts, sc.view, sc.look
     tarneeb = facts.game == "tarneeb41"
-    head = Text(f"  {'player':<19}{'bid':>4}{'won':>4}{'total':>7}", style="bold underline")
-    rows = [head]
+    rows: list[tuple[bool, str]] = [(False, SCORE_HEAD)]
     pos = facts.positions()
     for s in [pos["bottom"], pos["right"], pos["top"], pos["left"]]:
-        t = Text(no_wrap=True)
         turn = bool(v and v.get("to_act") == s)
-        t.append("▶ " if turn else "  ", style=look.style("bold yellow"))
         name = facts.name(s)
         if facts.seats[s].away:
             name += " away"
@@ -300,44 +335,77 @@ def score_lines(sc: Scene) -> list[Text]:
             tricks = str((v.get("tricks_taken") or [0] * 4)[s])
             total = str((v.get("totals") or [0] * 4)[s])
         # only the marker shows the turn: a move repaints two cells, not two rows
-        t.append(f"{name[:14]:<14} {tags:<4}{decl:>4}{tricks:>4}{total:>7}")
-        rows.append(t)
+        rows.append((turn, f"{name[:14]:<14} {tags:<4}{decl:>4}{tricks:>4}{total:>7}"))
     side = side_lines(sc)
     out = []
     drawn = sc.cache.scores
     if len(drawn) > 64:
         drawn.clear()
+    marker = look.style("bold yellow")
     for i in range(5):
-        # a row and its side text are plain strings with one style each (the
-        # marker's depends on the colour setting): the joined line is reused
-        key = (rows[i].plain, side[i].plain, str(side[i].style), look.colour)
+        # the joined line is reused while its row and side text are unchanged
+        key = (rows[i], side[i], marker)
         line = drawn.get(key)
         if line is None:
-            line = drawn[key] = join(fit(rows[i], 36), Text("│ ", style="dim"),
-                                     fit(side[i], W - 38))
+            turn, plain = rows[i]
+            if i == 0:
+                row = Text(plain, style="bold underline")
+            else:
+                row = Text(no_wrap=True)
+                row.append("▶ " if turn else "  ", style=marker)
+                row.append(plain)
+            text, style = side[i]
+            line = drawn[key] = join(fit(row, 36), Text("│ ", style="dim"),
+                                     fit(Text(text, style=style), W - 38))
         out.append(line)
     return out
 
 
-def side_lines(sc: Scene) -> list[Text]:
-    """Right of the scores: Tarneeb teams, then the latest events."""
+def side_lines(sc: Scene) -> list[tuple[str, str]]:
+    """Right of the scores: Tarneeb teams, then the latest events (text, style)."""
     facts, v = sc.facts, sc.view
-    out: list[Text] = []
+    out: list[tuple[str, str]] = []
     if v and v.get("team_totals"):
         a, b = v["team_totals"]
         teams = v.get("teams") or [[0, 2], [1, 3]]
-        out.append(Text(f"Teams  a {a}  ·  b {b}   ({facts.name(teams[0][0], False)[:8]}+"
-                        f"{facts.name(teams[0][1], False)[:8]} vs …)", style="bold"))
+        out.append((f"Teams  a {a}  ·  b {b}   ({facts.name(teams[0][0], False)[:8]}+"
+                    f"{facts.name(teams[0][1], False)[:8]} vs …)", "bold"))
     rnd = v.get("round") if v else None
     evs = [text for r, text in facts.events if r is None or r == rnd]
     evs = evs[-(5 - len(out)):]
+    cache = sc.cache
     for i, text in enumerate(evs):
-        out.append(Text(sc.pretty(text), style="bold" if i == len(evs) - 1 else "dim"))
-    return out + [Text("")] * (5 - len(out))
+        key = ("pretty", text, sc.look_key)
+        shown = cache.section(key)
+        if shown is None:
+            shown = cache.keep(key, sc.pretty(text))
+        out.append((shown, "bold" if i == len(evs) - 1 else "dim"))
+    return out + [("", "")] * (5 - len(out))
 
 
 # --------------------------------------------------------------------- middle
 def middle_lines(sc: Scene) -> list[Text]:
+    v, anim = sc.view, sc.state.anim
+    if v is not None and (v.get("phase") == "over"
+                          or (v.get("phase") != "play" and v.get("history")
+                              and not v.get("tricks"))):
+        return _middle_lines(sc)
+    facts = sc.facts
+    tricks = v.get("tricks") if v else None
+    key = ("middle", sc.look_key, facts.seat, facts.seats,
+           None if v is None else (
+               v.get("phase"), v.get("leader"),
+               tuple((c["seat"], c["card"]) for c in v.get("trick") or ()),
+               tricks[-1]["winner"] if tricks else None),
+           None if anim is None else (
+               tuple((c["seat"], c["card"]) for c in anim.cards), anim.winner, anim.moved))
+    hit = sc.cache.section(key)
+    if hit is None:
+        hit = sc.cache.keep(key, _middle_lines(sc))
+    return list(hit)
+
+
+def _middle_lines(sc: Scene) -> list[Text]:
     facts, v, look, anim = sc.facts, sc.view, sc.look, sc.state.anim
     cards: dict[int, Text] = {}
     note = Text("")
