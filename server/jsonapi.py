@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 
 import asyncssh
 
@@ -29,6 +30,7 @@ from .room import (
     parse_seat,
     parse_seats,
 )
+from .room.stats import STATS
 
 log = logging.getLogger("lamma.json")
 
@@ -53,6 +55,7 @@ class JsonSession(Session):
         self.requests = requests
         self.address_requests = address_requests
         self.refused_in_a_row = 0
+        self._timed_at: float | None = None     # the accepted action last timed to us
 
     # ------------------------------------------------------------ sending
     def send(self, obj: dict) -> None:
@@ -88,6 +91,11 @@ class JsonSession(Session):
         if what == "state":
             if table is self.table:
                 self.push_view()
+                # once per accepted action shown (a seat change shows no new action)
+                at = table.accepted_at
+                if at is not None and at != self._timed_at:
+                    self._timed_at = at
+                    STATS.act_to_view.observe(time.monotonic() - at)
         elif what == "chat":
             if table.chat:
                 who, text = table.chat[-1]

@@ -27,6 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from server.room import Member, RoomError, Table, code_label, ignores, title
+from server.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key
 from ..widgets.board import Board, PromptScreenMixin
@@ -83,6 +84,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self._countdown: Any = None           # the 1 s timer while a turn timer runs
         self._seen: tuple[Any, int] = (None, 0)   # (round, finished tricks) last drawn
         self._cache = draw.DrawCache()
+        self._timed_at: float | None = None     # the accepted action last timed to us
         self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew the cards
         self.rendered_version = -1
 
@@ -234,6 +236,11 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             self._phase_key = key
             self.reset_selection()
         self.draw()
+        # act → view, once per accepted action this screen shows (issue 12's metrics)
+        at = table.accepted_at
+        if at is not None and at != self._timed_at:
+            self._timed_at = at
+            STATS.act_to_view.observe(time.monotonic() - at)
 
     def _move_trick(self) -> None:
         anim = self.state.anim
