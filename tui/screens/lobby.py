@@ -60,6 +60,25 @@ def status_label(summary: dict) -> str:
     return f"round {r} of {rr}" if rr else f"hand {r}"
 
 
+def row_line(row: dict) -> str:
+    """One table's line in the listing (80 columns)."""
+    line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
+            f"{length_label(row['game'], row['length']):<8}"
+            f"{seats_label(row)[:25]:<26}{status_label(row)}")
+    if row["spectators"]:
+        line += f" · {row['spectators']} watching"
+    if row["private"] and len(line) <= 70:      # only where 80 columns hold it
+        line += " · private"
+    return line
+
+
+# Shared by every lobby screen (a Line never changes the Text it shows).
+LIST_HEAD = Text.assemble((f" {'#':>3}  {'game':<19}{'length':<8}{'seats':<26}status",
+                           "bold underline"), no_wrap=True, overflow="ellipsis")
+NO_TABLES = Text.assemble(("  No tables yet: press p for quick play or n for a new table.",
+                           "dim"), no_wrap=True, overflow="ellipsis")
+
+
 class LobbyScreen(Screen[None]):
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
@@ -85,6 +104,11 @@ class LobbyScreen(Screen[None]):
         super().__init__()
         self.cursor = 0
         self.rows: list[dict] = []
+        # What the list shows now: the rows (the registry's shared dicts, the same
+        # object while a table is unchanged) and the cursor, None before the first draw.
+        self._shown: tuple[list[dict], int] | None = None
+        # Each visible row's Text by table id, with the row and highlight it shows.
+        self._texts: dict[str, tuple[dict, bool, Text]] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
@@ -100,25 +124,6 @@ class LobbyScreen(Screen[None]):
         app.registry.lobby.add(app.member)
         self.query_one("#too-small", Lines).set(
             "Please enlarge the window to at least 80×24.")
-        self.lobby_changed()
-
-    def on_screen_resume(self) -> None:
-        self.app.registry.lobby.add(self.app.member)
-        self.lobby_changed()
-
-    def on_screen_suspend(self) -> None:
-        self.app.registry.lobby.discard(self.app.member)
-
-    # ------------------------------------------------------------------ draw
-    def lobby_changed(self) -> None:
-        if not self.is_mounted:
-            return
-        app = self.app
-        self.rows = app.registry.listing(app.member)
-        if self.rows:
-            self.cursor = max(0, min(self.cursor, len(self.rows) - 1))
-        else:
-            self.cursor = 0
         who = app.member.display_name
         head = Text()
         head.append(" Lamma ", style="bold reverse")
@@ -127,27 +132,54 @@ class LobbyScreen(Screen[None]):
         if app.member.guest:
             head.append("  (guest: nothing is kept)", style="dim")
         self.query_one("#lobby-title", Lines).set(head)
-        t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f" {'#':>3}  {'game':<19}{'length':<8}{'seats':<26}status\n",
-                 style="bold underline")
-        if not self.rows:
-            t.append("\n  No tables yet: press p for quick play or n for a new table.\n",
-                     style="dim")
-        first = max(0, min(self.cursor - LIST_ROWS // 2, len(self.rows) - LIST_ROWS))
-        for i, row in enumerate(self.rows):
-            if not first <= i < first + LIST_ROWS:
-                continue
-            line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
-                    f"{length_label(row['game'], row['length']):<8}"
-                    f"{seats_label(row)[:25]:<26}{status_label(row)}")
-            if row["spectators"]:
-                line += f" · {row['spectators']} watching"
-            if row["private"] and len(line) <= 70:      # only where 80 columns hold it
-                line += " · private"
-            t.append(line + "\n", style="reverse" if i == self.cursor else "")
-        self.query_one("#lobby-list", Lines).set(t)
+        self.lobby_changed()
+
+    def on_screen_resume(self) -> None:
+        self.app.registry.lobby.add(self.app.member)
+        self._shown = None      # where we sat or watched may have changed the note
+        self.lobby_changed()
+
+    def on_screen_suspend(self) -> None:
+        self.app.registry.lobby.discard(self.app.member)
+
+    # ------------------------------------------------------------------ draw
+    def lobby_changed(self) -> None:
+        """Draw the listing; with the same rows and cursor as drawn, nothing to do,
+        and a row whose table did not change keeps its Text (and its line)."""
+        if not self.is_mounted:
+            return
+        app = self.app
+        rows = app.registry.lobby_view(app.member)
+        if rows:
+            self.cursor = max(0, min(self.cursor, len(rows) - 1))
+        else:
+            self.cursor = 0
+        shown = self._shown
+        if (shown is not None and shown[1] == self.cursor and len(shown[0]) == len(rows)
+                and all(a is b for a, b in zip(shown[0], rows, strict=True))):
+            return
+        self.rows = rows
+        self._shown = (rows, self.cursor)
+        lines: list[Text | str] = [LIST_HEAD]
+        if not rows:
+            lines += ["", NO_TABLES]
+        first = max(0, min(self.cursor - LIST_ROWS // 2, len(rows) - LIST_ROWS))
+        old, texts = self._texts, {}
+        for i in range(first, min(len(rows), first + LIST_ROWS)):
+            row = rows[i]
+            selected = i == self.cursor
+            cached = old.get(row["id"])
+            if cached is not None and cached[0] is row and cached[1] == selected:
+                text = cached[2]
+            else:
+                text = Text(no_wrap=True, overflow="ellipsis")
+                text.append(row_line(row), style="reverse" if selected else "")
+            texts[row["id"]] = (row, selected, text)
+            lines.append(text)
+        self._texts = texts
+        self.query_one("#lobby-list", Lines).set_lines(lines)
         self.query_one("#lobby-note", Lines).set(self.note())
-        takeable = self.rows and self._takeable(self.rows[self.cursor])
+        takeable = rows and self._takeable(rows[self.cursor])
         self.query_one("#keys", KeyBar).show(TAKE_KEYS if takeable else LOBBY_KEYS)
 
     @staticmethod
@@ -158,8 +190,10 @@ class LobbyScreen(Screen[None]):
         """The code of a private table of yours, to read out to friends."""
         member = self.app.member
         for row in self.rows:
+            if not row.get("code"):
+                continue
             table = self.app.registry.tables.get(row["id"])
-            if not row.get("code") or table is None:
+            if table is None:
                 continue
             if member.table is table or any(s.held_by(member) for s in table.seats):
                 return Text(f" Your private table #{row['id']}: code {code_label(row['code'])}"
