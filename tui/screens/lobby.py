@@ -109,6 +109,7 @@ class LobbyScreen(Screen[None]):
         self._shown: tuple[list[dict], int] | None = None
         # Each visible row's Text by table id, with the row and highlight it shows.
         self._texts: dict[str, tuple[dict, bool, Text]] = {}
+        self.redraws = 0        # listings drawn (tests and benchmarks count them)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
@@ -160,6 +161,7 @@ class LobbyScreen(Screen[None]):
             return
         self.rows = rows
         self._shown = (rows, self.cursor)
+        self.redraws += 1
         lines: list[Text | str] = [LIST_HEAD]
         if not rows:
             lines += ["", NO_TABLES]
