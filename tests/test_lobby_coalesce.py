@@ -14,6 +14,7 @@ import asyncio
 from server import runtime
 from server.room import Registry
 from server.room import Session as Member
+from server.room.registry import LOBBY_BATCH
 from tui.app import LammaApp
 from tui.screens.lobby import LobbyScreen
 
@@ -35,11 +36,18 @@ class Listener(Member):
         self.seen.append(self.reg.lobby_view(self))
 
 
+async def told(reg: Registry) -> None:
+    """Until every lobby member has been told (a few each loop iteration)."""
+    for _ in range(len(reg.lobby) // LOBBY_BATCH + 2):
+        await asyncio.sleep(0)
+
+
 async def flushed(reg: Registry) -> None:
     """Until the folded notification at the interval's end has gone out."""
     await asyncio.sleep(0)
     while reg._lobby_handle is not None:
         await asyncio.sleep(0.01)
+    await told(reg)
 
 
 def ids(rows: list[dict]) -> list[str]:
@@ -48,13 +56,13 @@ def ids(rows: list[dict]) -> list[str]:
 
 async def test_a_burst_is_told_once_at_once_and_once_folded_with_the_last_state():
     reg = Registry(bot_pause=SLOW, lobby_interval=0.05)
-    ears = [Listener(reg, f"l{i}") for i in range(5)]
+    ears = [Listener(reg, f"l{i}") for i in range(20)]
     reg.lobby.update(ears)
     computed = reg.lobby_computed
     first = reg.create("estimation", 13)            # after a quiet interval: told at once
-    await asyncio.sleep(0)
-    assert [len(e.seen) for e in ears] == [1] * 5
-    assert reg.lobby_computed == computed + 1       # once for the five of them
+    await told(reg)
+    assert [len(e.seen) for e in ears] == [1] * 20
+    assert reg.lobby_computed == computed + 1       # once for the twenty of them
     players = [Member(f"p{i}", f"key:x:p{i}") for i in range(4)]
     for p in players[:3]:                           # a burst within the interval
         first.sit(p)
@@ -62,9 +70,9 @@ async def test_a_burst_is_told_once_at_once_and_once_folded_with_the_last_state(
     second.fill_with_bots()
     first.detach(players[2], keep_seat=False)
     await asyncio.sleep(0)
-    assert [len(e.seen) for e in ears] == [1] * 5   # folded: nothing yet
+    assert [len(e.seen) for e in ears] == [1] * 20   # folded: nothing yet
     await flushed(reg)
-    assert [len(e.seen) for e in ears] == [2] * 5   # one more, for the whole burst
+    assert [len(e.seen) for e in ears] == [2] * 20   # one more, for the whole burst
     assert reg.lobby_computed == computed + 2
     last = ears[0].seen[-1]
     assert ids(last) == [first.id, second.id]
@@ -75,7 +83,7 @@ async def test_a_burst_is_told_once_at_once_and_once_folded_with_the_last_state(
     first.sit(players[3])
     first.detach(players[3], keep_seat=False)
     await flushed(reg)
-    assert [len(e.seen) for e in ears] == [2] * 5
+    assert [len(e.seen) for e in ears] == [2] * 20
 
 
 async def test_an_unchanged_table_keeps_its_row_and_a_changed_one_gets_a_new_one():

@@ -25,6 +25,9 @@ log = logging.getLogger("lamma.tables")
 # Lobby screens are told of listing changes at most this often (seconds): the first
 # change after a quiet interval at once, later ones folded into one at its end.
 LOBBY_INTERVAL = 1.0
+# Lobby members told per loop iteration: each then redraws its screen, so a flush to
+# many is spread out and what other clients sent is read in between.
+LOBBY_BATCH = 8
 
 
 class Registry:
@@ -258,13 +261,21 @@ class Registry:
         if len(rows) == len(old) and all(a is b for a, b in zip(rows, old, strict=True)):
             return      # changed and changed back, or already shown: nothing to tell
         self._notified = rows
-        self._lobby_sent = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        self._lobby_sent = loop.time()
         self.lobby_notified += 1
-        for member in list(self.lobby):
+        self._tell_lobby(list(self.lobby), loop)
+
+    def _tell_lobby(self, members: list[Member], loop: asyncio.AbstractEventLoop) -> None:
+        for member in members[:LOBBY_BATCH]:
+            if member not in self.lobby:
+                continue        # left the lobby meanwhile
             try:
                 member.lobby_changed()
             except Exception:
                 log.exception("lobby notify failed")
+        if len(members) > LOBBY_BATCH:
+            loop.call_soon(self._tell_lobby, members[LOBBY_BATCH:], loop)
 
     def close(self) -> None:
         for t in list(self.tables.values()):

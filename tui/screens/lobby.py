@@ -72,7 +72,26 @@ def row_line(row: dict) -> str:
     return line
 
 
-# Shared by every lobby screen (a Line never changes the Text it shows).
+# Each row's line, formatted once for every lobby screen of the process: the registry
+# hands every screen the same row dict until its table changes (the entry holds the
+# row, so its id is not reused while cached).
+_ROW_TEXTS: dict[int, tuple[dict, Text]] = {}
+ROW_TEXTS_MAX = 4096
+
+
+def row_text(row: dict) -> Text:
+    """A row's line, not highlighted: shared (a Line never changes the Text it shows)."""
+    hit = _ROW_TEXTS.get(id(row))
+    if hit is not None and hit[0] is row:
+        return hit[1]
+    if len(_ROW_TEXTS) >= ROW_TEXTS_MAX:
+        _ROW_TEXTS.clear()
+    text = Text(row_line(row), no_wrap=True, overflow="ellipsis")
+    _ROW_TEXTS[id(row)] = (row, text)
+    return text
+
+
+# Shared by every lobby screen too.
 LIST_HEAD = Text.assemble((f" {'#':>3}  {'game':<19}{'length':<8}{'seats':<26}status",
                            "bold underline"), no_wrap=True, overflow="ellipsis")
 NO_TABLES = Text.assemble(("  No tables yet: press p for quick play or n for a new table.",
@@ -107,9 +126,11 @@ class LobbyScreen(Screen[None]):
         # What the list shows now: the rows (the registry's shared dicts, the same
         # object while a table is unchanged) and the cursor, None before the first draw.
         self._shown: tuple[list[dict], int] | None = None
-        # Each visible row's Text by table id, with the row and highlight it shows.
-        self._texts: dict[str, tuple[dict, bool, Text]] = {}
+        # The highlighted row's Text, with the row it shows (the others': row_text).
+        self._selected_text: tuple[dict, Text] | None = None
         self.redraws = 0        # listings drawn (tests and benchmarks count them)
+        self._note = Text("")
+        self._keys_shown: list[tuple[str, str]] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
@@ -133,6 +154,10 @@ class LobbyScreen(Screen[None]):
         if app.member.guest:
             head.append("  (guest: nothing is kept)", style="dim")
         self.query_one("#lobby-title", Lines).set(head)
+        # Drawn on every change: found once.
+        self._lobby_list = self.query_one("#lobby-list", Lines)
+        self._note_line = self.query_one("#lobby-note", Lines)
+        self._keybar = self.query_one("#keys", KeyBar)
         self.lobby_changed()
 
     def on_screen_resume(self) -> None:
@@ -166,23 +191,27 @@ class LobbyScreen(Screen[None]):
         if not rows:
             lines += ["", NO_TABLES]
         first = max(0, min(self.cursor - LIST_ROWS // 2, len(rows) - LIST_ROWS))
-        old, texts = self._texts, {}
         for i in range(first, min(len(rows), first + LIST_ROWS)):
             row = rows[i]
             selected = i == self.cursor
-            cached = old.get(row["id"])
-            if cached is not None and cached[0] is row and cached[1] == selected:
-                text = cached[2]
-            else:
+            if not selected:
+                lines.append(row_text(row))
+                continue
+            cached = self._selected_text
+            if cached is None or cached[0] is not row:
                 text = Text(no_wrap=True, overflow="ellipsis")
-                text.append(row_line(row), style="reverse" if selected else "")
-            texts[row["id"]] = (row, selected, text)
-            lines.append(text)
-        self._texts = texts
-        self.query_one("#lobby-list", Lines).set_lines(lines)
-        self.query_one("#lobby-note", Lines).set(self.note())
-        takeable = rows and self._takeable(rows[self.cursor])
-        self.query_one("#keys", KeyBar).show(TAKE_KEYS if takeable else LOBBY_KEYS)
+                text.append(row_text(row).plain, style="reverse")
+                cached = self._selected_text = (row, text)
+            lines.append(cached[1])
+        self._lobby_list.set_lines(lines)
+        note = self.note()
+        if note.plain != self._note.plain:
+            self._note = note
+            self._note_line.set(note)
+        keys = TAKE_KEYS if rows and self._takeable(rows[self.cursor]) else LOBBY_KEYS
+        if keys is not self._keys_shown:
+            self._keys_shown = keys
+            self._keybar.show(keys)
 
     @staticmethod
     def _takeable(row: dict) -> bool:
