@@ -10,6 +10,8 @@ yielding to the loop, and the folded notification is awaited, not timed."""
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 
 from server import runtime
 from server.room import Registry
@@ -156,3 +158,17 @@ async def test_a_lobby_screen_shows_a_new_table_and_redraws_only_its_row():
         await pilot.press("down")
         await pilot.pause()
         assert lobby.redraws == drawn + 2 and lobby.cursor == 1
+
+
+async def test_a_removed_table_is_not_held_by_the_listing():
+    reg = Registry(bot_pause=SLOW)
+    ana = Member("ana", "key:x:ana")
+    table = reg.create("estimation", 13)
+    table.sit(ana)
+    assert ids(reg.listing()) == [table.id]
+    gone = weakref.ref(table)
+    table.detach(ana, keep_seat=False)      # nobody left: the table goes
+    del table
+    gc.collect()
+    assert gone() is None and reg.tables == {}
+    assert reg.listing() == []

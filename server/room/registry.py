@@ -232,6 +232,8 @@ class Registry:
     def _remove(self, table: Table) -> None:
         table.close()
         del self.tables[table.id]
+        # not held until the listing is next computed (nobody may ask for a while)
+        self._rows = [(t, row) for t, row in self._rows if t is not table]
         self.store.table_removed(table)
         self.lobby_changed()
 
@@ -281,6 +283,7 @@ class Registry:
         for t in list(self.tables.values()):
             t.close()
         self.tables.clear()
+        self._rows = []
         self._rows_dirty = True
         if self._lobby_handle is not None:
             self._lobby_handle.cancel()

@@ -76,7 +76,7 @@ def row_line(row: dict) -> str:
 # hands every screen the same row dict until its table changes (the entry holds the
 # row, so its id is not reused while cached).
 _ROW_TEXTS: dict[int, tuple[dict, Text]] = {}
-ROW_TEXTS_MAX = 4096
+ROW_TEXTS_MAX = 1024     # rows of every table (500 at most) and then some
 
 
 def row_text(row: dict) -> Text:
