@@ -62,7 +62,8 @@ class Member(Protocol):
         """``what``: "state" (view changed), "seats", "chat", "closed"."""
 
     def lobby_changed(self) -> None:
-        """The list of tables changed."""
+        """The list of tables changed (told to lobby members at most once a second,
+        see ``Registry.lobby_changed``); ``Registry.lobby_view`` has the new rows."""
 
     def kick(self, reason: str) -> None:
         """Another terminal took this name over, or the server is stopping."""

@@ -22,11 +22,19 @@ from .table import Table
 
 log = logging.getLogger("lamma.tables")
 
+# Lobby screens are told of listing changes at most this often (seconds): the first
+# change after a quiet interval at once, later ones folded into one at its end.
+LOBBY_INTERVAL = 1.0
+# Lobby members told per loop iteration: each then redraws its screen, so a flush to
+# many is spread out and what other clients sent is read in between.
+LOBBY_BATCH = 8
+
 
 class Registry:
     def __init__(self, store: TableLog | None = None, bot_pause: float = 0.8,
                  trick_pause: float = 1.0, absent_timeout: float = 60.0,
-                 max_tables: int = 500, tables_per_identity: int | None = None):
+                 max_tables: int = 500, tables_per_identity: int | None = None,
+                 lobby_interval: float = LOBBY_INTERVAL):
         self.tables: dict[str, Table] = {}
         self.store: TableLog = store or NullStore()
         self.bot_pause = bot_pause
@@ -36,9 +44,20 @@ class Registry:
         self.tables_per_identity = tables_per_identity   # None: no cap (tests)
         self.moderator: Moderator = NoModerator()      # the server sets its own
         self.mutes = Mutes()
-        self.lobby: set[Member] = set()
+        self.lobby: set[Member] = set()     # told of listing changes (lobby screens)
         self._ids = itertools.count(1)
-        self._lobby_pending = False
+        # The listing, computed once per change for everyone (see lobby_rows).
+        self.lobby_interval = lobby_interval
+        self._rows: list[tuple[Table, dict[str, Any]]] = []
+        self._row_of: dict[str, dict[str, Any]] = {}
+        self._public_rows: list[dict[str, Any]] = []
+        self._any_private = False
+        self._rows_dirty = True
+        self._notified: list[dict[str, Any]] = []    # the rows lobby members last heard of
+        self._lobby_handle: asyncio.Handle | None = None
+        self._lobby_sent = float("-inf")             # loop time of the last notification
+        self.lobby_computed = 0     # listings computed (counts for tests and benchmarks)
+        self.lobby_notified = 0     # notifications sent to every lobby member
 
     @property
     def records(self) -> Records | None:
@@ -76,6 +95,7 @@ class Registry:
                       bool(settings.get("private")))
         table.resume(match, match_id, settings, stored_seats, counts_for_points)
         self.tables[tid] = table
+        self._rows_dirty = True
         return table
 
     def start_resumed(self) -> None:
@@ -98,16 +118,48 @@ class Registry:
         return table
 
     def listing(self, member: Member | None = None) -> list[dict[str, Any]]:
-        """The tables ``member`` may see; a private one (theirs) with its code."""
-        out = []
+        """The tables ``member`` may see; a private one (theirs) with its code.
+
+        The rows are shared by every caller until their table changes: read them,
+        never change them."""
+        rows = self.lobby_rows()
+        if not self._any_private:
+            return list(self._public_rows)
+        return [row for t, row in rows if not t.private or self.may_see(member, t)]
+
+    def lobby_view(self, member: Member | None) -> list[dict[str, Any]]:
+        """``listing`` for a lobby screen: with no private table anywhere, the one
+        list every screen shares (so an unchanged listing is the same object)."""
+        if not self._any_private:
+            self.lobby_rows()
+            if not self._any_private:
+                return self._public_rows
+        return self.listing(member)
+
+    def lobby_rows(self) -> list[tuple[Table, dict[str, Any]]]:
+        """Every table with its lobby row, computed again only after a change; a row
+        whose table shows the same as before is the very same dict as before, so a
+        screen can tell a changed row by identity."""
+        if not self._rows_dirty:
+            return self._rows
+        self._rows_dirty = False
+        self.lobby_computed += 1
+        old = self._row_of
+        rows: list[tuple[Table, dict[str, Any]]] = []
+        row_of: dict[str, dict[str, Any]] = {}
         for t in self.tables.values():
-            if not self.may_see(member, t):
-                continue
             row = t.summary()
             if t.private:
                 row["code"] = t.code
-            out.append(row)
-        return out
+            prev = old.get(t.id)
+            if prev is not None and prev == row:
+                row = prev
+            rows.append((t, row))
+            row_of[t.id] = row
+        self._rows, self._row_of = rows, row_of
+        self._public_rows = [row for t, row in rows if not t.private]
+        self._any_private = len(self._public_rows) != len(rows)
+        return rows
 
     def may_see(self, member: Member | None, table: Table) -> bool:
         """Public, or private and ``member`` is at it, holds a seat or gave its code."""
@@ -180,28 +232,59 @@ class Registry:
     def _remove(self, table: Table) -> None:
         table.close()
         del self.tables[table.id]
+        # not held until the listing is next computed (nobody may ask for a while)
+        self._rows = [(t, row) for t, row in self._rows if t is not table]
         self.store.table_removed(table)
         self.lobby_changed()
 
     def lobby_changed(self) -> None:
-        """Coalesce lobby notifications to one per loop iteration."""
-        if self._lobby_pending or not self.lobby:
+        """What the lobby shows changed. The listing is computed again once, when
+        next asked for; lobby members are told at most once a ``lobby_interval``:
+        the first change after a quiet interval on the next loop iteration, later
+        ones folded into one at the interval's end (so the last state is always
+        told)."""
+        self._rows_dirty = True
+        if self._lobby_handle is not None or not self.lobby:
             return
-        self._lobby_pending = True
         try:
-            asyncio.get_running_loop().call_soon(self._flush_lobby)
+            loop = asyncio.get_running_loop()
         except RuntimeError:
-            self._lobby_pending = False
+            return
+        at = self._lobby_sent + self.lobby_interval
+        if loop.time() >= at:
+            self._lobby_handle = loop.call_soon(self._flush_lobby)
+        else:
+            self._lobby_handle = loop.call_at(at, self._flush_lobby)
 
     def _flush_lobby(self) -> None:
-        self._lobby_pending = False
-        for member in list(self.lobby):
+        self._lobby_handle = None
+        rows = [row for _, row in self.lobby_rows()]
+        old = self._notified
+        if len(rows) == len(old) and all(a is b for a, b in zip(rows, old, strict=True)):
+            return      # changed and changed back, or already shown: nothing to tell
+        self._notified = rows
+        loop = asyncio.get_running_loop()
+        self._lobby_sent = loop.time()
+        self.lobby_notified += 1
+        self._tell_lobby(list(self.lobby), loop)
+
+    def _tell_lobby(self, members: list[Member], loop: asyncio.AbstractEventLoop) -> None:
+        for member in members[:LOBBY_BATCH]:
+            if member not in self.lobby:
+                continue        # left the lobby meanwhile
             try:
                 member.lobby_changed()
             except Exception:
                 log.exception("lobby notify failed")
+        if len(members) > LOBBY_BATCH:
+            loop.call_soon(self._tell_lobby, members[LOBBY_BATCH:], loop)
 
     def close(self) -> None:
         for t in list(self.tables.values()):
             t.close()
         self.tables.clear()
+        self._rows = []
+        self._rows_dirty = True
+        if self._lobby_handle is not None:
+            self._lobby_handle.cancel()
+            self._lobby_handle = None

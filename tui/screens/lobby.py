@@ -60,6 +60,44 @@ def status_label(summary: dict) -> str:
     return f"round {r} of {rr}" if rr else f"hand {r}"
 
 
+def row_line(row: dict) -> str:
+    """One table's line in the listing (80 columns)."""
+    line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
+            f"{length_label(row['game'], row['length']):<8}"
+            f"{seats_label(row)[:25]:<26}{status_label(row)}")
+    if row["spectators"]:
+        line += f" · {row['spectators']} watching"
+    if row["private"] and len(line) <= 70:      # only where 80 columns hold it
+        line += " · private"
+    return line
+
+
+# Each row's line, formatted once for every lobby screen of the process: the registry
+# hands every screen the same row dict until its table changes (the entry holds the
+# row, so its id is not reused while cached).
+_ROW_TEXTS: dict[int, tuple[dict, Text]] = {}
+ROW_TEXTS_MAX = 1024     # rows of every table (500 at most) and then some
+
+
+def row_text(row: dict) -> Text:
+    """A row's line, not highlighted: shared (a Line never changes the Text it shows)."""
+    hit = _ROW_TEXTS.get(id(row))
+    if hit is not None and hit[0] is row:
+        return hit[1]
+    if len(_ROW_TEXTS) >= ROW_TEXTS_MAX:
+        _ROW_TEXTS.clear()
+    text = Text(row_line(row), no_wrap=True, overflow="ellipsis")
+    _ROW_TEXTS[id(row)] = (row, text)
+    return text
+
+
+# Shared by every lobby screen too.
+LIST_HEAD = Text.assemble((f" {'#':>3}  {'game':<19}{'length':<8}{'seats':<26}status",
+                           "bold underline"), no_wrap=True, overflow="ellipsis")
+NO_TABLES = Text.assemble(("  No tables yet: press p for quick play or n for a new table.",
+                           "dim"), no_wrap=True, overflow="ellipsis")
+
+
 class LobbyScreen(Screen[None]):
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
@@ -85,6 +123,14 @@ class LobbyScreen(Screen[None]):
         super().__init__()
         self.cursor = 0
         self.rows: list[dict] = []
+        # What the list shows now: the rows (the registry's shared dicts, the same
+        # object while a table is unchanged) and the cursor, None before the first draw.
+        self._shown: tuple[list[dict], int] | None = None
+        # The highlighted row's Text, with the row it shows (the others': row_text).
+        self._selected_text: tuple[dict, Text] | None = None
+        self.redraws = 0        # listings drawn (tests and benchmarks count them)
+        self._note = Text("")
+        self._keys_shown: list[tuple[str, str]] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
@@ -100,25 +146,6 @@ class LobbyScreen(Screen[None]):
         app.registry.lobby.add(app.member)
         self.query_one("#too-small", Lines).set(
             "Please enlarge the window to at least 80×24.")
-        self.lobby_changed()
-
-    def on_screen_resume(self) -> None:
-        self.app.registry.lobby.add(self.app.member)
-        self.lobby_changed()
-
-    def on_screen_suspend(self) -> None:
-        self.app.registry.lobby.discard(self.app.member)
-
-    # ------------------------------------------------------------------ draw
-    def lobby_changed(self) -> None:
-        if not self.is_mounted:
-            return
-        app = self.app
-        self.rows = app.registry.listing(app.member)
-        if self.rows:
-            self.cursor = max(0, min(self.cursor, len(self.rows) - 1))
-        else:
-            self.cursor = 0
         who = app.member.display_name
         head = Text()
         head.append(" Lamma ", style="bold reverse")
@@ -127,28 +154,64 @@ class LobbyScreen(Screen[None]):
         if app.member.guest:
             head.append("  (guest: nothing is kept)", style="dim")
         self.query_one("#lobby-title", Lines).set(head)
-        t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f" {'#':>3}  {'game':<19}{'length':<8}{'seats':<26}status\n",
-                 style="bold underline")
-        if not self.rows:
-            t.append("\n  No tables yet: press p for quick play or n for a new table.\n",
-                     style="dim")
-        first = max(0, min(self.cursor - LIST_ROWS // 2, len(self.rows) - LIST_ROWS))
-        for i, row in enumerate(self.rows):
-            if not first <= i < first + LIST_ROWS:
+        # Drawn on every change: found once.
+        self._lobby_list = self.query_one("#lobby-list", Lines)
+        self._note_line = self.query_one("#lobby-note", Lines)
+        self._keybar = self.query_one("#keys", KeyBar)
+        self.lobby_changed()
+
+    def on_screen_resume(self) -> None:
+        self.app.registry.lobby.add(self.app.member)
+        self._shown = None      # where we sat or watched may have changed the note
+        self.lobby_changed()
+
+    def on_screen_suspend(self) -> None:
+        self.app.registry.lobby.discard(self.app.member)
+
+    # ------------------------------------------------------------------ draw
+    def lobby_changed(self) -> None:
+        """Draw the listing; with the same rows and cursor as drawn, nothing to do,
+        and a row whose table did not change keeps its Text (and its line)."""
+        if not self.is_mounted:
+            return
+        app = self.app
+        rows = app.registry.lobby_view(app.member)
+        if rows:
+            self.cursor = max(0, min(self.cursor, len(rows) - 1))
+        else:
+            self.cursor = 0
+        shown = self._shown
+        if (shown is not None and shown[1] == self.cursor and len(shown[0]) == len(rows)
+                and all(a is b for a, b in zip(shown[0], rows, strict=True))):
+            return
+        self.rows = rows
+        self._shown = (rows, self.cursor)
+        self.redraws += 1
+        lines: list[Text | str] = [LIST_HEAD]
+        if not rows:
+            lines += ["", NO_TABLES]
+        first = max(0, min(self.cursor - LIST_ROWS // 2, len(rows) - LIST_ROWS))
+        for i in range(first, min(len(rows), first + LIST_ROWS)):
+            row = rows[i]
+            selected = i == self.cursor
+            if not selected:
+                lines.append(row_text(row))
                 continue
-            line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
-                    f"{length_label(row['game'], row['length']):<8}"
-                    f"{seats_label(row)[:25]:<26}{status_label(row)}")
-            if row["spectators"]:
-                line += f" · {row['spectators']} watching"
-            if row["private"] and len(line) <= 70:      # only where 80 columns hold it
-                line += " · private"
-            t.append(line + "\n", style="reverse" if i == self.cursor else "")
-        self.query_one("#lobby-list", Lines).set(t)
-        self.query_one("#lobby-note", Lines).set(self.note())
-        takeable = self.rows and self._takeable(self.rows[self.cursor])
-        self.query_one("#keys", KeyBar).show(TAKE_KEYS if takeable else LOBBY_KEYS)
+            cached = self._selected_text
+            if cached is None or cached[0] is not row:
+                text = Text(no_wrap=True, overflow="ellipsis")
+                text.append(row_text(row).plain, style="reverse")
+                cached = self._selected_text = (row, text)
+            lines.append(cached[1])
+        self._lobby_list.set_lines(lines)
+        note = self.note()
+        if note.plain != self._note.plain:
+            self._note = note
+            self._note_line.set(note)
+        keys = TAKE_KEYS if rows and self._takeable(rows[self.cursor]) else LOBBY_KEYS
+        if keys is not self._keys_shown:
+            self._keys_shown = keys
+            self._keybar.show(keys)
 
     @staticmethod
     def _takeable(row: dict) -> bool:
@@ -158,8 +221,10 @@ class LobbyScreen(Screen[None]):
         """The code of a private table of yours, to read out to friends."""
         member = self.app.member
         for row in self.rows:
+            if not row.get("code"):
+                continue
             table = self.app.registry.tables.get(row["id"])
-            if not row.get("code") or table is None:
+            if table is None:
                 continue
             if member.table is table or any(s.held_by(member) for s in table.seats):
                 return Text(f" Your private table #{row['id']}: code {code_label(row['code'])}"

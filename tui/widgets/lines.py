@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -28,6 +30,8 @@ class Line(Widget):
         return self._text.plain
 
     def set(self, text: Text | str) -> None:
+        if text is self._text:
+            return      # the very Text shown (a caller's cache): nothing to compare
         if isinstance(text, str):
             text = Text(text)
         key = _key(text)
@@ -74,6 +78,17 @@ class Lines(Widget):
             return
         for i, row in enumerate(self._rows):
             row.set(parts[i] if i < len(parts) else Text(""))
+
+
+    def set_lines(self, parts: Sequence[Text | str]) -> None:
+        """One text per line (fewer: the rest blank), without joining and splitting:
+        a line given the same Text object as before costs one comparison."""
+        rows = self._rows
+        for i, row in enumerate(rows):
+            row.set(parts[i] if i < len(parts) else _BLANK)
+
+
+_BLANK = Text("")
 
 
 class KeyBar(Line):
