@@ -85,6 +85,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self._seen: tuple[Any, int] = (None, 0)   # (round, finished tricks) last drawn
         self._cache = draw.DrawCache()
         self._timed_at: float | None = None     # the accepted action last timed to us
+        self._board: Board | None = None        # found once, not queried per frame
         self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew the cards
         self.rendered_version = -1
 
@@ -279,10 +280,12 @@ class TableScreen(PromptScreenMixin, Screen[None]):
 
     # ------------------------------------------------------------- drawing
     def draw(self) -> None:
-        try:
-            board = self.query_one(Board)
-        except NoMatches:       # a table update racing the app's shutdown
-            return
+        board = self._board
+        if board is None or not board.is_attached:
+            try:
+                board = self._board = self.query_one(Board)
+            except NoMatches:       # a table update racing the app's shutdown
+                return
         width, height = board.size.width, board.size.height
         if width <= 0 or height <= 0:
             return

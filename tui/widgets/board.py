@@ -201,6 +201,9 @@ class Board(Widget):
         self._segs: list[tuple[Segment, ...]] = []
         self._cells: list = []
         self._texts: list[tuple | None] = []
+        # The Text objects last drawn: the screens hand back the same object for a line
+        # that did not change, and never modify a line once drawn.
+        self._objs: list[Text | None] = []
         self._width = 0
         self.frames = 0
         self.direct = True      # the owner clears this while something covers the board
@@ -220,9 +223,14 @@ class Board(Widget):
             self._segs = [tuple(blank)] * height
             self._cells = [((" ",) * width, (None,) * width)] * height
             self._texts = [None] * height
+            self._objs = [None] * height
         console = self.app.console
         texts, strips, segs_of, cells_of = self._texts, self._strips, self._segs, self._cells
+        objs = self._objs
         for y, text in enumerate(lines):
+            if text is objs[y] and not full:
+                continue        # the same line object as last frame: nothing to compare
+            objs[y] = text
             key = (text.plain, tuple(text.spans), text.style, width)
             if not full and key == texts[y]:
                 continue
