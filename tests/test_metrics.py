@@ -61,6 +61,7 @@ async def test_scrape_follows_a_session_and_its_moves(tmp_path):
         assert sessions(before, "program") == 0 and sessions(before, "terminal") == 0
         moves0 = before["lamma_moves"][("lamma_moves_total", ())]
         bots0 = before["lamma_bot_decision_seconds"][("lamma_bot_decision_seconds_count", ())]
+        shown0 = before["lamma_act_to_view_seconds"][("lamma_act_to_view_seconds_count", ())]
 
         client = await srv.json_client("ops")
         client.send({"op": "create", "game": "estimation-kotshina", "computer": [1, 2, 3]})
@@ -95,6 +96,9 @@ async def test_scrape_follows_a_session_and_its_moves(tmp_path):
     assert count > bots0
     assert bots[("lamma_bot_decision_seconds_bucket", (("le", "+Inf"),))] == count
     assert bots[("lamma_bot_decision_seconds_sum", ())] > 0
+    # act → view: each accepted action this program was shown, timed once
+    shown = figures["lamma_act_to_view_seconds"][("lamma_act_to_view_seconds_count", ())]
+    assert shown >= shown0 + 2
     # Stopped with the room: the port no longer answers.
     with pytest.raises(OSError):
         scrape(port)
