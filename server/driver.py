@@ -59,6 +59,7 @@ from textual.messages import Message
 
 from tui.messages import InputLimited
 
+from . import wire
 from .limits import (
     KEY_BYTES_BURST,
     KEY_BYTES_RATE,
@@ -273,6 +274,8 @@ class SSHDriver(Driver):
         if app.ssh_process is None:
             raise RuntimeError("the server sets app.ssh_process before the app runs")
         self._process: asyncssh.SSHServerProcess[bytes] = app.ssh_process
+        info = getattr(app.ssh_process, "get_extra_info", None)      # (tests give a stub)
+        self._conn = info("connection") if info is not None else None   # for wire.flush
         self._buffer: list[str] = []
         self._input_task: asyncio.Task[None] | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
@@ -325,6 +328,7 @@ class SSHDriver(Driver):
             raw = data.encode("utf-8", "replace")
             self.bytes_out += len(raw)
             self._process.stdout.write(raw)
+            wire.flush(self._conn)      # the frame's packets in one TCP send
         except (OSError, asyncssh.Error, BrokenPipeError):
             self._closed = True
         except Exception:  # a closed channel raises assorted errors

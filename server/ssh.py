@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import asyncssh
 
+from . import wire
 from .admin import SOCKET_NAME, serve_admin
 from .jsonapi import JsonSession
 from .keyfiles import KeyFile
@@ -193,6 +194,7 @@ class LammaSSHServer(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
+        wire.coalesce(conn)
         limits = self.room.config.limits
         peer = conn.get_extra_info("peername")
         key = address_key(str(peer[0])) if peer else "?"
