@@ -177,6 +177,9 @@ async def test_matches_left_before_a_round_are_not_listed_as_replays(room):
         await c.expect("joined")
         c.send({"op": "leave"})
         await c.expect("left")
+    writer = srv.registry.store.writer
+    if writer is not None:      # the writes run on the store's own thread: let them land
+        assert await asyncio.to_thread(writer.flush)
     store = srv.room.store
     rows = store._x("SELECT COUNT(*) FROM matches WHERE finished IS NOT NULL").fetchone()[0]
     assert rows == 5 and store.finished_matches() == []

@@ -175,7 +175,9 @@ async def test_one_ssh_client_plays_a_whole_estimation_round_by_keys(lamma_serve
         seat = table.seat_of(next(mb for mb in table.members() if mb.name == "hala"))
         presses = 0
         while not m.history and m.to_act is not None:
-            if m.to_act != seat:
+            # the turn as shown (committed, then drawn), not the engine's, which runs ahead
+            shown = table.view(seat)
+            if m.to_act != seat or shown is None or shown.get("to_act") != seat:
                 await asyncio.sleep(0.005)
                 continue
             await c.quiet(0.02)
