@@ -19,10 +19,12 @@ _prepared = False
 
 def patch_textual() -> None:
     """Stop every App from swapping the process-wide ``sys.stdout``/``sys.stderr``
-    (see ``tui.textual_compat.disable_stdio_redirect``)."""
-    from tui.textual_compat import disable_stdio_redirect
+    (see ``tui.textual_compat.disable_stdio_redirect``), and let a finished
+    session's objects go by reference counting (``acyclic_textual``)."""
+    from tui.textual_compat import acyclic_textual, disable_stdio_redirect
 
     disable_stdio_redirect()
+    acyclic_textual()
 
 
 def prestart_executor(loop: asyncio.AbstractEventLoop, workers: int = 4) -> ThreadPoolExecutor:

@@ -176,6 +176,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.address_key = ""
         self.terminal_allowed = True      # False: the allow-list says no-pty for this key
         self.auth_tries = 0
+        self.processes: list[asyncssh.SSHServerProcess] = []   # its sessions, unlinked at its end
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -207,7 +208,11 @@ class LammaSSHServer(asyncssh.SSHServer):
             conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, reason)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.conn = None
+        conn, self.conn = self.conn, None
+        processes, self.processes = self.processes, []
+        if conn is not None:
+            # asyncssh calls this from its clean-up, which goes on after: unlink after it.
+            asyncio.get_running_loop().call_soon(unlink_asyncssh, conn, processes)
         address, self.address = self.address, None
         if address is not None:
             address.connections -= 1
@@ -342,6 +347,27 @@ class LammaSSHServer(asyncssh.SSHServer):
             self.refusal = "Authentication failed."
 
 
+UNLINKED = ("_session_factory", "_stdin", "_stdout", "_stderr")   # of a process
+
+
+def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
+                    processes: list[asyncssh.SSHServerProcess]) -> None:
+    """Break the reference cycles asyncssh leaves in a closed connection, so that
+    it and its sessions go by reference counting, not in a full collection
+    (issue 12): the connection keeps a bound method of its own as its packet
+    handler (``_recv_handler``); a process keeps one as its ``_session_factory``
+    and its ``_stdin``/``_stdout``/``_stderr`` streams, which point back at it.
+    Each is replaced by what holds nothing (asyncssh itself parks
+    ``_recv_handler`` on ``lambda: False``).  Checked by
+    tests/test_session_garbage.py."""
+    conn._recv_handler = lambda: False
+    for process in processes:
+        attrs = vars(process)
+        for name in UNLINKED:
+            if name in attrs:
+                attrs[name] = None
+
+
 def _looks_like(name: str, other: str, what: str) -> str:
     return (f"The name '{name}' looks like '{other}', {what}; choose another name "
             "(ssh -p PORT OTHERNAME@HOST).")
@@ -365,6 +391,7 @@ class SessionHandler:
         srv = owner if isinstance(owner, LammaSSHServer) else None
         if srv is not None:
             srv.sessions += 1
+            srv.processes.append(process)
         try:
             await self.handle(process, srv)
         except Exception:
@@ -512,6 +539,9 @@ class SessionHandler:
                     process.stdout.write(("lamma: " + reason + "\r\n").encode())
                 except Exception:
                     pass
+            # Its objects go now, by reference counting, not in a full collection.
+            self.room.apps.discard(app)
+            app.break_cycles()
 
 
 async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 2222):
