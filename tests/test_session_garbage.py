@@ -150,3 +150,54 @@ def test_unlinked_connection_is_inert() -> None:
     unlink_asyncssh(conn, [process])      # type: ignore[arg-type]
     assert conn._recv_handler() is False  # type: ignore[attr-defined]
     assert all(vars(process)[name] is None for name in UNLINKED)
+
+
+# ------------------------------------------------------------ the collector
+class Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_collect_and_freeze_scans_only_what_is_new() -> None:
+    """Full collections at gc_task's moments find new garbage; what they
+    freeze is out of every later scan (and found again only by the rare
+    collect_frozen)."""
+    from server import runtime
+
+    try:
+        runtime.collect_and_freeze()
+        frozen = gc.get_freeze_count()
+        assert frozen > 0 and gc.get_count()[0] < 50 and not gc.get_objects(2)
+        probe = weakref.ref(Cycle())            # garbage made after the freeze ...
+        assert runtime.collect_and_freeze() >= 1 and probe() is None   # ... is found
+        kept = Cycle()
+        runtime.collect_and_freeze()            # alive: frozen with the rest
+        probe = weakref.ref(kept)
+        del kept                                # dies frozen: no scan sees it ...
+        gc.collect()
+        assert probe() is not None
+        runtime.collect_frozen()                # ... but the rare full one does
+        assert probe() is None
+    finally:
+        gc.unfreeze()
+
+
+def test_every_collection_is_timed_and_slow_ones_logged(
+        monkeypatch: Any, caplog: Any) -> None:
+    from server import runtime
+    from server.room.stats import STATS
+
+    runtime.measure_gc()
+    runtime.measure_gc()
+    assert gc.callbacks.count(runtime._on_gc) == 1
+    before, full_before = STATS.gc_pause.count, STATS.gc_full_pause.count
+    gc.collect(0)
+    assert STATS.gc_pause.count == before + 1 and STATS.gc_full_pause.count == full_before
+    monkeypatch.setattr(runtime, "SLOW_COLLECTION", -1.0)     # every pause is "slow"
+    with caplog.at_level("WARNING", logger="lamma.runtime"):
+        Cycle()
+        gc.collect()
+    assert STATS.gc_full_pause.count == full_before + 1
+    lines = [r.getMessage() for r in caplog.records if "slow collection" in r.getMessage()]
+    assert lines and "generation 2" in lines[-1] and "collected" in lines[-1] \
+        and "tracked" in lines[-1]
