@@ -524,8 +524,10 @@ class SessionHandler:
         nk = name_key(name)
         self.room.online[nk] = app.member
         self.room.apps.add(app)
+        finished = False
         try:
             await app.run_async(size=size, mouse=self.room.config.mouse)
+            finished = True
         except Exception:
             log.exception("app for %s failed", name)
         finally:
@@ -539,9 +541,11 @@ class SessionHandler:
                     process.stdout.write(("lamma: " + reason + "\r\n").encode())
                 except Exception:
                     pass
-            # Its objects go now, by reference counting, not in a full collection.
-            self.room.apps.discard(app)
-            app.break_cycles()
+            if finished:
+                # Its objects go now, by reference counting, not in a full collection
+                # (an app cancelled or failed half-way is left to the collector).
+                self.room.apps.discard(app)
+                app.break_cycles()
 
 
 async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 2222):

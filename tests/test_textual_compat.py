@@ -191,8 +191,10 @@ async def _check_styles_cache() -> None:
     assert cache_.is_dirty(2) and not cache_.is_dirty(1)
 
 
-@relied_on("Widget._message_loop_exit(), where Textual is done with a removed widget",
-           f"{COMPAT} acyclic_textual(), TeardownMixin", "_message_loop_exit")
+@relied_on("Widget._message_loop_exit(), where Textual is done with a removed widget; "
+           "MessagePump._task (the message loop), App._registry (the nodes mounted)",
+           f"{COMPAT} acyclic_textual(), TeardownMixin", "_message_loop_exit", "_task",
+           "_registry")
 async def _check_message_loop_exit() -> None:
     from textual.widgets import Static
 
@@ -209,8 +211,14 @@ async def _check_message_loop_exit() -> None:
     async with running_app(app):
         gone = Static("x")
         await app.screen.mount(gone)
+        assert isinstance(gone._task, asyncio.Task) and not gone._task.done()
         await gone.remove()
         assert gone in app.departed_nodes, "a removed widget was not recorded"
+        assert gone._task is None or gone._task.done()
+        assert gone not in app._registry and app.screen in app._registry
+        app.break_cycles()              # still running: nothing is touched
+        assert vars(app) and vars(gone)
+    assert not app._registry, "nodes still registered after the app ended"
     screen = app.screen_stack[0] if app.screen_stack else None
     assert screen is None and len(app.departed_nodes) >= 2   # and the screen, at the end
     departed = list(app.departed_nodes)

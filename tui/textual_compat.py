@@ -342,9 +342,20 @@ class TeardownMixin(_AppBase):
         self.departed_nodes: WeakSet[Widget] = WeakSet()
 
     def break_cycles(self) -> None:
+        """Hollow the app and every widget that ended.  Only once the app has
+        closed; a node whose message loop still runs is left as it is.
+
+        Relies on ``MessagePump._closed``, ``App._registry`` (the nodes
+        mounted: empty once every one has ended) and ``MessagePump._task``
+        (the node's message loop: None or done once it has ended)."""
+        if not self._closed or self._registry:
+            return      # stopped half-way (cancelled): left to the collector
         animator = self.animator         # its timer calls it back: a cycle
         nodes: list[Any] = [*self.departed_nodes, self]
         for node in nodes:
+            task = node._task
+            if task is not None and not task.done():
+                continue
             for virtual in _virtual_nodes(node):
                 _hollow(virtual)
             _hollow(node)
