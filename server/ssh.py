@@ -180,6 +180,8 @@ class LammaSSHServer(asyncssh.SSHServer):
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
+        # asyncssh forgets its transport before connection_lost: kept for unlink_asyncssh.
+        self.transport: object = vars(conn).get("_transport")
         limits = self.room.config.limits
         peer = conn.get_extra_info("peername")
         key = address_key(str(peer[0])) if peer else "?"
@@ -210,9 +212,10 @@ class LammaSSHServer(asyncssh.SSHServer):
     def connection_lost(self, exc: Exception | None) -> None:
         conn, self.conn = self.conn, None
         processes, self.processes = self.processes, []
+        transport, self.transport = getattr(self, "transport", None), None
         if conn is not None:
             # asyncssh calls this from its clean-up, which goes on after: unlink after it.
-            asyncio.get_running_loop().call_soon(unlink_asyncssh, conn, processes)
+            asyncio.get_running_loop().call_soon(unlink_asyncssh, conn, processes, transport)
         address, self.address = self.address, None
         if address is not None:
             address.connections -= 1
@@ -351,16 +354,24 @@ UNLINKED = ("_session_factory", "_stdin", "_stdout", "_stderr")   # of a process
 
 
 def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
-                    processes: list[asyncssh.SSHServerProcess]) -> None:
+                    processes: list[asyncssh.SSHServerProcess],
+                    transport: object = None) -> None:
     """Break the reference cycles asyncssh leaves in a closed connection, so that
     it and its sessions go by reference counting, not in a full collection
     (issue 12): the connection keeps a bound method of its own as its packet
     handler (``_recv_handler``); a process keeps one as its ``_session_factory``
     and its ``_stdin``/``_stdout``/``_stderr`` streams, which point back at it.
     Each is replaced by what holds nothing (asyncssh itself parks
-    ``_recv_handler`` on ``lambda: False``).  Checked by
+    ``_recv_handler`` on ``lambda: False``).  So is asyncio's socket
+    transport under it (``conn._transport``), whose ``_read_ready_cb`` is a
+    bound method of its own (CPython 3.11): the one cycle per connection
+    that was left, and with objects frozen by ``runtime.collect_and_freeze``
+    one that is never collected (asyncssh drops ``_transport`` before
+    ``connection_lost``: it is taken at ``connection_made``).  Checked by
     tests/test_session_garbage.py."""
     conn._recv_handler = lambda: False
+    if transport is not None and "_read_ready_cb" in vars(transport):
+        vars(transport)["_read_ready_cb"] = None
     for process in processes:
         attrs = vars(process)
         for name in UNLINKED:

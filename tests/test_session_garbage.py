@@ -135,6 +135,8 @@ async def test_json_session_leaves_no_cycles(lamma_server: LammaServer) -> None:
         # that renames it fails here, by name, as well as below).
         conn = process.get_extra_info("connection")
         assert callable(vars(conn)["_recv_handler"]), "asyncssh: no _recv_handler"
+        transport = vars(conn)["_transport"]
+        assert callable(vars(transport)["_read_ready_cb"]), "asyncio: no _read_ready_cb"
         for name in UNLINKED:
             assert name in vars(process), f"asyncssh: SSHServerProcess has no {name}"
         return client, None
@@ -145,10 +147,12 @@ def test_unlinked_connection_is_inert() -> None:
     """What unlink_asyncssh() leaves holds nothing and does nothing."""
     class Stub:
         pass
-    conn, process = Stub(), Stub()
+    conn, process, transport = Stub(), Stub(), Stub()
     vars(process).update(dict.fromkeys(UNLINKED, process))
-    unlink_asyncssh(conn, [process])      # type: ignore[arg-type]
+    vars(transport)["_read_ready_cb"] = transport
+    unlink_asyncssh(conn, [process], transport)      # type: ignore[arg-type]
     assert conn._recv_handler() is False  # type: ignore[attr-defined]
+    assert vars(transport)["_read_ready_cb"] is None
     assert all(vars(process)[name] is None for name in UNLINKED)
 
 
