@@ -370,8 +370,12 @@ def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
     ``connection_lost``: it is taken at ``connection_made``).  Checked by
     tests/test_session_garbage.py."""
     conn._recv_handler = lambda: False
-    if transport is not None and "_read_ready_cb" in vars(transport):
-        vars(transport)["_read_ready_cb"] = None
+    try:
+        attrs = vars(transport) if transport is not None else {}
+    except TypeError:                   # a wrapper without __dict__: nothing to unlink
+        attrs = {}
+    if "_read_ready_cb" in attrs:
+        attrs["_read_ready_cb"] = None
     for process in processes:
         attrs = vars(process)
         for name in UNLINKED:
