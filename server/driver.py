@@ -262,6 +262,20 @@ class SessionParser(XTermParser):
         super().__init__(debug=False)  # never debug=True: it opens keys.log
 
 
+def end_parser(parser: XTermParser | None) -> None:
+    """A parser holds its own running generator, which holds it: a reference
+    cycle (and in it the last events parsed, which hold their app).  Ending
+    the generator (end of input: ``feed("")``) breaks it, so a parser dropped
+    at a reset or at the session's end goes at once, not in a collection."""
+    if parser is None or parser.is_eof:
+        return
+    try:
+        for _ in parser.feed(""):
+            pass
+    except Exception:       # whatever it makes of a half sequence: it is dropped
+        pass
+
+
 class SSHDriver(Driver):
     def __init__(self, app: LammaApp, *, debug: bool = False, mouse: bool = True,
                  size: tuple[int, int] | None = None) -> None:
@@ -406,6 +420,7 @@ class SSHDriver(Driver):
         self.disable_input()
         self._closed = True
         self._buffer.clear()
+        end_parser(self._parser)
         self._parser = None
         self._paste = bytearray()
 
@@ -546,6 +561,7 @@ class SSHDriver(Driver):
 
     def _reset_parser(self) -> None:
         if self._parser is not None:
+            end_parser(self._parser)
             self._parser = SessionParser()
         self._decoder.reset()
         if self._tick_handle is not None:

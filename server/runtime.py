@@ -8,21 +8,28 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from .room.stats import STATS
 
 log = logging.getLogger("lamma.runtime")
+
+SLOW_COLLECTION = 0.1       # seconds: a collection that stops the loop this long is logged
 
 _prepared = False
 
 
 def patch_textual() -> None:
     """Stop every App from swapping the process-wide ``sys.stdout``/``sys.stderr``
-    (see ``tui.textual_compat.disable_stdio_redirect``)."""
-    from tui.textual_compat import disable_stdio_redirect
+    (see ``tui.textual_compat.disable_stdio_redirect``), and let a finished
+    session's objects go by reference counting (``acyclic_textual``)."""
+    from tui.textual_compat import acyclic_textual, disable_stdio_redirect
 
     disable_stdio_redirect()
+    acyclic_textual()
 
 
 def prestart_executor(loop: asyncio.AbstractEventLoop, workers: int = 4) -> ThreadPoolExecutor:
@@ -48,38 +55,99 @@ def tune_gc() -> None:
 
     Everything imported so far is frozen out of the collector; generation 2
     is practically switched off and collected by :func:`gc_task` instead,
-    at a quiet moment.  The young generations keep CPython's thresholds
-    (700, 10): many short pauses.  Larger ones (2000, 20) made each
-    generation-1 collection scan ~40,000 survivors, a ~10 ms pause every
-    couple of dozen moves (server benchmark), which is what a p95 sees.
+    at a quiet moment, which then freezes what survived.  The young
+    generations keep CPython's thresholds (700, 10): many short pauses.
+    Larger ones (2000, 20) made each generation-1 collection scan ~40,000
+    survivors, a ~10 ms pause every couple of dozen moves (server benchmark),
+    which is what a p95 sees.
     """
     gc.collect()
     gc.freeze()
     gc.set_threshold(700, 10, 1_000_000)
 
 
-async def gc_task(interval: float = 10.0, growth: float = 0.25) -> None:
-    """Collect the old generation when memory has grown by ``growth`` since
-    the last full collection (finished sessions leave reference cycles
-    behind: ~10,000 objects each).  A full collection scans every live
-    object and stops the loop for it: ~1 s per 100 connected sessions on the
-    2-core machine (server benchmark), so it runs when there is garbage to
-    find, not on a clock (it was every 120 s).  The check is cheap (counting
-    allocated blocks: ~0.5 ms for 3 million)."""
-    base = sys.getallocatedblocks()
+def collect_and_freeze() -> int:
+    """A full collection, then everything that survived it is frozen.
+
+    Frozen objects are never scanned again, so each full collection scans
+    only what was allocated (and survived the young generations) since the
+    last one: a few milliseconds, however many sessions are held, where a
+    scan of the whole heap took ~1 s per 100 sessions (issue 12).  Both
+    ``gc.freeze`` and the scan of the unfrozen rest are cheap; a frozen
+    object that later dies in a reference cycle is never found (reference
+    counting still frees everything else), which is why a finished session
+    breaks its cycles itself (``TeardownMixin.break_cycles``,
+    ``ssh.unlink_asyncssh``).  Returns the number of objects collected."""
+    found = gc.collect()
+    gc.freeze()
+    return found
+
+
+def collect_frozen() -> int:
+    """The rare path back: unfreeze everything and collect it all (a pause
+    as long as a scan of the whole heap), then freeze again.  Finds what
+    died in cycles after it was frozen; for an operator or a quiet hour."""
+    gc.unfreeze()
+    return collect_and_freeze()
+
+
+GEN2_BATCH = 2    # young collections (each after ~7,000 net allocations) between full ones
+
+
+async def gc_task(check: float = 0.1, batch: int = GEN2_BATCH) -> None:
+    """:func:`collect_and_freeze` as soon as ``batch`` generation-1 collections
+    have promoted objects since the last one (checked every ``check`` s):
+    each full collection then scans at most ~20,000 objects (~20-80 ms on
+    the 2-core machine), whatever the number of sessions held, and when
+    nothing is allocated nothing is scanned.  (On a clock instead, the pause
+    grows with whatever arrived in between: 0.1-0.2 s every 10 s with 100
+    sessions held and 4 coming and going.)"""
     while True:
-        await asyncio.sleep(interval)
-        if sys.getallocatedblocks() > base * (1 + growth):
-            gc.collect()
-            base = sys.getallocatedblocks()
+        await asyncio.sleep(check)
+        if gc.get_count()[2] >= batch:
+            collect_and_freeze()
+
+
+# ------------------------------------------------------- collector pauses
+_gc_started = 0.0
+
+
+def _on_gc(phase: str, info: dict[str, Any]) -> None:
+    """``gc.callbacks``: the pause of every collection into ``STATS.gc_pause``
+    (full ones into ``STATS.gc_full_pause`` too); a slow one is logged with
+    what it scanned."""
+    global _gc_started
+    now = time.perf_counter()
+    if phase == "start":
+        _gc_started = now
+        return
+    pause = now - _gc_started
+    generation = info.get("generation", -1)
+    STATS.gc_pause.observe(pause)
+    if generation == 2:
+        STATS.gc_full_pause.observe(pause)
+    if pause > SLOW_COLLECTION:
+        # Counting the tracked objects costs a pass over them: only here.
+        tracked = sum(len(gc.get_objects(g)) for g in range(3))
+        log.warning("slow collection: generation %d stopped everything for %.0f ms; "
+                    "%d objects collected, %d tracked, %d frozen", generation,
+                    pause * 1000, info.get("collected", 0), tracked, gc.get_freeze_count())
+
+
+def measure_gc() -> None:
+    """Time every collection (see :func:`_on_gc`).  Idempotent."""
+    if _on_gc not in gc.callbacks:
+        gc.callbacks.append(_on_gc)
 
 
 def prepare(loop: asyncio.AbstractEventLoop | None = None) -> None:
-    """Patch Textual (once per process) and pre-start this loop's executor."""
+    """Patch Textual and time the collector (once per process), and pre-start
+    this loop's executor."""
     global _prepared
     if not _prepared:
         _prepared = True
         patch_textual()
+        measure_gc()
     loop = loop or asyncio.get_running_loop()
     if not getattr(loop, "_lamma_executor", False):
         prestart_executor(loop)

@@ -191,9 +191,12 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.address_key = ""
         self.terminal_allowed = True      # False: the allow-list says no-pty for this key
         self.auth_tries = 0
+        self.processes: list[asyncssh.SSHServerProcess] = []   # its sessions, unlinked at its end
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
+        # asyncssh forgets its transport before connection_lost: kept for unlink_asyncssh.
+        self.transport: object = vars(conn).get("_transport")
         wire.coalesce(conn)
         limits = self.room.config.limits
         peer = conn.get_extra_info("peername")
@@ -223,7 +226,12 @@ class LammaSSHServer(asyncssh.SSHServer):
             conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, reason)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.conn = None
+        conn, self.conn = self.conn, None
+        processes, self.processes = self.processes, []
+        transport, self.transport = getattr(self, "transport", None), None
+        if conn is not None:
+            # asyncssh calls this from its clean-up, which goes on after: unlink after it.
+            asyncio.get_running_loop().call_soon(unlink_asyncssh, conn, processes, transport)
         address, self.address = self.address, None
         if address is not None:
             address.connections -= 1
@@ -358,6 +366,39 @@ class LammaSSHServer(asyncssh.SSHServer):
             self.refusal = "Authentication failed."
 
 
+UNLINKED = ("_session_factory", "_stdin", "_stdout", "_stderr")   # of a process
+
+
+def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
+                    processes: list[asyncssh.SSHServerProcess],
+                    transport: object = None) -> None:
+    """Break the reference cycles asyncssh leaves in a closed connection, so that
+    it and its sessions go by reference counting, not in a full collection
+    (issue 12): the connection keeps a bound method of its own as its packet
+    handler (``_recv_handler``); a process keeps one as its ``_session_factory``
+    and its ``_stdin``/``_stdout``/``_stderr`` streams, which point back at it.
+    Each is replaced by what holds nothing (asyncssh itself parks
+    ``_recv_handler`` on ``lambda: False``).  So is asyncio's socket
+    transport under it (``conn._transport``), whose ``_read_ready_cb`` is a
+    bound method of its own (CPython 3.11): the one cycle per connection
+    that was left, and with objects frozen by ``runtime.collect_and_freeze``
+    one that is never collected (asyncssh drops ``_transport`` before
+    ``connection_lost``: it is taken at ``connection_made``).  Checked by
+    tests/test_session_garbage.py."""
+    conn._recv_handler = lambda: False
+    try:
+        attrs = vars(transport) if transport is not None else {}
+    except TypeError:                   # a wrapper without __dict__: nothing to unlink
+        attrs = {}
+    if "_read_ready_cb" in attrs:
+        attrs["_read_ready_cb"] = None
+    for process in processes:
+        attrs = vars(process)
+        for name in UNLINKED:
+            if name in attrs:
+                attrs[name] = None
+
+
 def _looks_like(name: str, other: str, what: str) -> str:
     return (f"The name '{name}' looks like '{other}', {what}; choose another name "
             "(ssh -p PORT OTHERNAME@HOST).")
@@ -381,6 +422,7 @@ class SessionHandler:
         srv = owner if isinstance(owner, LammaSSHServer) else None
         if srv is not None:
             srv.sessions += 1
+            srv.processes.append(process)
         try:
             await self.handle(process, srv)
         except Exception:
@@ -513,8 +555,10 @@ class SessionHandler:
         nk = name_key(name)
         self.room.online[nk] = app.member
         self.room.apps.add(app)
+        finished = False
         try:
             await app.run_async(size=size, mouse=self.room.config.mouse)
+            finished = True
         except Exception:
             log.exception("app for %s failed", name)
         finally:
@@ -528,6 +572,11 @@ class SessionHandler:
                     process.stdout.write(("lamma: " + reason + "\r\n").encode())
                 except Exception:
                     pass
+            if finished:
+                # Its objects go now, by reference counting, not in a full collection
+                # (an app cancelled or failed half-way is left to the collector).
+                self.room.apps.discard(app)
+                app.break_cycles()
 
 
 async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 2222):

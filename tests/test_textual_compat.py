@@ -191,6 +191,119 @@ async def _check_styles_cache() -> None:
     assert cache_.is_dirty(2) and not cache_.is_dirty(1)
 
 
+@relied_on("Widget._message_loop_exit(), where Textual is done with a removed widget; "
+           "MessagePump._task (the message loop), App._registry (the nodes mounted)",
+           f"{COMPAT} acyclic_textual(), TeardownMixin", "_message_loop_exit", "_task",
+           "_registry")
+async def _check_message_loop_exit() -> None:
+    from textual.widgets import Static
+
+    from tui.textual_compat import TeardownMixin, acyclic_textual
+
+    assert inspect.iscoroutinefunction(Widget._message_loop_exit)
+    assert params(Widget._message_loop_exit) == ["self"]
+    acyclic_textual()
+
+    class Probe(TeardownMixin, App[None]):
+        pass
+
+    app = Probe()
+    async with running_app(app):
+        gone = Static("x")
+        await app.screen.mount(gone)
+        assert isinstance(gone._task, asyncio.Task) and not gone._task.done()
+        await gone.remove()
+        assert gone in app.departed_nodes, "a removed widget was not recorded"
+        assert gone._task is None or gone._task.done()
+        assert gone not in app._registry and app.screen in app._registry
+        app.break_cycles()              # still running: nothing is touched
+        assert vars(app) and vars(gone)
+    assert not app._registry, "nodes still registered after the app ended"
+    screen = app.screen_stack[0] if app.screen_stack else None
+    assert screen is None and len(app.departed_nodes) >= 2   # and the screen, at the end
+    departed = list(app.departed_nodes)
+    app.break_cycles()
+    assert not vars(app) and not any(vars(node) for node in departed), "not hollowed"
+
+
+@relied_on("Stylesheet._process_component_classes(node), DOMNode._component_styles "
+           "(RenderStyles of virtual nodes, .node)",
+           f"{COMPAT} acyclic_textual(), TeardownMixin", "_process_component_classes",
+           "_component_styles")
+async def _check_component_styles() -> None:
+    from textual.css.stylesheet import Stylesheet
+    from textual.dom import DOMNode
+    from textual.widgets import Input
+
+    assert params(Stylesheet._process_component_classes) == ["self", "node"]
+    async with running_app() as app:
+        field = Input()
+        await app.screen.mount(field)
+        styles = field._component_styles
+        assert isinstance(styles, dict) and styles, "Input has no component styles"
+        nodes = [s.node for s in styles.values()]
+        assert all(type(n) is DOMNode for n in nodes)
+        app.stylesheet._process_component_classes(field)    # a restyle: new virtual nodes
+        assert all(s.node not in nodes for s in field._component_styles.values())
+        assert all(not vars(n) for n in nodes), "replaced virtual nodes are not hollowed"
+
+
+@relied_on("LRUCache._cache (key -> [prev, next, key, value] links)",
+           f"{COMPAT} acyclic_textual() (LRUCache.clear)", "_cache")
+async def _check_lru_links() -> None:
+    import gc
+
+    from textual.cache import LRUCache
+
+    from tui.textual_compat import acyclic_textual
+
+    acyclic_textual()
+    cache: LRUCache[str, int] = LRUCache(4)
+    cache["a"], cache["b"] = 1, 2
+    links = list(cache._cache.values())
+    assert all(isinstance(link, list) and len(link) == 4 for link in links)
+    assert [link[2:] for link in links] == [["a", 1], ["b", 2]]
+    cache.clear()
+    assert not cache and cache.get("a") is None
+    assert all(link == [] for link in links), "LRUCache.clear left its ring linked"
+    gc.collect()
+
+
+@relied_on("Strip.divide(cuts), Strip.crop_extend(start, end, style) (caching self)",
+           f"{COMPAT} acyclic_textual()")
+async def _check_strip_self_cache() -> None:
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    from tui import textual_compat
+
+    assert params(textual_compat._strip_divide) == ["self", "cuts"]
+    assert params(textual_compat._strip_crop_extend) == ["self", "start", "end", "style"]
+    textual_compat.acyclic_textual()
+    strip = Strip([Segment("abcdef")], 6)
+    for cuts in ([6], [2, 6], [2, 4, 6], [10]):
+        assert ([s.text for s in strip.divide(cuts)]
+                == [s.text for s in textual_compat._strip_divide(Strip([Segment("abcdef")], 6),
+                                                                 cuts)])
+    assert strip.divide([6]) == [strip]
+    for args in ((0, 6), (1, 4), (0, 8), (-1, 6)):
+        assert (strip.crop_extend(*args, None).text
+                == textual_compat._strip_crop_extend(Strip([Segment("abcdef")], 6),
+                                                     *args, None).text)
+    assert strip.crop_extend(0, 6, None) is strip
+    assert not reaches_itself(strip), "a strip still caches itself"
+
+
+def reaches_itself(obj: object, depth: int = 4) -> bool:
+    import gc
+    level = gc.get_referents(obj)
+    for _ in range(depth):
+        if any(o is obj for o in level):
+            return True
+        level = [r for o in level for r in gc.get_referents(o)]
+    return False
+
+
 # ---- server/driver.py
 @relied_on("textual._xterm_parser.XTermParser(debug=)", f"{DRIVER} SessionParser",
            "textual._xterm_parser")

@@ -17,6 +17,7 @@ from .messages import InputLimited, Kicked, LobbyChanged, SeatNotice, TableChang
 from .textual_compat import (
     ColorSystemName,
     FrameHookMixin,
+    TeardownMixin,
     app_driver,
     app_is_closing,
     client_console,
@@ -94,7 +95,7 @@ class TuiMember(Session):
             app.post_message(Kicked(reason))
 
 
-class LammaApp(FrameHookMixin, App):
+class LammaApp(TeardownMixin, FrameHookMixin, App):
     CSS_PATH = "lamma.tcss"
     ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = ""

@@ -17,14 +17,19 @@ names the private and the function here to update.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, cast
+from weakref import WeakSet
 
 from rich.console import Console, RenderableType
 from textual import events
 from textual.app import App
+from textual.cache import LRUCache
+from textual.css.stylesheet import Stylesheet
 from textual.driver import Driver
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 from textual.widget import Widget
 
 if TYPE_CHECKING:
@@ -125,8 +130,9 @@ def app_is_closing(app: App[Any]) -> bool:
 
     Relies on ``MessagePump._closing`` and ``_closed`` (public
     ``App.is_running`` is False before the app starts too, when messages
-    posted to it are still delivered once it runs)."""
-    return app._closing or app._closed
+    posted to it are still delivered once it runs).  An app hollowed by
+    :meth:`TeardownMixin.break_cycles` has neither: it is closed."""
+    return getattr(app, "_closing", True) or getattr(app, "_closed", True)
 
 
 def app_driver(app: App[Any]) -> Driver | None:
@@ -210,3 +216,147 @@ class FrameHookMixin(_AppBase):
         super()._display(screen, renderable)
         if renderable is not None and not self._batch_count:
             self.frame_displayed(screen)
+
+
+# ----------------------------------------------------------------- teardown
+# A finished session's objects must go by reference counting: whatever is
+# left in reference cycles waits for a full collection of the whole heap, which
+# with a few hundred sessions stops every session for seconds (issue 12).
+# Textual's objects are full of cycles (each node's styles point back at it;
+# its animator, logger, workers point at the app; an LRUCache is a ring of
+# links; a Strip caches itself...): acyclic_textual() removes the last two
+# kinds, and a finished app is hollowed (TeardownMixin.break_cycles).
+
+_strip_divide = Strip.divide
+_strip_crop_extend = Strip.crop_extend
+_lru_clear = LRUCache.clear
+_widget_loop_exit = Widget._message_loop_exit
+_component_classes = Stylesheet._process_component_classes
+
+
+def _divide(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
+    # Textual caches ``[self]`` in the strip's own divide cache: a cycle.
+    cell_length = self.cell_length
+    cuts = [cut for cut in cuts if cut <= cell_length]
+    if cuts == [cell_length]:
+        return [self]
+    return _strip_divide(self, cuts)
+
+
+def _crop_extend(self: Strip, start: int, end: int, style: Any) -> Strip:
+    # The whole strip is ``self``, which Textual would cache in ``self``.
+    if start <= 0 and end == self.cell_length:
+        return self
+    return _strip_crop_extend(self, start, end, style)
+
+
+def _clear_links(self: LRUCache[Any, Any]) -> None:
+    # The cache is a ring of [prev, next, key, value] links: emptied, the old
+    # ring would stay a cycle.
+    for link in self._cache.values():
+        link.clear()
+    _lru_clear(self)
+
+
+def _hollow(obj: object) -> None:
+    """Drop every attribute of a finished Textual object (its caches' rings
+    too): the cycles through it end, and what it held goes at once."""
+    attrs = vars(obj)
+    for value in attrs.values():
+        if isinstance(value, LRUCache):
+            value.clear()
+        elif isinstance(value, Stylesheet):
+            _hollow(value)
+    attrs.clear()
+
+
+def _virtual_nodes(node: Any) -> list[Any]:
+    """The virtual ``DOMNode``s Textual made to hold ``node``'s component styles
+    (each is a cycle with its styles)."""
+    return [styles.node for styles in node._component_styles.values()]
+
+
+def _process_component_classes(self: Stylesheet, node: Any) -> None:
+    # Textual makes new virtual nodes each time a node is styled again (focus,
+    # hover, class changes): the ones it replaces are hollowed.
+    old = _virtual_nodes(node)
+    _component_classes(self, node)
+    kept = {id(new) for new in _virtual_nodes(node)}
+    for virtual in old:
+        if id(virtual) not in kept:
+            _hollow(virtual)
+
+
+async def _message_loop_exit(self: Widget) -> None:
+    """Textual's, plus: the widget is remembered by its app (weakly) for
+    :meth:`TeardownMixin.break_cycles`, and the virtual nodes of its component
+    styles (which Textual drops here) are hollowed now."""
+    try:
+        app: Any = self.app
+    except Exception:               # no active app: nobody to tell
+        app = None
+    virtual = _virtual_nodes(self)
+    await _widget_loop_exit(self)
+    for node in virtual:
+        _hollow(node)
+    departed = getattr(app, "departed_nodes", None)
+    if departed is not None:
+        departed.add(self)
+
+
+def acyclic_textual() -> None:
+    """Process-wide: every widget's end is recorded for its app's teardown;
+    ``Strip.divide`` and ``Strip.crop_extend`` no longer put a strip in its
+    own cache (the same results, uncached: ``[self]`` and ``self``);
+    ``LRUCache.clear`` unlinks the ring it drops; the virtual nodes a restyle
+    replaces are hollowed.
+
+    Relies on ``Widget._message_loop_exit`` (wrapped: where Textual is done
+    with a removed widget), ``Stylesheet._process_component_classes(node)``
+    (wrapped: where it replaces a node's virtual nodes),
+    ``DOMNode._component_styles`` (RenderStyles of virtual nodes, each
+    ``.node``), ``LRUCache._cache`` (key -> link lists),
+    and the shapes of ``Strip.divide(cuts)``, ``Strip.crop_extend(start, end,
+    style)``.  Idempotent."""
+    Strip.divide = _divide  # type: ignore[method-assign]
+    Strip.crop_extend = _crop_extend  # type: ignore[method-assign]
+    LRUCache.clear = _clear_links  # type: ignore[method-assign]
+    Widget._message_loop_exit = _message_loop_exit  # type: ignore[method-assign]
+    Stylesheet._process_component_classes = (  # type: ignore[method-assign]
+        _process_component_classes)
+
+
+class TeardownMixin(_AppBase):
+    """Lets a finished app go by reference counting.  Mix in before ``App``.
+
+    Every widget (and screen) that ends while the app runs, or when it shuts
+    down, is remembered weakly in ``departed_nodes`` (see
+    :func:`acyclic_textual`); :meth:`break_cycles`, called once the app has
+    stopped, hollows each of them and the app (its stylesheet and virtual
+    nodes too): the cycles between them and their styles, caches, timers,
+    animator... end.  A hollowed app reads as closed (:func:`app_is_closing`);
+    nothing else may use it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.departed_nodes: WeakSet[Widget] = WeakSet()
+
+    def break_cycles(self) -> None:
+        """Hollow the app and every widget that ended.  Only once the app has
+        closed; a node whose message loop still runs is left as it is.
+
+        Relies on ``MessagePump._closed``, ``App._registry`` (the nodes
+        mounted: empty once every one has ended) and ``MessagePump._task``
+        (the node's message loop: None or done once it has ended)."""
+        if not self._closed or self._registry:
+            return      # stopped half-way (cancelled): left to the collector
+        animator = self.animator         # its timer calls it back: a cycle
+        nodes: list[Any] = [*self.departed_nodes, self]
+        for node in nodes:
+            task = node._task
+            if task is not None and not task.done():
+                continue
+            for virtual in _virtual_nodes(node):
+                _hollow(virtual)
+            _hollow(node)
+        _hollow(animator)
