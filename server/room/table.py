@@ -14,6 +14,7 @@ never touch each other (``members.py``). Legality is the engine's: the table ask
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import time
 from collections import deque
@@ -487,7 +488,11 @@ class Table:
         self.deadline, self.deadline_seat = deadline, seat
 
     def _schedule(self) -> None:
-        """Arrange the next automatic move: a computer player, or the timer."""
+        """Arrange the next automatic move: a computer player, or the timer.
+
+        Each runs in a new, empty context, not a copy of the one whose key press
+        scheduled it: a session's, which would keep its Textual app alive as long as
+        the table plays on."""
         self._cancel()
         m = self.match
         if m is None or self.status != "playing" or m.to_act is None or self.closed:
@@ -501,14 +506,15 @@ class Table:
         self._trick_pause = False
         if s.kind == "bot":
             delay = reg.bot_pause + pause
-            self._handle = loop.call_later(delay, self._auto, seat, self._turn, "bot")
+            self._handle = loop.call_later(delay, self._auto, seat, self._turn, "bot",
+                                           context=contextvars.Context())
             self._timer_changed()
             return
         limit = self.timer or (reg.absent_timeout if s.member is None else 0)
         if limit:
             self._timer = (loop.time() + limit + pause, seat)
             self._handle = loop.call_later(limit + pause, self._auto, seat,
-                                           self._turn, "timer")
+                                           self._turn, "timer", context=contextvars.Context())
         self._timer_changed()
 
     def _auto(self, seat: int, version: int, by: str) -> None:
@@ -520,7 +526,8 @@ class Table:
         if by == "bot" or bots.timer_needs_bot(m):
             # Think in the worker process; apply only if nothing moved meanwhile.
             level = self.seats[seat].level
-            task = asyncio.get_running_loop().create_task(self._auto_bot(seat, version, by, level))
+            task = asyncio.get_running_loop().create_task(
+                self._auto_bot(seat, version, by, level), context=contextvars.Context())
             self._thinking = task
             return
         try:
