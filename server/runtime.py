@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -24,12 +25,14 @@ _prepared = False
 
 def patch_textual() -> None:
     """Stop every App from swapping the process-wide ``sys.stdout``/``sys.stderr``
-    (see ``tui.textual_compat.disable_stdio_redirect``), and let a finished
-    session's objects go by reference counting (``acyclic_textual``)."""
-    from tui.textual_compat import acyclic_textual, disable_stdio_redirect
+    (see ``tui.textual_compat.disable_stdio_redirect``), let a finished
+    session's objects go by reference counting (``acyclic_textual``), and count a
+    callback's parameters once per function (``fast_callbacks``)."""
+    from tui.textual_compat import acyclic_textual, disable_stdio_redirect, fast_callbacks
 
     disable_stdio_redirect()
     acyclic_textual()
+    fast_callbacks()
 
 
 def prestart_executor(loop: asyncio.AbstractEventLoop, workers: int = 4) -> ThreadPoolExecutor:
@@ -126,7 +129,7 @@ def _on_gc(phase: str, info: dict[str, Any]) -> None:
     STATS.gc_pause.observe(pause)
     if generation == 2:
         STATS.gc_full_pause.observe(pause)
-    if pause > SLOW_COLLECTION:
+    if pause > SLOW_COLLECTION and not sys.is_finalizing():    # (nobody reads it at exit)
         # Counting the tracked objects costs a pass over them: only here.
         tracked = sum(len(gc.get_objects(g)) for g in range(3))
         log.warning("slow collection: generation %d stopped everything for %.0f ms; "

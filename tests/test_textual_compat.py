@@ -294,6 +294,41 @@ async def _check_strip_self_cache() -> None:
     assert not reaches_itself(strip), "a strip still caches itself"
 
 
+@relied_on("textual._callback.count_parameters(func), a module global of _invoke",
+           f"{COMPAT} fast_callbacks()", "textual._callback")
+async def _check_count_parameters() -> None:
+    import inspect
+    from functools import partial
+
+    from textual import _callback
+
+    from tui import textual_compat
+
+    assert "count_parameters" in _callback._invoke.__code__.co_names
+    assert params(textual_compat._ORIGINAL_COUNT) == ["func"]
+    textual_compat.fast_callbacks()
+    assert _callback.count_parameters is textual_compat._count_parameters
+
+    class Handler:
+        def on_thing(self, message: object, extra: object = None) -> None: ...
+
+    h = Handler()
+    assert _callback.count_parameters(partial(h.on_thing)) == 2
+    assert _callback.count_parameters(partial(Handler.on_thing, h)) == 2
+    assert _callback.count_parameters(partial(h.on_thing, 1)) == 1
+    assert _callback.count_parameters(lambda a, b, c: None) == 3
+    # counted once per function, not once per partial
+    calls = []
+    real = inspect.signature
+    textual_compat.signature = lambda f: calls.append(f) or real(f)  # type: ignore[assignment]
+    try:
+        for _ in range(3):
+            assert _callback.count_parameters(partial(h.on_thing, 1)) == 1
+    finally:
+        textual_compat.signature = real  # type: ignore[assignment]
+    assert calls == []
+
+
 def reaches_itself(obj: object, depth: int = 4) -> bool:
     import gc
     level = gc.get_referents(obj)
