@@ -725,7 +725,7 @@ async def bench_many(tables: int, seconds: float, mode: str) -> None:
     full_ms = (time.perf_counter() - t0) * 1000
     t0 = time.perf_counter()
     gc.collect()
-    print(f"  one full collection now (server.runtime.gc_task runs one when memory grew by a quarter): "
+    print(f"  one full collection now (of what is not frozen: server.runtime.gc_task collects and freezes): "
           f"{full_ms:.0f} ms ({found} objects freed); at once again: "
           f"{(time.perf_counter() - t0) * 1000:.0f} ms; {len(gc.get_objects())} objects "
           f"tracked, {gc.get_freeze_count()} frozen")
