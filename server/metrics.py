@@ -14,6 +14,7 @@ authentication: bind it to localhost or a private network.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import threading
@@ -107,6 +108,11 @@ class RoomCollector(Collector):
         yield GaugeMetricFamily("lamma_start_time_seconds",
                                 "When this process started (Unix time).",
                                 value=self.stats.started)
+        yield GaugeMetricFamily(
+            "lamma_gc_frozen_objects",
+            "Objects frozen out of the collector's scans (runtime.collect_and_freeze); "
+            "its growth is what only a whole collection can free.",
+            value=gc.get_freeze_count())
         for h in self.stats.histograms():
             yield histogram_family(h)
 
@@ -157,9 +163,13 @@ class Exporter:
     def close(self) -> None:
         if not self.thread.is_alive():
             return
-        self.httpd.shutdown()
+        # shutdown() waits for the request being answered: a client trickling its
+        # request must not hold the room's stop (the thread is a daemon).
+        stopper = threading.Thread(target=self.httpd.shutdown, daemon=True)
+        stopper.start()
+        stopper.join(2)
         self.httpd.server_close()
-        self.thread.join(2)
+        self.thread.join(0.5)
 
 
 def _server_class(host: str) -> type[WSGIServer]:

@@ -95,6 +95,8 @@ def collect_frozen() -> int:
 
 
 GEN2_BATCH = 2    # young collections (each after ~7,000 net allocations) between full ones
+WHOLE_EVERY = 3600.0      # seconds at least between two scans of the whole heap ...
+WHOLE_FLOOR = 500_000     # ... which wait for the frozen heap to double from at least this
 
 
 async def gc_task(check: float = 0.1, batch: int = GEN2_BATCH) -> None:
@@ -105,10 +107,21 @@ async def gc_task(check: float = 0.1, batch: int = GEN2_BATCH) -> None:
     nothing is allocated nothing is scanned.  (On a clock instead, the pause
     grows with whatever arrived in between: 0.1-0.2 s every 10 s with 100
     sessions held and 4 coming and going.)"""
+    whole_at, whole_frozen = time.monotonic(), max(gc.get_freeze_count(), WHOLE_FLOOR)
     while True:
         await asyncio.sleep(check)
         if gc.get_count()[2] >= batch:
             collect_and_freeze()
+            # What died in a cycle after it was frozen is found only by a whole scan
+            # (a pause of ~1 s per 100 sessions): once the frozen heap has doubled since
+            # the last one, and at most once an hour, so the leak stays bounded.
+            frozen = gc.get_freeze_count()
+            if frozen > 2 * whole_frozen and time.monotonic() - whole_at > WHOLE_EVERY:
+                log.info("a whole collection: %d objects frozen (%d after the last)",
+                         frozen, whole_frozen)
+                collect_frozen()
+                whole_at = time.monotonic()
+                whole_frozen = max(gc.get_freeze_count(), WHOLE_FLOOR)
 
 
 # ------------------------------------------------------- collector pauses

@@ -17,7 +17,8 @@ from server.room.stats import STATS
 FAMILIES = {"lamma_sessions", "lamma_spectators", "lamma_tables", "lamma_moves",
             "lamma_act_to_view_seconds", "lamma_loop_lag_seconds", "lamma_gc_pause_seconds",
             "lamma_gc_full_pause_seconds", "lamma_store_commit_seconds",
-            "lamma_bot_decision_seconds", "process_resident_memory_bytes"}
+            "lamma_bot_decision_seconds", "lamma_gc_frozen_objects",
+            "process_resident_memory_bytes"}
 
 
 def scrape(port: int) -> dict[str, dict]:
@@ -96,9 +97,10 @@ async def test_scrape_follows_a_session_and_its_moves(tmp_path):
     assert count > bots0
     assert bots[("lamma_bot_decision_seconds_bucket", (("le", "+Inf"),))] == count
     assert bots[("lamma_bot_decision_seconds_sum", ())] > 0
-    # act → view: each accepted action this program was shown, timed once
+    # act → view: each accepted action this program was shown, timed once (its own
+    # move at least; the computer player's may still be on its way to the store)
     shown = figures["lamma_act_to_view_seconds"][("lamma_act_to_view_seconds_count", ())]
-    assert shown >= shown0 + 2
+    assert shown >= shown0 + 1
     # Stopped with the room: the port no longer answers.
     with pytest.raises(OSError):
         scrape(port)

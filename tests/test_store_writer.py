@@ -113,7 +113,9 @@ async def test_a_burst_keeps_each_tables_order_and_shows_nothing_before_its_comm
             members[t.id] = ms
         # Round-robin over the tables, as a busy room sends them.
         expected = {t.id: [] for t in tables}
-        publics = {t.id: [] for t in tables}
+        # the public view after k actions, k = 0 (the deal) … MOVES: a view shown can
+        # look like several of them (four dash answers bring the turn back round)
+        publics = {t.id: [t.match.view(None)] for t in tables}
         for _ in range(MOVES):
             for t in tables:
                 seat = t.match.to_act
@@ -151,7 +153,7 @@ async def test_a_burst_keeps_each_tables_order_and_shows_nothing_before_its_comm
                     if view is None:
                         continue
                     shown = view["to_act"], view["tricks"], view["trick"], view["declarations"]
-                    ks = [k + 1 for k, p in enumerate(publics[t.id])
+                    ks = [k for k, p in enumerate(publics[t.id])
                           if (p["to_act"], p["tricks"], p["trick"], p["declarations"]) == shown]
                     assert ks and stored >= min(ks), (stored, ks)
         assert STATS.store_commit.count - commits_before >= TABLES * (MOVES + 1)
@@ -286,3 +288,33 @@ async def test_the_end_of_a_match_and_its_points_show_once_the_result_is_committ
     ts.close()
     writes.store.close()
     store.close()
+
+
+async def test_a_result_is_handed_back_at_its_commit_not_held_for_the_next_write():
+    """A write committed while the next one waits (a slow commit behind it) is shown
+    at once: a move never waits for the writes queued after it."""
+    from server.room.persistence import Writer, _Write
+
+    writer = Writer(asyncio.get_running_loop())
+    first_may, second_may = threading.Event(), threading.Event()
+    done: list[str] = []
+    writer.submit(_Write(lambda: first_may.wait(10), lambda _r: done.append("first"),
+                         "first", "1", None, group=False))
+    writer.submit(_Write(lambda: second_may.wait(10), lambda _r: done.append("second"),
+                         "second", "1", None, group=False))
+    try:
+        first_may.set()
+        for _ in range(400):
+            if done:
+                break
+            await asyncio.sleep(0.005)
+        assert done == ["first"], "the first result waited for the second write"
+    finally:
+        second_may.set()
+        assert await asyncio.to_thread(writer.flush)
+        writer.stop()
+    for _ in range(200):
+        if len(done) == 2:
+            break
+        await asyncio.sleep(0.005)
+    assert done == ["first", "second"]

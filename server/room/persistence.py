@@ -162,9 +162,9 @@ _NOTHING = object()
 
 class Writer:
     """One thread that performs writes in the order submitted and hands each result
-    back to the loop, in the same order (several at once when they pile up)."""
+    back to the loop, in the same order, after each commit."""
 
-    BATCH = 64          # writes per transaction, results per wake-up of the loop, at most
+    BATCH = 64          # writes per transaction, at most
 
     def __init__(self, loop: asyncio.AbstractEventLoop,
                  transaction: Callable[[], AbstractContextManager[Any]] | None = None,
@@ -211,10 +211,9 @@ class Writer:
                     _perform_group(group, self.transaction)
                 else:
                     _perform(item)
+                # Handed back after every commit, never held for the next: a move is
+                # shown as soon as it is stored, whatever is queued behind it.
                 done.extend(group)
-                if len(done) < self.BATCH and (isinstance(held, _Write) or (
-                        held is _NOTHING and not self._q.empty())):
-                    continue
             if done:
                 try:
                     self.loop.call_soon_threadsafe(self._deliver, done)
@@ -266,7 +265,8 @@ class TableStore:
 
     def close(self) -> None:
         """Perform every write submitted, then end the thread (the server's stop, before
-        the store closes). Callbacks not yet delivered are dropped: nobody is left."""
+        the store closes). Their callbacks are already queued on the loop; on a closed
+        table they do nothing."""
         writer, self.writer = self.writer, None
         if writer is not None:
             if not writer.flush():

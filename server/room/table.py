@@ -472,7 +472,8 @@ class Table:
 
     def _paid(self, points: Points | None) -> None:
         """The store committed the result: what it paid (shown with the match's end)."""
-        self.points = points
+        if not self.closed:
+            self.points = points
 
     def _cancel(self) -> None:
         if self._handle is not None:
@@ -485,7 +486,8 @@ class Table:
         self.registry.store.then(partial(self._show_timer, *self._timer))
 
     def _show_timer(self, deadline: float | None, seat: int | None) -> None:
-        self.deadline, self.deadline_seat = deadline, seat
+        if not self.closed:
+            self.deadline, self.deadline_seat = deadline, seat
 
     def _schedule(self) -> None:
         """Arrange the next automatic move: a computer player, or the timer.

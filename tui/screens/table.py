@@ -215,7 +215,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             self.draw()
             return
         if self.view is not None and table.version == self.rendered_version and what == "state":
-            return          # already drawn (our own move is drawn at the key press)
+            return          # already drawn
         self.view = table.view(self.seat)
         self.rendered_version = table.version
         key = None
