@@ -59,6 +59,19 @@ class Gated:
         return write
 
 
+def gated_room(target, open_gate: bool = False):
+    """A store, its writer's gated connection (shut unless ``open_gate``), the started
+    ``TableStore`` and a registry on it."""
+    store = Store(target)
+    gate = threading.Event()
+    if open_gate:
+        gate.set()
+    writes = Gated(store.another(), gate)
+    ts = TableStore(store, writes=writes)
+    ts.start(asyncio.get_running_loop())
+    return store, gate, writes, ts, Registry(store=ts, bot_pause=SLOW)
+
+
 class Watcher(Session):
     """A seated member that notes, at every change it hears of, what it is shown and
     how many of its match's actions the database holds at that moment."""
@@ -89,12 +102,7 @@ def stored_log(store: Store, match_id: int) -> list:
 
 
 async def test_a_burst_keeps_each_tables_order_and_shows_nothing_before_its_commit(target):
-    store = Store(target)
-    gate = threading.Event()
-    writes = store.another()
-    ts = TableStore(store, writes=Gated(writes, gate))
-    ts.start(asyncio.get_running_loop())
-    reg = Registry(store=ts, bot_pause=SLOW)
+    store, gate, writes, ts, reg = gated_room(target)
     lobby = Session("lobbyist", "key:l")
     reg.lobby.add(lobby)
     heard_lobby = []
@@ -169,13 +177,7 @@ async def test_a_failed_write_is_logged_the_table_goes_on_and_the_disk_keeps_a_p
     """What was chosen until issue 13: the table goes on (people keep playing), the
     error names the table and match, the match's later writes are skipped so that a
     restart replays the stored prefix; other tables are untouched."""
-    store = Store(tmp_path / "lamma.db")
-    gate = threading.Event()
-    gate.set()
-    writes = Gated(store.another(), gate)
-    ts = TableStore(store, writes=writes)
-    ts.start(asyncio.get_running_loop())
-    reg = Registry(store=ts, bot_pause=SLOW)
+    store, gate, writes, ts, reg = gated_room(tmp_path / "lamma.db", open_gate=True)
     t, u = reg.create("estimation", 13), reg.create("estimation", 13)
     for tab in (t, u):
         for s in range(4):
@@ -210,12 +212,7 @@ async def test_a_failed_write_is_logged_the_table_goes_on_and_the_disk_keeps_a_p
 
 async def test_close_flushes_every_submitted_write(tmp_path):
     """The server's stop: ``close`` returns once every write is on disk."""
-    store = Store(tmp_path / "lamma.db")
-    gate = threading.Event()
-    writes = Gated(store.another(), gate)
-    ts = TableStore(store, writes=writes)
-    ts.start(asyncio.get_running_loop())
-    reg = Registry(store=ts, bot_pause=SLOW)
+    store, gate, writes, ts, reg = gated_room(tmp_path / "lamma.db")
     t = reg.create("tarneeb41")
     for s in range(4):
         t.sit(Session(f"n{s}", f"key:n{s}"), s)
@@ -248,13 +245,7 @@ async def test_without_a_writer_everything_is_shown_at_once(tmp_path):
 
 
 async def test_the_end_of_a_match_and_its_points_show_once_the_result_is_committed(tmp_path):
-    store = Store(tmp_path / "lamma.db")
-    gate = threading.Event()
-    gate.set()
-    writes = Gated(store.another(), gate)
-    ts = TableStore(store, writes=writes)
-    ts.start(asyncio.get_running_loop())
-    reg = Registry(store=ts, bot_pause=SLOW)
+    store, gate, writes, ts, reg = gated_room(tmp_path / "lamma.db", open_gate=True)
     ms = [Watcher(n, store) for n in ("ana", "ben", "cat", "dee")]
     for m in ms:
         store.bind(m.name, f"fp-{m.name}")
