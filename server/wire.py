@@ -42,7 +42,10 @@ class Coalescing:
         self._parts.append(data)
         if not self._scheduled:
             self._scheduled = True
-            self._loop.call_soon(self.flush)
+            try:
+                self._loop.call_soon(self.flush)
+            except RuntimeError:        # the loop is closing: send it now
+                self.flush()
 
     def flush(self) -> None:
         self._scheduled = False
