@@ -143,11 +143,11 @@ def _on_gc(phase: str, info: dict[str, Any]) -> None:
     if generation == 2:
         STATS.gc_full_pause.observe(pause)
     if pause > SLOW_COLLECTION and not sys.is_finalizing():    # (nobody reads it at exit)
-        # Counting the tracked objects costs a pass over them: only here.
-        tracked = sum(len(gc.get_objects(g)) for g in range(3))
+        # (no count of the tracked objects: a pass over millions of them, and a list
+        # of them, would lengthen the very pause it reports)
         log.warning("slow collection: generation %d stopped everything for %.0f ms; "
-                    "%d objects collected, %d tracked, %d frozen", generation,
-                    pause * 1000, info.get("collected", 0), tracked, gc.get_freeze_count())
+                    "%d objects collected, %d frozen", generation, pause * 1000,
+                    info.get("collected", 0), gc.get_freeze_count())
 
 
 def measure_gc() -> None:

@@ -204,4 +204,4 @@ def test_every_collection_is_timed_and_slow_ones_logged(
     assert STATS.gc_full_pause.count == full_before + 1
     lines = [r.getMessage() for r in caplog.records if "slow collection" in r.getMessage()]
     assert lines and "generation 2" in lines[-1] and "collected" in lines[-1] \
-        and "tracked" in lines[-1]
+        and "frozen" in lines[-1]
