@@ -86,6 +86,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self._cache = draw.DrawCache()
         self._timed_at: float | None = None     # the accepted action last timed to us
         self._board: Board | None = None        # found once, not queried per frame
+        self._acted = False                     # the key being handled made a move
         self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew the cards
         self.rendered_version = -1
 
@@ -337,6 +338,8 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             table.act(self.app.member, action)
         except RoomError as exc:
             self.flash(str(exc))
+        else:
+            self._acted = True
 
     def choose_number(self, kind: str, n: int) -> bool:
         state = self.state
@@ -418,6 +421,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         table = self.table
         if table is not None and table.version != self.rendered_version:
             self.table_changed("state")   # never act on a stale view
+        self._acted = False
         handled = self.route_key(event.key, event.character or "")
         if handled:
             event.stop()
@@ -425,9 +429,11 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             table = self.table
             if table is not None and self.app.screen is self:
                 if table.version != self.rendered_version:
-                    self.table_changed("state")   # our own move: draw the new state
-                else:
+                    self.table_changed("state")   # our own move, shown: draw it
+                elif not self._acted:
                     self.draw()
+                # else: our move is accepted but not stored yet; its frame comes with
+                # the change (drawing now would show the old view without the choice)
 
     def route_key(self, key: str, char: str) -> bool:
         """Run what ``key`` does now (``table_keys``); False if it does nothing."""
