@@ -122,19 +122,16 @@ class Registry:
 
         The rows are shared by every caller until their table changes: read them,
         never change them."""
-        rows = self.lobby_rows()
-        if not self._any_private:
-            return list(self._public_rows)
-        return [row for t, row in rows if not t.private or self.may_see(member, t)]
+        return list(self.lobby_view(member))
 
     def lobby_view(self, member: Member | None) -> list[dict[str, Any]]:
-        """``listing`` for a lobby screen: with no private table anywhere, the one
-        list every screen shares (so an unchanged listing is the same object)."""
+        """``listing`` for a lobby screen, not to be changed: with no private table
+        anywhere, the one list every screen shares (an unchanged listing is the same
+        object)."""
+        rows = self.lobby_rows()
         if not self._any_private:
-            self.lobby_rows()
-            if not self._any_private:
-                return self._public_rows
-        return self.listing(member)
+            return self._public_rows
+        return [row for t, row in rows if not t.private or self.may_see(member, t)]
 
     def lobby_rows(self) -> list[tuple[Table, dict[str, Any]]]:
         """Every table with its lobby row, computed again only after a change; a row

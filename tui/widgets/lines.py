@@ -68,7 +68,7 @@ class Lines(Widget):
     def set(self, text: Text | str) -> None:
         if isinstance(text, str):
             text = Text(text)
-        parts = text.split("\n", allow_blank=True) if "\n" in text.plain else [text]
+        parts = list(text.split("\n", allow_blank=True)) if "\n" in text.plain else [text]
         if self._n is None and len(parts) != len(self._rows):
             self.remove_children()
             self._rows = [Line() for _ in parts]
@@ -76,9 +76,7 @@ class Lines(Widget):
             for row, part in zip(self._rows, parts, strict=True):
                 row.set(part)
             return
-        for i, row in enumerate(self._rows):
-            row.set(parts[i] if i < len(parts) else Text(""))
-
+        self.set_lines(parts)
 
     def set_lines(self, parts: Sequence[Text | str]) -> None:
         """One text per line (fewer: the rest blank), without joining and splitting:
