@@ -624,8 +624,22 @@ class SSHDriver(Driver):
             return
         text = self._decoder.decode(data)
         try:
+            held: events.Key | None = None
             for event in parser.feed(text):
+                # The Arabic layout's "لا" key sends two characters at once: one key
+                # press (tui.i18n.ARABIC_KEYS), as typed text and as a key alike.
+                if held is not None:
+                    if isinstance(event, events.Key) and event.character == "\u0627":
+                        event = events.Key("\u0644\u0627", "\u0644\u0627")
+                    else:
+                        self.process_message(held)
+                    held = None
+                if isinstance(event, events.Key) and event.character == "\u0644":
+                    held = event
+                    continue
                 self.process_message(event)
+            if held is not None:
+                self.process_message(held)
         except Exception:
             # Garbage that the parser cannot digest: start a fresh parser.
             log.debug("parser reset", exc_info=True)

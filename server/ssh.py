@@ -540,6 +540,7 @@ class SessionHandler:
     async def run_tui(self, process, name: str, ident: str, guest: bool,
                       where: str = "") -> None:
         from tui.app import LammaApp
+        from tui.i18n import language_from_env
 
         from .driver import SSHDriver, clamp_size
 
@@ -549,7 +550,8 @@ class SessionHandler:
         width, height, _, _ = process.get_terminal_size()
         size = clamp_size(width, height)
         app = LammaApp(self.room.registry, name, ident, guest, term=term,
-                       colorterm=colorterm, driver_class=SSHDriver)
+                       colorterm=colorterm, driver_class=SSHDriver,
+                       language=language_from_env(env))
         app.ssh_process = process
         app.member.address = where
         nk = name_key(name)

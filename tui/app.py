@@ -6,13 +6,16 @@ import weakref
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import Input
 
 from server.room import Registry, RoomError, Session, Table
 
 from .cards import Look
+from .i18n import Speech, latin_key
 from .messages import InputLimited, Kicked, LobbyChanged, SeatNotice, TableChanged
 from .textual_compat import (
     ColorSystemName,
@@ -109,7 +112,7 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
 
     def __init__(self, registry: Registry, name: str, ident: str | None = None,
                  guest: bool = False, term: str = "xterm-256color", colorterm: str = "",
-                 driver_class=None, look: Look | None = None):
+                 driver_class=None, look: Look | None = None, language: str | None = None):
         super().__init__(driver_class=driver_class)
         # The terminal's own colours: no RGB backgrounds to repeat on every
         # segment (fewer bytes per move) and the player's palette is kept.
@@ -121,12 +124,28 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
         self.look = look or Look(unicode=True, colour=colour)
         self.exit_reason: str | None = None
         self.look_loaded = False     # the player's stored look is read once (settings.load)
+        # The language the client's locale asked for (LANG/LC_*), used when the
+        # player has none stored: tui.i18n.language_from_env.
+        self.env_language = language
+        self.speech = Speech(self.look.language or language or "en",
+                             self.look.text_mode or "shaped")
         self.ssh_process: SSHServerProcess[bytes] | None = None  # set by the server before run_async
 
     # -------------------------------------------------------------- lifecycle
     def on_mount(self) -> None:
+        from . import settings
         from .screens.lobby import LobbyScreen
+        settings.load(self)
+        if self.look.language is None:
+            # First connection: the client's locale chooses, and it is kept.
+            self.look.language = self.env_language or "en"
+            if self.env_language is not None:
+                settings.save(self)
+        self.apply_language()
         self.push_screen(LobbyScreen())
+        if self.speech.rtl and self.look.text_mode is None:
+            from .screens.textmode import TextModeScreen
+            self.push_screen(TextModeScreen())
         held = self.registry.held_seat(self.member.ident)
         if held is not None:
             table, seat = held
@@ -150,6 +169,24 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
         except Exception:
             pass
         member.closed = True
+
+    def apply_language(self) -> None:
+        """The look's language and text mode are the speech of every screen from now."""
+        self.speech = Speech(self.look.language or "en", self.look.text_mode or "shaped")
+        for screen in self.screen_stack:       # every screen says it again in it
+            redraw = getattr(screen, "draw", None)
+            if redraw is not None and screen.is_mounted:
+                redraw()
+
+    # ------------------------------------------------------------------- keys
+    async def on_event(self, event) -> None:
+        # A key of the Arabic keyboard layout does what its Latin twin on the same
+        # physical key does, everywhere but where text is typed (chat, codes).
+        if isinstance(event, events.Key) and not event.is_forwarded and event.character:
+            twin = latin_key(event.character)
+            if twin is not None and not isinstance(self.focused, Input):
+                event.key, event.character = twin
+        await super().on_event(event)
 
     # --------------------------------------------------------------- messages
     def on_table_changed(self, message: TableChanged) -> None:

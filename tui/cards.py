@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
+from .i18n import LANGUAGES, TEXT_MODES
+
 SUIT_ORDER = ["S", "H", "D", "C"]          # display order within a hand (after trump)
 BID_SUITS = ["NT", "S", "H", "D", "C"]      # E-5: NT > S > H > D > C
 RANKS = "AKQJT98765432"
@@ -18,20 +20,33 @@ class Look:
     """Per-player display settings: unicode suits and colour."""
 
     def __init__(self, unicode: bool = True, colour: bool = True,
-                 english_only: bool = False, reduce_motion: bool = False):
+                 english_only: bool = False, reduce_motion: bool = False,
+                 language: str | None = None, text_mode: str | None = None):
         self.unicode = unicode
         self.colour = colour
         self.english_only = english_only
         self.reduce_motion = reduce_motion
+        # The interface's language (tui.i18n.LANGUAGES) and how Arabic is drawn
+        # (TEXT_MODES); None until chosen (the client's locale, the test line).
+        self.language = language
+        self.text_mode = text_mode
 
     SETTINGS = ("unicode", "colour", "english_only", "reduce_motion")
+    CHOICES = {"language": LANGUAGES, "text_mode": TEXT_MODES}
 
     def to_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.SETTINGS}
+        d: dict[str, object] = {k: getattr(self, k) for k in self.SETTINGS}
+        for k in self.CHOICES:
+            if getattr(self, k) is not None:
+                d[k] = getattr(self, k)
+        return d
 
     def update(self, d: dict) -> None:
         for k in self.SETTINGS:
             if isinstance(d.get(k), bool):
+                setattr(self, k, d[k])
+        for k, allowed in self.CHOICES.items():
+            if d.get(k) in allowed:
                 setattr(self, k, d[k])
 
     def style(self, spec: str) -> str:

@@ -12,7 +12,9 @@ from textual.screen import Screen
 
 from .. import settings
 from ..arabic import term
+from ..i18n import LANGUAGE_NAMES, LANGUAGES
 from ..widgets.board import Board, PromptScreenMixin
+from .textmode import TextModeScreen
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -59,6 +61,18 @@ class OptionsScreen(PromptScreenMixin, Screen[None]):
         lines[-1].append(" ")
         lines[-1].append_text(look.card("7C"))
         lines[-1].append("   " + term("with", "With", look.english_only))
+        lines += [Text("")]
+        t = Text("  ")
+        t.append(" l ", style="bold reverse")
+        t.append("  Language: " + " / ".join(
+            (f"[{LANGUAGE_NAMES[c]}]" if c == self.app.speech.code else LANGUAGE_NAMES[c])
+            for c in LANGUAGES))
+        lines.append(t)
+        t = Text("  ")
+        t.append(" k ", style="bold reverse")
+        t.append("  Arabic text: " + ("joined here" if self.app.speech.shaped
+                                      else "joined by the terminal"))
+        lines.append(t)
         board = self.query_one(Board)
         keys = Text(" esc ", style="bold reverse")
         keys.append(" back  ")
@@ -76,5 +90,17 @@ class OptionsScreen(PromptScreenMixin, Screen[None]):
                 settings.save(self.app)
                 self.draw()
                 return
+        if event.key == "l":
+            codes = list(LANGUAGES)
+            look.language = codes[(codes.index(self.app.speech.code) + 1) % len(codes)]
+            settings.save(self.app)
+            self.app.apply_language()
+            self.draw()
+            if self.app.speech.rtl and look.text_mode is None:
+                self.app.push_screen(TextModeScreen(), lambda _=None: self.draw())
+            return
+        if event.key == "k":
+            self.app.push_screen(TextModeScreen(), lambda _=None: self.draw())
+            return
         if event.key in ("escape", "q", "enter", "o"):
             self.dismiss(None)
