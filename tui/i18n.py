@@ -200,6 +200,22 @@ class Speech:
                 return found[i]
         return singular if n == 1 else plural
 
+    def error(self, exc: BaseException) -> str:
+        """A refusal (``IllegalAction``, ``RoomError``) in this language. Such an
+        error may carry ``template`` (its message as marked, with ``{placeholders}``)
+        and ``params``; a parameter that is itself a message (a phase's words) is
+        said in this language too. Without a template the message is looked up as
+        it is."""
+        template = getattr(exc, "template", None)
+        if not isinstance(template, str):
+            return self._(str(exc))
+        params = getattr(exc, "params", None) or {}
+        said = {k: self._(v) if isinstance(v, str) else v for k, v in params.items()}
+        try:
+            return self._(template).format(**said)
+        except (KeyError, IndexError, ValueError):
+            return str(exc)
+
     # ---------------------------------------------------------------- drawing
     def show(self, text: str) -> str:
         """``text`` ready for the terminal: in shaped mode Arabic is joined and put
