@@ -14,7 +14,6 @@ authentication: bind it to localhost or a private network.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import os
 import threading
@@ -35,6 +34,7 @@ from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
 from .room.stats import STATS, Histogram, Stats
+from .runtime import frozen_count
 
 if TYPE_CHECKING:
     from .ssh import Room
@@ -110,9 +110,10 @@ class RoomCollector(Collector):
                                 value=self.stats.started)
         yield GaugeMetricFamily(
             "lamma_gc_frozen_objects",
-            "Objects frozen out of the collector's scans (runtime.collect_and_freeze); "
-            "its growth is what only a whole collection can free.",
-            value=gc.get_freeze_count())
+            "Objects frozen out of the collector's scans (runtime.collect_and_freeze), "
+            "counted as they were frozen (some may have died since); its growth is what "
+            "only a whole collection can free.",
+            value=frozen_count())
         for h in self.stats.histograms():
             yield histogram_family(h)
 

@@ -205,3 +205,19 @@ def test_every_collection_is_timed_and_slow_ones_logged(
     lines = [r.getMessage() for r in caplog.records if "slow collection" in r.getMessage()]
     assert lines and "generation 2" in lines[-1] and "collected" in lines[-1] \
         and "frozen" in lines[-1]
+
+
+def test_the_frozen_count_is_kept_without_walking_the_frozen_heap() -> None:
+    """gc_task asks how much is frozen after every collection: counted as objects
+    are frozen (gc.get_freeze_count() walks all of them: ~20 ms for 3 million, a
+    third of the server's CPU in the churn benchmark), never less than what is."""
+    from server import runtime
+
+    runtime.collect_frozen()                    # the count starts again, exact
+    assert runtime.frozen_count() == gc.get_freeze_count()
+    kept = [[i] for i in range(5000)]
+    runtime.collect_and_freeze()
+    assert runtime.frozen_count() == gc.get_freeze_count()
+    assert runtime.frozen_count() >= 5000
+    del kept                                    # died frozen: an upper bound now
+    assert runtime.frozen_count() > gc.get_freeze_count()
