@@ -141,6 +141,16 @@ class Room:
         self.apps: weakref.WeakSet = weakref.WeakSet()
         self.session_tasks: set[asyncio.Task] = set()
         self.metrics: Exporter | None = None          # server/metrics.py, when asked
+        self.table_store.listeners.append(self.store_health)
+
+    def store_health(self, down: bool) -> None:
+        """The database stopped or started answering: everyone connected is told."""
+        text = (STORE_DOWN_NOTICE if down else STORE_BACK_NOTICE)
+        for m in list(self.online.values()):
+            try:
+                m.notice(text)
+            except Exception:
+                log.exception("telling %s about the database", m.name)
 
     def online_lookalike(self, name: str) -> str | None:
         """Someone online now under another name that looks like ``name`` (the same
@@ -402,6 +412,11 @@ def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
 def _looks_like(name: str, other: str, what: str) -> str:
     return (f"The name '{name}' looks like '{other}', {what}; choose another name "
             "(ssh -p PORT OTHERNAME@HOST).")
+
+
+STORE_DOWN_NOTICE = ("The room's database does not answer: no move can be made until it "
+                     "does (nothing already shown is lost).")
+STORE_BACK_NOTICE = "The room's database answers again: play on."
 
 
 def _clean_term(term: object) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
-from .room.store import StoredMatch
+from .room.store import StoredMatch, StoreUnavailable
 from .room.text import clean_chat, clean_name, name_key, skeleton
 
 log = logging.getLogger("lamma.store")
@@ -188,6 +188,11 @@ class StoreError(RuntimeError):
     """The data folder cannot be used; the message says what to do."""
 
 
+# SQLite's OperationalError is also what a wrong statement raises; these words mark
+# the trouble of the moment (a full disk, a lock held too long, a file gone).
+_SQLITE_TRANSIENT = ("disk", "full", "locked", "busy", "unable to open", "i/o", "readonly")
+
+
 class Store:
     """``target``: a SQLite file path, or a ``postgresql://`` URL.
     ``process``: this server process's name; its unfinished matches are its own."""
@@ -196,6 +201,7 @@ class Store:
         self.process = process
         self.target = target
         self.skeletons = False        # players.skeleton exists (set by _migrate)
+        self._lost_at: float | None = None    # when the connection was lost (PostgreSQL)
         if is_postgres(target):
             self.kind, self.path, self.where = "postgres", None, redact(str(target))
             self.dialect = DIALECTS["postgres"]
@@ -237,7 +243,9 @@ class Store:
 
     def _connect(self):
         if self.kind == "postgres":
-            return _psycopg().connect(self.target, autocommit=True)
+            # connect_timeout: a database that does not answer is given up on in
+            # seconds (and tried again later), not after the kernel's TCP timeout.
+            return _psycopg().connect(self.target, autocommit=True, connect_timeout=5)
         # isolation_level=None: autocommit, transactions only where BEGIN says so.
         # check_same_thread=False: opened on the loop, a writer's is used on its thread.
         assert self.path is not None
@@ -265,11 +273,54 @@ class Store:
     def _sql(self, sql: str) -> str:
         return sql if self.dialect["param"] == "?" else sql.replace("?", self.dialect["param"])
 
+    def transient(self, e: BaseException) -> bool:
+        """Is ``e`` the database's trouble of the moment (try again later), not a
+        wrong statement or a broken rule of the data?"""
+        if self.kind == "postgres":
+            psycopg = _psycopg()
+            return (isinstance(e, (psycopg.OperationalError, psycopg.InterfaceError))
+                    or bool(getattr(self.db, "closed", False)))
+        return (isinstance(e, sqlite3.OperationalError)
+                and any(w in str(e).lower() for w in _SQLITE_TRANSIENT))
+
+    REVIVE_EVERY = 2.0      # seconds between tries of a lost PostgreSQL connection
+
     def _x(self, sql: str, args=()):
-        if self.kind == "sqlite":
-            return self.db.execute(sql, args)
-        # None, not (), when there is nothing to bind: psycopg then leaves the text alone.
-        return self.db.execute(self._sql(sql), args or None)
+        if self._lost_at is not None:
+            self._revive()
+        try:
+            if self.kind == "sqlite":
+                return self.db.execute(sql, args)
+            # None, not (): with nothing to bind psycopg leaves the text alone.
+            return self.db.execute(self._sql(sql), args or None)
+        except self._errors as e:
+            if self.transient(e):
+                if self.kind == "postgres":
+                    self._lost_at = time.monotonic()
+                raise StoreUnavailable(f"{self.where}: {str(e).strip()}") from e
+            raise
+
+    def _revive(self) -> None:
+        """The connection was lost: a new one, tried at most every REVIVE_EVERY
+        seconds (in between, the call fails at once instead of waiting for it)."""
+        assert self._lost_at is not None
+        if time.monotonic() - self._lost_at < self.REVIVE_EVERY:
+            raise StoreUnavailable(f"{self.where}: the database does not answer")
+        self._lost_at = time.monotonic()
+        self.reconnect()
+
+    def reconnect(self) -> None:
+        """A new connection in place of one that failed; StoreUnavailable if the
+        database still does not answer."""
+        try:
+            self.db.close()
+        except Exception:
+            pass
+        try:
+            self.db = self._connect()
+        except self._errors as e:
+            raise StoreUnavailable(f"{self.where}: {str(e).strip()}") from e
+        self._lost_at = None
 
     def _ddl(self, stmt: str) -> str:
         stmt = stmt.format(serial=self.dialect["serial"])
@@ -280,7 +331,7 @@ class Store:
     @contextmanager
     def _tx(self):
         """One transaction: committed at the end of the block, rolled back on an error."""
-        self.db.execute(self.dialect["begin"])
+        self._x(self.dialect["begin"])
         try:
             yield
         except BaseException:
@@ -289,7 +340,7 @@ class Store:
             except self._errors:
                 pass                        # the connection is gone: nothing was committed
             raise
-        self.db.execute("COMMIT")
+        self._x("COMMIT")
 
     def transaction(self):
         """Several writes committed together (the room's writer thread groups the
@@ -426,10 +477,20 @@ class Store:
 
     def append_action(self, match_id: int, seq: int, seat: int,
                       action: Mapping[str, Any]) -> None:
-        """Durable before anyone sees it (autocommit: one transaction per action)."""
-        self._x("INSERT INTO actions (match_id, seq, seat, action, at) VALUES (?, ?, ?, ?, ?)",
-                (match_id, seq, seat, json.dumps(dict(action), separators=(",", ":")),
-                 time.time()))
+        """Durable before anyone sees it (autocommit: one transaction per action).
+
+        Written twice (a commit whose answer was lost with the connection, then tried
+        again) it is stored once: the same action at the same place is no error; a
+        different one is."""
+        text = json.dumps(dict(action), separators=(",", ":"))
+        try:
+            self._x("INSERT INTO actions (match_id, seq, seat, action, at) "
+                    "VALUES (?, ?, ?, ?, ?)", (match_id, seq, seat, text, time.time()))
+        except self._errors:
+            row = self._x("SELECT seat, action FROM actions WHERE match_id = ? AND seq = ?",
+                          (match_id, seq)).fetchone()
+            if row is None or row[0] != seat or json.loads(row[1]) != json.loads(text):
+                raise
 
     def set_seats(self, match_id: int, seats: list, settings: dict | None = None) -> None:
         """A seat changed hands; a computer player anywhere ends level-point eligibility.

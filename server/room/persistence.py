@@ -25,7 +25,7 @@ from engine import Match, replay
 
 from .catalogue import display_name
 from .stats import STATS
-from .store import MatchRef, MatchStore, Points, Records, StoredMatch
+from .store import MatchRef, MatchStore, Points, Records, StoredMatch, StoreUnavailable
 from .text import clean_name
 
 if TYPE_CHECKING:
@@ -112,13 +112,17 @@ def _skipped(w: _Write) -> bool:
 def _perform(w: _Write) -> None:
     """Run one write (on whichever thread performs writes), timed; a failure is logged
     with its table and match, and the match's later writes are skipped: the stored
-    log stays a prefix of the match that a restart can replay."""
+    log stays a prefix of the match that a restart can replay. A database that does
+    not answer (``StoreUnavailable``) is not the write's failure: it goes up to the
+    writer, which tries the same write again."""
     ref = w.ref
     if _skipped(w):
         return
     t0 = time.perf_counter()
     try:
         w.result = w.job()
+    except StoreUnavailable:
+        raise
     except Exception as e:
         if ref is not None:
             ref.broken = True
@@ -143,12 +147,14 @@ def _perform_group(ws: list[_Write], transaction: Callable[[], AbstractContextMa
                     ran.append(w)
                     w.result = w.job()
     except Exception as e:
-        log.warning("store: %d writes committed together failed (%s: %s); each again "
-                    "on its own", len(ws), type(e).__name__, e)
         for w in ran:
             w.result = None
             if w.what == "match" and w.ref is not None:
                 w.ref.id = None             # that row was rolled back
+        if isinstance(e, StoreUnavailable):
+            raise
+        log.warning("store: %d writes committed together failed (%s: %s); each again "
+                    "on its own", len(ws), type(e).__name__, e)
         for w in ws:
             _perform(w)
         return
@@ -165,14 +171,21 @@ class Writer:
     back to the loop, in the same order, after each commit."""
 
     BATCH = 64          # writes per transaction, at most
+    RETRY = (0.25, 10.0)    # seconds before trying a database that does not answer: first, most
 
     def __init__(self, loop: asyncio.AbstractEventLoop,
                  transaction: Callable[[], AbstractContextManager[Any]] | None = None,
-                 name: str = "lamma-store-writer"):
+                 name: str = "lamma-store-writer",
+                 reconnect: Callable[[], None] | None = None,
+                 health: Callable[[bool], None] | None = None):
         self.loop = loop
         self.transaction = transaction      # None: every write commits alone
+        self.reconnect = reconnect          # a new connection (StoreUnavailable: not yet)
+        self.health = health                # on the loop: True when down, False when back
         self.pending = 0                # loop side: submitted, results not yet handed back
         self.last: _Write | None = None
+        self.down = False               # writer side: the database does not answer
+        self._stopping = threading.Event()
         self._q: queue.SimpleQueue[_Write | threading.Event | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
@@ -207,10 +220,8 @@ class Writer:
                     else:
                         held = more
                         break
-                if len(group) > 1 and self.transaction is not None:
-                    _perform_group(group, self.transaction)
-                else:
-                    _perform(item)
+                if not self._write(group):
+                    return              # stopped while the database was down
                 # Handed back after every commit, never held for the next: a move is
                 # shown as soon as it is stored, whatever is queued behind it.
                 done.extend(group)
@@ -224,6 +235,50 @@ class Writer:
                 item.set()
             elif item is None:
                 return
+
+    def _write(self, group: list[_Write]) -> bool:
+        """Perform ``group``; while the database does not answer, try the same writes
+        again (a new connection each time, waiting longer each time, up to
+        ``RETRY[1]``), in order, holding back everything behind them. False: stopped
+        before they could be stored."""
+        wait = self.RETRY[0]
+        while True:
+            try:
+                if len(group) > 1 and self.transaction is not None:
+                    _perform_group(group, self.transaction)
+                else:
+                    _perform(group[0])
+            except StoreUnavailable as e:
+                if not self.down:
+                    self.down = True
+                    log.error("store: the database does not answer (%s); moves wait until "
+                              "it does", e)
+                    self._tell(True)
+                if self._stopping.wait(wait):
+                    log.error("store: stopped while the database did not answer: %d "
+                              "writes and what was queued behind them are not stored",
+                              len(group))
+                    return False
+                wait = min(wait * 2, self.RETRY[1])
+                if self.reconnect is not None:
+                    try:
+                        self.reconnect()
+                    except StoreUnavailable:
+                        pass
+                continue
+            if self.down:
+                self.down = False
+                log.warning("store: the database answers again")
+                self._tell(False)
+            return True
+
+    def _tell(self, down: bool) -> None:
+        if self.health is None:
+            return
+        try:
+            self.loop.call_soon_threadsafe(self.health, down)
+        except RuntimeError:
+            pass                        # the loop is closed
 
     def _deliver(self, writes: list[_Write]) -> None:
         """On the loop: each write's callbacks, in order; one failing stops no other."""
@@ -244,6 +299,7 @@ class Writer:
         return mark.wait(timeout)
 
     def stop(self, timeout: float = 30.0) -> None:
+        self._stopping.set()            # a write waiting for the database gives up
         self._q.put(None)
         self._thread.join(timeout)
 
@@ -257,11 +313,39 @@ class TableStore:
         self.writes: MatchStore = writes if writes is not None else store
         self.records: Records | None = store
         self.writer: Writer | None = None
+        self.down = False               # loop side (TableLog.down)
+        self._when_up: list[Callable[[], None]] = []
+        # Told (on the loop) when the database stops and starts answering: the room
+        # says so to everyone connected.
+        self.listeners: list[Callable[[bool], None]] = []
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """From now on the writes run on their own thread (``close`` ends it)."""
         if self.writer is None:
-            self.writer = Writer(loop, getattr(self.writes, "transaction", None))
+            self.writer = Writer(loop, getattr(self.writes, "transaction", None),
+                                 reconnect=getattr(self.writes, "reconnect", None),
+                                 health=self._health)
+
+    def _health(self, down: bool) -> None:
+        self.down = down
+        for listener in list(self.listeners):
+            try:
+                listener(down)
+            except Exception:
+                log.exception("telling that the database %s", "is down" if down else "is back")
+        if not down:
+            waiting, self._when_up = self._when_up, []
+            for fn in waiting:
+                try:
+                    fn()
+                except Exception:
+                    log.exception("after the database came back")
+
+    def when_up(self, fn: Callable[[], None]) -> None:
+        if self.down:
+            self._when_up.append(fn)
+        else:
+            fn()
 
     def close(self) -> None:
         """Perform every write submitted, then end the thread (the server's stop, before

@@ -29,6 +29,12 @@ class StoredMatch:
     humans_throughout: bool
 
 
+class StoreUnavailable(RuntimeError):
+    """The database is not answering (its connection is lost, its disk is full or
+    locked): nothing was written, and the same call may succeed later (a store's
+    ``reconnect``)."""
+
+
 class MatchStore(Protocol):
     """Matches as they are played: every call returns once the write is durable."""
 
@@ -81,6 +87,12 @@ class TableLog(Protocol):
     everything submitted before it is committed: a table shows a change only then."""
 
     records: Records | None         # None: nothing is kept (no profiles, no replays)
+    # True while the database does not answer: the tables accept no move then (one
+    # could not be stored) and leave their timers and computer players waiting.
+    down: bool
+
+    def when_up(self, fn: Callable[[], None]) -> None:
+        """``fn()`` on the loop once the database answers again (at once if it does)."""
 
     def match_started(self, table: Table) -> None:
         """Sets ``table.match_ref`` (None: not stored); its id comes with the commit."""
@@ -104,6 +116,10 @@ class NullStore:
     """Keeps nothing: everything is shown at once."""
 
     records: Records | None = None
+    down = False
+
+    def when_up(self, fn: Callable[[], None]) -> None:
+        fn()
 
     def match_started(self, table: Table) -> None:
         table.match_ref = None

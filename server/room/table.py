@@ -405,6 +405,10 @@ class Table:
         self._check_and_apply(member.seat, action, by="player")
 
     def _check_and_apply(self, seat: int, action: object, by: str) -> None:
+        if self.registry.store.down:
+            # It could not be stored, so it is not accepted (nothing is shown unstored).
+            raise RoomError("The room cannot store moves just now (its database does not "
+                            "answer); nothing was played. Try again in a moment.")
         m = self.match
         if m is None or self.status != "playing":
             raise RoomError("The match has not started." if self.status == "waiting"
@@ -525,6 +529,9 @@ class Table:
         if (m is None or self._turn != version or m.to_act != seat
                 or self.status != "playing"):
             return
+        if self.registry.store.down:
+            self._after_store_down()
+            return
         if by == "bot" or bots.timer_needs_bot(m):
             # Think in the worker process; apply only if nothing moved meanwhile.
             level = self.seats[seat].level
@@ -537,6 +544,16 @@ class Table:
         except Exception:
             log.exception("automatic move failed at table %s", self.id)
 
+    def _after_store_down(self) -> None:
+        """A timer or a computer player's move while the database does not answer: it
+        waits, and the turn starts again (a person's full time) once it answers."""
+        turn = self._turn
+
+        def again() -> None:
+            if not self.closed and self._turn == turn and self.status == "playing":
+                self._schedule()
+        self.registry.store.when_up(again)
+
     async def _auto_bot(self, seat: int, version: int, by: str, level: str) -> None:
         try:
             if self.match is None:
@@ -545,6 +562,9 @@ class Table:
             m = self.match
             if (m is None or self._turn != version or m.to_act != seat
                     or self.status != "playing"):
+                return
+            if self.registry.store.down:
+                self._after_store_down()
                 return
             self._apply(seat, action, by)
         except Exception:
