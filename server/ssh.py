@@ -409,6 +409,18 @@ def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
                 attrs[name] = None
 
 
+async def _unlink_when_closed(process: asyncssh.SSHServerProcess) -> None:
+    """``unlink_asyncssh``'s part for one finished session, once asyncssh has closed
+    its channel (a connection that ends first unlinks it with the others)."""
+    try:
+        await asyncio.wait_for(process.wait_closed(), 30)
+    except Exception:
+        pass
+    for name in UNLINKED:
+        if name in vars(process):
+            vars(process)[name] = None
+
+
 def _looks_like(name: str, other: str, what: str) -> str:
     return (f"The name '{name}' looks like '{other}', {what}; choose another name "
             "(ssh -p PORT OTHERNAME@HOST).")
@@ -451,6 +463,13 @@ class SessionHandler:
                 process.exit(0)
             except Exception:
                 pass
+            if srv is not None and process in srv.processes:
+                # A connection that lives on (sessions opened one after another) keeps
+                # none of its finished ones: each is unlinked once its channel closes.
+                srv.processes.remove(process)
+                forget = asyncio.ensure_future(_unlink_when_closed(process))
+                self.room.session_tasks.add(forget)
+                forget.add_done_callback(self.room.session_tasks.discard)
 
     async def handle(self, process: asyncssh.SSHServerProcess,
                      srv: LammaSSHServer | None) -> None:
