@@ -1,13 +1,24 @@
-"""Arabic names of the game terms, shaped and ordered for terminals.
+"""The Arabic names of the game terms: the words the players use, in any interface.
 
-Most terminals neither join Arabic letters nor lay them out right to left:
-arabic-reshaper picks the joined letter forms and python-bidi puts them in
-visual order, so a left-to-right terminal shows the word as it is read.
+An English interface shows a term as ``English عربي``: most terminals neither join
+Arabic letters nor lay them out right to left, so arabic-reshaper picks the joined
+letter forms and python-bidi puts them in visual order, and a left-to-right
+terminal shows the word as it is read. An Arabic interface says the term simply in
+Arabic, in reading order: the line it is part of is laid out as a whole
+(``tui.i18n.Speech.line``), so it is not shaped here.
+
+These words are the game's own names (the same in every interface, from the rule
+seeds), so they live here rather than in the catalogue, which translates the
+English sentences around them (with a ``{dash}``-style placeholder for the term).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .i18n import Speech
 
 TERMS = {
     "dash": "داش",
@@ -28,8 +39,14 @@ def shaped(text: str) -> str:
     return get_display(arabic_reshaper.reshape(text))
 
 
-def term(key: str, english: str, english_only: bool = False) -> str:
-    """``English (عربي)`` unless the player asked for English terms only."""
-    if english_only or key not in TERMS:
+def term(key: str, english: str, english_only: bool = False,
+         speech: Speech | None = None) -> str:
+    """The term in an Arabic interface (``speech``), in reading order; otherwise
+    ``English عربي`` (shaped) unless the player asked for English terms only."""
+    if key not in TERMS:
+        return english
+    if speech is not None and speech.rtl:
+        return TERMS[key]
+    if english_only:
         return english
     return f"{english} {shaped(TERMS[key])}"

@@ -27,9 +27,11 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from server.room import Member, RoomError, Table, code_label, ignores, title
+from server.room.narration import Said
 from server.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key
+from ..i18n import N_
 from ..widgets.board import Board, PromptScreenMixin
 from . import table_draw as draw
 from .table_keys import KeyContext, footer, resolve
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
 SUIT_KEYS = {"n": "NT", "s": "S", "h": "H", "d": "D", "c": "C"}
 TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
 NOTICE_SECONDS = 8.0
+REQUEST = N_("You take seat {seat} ({label}) when this round ends.")
+CHAT_PROMPT = N_("say something, Enter sends, Esc cancels")
 
 
 def table_facts(table: Table, member: Member) -> TableFacts:
@@ -56,7 +60,8 @@ def table_facts(table: Table, member: Member) -> TableFacts:
         events=tuple((e.round, e.text) for e in table.events
                      if not (e.action and e.action.get("type") == "play")),
         chat=tuple([c for c in table.chat if not ignores(member, c[0])][-2:]),
-        request=table.request_text(request) if request is not None else None,
+        request=(Said(REQUEST, seat=request, label=table.seats[request].label)
+                 if request is not None else None),
         points=table.points)
 
 
@@ -93,10 +98,13 @@ class TableScreen(PromptScreenMixin, Screen[None]):
     # ------------------------------------------------------------- compose
     def compose(self) -> ComposeResult:
         yield Board(id="board")
-        chat = Input(id="chat-input", max_length=200,
-                     placeholder="say something, Enter sends, Esc cancels")
+        chat = Input(id="chat-input", max_length=200, placeholder=self.chat_prompt())
         chat.cursor_blink = False
         yield chat
+
+    def chat_prompt(self) -> str:
+        speech = self.app.speech
+        return speech.show(speech._(CHAT_PROMPT))
 
     def on_mount(self) -> None:
         from .. import settings
@@ -109,6 +117,10 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self.draw()
 
     # ---------------------------------------------------------------- state
+    def _(self, message: str) -> str:
+        """``message`` in the player's language."""
+        return self.app.speech._(message)
+
     @property
     def look(self) -> Look:
         return self.app.look
@@ -171,7 +183,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         facts = self.facts()
         assert facts is not None, "the table screen outlived its table"
         return draw.Scene(self.view, self.state, facts, self.look, time.monotonic(),
-                          self._cache)
+                          self._cache, self.app.speech)
 
     # pieces of the picture, as drawn now
     def number_cells(self, kind: str) -> list[tuple[int, str]]:
@@ -210,7 +222,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
                 lobby = self.app.screen
                 set_status = getattr(lobby, "set_status", None)
                 if set_status is not None:
-                    set_status("The table was closed.")
+                    set_status(self.app.speech._("The table was closed."))
             return
         if what == "chat":
             self.draw()
@@ -290,15 +302,17 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         width, height = board.size.width, board.size.height
         if width <= 0 or height <= 0:
             return
+        speech = self.app.speech
         if width < draw.W or height < draw.H:
-            board.set_lines(draw.enlarge_lines(width, height))
+            board.set_lines(draw.enlarge_lines(width, height, speech))
             self._hits = ()
             return
         facts = self.facts()
         if facts is None:
             return              # the table closed: table_changed leaves the screen
         placed = draw.place(draw.draw_table(self.view, self.state, facts, self.look,
-                                            time.monotonic(), self._cache), width, height)
+                                            time.monotonic(), self._cache, speech),
+                            width, height)
         board.set_lines(placed.lines)
         self._hits = placed.hits
         self.update_countdown(draw=False)
@@ -324,6 +338,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             self.draw()
 
     def flash(self, text: str) -> None:
+        """A refusal, said (``text`` in the player's language) for a few seconds."""
         self.state.message = Text(" " + text, style=self.look.style("bold red"))
         self.state.message_until = time.monotonic() + 4
         self.set_timer(4.05, self.draw)
@@ -337,7 +352,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         try:
             table.act(self.app.member, action)
         except RoomError as exc:
-            self.flash(str(exc))
+            self.flash(self.app.speech.error(exc))
         else:
             self._acted = True
 
@@ -399,14 +414,14 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         if d == 1 and numbers & {10, 11, 12, 13}:
             state.one_at = now
         if not self.choose_number(kind, d) and not (d == 1 and state.one_at):
-            self.flash(f"{d} is not possible now.")
+            self.flash(self._("{n} is not possible now.").format(n=d))
 
     def submit(self, kind: str) -> None:
         for a in self.legal(kind):
             if a["n"] == self.state.sel_n and a.get("suit") == self.state.sel_suit:
                 self.act(a)
                 return
-        self.flash("Choose a number and suit that can be played.")
+        self.flash(self._("Choose a number and suit that can be played."))
 
     # ------------------------------------------------------------------ keys
     def on_key(self, event: events.Key) -> None:
@@ -459,6 +474,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
 
         def done(_: object = None) -> None:
             self.state.anim = None
+            self.query_one("#chat-input", Input).placeholder = self.chat_prompt()
             self.draw()
         self.app.push_screen(OptionsScreen(), done)
 
@@ -481,7 +497,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         try:
             table.fill_with_bots()
         except RoomError as exc:
-            self.flash(str(exc))
+            self.flash(self.app.speech.error(exc))
 
     def _take_dash(self, key: str, char: str, ctx: KeyContext) -> None:
         self.act({"type": "dash", "take": True})
@@ -514,7 +530,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             state.sel_n = min(a["n"] for a in acts if a.get("suit") == suit)
             state.sel_suit = suit
         else:
-            self.flash("That suit cannot be chosen now.")
+            self.flash(self._("That suit cannot be chosen now."))
 
     def _submit(self, key: str, char: str, ctx: KeyContext) -> None:
         if ctx.kind == "declare":
@@ -522,7 +538,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
                 if a["n"] == self.state.sel_n:
                     self.act(a)
                     return
-            self.flash("Choose a number first.")
+            self.flash(self._("Choose a number first."))
             return
         self.submit(ctx.kind)
 
@@ -556,9 +572,10 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             state.sel_card = card
             self.act({"type": "play", "card": card})
         elif card in ((self.view or {}).get("hand") or []):
-            self.flash(f"{look.card_str(card)} cannot be played now (follow suit).")
+            self.flash(self._("{card} cannot be played now (follow suit).").format(
+                card=look.card_str(card)))
         else:
-            self.flash(f"You do not hold {look.card_str(card)}.")
+            self.flash(self._("You do not hold {card}.").format(card=look.card_str(card)))
 
     HANDLERS: dict[str, Handler] = {
         "help": _help, "rounds": _rounds, "options": _options, "chat": _chat,
@@ -603,12 +620,12 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             try:
                 self.notice(self.app.registry.moderator.command(self.app.member, text.strip()))
             except RoomError as exc:
-                self.flash(str(exc))
+                self.flash(self.app.speech.error(exc))
         elif self.table is not None and text.strip():
             try:
                 self.table.say(self.app.member, text)
             except RoomError as exc:
-                self.flash(str(exc))
+                self.flash(self.app.speech.error(exc))
 
     # ----------------------------------------------------------------- leave
     def leave(self) -> None:
@@ -619,10 +636,10 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         if table.status == "playing" and self.seat is not None:
             from .confirm import ConfirmScreen
             if table.game.startswith("estimation"):
-                q = ("Leave the match? In Estimation leaving ends the match for everyone "
-                     "and counts as your loss.  y / n")
+                q = self._("Leave the match? In Estimation leaving ends the match for everyone "
+                           "and counts as your loss.  y / n")
             else:
-                q = "Leave the match? A computer player takes your seat.  y / n"
+                q = self._("Leave the match? A computer player takes your seat.  y / n")
 
             def done(yes: bool | None) -> None:
                 if yes:

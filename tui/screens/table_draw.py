@@ -16,6 +16,14 @@ result; callers must not modify the lines they get.
 Layout (rows of the 80×24 table): 0 info bar, 1 note, 2–6 scores and events,
 7–12 the trick (or a round summary, or the match result), 14–16 the phase
 controls, 18–19 the hand, 21–22 chat, the footer on the board's last row.
+
+Everything said is said in the player's language (``Speech``, one per session).
+In an Arabic interface text lines are right-aligned and mirrored (``Scene.line``:
+the first thing said at the right); tables of columns (scores, the round summary)
+are mirrored column by column (``cells_row``); a label before numbers, suits or
+cards is put at the right of them, and they stay left to right (``units``). The
+table's geometry (who sits left, right, across) and the hand are never mirrored.
+An English frame is what it always was: its code paths are the English ones.
 """
 
 from __future__ import annotations
@@ -24,12 +32,14 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from rich.cells import cell_len, get_character_cell_size
 from rich.style import Style
 from rich.text import Text
 
 from ..arabic import term
 from ..cards import Look
-from .table_keys import KeyContext, footer
+from ..i18n import N_, Speech
+from .table_keys import KEY, KeyContext, footer, pgettext
 from .table_state import TableFacts, TableState, Turn, View
 
 W = 80
@@ -40,11 +50,25 @@ CARD_W = 4           # a card's cells ("10♥" right-aligned in 4)
 _CARD_RE = re.compile(r"\b[AKQJT2-9][SHDC]\b")
 _BID_RE = re.compile(r"\b(\d{1,2})(NT|S|H|D|C)\b")
 REVERSE = Style(reverse=True)
-ACTING_WORDS = {"dash": "answering the dash offer", "auction": "bidding",
-                "call": "making the call", "declare": "declaring", "play": "playing"}
+ACTING = {"dash": N_("{who} is answering the dash offer…"), "auction": N_("{who} is bidding…"),
+          "call": N_("{who} is making the call…"), "declare": N_("{who} is declaring…"),
+          "play": N_("{who} is playing…")}
+ACTING_ELSE = N_("{who} is to act…")
 BONUS_KEYS = ["caller", "with", "sole", "risk", "dash", "super"]
 BONUS_NAMES = {"caller": "caller", "with": "With", "sole": "sole", "risk": "risk",
                "dash": "dash", "super": "super"}
+# The summary's bonus columns in the catalogue (context "column"; With, risk and
+# dash are terms: ``tui.arabic``).
+_COLUMNS = (pgettext("column", "caller"), pgettext("column", "sole"),
+            pgettext("column", "super"))
+GAME_NAMES = {"estimation": N_("Estimation"), "estimation-kotshina": N_("Estimation (calc)"),
+              "tarneeb41": N_("Tarneeb 41")}
+KIND_WORDS = {"fast": N_("fast"), "fixed": N_("fixed")}
+LENGTH_WORDS = {"micro": N_("micro"), "mini": N_("mini"), "full": N_("full")}
+# The score panel's tags: dealer, caller, With, dash, Tarneeb's teams (context "tag";
+# drawn as English letters in English, looked up in the catalogue otherwise).
+TAGS = {"D": pgettext("tag", "D"), "C": pgettext("tag", "C"), "W": pgettext("tag", "W"),
+        "X": pgettext("tag", "X"), "a": pgettext("tag", "a"), "b": pgettext("tag", "b")}
 
 
 # ----------------------------------------------------------------- text tools
@@ -82,6 +106,109 @@ def join(*parts: Text | str) -> Text:
             out.append(p)
         else:
             out.append_text(p)
+    return out
+
+
+# ------------------------------------------------------------ right to left
+def arabic(text: str) -> bool:
+    """``text`` has a right-to-left letter in it (Arabic, or its joined forms)."""
+    return not text.isascii() and any(
+        "\u0590" <= ch <= "\u08ff" or "\ufb1d" <= ch <= "\ufefc" for ch in text)
+
+
+def crop_left(text: Text, width: int) -> Text:
+    """A right-to-left line cut to ``width`` cells at its left, where it ends."""
+    if text.cell_len <= width:
+        return text
+    plain = text.plain
+    over = text.cell_len - (width - 1)          # cells to drop, "…" included
+    i = 0
+    while over > 0 and i < len(plain):
+        over -= get_character_cell_size(plain[i])
+        i += 1
+    out = Text("…", end=text.end, no_wrap=True, style=text.style)
+    out.append_text(text[i:])
+    return fit(out, width, right=True)
+
+
+def rtl_fit(speech: Speech, text: Text, width: int) -> Text:
+    """An Arabic interface's line: right-aligned to exactly ``width`` cells and, when
+    the text is joined here, mirrored (``Speech.line``); too long, it loses its end
+    (at the left once mirrored)."""
+    if speech.shaped:
+        return crop_left(speech.line(text, width), width)
+    if text.cell_len > width:
+        text = fit(text, width)
+    return fit(speech.line(text, width), width)
+
+
+def right_align(speech: Speech, text: Text, width: int) -> Text:
+    """A laid-out right-to-left line padded at its left to ``width`` cells, or cut
+    where it ends (its left once mirrored, its end in reading order otherwise)."""
+    if speech.shaped and text.cell_len > width:
+        return crop_left(text, width)
+    return fit(text, width, right=True)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A part of a line already laid out (``cells_row``): ``units`` keeps it as it is."""
+    text: Text
+
+
+def units(speech: Speech, parts: list[Text | Shown], width: int) -> Text:
+    """Parts of an Arabic interface's line, said in this order: a part with Arabic
+    in it is laid out right to left, a part without (numbers, suits, cards, keys)
+    is kept whole, left to right; the first part is at the right. Right-aligned to
+    ``width`` cells (0: not padded)."""
+    texts = [p.text if isinstance(p, Shown) else p for p in parts]
+    if speech.shaped:
+        out = Text(no_wrap=True)
+        for part, text in zip(reversed(parts), reversed(texts), strict=True):
+            laid = not isinstance(part, Shown) and arabic(text.plain)
+            out.append_text(speech.line(text, 0) if laid else text)
+    else:                           # the terminal orders it: reading order
+        out = join(*texts)
+    return right_align(speech, out, width) if width else out
+
+
+def fields(template: str, style: str, **params: Any) -> Text:
+    """``template`` filled in, on ``style``, each field a run of its own (styled like
+    the line): laid out for an Arabic interface (``Speech.line``), a field without
+    Arabic in it (a size, a score) is kept whole, left to right."""
+    out = Text(style=style, no_wrap=True)
+    pos = 0
+    for m in re.finditer(r"\{(\w+)\}", template):
+        out.append(template[pos:m.start()])
+        out.append(str(params[m.group(1)]), style=style)
+        pos = m.end()
+    out.append(template[pos:])
+    return out
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A column's cell: ``text`` in ``width`` cells (0: as wide as it is), at the
+    right of the cell if ``right``, in ``style``."""
+    text: str
+    width: int = 0
+    right: bool = False
+    style: str | Style = ""
+
+
+def cells_row(speech: Speech, cells: list[Cell], style: str | Style = "") -> Text:
+    """A row of columns for an Arabic interface, mirrored when it is joined here:
+    the first column at the right, each cell aligned to the other side (a number
+    that hugs the right edge of its English column hugs the left one here), each
+    cell shown by itself (joined and in visual order), so the columns stay where
+    they are. For a terminal that orders text itself: the cells in reading order,
+    aligned as in English (the terminal mirrors the whole line)."""
+    out = Text(no_wrap=True, style=style)
+    shaped = speech.shaped
+    for c in reversed(cells) if shaped else cells:
+        shown = speech.show(c.text) if shaped else c.text
+        pad = " " * max(0, c.width - cell_len(shown))
+        out.append(shown + pad if c.right == shaped else pad + shown, style=c.style or None)
     return out
 
 
@@ -123,7 +250,7 @@ class Placed:
 class DrawCache:
     """Lines that come back frame after frame, by what they show (one per screen)."""
     hand: tuple[Any, tuple[Text, Text], tuple[Hit, ...]] | None = None
-    footer: tuple[tuple[tuple[str, str], ...], Text] | None = None
+    footer: tuple[Any, Text] | None = None      # (keys and language, line)
     scores: dict[tuple[Any, ...], Text] = field(default_factory=dict)
     # Whole sections (info bar, middle) by what they show: a move changes a few
     # of the frame's parts, and the others come back as the same Text objects,
@@ -152,22 +279,63 @@ class DrawCache:
 class Scene:
     """One frame's arguments, and what is derived from them once."""
 
-    __slots__ = ("cache", "facts", "keys", "look", "look_key", "now", "state", "turn", "view")
+    __slots__ = ("cache", "facts", "keys", "look", "look_key", "now", "rtl", "speech", "state",
+                 "turn", "view", "you")
 
     def __init__(self, view: View | None, state: TableState, facts: TableFacts, look: Look,
-                 now: float, cache: DrawCache | None = None) -> None:
+                 now: float, cache: DrawCache | None = None,
+                 speech: Speech | None = None) -> None:
         self.view = view
         self.state = state
         self.facts = facts
         self.look = look
-        self.look_key = (look.unicode, look.colour, look.english_only, look.reduce_motion)
+        if speech is None:
+            speech = Speech(look.language or "en", look.text_mode or "shaped")
+        self.speech = speech
+        self.rtl = speech.rtl
+        # Everything drawn depends on these (the language and its text mode too).
+        self.look_key = (look.unicode, look.colour, look.english_only, look.reduce_motion,
+                         speech.code, speech.mode)
         self.now = now
         self.cache = cache if cache is not None else DrawCache()
         self.turn = self.cache.turn(view, facts.seat)
         self.keys = KeyContext.of(view, self.turn, state.rank)
+        self.you = " " + speech._("(you)")
+
+    def _(self, message: str) -> str:
+        return self.speech._(message)
 
     def term(self, key: str, english: str) -> str:
-        return term(key, english, self.look.english_only)
+        return term(key, english, self.look.english_only, self.speech)
+
+    def say(self, text: str) -> str:
+        """``text`` (a name, a chat line) to be put into a line: an Arabic interface's
+        line is laid out whole (``line``); otherwise Arabic in it is shown here."""
+        return text if self.rtl else self.speech.show(text)
+
+    def name(self, seat: int | None, you: bool = True, limit: int = 0) -> str:
+        """The seat's name as said in a line (``say``), " (you)" for the viewer's own,
+        at most ``limit`` characters (cut before it is shown)."""
+        if seat is None:
+            return "—"
+        label = self.facts.seats[seat].label
+        suffix = self.you if you and seat == self.facts.seat else ""
+        if limit:
+            label, suffix = label[:limit], suffix[:max(0, limit - len(label))]
+        return self.say(label) + suffix
+
+    def line(self, text: Text, width: int = W) -> Text:
+        """A whole line of ``width`` cells: cut or padded (English), or right-aligned
+        and mirrored (Arabic)."""
+        if not self.rtl:
+            return fit(text, width)
+        return rtl_fit(self.speech, text, width)
+
+    def bid(self, n: int | None, suit: str | None) -> Text:
+        """A bid: in an Arabic interface one run, so it stays whole, left to right."""
+        if not self.rtl or n is None or not suit:
+            return self.look.bid(n, suit)
+        return Text(self.look.bid_str(n, suit), style=self.look.suit_style(suit))
 
     def pretty(self, text: str) -> str:
         """Event texts use card codes (QS) and bids (5H); show suit symbols."""
@@ -175,12 +343,45 @@ class Scene:
         text = _CARD_RE.sub(lambda m: look.card_str(m.group(0)), text)
         return _BID_RE.sub(lambda m: m.group(1) + look.suit(m.group(2)), text)
 
+    def narrate(self, text: str) -> str:
+        """A line of the table's narration (``server.room.narration.Said``) in this
+        language, with suit symbols."""
+        return self.pretty(said_in(self.speech, text))
+
+
+def said_in(speech: Speech, text: str) -> str:
+    """A line of narration (``server.room.narration.Said``: English, with the
+    template and parameters it was said from) in ``speech``'s language, in reading
+    order for an Arabic interface (its line is laid out whole); names in it shown
+    for an English one. A plain string is said as it is."""
+    template = getattr(text, "template", None)
+    if not isinstance(template, str):
+        return str(text)
+    params = getattr(text, "params", ())
+    if not params:
+        return speech._(template)
+    if not speech.rtl and str(text).isascii():
+        return str(text)
+
+    def said(value: Any) -> Any:
+        if isinstance(value, str):
+            if isinstance(getattr(value, "template", None), str):
+                return said_in(speech, value)
+            return value if speech.rtl else speech.show(value)
+        return value
+    try:
+        return speech._(template).format(**{k: said(v) for k, v in params})
+    except (KeyError, IndexError, ValueError):
+        return str(text)
+
 
 # ------------------------------------------------------------------ the frame
 def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Look,
-               now: float, cache: DrawCache | None = None) -> Frame:
-    """The 80×24 table for ``view`` as seen from ``facts.seat``."""
-    sc = Scene(view, state, facts, look, now, cache)
+               now: float, cache: DrawCache | None = None,
+               speech: Speech | None = None) -> Frame:
+    """The 80×24 table for ``view`` as seen from ``facts.seat``, said by ``speech``
+    (by default: the look's language)."""
+    sc = Scene(view, state, facts, look, now, cache, speech)
     hand, hits = hand_rows(sc)
     lines: list[Text] = [info_line(sc), note_line(sc)]
     lines += score_lines(sc)                # 5 lines (rows 2-6)
@@ -194,10 +395,19 @@ def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Lo
     return Frame(lines[:H - 1], footer_line(sc), hits)
 
 
-def enlarge_lines(width: int, height: int) -> list[Text]:
+def enlarge_lines(width: int, height: int, speech: Speech | None = None) -> list[Text]:
+    sp = speech or Speech()
     msg = [Text("")] * (height // 2 - 1)
-    msg.append(center(Text("Please enlarge the window to at least 80×24.", style="bold"), width))
-    msg.append(center(Text(f"(now {width}×{height})", style="dim"), width))
+    ask_for, now_is = (sp._("Please enlarge the window to at least {size}."),
+                       sp._("(now {size})"))
+    if sp.rtl:          # a size is kept whole, left to right (bidi would turn 80×24 around)
+        ask = sp.line(fields(ask_for, "bold", size="80×24"), 0)
+        now = sp.line(fields(now_is, "dim", size=f"{width}×{height}"), 0)
+    else:
+        ask = Text(ask_for.format(size="80×24"), style="bold")
+        now = Text(now_is.format(size=f"{width}×{height}"), style="dim")
+    msg.append(center(ask, width))
+    msg.append(center(now, width))
     return msg
 
 
@@ -216,11 +426,12 @@ def place(frame: Frame, width: int, height: int) -> Placed:
 
 
 def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: Look,
-                width: int, height: int, now: float, cache: DrawCache | None = None) -> Placed:
+                width: int, height: int, now: float, cache: DrawCache | None = None,
+                speech: Speech | None = None) -> Placed:
     """The board's lines at ``width``×``height``: the table, or a request to enlarge."""
     if width < W or height < H:
-        return Placed(enlarge_lines(width, height), small=True)
-    return place(draw_table(view, state, facts, look, now, cache), width, height)
+        return Placed(enlarge_lines(width, height, speech), small=True)
+    return place(draw_table(view, state, facts, look, now, cache, speech), width, height)
 
 
 # ----------------------------------------------------------------------- info
@@ -244,45 +455,60 @@ def info_line(sc: Scene) -> Text:
 
 
 def _info_line(sc: Scene) -> Text:
-    facts, v, look = sc.facts, sc.view, sc.look
+    facts, v, look, _ = sc.facts, sc.view, sc.look, sc._
     bar = look.style("bold reverse") if not look.colour else "bold white on blue"
     t = Text(no_wrap=True, overflow="ellipsis", style=bar)
     t.append(f" #{facts.id} ")
-    t.append(f"{facts.title}")
+    t.append(_(GAME_NAMES[facts.game]) if facts.game in GAME_NAMES else facts.title)
     if facts.length is not None and facts.game != "tarneeb41":
-        t.append(f" {facts.length}")
+        length = facts.length
+        t.append(f" {sc._(LENGTH_WORDS[length]) if length in LENGTH_WORDS else length}")
     if v is None:
-        t.append(" · waiting for players")
+        t.append(" · " + _("waiting for players"))
         if facts.code_label:
-            t.append(f" · private, code {facts.code_label}")
+            t.append(" · " + _("private, code {code}").format(code=facts.code_label))
     else:
         if v.get("rounds"):
-            t.append(f" · Round {v['round']} of {v['rounds']}")
+            t.append(" · " + _("Round {n} of {total}").format(n=v["round"], total=v["rounds"]))
         else:
-            t.append(f" · Hand {v['round']}")
+            t.append(" · " + _("Hand {n}").format(n=v["round"]))
         kind = v.get("kind")
         if kind in ("fast", "fixed"):
             ft = v.get("fixed_trump")
-            t.append(f" ({kind} {look.suit(ft)})")
+            t.append(" (" + _(KIND_WORDS[kind]) + f" {look.suit(ft)})")
         trump = v.get("trump")
-        t.append(" · Trump ")
+        t.append(" · " + (sc.speech.pgettext("tarneeb", "Trump") if facts.game == "tarneeb41"
+                          else _("Trump")) + " ")
         t.append(look.suit(trump) if trump else "—")
         call = v.get("call")
         if call and v.get("caller") is not None:
-            t.append(f" · Call {look.bid_str(call.get('n'), call.get('suit'))} "
-                     f"{facts.name(v['caller'], you=False)}")
+            t.append(" · " + _("Call") + f" {look.bid_str(call.get('n'), call.get('suit'))} "
+                     f"{sc.name(v['caller'], you=False)}")
         if (v.get("multiplier") or 1) > 1:
-            t.append(f" · ×{v['multiplier']}", style="bold")
+            if sc.rtl:      # the dot with the words: "×2" is kept whole, left to right
+                t.append(" · ")
+                t.append(f"×{v['multiplier']}", style="bold")
+            else:
+                t.append(f" · ×{v['multiplier']}", style="bold")
         if v.get("shown_card"):
-            t.append(f" · Shown {look.card_str(v['shown_card'])}")
+            t.append(" · " + _("Shown") + f" {look.card_str(v['shown_card'])}")
     right = Text(" " * 6, style=bar)
     left = facts.seconds_left
     if left is not None:
         secs = int(left + 0.999)
         mine = facts.deadline_seat == facts.seat
-        right = Text(f" {secs:>3}s ", style=bar)
+        if sc.rtl:
+            shown = sc.speech.show(_("{n}s").format(n=secs))
+            right = Text(f" {shown:>4} ", style=bar)
+        else:
+            right = Text(f" {secs:>3}s ", style=bar)
         if mine and secs <= 10:
             right.stylize(look.style("bold red on white"))
+    if sc.rtl:          # the timer at the left, the line read from the right
+        line = rtl_fit(sc.speech, t, W - 6)
+        line.style = bar
+        # (in reading order, the timer last, for a terminal that orders text itself)
+        return join(right, line) if sc.speech.shaped else join(line, right)
     t.append(" " * max(0, W - 6 - t.cell_len))
     return join(fit(t, W - 6), right)
 
@@ -291,12 +517,13 @@ def note_line(sc: Scene) -> Text:
     """Row 1: where you landed, the seat you wait for, or the private code."""
     facts, look, state = sc.facts, sc.look, sc.state
     if state.notice and sc.now < state.notice_until:
-        return fit(Text(" " + state.notice, style=look.style("bold")), W)
+        return sc.line(Text(" " + sc.say(sc._(state.notice)), style=look.style("bold")))
     if facts.request is not None:
-        return fit(Text(" " + facts.request, style=look.style("bold")), W)
+        return sc.line(Text(" " + said_in(sc.speech, facts.request), style=look.style("bold")))
     if facts.code_label and sc.view is not None:
-        return fit(Text(f" Private table · code {facts.code_label} · friends press j "
-                        "in the lobby and type it", style=look.style("dim")), W)
+        return sc.line(Text(" " + sc._("Private table · code {code} · friends press j in the "
+                                       "lobby and type it").format(code=facts.code_label),
+                            style=look.style("dim")))
     return Text("")
 
 
@@ -304,18 +531,31 @@ def note_line(sc: Scene) -> Text:
 SCORE_HEAD = f"  {'player':<19}{'bid':>4}{'won':>4}{'total':>7}"
 
 
+def score_head(sc: Scene) -> tuple[str, ...]:
+    """The score panel's column names (player, bid, won, total) in the language."""
+    sp = sc.speech
+    return (sp.pgettext("column", "player"), sp.pgettext("column", "bid"),
+            sp.pgettext("column", "won"), sp.pgettext("column", "total"))
+
+
 def score_lines(sc: Scene) -> list[Text]:
     """Rows 2-6: the scores left, the latest events right.  Each row is keyed on
-    its plain strings (built first, cheaply); its Text is built only when new."""
-    facts, v, look = sc.facts, sc.view, sc.look
+    its plain strings (built first, cheaply); its Text is built only when new.
+    In an Arabic interface joined here the panel is mirrored: the scores at the
+    right, their columns from the right, the events at the left; for a terminal
+    that orders text itself it is sent in reading order (the scores first)."""
+    facts, v, look, rtl = sc.facts, sc.view, sc.look, sc.rtl
     tarneeb = facts.game == "tarneeb41"
-    rows: list[tuple[bool, str]] = [(False, SCORE_HEAD)]
+    rows: list[tuple[bool, Any]] = [(False, score_head(sc) if rtl else SCORE_HEAD)]
     pos = facts.positions()
     for s in [pos["bottom"], pos["right"], pos["top"], pos["left"]]:
         turn = bool(v and v.get("to_act") == s)
-        name = facts.name(s)
+        label = facts.seats[s].label
+        suffix = sc.you if s == facts.seat else ""
         if facts.seats[s].away:
-            name += " away"
+            suffix += " " + sc._("away")
+        label, suffix = label[:14], suffix[:max(0, 14 - len(label))]
+        name = sc.say(label) + suffix
         tags = ""
         if v:
             if v.get("dealer") == s:
@@ -335,30 +575,57 @@ def score_lines(sc: Scene) -> list[Text]:
             tricks = str((v.get("tricks_taken") or [0] * 4)[s])
             total = str((v.get("totals") or [0] * 4)[s])
         # only the marker shows the turn: a move repaints two cells, not two rows
-        rows.append((turn, f"{name[:14]:<14} {tags:<4}{decl:>4}{tricks:>4}{total:>7}"))
+        if rtl:
+            # Arabic letters would join into a word: a space between two tags
+            tags = " ".join(sc.speech.pgettext("tag", t) for t in tags)
+            rows.append((turn, (name, tags, decl, tricks, total)))
+        else:
+            rows.append((turn, f"{name[:14]:<14} {tags:<4}{decl:>4}{tricks:>4}{total:>7}"))
     side = side_lines(sc)
     out = []
     drawn = sc.cache.scores
     if len(drawn) > 64:
         drawn.clear()
     marker = look.style("bold yellow")
+    lang = (sc.speech.code, sc.speech.mode)
     for i in range(5):
         # the joined line is reused while its row and side text are unchanged
-        key = (rows[i], side[i], marker)
+        key = (rows[i], side[i], marker, lang)
         line = drawn.get(key)
         if line is None:
             turn, plain = rows[i]
-            if i == 0:
-                row = Text(plain, style="bold underline")
-            else:
-                row = Text(no_wrap=True)
-                row.append("▶ " if turn else "  ", style=marker)
-                row.append(plain)
             text, style = side[i]
-            line = drawn[key] = join(fit(row, 36), Text("│ ", style="dim"),
-                                     fit(Text(text, style=style), W - 38))
+            if rtl and sc.speech.shaped:
+                line = join(sc.line(Text(text, style=style), W - 38), Text(" │", style="dim"),
+                            fit(score_row(sc, i, turn, plain, marker), 36))
+            elif rtl:       # in reading order: the terminal lays it out
+                line = join(fit(score_row(sc, i, turn, plain, marker), 36),
+                            Text("│ ", style="dim"), fit(Text(text, style=style), W - 38))
+            else:
+                if i == 0:
+                    row = Text(plain, style="bold underline")
+                else:
+                    row = Text(no_wrap=True)
+                    row.append("▶ " if turn else "  ", style=marker)
+                    row.append(plain)
+                line = join(fit(row, 36), Text("│ ", style="dim"),
+                            fit(Text(text, style=style), W - 38))
+            drawn[key] = line
         out.append(line)
     return out
+
+
+def score_row(sc: Scene, i: int, turn: bool, cells: tuple[str, ...], marker: str) -> Text:
+    """A row of the score panel, mirrored (an Arabic interface): 0 is the head."""
+    if i == 0:
+        player, bid, won, total = cells
+        return cells_row(sc.speech, [Cell("", 2), Cell(player, 19), Cell(bid, 4, True),
+                                     Cell(won, 4, True), Cell(total, 7, True)],
+                         style="bold underline")
+    name, tags, decl, tricks, total = cells
+    return cells_row(sc.speech, [Cell("◀" if turn else "", 2, style=marker), Cell(name, 14),
+                                 Cell("", 1), Cell(tags, 4), Cell(decl, 4, True),
+                                 Cell(tricks, 4, True), Cell(total, 7, True)])
 
 
 def side_lines(sc: Scene) -> list[tuple[str, str]]:
@@ -368,17 +635,18 @@ def side_lines(sc: Scene) -> list[tuple[str, str]]:
     if v and v.get("team_totals"):
         a, b = v["team_totals"]
         teams = v.get("teams") or [[0, 2], [1, 3]]
-        out.append((f"Teams  a {a}  ·  b {b}   ({facts.name(teams[0][0], False)[:8]}+"
-                    f"{facts.name(teams[0][1], False)[:8]} vs …)", "bold"))
+        out.append((sc._("Teams  a {a}  ·  b {b}   ({first}+{second} vs …)").format(
+            a=a, b=b, first=sc.name(teams[0][0], False, 8),
+            second=sc.name(teams[0][1], False, 8)), "bold"))
     rnd = v.get("round") if v else None
     evs = [text for r, text in facts.events if r is None or r == rnd]
     evs = evs[-(5 - len(out)):]
     cache = sc.cache
     for i, text in enumerate(evs):
-        key = ("pretty", text, sc.look_key)
+        key = ("pretty", text, getattr(text, "template", None), sc.look_key)
         shown = cache.section(key)
         if shown is None:
-            shown = cache.keep(key, sc.pretty(text))
+            shown = cache.keep(key, sc.narrate(text))
         out.append((shown, "bold" if i == len(evs) - 1 else "dim"))
     return out + [("", "")] * (5 - len(out))
 
@@ -411,9 +679,10 @@ def _middle_lines(sc: Scene) -> list[Text]:
     note = Text("")
     pile: tuple[int, Text] | None = None
     if v is None:
-        cards = {s: Text("empty" if facts.seats[s].kind == "empty" else " ✓ ", style="dim")
+        empty = sc.speech.show(sc._("empty"))
+        cards = {s: Text(empty if facts.seats[s].kind == "empty" else " ✓ ", style="dim")
                  for s in range(4)}
-        note = Text("Waiting for players · b: computer players fill the empty seats",
+        note = Text(sc._("Waiting for players · b: computer players fill the empty seats"),
                     style="bold")
     elif v.get("phase") == "over":
         return ([Text(""), *result_lines(sc)] + [Text("")] * 6)[:6]
@@ -422,13 +691,13 @@ def _middle_lines(sc: Scene) -> list[Text]:
     else:
         trick = v.get("trick") or []
         if not trick and anim is not None:
-            who = facts.name(anim.winner)
+            who = sc.name(anim.winner)
             if not anim.moved:
                 for c in anim.cards:
                     cards[c["seat"]] = look.card(c["card"])
-                note = Text(f"{who} takes the trick", style="bold")
+                note = Text(sc._("{who} takes the trick").format(who=who), style="bold")
             else:
-                note = Text(f"{who} took the trick", style="bold")
+                note = Text(sc._("{who} took the trick").format(who=who), style="bold")
                 if not look.reduce_motion:
                     p = Text()
                     for c in anim.cards:
@@ -437,13 +706,14 @@ def _middle_lines(sc: Scene) -> list[Text]:
                     pile = (anim.winner, p)
         elif not trick and v.get("tricks"):
             last = v["tricks"][-1]
-            note = Text(f"{facts.name(last['winner'])} took the last trick", style="dim")
+            note = Text(sc._("{who} took the last trick").format(who=sc.name(last["winner"])),
+                        style="dim")
         for c in trick:
             cards[c["seat"]] = look.card(c["card"])
         if not note.plain and v.get("phase") == "play":
             lead = v.get("leader")
             if not trick and lead is not None:
-                note = Text(f"{facts.name(lead)} leads", style="dim")
+                note = Text(sc._("{who} leads").format(who=sc.name(lead)), style="dim")
     pos = facts.positions()
 
     def slot(w: str) -> Text:
@@ -453,30 +723,38 @@ def _middle_lines(sc: Scene) -> list[Text]:
         return cards.get(s, Text(""))
 
     def name(w: str) -> Text:
-        return Text(facts.name(pos[w], you=False)[:16], style="bold")
+        return Text(sc.speech.show(facts.name(pos[w], you=False)[:16]), style="bold")
 
     mid = join(fit(name("left"), 18), fit(slot("left"), 13, right=True), " " * 18,
                fit(slot("right"), 13), fit(name("right"), 18, right=True))
+    if sc.rtl:
+        note = sc.speech.line(note, 0)
     return [Text(""), center(name("top")), center(slot("top")), mid, center(slot("bottom")),
             center(note)]
 
 
 def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
-    facts, look = sc.facts, sc.look
-    head = Text(f" Round {rec.get('round')} summary", style="bold underline")
+    look, _ = sc.look, sc._
+    head = Text(" " + _("Round {n} summary").format(n=rec.get("round")),
+                style="bold underline")
     if rec.get("void"):
-        head.append("  hand void (declarations under 11): redeal", style="bold")
-        return [head]
+        head.append("  " + _("hand void (declarations under 11): redeal"), style="bold")
+        return [sc.line(head) if sc.rtl else head]
     if (rec.get("multiplier") or 1) > 1:
-        head.append(f"  ×{rec['multiplier']}", style="bold")
+        if sc.rtl:          # the gap with the words: "×2" is kept whole, left to right
+            head.append("  ")
+            head.append(f"×{rec['multiplier']}", style="bold")
+        else:
+            head.append(f"  ×{rec['multiplier']}", style="bold")
     if rec.get("over") is not None:
-        head.append("  over" if rec["over"] else "  under", style="dim")
+        head.append("  " + (_("over") if rec["over"] else _("under")), style="dim")
     if rec.get("saayda"):
         saayda = sc.term("saayda", "Sa'ayda")
-        head.append(f"  {saayda}: all missed, next round ×2", style="bold")
+        head.append("  " + _("{saayda}: all missed, next round ×2").format(saayda=saayda),
+                    style="bold")
     if rec.get("all_pass"):
-        head.append("  all passed", style="dim")
-    head.append("  (r: all rounds)", style="dim")
+        head.append("  " + _("all passed"), style="dim")
+    head.append("  " + _("(r: all rounds)"), style="dim")
     decl = rec.get("declarations") or [None] * 4
     took = rec.get("tricks_taken") or [0] * 4
     scores = rec.get("scores") or [0] * 4
@@ -484,6 +762,8 @@ def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
     made = rec.get("made")
     totals = (sc.view or {}).get("totals") or [0] * 4
     used = [k for k in BONUS_KEYS if any(isinstance(b, dict) and b.get(k) for b in bd)]
+    if sc.rtl:
+        return [sc.line(head), *summary_table(sc, used, decl, took, scores, bd, made, totals)]
     names = {k: (sc.term(k, BONUS_NAMES[k]) if k in ("with", "risk", "dash")
                  else BONUS_NAMES[k]) for k in used}
     widths = {k: max(len(names[k]), 4) + 1 for k in used}
@@ -497,7 +777,7 @@ def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
     for s in range(4):
         b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f" {facts.name(s, you=False)[:14]:<14}{'' if decl[s] is None else decl[s]:>4}"
+        t.append(f" {sc.name(s, False, 14):<14}{'' if decl[s] is None else decl[s]:>4}"
                  f"{took[s]:>4}")
         t.append(f"{b.get('base', 0):>+6d}" if "base" in b else f"{'':>6}")
         for k in used:
@@ -512,168 +792,251 @@ def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
     return lines[:6]
 
 
+def summary_table(sc: Scene, used: list[str], decl: list[Any], took: list[int],
+                  scores: list[int], bd: list[Any], made: list[bool] | None,
+                  totals: list[int]) -> list[Text]:
+    """The round summary's table for an Arabic interface: its columns mirrored."""
+    sp, look = sc.speech, sc.look
+    names = {k: (sc.term(k, BONUS_NAMES[k]) if k in ("with", "risk", "dash")
+                 else sp.pgettext("column", BONUS_NAMES[k])) for k in used}
+    widths = {k: max(cell_len(sp.show(names[k])), 4) + 1 for k in used}
+    hdr = [Cell("", 1), Cell(sp.pgettext("column", "player"), 14), Cell(sp.pgettext("column", "bid"), 4, True),
+           Cell(sp.pgettext("column", "won"), 4, True), Cell(sp.pgettext("column", "base"), 6, True)]
+    hdr += [Cell(names[k], widths[k], True) for k in used]
+    if made is not None:
+        hdr.append(Cell(sp.pgettext("column", "result"), 8, True))
+    hdr += [Cell(sp.pgettext("column", "pts"), 6, True), Cell(sp.pgettext("column", "total"), 7, True)]
+    lines = [right_align(sp, cells_row(sp, hdr, style="bold"), W)]
+    for s in range(4):
+        b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
+        row = [Cell("", 1), Cell(sc.facts.seats[s].label[:14], 14),
+               Cell("" if decl[s] is None else str(decl[s]), 4, True),
+               Cell(str(took[s]), 4, True),
+               Cell(f"{b.get('base', 0):+d}" if "base" in b else "", 6, True)]
+        for k in used:
+            val = b.get(k)
+            row.append(Cell(f"{val:+d}" if val else "·", widths[k], True,
+                            "" if val else "dim"))
+        if made is not None:
+            row.append(Cell(sc._("made") if made[s] else sc._("failed"), 8, True,
+                            look.style("green") if made[s] else look.style("red")))
+        row += [Cell(f"{scores[s]:+d}", 6, True, "bold"), Cell(str(totals[s]), 7, True)]
+        lines.append(right_align(sp, cells_row(sp, row), W))
+    return lines[:5]
+
+
 def result_lines(sc: Scene) -> list[Text]:
-    facts, v = sc.facts, sc.view or {}
+    facts, v, _ = sc.facts, sc.view or {}, sc._
     res = v.get("result") or {}
     winners = res.get("winners") or []
-    head = Text(" Match over: ", style="bold")
+    comma = sc.speech.pgettext("list", ", ")
+    head = Text(" " + _("Match over:") + " ", style="bold")
     if res.get("draw"):
-        head.append("a draw between " + ", ".join(facts.name(w) for w in winners))
+        head.append(_("a draw between {names}").format(
+            names=comma.join(sc.name(w) for w in winners)))
     elif winners:
-        head.append(", ".join(facts.name(w) for w in winners) + " win" +
-                    ("s" if len(winners) == 1 else ""))
+        head.append(sc.speech.ngettext("{names} wins", "{names} win", len(winners)).format(
+            names=comma.join(sc.name(w) for w in winners)))
     if v.get("left") is not None:
-        head.append(f"  ({facts.name(v['left'])} left)", style="dim")
-    lines = [head]
+        head.append("  " + _("({who} left)").format(who=sc.name(v["left"])), style="dim")
+    lines = [sc.line(head) if sc.rtl else head]
     totals = v.get("totals") or [0] * 4
     # Level points and badges (E-38 … E-40, Tarneeb 20/−4), as the store paid them.
     paid = facts.points or {}
     for s in sorted(range(4), key=lambda s: -totals[s]):
-        mark = "★ " if s in winners else "  "
-        line = Text(f" {mark}{facts.name(s):<20}{totals[s]:>6}",
-                    style="bold" if s in winners else "")
         got = paid.get(s)
-        if got and got.get("points"):
-            line.append(f"   {got['points']:+d} level points")
-        if got and got.get("badge"):
-            line.append(f"   new badge: {got['badge']}", style="bold")
+        points = _("{points} level points").format(points=f"{got['points']:+d}") \
+            if got and got.get("points") else None
+        badge = _("new badge: {badge}").format(badge=_(got["badge"])) \
+            if got and got.get("badge") else None
+        style = "bold" if s in winners else ""
+        if sc.rtl:
+            row = cells_row(sc.speech, [Cell("", 1), Cell("★" if s in winners else "", 2),
+                                        Cell(facts.seats[s].label + (
+                                            sc.you if s == facts.seat else ""), 20),
+                                        Cell(str(totals[s]), 6, True)], style=style)
+            parts: list[Text | Shown] = [Shown(row)]
+            if points:
+                parts.append(Text("   " + points, style=style))
+            if badge:
+                parts.append(Text("   " + badge, style="bold"))
+            lines.append(units(sc.speech, parts, W))
+            continue
+        mark = "★ " if s in winners else "  "
+        line = Text(f" {mark}{sc.name(s):<20}{totals[s]:>6}", style=style)
+        if points:
+            line.append("   " + points)
+        if badge:
+            line.append("   " + badge, style="bold")
         lines.append(line)
     return lines
 
 
 # ---------------------------------------------------------------------- phase
+def _same(text: Text) -> Text:
+    return text
+
+
 def phase_lines(sc: Scene) -> list[Text]:
-    v, look, state = sc.view, sc.look, sc.state
+    v, look, state, _ = sc.view, sc.look, sc.state, sc._
+    # An Arabic interface's lines are laid out where they are made; English ones fit below.
+    ln = sc.line if sc.rtl else _same
     lines: list[Text] = [Text(""), Text(""), Text("")]
     mode = sc.keys.mode
     if v is None:
-        lines[0] = Text(" Waiting for four players.", style="bold")
-        lines[1] = Text(" b  fill the empty seats with computer players · q  leave", style="dim")
+        lines[0] = ln(Text(" " + _("Waiting for four players."), style="bold"))
+        lines[1] = ln(Text(" " + _("b  fill the empty seats with computer players · q  leave"),
+                           style="dim"))
     elif v.get("phase") == "over":
-        lines[0] = Text(" The match is over. r  score sheet · q  back to the lobby", style="bold")
+        lines[0] = ln(Text(" " + _("The match is over. r  score sheet · q  back to the lobby"),
+                           style="bold"))
     elif mode == "dash":
-        lines[0] = Text(f" {sc.term('dash', 'Dash')} call? Promise to win no trick at all, "
-                        "before the trump is known.", style="bold")
-        lines[1] = Text("   y  take the dash call      n  play normally")
+        lines[0] = ln(Text(" " + _("{dash} call? Promise to win no trick at all, before the "
+                                   "trump is known.").format(dash=sc.term("dash", "Dash")),
+                           style="bold"))
+        lines[1] = ln(Text("   " + _("y  take the dash call      n  play normally")))
     elif mode in ("bid", "call"):
         lines = auction_lines(sc, mode)
     elif mode == "declare":
         lines = declare_lines(sc)
     elif mode == "play":
         # short: it comes and goes with every turn (bytes on every move)
-        lines[0] = Text(" Your turn", style="bold")
+        lines[0] = ln(Text(" " + _("Your turn"), style="bold"))
         if state.rank:
-            lines[1] = Text(f"   rank {look.rank(state.rank)} … now the suit: s h d c")
+            lines[1] = ln(Text("   " + _("rank {rank} … now the suit: s h d c").format(
+                rank=look.rank(state.rank))))
     else:
         lines = waiting_lines(sc)
     if state.message is not None and sc.now < state.message_until:
-        lines[2] = state.message
+        lines[2] = ln(state.message)
     return [fit(line, W) for line in lines[:3]]
 
 
 def auction_state(sc: Scene) -> Text:
-    facts, v, look = sc.facts, sc.view or {}, sc.look
+    v, _ = sc.view or {}, sc._
     a = v.get("auction") or {}
+    comma = sc.speech.pgettext("list", ", ")
     t = Text(" ")
     bid = a.get("bid")
     if bid:
-        t.append("Standing bid ")
-        t.append_text(look.bid(bid.get("n"), bid.get("suit")))
-        t.append(f" {facts.name(a.get('owner'))}")
+        t.append(_("Standing bid") + " ")
+        t.append_text(sc.bid(bid.get("n"), bid.get("suit")))
+        t.append(f" {sc.name(a.get('owner'))}")
     else:
-        t.append("No bid yet")
+        t.append(_("No bid yet"))
     if a.get("with_players"):
-        t.append(" · With " + ", ".join(facts.name(s) for s in a["with_players"]))
+        t.append(" · " + sc.speech.pgettext("key", "With") + " "
+                 + comma.join(sc.name(s) for s in a["with_players"]))
     if a.get("passed"):
-        t.append(" · passed " + ", ".join(facts.name(s) for s in a["passed"]), style="dim")
+        t.append(" · " + _("passed") + " " + comma.join(sc.name(s) for s in a["passed"]),
+                 style="dim")
     if a.get("dash_players"):
-        t.append(" · dash " + ", ".join(facts.name(s) for s in a["dash_players"]))
+        t.append(" · " + _("dash") + " " + comma.join(sc.name(s) for s in a["dash_players"]))
     return t
 
 
 def auction_lines(sc: Scene, kind: str) -> list[Text]:
-    v, look, turn, state = sc.view or {}, sc.look, sc.turn, sc.state
+    v, look, turn, state, _ = sc.view or {}, sc.look, sc.turn, sc.state, sc._
+    key = sc.speech.pgettext
     acts = turn.of(kind)
-    row = Text(" Bid  " if kind == "bid" else " Call ", style="bold")
+    row = Text(" " + (_("Bid") + " " if kind == "bid" else _("Call")) + " ", style="bold")
+    # English: one line on a bold base; Arabic: the label said, the numbers kept as they are
+    numbers = Text(style="bold") if sc.rtl else row
     for n, st in turn.number_cells(kind, state.sel_n):
-        row.append(f" {n:>2} ", style={"sel": "reverse bold", "ok": "bold", "dim": "dim"}[st])
-    suits = Text(" Suit ", style="bold")
+        numbers.append(f" {n:>2} ",
+                       style={"sel": "reverse bold", "ok": "bold", "dim": "dim"}[st])
+    suit_row = Text(" " + _("Suit") + " ", style="bold")
+    suits = Text(style="bold") if sc.rtl else suit_row
+    note = Text(style="bold") if sc.rtl else suit_row
     cells = turn.suit_cells(kind, state.sel_n, state.sel_suit)
     if not cells:
         ft = v.get("fixed_trump") or v.get("trump")
         suits.append(" ")
         suits.append(look.suit(ft), style=look.suit_style(ft))
         if kind == "call" and v.get("kind") == "fast":
-            suits.append(" (locked: raise to 8 or more to change it)", style="dim")
+            note.append(" " + _("(locked: raise to 8 or more to change it)"), style="dim")
         else:
-            suits.append(" (fixed this round)", style="dim")
+            note.append(" " + _("(fixed this round)"), style="dim")
     else:
         locked = (kind == "call" and v.get("kind") == "fast"
                   and len([c for c in cells if c[1] != "dim"]) == 1)
         for s, st in cells:
-            label = f" {look.suit(s)} "
+            cell = f" {look.suit(s)} "
             if st == "dim":
-                suits.append(label, style="dim")
+                suits.append(cell, style="dim")
             elif st == "sel":
-                suits.append(label, style=look.suit_style(s) + REVERSE)
+                suits.append(cell, style=look.suit_style(s) + REVERSE)
             else:
-                suits.append(label, style=look.suit_style(s))
+                suits.append(cell, style=look.suit_style(s))
         if locked:
-            suits.append("  locked: raise to 8 or more to change the suit", style="dim")
+            note.append("  " + _("locked: raise to 8 or more to change the suit"), style="dim")
     hint = Text(" ")
     if acts:
         hint.append("Enter", style="bold")
-        hint.append(" bid " if kind == "bid" else " call ")
-        hint.append_text(look.bid(state.sel_n, state.sel_suit))
+        hint.append(" " + key("key", "bid" if kind == "bid" else "call") + " ")
+        hint.append_text(sc.bid(state.sel_n, state.sel_suit))
         hint.append("  ")
     if turn.of("pass"):
         hint.append("p", style="bold")
-        hint.append(" pass  ")
+        hint.append(" " + key("key", "pass") + "  ")
     if turn.of("with"):
         bid = (v.get("auction") or {}).get("bid") or {}
         hint.append("w", style="bold")
-        hint.append(" With ")
-        hint.append_text(look.bid(bid.get("n"), bid.get("suit")))
+        hint.append(" " + key("key", "With") + " ")
+        hint.append_text(sc.bid(bid.get("n"), bid.get("suit")))
         hint.append("  ")
     hint.append_text(auction_state(sc))
-    return [row, suits, hint]
+    if sc.rtl:
+        # the label at the right; the numbers and suits left to right, as they are
+        return [units(sc.speech, [row, numbers], W),
+                units(sc.speech, [suit_row, suits, note], W), sc.line(hint)]
+    return [row, suit_row, hint]
 
 
 def declare_lines(sc: Scene) -> list[Text]:
-    v, state = sc.view or {}, sc.state
-    row = Text(" Declare ", style="bold")
+    v, state, _ = sc.view or {}, sc.state, sc._
+    row = Text(" " + _("Declare") + " ", style="bold")
+    numbers = Text(style="bold") if sc.rtl else row
     styles = {"sel": "reverse bold", "ok": "bold", "dim": "dim", "forbidden": "dim strike"}
     for n, st in sc.turn.declare_cells(state.sel_n):
-        row.append(f" {n:>2} ", style=styles[st])
+        numbers.append(f" {n:>2} ", style=styles[st])
     info = Text(" ")
     forbidden = v.get("forbidden")
     if forbidden is not None:
-        info.append(f"{forbidden} is disabled: it would make the total 13 (you declare last). ",
-                    style="bold")
+        info.append(_("{n} is disabled: it would make the total 13 (you declare last).").format(
+            n=forbidden) + " ", style="bold")
     decl = v.get("declarations") or []
     total = sum(d for d in decl if d is not None)
-    info.append(f"Declared so far: {total}", style="dim")
+    info.append(_("Declared so far: {total}").format(total=total), style="dim")
     hint = Text(" Enter", style="bold")
-    hint.append(f" declare {state.sel_n}   digits choose (1 then 0–3 for 10–13)")
+    if sc.rtl:              # the margin at the right, "Enter" a key kept as it is
+        hint = Text(" ", style="bold")
+        hint.append("Enter", style=Style(bold=True))
+    hint.append(" " + _("declare {n}   digits choose (1 then 0–3 for 10–13)").format(
+        n=state.sel_n))
+    if sc.rtl:
+        return [units(sc.speech, [row, numbers], W), sc.line(hint), sc.line(info)]
     return [row, hint, info]
 
 
 def waiting_lines(sc: Scene) -> list[Text]:
-    facts, v = sc.facts, sc.view or {}
+    facts, v, _ = sc.facts, sc.view or {}, sc._
     who = v.get("to_act")
     t0 = Text(" ")
     if who is not None and v.get("phase") != "play":
-        t0.append(f"{facts.name(who)} is {ACTING_WORDS.get(v.get('phase') or '', 'to act')}…",
+        t0.append(_(ACTING.get(v.get("phase") or "", ACTING_ELSE)).format(who=sc.name(who)),
                   style="bold")
     if facts.seat is None:
-        t0.append("   (you are watching)", style="dim")
+        t0.append("   " + _("(you are watching)"), style="dim")
     lines = [t0, Text(""), Text("")]
     if v.get("phase") in ("dash", "auction", "call"):
         lines[1] = auction_state(sc)
     elif v.get("phase") == "declare":
         decl = v.get("declarations") or []
         total = sum(d for d in decl if d is not None)
-        lines[1] = Text(f" Declared so far: {total}", style="dim")
+        lines[1] = Text(" " + _("Declared so far: {total}").format(total=total), style="dim")
+    if sc.rtl:
+        return [sc.line(line) for line in lines]
     return lines
 
 
@@ -723,25 +1086,52 @@ def hand_rows(sc: Scene) -> tuple[list[Text], tuple[Hit, ...]]:
 def chat_lines(sc: Scene) -> list[Text]:
     out = []
     for who, text in sc.facts.chat[-2:]:
+        if sc.rtl:
+            out.append(rtl_chat_line(sc, who, text))
+            continue
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f" {who}: ", style=sc.look.style("bold cyan"))
-        t.append(text)
-        out.append(fit(t, W))
+        t.append(f" {sc.say(who)}: ", style=sc.look.style("bold cyan"))
+        t.append(sc.say(text))
+        out.append(sc.line(t))
     return [*out, Text(""), Text("")][:2]
+
+
+def rtl_chat_line(sc: Scene, who: str, text: str) -> Text:
+    """A chat line of an Arabic interface, read from the right: the name, its colon,
+    the words. A name or words without Arabic are kept left to right; the colon
+    goes with the part that has Arabic, so it sits between the two once mirrored.
+    A line without any Arabic stays as it is, right-aligned."""
+    name = sc.look.style("bold cyan")
+    t = Text(no_wrap=True)
+    if not (arabic(who) or arabic(text)):
+        t.append(f" {who}: ", style=name)
+        t.append(text)
+        return right_align(sc.speech, t, W)
+    t.append(" ")
+    if arabic(text):
+        t.append(who, style=name)
+        t.append(": " + text)
+    else:
+        t.append(who + ": ", style=name)
+        t.append(text)
+    return sc.line(t)
 
 
 # --------------------------------------------------------------------- footer
 def footer_line(sc: Scene) -> Text:
-    """The keys that do something now (``table_keys``), each in a reversed box."""
+    """The keys that do something now (``table_keys``), each in a reversed box, with
+    what they do in the player's language (an Arabic footer starts at the right)."""
     keys = footer(sc.keys)
     cache = sc.cache
-    if cache.footer is not None and cache.footer[0] == keys:
+    key = (keys, sc.speech.code, sc.speech.mode)
+    if cache.footer is not None and cache.footer[0] == key:
         return cache.footer[1]
+    say = sc.speech.pgettext
     t = Text(no_wrap=True, overflow="ellipsis")
     for k, label in keys:
         # the reversed key box separates entries; no extra gap (80 columns)
         t.append(f" {k} ", style="bold reverse")
-        t.append(label)
-    line = fit(t, W)
-    cache.footer = (keys, line)
+        t.append(say(KEY, label))
+    line = sc.line(t)
+    cache.footer = (key, line)
     return line

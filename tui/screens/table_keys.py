@@ -9,6 +9,10 @@ table's order, the entries that do something now and have a label.  The same
 
 The entries that are always there come first, so a turn starting or ending
 repaints only the tail of the footer.
+
+Labels are English, marked for the catalogue in the context "key" (a footer's
+"bid" is a verb, a column's "bid" a noun); the footer says them in the player's
+language (``table_draw.footer_line``).
 """
 
 from __future__ import annotations
@@ -64,6 +68,14 @@ class KeyContext:
         return self.mode
 
 
+def pgettext(context: str, message: str) -> str:
+    """Mark ``message``, said in ``context``, for the catalogue (translated where drawn)."""
+    return message
+
+
+KEY = "key"         # the catalogue's context of the footer's labels
+
+
 def _always(ctx: KeyContext) -> bool:
     return True
 
@@ -74,7 +86,7 @@ class Key:
     names: frozenset[str] = frozenset()     # Textual key names
     chars: str = ""                         # or characters typed
     shown: str = ""                         # footer: the key as shown ("" = not shown)
-    label: str = ""                         # footer: what it does
+    label: str = ""                         # footer: what it does (English)
     when: Callable[[KeyContext], bool] = _always
 
     def matches(self, key: str, char: str) -> bool:
@@ -91,14 +103,15 @@ def _playing(ctx: KeyContext) -> bool:
 
 
 COMMON: tuple[Key, ...] = (
-    _k("chat", "slash", shown="/", label="chat"),
-    _k("options", "o", shown="o", label="opts"),
-    _k("help", "question_mark", shown="?", label="help"),
+    _k("chat", "slash", shown="/", label=pgettext("key", "chat")),
+    _k("options", "o", shown="o", label=pgettext("key", "opts")),
+    _k("help", "question_mark", shown="?", label=pgettext("key", "help")),
     # while cards are played q types a queen: x leaves (q too when it is not our turn)
-    _k("leave", "x", shown="x", label="leave", when=_playing),
-    _k("leave", "q x", shown="q", label="leave", when=lambda c: not _playing(c)),
+    _k("leave", "x", shown="x", label=pgettext("key", "leave"), when=_playing),
+    _k("leave", "q x", shown="q", label=pgettext("key", "leave"),
+       when=lambda c: not _playing(c)),
     _k("leave", "q", when=lambda c: _playing(c) and c.mode != "play"),
-    _k("rounds", "r", shown="r", label="rounds", when=lambda c: c.history),
+    _k("rounds", "r", shown="r", label=pgettext("key", "rounds"), when=lambda c: c.history),
     _k("nothing", "escape", when=lambda c: c.mode != "play"),
 )
 
@@ -109,37 +122,37 @@ _NUMBER_KEYS = (
 
 MODES: dict[str, tuple[Key, ...]] = {
     "waiting": (
-        _k("fill_seats", "b", shown="b", label="computer players"),
+        _k("fill_seats", "b", shown="b", label=pgettext("key", "computer players")),
     ),
     "dash": (
-        _k("take_dash", "y", shown="y", label="take dash"),
-        _k("play_normally", "n", shown="n", label="normal"),
+        _k("take_dash", "y", shown="y", label=pgettext("key", "take dash")),
+        _k("play_normally", "n", shown="n", label=pgettext("key", "normal")),
     ),
     "bid": (
-        _k("step_number", "left right", shown="←→", label="num"),
-        _k("choose_suit", chars=SUIT_CHARS, shown="nshdc", label="suit"),
-        _k("submit", "enter space", shown="⏎", label="bid"),
-        _k("pass", "p", shown="p", label="pass", when=lambda c: c.can_pass),
-        _k("with", "w", shown="w", label="With", when=lambda c: c.can_with),
+        _k("step_number", "left right", shown="←→", label=pgettext("key", "num")),
+        _k("choose_suit", chars=SUIT_CHARS, shown="nshdc", label=pgettext("key", "suit")),
+        _k("submit", "enter space", shown="⏎", label=pgettext("key", "bid")),
+        _k("pass", "p", shown="p", label=pgettext("key", "pass"), when=lambda c: c.can_pass),
+        _k("with", "w", shown="w", label=pgettext("key", "With"), when=lambda c: c.can_with),
         *_NUMBER_KEYS,
     ),
     "call": (
-        _k("step_number", "left right", shown="←→", label="num"),
-        _k("choose_suit", chars=SUIT_CHARS, shown="nshdc", label="suit",
+        _k("step_number", "left right", shown="←→", label=pgettext("key", "num")),
+        _k("choose_suit", chars=SUIT_CHARS, shown="nshdc", label=pgettext("key", "suit"),
            when=lambda c: c.suit_open),
         _k("choose_suit", chars=SUIT_CHARS, when=lambda c: not c.suit_open),  # says why not
-        _k("submit", "enter space", shown="⏎", label="call"),
+        _k("submit", "enter space", shown="⏎", label=pgettext("key", "call")),
         *_NUMBER_KEYS,
     ),
     "declare": (
-        _k("step_number", "left right", shown="←→/0-9", label="number"),
+        _k("step_number", "left right", shown="←→/0-9", label=pgettext("key", "number")),
         _k("type_number", chars=DIGITS),
-        _k("submit", "enter space", shown="⏎", label="declare"),
+        _k("submit", "enter space", shown="⏎", label=pgettext("key", "declare")),
     ),
     "play": (
-        _k("step_card", "left right", shown="←→", label="card"),
-        _k("play_card", "enter space", shown="⏎", label="play"),
-        _k("type_rank", chars=RANK_CHARS, shown="qs…", label="type"),
+        _k("step_card", "left right", shown="←→", label=pgettext("key", "card")),
+        _k("play_card", "enter space", shown="⏎", label=pgettext("key", "play")),
+        _k("type_rank", chars=RANK_CHARS, shown="qs…", label=pgettext("key", "type")),
         _k("clear_rank", "escape"),
         _k("type_ten", chars="0", when=lambda c: c.rank == "1"),
         _k("type_suit", chars=CARD_SUIT_CHARS, when=lambda c: c.rank not in (None, "1")),

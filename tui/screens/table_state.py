@@ -64,9 +64,11 @@ class TableFacts:
     code_label: str | None = None   # a private table's code, as people type it
     seconds_left: float | None = None
     deadline_seat: int | None = None
-    events: tuple[tuple[int | None, str], ...] = ()   # (round, text), moves other than plays
+    # (round, text), moves other than plays; a text is English, and when it is a
+    # narration ``Said`` the picture says it in the player's language
+    events: tuple[tuple[int | None, str], ...] = ()
     chat: tuple[tuple[str, str], ...] = ()            # the last two (who, text)
-    request: str | None = None  # the viewer's wait for a computer player's seat, in words
+    request: str | None = None  # the viewer's wait for a computer player's seat (a Said)
     points: Mapping[int, Mapping[str, Any]] | None = None   # paid at the match end
 
     def name(self, seat: int | None, you: bool = True) -> str:

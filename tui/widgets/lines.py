@@ -1,10 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from ..app import LammaApp
+    from ..i18n import Speech
 
 
 def _key(text: Text):
@@ -90,20 +95,26 @@ _BLANK = Text("")
 
 
 class KeyBar(Line):
-    """The footer: only the keys that do something now."""
+    """The footer: only the keys that do something now, what they do said in the
+    player's language (a label is looked up in the catalogue: a caller may pass it
+    marked with ``N_`` or already translated). An Arabic footer starts at the right."""
 
     DEFAULT_CSS = """
     KeyBar { dock: bottom; height: 1; width: 1fr; }
     """
 
     def show(self, keys: list[tuple[str, str]]) -> None:
+        speech = cast("LammaApp", self.app).speech
         t = Text(no_wrap=True, overflow="ellipsis")
         for i, (k, label) in enumerate(keys):
             if i:
                 t.append("  ")
             t.append(f" {k} ", style="bold reverse")
-            t.append(" " + label)
-        self.set(t)
+            t.append(" " + speech._(label))
+        if speech.rtl != (self.styles.text_align == "right"):
+            # an Arabic footer hugs the right edge
+            self.styles.text_align = "right" if speech.rtl else "start"
+        self.set(rtl_line(speech, t))
 
 
 class Block(Line):
@@ -115,9 +126,21 @@ class Block(Line):
     """
 
 
-def title_bar(title: str, right: str = "") -> Text:
+def title_bar(title: str, right: str = "", speech: Speech | None = None,
+              width: int = 0) -> Text:
+    """A screen's title (reversed) and what it shows; with an Arabic ``speech``,
+    laid out from the right (``title`` and ``right`` given in reading order),
+    right-aligned to ``width`` cells when given."""
     t = Text(no_wrap=True, overflow="ellipsis")
     t.append(f" {title} ", style="bold reverse")
     if right:
         t.append("  " + right, style="bold")
-    return t
+    return rtl_line(speech, t, width) if speech is not None else t
+
+
+def rtl_line(speech: Speech, text: Text, width: int = 0) -> Text:
+    """``text`` as one line for the language: for an Arabic interface mirrored (if
+    joined here; right-aligned to ``width`` cells when given); unchanged otherwise."""
+    if not speech.rtl:
+        return text
+    return speech.line(text, width)
