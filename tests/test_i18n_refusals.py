@@ -144,6 +144,10 @@ def test_a_refusal_survives_pickling_with_its_template():
     assert str(r) == "Table 3 is full." and r.template == "Table {table} is full."
     s = pickle.loads(pickle.dumps(Said("Round {round}: {scores}", round=2, scores="a +1")))
     assert s == "Round 2: a +1" and s.params == {"round": 2, "scores": "a +1"}
+    # A command or a client's value inside Arabic stays whole on the terminal.
+    shaped = Speech("ar", "shaped")
+    said = shaped.show(shaped.error(RoomError("Usage: {command} NAME", command="/ignore")))
+    assert said.startswith("/ignore NAME ")
     # A message made elsewhere (no params), braces and all, is kept as it is.
     assert str(RoomError("Unknown command '/{x}'")) == "Unknown command '/{x}'"
     assert AR.error(RoomError("Unknown command '/{x}'")) == "Unknown command '/{x}'"

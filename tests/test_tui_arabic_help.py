@@ -87,6 +87,8 @@ async def test_the_help_explains_each_game_in_arabic(records, size, mode):
             sit = next(x for x in lines if speech.show("اجلس") in x)
             assert "Enter" in sit and "↑ ↓" in sit
             assert any("/report NAME REASON" in x for x in lines)
+            # A command inside Arabic words stays whole ("/help", not "help/").
+            assert any("/help" in x and speech.show("أمر") in x for x in lines)
             assert speech.show("حروف لوحة المفاتيح العربية") in text
             assert "Sa'ayda" not in text and "Tarneeb" not in text
             footer = app.screen.query_one("#keys").render().plain
