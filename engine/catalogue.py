@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TypeGuard
 
+from .errors import N_
 from .types import Length
 
 GAMES = ("estimation", "estimation-kotshina", "tarneeb41")
@@ -18,10 +19,11 @@ LENGTHS: dict[str, tuple[Length, ...]] = {
     "estimation-kotshina": ("micro", "mini", "full"),
     "tarneeb41": (None,),
 }
+# Said in the player's language where drawn (entries of the message catalogue).
 TITLES = {
-    "estimation": "Estimation",
-    "estimation-kotshina": "Estimation (calc)",
-    "tarneeb41": "Tarneeb 41",
+    "estimation": N_("Estimation"),
+    "estimation-kotshina": N_("Estimation (calc)"),
+    "tarneeb41": N_("Tarneeb 41"),
 }
 SEATS = (0, 1, 2, 3)
 LEVELS = ("easy", "normal", "strong")      # computer players (engine.bots.choose)

@@ -35,7 +35,7 @@ from .cards import (
     trick_winner,
 )
 from .catalogue import SEATS, default_length, is_seat
-from .errors import BadDeal, IllegalAction
+from .errors import N_, BadDeal, IllegalAction
 from .types import (
     Action,
     CallAction,
@@ -99,6 +99,21 @@ def plays_of(mask: int) -> list[Action]:
         if sub:
             out += _SUIT_PLAYS[s][sub] or _suit_plays(s, sub)
     return out
+
+
+# What the table is doing, said when an action comes in the wrong phase (words of
+# the message catalogue: a refusal's parameter, said in the player's language).
+_PHASE_WORDS: dict[str, str] = {
+    "dash": N_("answer the dash offer"), "auction": N_("the auction is on"),
+    "call": N_("the caller is choosing the call"), "declare": N_("declarations are on"),
+    "play": N_("cards are being played"), "over": N_("the match is over"),
+}
+
+
+def _unknown_type(kind: object) -> IllegalAction:
+    if isinstance(kind, str):
+        return IllegalAction("unknown action type {kind}", kind=repr(kind[:20]))
+    return IllegalAction("an action needs a \"type\"")
 
 
 def _int(value: object) -> int | None:
@@ -258,7 +273,7 @@ class Match:
             raise IllegalAction("the match is over")
         if seat != self.to_act:
             if seat not in SEATS:
-                raise IllegalAction(f"there is no seat {seat!r}")
+                raise IllegalAction("there is no seat {seat}", seat=repr(seat))
             raise IllegalAction("it is not your turn")
         if type(action) is not dict:
             raise IllegalAction("an action is an object with a \"type\"")
@@ -267,7 +282,7 @@ class Match:
             self._apply_other(seat, action, kind)
             return
         if self.phase != "play":
-            raise IllegalAction(f"no card can be played now: {self._phase_words()}")
+            raise IllegalAction("no card can be played now: {phase}", phase=self._phase_words())
         # E-26, E-27 / T-15, T-16, inline: this is the hot path of every simulation.
         card = action.get("card")
         try:
@@ -275,18 +290,19 @@ class Match:
         except (KeyError, TypeError):
             parsed = parse_card(card)
             if parsed is None:
-                raise IllegalAction(f"{str(card)[:20]!r} is not a card (write it like QS, TD or 10H)") from None
+                raise IllegalAction("{card} is not a card (write it like QS, TD or 10H)",
+                                    card=repr(str(card)[:20])) from None
             c = parsed
         bit = 1 << c
         hands = self.hands
         hand = hands[seat]
         if not hand & bit:
-            raise IllegalAction(f"{CODES[c]} is not in your hand")
+            raise IllegalAction("{card} is not in your hand", card=CODES[c])
         trick = self.trick
         if trick:
             led = trick[0] // 13
             if c // 13 != led and hand & SUIT_MASKS[led]:
-                raise IllegalAction(f"you must follow suit ({SUIT_CODES[led]})")
+                raise IllegalAction("you must follow suit ({suit})", suit=SUIT_CODES[led])
         self.log.append((seat, PLAY[c]))
         hands[seat] = hand ^ bit
         trick.append(c)
@@ -316,9 +332,9 @@ class Match:
         return cast("list[int]", decl)
 
     def _phase_words(self) -> str:
-        return {"dash": "answer the dash offer", "auction": "the auction is on",
-                "call": "the caller is choosing the call", "declare": "declarations are on",
-                "play": "cards are being played", "over": "the match is over"}[self.phase]
+        """What the table is doing (marked: a refusal's parameter said in the
+        player's language)."""
+        return _PHASE_WORDS[self.phase]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record: enough for ``replay`` to rebuild the identical match."""
@@ -356,7 +372,7 @@ class Match:
 
     def _check_seat(self, seat: object) -> None:
         if not is_seat(seat):
-            raise IllegalAction(f"there is no seat {seat!r}")
+            raise IllegalAction("there is no seat {seat}", seat=repr(seat))
 
     def _hand_view(self, seat: int | None) -> list[str]:
         return [] if seat is None else sorted_codes(self.hands[seat])
@@ -504,23 +520,26 @@ class EstimationMatch(Match):
     # refused (None: allowed). ``_bid`` and ``_call`` raise that reason; the legal lists
     # are every bid or call for which there is none.
 
-    def _bid_refusal(self, n: int | None, suit: object) -> str | None:
+    def _bid_refusal(self, n: int | None, suit: object) -> IllegalAction | None:
         """Why a bid of ``n`` tricks in ``suit`` is refused now (E-10, E-11, E-15)."""
         if n is None or n not in BID_NUMBERS:
-            return "a bid is a number of tricks from 4 to 13"                    # E-10
+            return IllegalAction("a bid is a number of tricks from 4 to 13")     # E-10
         bid = self.bid
         if self.kind == "fast":
             fixed = suit_code(self.fixed_trump)
             if suit != fixed:
-                return f"in a fast round every bid is in the fixed trump ({fixed})"
+                return IllegalAction("in a fast round every bid is in the fixed trump "
+                                     "({suit})", suit=fixed)
             if bid is not None and n <= bid[0]:
-                return f"a bid must be more than {bid[0]} in a fast round"         # E-15
+                return IllegalAction("a bid must be more than {n} in a fast round",  # E-15
+                                     n=bid[0])
             return None
         if not is_suit_code(suit):
-            return "a bid needs a suit: S, H, D, C or NT"
+            return IllegalAction("a bid needs a suit: S, H, D, C or NT")
         if bid is not None and \
                 n * 5 + BID_SUIT_ORDER[suit] <= bid[0] * 5 + BID_SUIT_ORDER[bid[1]]:
-            return f"{n}{suit} does not beat the standing bid {bid[0]}{bid[1]}"   # E-11
+            return IllegalAction("{n}{suit} does not beat the standing bid {bid_n}{bid_suit}",
+                                 n=n, suit=suit, bid_n=bid[0], bid_suit=bid[1])  # E-11
         return None
 
     def _legal_bids(self) -> list[Action]:
@@ -532,23 +551,24 @@ class EstimationMatch(Match):
         return [{"type": "bid", "n": n, "suit": s} for n in BID_NUMBERS for s in SUIT_CODES
                 if self._bid_refusal(n, s) is None]
 
-    def _call_refusal(self, n: int, suit: SuitCode) -> str | None:
+    def _call_refusal(self, n: int, suit: SuitCode) -> IllegalAction | None:
         """Why the call ``n`` ``suit`` is refused (K-3, E-16, E-18)."""
         if self.kind == "fixed":
             # K-3: the caller keeps their number and may move the trump.
             assert self.caller is not None
             keep = self.declarations[self.caller]
             if n != keep:
-                return f"keep your declaration {keep} and choose the trump"
+                return IllegalAction("keep your declaration {n} and choose the trump", n=keep)
             return None
         assert self.bid is not None
         won_n, won_suit = self.bid
         if n < won_n:
-            return f"you cannot call below the {won_n} you won with"           # E-16
+            return IllegalAction("you cannot call below the {n} you won with", n=won_n)  # E-16
         if n > 13:
-            return "there are only 13 tricks"
+            return IllegalAction("there are only 13 tricks")
         if self.kind == "fast" and n < 8 and suit != won_suit:
-            return "in a fast round the trump moves only with a call of 8 or more"  # E-18
+            return IllegalAction("in a fast round the trump moves only with a call of 8 or "
+                                 "more")                                         # E-18
         return None
 
     def _legal_calls(self) -> list[tuple[int, SuitCode]]:
@@ -573,16 +593,16 @@ class EstimationMatch(Match):
     def _apply_other(self, seat: int, action: Mapping[str, object], kind: object) -> None:
         handler = _ESTIMATION_HANDLERS.get(kind) if type(kind) is str else None
         if handler is None:
-            raise IllegalAction(f"unknown action type {kind[:20]!r}" if isinstance(kind, str)
-                                else "an action needs a \"type\"")
+            raise _unknown_type(kind)
         handler(self, seat, action)
 
-    def _need(self, phase: Phase, what: str) -> None:
+    def _need(self, phase: Phase, refusal: str) -> None:
+        """``refusal`` (marked ``N_``, with ``{phase}``) unless the phase is ``phase``."""
         if self.phase != phase:
-            raise IllegalAction(f"you cannot {what} now: {self._phase_words()}")
+            raise IllegalAction(refusal, phase=self._phase_words())
 
     def _dash(self, seat: int, action: Mapping[str, object]) -> None:
-        self._need("dash", "answer the dash offer")
+        self._need("dash", N_("you cannot answer the dash offer now: {phase}"))
         take = action.get("take")
         if type(take) is not bool:
             raise IllegalAction("answer the dash offer with take true or false")
@@ -611,14 +631,14 @@ class EstimationMatch(Match):
         return None
 
     def _bid(self, seat: int, action: Mapping[str, object]) -> None:
-        self._need("auction", "bid")
+        self._need("auction", N_("you cannot bid now: {phase}"))
         n = _int(action.get("n"))
         fast = self.kind == "fast"
         # A fast round's bid names no suit (E-15); naming the fixed trump is allowed.
         suit = action.get("suit", suit_code(self.fixed_trump)) if fast else action.get("suit")
         refusal = self._bid_refusal(n, suit)
         if refusal is not None:
-            raise IllegalAction(refusal)
+            raise refusal
         assert n is not None and is_suit_code(suit)
         canonical: Action = {"type": "bid", "n": n} if fast else {"type": "bid", "n": n, "suit": suit}
         self.log.append((seat, canonical))
@@ -628,7 +648,7 @@ class EstimationMatch(Match):
         self._after_auction_turn(seat)
 
     def _with(self, seat: int, action: Mapping[str, object]) -> None:
-        self._need("auction", "say With")
+        self._need("auction", N_("you cannot say With now: {phase}"))
         if self.kotshina:
             raise IllegalAction("there is no With in the calculator scoring: declare the caller's number instead")  # K-1
         if self.bid is None:
@@ -638,7 +658,7 @@ class EstimationMatch(Match):
         self._after_auction_turn(seat)
 
     def _pass(self, seat: int, action: Mapping[str, object]) -> None:
-        self._need("auction", "pass")
+        self._need("auction", N_("you cannot pass now: {phase}"))
         self.log.append((seat, PASS))
         self.passed.append(seat)                                 # E-12: final
         self._after_auction_turn(seat)
@@ -666,14 +686,14 @@ class EstimationMatch(Match):
         self._begin_declarations([s for s in order if s not in self.dash_players])
 
     def _call(self, seat: int, action: Mapping[str, object]) -> None:
-        self._need("call", "call")
+        self._need("call", N_("you cannot call now: {phase}"))
         n = _int(action.get("n"))
         suit = action.get("suit")
         if n is None or not is_suit_code(suit):
             raise IllegalAction("a call is a number and a suit (S, H, D, C or NT)")
         refusal = self._call_refusal(n, suit)
         if refusal is not None:
-            raise IllegalAction(refusal)
+            raise refusal
         self.log.append((seat, {"type": "call", "n": n, "suit": suit}))
         self.trump = suit_index(suit)
         c = self.caller
@@ -700,13 +720,14 @@ class EstimationMatch(Match):
         self.to_act = order[0]
 
     def _declare(self, seat: int, action: Mapping[str, object]) -> None:
-        self._need("declare", "declare")
+        self._need("declare", N_("you cannot declare now: {phase}"))
         n = _int(action.get("n"))
         cap = self._declaration_cap()
         if n is None or not 0 <= n <= cap:
-            raise IllegalAction(f"declare a number from 0 to {cap}")                  # E-21
+            raise IllegalAction("declare a number from 0 to {cap}", cap=cap)           # E-21
         if n == self._forbidden():
-            raise IllegalAction(f"you are the last to declare: {n} would make the total 13")  # E-22
+            raise IllegalAction("you are the last to declare: {n} would make the total 13",  # E-22
+                                n=n)
         self.log.append((seat, DECLARE[n]))
         self.declarations[seat] = n
         self.decl_pos += 1
@@ -898,10 +919,9 @@ class TarneebMatch(Match):
         if kind != "declare":
             if kind in ("dash", "bid", "with", "pass", "call"):
                 raise IllegalAction("Tarneeb has no auction: every player declares 2 to 13")  # T-11
-            raise IllegalAction(f"unknown action type {kind[:20]!r}" if isinstance(kind, str)
-                                else "an action needs a \"type\"")
+            raise _unknown_type(kind)
         if self.phase != "declare":
-            raise IllegalAction(f"you cannot declare now: {self._phase_words()}")
+            raise IllegalAction("you cannot declare now: {phase}", phase=self._phase_words())
         n = _int(action.get("n"))
         if n is None or not 2 <= n <= 13:
             raise IllegalAction("declare a number from 2 to 13 (there is no pass)")  # T-12

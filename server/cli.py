@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def serve(args) -> None:
+    from .room.errors import N_, Said
     from .ssh import RoomConfig, start_server
 
     t0 = time.monotonic()
@@ -123,7 +124,7 @@ async def serve(args) -> None:
     server.close()
     for member in list(room.online.values()):
         try:
-            member.kick("The server is stopping.")
+            member.kick(Said(N_("The server is stopping.")))
         except Exception:
             pass
     await asyncio.sleep(0.2)

@@ -19,7 +19,8 @@ import asyncssh
 
 from .keyfiles import KeyFile
 from .limits import address_key
-from .room import PLAYER_HELP, Member, RoomError, own_command
+from .room import PLAYER_HELP, Member, RoomError, Said, own_command
+from .room.errors import N_
 from .room.moderation import bare_name
 from .room.text import clean_chat, name_key
 
@@ -60,6 +61,15 @@ def words_of(seconds: float | None) -> str:
     return f"for {max(1, round(seconds / 60))} min"
 
 
+def _muted(seconds: float) -> Said:
+    """What a muted person is told (``words_of``, said in their language)."""
+    if seconds % 86400 == 0:
+        return Said(N_("An operator has muted you for {n} d."), n=int(seconds // 86400))
+    if seconds % 3600 == 0:
+        return Said(N_("An operator has muted you for {n} h."), n=int(seconds // 3600))
+    return Said(N_("An operator has muted you for {n} min."), n=max(1, round(seconds / 60)))
+
+
 def fingerprints(text: str) -> set[str]:
     """The keys of ``keys/operators`` (OpenSSH public-key lines; # comments)."""
     fps = set()
@@ -97,9 +107,10 @@ class Moderation:
                 ban = store.ban_in_force(kind, value)
                 if ban is not None:
                     until = ban["until"]
-                    when = ("" if until is None else
-                            " until " + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(until)))
-                    return "You are banned from this room" + when + "."
+                    if until is None:
+                        return Said(N_("You are banned from this room."))
+                    return Said(N_("You are banned from this room until {when}."),
+                                when=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(until)))
         return None
 
     # --------------------------------------------------------------- commands
@@ -120,9 +131,11 @@ class Moderation:
             member.chat_guard.check()        # a report is held to chat's pace: stored rows
             self.room.store.add_report(member.name, target, " ".join(words[2:])[:300])
             log.info("%s reported %s", member.name, target)
-            return f"Thank you: the operators will see your report about {target}."
+            return Said(N_("Thank you: the operators will see your report about {name}."),
+                        name=target)
         if not self.is_operator(member):
-            raise RoomError(f"Unknown command {cmd[:20]!r}: /help lists yours.")
+            raise RoomError("Unknown command {command}: /help lists yours.",
+                            command=repr(cmd[:20]))
         return self.operate(member.name, words)
 
     def admin(self, line: str) -> str:
@@ -138,7 +151,8 @@ class Moderation:
         cmd, args = words[0].lower(), words[1:]
         handler = getattr(self, "op_" + cmd[1:], None) if cmd[1:].isalpha() else None
         if handler is None:
-            raise RoomError(f"Unknown command {cmd[:20]!r}: /help lists them.")
+            raise RoomError("Unknown command {command}: /help lists them.",
+                            command=repr(cmd[:20]))
         reply: str = handler(by, args)
         if cmd not in ("/who", "/tables", "/bans", "/reports", "/log"):
             self.room.store.log_action(by, cmd[1:], " ".join(args)[:300])
@@ -148,7 +162,7 @@ class Moderation:
     def _online(self, name: str) -> Member:
         member = self.room.online.get(name_key(bare_name(name)))
         if member is None:
-            raise RoomError(f"Nobody called {name[:20]} is here.")
+            raise RoomError("Nobody called {name} is here.", name=name[:20])
         return member
 
     # The operators' commands: (by, args) -> the reply.
@@ -175,7 +189,7 @@ class Moderation:
             raise RoomError("Usage: /announce TEXT")
         for m in list(self.room.online.values()):
             try:
-                m.notice("Announcement: " + text)
+                m.notice(Said(N_("Announcement: {text}"), text=text))
             except Exception:
                 log.exception("announcing to %s failed", m.name)
         return f"Announced to {len(self.room.online)} session(s)."
@@ -190,14 +204,14 @@ class Moderation:
         member = self.room.online.get(name_key(name))
         self.room.registry.mutes.mute(name, seconds, member)
         if member is not None:
-            member.notice(f"An operator has muted you {words_of(seconds)}.")
+            member.notice(_muted(seconds))
         return f"{name} is muted {words_of(seconds)}."
 
     def op_unmute(self, by: str, args: list[str]) -> str:
         if len(args) != 1:
             raise RoomError("Usage: /unmute NAME")
         if not self.room.registry.mutes.unmute(bare_name(args[0])):
-            raise RoomError(f"{args[0][:20]} is not muted.")
+            raise RoomError("{name} is not muted.", name=args[0][:20])
         return f"{args[0]} may chat again."
 
     def op_kick(self, by: str, args: list[str]) -> str:
@@ -205,7 +219,7 @@ class Moderation:
             raise RoomError("Usage: /kick NAME [REASON]")
         member = self._online(args[0])
         reason = " ".join(args[1:]) or "no reason given"
-        member.kick(f"An operator closed your session ({reason}).")
+        member.kick(Said(N_("An operator closed your session ({reason})."), reason=reason))
         return f"{member.display_name} was disconnected."
 
     def _target(self, word: str) -> tuple[str, str]:
@@ -241,7 +255,7 @@ class Moderation:
             if (kind == "name" and name_key(m.name) == value) or \
                     (kind == "key" and key_of(m.ident) == value) or \
                     (kind == "addr" and m.address == value):
-                m.kick("An operator has banned you from this room.")
+                m.kick(Said(N_("An operator has banned you from this room.")))
                 kicked += 1
         return f"Banned {kind} {value} {words_of(seconds)}" + \
             (f"; {kicked} session(s) closed." if kicked else ".")
@@ -256,7 +270,7 @@ class Moderation:
             if fp is not None:
                 n += self.room.store.remove_bans("key", fp)
         if not n:
-            raise RoomError(f"No ban on {kind} {value[:40]}.")
+            raise RoomError("No ban on {kind} {value}.", kind=kind, value=value[:40])
         return f"Unbanned {kind} {value}."
 
     def op_bans(self, by: str, args: list[str]) -> str:
@@ -271,7 +285,7 @@ class Moderation:
         if len(args) != 1:
             raise RoomError("Usage: /close TABLE")
         table = self.room.registry.get(args[0])
-        self.room.registry.close_table(table, "An operator closed this table.")
+        self.room.registry.close_table(table, Said(N_("An operator closed this table.")))
         return f"Table {table.id} was closed."
 
     def op_reports(self, by: str, args: list[str]) -> str:

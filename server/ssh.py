@@ -7,6 +7,7 @@ import logging
 import os
 import secrets
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,11 +20,14 @@ from .jsonapi import JsonSession
 from .keyfiles import KeyFile
 from .limits import Address, Bucket, Limits, address_key
 from .moderation import Moderation, key_of
-from .room import Member, Registry, TableStore, restore
+from .room import Member, Registry, Said, TableStore, restore
+from .room.errors import N_
 from .room.text import check_name, clean_name, name_key, safe_text, skeleton
 from .store import Store
 
 if TYPE_CHECKING:
+    from tui.i18n import Speech
+
     from .metrics import Exporter
 
 log = logging.getLogger("lamma.ssh")
@@ -145,7 +149,7 @@ class Room:
 
     def store_health(self, down: bool) -> None:
         """The database stopped or started answering: everyone connected is told."""
-        text = (STORE_DOWN_NOTICE if down else STORE_BACK_NOTICE)
+        text = Said(STORE_DOWN_NOTICE if down else STORE_BACK_NOTICE)
         for m in list(self.online.values()):
             try:
                 m.notice(text)
@@ -289,23 +293,24 @@ class LammaSSHServer(asyncssh.SSHServer):
         if banned:
             return banned
         if cfg.allow_list:
-            return ("This room admits listed keys only, and none of your keys is on "
-                    "the list. Ask the host to add your public key.")
+            return Said(N_("This room admits listed keys only, and none of your keys is on "
+                           "the list. Ask the host to add your public key."))
         if self.room.identity.owner(self.name) is not None:
-            return (f"The name '{self.name}' is taken: it belongs to another key. "
-                    "Choose another name (ssh -p PORT OTHERNAME@HOST), or use the key "
-                    "that owns it.")
+            return Said(N_("The name '{name}' is taken: it belongs to another key. Choose "
+                           "another name (ssh -p PORT OTHERNAME@HOST), or use the key that "
+                           "owns it."), name=self.name)
         like = self.room.identity.lookalike_of(self.name)
         if like is not None:
-            return _looks_like(self.name, like, "a name that belongs to a key")
+            return _looks_like(self.name, like, N_("a name that belongs to a key"))
         if not cfg.guests:
-            return ("This room does not admit guests: connect with an SSH key "
-                    "(ssh-keygen -t ed25519 makes one).")
+            return Said(N_("This room does not admit guests: connect with an SSH key "
+                           "(ssh-keygen -t ed25519 makes one)."))
         if name_key(self.name) in self.room.online:
-            return f"A guest named '{self.name}' is already here; choose another name."
+            return Said(N_("A guest named '{name}' is already here; choose another name."),
+                        name=self.name)
         like = self.room.online_lookalike(self.name)
         if like is not None:
-            return _looks_like(self.name, like, "the name of someone here now")
+            return _looks_like(self.name, like, N_("the name of someone here now"))
         return None
 
     def _may_try(self) -> bool:
@@ -336,7 +341,9 @@ class LammaSSHServer(asyncssh.SSHServer):
         if self._refusal_shown:
             return False
         self._refusal_shown = True
-        return ("Lamma", reason, "", [])
+        # No session yet, so no LANG: the client's language tag (RFC 4256), if any.
+        speech = speech_for({"LANG": str(lang or "").replace("-", "_")})
+        return ("Lamma", said_to(speech, reason), "", [])
 
     def validate_kbdint_response(self, username: str, responses) -> bool:
         return False
@@ -354,18 +361,19 @@ class LammaSSHServer(asyncssh.SSHServer):
             if like is not None:
                 # A new name may not pass for one already owned (names bound before
                 # this rule that already look alike keep working: they are not new).
-                self.refusal = _looks_like(self.name, like, "a name already taken")
+                self.refusal = _looks_like(self.name, like, N_("a name already taken"))
             elif new and identity.names_of(fp) >= cap:
                 # One key cannot hoard names: its existing ones still work.
-                self.refusal = (f"Your key already has {cap} names; connect under one of "
-                                "them.")
+                self.refusal = Said(N_("Your key already has {n} names; connect under one "
+                                       "of them."), n=cap)
             elif identity.bind(self.name, fp):
                 self.ident = f"key:{fp}:{name_key(self.name)}"
                 self.guest = False
             else:
                 like = identity.lookalike_of(self.name)
-                self.refusal = (_looks_like(self.name, like, "a name just taken") if like
-                                else f"The name '{self.name}' was just taken by another key.")
+                self.refusal = (_looks_like(self.name, like, N_("a name just taken")) if like
+                                else Said(N_("The name '{name}' was just taken by another "
+                                             "key."), name=self.name))
         elif self._guest_ok and self.name is not None:
             # A guest is this connection: a random token nobody else can present, so
             # another guest under the same name never reaches this one's seat or hand.
@@ -373,7 +381,7 @@ class LammaSSHServer(asyncssh.SSHServer):
             self.ident = f"guest:{secrets.token_urlsafe(12)}:{name_key(self.name)}"
             self.guest = True
         else:
-            self.refusal = "Authentication failed."
+            self.refusal = Said(N_("Authentication failed."))
 
 
 UNLINKED = ("_session_factory", "_stdin", "_stdout", "_stderr")   # of a process
@@ -421,14 +429,29 @@ async def _unlink_when_closed(process: asyncssh.SSHServerProcess) -> None:
             vars(process)[name] = None
 
 
-def _looks_like(name: str, other: str, what: str) -> str:
-    return (f"The name '{name}' looks like '{other}', {what}; choose another name "
-            "(ssh -p PORT OTHERNAME@HOST).")
+def _looks_like(name: str, other: str, what: str) -> Said:
+    """``what``: words marked ``N_`` (said in the person's language too)."""
+    return Said(N_("The name '{name}' looks like '{other}', {what}; choose another name "
+                   "(ssh -p PORT OTHERNAME@HOST)."), name=name, other=other, what=what)
 
 
-STORE_DOWN_NOTICE = ("The room's database does not answer: no move can be made until it "
-                     "does (nothing already shown is lost).")
-STORE_BACK_NOTICE = "The room's database answers again: play on."
+def speech_for(env: Mapping[str, object]) -> Speech:
+    """How to speak to a connection before (or without) its app: the language its
+    locale variables ask for (English otherwise), Arabic shaped for the terminal."""
+    from tui.i18n import Speech, language_from_env
+
+    return Speech(language_from_env(env) or "en")
+
+
+def said_to(speech: Speech, text: str) -> str:
+    """``text`` (a refusal, a kick's reason: a ``Said``, or plain English) in that
+    language, ready for a terminal."""
+    return speech.show(speech.error(text))  # type: ignore[arg-type]
+
+
+STORE_DOWN_NOTICE = N_("The room's database does not answer: no move can be made until it "
+                       "does (nothing already shown is lost).")
+STORE_BACK_NOTICE = N_("The room's database answers again: play on.")
 
 
 def _clean_term(term: object) -> str:
@@ -475,29 +498,29 @@ class SessionHandler:
                      srv: LammaSSHServer | None) -> None:
         json_mode = (process.command or "").strip() == "play"
         if srv is None or srv.refusal or srv.ident is None or srv.name is None:
-            reason = (srv.refusal if srv else None) or "Authentication failed."
+            reason = (srv.refusal if srv else None) or Said(N_("Authentication failed."))
             self._refuse(process, reason, json_mode)
             return
         limits = self.room.config.limits
         if srv.sessions > limits.sessions_per_connection:
-            self._refuse(process, f"At most {limits.sessions_per_connection} sessions at "
-                                  "once on one connection.", json_mode)
+            self._refuse(process, Said(N_("At most {n} sessions at once on one connection."),
+                                       n=limits.sessions_per_connection), json_mode)
             return
         if not srv.session_opens.take():
-            self._refuse(process, "Sessions are opened too fast on this connection; wait a "
-                                  "few seconds.", json_mode)
+            self._refuse(process, Said(N_("Sessions are opened too fast on this connection; "
+                                          "wait a few seconds.")), json_mode)
             return
         if not json_mode and process.command:
-            self._refuse(process, "Commands: 'play' (JSON lines). Without a command you "
-                                  "get the card room (use ssh -t).", False)
+            self._refuse(process, Said(N_("Commands: 'play' (JSON lines). Without a command "
+                                          "you get the card room (use ssh -t).")), False)
             return
         if not json_mode and not srv.terminal_allowed:
-            self._refuse(process, "Your key is listed for programs only (no-pty): use "
-                                  "'ssh ... play'.", False)
+            self._refuse(process, Said(N_("Your key is listed for programs only (no-pty): use "
+                                          "'ssh ... play'.")), False)
             return
         if not json_mode and process.get_terminal_type() is None:
-            self._refuse(process, "No terminal: use 'ssh -t' for the card room or "
-                                  "'ssh ... play' for the JSON interface.", False)
+            self._refuse(process, Said(N_("No terminal: use 'ssh -t' for the card room or "
+                                          "'ssh ... play' for the JSON interface.")), False)
             return
         name = srv.name
         refusal = self.claim_name(srv)
@@ -521,33 +544,39 @@ class SessionHandler:
         if banned:
             return banned
         if srv.guest and self.room.identity.owner(name) is not None:
-            return (f"The name '{name}' now belongs to a key's owner; guests cannot use "
-                    "it. Choose another name.")
+            return Said(N_("The name '{name}' now belongs to a key's owner; guests cannot "
+                           "use it. Choose another name."), name=name)
         if srv.guest:
             # Bound or arrived since this guest's authentication: look-alikes too.
             like = (self.room.identity.lookalike_of(name)
                     or self.room.online_lookalike(name))
             if like is not None:
-                return _looks_like(name, like, "a name in use")
+                return _looks_like(name, like, N_("a name in use"))
         old = self.room.online.get(nk)
         if old is None:
             return None
         if old.ident == srv.ident:
-            old.kick("You connected from another terminal; this one is closed.")
+            old.kick(Said(N_("You connected from another terminal; this one is closed.")))
         elif old.guest and not srv.guest:
             # A guest who came in before the key bound the name gives it up to the key.
-            old.kick(f"The name '{name}' belongs to its key's owner, who has just "
-                     "arrived; connect again under another name.")
+            old.kick(Said(N_("The name '{name}' belongs to its key's owner, who has just "
+                             "arrived; connect again under another name."), name=name))
         else:
-            return f"The name '{name}' is in use."
+            return Said(N_("The name '{name}' is in use."), name=name)
         return None
 
     def _refuse(self, process, reason: str, json_mode: bool) -> None:
+        """``reason`` to the client: in English for the JSON interface, in the
+        language of the connection's locale (LANG/LC_*) on a terminal."""
         if json_mode:
             import json
-            data = json.dumps({"type": "error", "message": reason}) + "\n"
+            data = json.dumps({"type": "error", "message": str(reason)}) + "\n"
         else:
-            data = "lamma: " + reason + "\r\n"
+            try:
+                env = process.env or {}
+            except Exception:
+                env = {}
+            data = "lamma: " + said_to(speech_for(env), reason) + "\r\n"
         try:
             process.stdout.write(data.encode())
             process.exit(1)
@@ -605,7 +634,9 @@ class SessionHandler:
             reason = app.exit_reason
             if reason:
                 try:
-                    process.stdout.write(("lamma: " + reason + "\r\n").encode())
+                    # In the player's language and text mode (a kick's reason is a Said).
+                    said = said_to(app.speech, reason)
+                    process.stdout.write(("lamma: " + said + "\r\n").encode())
                 except Exception:
                     pass
             if finished:

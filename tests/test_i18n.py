@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 import pytest
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import extract_from_dir, extract_from_file
 from babel.messages.pofile import read_po
 from rich.text import Text
 
@@ -34,6 +34,8 @@ KEYWORDS = {
     "IllegalAction": None, "RoomError": None,
 }
 SOURCES = ("tui", "server/room", "engine")
+# Transport modules that say something to a person (refusals before the app, kicks).
+SOURCE_FILES = ("server/ssh.py", "server/moderation.py", "server/cli.py")
 
 
 def marked_messages() -> dict[tuple[str | None, str], tuple[str, int]]:
@@ -49,6 +51,13 @@ def marked_messages() -> dict[tuple[str | None, str], tuple[str, int]]:
                 msgid = msg[0] if isinstance(msg, tuple) else msg
                 if msgid:
                     found.setdefault((context, msgid), (f"{top}/{path}", line))
+        for name in SOURCE_FILES:
+            for line, msg, _comments, context in extract_from_file(
+                    "python", ROOT / name, keywords=KEYWORDS, comment_tags=(),
+                    strip_comment_tags=True):
+                msgid = msg[0] if isinstance(msg, tuple) else msg
+                if msgid:
+                    found.setdefault((context, msgid), (name, line))
     untranslatable = [line.split(": warning")[0] for line in said.getvalue().splitlines()
                       if "f-string" in line]
     assert not untranslatable, "marked f-strings:\n" + "\n".join(untranslatable)

@@ -25,7 +25,7 @@ from .catalogue import (
                         title,
 )
 from .codes import CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, code_label
-from .errors import RoomError
+from .errors import RoomError, Said
 from .members import Member, Session
 from .moderation import PLAYER_HELP, Moderator, NoModerator, ignores, own_command
 from .narration import Event
@@ -59,6 +59,7 @@ __all__ = [
                         "Records",
                         "Registry",
                         "RoomError",
+                        "Said",
                         "Seat",
                         "Session",
                         "StoredMatch",

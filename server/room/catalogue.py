@@ -52,13 +52,13 @@ def parse_seat(value: object) -> int:
 def parse_seats(value: object, what: str = "\"computer\"") -> list[int]:
     """A list of seats (e.g. the computer players' of a new table)."""
     if not isinstance(value, list) or not all(is_seat(s) for s in value):
-        raise RoomError(f"{what} is a list of seats 0–3.")
+        raise RoomError("{what} is a list of seats 0–3.", what=what)
     return list(value)
 
 
 def parse_game(value: object) -> str:
     if not isinstance(value, str) or value not in GAMES:
-        raise RoomError("Unknown game; choose one of: " + ", ".join(GAMES) + ".")
+        raise RoomError("Unknown game; choose one of: {games}.", games=", ".join(GAMES))
     return value
 
 
@@ -67,8 +67,10 @@ def parse_length(game: str, value: object) -> Any:
     if value is None:
         return default_length(game)
     if isinstance(value, bool) or value not in LENGTHS[game]:
-        allowed = ", ".join(str(x) for x in LENGTHS[game] if x is not None) or "none"
-        raise RoomError(f"Lengths for {game}: {allowed}.")
+        allowed = ", ".join(str(x) for x in LENGTHS[game] if x is not None)
+        if not allowed:
+            raise RoomError("Lengths for {game}: none.", game=game)
+        raise RoomError("Lengths for {game}: {allowed}.", game=game, allowed=allowed)
     return value
 
 
@@ -80,5 +82,5 @@ def parse_timer(value: object) -> int:
 
 def parse_level(value: object) -> str:
     if not isinstance(value, str) or value not in LEVELS:
-        raise RoomError("Computer player levels: " + ", ".join(LEVELS) + ".")
+        raise RoomError("Computer player levels: {levels}.", levels=", ".join(LEVELS))
     return value

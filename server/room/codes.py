@@ -62,9 +62,10 @@ class CodeGuard:
         now = time.monotonic()
         if len(fails) == fails.maxlen and now - fails[0] < CODE_WINDOW:
             wait = int(CODE_WINDOW - (now - fails[0])) + 1
-            raise RoomError(f"Too many wrong codes: wait {wait} s and try again.")
+            raise RoomError("Too many wrong codes: wait {wait} s and try again.", wait=wait)
 
-    def failed(self, text: str) -> RoomError:
-        """Count a wrong code; the error to raise."""
+    def failed(self, template: str, /, **params: object) -> RoomError:
+        """Count a wrong code; the error to raise (``RoomError(template, **params)``:
+        the caller marks ``template`` with ``N_``)."""
         self.fails.append(time.monotonic())
-        return RoomError(text)
+        return RoomError(template, **params)

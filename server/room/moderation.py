@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING, Protocol
 
 from .catalogue import GUEST_MARK
-from .errors import RoomError
+from .errors import N_, RoomError, Said
 from .text import check_name, clean_name, name_key
 
 if TYPE_CHECKING:
@@ -30,7 +30,8 @@ class NoModerator:
 
 
 def _unknown(line: str) -> str:
-    raise RoomError(f"Unknown command {line.split()[0][:20]!r}: /help lists them.")
+    raise RoomError("Unknown command {command}: /help lists them.",
+                    command=repr(line.split()[0][:20]))
 
 
 IGNORE_MAX = 100        # names one session may ignore
@@ -41,8 +42,8 @@ def bare_name(word: str) -> str:
     return word.rstrip(GUEST_MARK)
 
 
-PLAYER_HELP = ("/ignore NAME hides their chat · /unignore NAME · /ignored lists them · "
-               "/report NAME REASON tells the operators")
+PLAYER_HELP = N_("/ignore NAME hides their chat · /unignore NAME · /ignored lists them · "
+                 "/report NAME REASON tells the operators")
 
 
 def own_command(member: Member, line: str) -> str | None:
@@ -52,7 +53,7 @@ def own_command(member: Member, line: str) -> str | None:
     cmd = words[0].lower() if words else ""
     if cmd in ("/ignore", "/unignore"):
         if len(words) != 2:
-            raise RoomError(f"Usage: {cmd} NAME")
+            raise RoomError("Usage: {command} NAME", command=cmd)
         who = bare_name(words[1])
         if cmd == "/ignore":
             if check_name(who)[0] is None:
@@ -60,14 +61,17 @@ def own_command(member: Member, line: str) -> str | None:
             if name_key(who) == name_key(member.name):
                 raise RoomError("You cannot ignore yourself.")
             if len(member.ignoring) >= IGNORE_MAX:
-                raise RoomError(f"You ignore {IGNORE_MAX} names already; /unignore one first.")
+                raise RoomError("You ignore {n} names already; /unignore one first.",
+                                n=IGNORE_MAX)
             member.ignoring.add(name_key(who))
-            return f"You no longer see {who}'s chat."
+            return Said(N_("You no longer see {name}'s chat."), name=who)
         member.ignoring.discard(name_key(who))
-        return f"You see {who}'s chat again."
+        return Said(N_("You see {name}'s chat again."), name=who)
     if cmd == "/ignored":
-        return ("Ignored: " + ", ".join(clean_name(n) for n in sorted(member.ignoring))) \
-            if member.ignoring else "You ignore nobody."
+        if not member.ignoring:
+            return Said(N_("You ignore nobody."))
+        return Said(N_("Ignored: {names}"),
+                    names=", ".join(clean_name(n) for n in sorted(member.ignoring)))
     return None
 
 
@@ -115,5 +119,5 @@ class Mutes:
             if end <= now:
                 del self.until[mark]
                 continue
-            raise RoomError(f"An operator has muted you for {max(1, round((end - now) / 60))} "
-                            "more minute(s).")
+            raise RoomError("An operator has muted you for {minutes} more minute(s).",
+                            minutes=max(1, round((end - now) / 60)))

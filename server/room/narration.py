@@ -15,35 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-
-def N_(message: str) -> str:
-    """Mark ``message`` for the catalogue (tui/locale); the screen translates it."""
-    return message
-
-
-class Said(str):
-    """A line in English, and the template and parameters it was said from.
-
-    A parameter is a name, a number, a card or bid code ("QS", "5H") or another
-    ``Said`` (said in the same language)."""
-
-    template: str
-    params: tuple[tuple[str, Any], ...]
-
-    def __new__(cls, template: str, **params: Any) -> Said:
-        text = template.format(**{k: str(v) for k, v in params.items()}) if params else template
-        self = super().__new__(cls, text)
-        self.template = template
-        self.params = tuple(params.items())
-        return self
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_said, (self.template, self.params))
-
-
-def _said(template: str, params: tuple[tuple[str, Any], ...]) -> Said:
-    return Said(template, **dict(params))
-
+from .errors import N_ as N_
+from .errors import Said as Said
 
 # The lines a table says (tui/locale/ar.po has their Arabic).
 MATCH_BEGINS = N_("The match begins")

@@ -14,7 +14,7 @@ from engine import Match
 
 from .catalogue import parse_game, parse_length, parse_timer
 from .codes import new_code
-from .errors import RoomError, quoted
+from .errors import N_, RoomError, quoted
 from .members import Member
 from .moderation import Moderator, Mutes, NoModerator
 from .store import NullStore, Records, TableLog
@@ -76,8 +76,8 @@ class Registry:
             mine = sum(1 for t in self.tables.values()
                        if t.creator == creator.ident and t.status != "over")
             if mine >= cap:
-                raise RoomError(f"You have {mine} open tables (at most {cap}); finish or "
-                                "leave one first.")
+                raise RoomError("You have {mine} open tables (at most {cap}); finish or "
+                                "leave one first.", mine=mine, cap=cap)
         tid = str(next(self._ids))
         table = Table(self, tid, game, length, timer, bool(private))
         table.creator = creator.ident if creator is not None else None
@@ -114,7 +114,7 @@ class Registry:
             tid = str(tid)
         table = self.tables.get(tid) if isinstance(tid, str) else None
         if table is None:
-            raise RoomError(f"No table {quoted(tid)}.")
+            raise RoomError("No table {table}.", table=quoted(tid))
         return table
 
     def listing(self, member: Member | None = None) -> list[dict[str, Any]]:
@@ -173,10 +173,10 @@ class Registry:
         if self.may_see(member, table):
             return
         if raw is None:
-            raise RoomError(f"Table {table.id} is private: its code is needed.")
+            raise RoomError("Table {table} is private: its code is needed.", table=table.id)
         member.code_guard.check()
         if not table.code_matches(raw):
-            raise member.code_guard.failed(f"No table {table.id} with that code.")
+            raise member.code_guard.failed(N_("No table {table} with that code."), table=table.id)
         member.unlocked.add(table.id)
 
     def find_code(self, member: Member, raw: object) -> Table:
@@ -188,8 +188,8 @@ class Registry:
             if t.private and t.code_matches(raw) and found is None:
                 found = t
         if found is None:
-            raise member.code_guard.failed("Wrong code: no table has it. Check it with "
-                                           "whoever gave it to you.")
+            raise member.code_guard.failed(N_("Wrong code: no table has it. Check it with "
+                                              "whoever gave it to you."))
         member.unlocked.add(found.id)
         return found
 

@@ -27,7 +27,7 @@ from engine import Action, IllegalAction, Match, View, new_match
 from . import bots
 from .catalogue import DEFAULT_LEVEL, parse_level, parse_seat, title
 from .codes import code_matches, new_code
-from .errors import RoomError, quoted
+from .errors import N_, RoomError, Said, quoted
 from .members import Member
 from .narration import Event, describe, round_text
 from .seats import Seat
@@ -186,27 +186,31 @@ class Table:
         for i, s in enumerate(self.seats):
             if s.held_by(member):
                 if seat is not None and seat != i:
-                    raise RoomError(f"You already hold seat {i} at table {self.id}.")
+                    raise RoomError("You already hold seat {seat} at table {table}.", seat=i,
+                                    table=self.id)
                 self._attach(member, i)
                 return i
         cur = member.table
         if (cur is not None and cur is not self and member.seat is not None
                 and cur.status == "playing"):
-            raise RoomError(f"You are playing at table {cur.id}; leave it first.")
+            raise RoomError("You are playing at table {table}; leave it first.", table=cur.id)
         if seat is not None:
             seat = parse_seat(seat)
         if self.status != "waiting":
             bots_here = self.status == "playing" and any(s.kind == "bot" for s in self.seats)
-            raise RoomError(f"Table {self.id} is already playing; you can watch it"
-                            + (" or take a computer player's seat." if bots_here else "."))
+            if bots_here:
+                raise RoomError("Table {table} is already playing; you can watch it or take "
+                                "a computer player's seat.", table=self.id)
+            raise RoomError("Table {table} is already playing; you can watch it.",
+                            table=self.id)
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
             if not free:
-                raise RoomError(f"Table {self.id} is full.")
+                raise RoomError("Table {table} is full.", table=self.id)
             seat = free[0]
         s = self.seats[seat]
         if s.kind != "empty":
-            raise RoomError(f"Seat {seat} at table {self.id} is taken.")
+            raise RoomError("Seat {seat} at table {table} is taken.", seat=seat, table=self.id)
         self.seats[seat] = Seat.person(member)
         self._attach(member, seat)
         self._maybe_start()
@@ -222,7 +226,7 @@ class Table:
         member.table, member.seat = self, seat
         if old is not None and old is not member:
             old.table, old.seat = None, None
-            old.kick("You connected from another terminal; this one is closed.")
+            old.kick(N_("You connected from another terminal; this one is closed."))
         if self.status == "playing":
             self._schedule()
         self._changed("seats")
@@ -241,22 +245,25 @@ class Table:
         round (False; ``member`` watches meanwhile).  RoomError if refused."""
         seat = parse_seat(seat)
         if self.status == "over":
-            raise RoomError(f"The match at table {self.id} is over.")
+            raise RoomError("The match at table {table} is over.", table=self.id)
         if self.seats[seat].kind != "bot":
-            raise RoomError(f"Seat {seat} at table {self.id} is not a computer player's.")
+            raise RoomError("Seat {seat} at table {table} is not a computer player's.", seat=seat,
+                            table=self.id)
         for i, s in enumerate(self.seats):
             if s.held_by(member):
-                raise RoomError(f"You already hold seat {i} at table {self.id}.")
+                raise RoomError("You already hold seat {seat} at table {table}.", seat=i,
+                                    table=self.id)
         cur = member.table
         if (cur is not None and cur is not self and member.seat is not None
                 and cur.status == "playing"):
-            raise RoomError(f"You are playing at table {cur.id}; leave it first.")
+            raise RoomError("You are playing at table {table}; leave it first.", table=cur.id)
         if member.table is self and member.seat is not None:
-            raise RoomError(f"You are seated at table {self.id}.")
+            raise RoomError("You are seated at table {table}.", table=self.id)
         other = self.takeovers.get(seat)
         if other is not None and other is not member:
-            raise RoomError(f"Seat {seat} at table {self.id} is already promised to "
-                            f"{other.display_name} at the end of this round.")
+            raise RoomError("Seat {seat} at table {table} is already promised to {name} at "
+                            "the end of this round.", seat=seat, table=self.id,
+                            name=other.display_name)
         if self.between_rounds():
             self._drop_request(member)
             self._swap(seat, member)
@@ -275,8 +282,9 @@ class Table:
                 return seat
         return None
 
-    def request_text(self, seat: int) -> str:
-        return f"You take seat {seat} ({self.seats[seat].label}) when this round ends."
+    def request_text(self, seat: int) -> Said:
+        return Said(N_("You take seat {seat} ({name}) when this round ends."), seat=seat,
+                    name=self.seats[seat].label)
 
     def _drop_request(self, member: Member) -> None:
         for seat in [s for s, m in self.takeovers.items() if m is member]:
@@ -292,8 +300,9 @@ class Table:
             # Decision); the store keeps the new holder so a restart keeps it too.
             self.counts_for_points = False
             self.registry.store.seats_changed(self)
-            self._news.append(Event(seat, None, f"{self.seats[seat].label} takes "
-                                    f"{bot.label}'s seat", self.round_info()[0]))
+            self._news.append(Event(seat, None, Said(N_("{who} takes {bot}'s seat"),
+                                                     who=self.seats[seat].label,
+                                                     bot=bot.label), self.round_info()[0]))
         self._turn += 1       # a move the computer player is thinking about is dropped
         self._attach(member, seat)          # reschedules: the seat's timer now applies
         self._calls.append(partial(member.seat_granted, self, seat))
@@ -366,7 +375,7 @@ class Table:
     def _leave_match(self, seat: int) -> None:
         assert self.match is not None
         s = self.seats[seat]
-        self._news.append(Event(seat, None, f"{s.label} left the table"))
+        self._news.append(Event(seat, None, Said(N_("{who} left the table"), who=s.label)))
         before = len(self.match.log)
         self._public = None
         self.match.leave(seat)
@@ -392,7 +401,7 @@ class Table:
             self._round_log = 0
             self._public = None
             self.registry.store.match_started(self)
-            self._news.append(Event(None, None, "The match begins"))
+            self._news.append(Event(None, None, Said(N_("The match begins"))))
             self._turn += 1
             self._moved = self._lobby_due = True
             self._schedule()
@@ -411,15 +420,16 @@ class Table:
                             "answer); nothing was played. Try again in a moment.")
         m = self.match
         if m is None or self.status != "playing":
-            raise RoomError("The match has not started." if self.status == "waiting"
-                            else "The match is over.")
+            if self.status == "waiting":
+                raise RoomError("The match has not started.")
+            raise RoomError("The match is over.")
         if m.to_act != seat:
             raise RoomError("It is not your turn.")
         if not isinstance(action, dict):
             raise RoomError("An action is a JSON object such as {\"type\":\"pass\"}.")
         canon = m.canonical(seat, action)
         if canon is None:
-            raise RoomError(f"Illegal action {quoted(action)}.")
+            raise RoomError("Illegal action {action}.", action=quoted(action))
         self._apply(seat, canon, by)
 
     def _apply(self, seat: int, action: Action, by: str) -> None:
@@ -433,7 +443,7 @@ class Table:
         try:
             m.apply(seat, dict(action))
         except IllegalAction as exc:
-            raise RoomError(str(exc)) from None
+            raise RoomError(exc.template, **exc.params) from None
         self._accepted = time.monotonic()
         STATS.moves.inc()
         self._moved = True
@@ -451,7 +461,8 @@ class Table:
                 self._round_ended()
         elif len(view["tricks"]) > before_trick:
             w = view["tricks"][-1]["winner"]
-            self._news.append(Event(w, None, f"{self.seats[w].label} takes the trick", rnd))
+            self._news.append(Event(w, None, Said(N_("{who} takes the trick"),
+                                                  who=self.seats[w].label), rnd))
             self._trick_pause = True
         if m.to_act is None or m.result is not None:
             self._finish()
@@ -463,14 +474,15 @@ class Table:
         self._cancel()
         self._timer_changed()
         if self.takeovers:
-            self._drop_all_requests(f"The match at table {self.id} ended before the seat "
-                                    "came free.")
+            self._drop_all_requests(Said(N_("The match at table {table} ended before the "
+                                            "seat came free."), table=self.id))
         if self.status != "over":
             self.status = "over"
             res = self.match.result if self.match is not None else None
             winners = ", ".join(self.seats[w].label for w in (res["winners"] if res else []))
-            self._news.append(Event(None, None, "Match over" +
-                                    (f": {winners} win" if winners else "")))
+            self._news.append(Event(None, None,
+                                    Said(N_("Match over: {winners} win"), winners=winners)
+                                    if winners else Said(N_("Match over"))))
             self.registry.store.match_over(self, self._paid)
             self._lobby_due = True
 

@@ -29,6 +29,8 @@ from confusable_homoglyphs import (
     confusables as _confusables,
 )
 
+from .errors import N_, Said
+
 NAME_MAX = 16
 CHAT_MAX = 200
 MAX_MARKS_ON_ONE = 2   # non-spacing marks on one letter (Arabic shadda + fatha is 2)
@@ -192,36 +194,38 @@ def check_name(raw: str) -> tuple[str | None, str]:
     on a letter (at most ``MAX_MARKS_ON_ONE`` stacked on one, and at most
     ``MAX_ACCENTS`` script-less accents in all); no invisible character; nothing that
     looks like a reserved word or a computer player's name. The name is
-    NFC-normalised.
+    NFC-normalised. A reason is a ``Said``: English, with its template for the
+    person's language.
     """
     if not isinstance(raw, str):
-        return None, "A name is required."
+        return None, Said(N_("A name is required."))
     name = unicodedata.normalize("NFC", raw)
     if not name:
-        return None, "A name is required: ssh -p PORT NAME@HOST"
+        return None, Said(N_("A name is required: ssh -p PORT NAME@HOST"))
     if len(name) > NAME_MAX:
-        return None, f"Names are at most {NAME_MAX} characters."
-    general = ("Names may use letters of any script, digits, '_' and '-' "
-               f"(1–{NAME_MAX} characters).")
+        return None, Said(N_("Names are at most {n} characters."), n=NAME_MAX)
+    general = Said(N_("Names may use letters of any script, digits, '_' and '-' "
+                      "(1–{n} characters)."), n=NAME_MAX)
     stacked = accents = 0
     after_letter = False
     for ch in name:
         if is_default_ignorable(ch):
-            return None, (f"Names may not contain invisible characters (U+{ord(ch):04X} "
-                          "is drawn as nothing).")
+            return None, Said(N_("Names may not contain invisible characters ({code} is "
+                                 "drawn as nothing)."), code=f"U+{ord(ch):04X}")
         cat = unicodedata.category(ch)
         if cat[0] == "M":
             if not after_letter:
-                return None, "A combining mark in a name must follow a letter."
+                return None, Said(N_("A combining mark in a name must follow a letter."))
             if _stacks(ch):
                 stacked += 1
                 if stacked > MAX_MARKS_ON_ONE:
-                    return None, (f"At most {MAX_MARKS_ON_ONE} combining marks on one "
-                                  "letter of a name.")
+                    return None, Said(N_("At most {n} combining marks on one letter of a "
+                                         "name."), n=MAX_MARKS_ON_ONE)
             if script_of(ch) in (COMMON, INHERITED):
                 accents += 1
                 if accents > MAX_ACCENTS:
-                    return None, f"At most {MAX_ACCENTS} combining accents in a name."
+                    return None, Said(N_("At most {n} combining accents in a name."),
+                                      n=MAX_ACCENTS)
             continue
         stacked = 0
         after_letter = cat[0] == "L"
@@ -230,18 +234,22 @@ def check_name(raw: str) -> tuple[str | None, str]:
         return None, general
     scripts = {script_of(ch) for ch in name} - {COMMON, INHERITED}
     if "Unknown" in scripts:
-        return None, "This name uses characters the room does not know yet."
+        return None, Said(N_("This name uses characters the room does not know yet."))
     if len(scripts) > 1 and not any(scripts <= w for w in _ONE_WRITING):
         mixed = " and ".join(_script_title(s) for s in sorted(scripts))
-        return None, (f"A name is written in one script: '{name}' mixes {mixed} "
-                      "letters (which can look alike). Choose another.")
+        return None, Said(N_("A name is written in one script: '{name}' mixes {mixed} "
+                             "letters (which can look alike). Choose another."),
+                          name=name, mixed=mixed)
     if is_reserved(name):
-        return None, f"The name '{name}' is reserved; please choose another."
+        return None, Said(N_("The name '{name}' is reserved; please choose another."),
+                          name=name)
     like = reserved_lookalike(name)
     if like is not None:
-        what = "a computer player's name" if like == "Bot-1" else "a reserved name"
-        return None, (f"The name '{name}' looks like '{like}', {what}; please choose "
-                      "another.")
+        if like == "Bot-1":
+            return None, Said(N_("The name '{name}' looks like '{like}', a computer player's "
+                                 "name; please choose another."), name=name, like=like)
+        return None, Said(N_("The name '{name}' looks like '{like}', a reserved name; please "
+                             "choose another."), name=name, like=like)
     return name, ""
 
 

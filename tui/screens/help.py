@@ -1,15 +1,31 @@
-"""Help: every key on every screen, and a short summary of the game at hand."""
+"""Help: every key on every screen, and a short summary of the game at hand.
+
+In English the keys are one picture (``KEYS``) and the game one paragraph. In
+another language both come from the message catalogue — the keys as (key, what it
+does) pairs under a heading per screen, the game's rules one entry per sentence —
+and are laid out for the width of the window, right to left for Arabic
+(``Speech.line``: keys and commands stay left to right).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Static
 
+from ..i18n import N_, Speech
 from ..widgets.lines import KeyBar
+
+if TYPE_CHECKING:
+    from textual.geometry import Size
 
 KEYS = """\
 Lobby
@@ -49,6 +65,58 @@ Commands (typed in chat, or after / in the lobby)
   /close TABLE  /reports  /log    (every one is logged with who did it)
 """
 
+# The same keys for another language: (heading, [(keys, what they do)]) per screen;
+# a pair without keys ("", label) starts a part of the table's keys.
+KEY_SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    (N_("Lobby"), (
+        ("↑ ↓", N_("choose a table")), ("Enter", N_("sit down")), ("w", N_("watch")),
+        ("p", N_("quick play")), ("n", N_("new table")), ("?", N_("help")),
+        ("q", N_("quit")), ("i", N_("your profile")), ("b", N_("leaderboard")),
+        ("r", N_("replays")),
+        ("/", N_("a command (/help lists them)")),
+        ("j", N_("join a private table by its code (Enter joins, Esc back)")),
+        ("t", N_("take a computer player's seat (0-3 the seat, Esc back): at once before "
+                 "the start or between rounds, else when the round ends; the match then no "
+                 "longer counts for level points")),
+    )),
+    (N_("Profile, leaderboard, replays"), (
+        ("b", N_("leaderboard")), ("r", N_("replays")), ("↑ ↓", N_("choose")),
+        ("Enter", N_("watch")), ("Esc", N_("back")),
+        ("← →", N_("trick by trick (also p n)")), ("PgUp PgDn", N_("round by round")),
+        ("Home End", N_("first and last trick (every hand is open)")),
+    )),
+    (N_("Table"), (
+        ("", N_("Dash offer")), ("y", N_("take the dash call (no trick at all)")),
+        ("n", N_("play normally")),
+        ("", N_("Auction")), ("← →", N_("number")), ("n s h d c", N_("suit")),
+        ("Enter", N_("bid")), ("p", N_("pass")), ("w", N_("With")),
+        ("", N_("Call")), ("← →", N_("raise the number, suit keys change it")),
+        ("Enter", N_("confirms")),
+        ("", N_("Declaring")), ("← →", N_("or digits (1 then 0–3 for 10–13)")),
+        ("Enter", N_("declares")),
+        ("", N_("Play")), ("← →", N_("move between playable cards")),
+        ("Enter Space", N_("plays")),
+        ("a k q j t 2-9 10", N_("or type the rank")), ("s h d c", N_("then the suit")),
+        ("", N_("Anywhere")), ("r", N_("score sheet")), ("/", N_("chat")),
+        ("o", N_("options")), ("b", N_("computer players fill empty seats (before the start)")),
+        ("?", N_("help")), ("Ctrl+L", N_("redraw")), ("Esc", N_("back")),
+        ("q", N_("leave, asks first (x while choosing a card, where q means queen)")),
+    )),
+    (N_("Commands (typed in chat, or after / in the lobby)"), (
+        ("/ignore NAME", N_("hide their chat")), ("/unignore NAME", N_("show it again")),
+        ("/ignored", N_("who you ignore")), ("/report NAME REASON",
+                                              N_("tell the room's operators")),
+        ("/help", N_("what you may do")),
+    )),
+)
+# What another language adds under the keys (English needs neither).
+LAYOUT_NOTE = N_("The letters of the Arabic keyboard layout act as the Latin letters on the "
+                 "same keys (ح is p, ى is n, ي is d), and ٠–٩ as 0–9.")
+OPERATOR_NOTE = N_("Operators (keys in keys/operators on the server) also have:")
+OPERATOR_COMMANDS = ("/who  /tables  /announce TEXT  /mute NAME [30m|2h|7d]  /unmute NAME",
+                     "/kick NAME [REASON]  /ban NAME|key:FP|addr:IP [TIME] [REASON]",
+                     "/unban  /bans  /close TABLE  /reports  /log")
+
 
 def terms_text(english_only: bool) -> str:
     from ..arabic import TERMS, shaped
@@ -58,26 +126,145 @@ def terms_text(english_only: bool) -> str:
              ("tarneeb", "Tarneeb")]
     return "Terms  " + "   ".join(f"{e} {shaped(TERMS[k])}" for k, e in names) + "\n"
 
-RULES = {
-    "estimation": """\
-Estimation (Egyptian committee rules): 4 players, each alone, 13 tricks a round.
-Each round: dash offer (promise no trick; at most two), auction (4–13 tricks and
-a suit; NT > ♠ > ♥ > ♦ > ♣; With joins the standing bid), the caller confirms or
-raises, everyone declares (the last one may not make the total 13), then play:
-follow suit, trump wins. Aim for exactly your number. Made: 13 + tricks and
-bonuses; missed: minus the difference and bonuses.""",
-    "estimation-kotshina": """\
-Estimation, calculator scoring: auction rounds as in Estimation (without With),
-then five fixed rounds (NT ♠ ♥ ♦ ♣) where everyone declares 0–13 and the highest
-declarer is the caller (8 or more may change the trump). Made: 10 + tricks;
-missed: minus the difference. Caller and With ±10, sole winner/loser ±10, risk for
-the last declarer; if all four miss (Sa'ayda) the next round counts double.""",
-    "tarneeb41": """\
-Tarneeb 41 (Syrian): partners sit opposite. The dealer's last card is shown; trump
-is the other suit of its colour. Everyone declares 2–13 tricks (a total under 11
-voids the hand). Take at least your number: made adds it, failed subtracts it.
-A team wins when one player reaches 41 while the partner is above zero.""",
+
+# Each game's summary, one catalogue entry per sentence (English: one paragraph).
+RULES: dict[str, tuple[str, ...]] = {
+    "estimation": (
+        N_("Estimation (Egyptian committee rules): 4 players, each alone, 13 tricks a round."),
+        N_("Each round: dash offer (promise no trick; at most two), auction (4–13 tricks and "
+           "a suit; NT > ♠ > ♥ > ♦ > ♣; With joins the standing bid), the caller confirms or "
+           "raises, everyone declares (the last one may not make the total 13), then play: "
+           "follow suit, trump wins."),
+        N_("Aim for exactly your number."),
+        N_("Made: 13 + tricks and bonuses; missed: minus the difference and bonuses."),
+    ),
+    "estimation-kotshina": (
+        N_("Estimation, calculator scoring: auction rounds as in Estimation (without With), "
+           "then five fixed rounds (NT ♠ ♥ ♦ ♣) where everyone declares 0–13 and the highest "
+           "declarer is the caller (8 or more may change the trump)."),
+        N_("Made: 10 + tricks; missed: minus the difference."),
+        N_("Caller and With ±10, sole winner/loser ±10, risk for the last declarer; if all "
+           "four miss (Sa'ayda) the next round counts double."),
+    ),
+    "tarneeb41": (
+        N_("Tarneeb 41 (Syrian): partners sit opposite."),
+        N_("The dealer's last card is shown; trump is the other suit of its colour."),
+        N_("Everyone declares 2–13 tricks (a total under 11 voids the hand)."),
+        N_("Take at least your number: made adds it, failed subtracts it."),
+        N_("A team wins when one player reaches 41 while the partner is above zero."),
+    ),
 }
+BACK, SCROLL = N_("back"), N_("scroll")     # the footer's words
+GAMES_NOTE = (N_("Games: Estimation, Estimation (calculator scoring), Tarneeb 41."),
+              N_("Open a table and press ? there for its rules summary."))
+
+
+# ------------------------------------------------------ another language's layout
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` cut at spaces into lines of at most ``width`` cells (reading order)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        if line and cell_len(line) + 1 + cell_len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    if line:
+        lines.append(line)
+    return lines
+
+
+def key_items(speech: Speech, pairs: Sequence[tuple[str, str]], width: int) -> list[Text]:
+    """(key, what) pairs packed into lines of at most ``width`` cells, in reading
+    order; a pair without a key starts a line with its words as a label, and one
+    too long for a line is wrapped under its key."""
+    lines: list[Text] = []
+    line = Text()
+    for key, what in pairs:
+        said = speech._(what)
+        if not key:
+            if line.plain:
+                lines.append(line)
+            line = Text(said + ":", style="bold")
+            continue
+        item = Text()
+        item.append(key, style="bold")
+        item.append(" " + said)
+        sep = "   " if line.plain else ""
+        if cell_len(line.plain) + len(sep) + item.cell_len <= width:
+            line.append(sep)
+            line.append_text(item)
+            continue
+        if line.plain:
+            lines.append(line)
+            line = Text()
+        if item.cell_len <= width:
+            line = item
+            continue
+        indent = " " * (cell_len(key) + 1)
+        words = wrap(said, width - len(indent))
+        first = Text()
+        first.append(key, style="bold")
+        first.append(" " + words[0])
+        lines.append(first)
+        lines.extend(Text(indent + w) for w in words[1:])
+    if line.plain:
+        lines.append(line)
+    return lines
+
+
+def help_lines(speech: Speech, game: str | None, width: int) -> list[Text]:
+    """The whole help in ``speech``'s language, laid out for ``width`` cells."""
+    _ = speech._
+    inner = max(20, width - 1)
+    logical: list[Text] = [Text(_("Help"), style="bold"), Text("")]
+    for heading, pairs in KEY_SECTIONS:
+        logical.append(Text(_(heading), style="bold underline"))
+        logical.extend(Text("  ") + t for t in key_items(speech, pairs, inner - 2))
+        if heading == KEY_SECTIONS[-1][0]:
+            logical.extend(Text(w) for w in wrap(_(OPERATOR_NOTE), inner))
+            logical.extend(Text(c, style="dim") for c in OPERATOR_COMMANDS)
+        logical.append(Text(""))
+    logical.extend(Text(w) for w in wrap(_(LAYOUT_NOTE), inner))
+    logical.append(Text(""))
+    for sentence in (RULES[game] if game in RULES else GAMES_NOTE):
+        logical.extend(Text(w) for w in wrap(_(sentence), inner))
+    return [speech.line(t, width) for t in logical]
+
+
+class HelpText(Widget):
+    """The help laid out by ``help_lines`` for the widget's width (another language)."""
+
+    DEFAULT_CSS = """
+    HelpText { height: auto; width: 1fr; }
+    """
+
+    def __init__(self, speech: Speech, game: str | None, *, id: str | None = None):
+        super().__init__(id=id)
+        self.speech = speech
+        self.game = game
+        self._made: tuple[int, list[Text]] | None = None
+
+    def lines(self, width: int) -> list[Text]:
+        if self._made is None or self._made[0] != width:
+            self._made = (width, help_lines(self.speech, self.game, width))
+        return self._made[1]
+
+    @property
+    def plain(self) -> str:
+        return "\n".join(t.plain for t in self.lines(self.size.width or 76))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines(width))
+
+    def render(self) -> Text:
+        out = Text(no_wrap=True, overflow="crop")
+        for i, line in enumerate(self.lines(self.size.width)):
+            if i:
+                out.append("\n")
+            out.append_text(line)
+        return out
 
 
 class HelpScreen(ModalScreen):
@@ -92,12 +279,31 @@ class HelpScreen(ModalScreen):
         super().__init__()
         self.game = game
 
+    @property
+    def speech(self) -> Speech:
+        speech = getattr(self.app, "speech", None)
+        return speech if isinstance(speech, Speech) else Speech()
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(id="help-text")      # wraps to any width of 80 and up
+            if self.speech.code == "en":
+                yield Static(id="help-text")      # wraps to any width of 80 and up
+            else:
+                yield HelpText(self.speech, self.game, id="help-text")
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
+        speech = self.speech
+        if speech.code == "en":
+            self.query_one("#help-text", Static).update(self.english())
+            self.query_one("#keys", KeyBar).show([("esc", "back"), ("↑↓", "scroll")])
+        else:
+            self.query_one("#keys", KeyBar).set(key_bar(
+                speech, [("esc", speech._(BACK)), ("↑↓", speech._(SCROLL))],
+                self.app.size.width))
+        self.query_one("#help").focus()      # so ↑ ↓ PgUp PgDn scroll the text
+
+    def english(self) -> Text:
         t = Text()
         t.append(" Help\n\n", style="bold")
         t.append(KEYS)
@@ -105,13 +311,23 @@ class HelpScreen(ModalScreen):
         t.append("\n" + terms_text(bool(getattr(look, "english_only", False))))
         if self.game in RULES:
             t.append("\n")
-            t.append(RULES[self.game].replace("\n", " "))   # one paragraph: Static wraps it
+            t.append(" ".join(RULES[self.game]))   # one paragraph: Static wraps it
         else:
-            t.append("\nGames: Estimation, Estimation (calculator scoring), Tarneeb 41.\n"
-                     "Open a table and press ? there for its rules summary.")
-        self.query_one("#help-text", Static).update(t)
-        self.query_one("#keys", KeyBar).show([("esc", "back"), ("↑↓", "scroll")])
-        self.query_one("#help").focus()      # so ↑ ↓ PgUp PgDn scroll the text
+            t.append("\n" + "\n".join(GAMES_NOTE))
+        return t
 
     def action_close(self) -> None:
         self.app.pop_screen()
+
+
+def key_bar(speech: Speech, keys: list[tuple[str, str]], width: int) -> Text:
+    """A footer of (key, label) pairs as ``KeyBar.show`` draws it, laid out for the
+    language (right to left for Arabic: the first key at the right)."""
+    t = Text(no_wrap=True, overflow="ellipsis")
+    for i, (k, label) in enumerate(keys):
+        if i:
+            t.append("  ")
+        t.append(f" {k} ", style="bold reverse")
+        t.append(" " + label)
+    return speech.line(t, width)
+

@@ -23,7 +23,9 @@ from textual.screen import Screen
 from server.room import replay_stored, seat_label, seat_labels, title
 
 from ..cards import RANKS, SUIT_ORDER, Look
+from ..i18n import N_, Speech
 from ..widgets.lines import Block, KeyBar, Line, title_bar
+from .help import key_bar
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -33,29 +35,81 @@ LIST_ROWS = 18
 SIDE = 26          # width of the left and right columns of the board
 MID = W - 2 * SIDE  # the middle column (north, the trick, south)
 BONUS_KEYS = ["caller", "with", "sole", "risk", "dash", "super"]
-KIND_WORDS = {"auction": "auction round", "fast": "fast round", "fixed": "fixed round",
-              "hand": "hand"}
+# The words of a round's breakdown (``scoring``'s keys), said in the player's language.
+BONUS_WORDS = {"base": N_("base"), "caller": N_("caller"), "with": N_("with"),
+               "sole": N_("sole"), "risk": N_("risk"), "dash": N_("dash"),
+               "super": N_("super")}
+KIND_WORDS = {"auction": N_("auction round"), "fast": N_("fast round"),
+              "fixed": N_("fixed round")}
+ENGLISH = Speech("en")
+# A left-to-right embedding: a signed number inside Arabic words kept whole ("-10",
+# not "10-") when the server orders the line (``Speech.show`` drops the marks after).
+LRE, PDF = "\u202a", "\u202c"
+TOO_SMALL = N_("Please enlarge the window to at least 80×24.")
 
 
-def length_words(game: str, length) -> str:
+def kind_words(speech: Speech, kind: str) -> str:
+    if kind == "hand":                       # Tarneeb's: a deal
+        return speech.pgettext("tarneeb", "hand")
+    return speech._(KIND_WORDS[kind]) if kind in KIND_WORDS else kind
+
+
+def length_words(game: str, length, speech: Speech = ENGLISH) -> str:
     if game == "tarneeb41" or length is None:
-        return "to 41"
+        return speech._("to 41")
     if game == "estimation":
-        return f"{length} rounds"
+        return speech.ngettext("{n} round", "{n} rounds", length).format(n=length)
+    if length == "micro":
+        return speech.pgettext("length", "micro")
+    if length == "mini":
+        return speech.pgettext("length", "mini")
+    if length == "full":
+        return speech.pgettext("length", "full")
     return str(length)
 
 
-def result_words(result: Mapping[str, Any] | None, names: list[str]) -> str:
+def result_words(result: Mapping[str, Any] | None, names: list[str],
+                 speech: Speech = ENGLISH) -> str:
+    _ = speech._
     if not result:
-        return "unfinished"
+        return _("unfinished")
     if result.get("abandoned"):
-        return "abandoned"
+        return _("abandoned")
     winners = result.get("winners") or []
     if result.get("draw"):
-        return "draw: " + ", ".join(names[w] for w in winners)
+        return _("draw: {names}").format(names=", ".join(names[w] for w in winners))
     if len(winners) == 1:
-        return f"{names[winners[0]]} wins"
-    return " & ".join(names[w] for w in winners) + " win"
+        return _("{name} wins").format(name=names[winners[0]])
+    return _("{names} win").format(names=" & ".join(names[w] for w in winners))
+
+
+def cells_line(speech: Speech, cells: list[tuple[str, int]], width: int = W,
+               style: str = "") -> Text:
+    """One row of a table for a right-to-left language: ``cells`` (text, columns) in
+    reading order. The columns are mirrored (the first at the right, each cell's text
+    against its right edge) and, in shaped mode, each cell is shaped on its own; in
+    logical mode the row is sent in reading order, right-aligned, for the terminal to
+    order."""
+    if not speech.shaped:
+        row = "".join(_cut(text, n).rjust(n) for text, n in cells)
+        return speech.line(Text(row.rstrip() + " ", style=style), width)
+    shown = "".join(_cut(speech.show(_cut(text, n)), n).rjust(n) for text, n in reversed(cells))
+    return Text(shown.rjust(width - 1) + " ", style=style)
+
+
+def _cut(text: str, n: int) -> str:
+    """``text`` in at most ``n - 1`` cells (a column keeps one space; the embedding
+    marks take none)."""
+    if len(text) - text.count(LRE) - text.count(PDF) < n:
+        return text
+    out, room = [], n - 1
+    for ch in text:
+        if ch not in (LRE, PDF):
+            if room == 0:
+                break
+            room -= 1
+        out.append(ch)
+    return "".join(out)
 
 
 # --------------------------------------------------------------------- the model
@@ -153,6 +207,10 @@ class ReplayListScreen(Screen[None]):
         self.cursor = 0
         self.rows: list[dict] | None = None
 
+    @property
+    def speech(self) -> Speech:
+        return self.app.speech
+
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
             yield Line(id="record-title")
@@ -161,35 +219,71 @@ class ReplayListScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#too-small", Line).set("Please enlarge the window to at least 80×24.")
-        self.query_one("#keys", KeyBar).show([("↑↓", "select"), ("enter", "watch"),
-                                              ("esc", "back")])
-        self.query_one("#record-title", Line).set(title_bar("Replays", "finished matches"))
+        speech = self.speech
+        _ = speech._
+        self.query_one("#too-small", Line).set(speech.show(_(TOO_SMALL)))
+        keys = [("↑↓", N_("select")), ("enter", N_("watch")), ("esc", N_("back"))]
+        if speech.code == "en":
+            self.query_one("#keys", KeyBar).show(keys)
+            self.query_one("#record-title", Line).set(title_bar("Replays", "finished matches"))
+        else:
+            self.query_one("#keys", KeyBar).set(key_bar(
+                speech, [(k, _(label)) for k, label in keys], self.app.size.width))
+            self.query_one("#record-title", Line).set(
+                speech.line(title_bar(_("Replays"), _("finished matches")), W))
         store = self.app.registry.records
         self.rows = store.finished_matches(limit=200) if store is not None else None
         self.paint()
 
     def paint(self) -> None:
+        speech = self.speech
+        _ = speech._
         t = Text(no_wrap=True, overflow="ellipsis")
         if self.rows is None:
-            t.append("\n This room keeps no records (it runs without a data folder).\n",
-                     style="bold")
+            t.append("\n")
+            t.append_text(speech.line(Text(
+                " " + _("This room keeps no records (it runs without a data folder)."),
+                style="bold"), W))
+            t.append("\n")
         elif not self.rows:
-            t.append("\n No finished matches yet.\n", style="dim")
-        else:
+            t.append("\n")
+            t.append_text(speech.line(Text(" " + _("No finished matches yet."), style="dim"), W))
+            t.append("\n")
+        elif not speech.rtl:
             t.append(f" {'#':>4}  {'game':<17}{'length':<10}{'players':<23}{'result':<17}"
                      f"{'date':<6}\n", style="bold underline")
-            n = len(self.rows)
-            first = max(0, min(self.cursor - LIST_ROWS // 2, n - LIST_ROWS))
-            for i, row in enumerate(self.rows[first:first + LIST_ROWS], start=first):
-                names = [seat_label(s)[:7] for s in row["seats"]]
+            for i, row in self.shown_rows():
+                names = [speech.show(seat_label(s)[:7]) for s in row["seats"]]
                 when = time.strftime("%m-%d", time.localtime(row["finished"]))
                 line = (f" {row['id']:>4}  {title(row['game'])[:16]:<17}"
                         f"{length_words(row['game'], row['length']):<10}"
                         f"{', '.join(names)[:22]:<23}"
                         f"{result_words(row['result'], names)[:16]:<17}{when}")
                 t.append(line + "\n", style="reverse" if i == self.cursor else "")
+        else:
+            t.append_text(cells_line(speech, [
+                ("#", 6), (_("game"), 17), (_("length"), 10), (_("players"), 22),
+                (_("result"), 17), (_("date"), 7)], style="bold underline"))
+            t.append("\n")
+            for i, row in self.shown_rows():
+                names = [(speech.pgettext("seat", "computer") if s is None
+                          else seat_label(s))[:7] for s in row["seats"]]
+                when = time.strftime("%m-%d", time.localtime(row["finished"]))
+                t.append_text(cells_line(speech, [
+                    (str(row["id"]), 6), (_(title(row["game"])), 17),
+                    (length_words(row["game"], row["length"], speech), 10),
+                    ("، ".join(names), 22),
+                    (result_words(row["result"], names, speech), 17), (when, 7)],
+                    style="reverse" if i == self.cursor else ""))
+                t.append("\n")
         self.query_one("#replays-list", Block).set(t)
+
+    def shown_rows(self) -> list[tuple[int, dict]]:
+        """The rows in view (LIST_ROWS of them, the cursor's among them) by index."""
+        rows = self.rows or []
+        n = len(rows)
+        first = max(0, min(self.cursor - LIST_ROWS // 2, n - LIST_ROWS))
+        return list(enumerate(rows[first:first + LIST_ROWS], start=first))
 
     def action_move(self, delta: int) -> None:
         if self.rows:
@@ -205,7 +299,10 @@ class ReplayListScreen(Screen[None]):
 
 
 class ReplayScreen(Screen[None]):
-    """One finished match, trick by trick, every hand open."""
+    """One finished match, trick by trick, every hand open.
+
+    For Arabic the words are the player's and each line reads right to left (the
+    board keeps the table's geometry: seat 0 at the bottom, 1 at the right …)."""
 
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
@@ -245,34 +342,50 @@ class ReplayScreen(Screen[None]):
     def look(self) -> Look:
         return self.app.look
 
+    @property
+    def speech(self) -> Speech:
+        return self.app.speech
+
     def on_mount(self) -> None:
-        self.query_one("#too-small", Line).set("Please enlarge the window to at least 80×24.")
-        self.query_one("#keys", KeyBar).show([("← →", "trick"), ("PgUp PgDn", "round"),
-                                              ("Home End", "first/last"), ("esc", "back")])
+        speech = self.speech
+        _ = speech._
+        self.query_one("#too-small", Line).set(speech.show(_(TOO_SMALL)))
+        keys = [("← →", N_("trick")), ("PgUp PgDn", N_("round")),
+                ("Home End", N_("first/last")), ("esc", N_("back"))]
+        if speech.code == "en":
+            self.query_one("#keys", KeyBar).show(keys)
+        else:
+            self.query_one("#keys", KeyBar).set(key_bar(
+                speech, [(k, _(label)) for k, label in keys], self.app.size.width))
         self.load()
         self.draw()
 
     def load(self) -> None:
+        _ = self.speech._
         store = self.app.registry.records
         stored = store.match(self.match_id) if store is not None else None
         if stored is None:
-            self.error = f"Match {self.match_id} is not in the record."
+            self.error = _("Match {id} is not in the record.").format(id=self.match_id)
             return
         try:
             m = replay_stored(stored)
         except Exception as exc:          # a log this version cannot replay
-            self.error = f"Match {self.match_id} cannot be replayed: {exc}"
+            self.error = _("Match {id} cannot be replayed: {why}").format(
+                id=self.match_id, why=self.speech.error(exc))
             return
         names = seat_labels(stored.seats, stored.settings)
+        if self.speech.rtl:
+            names = [self.speech.pgettext("seat", "computer") if n == "computer" else n
+                     for n in names]
         self.model = ReplayModel(m, names)
         game = stored.record["game"]
-        self.heading = (f"#{self.match_id} {title(game)} · "
-                      f"{length_words(game, stored.record['length'])} · "
-                      f"{result_words(m.result or {'abandoned': True}, names)}")
+        self.heading = (f"#{self.match_id} {_(title(game))} · "
+                        f"{length_words(game, stored.record['length'], self.speech)} · "
+                        f"{result_words(m.result or {'abandoned': True}, names, self.speech)}")
         if m.left is not None:
-            self.heading += f" ({names[m.left]} left)"
+            self.heading += " " + _("({name} left)").format(name=names[m.left])
         if not self.model.positions:
-            self.error = "No complete round was played in this match."
+            self.error = _("No complete round was played in this match.")
 
     # ---------------------------------------------------------------- moves
     def action_step(self, delta: int) -> None:
@@ -310,11 +423,36 @@ class ReplayScreen(Screen[None]):
         return self.model
 
     # ---------------------------------------------------------------- drawing
+    def say(self, text: Text, width: int) -> Text:
+        """A line (or a part of one ``width`` cells wide) laid out for the language:
+        as it is in English; right-aligned and mirrored for Arabic."""
+        return self.speech.line(text, width) if self.speech.rtl else text
+
+    def seat_name(self, seat: int) -> str:
+        """A player's name as drawn on its own (Arabic names shaped if need be); inside
+        a line that ``say`` lays out, the name as it is."""
+        name = self.shown.names[seat]
+        return name if self.speech.rtl else self.speech.show(name)
+
+    def signed(self, n: int, plus: bool = True) -> str:
+        """``n`` with its sign, kept whole inside Arabic words in shaped mode."""
+        text = f"{n:+d}" if plus else str(n)
+        if self.speech.rtl and self.speech.shaped and text[:1] in "+-":
+            return LRE + text + PDF
+        return text
+
+    def title_line(self) -> Text:
+        speech = self.speech
+        if not speech.rtl:
+            return title_bar("Replay", speech.show(self.heading))
+        return speech.line(title_bar(speech._("Replay"), self.heading), W)
+
     def draw(self) -> None:
         q = self.query_one
         if self.model is None or self.error:
-            q("#rp-head", Block).set(title_bar("Replay", self.heading))
-            q("#rp-board", Block).set(Text("\n " + (self.error or ""), style="bold"))
+            q("#rp-head", Block).set(self.title_line())
+            q("#rp-board", Block).set(Text("\n") + self.say(
+                Text(" " + (self.error or ""), style="bold"), W))
             q("#rp-round", Block).set("")
             return
         r, k = self.model.positions[self.pos]
@@ -323,33 +461,44 @@ class ReplayScreen(Screen[None]):
         q("#rp-round", Block).set(self.round_panel(r, k))
 
     def head(self, r: int, k: int) -> Text:
+        _ = self.speech._
         model = self.shown
         rec = model.rounds[r]["rec"]
-        t = title_bar("Replay", self.heading)
-        t = fit(t, W)
+        t = fit(self.title_line(), W)
         t.append("\n")
-        where = f" Round {rec.get('round')} ({r + 1} of {len(model.rounds)})"
+        where = " " + _("Round {round} ({i} of {n})").format(
+            round=rec.get("round"), i=r + 1, n=len(model.rounds))
         if rec.get("void"):
-            where += " · void hand"
+            where += " · " + _("void hand")
         elif k == 0:
-            where += " · the deal"
+            where += " · " + _("the deal")
         else:
-            where += f" · trick {k} of {len(model.rounds[r]['tricks'])}"
-        t.append(where, style="bold")
-        t.append(f"   step {self.pos + 1}/{len(model.positions)}", style="dim")
+            where += " · " + _("trick {k} of {n}").format(k=k, n=len(model.rounds[r]["tricks"]))
+        line = Text(where, style="bold")
+        line.append("   " + _("step {i}/{n}").format(i=self.pos + 1, n=len(model.positions)),
+                    style="dim")
+        t.append_text(self.say(line, W))
         return t
 
     def hand_lines(self, seat: int, cards: list[str], now: set[str], trump, width: int,
                    decl, taken: int, dealer: int | None, caller: int | None) -> list[Text]:
         look = self.look
-        name = Text(self.shown.names[seat], style="bold")
+        _ = self.speech._
+        if self.speech.rtl:             # runs of their own: mirrored, spaces stay between
+            name = Text()
+            name.append(self.seat_name(seat), style="bold")
+        else:
+            name = Text(self.seat_name(seat), style="bold")
         if seat == dealer:
-            name.append(" (D)", style="dim")
+            name.append(" " + _("(D)"), style="dim")
         if seat == caller:
-            name.append(" caller", style="bold yellow")
-        if decl is not None:
+            name.append(" " + _("caller"), style="bold yellow")
+        if decl is not None and self.speech.rtl:
+            name.append("  ")                       # a run of its own: it stays between
+            name.append(f"{decl}/{taken}", style="bold")
+        elif decl is not None:
             name.append(f"  {decl}/{taken}", style="bold")
-        lines = [fit(name, width)]
+        lines = [fit(self.speech.line(name, 0) if self.speech.rtl else name, width)]
         by_suit: dict[str, list[str]] = {s: [] for s in SUIT_ORDER}
         for c in cards:
             by_suit.setdefault(c[1], []).append(c)
@@ -392,15 +541,16 @@ class ReplayScreen(Screen[None]):
         rows: list[Text] = []
         if rd["hands"] is None:
             rows.append(Text(""))
-            rows.extend(info)
+            rows.extend(self.say(x, W) for x in info)
             rows.append(Text(""))
-            rows.append(Text(" The declarations came to less than 11: the hand was void "
-                             "and dealt again.", style="bold"))
+            rows.append(self.say(Text(" " + self.speech._(
+                "The declarations came to less than 11: the hand was void and dealt again."),
+                style="bold"), W))
         else:
             for i in range(5):
-                line = fit(info[i] if i < len(info) else Text(""), SIDE)
+                line = fit(self.say(info[i], SIDE - 1) if i < len(info) else Text(""), SIDE)
                 line.append_text(north[i])
-                line.append_text(fit(trick["corner"][i], SIDE))
+                line.append_text(fit(self.say(trick["corner"][i], SIDE - 1), SIDE))
                 rows.append(line)
             for i in range(5):
                 line = Text(" ")
@@ -421,53 +571,64 @@ class ReplayScreen(Screen[None]):
 
     def round_info(self, rec: dict) -> list[Text]:
         look = self.look
-        names = self.shown.names
+        speech = self.speech
+        _ = speech._
         lines = []
-        kind = str(rec.get("kind") or "")
-        kind = KIND_WORDS.get(kind, kind)
+        kind = kind_words(speech, str(rec.get("kind") or ""))
         if rec.get("void"):
-            kind = "void hand"
+            kind = _("void hand")
         lines.append(Text(f" {kind}", style="dim"))
         if rec.get("dealer") is not None:
-            lines.append(Text(f" dealer {names[rec['dealer']]}"))
+            lines.append(Text(" " + _("dealer {name}").format(name=self.seat_name(rec["dealer"]))))
         if rec.get("shown_card"):
-            t = Text(" shown ")
+            t = Text(" " + _("shown") + " ")
             t.append_text(look.card(rec["shown_card"]))
-            t.append(" · trump ")
+            t.append(" · " + speech.pgettext("tarneeb", "trump") + " ")
             t.append_text(Text(look.suit(rec.get("trump")), style=look.suit_style(rec.get("trump"))))
             lines.append(t)
         else:
             if rec.get("all_pass"):
-                lines.append(Text(" all passed", style="bold"))
+                lines.append(Text(" " + _("all passed"), style="bold"))
             elif rec.get("call"):
-                t = Text(" call ")
-                t.append_text(look.bid(rec["call"]["n"], rec["call"]["suit"]))
+                t = Text(" " + _("call") + " ")
+                n, suit = rec["call"]["n"], rec["call"]["suit"]
+                if speech.rtl:              # one run: a bid is read left to right
+                    t.append(look.bid_str(n, suit), style=look.suit_style(suit))
+                else:
+                    t.append_text(look.bid(n, suit))
                 if rec.get("caller") is not None:
-                    t.append(f" by {names[rec['caller']]}")
+                    t.append(" " + _("by {name}").format(name=self.seat_name(rec["caller"])))
                 lines.append(t)
-            t = Text(" trump ")
+            t = Text(" " + speech.pgettext("estimation", "trump") + " ")
             tr = rec.get("trump")
-            t.append_text(Text(look.suit(tr) if tr else "none (NT)",
+            t.append_text(Text(look.suit(tr) if tr else _("none (NT)"),
                                style=look.suit_style(tr) if tr else ""))
-            if rec.get("multiplier", 1) > 1:
+            if rec.get("multiplier", 1) > 1 and speech.rtl:
+                t.append(" · ")
+                t.append(f"×{rec['multiplier']}", style="bold yellow")
+            elif rec.get("multiplier", 1) > 1:
                 t.append(f" · ×{rec['multiplier']}", style="bold yellow")
             lines.append(t)
             extra = []
+            sep = ", " if not speech.rtl else "، "
             if rec.get("with_players"):
-                extra.append("with " + ", ".join(names[s] for s in rec["with_players"]))
+                extra.append(_("with {names}").format(
+                    names=sep.join(self.seat_name(s) for s in rec["with_players"])))
             if rec.get("dash_players"):
-                extra.append("dash " + ", ".join(names[s] for s in rec["dash_players"]))
+                extra.append(_("dash {names}").format(
+                    names=sep.join(self.seat_name(s) for s in rec["dash_players"])))
             if extra:
                 lines.append(Text(" " + " · ".join(extra), style="dim"))
         return lines
 
     def trick_lines(self, rd: dict, k: int) -> dict:
         """The trick in the middle (a cross of four cards) and its words."""
-        look, names = self.look, self.shown.names
-        corner = [Text("") for _ in range(5)]
-        mid = [Text(" " * MID) for _ in range(5)]
+        look = self.look
+        _ = self.speech._
+        corner = [Text("") for _i in range(5)]
+        mid = [Text(" " * MID) for _i in range(5)]
         if k == 0:
-            mid[2] = centred(Text("dealt: → to play", style="dim"), MID)
+            mid[2] = centred(self.say(Text(_("dealt: → to play"), style="dim"), 0), MID)
             return {"corner": corner, "mid": mid}
         trick = rd["tricks"][k - 1]
         cards = {c["seat"]: c["card"] for c in trick["cards"]}
@@ -489,18 +650,21 @@ class ReplayScreen(Screen[None]):
         row.append("   ")
         mid[2] = fit(row, MID)
         mid[3] = centred(card(0), MID)
-        corner[0] = Text(f"  Trick {k} of {len(rd['tricks'])}", style="bold")
-        corner[1] = Text(f"  led by {names[trick['leader']]}")
-        corner[2] = Text(f"  won by {names[win]}", style="bold")
-        corner[3] = Text("  order " + " ".join(look.card_str(cards[s]) for s in order),
-                         style="dim")
+        n = len(rd["tricks"])
+        corner[0] = Text("  " + _("Trick {k} of {n}").format(k=k, n=n), style="bold")
+        corner[1] = Text("  " + _("led by {name}").format(name=self.seat_name(trick["leader"])))
+        corner[2] = Text("  " + _("won by {name}").format(name=self.seat_name(win)), style="bold")
+        corner[3] = Text("  " + _("order") + " ", style="dim")
+        corner[3].append(" ".join(look.card_str(cards[s]) for s in order), style="dim")
         return {"corner": corner, "mid": mid}
 
     def round_panel(self, r: int, k: int) -> Text:
+        if self.speech.rtl:
+            return self.round_panel_rtl(r, k)
         model = self.shown
         rd = model.rounds[r]
         rec = rd["rec"]
-        names = model.names
+        names = [self.seat_name(s) for s in range(4)]
         decl = rec.get("declarations") or [None] * 4
         last = k == len(rd["tricks"])
         t = Text(no_wrap=True, overflow="ellipsis")
@@ -543,4 +707,64 @@ class ReplayScreen(Screen[None]):
             t.append("  " + " ".join(parts)[:36].ljust(36), style="dim")
             t.append(f" = {scores[s]:+d}".ljust(8), style="bold")
             t.append(f" total {totals[s]}")
+        return t
+
+    def round_panel_rtl(self, r: int, k: int) -> Text:
+        """``round_panel`` for a right-to-left language: the same columns, mirrored."""
+        speech = self.speech
+        _ = speech._
+        model = self.shown
+        rd = model.rounds[r]
+        rec = rd["rec"]
+        names = model.names
+        decl = rec.get("declarations") or [None] * 4
+        last = k == len(rd["tricks"])
+        t = Text(no_wrap=True, overflow="ellipsis")
+        if rec.get("void"):
+            t.append_text(cells_line(speech, [(_("player"), 16), (_("declared"), 9)],
+                                     style="bold underline"))
+            for s in range(4):
+                t.append("\n")
+                t.append_text(cells_line(speech, [
+                    (names[s], 16), ("—" if decl[s] is None else str(decl[s]), 9)]))
+            return t
+        taken = model.taken_at(r, k)
+        if not last:
+            t.append_text(cells_line(speech, [
+                (_("player"), 16), (_("declared"), 9), (_("taken"), 7),
+                (_("total before"), 15)], style="bold underline"))
+            for s in range(4):
+                d = _("dash") if s in (rec.get("dash_players") or []) else decl[s]
+                t.append("\n")
+                t.append_text(cells_line(speech, [
+                    (names[s], 16), ("" if d is None else str(d), 9), (str(taken[s]), 7),
+                    (str(rd["before"][s]), 15)]))
+            return t
+        head = " " + _("Round {round} summary").format(round=rec.get("round"))
+        if rec.get("over") is not None:
+            head += "  " + (_("over") if rec["over"] else _("under"))
+        if rec.get("saayda"):
+            head += "  " + _("Sa'ayda: nobody scores, next round counts double")
+        t.append_text(speech.line(Text(head, style="bold underline"), W))
+        scores = rec.get("scores") or [0] * 4
+        made = rec.get("made")
+        bd = rec.get("breakdown") or [{}] * 4
+        totals = rec.get("totals") or [0] * 4
+        for s in range(4):
+            parts = []
+            b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
+            if "base" in b:
+                parts.append(f"{_(BONUS_WORDS['base'])} {self.signed(b['base'])}")
+            for key in BONUS_KEYS:
+                if b.get(key):
+                    word = (speech.pgettext("bonus", "caller") if key == "caller"
+                            else _(BONUS_WORDS[key]))
+                    parts.append(f"{word} {self.signed(b[key])}")
+            if made is not None:
+                parts.append(_("made") if made[s] else _("failed"))
+            t.append("\n")
+            t.append_text(cells_line(speech, [
+                (names[s], 16), (f"{'' if decl[s] is None else decl[s]}/{taken[s]}", 6),
+                (" ".join(parts), 36), (f"= {scores[s]:+d}", 8),
+                (_("total {n}").format(n=self.signed(totals[s], plus=False)), 13)]))
         return t

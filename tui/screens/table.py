@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from server.room import Member, RoomError, Table, code_label, ignores, title
-from server.room.narration import Said
+from server.room.errors import Said
 from server.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key

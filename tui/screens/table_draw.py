@@ -358,6 +358,8 @@ def said_in(speech: Speech, text: str) -> str:
     if not isinstance(template, str):
         return str(text)
     params = getattr(text, "params", ())
+    if isinstance(params, dict):
+        params = tuple(params.items())
     if not params:
         return speech._(template)
     if not speech.rtl and str(text).isascii():
