@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from ..i18n import Speech
 
 
 def _key(text: Text):
@@ -96,14 +100,28 @@ class KeyBar(Line):
     KeyBar { dock: bottom; height: 1; width: 1fr; }
     """
 
-    def show(self, keys: list[tuple[str, str]]) -> None:
+    _speech: Speech | None = None
+
+    def show(self, keys: list[tuple[str, str]], speech: Speech | None = None) -> None:
+        """``keys``: (key, what it does), the labels already in the player's language;
+        with a right-to-left ``speech`` the footer is laid out from the right."""
         t = Text(no_wrap=True, overflow="ellipsis")
         for i, (k, label) in enumerate(keys):
             if i:
                 t.append("  ")
             t.append(f" {k} ", style="bold reverse")
             t.append(" " + label)
+        rtl = speech if speech is not None and speech.rtl else None
+        if rtl is not self._speech:
+            self._speech = rtl
+            self.refresh()
         self.set(t)
+
+    def render(self) -> Text:
+        speech = self._speech
+        if speech is None:
+            return self._text
+        return speech.line(self._text, self.size.width)
 
 
 class Block(Line):
