@@ -166,9 +166,13 @@ async def test_an_empty_lobby_and_its_notices_in_arabic(mode):
 
 async def test_an_english_player_is_told_in_english():
     reg = Registry(bot_pause=SLOW)
+    reg.create("tarneeb41", None).sit(Member("سمير", "key:x:samir"), 0)
     app = LammaApp(reg, "ann", "key:x:ann")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        row = lines_of(app.screen, "#lobby-list")[1]
+        assert row.startswith("   1  Tarneeb 41 ")          # the English listing as it was
+        assert Speech("en").show("سمير") in row              # an Arabic name joined
         app.post_message(InputLimited(PASTE_CUT, n=12))
         await pilot.pause()
         assert lines_of(app.screen, "#lobby-status")[0] == " Paste cut to 12 characters."

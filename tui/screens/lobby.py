@@ -141,20 +141,20 @@ def highlighted(text: Text) -> Text:
 # Each row's line, formatted once for every lobby screen of the process: the registry
 # hands every screen the same row dict until its table changes (the entry holds the
 # row, so its id is not reused while cached).
-_ROW_TEXTS: dict[int, tuple[dict, Text]] = {}
+_ROW_TEXTS: dict[int, tuple[dict, Text, Text]] = {}
 ROW_TEXTS_MAX = 1024     # rows of every table (500 at most) and then some
 
 
-def row_text(row: dict) -> Text:
-    """A row's line, not highlighted: shared (a Line never changes the Text it shows)."""
+def row_text(row: dict, shaped: bool = False) -> Text:
+    """A row's line, not highlighted: shared (a Line never changes the Text it shows).
+    ``shaped``: a name in Arabic in it joined and in its order (English, shaped mode)."""
     hit = _ROW_TEXTS.get(id(row))
-    if hit is not None and hit[0] is row:
-        return hit[1]
-    if len(_ROW_TEXTS) >= ROW_TEXTS_MAX:
-        _ROW_TEXTS.clear()
-    text = Text(row_line(row), no_wrap=True, overflow="ellipsis")
-    _ROW_TEXTS[id(row)] = (row, text)
-    return text
+    if hit is None or hit[0] is not row:
+        if len(_ROW_TEXTS) >= ROW_TEXTS_MAX:
+            _ROW_TEXTS.clear()
+        text = Text(row_line(row), no_wrap=True, overflow="ellipsis")
+        hit = _ROW_TEXTS[id(row)] = (row, text, EN.line(text, W))
+    return hit[2] if shaped else hit[1]
 
 
 # Shared by every lobby screen too.
@@ -301,10 +301,7 @@ class LobbyScreen(Screen[None]):
         speech = self.app.speech
         if speech.rtl:
             return said_row_text(speech, row)
-        text = row_text(row)
-        if speech.shaped and not text.plain.isascii():
-            return speech.line(text, W)      # a name in Arabic: joined, in its order
-        return text
+        return row_text(row, speech.shaped)
 
     @staticmethod
     def _takeable(row: dict) -> bool:
