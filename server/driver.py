@@ -57,7 +57,7 @@ from textual.driver import Driver
 from textual.geometry import Size
 from textual.messages import Message
 
-from tui.messages import InputLimited
+from tui.messages import PASTE_CUT, TOO_FAST, InputLimited
 
 from . import wire
 from .limits import (
@@ -97,7 +97,8 @@ NOTICE_QUIET = 2.0                    # one notice per burst: a burst ends after
 MAX_SEQUENCE = 32                     # XTermParser gives up on a longer escape sequence
 ESC = 0x1B
 
-TOO_FAST = "Too much input: some keys were ignored."
+# What the player is told (TOO_FAST, PASTE_CUT) lives with InputLimited in
+# tui.messages, marked for the catalogue (N_) and said in the player's language.
 
 PASTE_START = b"\x1b[200~"
 PASTE_END = b"\x1b[201~"
@@ -369,15 +370,16 @@ class SSHDriver(Driver):
                 return
         super().process_message(message)
 
-    def _limited(self, kind: str, text: str) -> None:
-        """Tell the player, once per burst of ``kind``."""
+    def _limited(self, kind: str, text: str, **params: object) -> None:
+        """Tell the player, once per burst of ``kind``: ``text`` is a sentence of
+        ``tui.messages`` (said in the player's language), ``params`` its placeholders."""
         now = self._clock()
         last = self._limited_at.get(kind)
         self._limited_at[kind] = now
         if last is not None and now - last < NOTICE_QUIET:
             return
         self.notices += 1
-        self._session_app.post_message(InputLimited(text))
+        self._session_app.post_message(InputLimited(text, **params))
 
     def start_application_mode(self) -> None:
         width, height = self._size or (80, 24)
@@ -557,7 +559,7 @@ class SSHDriver(Driver):
             self.process_message(events.Paste(text))
         if cut:
             self.pastes_cut += 1
-            self._limited("paste", f"Paste cut to {len(text)} characters.")
+            self._limited("paste", PASTE_CUT, n=len(text))
 
     def _reset_parser(self) -> None:
         if self._parser is not None:

@@ -17,6 +17,7 @@ from server.room import Registry, RoomError, Session, Table
 from .cards import Look
 from .i18n import Speech, latin_key
 from .messages import InputLimited, Kicked, LobbyChanged, SeatNotice, TableChanged
+from .sentences import SEAT_YOURS, say
 from .textual_compat import (
     ColorSystemName,
     FrameHookMixin,
@@ -81,7 +82,9 @@ class TuiMember(Session):
         app.post_message(LobbyChanged())
 
     def seat_granted(self, table: Table, seat: int) -> None:
-        self.notice(f"Seat {seat} is yours now.")
+        # Said in English here (this may run in another session's context); the
+        # App says it in its player's language when the message arrives (sentences).
+        self.notice(SEAT_YOURS.format(seat=seat))
 
     def request_dropped(self, table: Table, seat: int, reason: str) -> None:
         self.notice(reason)
@@ -203,10 +206,11 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
                     h(message.what)
 
     def on_seat_notice(self, message: SeatNotice) -> None:
+        text = say(self.speech, message.text)
         for s in self.screen_stack:
             h = getattr(s, "notice", None)
             if h is not None:
-                h(message.text)
+                h(text)
 
     def on_input_limited(self, message: InputLimited) -> None:
         """The driver held back some input (too fast, a paste too long): the
@@ -215,11 +219,12 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
             screen = self.screen
         except Exception:       # no screen (the session is ending): nobody to tell
             return
+        text = message.said(self.speech)
         handler = getattr(screen, "notice", None)
         if handler is not None:
-            handler(message.text)
+            handler(text)
         else:
-            self.notify(message.text, severity="warning", timeout=5)
+            self.notify(self.speech.show(text), severity="warning", timeout=5)
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
         self.member._lobby_pending = False
@@ -229,7 +234,9 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
                 h()
 
     def on_kicked(self, message: Kicked) -> None:
-        self.exit_reason = message.reason
+        # Written to the terminal after the screen is gone (server.ssh): said in the
+        # player's language, Arabic shaped or not as the player chose.
+        self.exit_reason = self.speech.show(say(self.speech, message.reason))
         self.exit()
 
     displayed_version = -1

@@ -6,7 +6,14 @@ context variable, so that would act on the sender's own session)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
+
+from .i18n import N_
+
+if TYPE_CHECKING:
+    from .i18n import Speech
 
 
 class TableChanged(Message):
@@ -35,8 +42,23 @@ class SeatNotice(Message):
 
 class InputLimited(Message):
     """The session's driver held back some of what the terminal sent (input too fast,
-    a paste too long): the player is told, once per burst."""
+    a paste too long): the player is told, once per burst. ``template`` is one of the
+    sentences below, ``params`` its placeholders; ``text`` is the sentence in English,
+    ``said`` in the player's language."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    def __init__(self, template: str, **params: object) -> None:
+        self.template = template
+        self.params = params
+        self.text = template.format(**params)
         super().__init__()
+
+    def said(self, speech: Speech) -> str:
+        try:
+            return speech._(self.template).format(**self.params)
+        except (KeyError, IndexError, ValueError):
+            return self.text
+
+
+# What the driver (server.driver) says when it holds input back.
+TOO_FAST = N_("Too much input: some keys were ignored.")
+PASTE_CUT = N_("Paste cut to {n} characters.")

@@ -16,10 +16,16 @@ from textual.widgets import Input
 
 from server.room import RoomError
 
+from ..i18n import N_
+from ..sentences import say_lines
 from ..widgets.lines import KeyBar, Lines
+from .words import block, said_keys
 
 if TYPE_CHECKING:
     from ..app import LammaApp
+
+DIALOG = 64             # the dialog's inside: 70 columns less its border and padding
+KEYS = [("enter", N_("run")), ("esc", N_("back"))]
 
 
 class CommandScreen(ModalScreen[None]):
@@ -40,10 +46,16 @@ class CommandScreen(ModalScreen[None]):
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#command-text", Lines).set(Text.assemble(
-            (" Command\n\n", "bold"), " /help lists what you may do."))
-        self.query_one("#keys", KeyBar).show([("enter", "run"), ("esc", "back")])
+        self.draw()
         self.query_one("#command-input", Input).focus()
+
+    def draw(self) -> None:
+        speech = self.app.speech
+        _ = speech._
+        self.query_one("#command-text", Lines).set(block(speech, [
+            Text(" " + _("Command"), style="bold"), "",
+            " " + _("/help lists what you may do.")], DIALOG))
+        self.query_one("#keys", KeyBar).show(said_keys(speech, KEYS), speech)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -54,13 +66,20 @@ class CommandScreen(ModalScreen[None]):
             return
         if not line.startswith("/"):
             line = "/" + line
+        speech = self.app.speech
         try:
-            reply, style = self.app.registry.moderator.command(self.app.member, line), ""
+            reply = say_lines(speech, self.app.registry.moderator.command(self.app.member, line))
+            style = ""
         except RoomError as exc:
-            reply, style = str(exc), "bold red"
+            reply, style = speech.error(exc), "bold red"
         lines = []
+        width = DIALOG - 2 if speech.rtl else 74       # an Arabic line is cut at its end
         for part in reply.splitlines()[:14]:        # the dialog shows a screenful at most
-            lines.extend(textwrap.wrap(part, 74, subsequent_indent="   ") or [""])
+            lines.extend(textwrap.wrap(part, width, subsequent_indent="   ") or [""])
+        if speech.rtl:
+            self.query_one("#command-reply", Lines).set(block(speech, [
+                Text(" " + ln, style=style) for ln in lines[:16]], DIALOG))
+            return
         self.query_one("#command-reply", Lines).set(
             Text("\n".join(" " + ln for ln in lines[:16]), style=style))
 

@@ -11,16 +11,21 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 
-from server.room import GAMES, LENGTHS, TIMERS, RoomError, title
+from server.room import GAMES, LENGTHS, TIMERS, RoomError
 
+from ..i18n import N_
 from ..widgets.lines import KeyBar, Lines
+from .words import block, game_title, length_word, pad, said_keys
 
 if TYPE_CHECKING:
     from ..app import LammaApp
 
 FIELDS = ["game", "length", "timer", "private", "bots"]
-LABELS = {"game": "Game", "length": "Length", "timer": "Turn timer",
-          "private": "Visibility", "bots": "Empty seats"}
+LABELS = {"game": N_("Game"), "length": N_("Length"), "timer": N_("Turn timer"),
+          "private": N_("Visibility"), "bots": N_("Empty seats")}
+KEYS = [("↑↓", N_("field")), ("←→", N_("change")), ("enter", N_("create")),
+        ("esc", N_("back"))]
+DIALOG = 64             # the dialog's inside: 70 columns less its border and padding
 
 
 class CreateScreen(ModalScreen[None]):
@@ -49,8 +54,6 @@ class CreateScreen(ModalScreen[None]):
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#keys", KeyBar).show(
-            [("↑↓", "field"), ("←→", "change"), ("enter", "create"), ("esc", "back")])
         self.draw()
 
     def options(self, field: str) -> list:
@@ -66,35 +69,48 @@ class CreateScreen(ModalScreen[None]):
         return [True, False]
 
     def label(self, field: str, value) -> str:
+        """A value as the player reads it (the JSON interface keeps the codes)."""
+        speech = self.app.speech
+        _ = speech._
         if field == "game":
-            return title(value)
+            return game_title(speech, value)
         if field == "length":
             if value is None:
-                return "to 41 points"
-            return f"{value} rounds" if isinstance(value, int) else str(value)
+                return _("to 41 points")
+            if isinstance(value, int):
+                return speech.ngettext("{n} round", "{n} rounds", value).format(n=value)
+            return length_word(speech, value)
         if field == "timer":
-            return "off" if not value else f"{value} s"
+            return _("off") if not value else _("{n} s").format(n=value)
         if field == "private":
-            return "private (by code)" if value else "public"
-        return "computer players fill them" if value else "wait for people"
+            return _("private (by code)") if value else _("public")
+        return _("computer players fill them") if value else _("wait for people")
 
     def value(self, field: str):
         opts = self.options(field)
         return opts[self.values[field] % len(opts)]
 
     def draw(self) -> None:
-        t = Text()
-        t.append(" New table\n\n", style="bold")
+        """The form: each label, then its value between the arrows. In Arabic from
+        the right, the value said right to left (its ◀ still at the left)."""
+        speech = self.app.speech
+        rtl = speech.rtl
+        self.query_one("#keys", KeyBar).show(said_keys(speech, KEYS), speech)
+        lines: list[Text | str] = [Text(" " + speech._("New table"), style="bold"), ""]
         for i, f in enumerate(FIELDS):
-            opts = self.options(f)
-            t.append(f"  {LABELS[f]:<12} ", style="bold" if i == self.field else "")
+            many = len(self.options(f)) > 1
+            t = Text("  ")
+            t.append(pad(speech._(LABELS[f]), 18 if rtl else 12) + " ",
+                     style="bold" if i == self.field else "")
             label = self.label(f, self.value(f))
-            arrow_l = "◀ " if len(opts) > 1 else "  "
-            arrow_r = " ▶" if len(opts) > 1 else ""
-            style = "reverse" if i == self.field else ""
-            t.append(f"{arrow_l}{label}{arrow_r}", style=style)
-            t.append("\n")
-        self.query_one("#create-form", Lines).set(t)
+            if rtl:     # in reading order ▶ value ◀: shown right to left as ◀ value ▶
+                shown = f"▶ {label} ◀" if many else label
+            else:
+                shown = f"◀ {label} ▶" if many else f"  {label}"
+            t.append(shown, style="reverse" if i == self.field else "")
+            lines.append(t)
+        lines.append("")
+        self.query_one("#create-form", Lines).set(block(speech, lines, DIALOG))
 
     def action_field(self, d: int) -> None:
         self.field = (self.field + d) % len(FIELDS)
@@ -124,7 +140,9 @@ class CreateScreen(ModalScreen[None]):
             if self.value("bots"):
                 table.fill_with_bots()
         except RoomError as exc:
-            self.query_one("#create-status", Lines).set(Text(str(exc), style="bold red"))
+            speech = app.speech
+            self.query_one("#create-status", Lines).set(
+                block(speech, [Text(speech.error(exc), style="bold red")], DIALOG))
             return
         app.pop_screen()
         app.open_table()

@@ -14,7 +14,9 @@ from textual.screen import Screen
 
 from server.room import RoomError, code_label, display_name, title
 
+from ..i18n import N_, Speech
 from ..widgets.lines import KeyBar, Lines
+from .words import ENLARGE, columns, game_title, lay, length_word, said_keys
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -22,49 +24,20 @@ if TYPE_CHECKING:
 LIST_ROWS = 16
 # 80 columns hold eight keys: ↑↓ is left to the help screen; b and r are
 # shown on the profile screen (and the help screen).
-LOBBY_KEYS = [("⏎", "sit"), ("w", "watch"), ("p", "play"), ("n", "new"), ("j", "code"),
-              ("i", "profile"), ("?", "help"), ("q", "quit")]
+LOBBY_KEYS = [("⏎", N_("sit")), ("w", N_("watch")), ("p", N_("play")), ("n", N_("new")),
+              ("j", N_("code")), ("i", N_("profile")), ("?", N_("help")), ("q", N_("quit"))]
 # A match under way cannot be sat at, but its computer players' seats can be taken.
-TAKE_KEYS = [("t", "take a seat"), ("w", "watch"), ("p", "play"), ("n", "new"),
-             ("j", "code"), ("?", "help"), ("q", "quit")]
-
-
-def length_label(game: str, length) -> str:
-    if length is None:
-        return "to 41"
-    if game == "estimation":
-        return f"{length} rds"
-    return str(length)
-
-
-def seats_label(summary: dict) -> str:
-    names = []
-    for s in summary["seats"]:
-        if s["kind"] == "empty":
-            names.append("·")
-        else:
-            n = display_name(s["name"] or "?", bool(s.get("guest")))
-            if s["kind"] == "human" and not s.get("connected", True):
-                n += "(away)"
-            names.append(n)
-    return ", ".join(names)
-
-
-def status_label(summary: dict) -> str:
-    if summary["status"] == "waiting":
-        free = sum(1 for s in summary["seats"] if s["kind"] == "empty")
-        return f"waiting ({free} free)"
-    if summary["status"] == "over":
-        return "finished"
-    r, rr = summary.get("round"), summary.get("rounds")
-    return f"round {r} of {rr}" if rr else f"hand {r}"
+TAKE_KEYS = [("t", N_("take a seat")), ("w", N_("watch")), ("p", N_("play")),
+             ("n", N_("new")), ("j", N_("code")), ("?", N_("help")), ("q", N_("quit"))]
+W = 80
+EN = Speech("en")
 
 
 def row_line(row: dict) -> str:
-    """One table's line in the listing (80 columns)."""
+    """One table's line in an English listing (80 columns)."""
     line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
-            f"{length_label(row['game'], row['length']):<8}"
-            f"{seats_label(row)[:25]:<26}{status_label(row)}")
+            f"{said_length(EN, row['game'], row['length']):<8}"
+            f"{', '.join(said_seats(EN, row))[:25]:<26}{said_status(EN, row)}")
     if row["spectators"]:
         line += f" · {row['spectators']} watching"
     if row["private"] and len(line) <= 70:      # only where 80 columns hold it
@@ -72,23 +45,116 @@ def row_line(row: dict) -> str:
     return line
 
 
+# The columns' words, in the player's language (the English listing too).
+def said_length(speech: Speech, game: str, length) -> str:
+    if length is None:
+        return speech._("to 41")
+    if game == "estimation":
+        return speech.ngettext("{n} rd", "{n} rds", length).format(n=length)
+    return length_word(speech, length)
+
+
+def said_seats(speech: Speech, summary: dict) -> list[str]:
+    names = []
+    for s in summary["seats"]:
+        if s["kind"] == "empty":
+            names.append("·")
+        else:
+            n = display_name(s["name"] or "?", bool(s.get("guest")))
+            if s["kind"] == "human" and not s.get("connected", True):
+                n += speech._("(away)")
+            names.append(n)
+    return names
+
+
+def said_status(speech: Speech, summary: dict) -> str:
+    if summary["status"] == "waiting":
+        free = sum(1 for s in summary["seats"] if s["kind"] == "empty")
+        return speech._("waiting ({free} free)").format(free=free)
+    if summary["status"] == "over":
+        return speech._("finished")
+    r, rr = summary.get("round"), summary.get("rounds")
+    if rr:
+        return speech._("round {r} of {rounds}").format(r=r, rounds=rr)
+    return speech._("hand {r}").format(r=r)
+
+
+# ------------------------------------------------------------ right to left
+# #, game, length, seats; the status has the rest (24: the Arabic titles are shorter).
+ROW_COLUMNS = (5, 17, 8, 26)
+
+
+def said_row(speech: Speech, row: dict) -> Text:
+    """One table's line in an Arabic listing: the same columns, from the right."""
+    status = said_status(speech, row)
+    room = W - sum(ROW_COLUMNS)
+    extras = []
+    if row["spectators"]:
+        n = row["spectators"]
+        extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n))
+    if row["private"]:
+        extras.append(speech._("private"))
+    for extra in extras:               # only what 80 columns hold
+        if len(status) + 3 + len(extra) < room:
+            status += " · " + extra
+    cells = [(f"{row['id']:>3}", ROW_COLUMNS[0]),
+             (game_title(speech, row["game"]), ROW_COLUMNS[1]),
+             (said_length(speech, row["game"], row["length"]), ROW_COLUMNS[2]),
+             (said_seats(speech, row), ROW_COLUMNS[3]),
+             (status, room)]
+    return columns(speech, cells, W)
+
+
+def said_head(speech: Speech) -> Text:
+    return columns(speech, [("#", ROW_COLUMNS[0]), (speech._("game"), ROW_COLUMNS[1]),
+                            (speech._("length"), ROW_COLUMNS[2]),
+                            (speech._("seats"), ROW_COLUMNS[3]),
+                            (speech._("status"), W - sum(ROW_COLUMNS))],
+                   W, style="bold underline")
+
+
+# Arabic rows, per row and text mode, kept as the English ones are (below).
+_SAID_ROWS: dict[tuple[int, str, str], tuple[dict, Text]] = {}
+
+
+def said_row_text(speech: Speech, row: dict) -> Text:
+    key = (id(row), speech.code, speech.mode)
+    hit = _SAID_ROWS.get(key)
+    if hit is not None and hit[0] is row:
+        return hit[1]
+    if len(_SAID_ROWS) >= ROW_TEXTS_MAX:
+        _SAID_ROWS.clear()
+    text = said_row(speech, row)
+    _SAID_ROWS[key] = (row, text)
+    return text
+
+
+def highlighted(text: Text) -> Text:
+    """A row's line highlighted (an Arabic row's padding at its left is not)."""
+    plain = text.plain
+    start = len(plain) - len(plain.lstrip(" "))
+    out = Text(plain[:start], no_wrap=True, overflow="ellipsis")
+    out.append(plain[start:], style="reverse")
+    return out
+
+
 # Each row's line, formatted once for every lobby screen of the process: the registry
 # hands every screen the same row dict until its table changes (the entry holds the
 # row, so its id is not reused while cached).
-_ROW_TEXTS: dict[int, tuple[dict, Text]] = {}
+_ROW_TEXTS: dict[int, tuple[dict, Text, Text]] = {}
 ROW_TEXTS_MAX = 1024     # rows of every table (500 at most) and then some
 
 
-def row_text(row: dict) -> Text:
-    """A row's line, not highlighted: shared (a Line never changes the Text it shows)."""
+def row_text(row: dict, shaped: bool = False) -> Text:
+    """A row's line, not highlighted: shared (a Line never changes the Text it shows).
+    ``shaped``: a name in Arabic in it joined and in its order (English, shaped mode)."""
     hit = _ROW_TEXTS.get(id(row))
-    if hit is not None and hit[0] is row:
-        return hit[1]
-    if len(_ROW_TEXTS) >= ROW_TEXTS_MAX:
-        _ROW_TEXTS.clear()
-    text = Text(row_line(row), no_wrap=True, overflow="ellipsis")
-    _ROW_TEXTS[id(row)] = (row, text)
-    return text
+    if hit is None or hit[0] is not row:
+        if len(_ROW_TEXTS) >= ROW_TEXTS_MAX:
+            _ROW_TEXTS.clear()
+        text = Text(row_line(row), no_wrap=True, overflow="ellipsis")
+        hit = _ROW_TEXTS[id(row)] = (row, text, EN.line(text, W))
+    return hit[2] if shaped else hit[1]
 
 
 # Shared by every lobby screen too.
@@ -96,6 +162,7 @@ LIST_HEAD = Text.assemble((f" {'#':>3}  {'game':<19}{'length':<8}{'seats':<26}st
                            "bold underline"), no_wrap=True, overflow="ellipsis")
 NO_TABLES = Text.assemble(("  No tables yet: press p for quick play or n for a new table.",
                            "dim"), no_wrap=True, overflow="ellipsis")
+NO_TABLES_SAID = N_("No tables yet: press p for quick play or n for a new table.")
 
 
 class LobbyScreen(Screen[None]):
@@ -117,6 +184,7 @@ class LobbyScreen(Screen[None]):
         Binding("b", "leaderboard", show=False, id="lobby.leaderboard"),
         Binding("r", "replays", show=False, id="lobby.replays"),
         Binding("slash", "command", show=False, id="lobby.command"),
+        Binding("o", "options", show=False, id="lobby.options"),
     ]
 
     def __init__(self) -> None:
@@ -144,20 +212,30 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         app = self.app
         app.registry.lobby.add(app.member)
-        self.query_one("#too-small", Lines).set(
-            "Please enlarge the window to at least 80×24.")
-        who = app.member.display_name
-        head = Text()
-        head.append(" Lamma ", style="bold reverse")
-        head.append("  card room · Estimation · Tarneeb 41", style="bold")
-        head.append(f"    you: {who}")
-        if app.member.guest:
-            head.append("  (guest: nothing is kept)", style="dim")
-        self.query_one("#lobby-title", Lines).set(head)
         # Drawn on every change: found once.
         self._lobby_list = self.query_one("#lobby-list", Lines)
         self._note_line = self.query_one("#lobby-note", Lines)
         self._keybar = self.query_one("#keys", KeyBar)
+        self.draw()
+
+    def draw(self) -> None:
+        """Everything again, in the player's language (also when it changes)."""
+        speech = self.app.speech
+        _ = speech._
+        self.query_one("#too-small", Lines).set(speech.show(_(ENLARGE)))
+        who = self.app.member.display_name
+        head = Text()
+        head.append(" " + _("Lamma") + " ", style="bold reverse")
+        head.append("  " + _("card room · Estimation · Tarneeb 41"), style="bold")
+        head.append("    " + _("you: {name}").format(name=who))
+        if self.app.member.guest:
+            head.append("  " + _("(guest: nothing is kept)"), style="dim")
+        self.query_one("#lobby-title", Lines).set(lay(speech, head, W))
+        self._shown = None
+        self._selected_text = None
+        self._keys_shown = None
+        self._note = Text("")
+        self._note_line.set(self._note)
         self.lobby_changed()
 
     def on_screen_resume(self) -> None:
@@ -187,20 +265,26 @@ class LobbyScreen(Screen[None]):
         self.rows = rows
         self._shown = (rows, self.cursor)
         self.redraws += 1
-        lines: list[Text | str] = [LIST_HEAD]
+        speech = self.app.speech
+        rtl = speech.rtl
+        lines: list[Text | str] = [said_head(speech) if rtl else LIST_HEAD]
         if not rows:
-            lines += ["", NO_TABLES]
+            lines += ["", lay(speech, Text("  " + speech._(NO_TABLES_SAID), style="dim"), W)
+                      if rtl else NO_TABLES]
         first = max(0, min(self.cursor - LIST_ROWS // 2, len(rows) - LIST_ROWS))
         for i in range(first, min(len(rows), first + LIST_ROWS)):
             row = rows[i]
             selected = i == self.cursor
             if not selected:
-                lines.append(row_text(row))
+                lines.append(self._row_text(row))
                 continue
             cached = self._selected_text
             if cached is None or cached[0] is not row:
-                text = Text(no_wrap=True, overflow="ellipsis")
-                text.append(row_text(row).plain, style="reverse")
+                if rtl:
+                    text = highlighted(self._row_text(row))
+                else:
+                    text = Text(no_wrap=True, overflow="ellipsis")
+                    text.append(self._row_text(row).plain, style="reverse")
                 cached = self._selected_text = (row, text)
             lines.append(cached[1])
         self._lobby_list.set_lines(lines)
@@ -211,7 +295,13 @@ class LobbyScreen(Screen[None]):
         keys = TAKE_KEYS if rows and self._takeable(rows[self.cursor]) else LOBBY_KEYS
         if keys is not self._keys_shown:
             self._keys_shown = keys
-            self._keybar.show(keys)
+            self._keybar.show(said_keys(speech, keys), speech)
+
+    def _row_text(self, row: dict) -> Text:
+        speech = self.app.speech
+        if speech.rtl:
+            return said_row_text(speech, row)
+        return row_text(row, speech.shaped)
 
     @staticmethod
     def _takeable(row: dict) -> bool:
@@ -227,8 +317,11 @@ class LobbyScreen(Screen[None]):
             if table is None:
                 continue
             if member.table is table or any(s.held_by(member) for s in table.seats):
-                return Text(f" Your private table #{row['id']}: code {code_label(row['code'])}"
-                            " (friends press j and type it)", style="bold")
+                speech = self.app.speech
+                return lay(speech, Text(" " + speech._(
+                    "Your private table #{table}: code {code} (friends press j and "
+                    "type it)").format(table=row["id"], code=code_label(row["code"])),
+                    style="bold"), W)
         return Text("")
 
     def notice(self, text: str) -> None:
@@ -237,8 +330,13 @@ class LobbyScreen(Screen[None]):
             self.set_status(text)
 
     def set_status(self, text: str, error: bool = False) -> None:
-        self.query_one("#lobby-status", Lines).set(
-            Text(" " + text, style="bold red" if error else "dim"))
+        """``text``: already in the player's language."""
+        speech = self.app.speech
+        line = Text(" " + text, style="bold red" if error else "dim")
+        self.query_one("#lobby-status", Lines).set(lay(speech, line, W))
+
+    def refused(self, exc: RoomError) -> None:
+        self.set_status(self.app.speech.error(exc), error=True)
 
     # --------------------------------------------------------------- actions
     def action_move(self, delta: int) -> None:
@@ -255,12 +353,12 @@ class LobbyScreen(Screen[None]):
     def action_sit(self) -> None:
         table = self._selected()
         if table is None:
-            self.set_status("No table selected.", error=True)
+            self.set_status(self.app.speech._("No table selected."), error=True)
             return
         try:
             table.sit(self.app.member)
         except RoomError as exc:
-            self.set_status(str(exc), error=True)
+            self.refused(exc)
             return
         self.app.open_table()
 
@@ -271,7 +369,7 @@ class LobbyScreen(Screen[None]):
         try:
             table.watch(self.app.member)
         except RoomError as exc:
-            self.set_status(str(exc), error=True)
+            self.refused(exc)
             return
         self.app.open_table()
 
@@ -299,7 +397,7 @@ class LobbyScreen(Screen[None]):
                 raise
             table.fill_with_bots()
         except RoomError as exc:
-            self.set_status(str(exc), error=True)
+            self.refused(exc)
             return
         app.open_table()
 
@@ -317,25 +415,29 @@ class LobbyScreen(Screen[None]):
             try:
                 seat = table.sit(self.app.member)
             except RoomError as exc:
-                self.set_status(str(exc), error=True)
+                self.refused(exc)
                 return
-            self.open_table(f"You sit in seat {seat} at table #{table.id}.")
+            self.open_table(self.app.speech._("You sit in seat {seat} at table #{table}.")
+                            .format(seat=seat, table=table.id))
             return
         if table.status != "over" and any(s.kind == "bot" for s in table.seats):
             self.choose_seat(table, full=True)
             return
-        self.watch_table(table, f"Table #{table.id} is full: you are watching.")
+        self.watch_table(table, self.app.speech._("Table #{table} is full: you are watching.")
+                         .format(table=table.id))
 
     def action_take(self) -> None:
         table = self._selected()
         if table is None:
-            self.set_status("No table selected.", error=True)
+            self.set_status(self.app.speech._("No table selected."), error=True)
             return
         if table.status == "over":
-            self.set_status(f"The match at table #{table.id} is over.", error=True)
+            self.set_status(self.app.speech._("The match at table #{table} is over.")
+                            .format(table=table.id), error=True)
             return
         if not any(s.kind == "bot" for s in table.seats):
-            self.set_status(f"No computer player sits at table #{table.id}.", error=True)
+            self.set_status(self.app.speech._("No computer player sits at table #{table}.")
+                            .format(table=table.id), error=True)
             return
         self.choose_seat(table)
 
@@ -345,12 +447,13 @@ class LobbyScreen(Screen[None]):
         def done(seat) -> None:
             if seat is None:
                 if full:
-                    self.watch_table(table, f"Table #{table.id} is full: you are watching.")
+                    self.watch_table(table, self.app.speech._(
+                        "Table #{table} is full: you are watching.").format(table=table.id))
                 return
             try:
-                text = take_seat(table, self.app.member, seat)
+                text = take_seat(table, self.app.member, seat, self.app.speech)
             except RoomError as exc:
-                self.set_status(str(exc), error=True)
+                self.refused(exc)
                 return
             self.open_table(text)
         self.app.push_screen(TakeSeatScreen(table, full), done)
@@ -359,7 +462,7 @@ class LobbyScreen(Screen[None]):
         try:
             table.watch(self.app.member)
         except RoomError as exc:
-            self.set_status(str(exc), error=True)
+            self.refused(exc)
             return
         self.open_table(notice)
 
@@ -369,6 +472,11 @@ class LobbyScreen(Screen[None]):
         self.set_status(notice)
         if self.app.member.table is not None:
             self.app.push_screen(TableScreen(notice=notice))
+
+    def action_options(self) -> None:
+        """Language, Arabic text mode and the look of cards, from the lobby too."""
+        from .options import OptionsScreen
+        self.app.push_screen(OptionsScreen())
 
     def action_new(self) -> None:
         from .create import CreateScreen

@@ -12,18 +12,19 @@ from textual.screen import Screen
 
 from .. import settings
 from ..arabic import term
-from ..i18n import LANGUAGE_NAMES, LANGUAGES
+from ..i18n import LANGUAGE_NAMES, LANGUAGES, N_
 from ..widgets.board import Board, PromptScreenMixin
 from .textmode import TextModeScreen
+from .words import lay
 
 if TYPE_CHECKING:
     from ..app import LammaApp
 
 OPTIONS = [
-    ("a", "unicode", "ASCII suits (S H D C) instead of ♠ ♥ ♦ ♣", True),
-    ("m", "colour", "Monochrome (no colours)", True),
-    ("e", "english_only", "English terms only (no Arabic names such as {dash})", False),
-    ("r", "reduce_motion", "Reduce motion (a finished trick does not move)", False),
+    ("a", "unicode", N_("ASCII suits (S H D C) instead of ♠ ♥ ♦ ♣"), True),
+    ("m", "colour", N_("Monochrome (no colours)"), True),
+    ("e", "english_only", N_("English terms only (no Arabic names such as {dash})"), False),
+    ("r", "reduce_motion", N_("Reduce motion (a finished trick does not move)"), False),
 ]
 
 
@@ -44,15 +45,20 @@ class OptionsScreen(PromptScreenMixin, Screen[None]):
 
     def draw(self) -> None:
         look = self.app.look
-        lines = [Text(" Options (kept for your name)", style="bold reverse"), Text("")]
+        speech = self.app.speech
+        _ = speech._
+        rtl = speech.rtl
+        lines = [Text(" " + _("Options (kept for your name)"), style="bold reverse"), Text("")]
         for key, attr, label, inverted in OPTIONS:
             on = getattr(look, attr) != inverted
             t = Text("  ")
             t.append(f" {key} ", style="bold reverse")
-            t.append(f"  [{'x' if on else ' '}] ")
-            t.append(label.format(dash=term("dash", "Dash")))
+            # Arabic: the box is a run of its own, so that it stays [x] (not mirrored).
+            t.append(f"  [{'x' if on else ' '}] ", style="bold" if rtl else "")
+            dash = "داش" if rtl else term("dash", "Dash")
+            t.append(_(label).format(dash=dash))
             lines.append(t)
-        lines += [Text(""), Text("  Example: ")]
+        lines += [Text(""), Text("  " + _("Example:") + " ")]
         lines[-1].append_text(look.card("AS"))
         lines[-1].append(" ")
         lines[-1].append_text(look.card("QH"))
@@ -60,26 +66,31 @@ class OptionsScreen(PromptScreenMixin, Screen[None]):
         lines[-1].append_text(look.card("TD"))
         lines[-1].append(" ")
         lines[-1].append_text(look.card("7C"))
-        lines[-1].append("   " + term("with", "With", look.english_only))
+        with_ = ("With" if look.english_only else "ويذ") if rtl else term(
+            "with", "With", look.english_only)
+        lines[-1].append("   " + with_)
         lines += [Text("")]
         t = Text("  ")
         t.append(" l ", style="bold reverse")
-        t.append("  Language: " + " / ".join(
-            (f"[{LANGUAGE_NAMES[c]}]" if c == self.app.speech.code else LANGUAGE_NAMES[c])
+        t.append("  " + _("Language:") + " " + " / ".join(
+            (f"[{LANGUAGE_NAMES[c]}]" if c == speech.code else LANGUAGE_NAMES[c])
             for c in LANGUAGES))
         lines.append(t)
         t = Text("  ")
         t.append(" k ", style="bold reverse")
-        t.append("  Arabic text: " + ("joined here" if self.app.speech.shaped
-                                      else "joined by the terminal"))
+        t.append("  " + _("Arabic text:") + " " + (_("joined here") if speech.shaped
+                                                  else _("joined by the terminal")))
         lines.append(t)
         board = self.query_one(Board)
         keys = Text(" esc ", style="bold reverse")
-        keys.append(" back  ")
+        keys.append(" " + _("back") + "  ")
         keys.append(" a m e r ", style="bold reverse")
-        keys.append(" switch")
+        keys.append(" " + _("switch"))
         h = board.size.height
-        board.set_lines(lines + [Text("")] * max(0, h - len(lines) - 1) + [keys])
+        width = board.size.width or 80
+        lines = [lay(speech, line, width) for line in lines]
+        board.set_lines(lines + [Text("")] * max(0, h - len(lines) - 1)
+                        + [lay(speech, keys, width)])
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

@@ -3,6 +3,7 @@ and badges); both are plain text blocks: one widget each, drawn by ``render``.""
 
 from __future__ import annotations
 
+import textwrap
 import time
 from typing import TYPE_CHECKING
 
@@ -15,14 +16,24 @@ from textual.screen import Screen
 
 from server.room import title
 
+from ..i18n import N_
 from ..widgets.lines import Block, KeyBar, Line, title_bar
+from .words import ENLARGE, block, columns, game_title, lay, pad, said_keys
 
 if TYPE_CHECKING:
     from ..app import LammaApp
 
 W = 80
-BADGE_TITLES = {"estimation": "Estimation ★ (5 wins)", "tarneeb41": "Tarneeb 41 ★ (5 wins)"}
+BADGE_TITLES = {"estimation": N_("Estimation ★ (5 wins)"),
+                "tarneeb41": N_("Tarneeb 41 ★ (5 wins)")}
 BOARD_ROWS = 17
+NO_RECORDS = N_("This room keeps no records (it runs without a data folder).")
+# The statistics' columns: heading and width (the game's first, left-aligned).
+STAT_COLUMNS = ((N_("game"), 18), (N_("matches"), 7), (N_("wins"), 6), (N_("draws"), 6),
+                (N_("losses"), 7), (N_("rounds"), 7), (N_("decl. %"), 9),
+                (N_("calls %"), 9), (N_("dash %"), 8))
+PROFILE_KEYS = [("b", N_("leaderboard")), ("r", N_("replays")), ("esc", N_("back"))]
+BOARD_KEYS = [("↑↓", N_("scroll")), ("r", N_("replays")), ("esc", N_("back"))]
 
 
 def pct(value) -> str:
@@ -36,7 +47,7 @@ class RecordScreen(Screen[None]):
         app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
-    KEYS: list[tuple[str, str]] = [("esc", "back")]
+    KEYS: list[tuple[str, str]] = [("esc", N_("back"))]
     BLOCK_ID = "record-text"
 
     def compose(self) -> ComposeResult:
@@ -47,16 +58,29 @@ class RecordScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#too-small", Line).set("Please enlarge the window to at least 80×24.")
-        self.query_one("#keys", KeyBar).show(self.KEYS)
         self.draw()
 
     def on_screen_resume(self) -> None:
         if self.is_mounted:
             self.draw()
 
-    def draw(self) -> None:  # pragma: no cover - overridden
+    def draw(self) -> None:
+        speech = self.app.speech
+        self.query_one("#too-small", Line).set(speech.show(speech._(ENLARGE)))
+        self.query_one("#keys", KeyBar).show(said_keys(speech, self.KEYS), speech)
+        self.paint()
+
+    def paint(self) -> None:  # pragma: no cover - overridden
         pass
+
+    def set_title(self, title: str, right: str) -> None:
+        speech = self.app.speech
+        self.query_one("#record-title", Line).set(
+            lay(speech, title_bar(speech._(title), right), W))
+
+    def set_block(self, lines: list[Text]) -> None:
+        """The block's lines (reading order), laid out for the language."""
+        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, lines, W))
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -76,67 +100,97 @@ class ProfileScreen(RecordScreen):
         Binding("b", "leaderboard", show=False, id="profile.leaderboard"),
         Binding("r", "replays", show=False, id="profile.replays"),
     ]
-    KEYS = [("b", "leaderboard"), ("r", "replays"), ("esc", "back")]
+    KEYS = PROFILE_KEYS
     BLOCK_ID = "profile-text"
 
-    def draw(self) -> None:
-        app = self.app
-        member = app.member
-        self.query_one("#record-title", Line).set(title_bar("Profile", member.display_name))
-        self.query_one("#profile-text", Block).set(self.profile_text())
+    def paint(self) -> None:
+        self.set_title(N_("Profile"), self.app.member.display_name)
+        self.set_block(self.profile_lines())
 
-    def profile_text(self) -> Text:
+    def profile_lines(self) -> list[Text]:
         app = self.app
+        speech = app.speech
+        _ = speech._
         member = app.member
-        t = Text(no_wrap=True, overflow="ellipsis")
         if member.guest:
-            t.append("\n You play as a guest: guests are not kept.\n", style="bold")
-            t.append(" Nothing you play is recorded: no statistics, level points or badges.\n"
-                     " Connect with an SSH key (ssh -i KEY NAME@host) to keep a profile.\n",
-                     style="dim")
-            t.append("\n b  the leaderboard    r  replays of finished matches\n", style="dim")
-            return t
+            return [Text(""),
+                    Text(" " + _("You play as a guest: guests are not kept."), style="bold"),
+                    Text(" " + _("Nothing you play is recorded: no statistics, level points "
+                                 "or badges."), style="dim"),
+                    Text(" " + _("Connect with an SSH key (ssh -i KEY NAME@host) to keep a "
+                                 "profile."), style="dim"),
+                    Text(""),
+                    Text(" " + _("b  the leaderboard    r  replays of finished matches"),
+                         style="dim")]
         store = app.registry.records
         if store is None:
-            t.append("\n This room keeps no records (it runs without a data folder).\n",
-                     style="bold")
-            return t
+            return [Text(""), Text(" " + _(NO_RECORDS), style="bold")]
         prof = store.profile(member.name)
         if prof is None:
-            t.append(f"\n {member.name}: nothing recorded yet.\n", style="bold")
-            t.append(" Finish a match to see your statistics here.\n", style="dim")
-            return t
-        t.append(" Name          ", style="dim")
-        t.append(prof["name"] + "\n", style="bold")
-        t.append(" Level points  ", style="dim")
-        t.append(f"{prof['level_points']}\n", style="bold")
-        t.append(" Badges        ", style="dim")
+            return [Text(""),
+                    Text(" " + _("{name}: nothing recorded yet.").format(name=member.name),
+                         style="bold"),
+                    Text(" " + _("Finish a match to see your statistics here."), style="dim")]
+        lines = [self.field(N_("Name"), Text(prof["name"], style="bold")),
+                 self.field(N_("Level points"), Text(f"{prof['level_points']}", style="bold"))]
         if prof["badges"]:
-            t.append(", ".join(BADGE_TITLES.get(b, b) for b in prof["badges"]) + "\n",
-                     style="bold yellow")
+            badges = Text(", ".join(_(BADGE_TITLES[b]) if b in BADGE_TITLES else b
+                                    for b in prof["badges"]), style="bold yellow")
         else:
-            t.append("none yet (five wins in matches held by people earn one)\n")
+            badges = Text(_("none yet (five wins in matches held by people earn one)"))
+        lines.append(self.field(N_("Badges"), badges))
         since = prof.get("since")
         if since:
-            t.append(" Playing since ", style="dim")
-            t.append(time.strftime("%Y-%m-%d", time.gmtime(since)) + "\n")
-        t.append("\n")
-        t.append(f" {'game':<18}{'matches':>7}{'wins':>6}{'draws':>6}{'losses':>7}"
-                 f"{'rounds':>7}{'decl. %':>9}{'calls %':>9}{'dash %':>8}\n",
-                 style="bold underline")
+            lines.append(self.field(N_("Playing since"),
+                                    Text(time.strftime("%Y-%m-%d", time.gmtime(since)))))
+        lines.append(Text(""))
+        lines.append(self.stats_head())
         if not prof["stats"]:
-            t.append(" No finished matches yet.\n", style="dim")
+            lines.append(Text(" " + _("No finished matches yet."), style="dim"))
         for game, st in prof["stats"].items():
-            t.append(f" {title(game)[:17]:<18}{st['matches']:>7}{st['wins']:>6}"
-                     f"{st['draws']:>6}{st['losses']:>7}{st['rounds']:>7}"
-                     f"{pct(st['declarations_made_pct']):>9}{pct(st['calls_made_pct']):>9}"
-                     f"{pct(st['dash_calls_made_pct']):>8}\n")
-        t.append("\n decl. %, calls %, dash %: how many of your declarations, calls (as the\n"
-                 " caller) and dash calls you made exactly.\n", style="dim")
-        t.append("\n Level points: Estimation win +30, draw +10, loss −4; Tarneeb 41 win +20,\n"
-                 " loss −4; only matches held by people from the first deal to the end.\n",
-                 style="dim")
+            lines.append(self.stats_row(game, st))
+        lines += [Text(""),
+                  *(Text(" " + line, style="dim") for line in self.note(_(
+                      "decl. %, calls %, dash %: how many of your declarations, calls (as "
+                      "the caller) and dash calls you made exactly."))),
+                  Text(""),
+                  *(Text(" " + line, style="dim") for line in self.note(_(
+                      "Level points: Estimation win +30, draw +10, loss −4; Tarneeb 41 win "
+                      "+20, loss −4; only matches held by people from the first deal to "
+                      "the end.")))]
+        return lines
+
+    def note(self, text: str) -> list[str]:
+        return textwrap.wrap(text, W - 6)
+
+    def field(self, label: str, value: Text, width: int = 13) -> Text:
+        """`` Label  value``: the label in a column of its own (dim)."""
+        t = Text()
+        t.append(" " + pad(self.app.speech._(label), width) + " ", style="dim")
+        t.append_text(value)
         return t
+
+    def stats_head(self) -> Text:
+        speech = self.app.speech
+        if speech.rtl:
+            return columns(speech, [(speech._(h), w) for h, w in STAT_COLUMNS], W,
+                           style="bold underline")
+        return Text(f" {'game':<18}{'matches':>7}{'wins':>6}{'draws':>6}{'losses':>7}"
+                    f"{'rounds':>7}{'decl. %':>9}{'calls %':>9}{'dash %':>8}",
+                    style="bold underline")
+
+    def stats_row(self, game: str, st: dict) -> Text:
+        speech = self.app.speech
+        figures = [st["matches"], st["wins"], st["draws"], st["losses"], st["rounds"],
+                   pct(st["declarations_made_pct"]), pct(st["calls_made_pct"]),
+                   pct(st["dash_calls_made_pct"])]
+        if speech.rtl:
+            return columns(speech, [(game_title(speech, game), STAT_COLUMNS[0][1])]
+                           + [(str(f), w) for f, (_h, w) in zip(figures, STAT_COLUMNS[1:],
+                                                                 strict=True)], W)
+        return Text(f" {title(game)[:17]:<18}{st['matches']:>7}{st['wins']:>6}"
+                    f"{st['draws']:>6}{st['losses']:>7}{st['rounds']:>7}"
+                    f"{figures[5]:>9}{figures[6]:>9}{figures[7]:>8}")
 
 
 class LeaderboardScreen(RecordScreen):
@@ -149,7 +203,7 @@ class LeaderboardScreen(RecordScreen):
         Binding("pagedown", "move(10)", show=False, id="leaderboard.page_down"),
         Binding("r", "replays", show=False, id="leaderboard.replays"),
     ]
-    KEYS = [("↑↓", "scroll"), ("r", "replays"), ("esc", "back")]
+    KEYS = BOARD_KEYS
     BLOCK_ID = "board-text"
 
     def __init__(self) -> None:
@@ -157,40 +211,56 @@ class LeaderboardScreen(RecordScreen):
         self.rows: list[dict] | None = None
         self.first = 0
 
-    def draw(self) -> None:
+    def paint(self) -> None:
         store = self.app.registry.records
         self.rows = store.leaderboard(limit=100) if store is not None else None
         me = self.app.member
-        self.query_one("#record-title", Line).set(title_bar("Leaderboard", "level points"))
+        self.set_title(N_("Leaderboard"), self.app.speech._("level points"))
         if self.rows and not me.guest:
             mine = [i for i, r in enumerate(self.rows) if r["name"].casefold() == me.name.casefold()]
             if mine and not self.first <= mine[0] < self.first + BOARD_ROWS:
                 self.first = max(0, mine[0] - BOARD_ROWS // 2)
-        self.paint()
+        self.show_rows()
 
     def action_move(self, delta: int) -> None:
         if not self.rows:
             return
         top = max(0, len(self.rows) - BOARD_ROWS)
         self.first = max(0, min(top, self.first + delta))
-        self.paint()
+        self.show_rows()
 
-    def paint(self) -> None:
+    def show_rows(self) -> None:
         me = self.app.member
-        t = Text(no_wrap=True, overflow="ellipsis")
+        speech = self.app.speech
+        _ = speech._
+        rtl = speech.rtl
+        lines: list[Text] = []
         if self.rows is None:
-            t.append("\n This room keeps no records (it runs without a data folder).\n",
-                     style="bold")
+            lines += [Text(""), Text(" " + _(NO_RECORDS), style="bold")]
         elif not self.rows:
-            t.append("\n Nobody has finished a match yet.\n", style="dim")
+            lines += [Text(""), Text(" " + _("Nobody has finished a match yet."), style="dim")]
         else:
-            t.append(f" {'rank':>5}   {'name':<32}{'level points':>13}\n", style="bold underline")
+            if rtl:
+                lines.append(columns(speech, [(_("rank"), 8), (_("name"), 32),
+                                              (_("level points"), 14)], W,
+                                     style="bold underline"))
+            else:
+                lines.append(Text(f" {'rank':>5}   {'name':<32}{'level points':>13}",
+                                  style="bold underline"))
             for row in self.rows[self.first:self.first + BOARD_ROWS]:
                 mine = not me.guest and row["name"].casefold() == me.name.casefold()
-                t.append(f" {row['rank']:>5}   {row['name'][:31]:<32}{row['level_points']:>13}"
-                         + ("  ← you" if mine else "") + "\n",
-                         style="bold reverse" if mine else "")
+                style = "bold reverse" if mine else ""
+                if rtl:
+                    lines.append(columns(speech, [
+                        (str(row["rank"]), 8), (row["name"], 32),
+                        (str(row["level_points"]), 14),
+                        ("→ " + _("you") if mine else "", 10)], W, style=style))
+                    continue
+                lines.append(Text(f" {row['rank']:>5}   {row['name'][:31]:<32}"
+                                  f"{row['level_points']:>13}" + ("  ← you" if mine else ""),
+                                  style=style))
             if len(self.rows) > BOARD_ROWS:
                 last = min(len(self.rows), self.first + BOARD_ROWS)
-                t.append(f" {self.first + 1}–{last} of {len(self.rows)}", style="dim")
-        self.query_one("#board-text", Block).set(t)
+                lines.append(Text(" " + _("{first}–{last} of {total}").format(
+                    first=self.first + 1, last=last, total=len(self.rows)), style="dim"))
+        self.set_block(lines)

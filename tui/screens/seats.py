@@ -16,11 +16,17 @@ from textual.widgets import Input
 
 from server.room import RoomError, Table
 
+from ..i18n import N_, Speech
+from ..sentences import say
 from ..widgets.lines import KeyBar, Lines
+from .words import block, said_keys
 
 if TYPE_CHECKING:
 
     from ..app import LammaApp
+
+DIALOG = 64             # the dialog's inside: 70 columns less its border and padding
+CODE_KEYS = [("enter", N_("join")), ("esc", N_("back"))]
 
 
 class JoinCodeScreen(ModalScreen[Table]):
@@ -36,19 +42,28 @@ class JoinCodeScreen(ModalScreen[Table]):
         with Vertical(id="dialog"):
             yield Lines(None, id="code-text")
             # Only what a code can hold: the Input refuses anything else as typed.
+            speech = self.app.speech
             code = Input(id="code-input", max_length=16, restrict=r"[A-Za-z0-9 -]*",
-                         placeholder="e.g. K7QM-R2XD")
+                         placeholder=speech.show(speech._("e.g. {code}").format(
+                             code="K7QM-R2XD")))
             code.cursor_blink = False
             yield code
             yield Lines(None, id="code-status")
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
-        self.query_one("#code-text", Lines).set(Text.assemble(
-            (" Join a private table\n\n", "bold"),
-            " Type the code its creator gave you\n (capitals and dashes do not matter)."))
-        self.query_one("#keys", KeyBar).show([("enter", "join"), ("esc", "back")])
+        self.draw()
         self.query_one("#code-input", Input).focus()
+
+    def draw(self) -> None:
+        speech = self.app.speech
+        self.query_one("#keys", KeyBar).show(said_keys(speech, CODE_KEYS), speech)
+        _ = speech._
+        self.query_one("#code-text", Lines).set(block(speech, [
+            Text(" " + _("Join a private table"), style="bold"), "",
+            " " + _("Type the code its creator gave you"),
+            " " + _("(capitals and dashes do not matter)."),
+        ], DIALOG))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -58,9 +73,11 @@ class JoinCodeScreen(ModalScreen[Table]):
             table = app.registry.find_code(app.member, event.value)
         except RoomError as exc:
             box.value = ""
+            speech = app.speech
             # The dialog is 80 columns at most: wrap rather than cut the reason short.
-            reason = textwrap.fill(str(exc), 60, initial_indent=" ", subsequent_indent=" ")
-            self.query_one("#code-status", Lines).set(Text(reason, style="bold red"))
+            self.query_one("#code-status", Lines).set(block(speech, [
+                Text(" " + line, style="bold red")
+                for line in textwrap.wrap(speech.error(exc), 59)], DIALOG))
             return
         self.dismiss(table)
 
@@ -98,29 +115,40 @@ class TakeSeatScreen(ModalScreen[int]):
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
+        self.draw()
+
+    def draw(self) -> None:
+        speech = self.app.speech
+        keys = [("0-3", N_("seat")), ("esc", N_("watch") if self.full else N_("back"))]
+        self.query_one("#keys", KeyBar).show(said_keys(speech, keys), speech)
+        _ = speech._
         table = self.table
-        t = Text()
-        t.append(f" Take a computer player's seat at table #{table.id}\n\n", style="bold")
+        lines: list[Text | str] = [
+            Text(" " + _("Take a computer player's seat at table #{table}").format(
+                table=table.id), style="bold"), ""]
         if self.full:
-            t.append(" The table is full: take a seat, or Esc to watch.\n\n")
+            lines += [" " + _("The table is full: take a seat, or Esc to watch."), ""]
         for i in self.seats():
+            t = Text()
             t.append(f"  {i}  ", style="bold reverse")
-            t.append(f" {table.seats[i].label} (computer)\n")
-        t.append("\n")
+            t.append(" " + _("{name} (computer)").format(name=table.seats[i].label))
+            lines.append(t)
+        lines.append("")
         if table.status == "playing":
-            t.append(" During a round you take the seat when the round ends; the match\n"
-                     " then no longer counts for level points.", style="dim")
+            lines += [Text(" " + line, style="dim") for line in textwrap.wrap(_(
+                "During a round you take the seat when the round ends; the match then "
+                "no longer counts for level points."), 60 if speech.rtl else 64)]
         else:
-            t.append(" The match has not started: it still counts for level points.",
-                     style="dim")
-        self.query_one("#take-text", Lines).set(t)
-        self.query_one("#keys", KeyBar).show(
-            [("0-3", "seat"), ("esc", "watch" if self.full else "back")])
+            lines.append(Text(" " + _(
+                "The match has not started: it still counts for level points."), style="dim"))
+        self.query_one("#take-text", Lines).set(block(speech, lines, DIALOG))
 
     def action_choose(self, seat: int) -> None:
         if seat not in self.seats():
-            self.query_one("#take-status", Lines).set(
-                Text(f"Seat {seat} is not a computer player's.", style="bold red"))
+            speech = self.app.speech
+            self.query_one("#take-status", Lines).set(block(speech, [Text(
+                speech._("Seat {seat} is not a computer player's.").format(seat=seat),
+                style="bold red")], DIALOG))
             return
         self.dismiss(seat)
 
@@ -128,10 +156,12 @@ class TakeSeatScreen(ModalScreen[int]):
         self.dismiss(None)
 
 
-def take_seat(table, member, seat: int) -> str:
-    """Ask the table for ``seat``; the sentence that tells the person what happens.
-    RoomError if refused."""
+def take_seat(table, member, seat: int, speech: Speech | None = None) -> str:
+    """Ask the table for ``seat``; the sentence that tells the person what happens
+    (in ``speech``'s language). RoomError if refused."""
+    speech = speech or Speech()
     label = table.seats[seat].label
     if table.take_seat(member, seat):
-        return f"You take seat {seat} ({label}) at table #{table.id}."
-    return table.request_text(seat)
+        return speech._("You take seat {seat} ({name}) at table #{table}.").format(
+            seat=seat, name=label, table=table.id)
+    return say(speech, table.request_text(seat))

@@ -7,16 +7,19 @@ terminals without bidi support, ``logical`` for those that do their own)."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, getters
 from textual.app import ComposeResult
 from textual.screen import Screen
 
 from .. import settings
-from ..i18n import Speech
+from ..i18n import N_, Speech
 from ..widgets.board import Board, PromptScreenMixin
+from .words import lay
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -25,6 +28,13 @@ if TYPE_CHECKING:
 # catalogue: they are the test itself, the same in every language.
 TEST_LINE = "هذا السطر يُقرأ صحيحًا: اضغط {n}"
 MODES = {"1": "shaped", "2": "logical"}
+# The instructions, also in the player's language (English stays for whoever cannot
+# read that yet: the two test lines are the test).
+ASK = N_("Which line below reads correctly, right to left, with joined letters? "
+         "Press its number (1 or 2).")
+SAID_1 = N_("1: the server joins and orders Arabic (xterm, tmux, Windows Terminal…).")
+SAID_2 = N_("2: the terminal does it (GNOME Terminal, Konsole, mlterm).")
+SAID_LATER = N_("The options screen (o) changes it later.")
 
 
 class TextModeScreen(PromptScreenMixin, Screen[None]):
@@ -43,12 +53,30 @@ class TextModeScreen(PromptScreenMixin, Screen[None]):
         self.call_after_refresh(self.draw)
 
     def draw(self) -> None:
+        """English for whoever cannot read the Arabic yet, and the same in Arabic
+        (drawn in the mode in force: the right line below says which mode that is)."""
         board = self.query_one(Board)
         width = board.size.width or 80
-        _ = self.app.speech._
-        lines = [Text(" " + _("Arabic on this terminal"), style="bold reverse"), Text("")]
-        lines.append(Text(" Which line below reads correctly, right to left, with joined"))
-        lines.append(Text(" letters? Press its number (1 or 2)."))
+        speech = self.app.speech
+        _ = speech._
+        both = speech.code != "en"
+
+        def pair(message: str) -> list[Text]:
+            lines = [Text(" " + message)]
+            if both:
+                lines.append(lay(speech, Text(" " + _(message)), width - 1))
+            return lines
+
+        title = Text(" Arabic on this terminal", style="bold reverse")
+        if both:
+            shown = speech.show(_("Arabic on this terminal") + " ")
+            gap = max(2, width - 1 - cell_len(title.plain) - cell_len(shown))
+            title.append(" " * gap + shown, style="bold reverse")
+        lines = [title, Text("")]
+        lines += [Text(" " + line) for line in textwrap.wrap(ASK, 61)]
+        if both:
+            lines += [lay(speech, Text(" " + line), width - 1)
+                      for line in textwrap.wrap(_(ASK), min(76, width - 4))]
         lines.append(Text(""))
         for n, mode in MODES.items():
             t = Text("")
@@ -57,13 +85,16 @@ class TextModeScreen(PromptScreenMixin, Screen[None]):
             t.append(TEST_LINE.format(n=n))
             lines.append(Speech("ar", mode).line(t, width - 2))
             lines.append(Text(""))
-        lines.append(Text(" 1: the server joins and orders Arabic (xterm, tmux, Windows Terminal…)."))
-        lines.append(Text(" 2: the terminal does it (GNOME Terminal, Konsole, mlterm)."))
-        lines.append(Text(" The options screen (o) changes it later."))
+        lines += pair(SAID_1) + pair(SAID_2) + pair(SAID_LATER)
         keys = Text(" 1 2 ", style="bold reverse")
         keys.append(" choose  ")
         keys.append(" esc ", style="bold reverse")
         keys.append(" " + "later")
+        if both:
+            said = speech.line(Text(_("1 or 2: choose · esc: later")), 0)
+            gap = max(2, width - 1 - cell_len(keys.plain) - cell_len(said.plain))
+            keys.append(" " * gap)
+            keys.append_text(said)
         h = board.size.height
         board.set_lines(lines + [Text("")] * max(0, h - len(lines) - 1) + [keys])
 

@@ -103,18 +103,31 @@ class KeyBar(Line):
     KeyBar { dock: bottom; height: 1; width: 1fr; }
     """
 
-    def show(self, keys: list[tuple[str, str]]) -> None:
-        speech = cast("LammaApp", self.app).speech
+    _speech: Speech | None = None
+
+    def show(self, keys: list[tuple[str, str]], speech: Speech | None = None) -> None:
+        """``keys``: (key, what it does), the labels said in the player's language
+        (``speech``, by default the app's); with a right-to-left ``speech`` the footer
+        is laid out from the right, at the bar's width."""
+        if speech is None:
+            speech = cast("LammaApp", self.app).speech
         t = Text(no_wrap=True, overflow="ellipsis")
         for i, (k, label) in enumerate(keys):
             if i:
                 t.append("  ")
             t.append(f" {k} ", style="bold reverse")
             t.append(" " + speech._(label))
-        if speech.rtl != (self.styles.text_align == "right"):
-            # an Arabic footer hugs the right edge
-            self.styles.text_align = "right" if speech.rtl else "start"
-        self.set(rtl_line(speech, t))
+        rtl = speech if speech.rtl else None
+        if rtl is not self._speech:
+            self._speech = rtl
+            self.refresh()
+        self.set(t)
+
+    def render(self) -> Text:
+        speech = self._speech
+        if speech is None:
+            return self._text
+        return speech.line(self._text, self.size.width)
 
 
 class Block(Line):

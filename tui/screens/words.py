@@ -1,0 +1,147 @@
+"""What the lobby's screens share for the player's language (issue 14): the names of
+games, lengths and timers as people read them (the JSON interface keeps its English
+codes), and lines laid out right to left for Arabic.
+
+English lines are left exactly as the screens always built them: these helpers are
+only used where ``speech.rtl`` (and a plain ``speech.line`` is a no-op for English).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len, set_cell_size
+from rich.style import Style
+from rich.text import Text
+
+from ..i18n import N_, Speech
+
+# The games' titles as drawn (engine.catalogue.TITLES keeps the English, which the
+# JSON interface and the store use).
+GAME_TITLES = {
+    "estimation": N_("Estimation"),
+    "estimation-kotshina": N_("Estimation (calc)"),
+    "tarneeb41": N_("Tarneeb 41"),
+}
+
+
+def game_title(speech: Speech, game: str) -> str:
+    title = GAME_TITLES.get(game)
+    return speech._(title) if title is not None else game
+
+
+def length_word(speech: Speech, value: object) -> str:
+    """A Kotshina match length (micro, mini, full) in the player's words."""
+    if value == "micro":
+        return speech.pgettext("match length", "micro")
+    if value == "mini":
+        return speech.pgettext("match length", "mini")
+    if value == "full":
+        return speech.pgettext("match length", "full")
+    return str(value)
+
+
+ENLARGE = N_("Please enlarge the window to at least 80×24.")
+
+
+def said_keys(speech: Speech, keys: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A footer's labels (marked N_) in the player's language (English: the very list)."""
+    if speech.code == "en":
+        return keys
+    return [(k, speech._(label)) for k, label in keys]
+
+
+# ------------------------------------------------------------------- layout
+def cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells in reading order (its end goes, not its start)."""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, max(0, width - 1)) + "…"
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` cut or filled with spaces after it to ``width`` cells."""
+    text = cut(text, width)
+    return text + " " * max(0, width - cell_len(text))
+
+
+class Laid(Text):
+    """A line already laid out for its language (``columns``): ``lay`` keeps it."""
+
+
+def lay(speech: Speech, text: Text | str, width: int) -> Text:
+    """One whole line for ``speech``: for Arabic cut to ``width`` in reading order,
+    then right-aligned (and mirrored when shaped); English as it is (a name or a
+    chat line in Arabic in it joined and ordered, when shaped)."""
+    if isinstance(text, Laid):
+        return text
+    if isinstance(text, str):
+        text = Text(text)
+    if not speech.rtl:
+        return speech.line(text, width)
+    if cell_len(text.plain) > width:
+        text = text.copy()
+        text.truncate(width, overflow="ellipsis")
+    return speech.line(text, width)
+
+
+def block(speech: Speech, lines: Sequence[Text | str], width: int) -> Text:
+    """Lines laid out (``lay``) and joined into one Text (for ``Lines.set``/``Block``)."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    for i, line in enumerate(lines):
+        if i:
+            out.append("\n")
+        out.append_text(lay(speech, line, width))
+    return out
+
+
+Cell = tuple[str | Sequence[str], int]   # text (or items said one after another), width
+
+
+def columns(speech: Speech, cells: Sequence[Cell], width: int,
+            style: str | Style = "") -> Laid:
+    """One row of a right-to-left table: ``cells`` in reading order, each in its
+    column (the first at the right), each cut to its width; a cell given as a list
+    of items says them one after another, separated by Arabic commas (names keep
+    their own direction: the first at the right). Shaped: each cell joined and
+    ordered on its own; logical: the row in reading order, the terminal orders it."""
+    parts: list[str] = []
+    for value, w in cells:
+        if isinstance(value, str):
+            parts.append(_shown_cell(speech, value, w))
+        else:
+            parts.append(_shown_items(speech, list(value), w))
+    if speech.shaped:
+        row = "".join(reversed(parts))
+        row = " " * max(0, width - cell_len(row)) + row
+    else:
+        row = "".join(parts).rstrip()
+        row = " " * max(0, width - cell_len(row)) + row
+    return Laid(row, style=style, no_wrap=True, end="")
+
+
+def _shown_cell(speech: Speech, text: str, w: int) -> str:
+    text = cut(text, w - 1) if w > 1 else text
+    if speech.shaped:
+        shown = speech.show(text)
+        return " " * max(0, w - cell_len(shown)) + shown    # right-aligned in its column
+    return text + " " * max(0, w - cell_len(text))
+
+
+def _shown_items(speech: Speech, items: list[str], w: int) -> str:
+    if not speech.shaped:
+        return _shown_cell(speech, "، ".join(items), w)
+    # Cut in reading order, then each item shown on its own, the first at the right.
+    kept: list[str] = []
+    used = 0
+    for item in items:
+        need = cell_len(item) + (2 if kept else 0)
+        if used + need > w - 1:
+            room = w - 1 - used - (2 if kept else 0)
+            if room > 1:
+                kept.append(cut(item, room))
+            break
+        kept.append(item)
+        used += need
+    shown = " ،".join(speech.show(item) for item in reversed(kept))
+    return " " * max(0, w - cell_len(shown)) + shown
