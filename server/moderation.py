@@ -218,7 +218,7 @@ class Moderation:
         if not args:
             raise RoomError("Usage: /kick NAME [REASON]")
         member = self._online(args[0])
-        reason = " ".join(args[1:]) or "no reason given"
+        reason = " ".join(args[1:]) or N_("no reason given")
         member.kick(Said(N_("An operator closed your session ({reason})."), reason=reason))
         return f"{member.display_name} was disconnected."
 

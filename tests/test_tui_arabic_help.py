@@ -113,7 +113,7 @@ async def test_the_replays_in_arabic(records, size, mode):
         assert show("الإعادات") in lst.query_one("#record-title").plain
         rows = lst.query_one("#replays-list").plain.splitlines()
         fits(rows, 80)
-        head, est_row = rows[0], next(r for r in rows if show("إستميشن") in r)
+        head, est_row = rows[0], next(r for r in rows if show("استيميشن") in r)
         for word in ("اللعبة", "الطول", "اللاعبون", "النتيجة"):
             assert show(word) in head
         assert show("13 دورًا") in est_row and str(records["est_id"]) in est_row

@@ -11,13 +11,15 @@ from rich.cells import cell_len
 from stacked import random_match
 
 from server import runtime
-from server.room import PLAYER_HELP, Registry, TableStore, code_label
+from server.moderation import _muted
+from server.room import PLAYER_HELP, Registry, Said, TableStore, code_label
 from server.room import Session as Member
+from server.room.errors import N_
 from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.i18n import Speech
-from tui.messages import PASTE_CUT, TOO_FAST, InputLimited, SeatNotice
+from tui.messages import PASTE_CUT, TOO_FAST, InputLimited
 from tui.screens.command import CommandScreen
 from tui.screens.confirm import ConfirmScreen
 from tui.screens.create import CreateScreen
@@ -26,7 +28,7 @@ from tui.screens.options import OptionsScreen
 from tui.screens.profile import LeaderboardScreen, ProfileScreen
 from tui.screens.seats import JoinCodeScreen, TakeSeatScreen
 from tui.screens.textmode import TextModeScreen
-from tui.sentences import TEMPLATES, say
+from tui.sentences import say
 
 runtime.patch_textual()
 
@@ -93,7 +95,7 @@ async def test_the_lobby_in_arabic(mode, size):
         screen = app.screen
         assert isinstance(screen, LobbyScreen)
         title = lines_of(screen, "#lobby-title")[0]
-        assert said(mode, "صالة الورق · إستيميشن · طرنيب 41") in title
+        assert said(mode, "صالة الورق · استيميشن · طرنيب 41") in title
         assert said(mode, "أنت: ali") in title
         rows = lines_of(screen, "#lobby-list")
         head, first, second = rows[0], rows[1], rows[2]
@@ -102,7 +104,7 @@ async def test_the_lobby_in_arabic(mode, size):
         assert said(mode, "طرنيب 41") in first and said(mode, "حتى 41") in first
         assert said(mode, "سمير") in first
         assert said(mode, "ينقصها 3") in first
-        assert said(mode, "إستيميشن") in second and said(mode, "الدور 1 من 13") in second
+        assert said(mode, "استيميشن") in second and said(mode, "الدور 1 من 13") in second
         assert_right_aligned(rows[:3], 80)
         if mode == "shaped":
             # Mirrored: the table's number at the right edge, its status at the left.
@@ -145,7 +147,7 @@ async def test_an_empty_lobby_and_its_notices_in_arabic(mode):
         status = lines_of(screen, "#lobby-status")[0]
         assert said(mode, "لم تختر طاولة.") in status and cell_len(status) == 80
         # What the room and the driver say reaches the player in Arabic.
-        app.post_message(SeatNotice("Seat 2 is yours now."))
+        app.member.seat_granted(None, 2)     # type: ignore[arg-type]
         await pilot.pause()
         assert said(mode, "المقعد 2 صار لك.") in lines_of(screen, "#lobby-status")[0]
         app.post_message(InputLimited(TOO_FAST))
@@ -156,10 +158,10 @@ async def test_an_empty_lobby_and_its_notices_in_arabic(mode):
         await pilot.pause()
         assert said(mode, "قُصّ النص الملصوق (بقي منه 4096 حرف).") in lines_of(
             screen, "#lobby-status")[0]
-        app.member.notice("Announcement: Back in ten minutes")
+        app.member.notice(Said(N_("Announcement: {text}"), text="Back in ten minutes"))
         await pilot.pause()
         assert said(mode, "إعلان: Back in ten minutes") in lines_of(screen, "#lobby-status")[0]
-        app.member.kick("The server is stopping.")
+        app.member.kick(Said(N_("The server is stopping.")))
         await pilot.pause()
     assert app.exit_reason == said(mode, "الخادم يتوقف.")
 
@@ -221,7 +223,7 @@ async def test_the_new_table_form_in_arabic(mode, size):
         screen = app.screen
         form = lines_of(screen, "#create-form")
         assert said(mode, "طاولة جديدة") in form[0]
-        for label, value in (("اللعبة", "إستيميشن"), ("الطول", "18 دورًا"),
+        for label, value in (("اللعبة", "استيميشن"), ("الطول", "18 دورًا"),
                              ("مؤقّت الدور", "بلا مؤقّت"), ("الخصوصية", "عامة"),
                              ("المقاعد الفاضية", "يملؤها لاعبون آليون")):
             line = next(x for x in form if said(mode, label) in x)
@@ -235,7 +237,7 @@ async def test_the_new_table_form_in_arabic(mode, size):
         assert said(mode, "أنشئ") in keys and said(mode, "رجوع") in keys
         await pilot.press("right")                  # Estimation (calc), micro
         form = lines_of(screen, "#create-form")
-        assert any(said(mode, "إستيميشن (حاسبة)") in x for x in form)
+        assert any(said(mode, "استيميشن (حاسبة)") in x for x in form)
         assert any(said(mode, "مايكرو") in x for x in form)
         await pilot.press("down", "down", "right")  # a 15 s timer
         form = lines_of(screen, "#create-form")
@@ -320,7 +322,7 @@ async def test_a_question_in_arabic_wraps_and_answers_to_arabic_keys(mode):
     reg = Registry(bot_pause=SLOW)
     app = arabic_app(reg, mode)
     answers = []
-    question = ("تغادر البولة؟ في الإستيميشن تنتهي البولة للجميع إذا غادرت، "
+    question = ("تغادر البولة؟ في الاستيميشن تنتهي البولة للجميع إذا غادرت، "
                 "وتُحسب خسارة عليك.")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -433,13 +435,13 @@ async def test_profile_and_leaderboard_in_arabic(records, mode, size):
         head = next(x for x in lines if said(mode, "تعادل") in x)
         for word in ("اللعبة", "بولات", "فوز", "خسارة", "أدوار", "داش %"):
             assert said(mode, word) in head
-        row = next(x for x in lines if said(mode, "إستيميشن") in x)
+        row = next(x for x in lines if said(mode, "استيميشن") in x)
         won = 0 in m.result["winners"]
         figures = row.split()
         assert "1" in figures and str(len(m.history)) in figures
         if mode == "shaped":
             # Mirrored: the game at the right, then matches, wins …
-            assert row.rstrip().endswith(said(mode, "إستيميشن"))
+            assert row.rstrip().endswith(said(mode, "استيميشن"))
             assert figures[-2] == "1" and figures[-3] == ("1" if won else "0")
         assert_right_aligned([x for x in lines if x.strip()], 80)
         assert len(lines) <= 21
@@ -477,19 +479,17 @@ async def test_a_guests_profile_in_arabic(mode):
 
 # ------------------------------------------------------------- sentences
 async def test_what_the_room_says_is_said_again_in_arabic():
+    """The room's words are ``Said``: English, with the template and parameters they
+    were made from, said again in the player's language (a marked word inside, too)."""
     ar = Speech("ar")
-    assert say(ar, "An operator has muted you for 2 h.") == \
-        "منعك أحد المشرفين من الدردشة لمدة 2 ساعة."
-    assert say(ar, "An operator has muted you for good.") == \
-        "منعك أحد المشرفين من الدردشة نهائيًا."
-    assert say(ar, "An operator closed your session (no reason given).") == \
-        "أغلق أحد المشرفين جلستك (بلا سبب مذكور)."
+    assert say(ar, _muted(7200)) == "منعك أحد المشرفين من الدردشة لمدة 2 ساعة."
+    closed = Said(N_("An operator closed your session ({reason})."),
+                  reason=N_("no reason given"))
+    assert say(ar, closed) == "أغلق أحد المشرفين جلستك (بلا سبب مذكور)."
     assert say(ar, "Something nobody listed.") == "Something nobody listed."
-    assert say(Speech("en"), "An operator has muted you for 2 h.") == \
-        "An operator has muted you for 2 h."
-    # The sentences listed are the room's own.
-    assert PLAYER_HELP in TEMPLATES
+    assert say(Speech("en"), _muted(7200)) == "An operator has muted you for 2 h."
+    assert say(ar, Said(PLAYER_HELP)).startswith("أوامرك: /ignore")
     reg = Registry(bot_pause=SLOW)
     table = bot_table(reg)
     assert say(ar, table.request_text(2)) == \
-        f"تأخذ المقعد 2 ({table.seats[2].label}) عندما ينتهي هذا الدور."
+        f"تأخذ المقعد 2 ({table.seats[2].label}) حين ينتهي هذا الدور."

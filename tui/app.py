@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Input
 
-from server.room import Registry, RoomError, Session, Table
+from server.room import Registry, RoomError, Said, Session, Table
 
 from .cards import Look
 from .i18n import Speech, latin_key
@@ -84,7 +84,7 @@ class TuiMember(Session):
     def seat_granted(self, table: Table, seat: int) -> None:
         # Said in English here (this may run in another session's context); the
         # App says it in its player's language when the message arrives (sentences).
-        self.notice(SEAT_YOURS.format(seat=seat))
+        self.notice(Said(SEAT_YOURS, seat=seat))
 
     def request_dropped(self, table: Table, seat: int, reason: str) -> None:
         self.notice(reason)

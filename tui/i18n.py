@@ -115,20 +115,25 @@ def _reshape(text: str) -> str:
 
 
 _LRE, _PDF = "\u202a", "\u202c"
-_CARD = re.compile(r"(?:10|[2-9AKQJT])?[\u2660\u2665\u2666\u2663]")
+# What stays left to right whole inside Arabic: a card (10♠), a /command, a client's
+# quoted value or JSON object in a refusal.
+_LTR_WHOLE = re.compile(r"(?:10|[2-9AKQJT])?[\u2660\u2665\u2666\u2663]|/[A-Za-z]+"
+                        r"|\"[^\"]*\"|\{[^{}]*\}")
+_MARKS = str.maketrans("", "", "\u200e\u200f\u202a\u202b\u202c\u202d\u202e")
 
 
 @lru_cache(maxsize=8192)
 def _shape(chunk: str, base: str | None) -> str:
     """One piece of text with Arabic in it, joined and in visual order (paragraph
     direction ``base``: "R", or None for "by its first strong letter"). Each card
-    (``10♠``) is embedded left to right so it stays whole."""
+    (``10♠``), /command or quoted value is embedded left to right so it stays whole;
+    direction marks in the text are dropped (terminals draw some of them)."""
     # The pure-Python algorithm: it mirrors brackets (L4), the compiled one does not.
     from bidi.algorithm import get_display
 
-    marked = _CARD.sub(lambda m: _LRE + m.group(0) + _PDF, chunk)
+    marked = _LTR_WHOLE.sub(lambda m: _LRE + m.group(0) + _PDF, chunk.translate(_MARKS))
     shown = get_display(_reshape(marked), base_dir=base)
-    return str(shown).replace(_LRE, "").replace(_PDF, "")
+    return str(shown).translate(_MARKS)
 
 
 def _visual(runs: tuple[tuple[str, Style | None], ...], base: str | None
@@ -210,11 +215,26 @@ class Speech:
         if not isinstance(template, str):
             return self._(str(exc))
         params = getattr(exc, "params", None) or {}
-        said = {k: self._(v) if isinstance(v, str) else v for k, v in params.items()}
+        if not isinstance(params, dict):
+            params = dict(params)
+        said = {k: self._word(k, v) for k, v in params.items()}
         try:
             return self._(template).format(**said)
         except (KeyError, IndexError, ValueError):
             return str(exc)
+
+    # Parameters that hold people's names (or a list of them): never looked up, so a
+    # player called "Help" keeps the name.
+    _NAMES = frozenset({"name", "names", "who", "other", "winners", "bot", "caller"})
+
+    def _word(self, key: str, value: object) -> object:
+        """A parameter of a message: another message said in this language (a
+        ``Said`` by its template, a marked word as it is), a name or a number as it is."""
+        if not isinstance(value, str) or key in self._NAMES:
+            return value
+        if isinstance(getattr(value, "template", None), str):
+            return self.error(value)          # type: ignore[arg-type]
+        return self._(value)
 
     # ---------------------------------------------------------------- drawing
     def show(self, text: str) -> str:
