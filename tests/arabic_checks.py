@@ -25,7 +25,9 @@ from collections.abc import Iterable, Sequence
 from rich.cells import cell_len
 
 # Arabic letters as they are read (unjoined): what a shaped screen must never show.
-LOGICAL_LETTERS = re.compile("[\u0621-\u064a\u066e-\u066f\u0671-\u06d3\u06d5\u06fa-\u06ff]")
+# (Tatweel, U+0640, is not a letter: it joins "لـ" to the number after it in either form.)
+LOGICAL_LETTERS = re.compile("[\u0621-\u063f\u0641-\u064a\u066e-\u066f\u0671-\u06d3\u06d5"
+                             "\u06fa-\u06ff]")
 # Joined forms (arabic-reshaper's output): what a logical screen must never show.
 PRESENTATION_FORMS = re.compile("[\ufb50-\ufdff\ufe70-\ufefc]")
 ARABIC = re.compile("[\u0600-\u06ff\ufb50-\ufdff\ufe70-\ufefc]")

@@ -112,6 +112,9 @@ class Scenario:
     modes: tuple[str, ...] = tuple(MODES)
     # rows that show Arabic in the other mode on purpose (the test line's two lines)
     skip_script: Callable[[str], bool] = field(default=lambda row: False)
+    # English beside the Arabic on purpose: the test line is shown before the player has
+    # said how Arabic reads on their terminal, so its instructions come in both.
+    bilingual: bool = False
 
 
 SCENARIOS: list[Scenario] = []
@@ -239,12 +242,13 @@ def _test_line_row(row: str) -> bool:
     return "السطر" in row or Speech("ar", "shaped").show("السطر") in row
 
 
-@scenario("textmode-first-time", first_time=True, modes=("shaped",), skip_script=_test_line_row)
+@scenario("textmode-first-time", first_time=True, modes=("shaped",), skip_script=_test_line_row,
+          bilingual=True)
 async def _(pilot, app):
     assert isinstance(app.screen, TextModeScreen)
 
 
-@scenario("textmode-from-options", skip_script=_test_line_row)
+@scenario("textmode-from-options", skip_script=_test_line_row, bilingual=True)
 async def _(pilot, app):
     app.push_screen(TextModeScreen())
 
@@ -743,6 +747,8 @@ async def test_every_screen_in_arabic_fits_and_says_it_in_arabic(sc, size, mode,
             seen.append(rows)
             skip = [y for y, r in enumerate(rows) if sc.skip_script(r)]
             problems = screen_problems(rows, mode, skip_script_rows=skip) + overflows(app)
+            if sc.bilingual:
+                problems = [p for p in problems if "English" not in p]
             if problems:
                 reports.append(describe(sc, size, mode, app, rows, problems))
             if sc.pages:

@@ -6,7 +6,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from .catalogue import BOT_NAMES, DEFAULT_LEVEL, display_name
+from .errors import N_, Said
 from .text import clean_name
+
+EMPTY = N_("(empty)")        # an empty seat's label (said in each player's language)
 
 if TYPE_CHECKING:
     from .members import Member
@@ -48,7 +51,7 @@ class Seat:
     def label(self) -> str:
         """The holder's name as drawn: cleaned (``display_name``), a guest's marked."""
         if self.kind == "empty":
-            return "(empty)"
+            return Said(EMPTY)
         return display_name(self.name or "?", self.guest)
 
     def public(self) -> dict[str, Any]:

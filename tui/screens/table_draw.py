@@ -313,12 +313,19 @@ class Scene:
         line is laid out whole (``line``); otherwise Arabic in it is shown here."""
         return text if self.rtl else self.speech.show(text)
 
+    def seat_label(self, seat: int) -> str:
+        """The seat's label, an empty seat's ("(empty)", a ``Said``) in this language."""
+        label = self.facts.seats[seat].label
+        if isinstance(getattr(label, "template", None), str):
+            return self.speech.error(label)         # type: ignore[arg-type]
+        return label
+
     def name(self, seat: int | None, you: bool = True, limit: int = 0) -> str:
         """The seat's name as said in a line (``say``), " (you)" for the viewer's own,
         at most ``limit`` characters (cut before it is shown)."""
         if seat is None:
             return "—"
-        label = self.facts.seats[seat].label
+        label = self.seat_label(seat)
         suffix = self.you if you and seat == self.facts.seat else ""
         if limit:
             label, suffix = label[:limit], suffix[:max(0, limit - len(label))]
@@ -552,7 +559,7 @@ def score_lines(sc: Scene) -> list[Text]:
     pos = facts.positions()
     for s in [pos["bottom"], pos["right"], pos["top"], pos["left"]]:
         turn = bool(v and v.get("to_act") == s)
-        label = facts.seats[s].label
+        label = sc.seat_label(s)
         suffix = sc.you if s == facts.seat else ""
         if facts.seats[s].away:
             suffix += " " + sc._("away")
@@ -725,7 +732,7 @@ def _middle_lines(sc: Scene) -> list[Text]:
         return cards.get(s, Text(""))
 
     def name(w: str) -> Text:
-        return Text(sc.speech.show(facts.name(pos[w], you=False)[:16]), style="bold")
+        return Text(sc.speech.show(sc.seat_label(pos[w])[:16]), style="bold")
 
     mid = join(fit(name("left"), 18), fit(slot("left"), 13, right=True), " " * 18,
                fit(slot("right"), 13), fit(name("right"), 18, right=True))
