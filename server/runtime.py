@@ -26,13 +26,20 @@ _prepared = False
 def patch_textual() -> None:
     """Stop every App from swapping the process-wide ``sys.stdout``/``sys.stderr``
     (see ``tui.textual_compat.disable_stdio_redirect``), let a finished
-    session's objects go by reference counting (``acyclic_textual``), and count a
-    callback's parameters once per function (``fast_callbacks``)."""
-    from tui.textual_compat import acyclic_textual, disable_stdio_redirect, fast_callbacks
+    session's objects go by reference counting (``acyclic_textual``), count a
+    callback's parameters once per function (``fast_callbacks``) and parse the CSS
+    once for every session (``shared_stylesheets``)."""
+    from tui.textual_compat import (
+        acyclic_textual,
+        disable_stdio_redirect,
+        fast_callbacks,
+        shared_stylesheets,
+    )
 
     disable_stdio_redirect()
     acyclic_textual()
     fast_callbacks()
+    shared_stylesheets()
 
 
 def prestart_executor(loop: asyncio.AbstractEventLoop, workers: int = 4) -> ThreadPoolExecutor:
@@ -172,14 +179,24 @@ def measure_gc() -> None:
         gc.callbacks.append(_on_gc)
 
 
+# How long the event loop's thread may hold the GIL while the store's writer thread
+# waits for it (CPython's default is 5 ms). Every move's commit and its hand-back wait
+# for the GIL a few times; at 5 ms a busy loop added up to that much each time: with
+# 25 program tables at 100 moves/s and 40 idle lobby terminals, act -> view p95 was
+# 19-42 ms at 5 ms and 15-17 ms at 0.5 ms (three alternate runs each, server_bench.py
+# --only lobby), for ~0.1-0.2 ms more CPU per move.
+SWITCH_INTERVAL = 0.0005
+
+
 def prepare(loop: asyncio.AbstractEventLoop | None = None) -> None:
-    """Patch Textual and time the collector (once per process), and pre-start
-    this loop's executor."""
+    """Patch Textual, time the collector and shorten the GIL's switch interval (once
+    per process), and pre-start this loop's executor."""
     global _prepared
     if not _prepared:
         _prepared = True
         patch_textual()
         measure_gc()
+        sys.setswitchinterval(SWITCH_INTERVAL)
     loop = loop or asyncio.get_running_loop()
     if not getattr(loop, "_lamma_executor", False):
         prestart_executor(loop)

@@ -672,3 +672,19 @@ def test_scanner_catches_the_known_patterns() -> None:
         "self.app._batch_count",
         "App._display",
     ])
+
+
+def test_every_app_shares_the_parsed_css() -> None:
+    """``shared_stylesheets``: the same CSS (with the same variables) is parsed once
+    for the process, not once per session's App; other variables parse again."""
+    from textual.css.stylesheet import Stylesheet
+
+    from tui.textual_compat import shared_stylesheets
+
+    shared_stylesheets()
+    css = "Label { color: $accent; width: 12; }"
+    first, second = Stylesheet(variables={"accent": "red"}), Stylesheet(variables={"accent": "red"})
+    rules = first._parse_rules(css, ("test", "shared"))
+    assert second._parse_rules(css, ("test", "shared")) is rules
+    other = Stylesheet(variables={"accent": "blue"})._parse_rules(css, ("test", "shared"))
+    assert other is not rules and str(other[0].styles.color) != str(rules[0].styles.color)

@@ -493,3 +493,24 @@ async def test_what_the_room_says_is_said_again_in_arabic():
     table = bot_table(reg)
     assert say(ar, table.request_text(2)) == \
         f"تأخذ المقعد 2 ({table.seats[2].label}) حين ينتهي هذا الدور."
+
+
+async def test_a_tables_code_is_typed_with_the_arabic_layout():
+    """A code is Latin letters and digits: its letters typed on the Arabic layout (the
+    same physical keys) are its letters; Arabic-Indic digits are its digits."""
+    from tui.i18n import ARABIC_KEYS
+    twin = {latin: arabic for arabic, latin in ARABIC_KEYS.items()
+            if len(arabic) == 1 and latin.isalpha()}
+    reg = Registry(bot_pause=SLOW)
+    table = bot_table(reg, private=True)
+    app = arabic_app(reg, "shaped")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("j")
+        await pilot.pause()
+        assert isinstance(app.screen, JoinCodeScreen)
+        for ch in code_label(table.code).lower():
+            key = twin.get(ch) or (chr(0x0660 + int(ch)) if ch.isdigit() else ch)
+            await pilot.press("minus" if key == "-" else key)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TakeSeatScreen)

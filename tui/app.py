@@ -187,7 +187,10 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
         # physical key does, everywhere but where text is typed (chat, codes).
         if isinstance(event, events.Key) and not event.is_forwarded and event.character:
             twin = latin_key(event.character)
-            if twin is not None and not isinstance(self.focused, Input):
+            focused = self.focused
+            # (a table's code is Latin letters and digits: typed with either layout)
+            if twin is not None and (not isinstance(focused, Input)
+                                     or focused.id == "code-input"):
                 event.key, event.character = twin
         await super().on_event(event)
 

@@ -357,6 +357,37 @@ _BOUND: WeakKeyDictionary[Callable[..., Any], int] = WeakKeyDictionary()
 _PLAIN: WeakKeyDictionary[Callable[..., Any], int] = WeakKeyDictionary()
 
 
+# ----------------------------------------------------------------- stylesheets
+_RULES: dict[tuple[Any, ...], list[Any]] = {}
+_RULES_MAX = 256
+_ORIGINAL_PARSE_RULES = Stylesheet._parse_rules
+
+
+def _parse_rules(self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False,
+                 tie_breaker: int = 0, scope: str = "") -> list[Any]:
+    """``Stylesheet._parse_rules`` with one cache for the process, not one per app:
+    every session's App parsed the same CSS again (the app's, each widget's
+    DEFAULT_CSS) when it started, a sixth of the server's CPU while sessions come
+    and go (py-spy, churn benchmark). Keyed as Textual keys its own cache, plus the
+    stylesheet's variables (a theme's colours are parsed into the rules)."""
+    key = (css, read_from, is_default_rules, tie_breaker, scope,
+           tuple(sorted(self._variables.items())))
+    rules = _RULES.get(key)
+    if rules is None:
+        rules = _ORIGINAL_PARSE_RULES(self, css, read_from, is_default_rules, tie_breaker, scope)
+        if len(_RULES) < _RULES_MAX:
+            _RULES[key] = rules
+    return rules
+
+
+def shared_stylesheets() -> None:
+    """Process-wide: ``_parse_rules`` in place of Textual's.  Relies on
+    ``Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)``
+    returning rules that are only read afterwards (Textual itself reuses them from
+    its per-stylesheet cache) and on ``Stylesheet._variables``.  Idempotent."""
+    Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
+
+
 def fast_callbacks() -> None:
     """Process-wide: ``_count_parameters`` in place of Textual's.  Relies on
     ``textual._callback.count_parameters(func)``, looked up as a module global by
