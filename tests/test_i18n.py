@@ -171,3 +171,13 @@ def test_arabic_layout_keys_act_as_their_latin_twins():
     assert latin_key("x") is None
     # Every Latin letter is reachable from the layout.
     assert set("abcdefghijklmnopqrstuvwxyz") <= set(ARABIC_KEYS.values())
+
+
+def test_a_left_to_right_run_keeps_its_spaces_on_the_reading_side():
+    """Runs are reversed for a right-to-left line; a Latin run's edge spaces change
+    sides with it, so a bid and the name after it do not run together."""
+    t = Text("المزايدة القائمة ")
+    t.append("5♣", style="bold")
+    t.append(" Bot-4")
+    line = Speech("ar", "shaped").line(t, 0).plain
+    assert "Bot-4 5♣" in line and "Bot-45♣" not in line

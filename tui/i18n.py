@@ -136,6 +136,18 @@ def _shape(chunk: str, base: str | None) -> str:
     return str(shown).translate(_MARKS)
 
 
+def _mirror_spaces(chunk: str) -> str:
+    """A left-to-right run in a right-to-left line: its text stays, the spaces at its
+    ends change sides (the space said before it is at its right): " Bot-4" next to
+    "5♣" reads "5♣ Bot-4", not "Bot-45♣"."""
+    body = chunk.strip(" ")
+    if not body:
+        return chunk
+    lead = len(chunk) - len(chunk.lstrip(" "))
+    trail = len(chunk) - len(chunk.rstrip(" "))
+    return " " * trail + body + " " * lead
+
+
 def _visual(runs: tuple[tuple[str, Style | None], ...], base: str | None
             ) -> tuple[tuple[str, Style | None], ...]:
     """Runs of (text, style) in reading order → the same in visual order. For a
@@ -144,7 +156,7 @@ def _visual(runs: tuple[tuple[str, Style | None], ...], base: str | None
     algorithm; a run without Arabic (a card, a key, a score, a Latin name) stays as
     it is, left to right. Otherwise only the runs with Arabic change."""
     if base == "R":
-        return tuple((_shape(chunk, "R") if _has_rtl(chunk) else chunk, style)
+        return tuple((_shape(chunk, "R") if _has_rtl(chunk) else _mirror_spaces(chunk), style)
                      for chunk, style in reversed(runs))
     return tuple((_shape(chunk, None) if _has_rtl(chunk) else chunk, style)
                  for chunk, style in runs)
