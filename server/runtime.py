@@ -179,24 +179,14 @@ def measure_gc() -> None:
         gc.callbacks.append(_on_gc)
 
 
-# How long the event loop's thread may hold the GIL while the store's writer thread
-# waits for it (CPython's default is 5 ms). Every move's commit and its hand-back wait
-# for the GIL a few times; at 5 ms a busy loop added up to that much each time: with
-# 25 program tables at 100 moves/s and 40 idle lobby terminals, act -> view p95 was
-# 19-42 ms at 5 ms and 15-17 ms at 0.5 ms (three alternate runs each, server_bench.py
-# --only lobby), for ~0.1-0.2 ms more CPU per move.
-SWITCH_INTERVAL = 0.0005
-
-
 def prepare(loop: asyncio.AbstractEventLoop | None = None) -> None:
-    """Patch Textual, time the collector and shorten the GIL's switch interval (once
-    per process), and pre-start this loop's executor."""
+    """Patch Textual and time the collector (once per process), and pre-start
+    this loop's executor."""
     global _prepared
     if not _prepared:
         _prepared = True
         patch_textual()
         measure_gc()
-        sys.setswitchinterval(SWITCH_INTERVAL)
     loop = loop or asyncio.get_running_loop()
     if not getattr(loop, "_lamma_executor", False):
         prestart_executor(loop)

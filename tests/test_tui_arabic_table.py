@@ -429,3 +429,23 @@ def test_said_lines_survive_a_copy():
     for twin in (copy.deepcopy(e), pickle.loads(pickle.dumps(e))):
         assert twin == e and twin.template == e.template and twin.params == e.params
     assert Text(e).plain == "ali plays QS"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_arabic_typed_into_the_chat_is_drawn_as_the_terminal_needs(mode):
+    """What is being typed shows joined and in visual order in shaped mode (as the sent
+    line will), as typed in logical mode; the text sent is what was typed."""
+    reg = Registry(bot_pause=3600)
+    app = LammaApp(reg, NAMES[0], f"key:x:{NAMES[0]}", look=Look(language="ar", text_mode=mode))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, _ = await start(pilot, app, "estimation", 13)
+        await pilot.press("slash")
+        box = app.screen.query_one("#chat-input")
+        box.value = "مرحبا يا جماعة"
+        await pilot.pause()
+        drawn = box.render_line(0).text
+        assert (Speech("ar", "shaped").show("مرحبا يا جماعة") in drawn) == (mode == "shaped")
+        assert ("مرحبا يا جماعة" in drawn) == (mode == "logical")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert table.chat and table.chat[-1][1] == "مرحبا يا جماعة"

@@ -19,6 +19,7 @@ from server.room import RoomError
 from ..i18n import N_
 from ..sentences import say_lines
 from ..widgets.lines import KeyBar, Lines
+from ..widgets.shaped_input import ShapedInput
 from .words import block, said_keys
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ class CommandScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Lines(None, id="command-text")
-            box = Input(id="command-input", max_length=300, placeholder="/help")
+            box = ShapedInput(id="command-input", max_length=300, placeholder="/help")
             box.cursor_blink = False
             yield box
             yield Lines(None, id="command-reply")

@@ -33,6 +33,7 @@ from server.room.stats import STATS
 from ..cards import BID_SUITS, Look, parse_rank_key
 from ..i18n import N_
 from ..widgets.board import Board, PromptScreenMixin
+from ..widgets.shaped_input import ShapedInput
 from . import table_draw as draw
 from .table_keys import KeyContext, footer, resolve
 from .table_state import SeatFacts, TableFacts, TableState, TrickAnim, Turn, View
@@ -98,7 +99,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
     # ------------------------------------------------------------- compose
     def compose(self) -> ComposeResult:
         yield Board(id="board")
-        chat = Input(id="chat-input", max_length=200, placeholder=self.chat_prompt())
+        chat = ShapedInput(id="chat-input", max_length=200, placeholder=self.chat_prompt())
         chat.cursor_blink = False
         yield chat
 
