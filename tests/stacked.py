@@ -317,3 +317,16 @@ def check_breakdown_sums(rec):
     for s in range(4):
         b = rec["breakdown"][s]
         assert mult * sum(v for v in b.values() if v) == rec["scores"][s], (s, b, rec["scores"])
+
+
+def quick_policy(m, seat: int) -> dict:
+    """A legal action that moves a round along: decline the dash, pass the auction,
+    declare near 3, else the first legal action (a card)."""
+    legal = m.legal_actions(seat)
+    for a in legal:
+        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
+            return a
+    decl = [a for a in legal if a["type"] == "declare"]
+    if decl:
+        return min(decl, key=lambda a: abs(a["n"] - 3))
+    return legal[0]

@@ -31,6 +31,7 @@ import pytest
 from arabic_checks import has_arabic, screen_problems
 from rich.cells import cell_len
 from rich.text import Text
+from stacked import quick_policy as first_legal
 from stacked import random_match
 from textual import events
 from textual.widgets import Input
@@ -148,16 +149,6 @@ def others(*names: str) -> list[Member]:
     return [Member(n, f"key:x:{n}") for n in names]
 
 
-def first_legal(m, seat):
-    """No dash, pass the auction, a declaration near 3, the first legal card."""
-    legal = m.legal_actions(seat)
-    for a in legal:
-        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
-            return a
-    decl = [a for a in legal if a["type"] == "declare"]
-    if decl:
-        return min(decl, key=lambda a: abs(a["n"] - 3))
-    return legal[0]
 
 
 def caller_zero(m, seat):

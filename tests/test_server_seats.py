@@ -8,6 +8,7 @@ import asyncio
 import json
 
 import pytest
+from stacked import quick_policy as policy
 
 from server.room import (
     CODE_ALPHABET,
@@ -28,16 +29,6 @@ from server.store import Store
 SLOW = 3600.0      # computer players never move by themselves in these tests
 
 
-def policy(m, seat):
-    """Decline the dash, pass the auction, declare near 3, else the first legal."""
-    legal = m.legal_actions(seat)
-    for a in legal:
-        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
-            return a
-    decl = [a for a in legal if a["type"] == "declare"]
-    if decl:
-        return min(decl, key=lambda a: abs(a["n"] - 3))
-    return legal[0]
 
 
 def step(table):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from rich.style import Style
 from rich.text import Text
+from stacked import quick_policy as first_legal
 
 from engine import new_match
 from server import runtime
@@ -34,16 +35,6 @@ def facts(seat: int | None = 0, game: str = "estimation", **kw) -> TableFacts:
                       seats=tuple(SeatFacts(n, "human") for n in NAMES), seat=seat, **kw)
 
 
-def first_legal(m, seat):
-    """No dash, pass the auction, a declaration near 3, the first legal card."""
-    legal = m.legal_actions(seat)
-    for a in legal:
-        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
-            return a
-    decl = [a for a in legal if a["type"] == "declare"]
-    if decl:
-        return min(decl, key=lambda a: abs(a["n"] - 3))
-    return legal[0]
 
 
 def drive(m, stop, seat=0, policy=first_legal, limit=20000):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 from rich.cells import cell_len
 from rich.text import Text
+from stacked import quick_policy as first_legal
 
 from engine import new_match
 from server import runtime
@@ -49,15 +50,6 @@ def said(speech: Speech, words: str) -> str:
     return speech.show(words)
 
 
-def first_legal(m, seat):
-    legal = m.legal_actions(seat)
-    for a in legal:
-        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
-            return a
-    decl = [a for a in legal if a["type"] == "declare"]
-    if decl:
-        return min(decl, key=lambda a: abs(a["n"] - 3))
-    return legal[0]
 
 
 def drive(m, stop, seat=0, limit=20000):

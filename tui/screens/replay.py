@@ -26,6 +26,7 @@ from ..cards import RANKS, SUIT_ORDER, Look
 from ..i18n import N_, Speech
 from ..widgets.lines import Block, KeyBar, Line, title_bar
 from .help import key_bar
+from .words import length_word
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -59,13 +60,7 @@ def length_words(game: str, length, speech: Speech = ENGLISH) -> str:
         return speech._("to 41")
     if game == "estimation":
         return speech.ngettext("{n} round", "{n} rounds", length).format(n=length)
-    if length == "micro":
-        return speech.pgettext("length", "micro")
-    if length == "mini":
-        return speech.pgettext("length", "mini")
-    if length == "full":
-        return speech.pgettext("length", "full")
-    return str(length)
+    return length_word(speech, length)
 
 
 def result_words(result: Mapping[str, Any] | None, names: list[str],

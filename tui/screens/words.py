@@ -14,20 +14,14 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
-from ..i18n import N_, Speech
+from server.room import title
 
-# The games' titles as drawn (engine.catalogue.TITLES keeps the English, which the
-# JSON interface and the store use).
-GAME_TITLES = {
-    "estimation": N_("Estimation"),
-    "estimation-kotshina": N_("Estimation (calc)"),
-    "tarneeb41": N_("Tarneeb 41"),
-}
+from ..i18n import N_, Speech
 
 
 def game_title(speech: Speech, game: str) -> str:
-    title = GAME_TITLES.get(game)
-    return speech._(title) if title is not None else game
+    """A game's title in the player's words (engine.catalogue.TITLES, marked there)."""
+    return speech._(title(game))
 
 
 def length_word(speech: Speech, value: object) -> str:
