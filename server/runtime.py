@@ -102,8 +102,9 @@ _frozen = 0     # objects frozen by collect_and_freeze, some of which may have d
 
 
 def frozen_count() -> int:
-    """How many objects were frozen since the last whole collection (an upper bound
-    of ``gc.get_freeze_count()``, without its walk over every one of them)."""
+    """How many objects were frozen since the last whole collection, without
+    ``gc.get_freeze_count()``'s walk over every one of them: counted as they were
+    frozen (to within the few made while counting), those that died since included."""
     return _frozen
 
 

@@ -466,10 +466,17 @@ class Table:
                 early.append(msg)
             assert msg["seat"] == p.seat, msg
             p.inbox.extendleft(reversed(early))
-        # The deal comes from the store; every action from what the people see.
-        with self.room.db() as db:
-            self.mid, self.seed = db.execute("SELECT id, seed FROM matches WHERE table_id = ?",
-                                        (self.tid,)).fetchone()
+        # The deal comes from the store; every action from what the people see. (The
+        # match's row is written on the store's thread: "joined" may come first.)
+        for _ in range(500):
+            with self.room.db() as db:
+                row = db.execute("SELECT id, seed FROM matches WHERE table_id = ?",
+                                 (self.tid,)).fetchone()
+            if row is not None:
+                break
+            await asyncio.sleep(0.02)
+        assert row is not None, f"table {self.tid}: no match row"
+        self.mid, self.seed = row
         self.seed = int(self.seed)
         self.m = new_match(self.game, length=self.length, seed=self.seed)
         self.states[0] = {p.seat: _canon(self.m.view(p.seat)) for p in self.people}

@@ -384,6 +384,27 @@ async def _check_parser_timeout() -> None:
     assert [k.key for k in keys] == ["escape"] and parser._timeout_time is None
 
 
+@relied_on("Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope) "
+           "and Stylesheet._variables", f"{COMPAT} shared_stylesheets()",
+           "_parse_rules", "_variables")
+async def _check_parse_rules() -> None:
+    from textual.css.stylesheet import Stylesheet
+    params = list(inspect.signature(Stylesheet._parse_rules).parameters)
+    assert params == ["self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
+    assert Stylesheet(variables={"x": "red"})._variables == {"x": "red"}
+    # Textual's own reads go through it (what the shared cache replaces).
+    assert "self._parse_rules(" in inspect.getsource(Stylesheet.parse)
+
+
+@relied_on("Input._value (a property render_line draws and measures)",
+           f"{COMPAT} ShapedInput", "_value")
+async def _check_input_value() -> None:
+    from textual.widgets import Input
+    assert isinstance(vars(Input)["_value"], property)
+    assert "self._value" in inspect.getsource(Input.render_line)
+    assert "self._value" in inspect.getsource(vars(Input)["content_width"].fget)
+
+
 @relied_on("Driver._size (set by Driver.__init__, read by App.size)", f"{DRIVER} SSHDriver._resize()",
            "_size")
 async def _check_driver_size() -> None:

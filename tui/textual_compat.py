@@ -25,6 +25,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal, cast
 from weakref import WeakKeyDictionary, WeakSet
 
 from rich.console import Console, RenderableType
+from rich.text import Text
 from textual import _callback as textual_callback
 from textual import events
 from textual.app import App
@@ -35,6 +36,7 @@ from textual.geometry import Region
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.widgets import Input
 
 if TYPE_CHECKING:
     # The mixins are plain classes at run time (as they were before this
@@ -386,6 +388,38 @@ def shared_stylesheets() -> None:
     returning rules that are only read afterwards (Textual itself reuses them from
     its per-stylesheet cache) and on ``Stylesheet._variables``.  Idempotent."""
     Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
+
+
+# ------------------------------------------------------------------- text box
+class ShapedInput(Input):
+    """A text box that shows what is typed as the player's terminal needs it.
+
+    Textual's ``Input`` draws its value as typed (reading order, letters unjoined): on
+    a terminal without bidi support Arabic typed into the chat showed reversed and
+    broken while it was typed, though every chat line is drawn shaped once sent. This
+    one draws its value through the session's ``Speech.show`` (nothing changes for
+    text without Arabic, or in logical mode); the value itself is what was typed. The
+    cursor keeps its place in the value.
+
+    Relies on ``Input._value`` (the value as the Text that ``render_line`` draws and
+    measures), a property read at each render."""
+
+    @property
+    def _value(self) -> Text:
+        text: Text = _input_value(self)
+        if self.password or self.value.isascii():
+            return text
+        speech = getattr(self.app, "speech", None)
+        shown = speech.show(self.value) if speech is not None else self.value
+        if shown == self.value:
+            return text
+        return Text(shown, no_wrap=True, overflow="ignore", end="")
+
+
+def _input_value(box: Input) -> Text:
+    """Textual's own ``Input._value`` of ``box``."""
+    getter = vars(Input)["_value"].fget
+    return cast(Text, getter(box))
 
 
 def fast_callbacks() -> None:

@@ -18,8 +18,8 @@ from server.room import RoomError
 
 from ..i18n import N_
 from ..sentences import say_lines
+from ..textual_compat import ShapedInput
 from ..widgets.lines import KeyBar, Lines
-from ..widgets.shaped_input import ShapedInput
 from .words import block, said_keys
 
 if TYPE_CHECKING:

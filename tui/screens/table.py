@@ -32,8 +32,8 @@ from server.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key
 from ..i18n import N_
+from ..textual_compat import ShapedInput
 from ..widgets.board import Board, PromptScreenMixin
-from ..widgets.shaped_input import ShapedInput
 from . import table_draw as draw
 from .table_keys import KeyContext, footer, resolve
 from .table_state import SeatFacts, TableFacts, TableState, TrickAnim, Turn, View
