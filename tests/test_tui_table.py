@@ -253,6 +253,23 @@ async def test_table_below_80x24_asks_to_enlarge_and_redraws_on_resize():
         assert "enlarge" not in text and "player" in text
 
 
+async def test_chat_at_80x24_keeps_the_table_in_sight():
+    """The chat box takes two rows at the bottom; at exactly 80×24 the table stays
+    (cut above the box), not a request to enlarge the window."""
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        _table, _members = await setup(pilot, app)
+        await pilot.press("slash")
+        await pilot.pause(0.1)
+        board = app.screen.query_one("#board")
+        text = "\n".join(s.text for s in board._strips)
+        assert "enlarge" not in text and "player" in text
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        text = "\n".join(s.text for s in board._strips)
+        assert "enlarge" not in text and "/ chat" in text      # the footer is back
+
+
 async def test_options_ascii_suits_and_english_only():
     app = new_app()
     async with app.run_test(size=(80, 24)) as pilot:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 SUIT_KEYS = {"n": "NT", "s": "S", "h": "H", "d": "D", "c": "C"}
 TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
 NOTICE_SECONDS = 8.0
+CHAT_BOX_ROWS = 2      # the chat box and the margin under it (TableScreen #chat-input)
 REQUEST = N_("You take seat {seat} ({label}) when this round ends.")
 CHAT_PROMPT = N_("say something, Enter sends, Esc cancels")
 
@@ -304,7 +305,9 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         if width <= 0 or height <= 0:
             return
         speech = self.app.speech
-        if width < draw.W or height < draw.H:
+        # The open chat box takes the rows of the table's second chat line and footer
+        # (at 80×24 the board is then 22 rows): the table is drawn as for 24, cut there.
+        if width < draw.W or height < draw.H - (CHAT_BOX_ROWS if self._chatting() else 0):
             board.set_lines(draw.enlarge_lines(width, height, speech))
             self._hits = ()
             return
@@ -313,10 +316,16 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             return              # the table closed: table_changed leaves the screen
         placed = draw.place(draw.draw_table(self.view, self.state, facts, self.look,
                                             time.monotonic(), self._cache, speech),
-                            width, height)
+                            width, max(height, draw.H))
         board.set_lines(placed.lines)
         self._hits = placed.hits
         self.update_countdown(draw=False)
+
+    def _chatting(self) -> bool:
+        try:
+            return bool(self.query_one("#chat-input", Input).display)
+        except NoMatches:
+            return False
 
     def notice(self, text: str) -> None:
         """The table's word on our request for a computer player's seat (SeatNotice)."""
