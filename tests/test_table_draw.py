@@ -194,6 +194,19 @@ def test_round_summary_then_match_end_with_level_points():
     assert "new badge: First win" in text and "r  score sheet" in text
 
 
+def test_a_saayda_round_summary_fits_80_columns():
+    """K-rules' Sa'ayda (everyone missed: the next round counts double): its summary
+    line says so and still fits (the "r: all rounds" hint gives way)."""
+    m = new_match("estimation-kotshina", "micro", seed=3)
+    v = drive(m, lambda v: bool(v["history"]) and not v["tricks"] and v["phase"] != "play")
+    rec = dict(v["history"][-1], saayda=True, multiplier=2, over=True)
+    v = dict(v, history=[*v["history"][:-1], rec])
+    lines = plain(draw.draw_table(v, TableState(), facts(game="estimation-kotshina"), Look(),
+                                  now=0.0))
+    assert any("all missed, next round ×2" in line for line in lines)
+    assert all(len(line) <= draw.W for line in lines), [ln for ln in lines if len(ln) > 80]
+
+
 def test_the_cache_changes_nothing_and_reuses_the_lines_that_stay():
     _, v = my_play_with_a_card_held_back()
     state = TableState(sel_card=Turn(v, 0).playable_in_order()[0])

@@ -763,7 +763,9 @@ def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
                     style="bold")
     if rec.get("all_pass"):
         head.append("  " + _("all passed"), style="dim")
-    head.append("  " + _("(r: all rounds)"), style="dim")
+    hint = "  " + _("(r: all rounds)")
+    if head.cell_len + cell_len(hint) <= W:     # a Sa'ayda round's line has no room
+        head.append(hint, style="dim")
     decl = rec.get("declarations") or [None] * 4
     took = rec.get("tricks_taken") or [0] * 4
     scores = rec.get("scores") or [0] * 4
