@@ -184,6 +184,10 @@ async def test_json_create_with_computer_players_and_views_hide_other_hands(lamm
                 c.send({"op": "act", "action": v["legal"][-1]})
         assert m.result is not None
         assert seen_views > 20
+        # The engine is done; the room shows it once the last writes are stored: the
+        # final view first, then the listing says "over".
+        while v.get("phase") != "over":
+            v = (await c.expect("view"))["view"]
         c.send({"op": "tables"})
         t = await c.expect("tables")
         assert t["tables"][0]["status"] == "over"
