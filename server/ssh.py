@@ -651,6 +651,8 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     from . import runtime
 
     runtime.prepare()
+    from tui.i18n import preload
+    preload()
     room = Room(config)
     room.table_store.start(asyncio.get_running_loop())
     room.registry.start_resumed()

@@ -181,3 +181,16 @@ def test_a_left_to_right_run_keeps_its_spaces_on_the_reading_side():
     t.append(" Bot-4")
     line = Speech("ar", "shaped").line(t, 0).plain
     assert "Bot-4 5♣" in line and "Bot-45♣" not in line
+
+
+async def test_the_server_reads_the_catalogues_at_its_start(tmp_path):
+    """So the first Arabic session does not stop the loop to read one (~0.1 s)."""
+    from conftest import start_room, stop_room
+
+    from tui import i18n
+    i18n.catalogue.cache_clear()
+    srv = await start_room(tmp_path)
+    try:
+        assert i18n.catalogue.cache_info().currsize == len(i18n.LANGUAGES)
+    finally:
+        await stop_room(srv)
