@@ -27,7 +27,6 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from server.room import Member, RoomError, Table, code_label, ignores, title
-from server.room.errors import Said
 from server.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key
@@ -45,7 +44,6 @@ SUIT_KEYS = {"n": "NT", "s": "S", "h": "H", "d": "D", "c": "C"}
 TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
 NOTICE_SECONDS = 8.0
 CHAT_BOX_ROWS = 2      # the chat box and the margin under it (TableScreen #chat-input)
-REQUEST = N_("You take seat {seat} ({label}) when this round ends.")
 CHAT_PROMPT = N_("say something, Enter sends, Esc cancels")
 
 
@@ -62,8 +60,7 @@ def table_facts(table: Table, member: Member) -> TableFacts:
         events=tuple((e.round, e.text) for e in table.events
                      if not (e.action and e.action.get("type") == "play")),
         chat=tuple([c for c in table.chat if not ignores(member, c[0])][-2:]),
-        request=(Said(REQUEST, seat=request, label=table.seats[request].label)
-                 if request is not None else None),
+        request=table.request_text(request) if request is not None else None,
         points=table.points)
 
 
