@@ -330,3 +330,27 @@ def quick_policy(m, seat: int) -> dict:
     if decl:
         return min(decl, key=lambda a: abs(a["n"] - 3))
     return legal[0]
+
+
+def play_to(m, stop, seat: int = 0, policy=quick_policy, limit: int = 20000) -> dict:
+    """Apply ``policy``'s actions to the engine until ``stop(view of seat)``."""
+    for _ in range(limit):
+        v = m.view(seat)
+        if stop(v) or m.to_act is None:
+            return v
+        m.apply(m.to_act, policy(m, m.to_act))
+    raise AssertionError("never reached the wanted state")
+
+
+def act_until(table, members, stop, policy=quick_policy, seat: int | None = 0,
+              limit: int = 20000) -> dict:
+    """The seats act through the room's table (as people would) until
+    ``stop(view of seat)``; ``members`` by seat."""
+    m = table.match
+    for _ in range(limit):
+        v = m.view(seat)
+        if stop(v) or m.to_act is None:
+            return v
+        s = m.to_act
+        table.act(members[s], policy(m, s))
+    raise AssertionError("never reached the wanted state")

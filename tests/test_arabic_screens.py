@@ -31,8 +31,11 @@ import pytest
 from arabic_checks import has_arabic, screen_problems
 from rich.cells import cell_len
 from rich.text import Text
+from stacked import act_until as drive
 from stacked import quick_policy as first_legal
 from stacked import random_match
+from test_tui_lobby_extras import keep
+from test_tui_table import redraw
 from textual import events
 from textual.widgets import Input
 
@@ -149,8 +152,6 @@ def others(*names: str) -> list[Member]:
     return [Member(n, f"key:x:{n}") for n in names]
 
 
-
-
 def caller_zero(m, seat):
     """Seat 0 bids the lowest it may, the others pass: seat 0 wins the auction."""
     legal = m.legal_actions(seat)
@@ -193,24 +194,6 @@ async def at_table(pilot, app, game: str, length=None, *, watch: bool = False,
     app.open_table()
     await pilot.pause()
     return table, members
-
-
-def drive(table, members, stop, policy=first_legal, seat=0, limit=20000):
-    """Seats act through the table (as people would) until ``stop(view)``."""
-    m = table.match
-    for _ in range(limit):
-        v = m.view(seat)
-        if stop(v) or m.to_act is None:
-            return v
-        s = m.to_act
-        table.act(members[s], policy(m, s))
-    raise AssertionError("never reached the wanted state")
-
-
-async def redraw(pilot, app) -> None:
-    await pilot.pause()
-    app.screen.table_changed("state")
-    await pilot.pause()
 
 
 def my_turn(phase: str):
@@ -681,14 +664,6 @@ async def _(pilot, app):
 
 
 # ------------------------------------------------------------------- tests
-def keep(store: Store, m, seats) -> None:
-    for name in seats:
-        if name and not name.startswith("guest:"):
-            store.bind(name, "fp-" + name)
-    mid = store.create_match("t1", {**m.to_dict(), "log": []}, list(seats), {"timer": 30})
-    for seq, (seat, action) in enumerate(m.log):
-        store.append_action(mid, seq, seat, action)
-    store.finish_match(mid, m)
 
 
 @pytest.fixture(scope="module")

@@ -29,8 +29,6 @@ from server.store import Store
 SLOW = 3600.0      # computer players never move by themselves in these tests
 
 
-
-
 def step(table):
     """One move of whoever is to act, through the table as the room makes it."""
     seat = table.match.to_act

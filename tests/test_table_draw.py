@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from rich.style import Style
 from rich.text import Text
+from stacked import play_to as drive
 from stacked import quick_policy as first_legal
 
 from engine import new_match
@@ -33,17 +34,6 @@ SUITS = "♠♥♦♣"
 def facts(seat: int | None = 0, game: str = "estimation", **kw) -> TableFacts:
     return TableFacts(id="7", game=game, title="Estimation", length=18,
                       seats=tuple(SeatFacts(n, "human") for n in NAMES), seat=seat, **kw)
-
-
-
-
-def drive(m, stop, seat=0, policy=first_legal, limit=20000):
-    for _ in range(limit):
-        v = m.view(seat)
-        if stop(v) or m.to_act is None:
-            return v
-        m.apply(m.to_act, policy(m, m.to_act))
-    raise AssertionError("never reached the wanted state")
 
 
 def play_on(table, members, stop):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from rich.cells import cell_len
+from test_tui_lobby_extras import keep
 
 from server import runtime
 from server.room import Registry, TableStore
@@ -23,16 +24,6 @@ runtime.patch_textual()
 SIZES = [(80, 24), (120, 36)]
 MODES = ["shaped", "logical"]
 SEATS = ("ana", "ben", "سمير", "dee")
-
-
-def keep(store, m, seats):
-    for name in seats:
-        store.bind(name, "fp-" + name)
-    mid = store.create_match("t1", {**m.to_dict(), "log": []}, list(seats), {"timer": 30})
-    for seq, (seat, action) in enumerate(m.log):
-        store.append_action(mid, seq, seat, action)
-    store.finish_match(mid, m)
-    return mid
 
 
 @pytest.fixture(scope="module")

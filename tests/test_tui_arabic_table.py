@@ -13,7 +13,10 @@ from __future__ import annotations
 import pytest
 from rich.cells import cell_len
 from rich.text import Text
+from stacked import act_until
+from stacked import play_to as drive
 from stacked import quick_policy as first_legal
+from test_tui_table import redraw
 
 from engine import new_match
 from server import runtime
@@ -48,17 +51,6 @@ def ar_key(latin: str) -> str:
 def said(speech: Speech, words: str) -> str:
     """``words`` as a frame of ``speech`` holds them."""
     return speech.show(words)
-
-
-
-
-def drive(m, stop, seat=0, limit=20000):
-    for _ in range(limit):
-        v = m.view(seat)
-        if stop(v) or m.to_act is None:
-            return v
-        m.apply(m.to_act, first_legal(m, m.to_act))
-    raise AssertionError("never reached the wanted state")
 
 
 def facts(game: str, length, seat: int | None = 0, **kw) -> TableFacts:
@@ -280,23 +272,6 @@ async def start(pilot, app, game, length, seed=4):
     return table, members
 
 
-def play_until(table, members, stop):
-    m = table.match
-    for _ in range(20000):
-        v = m.view(0)
-        if stop(v) or m.to_act is None:
-            return v
-        table.act(members[m.to_act], first_legal(m, m.to_act))
-    raise AssertionError("never reached the wanted state")
-
-
-async def redraw(pilot, app):
-    await pilot.pause()
-    app.screen.table_changed("state")
-    await pilot.pause()
-    return app.screen
-
-
 def board_text(app) -> list[str]:
     board = app.screen.query_one("Board")
     return [board.render_line(y).text for y in range(board.size.height)]
@@ -315,7 +290,7 @@ async def test_a_round_in_arabic_with_arabic_layout_keys(game, length, mode, siz
         width, height = size
         if game == "estimation":
             # the auction: ح is p (pass); Arabic-Indic digits choose the number
-            play_until(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "auction")
+            act_until(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "auction")
             screen = await redraw(pilot, app)
             lines = board_text(app)
             assert any(said(sp, "مزايدة") in line for line in lines)
@@ -328,7 +303,7 @@ async def test_a_round_in_arabic_with_arabic_layout_keys(game, length, mode, siz
             await pilot.pause()
             assert m.log[-1] == (0, {"type": "pass"})
         # declaring: ٣ then Enter declares 3 (or the lowest when 3 cannot be said)
-        v = play_until(table, members, lambda v: v["to_act"] == 0 and v["phase"] in
+        v = act_until(table, members, lambda v: v["to_act"] == 0 and v["phase"] in
                        ("declare", "play"))
         if v["phase"] == "declare":
             screen = await redraw(pilot, app)
@@ -340,7 +315,7 @@ async def test_a_round_in_arabic_with_arabic_layout_keys(game, length, mode, siz
             await pilot.pause()
             assert m.log[-1] == (0, {"type": "declare", "n": n})
         # playing: a card typed with the Arabic layout (ض س is Q♠)
-        v = play_until(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "play")
+        v = act_until(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "play")
         screen = await redraw(pilot, app)
         lines = board_text(app)
         assert len(lines) == height and all(cell_len(line) == width for line in lines)
@@ -360,7 +335,7 @@ async def test_score_sheet_summary_and_refusals_in_arabic(mode):
                    look=Look(language="ar", text_mode=mode))
     async with app.run_test(size=(80, 24)) as pilot:
         table, members = await start(pilot, app, "estimation-kotshina", "micro", seed=3)
-        play_until(table, members, lambda v: bool(v["history"]) and v["to_act"] == 0
+        act_until(table, members, lambda v: bool(v["history"]) and v["to_act"] == 0
                    and v["phase"] == "declare")
         screen = await redraw(pilot, app)
         # a number that cannot be declared: the refusal is said in Arabic
@@ -383,7 +358,7 @@ async def test_score_sheet_summary_and_refusals_in_arabic(mode):
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
         # a card not held, typed: the refusal in Arabic, nothing sent
-        v = play_until(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "play")
+        v = act_until(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "play")
         await redraw(pilot, app)
         card = next(r + s for r in "AKQJ98765432" for s in "SHDC" if r + s not in v["hand"])
         before = len(table.match.log)
@@ -400,7 +375,7 @@ async def test_match_end_in_arabic(size):
                    look=Look(language="ar", text_mode="shaped"))
     async with app.run_test(size=size) as pilot:
         table, members = await start(pilot, app, "estimation-kotshina", "micro", seed=3)
-        play_until(table, members, lambda v: v["phase"] == "over")
+        act_until(table, members, lambda v: v["phase"] == "over")
         await redraw(pilot, app)
         text = "\n".join(board_text(app))
         assert said(sp, "انتهت البولة") in text and "★" in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from stacked import quick_policy as first_legal
 from stacked import random_match
 
 from engine import new_match
@@ -28,6 +29,7 @@ SIZE = (80, 24)
 
 
 def keep(store, m, seats, finish=True):
+    """``m`` stored as a match of ``seats`` (each name bound to a key); its id."""
     for name in seats:
         if name and not name.startswith("guest:"):
             store.bind(name, "fp-" + name)
@@ -36,6 +38,7 @@ def keep(store, m, seats, finish=True):
         store.append_action(mid, seq, seat, action)
     if finish:
         store.finish_match(mid, m)
+    return mid
     return mid
 
 
@@ -327,15 +330,6 @@ async def test_void_hands_abandoned_matches_and_a_small_window(tmp_path):
 # ------------------------------------------- private tables and computer seats
 
 SLOW = 3600.0      # computer players never move by themselves here: the test moves them
-
-
-def first_legal(m, seat):
-    legal = m.legal_actions(seat)
-    for a in legal:
-        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
-            return a
-    decl = [a for a in legal if a["type"] == "declare"]
-    return min(decl, key=lambda a: abs(a["n"] - 3)) if decl else legal[0]
 
 
 def step(table):

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from stacked import act_until as drive
+from stacked import quick_policy as first_legal
 
 from server import runtime
 from server.room import Registry
@@ -19,21 +21,6 @@ SNAPSHOTS = Path(__file__).parent / "snapshots"
 SIZES = [(80, 24), (120, 36)]
 
 
-def first_legal(m, seat):
-    """A quick policy for the other seats: no dash, pass the auction, lowest
-    declaration and first legal card (the engine decides what is legal)."""
-    legal = m.legal_actions(seat)
-    for a in legal:
-        if a["type"] == "dash" and not a["take"]:
-            return a
-        if a["type"] == "pass":
-            return a
-    decl = [a for a in legal if a["type"] == "declare"]
-    if decl:       # 3 each keeps Tarneeb hands above the void line
-        return min(decl, key=lambda a: abs(a["n"] - 3))
-    return legal[0]
-
-
 async def setup(pilot, app, game="estimation", length=None):
     reg = app.registry
     table = reg.create(game, length)
@@ -44,18 +31,6 @@ async def setup(pilot, app, game="estimation", length=None):
     app.open_table()
     await pilot.pause()
     return table, {0: app.member, 1: others[0], 2: others[1], 3: others[2]}
-
-
-def drive(table, members, stop, policy=first_legal, limit=5000):
-    """Apply actions (through the table, as players would) until ``stop(view of seat 0)``."""
-    m = table.match
-    for _ in range(limit):
-        v = m.view(0)
-        if stop(v) or m.to_act is None:
-            return v
-        s = m.to_act
-        table.act(members[s], policy(m, s))
-    raise AssertionError("never reached the wanted state")
 
 
 async def redraw(pilot, app):
