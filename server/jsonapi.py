@@ -114,6 +114,10 @@ class JsonSession(Session):
     def notice(self, text: str) -> None:
         self.send({"type": "notice", "text": text})
 
+    def refused(self, text: str) -> None:
+        """A request made at a table driven by another process was refused there."""
+        self.error(str(text))
+
     def kick(self, reason: str) -> None:
         self.send({"type": "bye", "message": reason})
         self.closed = True
@@ -285,16 +289,14 @@ class JsonSession(Session):
             return
         seat = table.sit(self, seat)
         self.send({"type": "joined", "table": table.id, "seat": seat})
-        if table.match is not None:
-            self.push_view()
+        self.push_view()
 
     def op_watch(self, msg: dict) -> None:
         table = self.registry.get(msg.get("table"), self)
         self.registry.check_code(self, table, msg.get("code"))
         table.watch(self)
         self.send({"type": "watching", "table": table.id})
-        if table.match is not None:
-            self.push_view()
+        self.push_view()
 
     def op_act(self, msg: dict) -> None:
         table = self.table

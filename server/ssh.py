@@ -16,6 +16,7 @@ import asyncssh
 
 from . import wire
 from .admin import SOCKET_NAME, serve_admin
+from .cluster import PgCluster, default_name
 from .jsonapi import JsonSession
 from .keyfiles import KeyFile
 from .limits import Address, Bucket, Limits, address_key
@@ -23,7 +24,7 @@ from .moderation import Moderation, key_of
 from .room import Member, Registry, Said, TableStore, restore
 from .room.errors import N_
 from .room.text import check_name, clean_name, name_key, safe_text, skeleton
-from .store import Store
+from .store import Store, is_postgres
 
 if TYPE_CHECKING:
     from tui.i18n import Speech
@@ -125,6 +126,9 @@ class Room:
         config.data.chmod(0o700)
         # One database for identity, matches, statistics (issue 6); a damaged file
         # stops the start with a clear StoreError rather than losing anything.
+        clustered = is_postgres(config.database)
+        if clustered and not config.process:
+            config.process = default_name()     # each process of the room has a name
         self.identity = self.store = Store(config.database or config.data / "lamma.db",
                                            process=config.process)
         # The tables' writes go through a connection of their own, on the writer thread
@@ -136,6 +140,14 @@ class Room:
                                  absent_timeout=config.absent_timeout,
                                  tables_per_identity=config.limits.tables_per_identity)
         self.restored = restore(self.registry, self.store)
+        # On PostgreSQL every process sharing the database is part of one room
+        # (server/cluster.py, server/room/remote.py).
+        self.cluster: PgCluster | None = None
+        if clustered:
+            self.cluster = PgCluster(self.store, self.table_store)
+            self.cluster.prepare(self.registry)
+            assert self.registry.side is not None
+            self.registry.side.on_login = self.remote_login
         self.moderation = Moderation(self)
         self.registry.moderator = self.moderation
         self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
@@ -155,6 +167,19 @@ class Room:
                 m.notice(text)
             except Exception:
                 log.exception("telling %s about the database", m.name)
+
+    def remote_login(self, nk: str, ident: str, process: str) -> None:
+        """Someone logged in under a name through another process of the room: as in
+        one process, the same identity's older terminal here is closed (and a guest
+        gives a key's name up to its owner)."""
+        old = self.online.get(nk)
+        if old is None:
+            return
+        if old.ident == ident:
+            old.kick(Said(N_("You connected from another terminal; this one is closed.")))
+        elif old.guest and not ident.startswith("guest:"):
+            old.kick(Said(N_("The name '{name}' belongs to its key's owner, who has just "
+                             "arrived; connect again under another name."), name=old.name))
 
     def online_lookalike(self, name: str) -> str | None:
         """Someone online now under another name that looks like ``name`` (the same
@@ -178,6 +203,8 @@ class Room:
         if self.admin_server is not None:
             self.admin_server.close()
             (self.config.data / SOCKET_NAME).unlink(missing_ok=True)
+        if self.cluster is not None:
+            self.cluster.close()
         self.registry.close()
         self.table_store.close()            # every submitted write committed first
         self.writes.close()
@@ -527,6 +554,9 @@ class SessionHandler:
         if refusal:
             self._refuse(process, refusal, json_mode)
             return
+        side = self.room.registry.side
+        if side is not None and not srv.guest:
+            await side.fresh_rows()     # a seat held at another process's table is found
         if json_mode:
             await self.run_json(process, name, srv.ident, srv.guest, srv.address,
                                 srv.address_key)
@@ -552,6 +582,8 @@ class SessionHandler:
                     or self.room.online_lookalike(name))
             if like is not None:
                 return _looks_like(name, like, N_("a name in use"))
+        if self.room.cluster is not None:
+            self.room.cluster.login(nk, srv.ident)     # the same name elsewhere in the room
         old = self.room.online.get(nk)
         if old is None:
             return None
@@ -656,6 +688,8 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     room = Room(config)
     room.table_store.start(asyncio.get_running_loop())
     room.registry.start_resumed()
+    if room.cluster is not None:
+        room.cluster.start(asyncio.get_running_loop())
     if config.metrics:
         from .metrics import start_exporter  # prometheus_client: only when asked
         try:

@@ -142,6 +142,23 @@ MIGRATIONS: list[list] = [
             id {serial}, at REAL NOT NULL, author TEXT NOT NULL, target TEXT NOT NULL,
             reason TEXT NOT NULL)""",
     ],
+    [  # 8: one room across processes (PostgreSQL; server/cluster.py): every table with the
+       # process that drives it and its lease, its lobby row and what it shows; requests
+       # of members connected elsewhere; processes alive; the global table id counter
+        """CREATE TABLE IF NOT EXISTS room_tables (
+            id TEXT PRIMARY KEY, driver TEXT NOT NULL, lease_until REAL NOT NULL,
+            epoch INTEGER NOT NULL DEFAULT 0, match_id INTEGER, status TEXT NOT NULL,
+            private INTEGER NOT NULL DEFAULT 0, code TEXT, row TEXT NOT NULL,
+            holders TEXT NOT NULL, frame TEXT, updated REAL NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS room_requests (
+            id {serial}, table_id TEXT NOT NULL, origin TEXT NOT NULL, session TEXT NOT NULL,
+            body TEXT NOT NULL, at REAL NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS room_requests_table ON room_requests (table_id, id)",
+        """CREATE TABLE IF NOT EXISTS room_processes (
+            name TEXT PRIMARY KEY, seen REAL NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS room_counters (
+            name TEXT PRIMARY KEY, value INTEGER NOT NULL)""",
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 

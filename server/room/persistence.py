@@ -367,6 +367,17 @@ class TableStore:
             return
         self.writer.submit(w)
 
+    def submit_job(self, table_id: str, what: str, job: Callable[[Any], Any]) -> None:
+        """``job(store)`` on the writes' connection, after every write submitted so far
+        (the room's rows for other processes: ``server.cluster``). Its failure is
+        logged; it breaks no match."""
+        writes = self.writes
+        w = _Write(lambda: job(writes), None, what, table_id, None)
+        if self.writer is None:
+            _perform(w)
+        else:
+            self.writer.submit(w)
+
     def then(self, fn: Callable[[], None]) -> None:
         if self.writer is None:
             fn()

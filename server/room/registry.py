@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import Match
 
@@ -19,6 +19,9 @@ from .members import Member
 from .moderation import Moderator, Mutes, NoModerator
 from .store import NullStore, Records, TableLog
 from .table import Table
+
+if TYPE_CHECKING:
+    from .remote import Cluster, ClusterSide
 
 log = logging.getLogger("lamma.tables")
 
@@ -58,6 +61,15 @@ class Registry:
         self._lobby_sent = float("-inf")             # loop time of the last notification
         self.lobby_computed = 0     # listings computed (counts for tests and benchmarks)
         self.lobby_notified = 0     # notifications sent to every lobby member
+        # One room across processes (server.cluster): None for a room of one process.
+        self.side: ClusterSide | None = None
+
+    def join_cluster(self, cluster: Cluster) -> ClusterSide:
+        """From now on this registry is one process of a room that spans several: table
+        ids are the room's, the lobby lists every process's tables (``remote.py``)."""
+        from .remote import ClusterSide
+        self.side = ClusterSide(self, cluster)
+        return self.side
 
     @property
     def records(self) -> Records | None:
@@ -78,13 +90,15 @@ class Registry:
             if mine >= cap:
                 raise RoomError("You have {mine} open tables (at most {cap}); finish or "
                                 "leave one first.", mine=mine, cap=cap)
-        tid = str(next(self._ids))
+        tid = self.side.cluster.new_table_id() if self.side is not None else str(next(self._ids))
         table = Table(self, tid, game, length, timer, bool(private))
         table.creator = creator.ident if creator is not None else None
         while table.private and any(t.code == table.code for t in self.tables.values()):
             table.code = new_code()         # a code names one table
         self.tables[tid] = table
         self.lobby_changed()
+        if self.side is not None:
+            self.side.shown(table)
         return table
 
     def resume(self, tid: str, match: Match, match_id: int, settings: dict[str, Any],
@@ -113,6 +127,8 @@ class Registry:
         if isinstance(tid, int) and not isinstance(tid, bool):
             tid = str(tid)
         table = self.tables.get(tid) if isinstance(tid, str) else None
+        if table is None and self.side is not None and isinstance(tid, str):
+            table = self.side.remote.get(tid)
         if table is None:
             raise RoomError("No table {table}.", table=quoted(tid))
         return table
@@ -153,6 +169,13 @@ class Registry:
                 row = prev
             rows.append((t, row))
             row_of[t.id] = row
+        if self.side is not None:
+            # Other processes' tables: their rows as their drivers published them.
+            for rt in self.side.remote.values():
+                if rt.row and rt.id not in row_of:
+                    rows.append((rt, rt.row))
+                    row_of[rt.id] = rt.row
+            rows.sort(key=lambda tr: (len(tr[0].id), tr[0].id))
         self._rows, self._row_of = rows, row_of
         self._public_rows = [row for t, row in rows if not t.private]
         self._any_private = len(self._public_rows) != len(rows)
@@ -183,7 +206,8 @@ class Registry:
         """The private table with this code (what a person types in the lobby)."""
         member.code_guard.check()
         found = None
-        for t in list(self.tables.values()):
+        others = list(self.side.remote.values()) if self.side is not None else []
+        for t in list(self.tables.values()) + others:
             # every private table is compared, found or not: timing says nothing
             if t.private and t.code_matches(raw) and found is None:
                 found = t
@@ -195,7 +219,8 @@ class Registry:
 
     def held_seat(self, ident: str) -> tuple[Table, int] | None:
         """A seat this identity holds in a running match (to come back to)."""
-        for t in self.tables.values():
+        others = list(self.side.remote.values()) if self.side is not None else []
+        for t in list(self.tables.values()) + others:
             if t.status != "playing":
                 continue
             for i, s in enumerate(t.seats):
@@ -232,6 +257,8 @@ class Registry:
         # not held until the listing is next computed (nobody may ask for a while)
         self._rows = [(t, row) for t, row in self._rows if t is not table]
         self.store.table_removed(table)
+        if self.side is not None:
+            self.side.table_removed(table)
         self.lobby_changed()
 
     def lobby_changed(self) -> None:

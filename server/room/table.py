@@ -643,6 +643,8 @@ class Table:
             self.registry.lobby_changed()
 
     def _notify(self, what: str) -> None:
+        if self.registry.side is not None:
+            self.registry.side.shown(self)      # members on other processes see it too
         for member in list(self.members()):
             try:
                 member.table_changed(self, what)

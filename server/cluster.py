@@ -1,0 +1,446 @@
+"""One room across processes and machines, on PostgreSQL (issue 13).
+
+Every process sharing a database is a part of one room (``server.room.remote`` has the
+room's side). Here is the transport, PostgreSQL only — no protocol of our own between
+processes:
+
+- ``room_tables``: one row per table: the process that drives it and its lease (renewed
+  every ``RENEW`` seconds, lapsed after ``LEASE``), its lobby row, seat holders and,
+  while members elsewhere show it, its frame. The driver writes it through the room's
+  writer thread, after the table's own writes: stored before shown, everywhere.
+- ``room_requests``: what members do at a table driven elsewhere, taken by its driver in
+  order (``DELETE … RETURNING``).
+- ``room_processes``: each process's heartbeat; one silent for ``LEASE`` seconds is gone:
+  its members' seats are held for them, its tables are taken over by whoever wins their
+  lease first (``adopt``: the match replayed from the stored action log).
+- ``NOTIFY lamma``: "table changed", "request waiting", "a word for your session",
+  "someone logged in under this name"; every process LISTENs on its own connection.
+
+Store calls never run on the loop: the listener and one worker have threads and
+connections of their own; results come back with ``call_soon_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .room.store import StoredMatch, StoreUnavailable
+
+if TYPE_CHECKING:
+    from .room.persistence import TableStore
+    from .room.registry import Registry
+    from .room.remote import ClusterSide
+    from .room.table import Table
+    from .store import Store
+
+log = logging.getLogger("lamma.cluster")
+
+CHANNEL = "lamma"
+LEASE = 5.0             # seconds a table's driver may be silent before another takes it
+RENEW = 1.0             # seconds between heartbeats and lease renewals
+ID_BLOCK = 1000         # table ids reserved at a time
+ADOPT_PER_TICK = 20     # tables taken over per heartbeat, at most (a dead process's many)
+MAX_PAYLOAD = 7900      # NOTIFY's limit is 8000 bytes
+
+
+def default_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _notify(store: Store, payload: dict[str, Any]) -> None:
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    if len(text.encode()) > MAX_PAYLOAD:
+        log.error("cluster: a message of %d bytes is too long to send; dropped", len(text))
+        return
+    store._x("SELECT pg_notify(?, ?)", (CHANNEL, text))
+
+
+class PgCluster:
+    """The room's ``Cluster`` on a PostgreSQL database shared by every process."""
+
+    def __init__(self, store: Store, table_store: TableStore):
+        self.store = store
+        self.process = store.process
+        self.table_store = table_store
+        self.side: ClusterSide | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._ids: list[int] = []
+        self._refilling = False
+        self._work: queue.SimpleQueue[Callable[[Store], None] | None] = queue.SimpleQueue()
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._tick_handle: asyncio.Handle | None = None
+        self._gone: set[str] = set()         # processes already known to have died
+        self._listen_db: Any = None
+
+    # ------------------------------------------------------------ start, stop
+    def prepare(self, registry: Registry) -> None:
+        """At start-up, before the loop (blocking calls are fine here): ids above every
+        table's, and the leases of the tables this process resumed (one another process
+        drives meanwhile is left to it)."""
+        self.side = registry.join_cluster(self) if registry.side is None else registry.side
+        highest = 0
+        for tid in registry.tables:
+            if tid.isdigit():
+                highest = max(highest, int(tid))
+        self._reserve(self.store, highest)
+        now = time.time()
+        for tid, table in list(registry.tables.items()):
+            with self.store._tx():
+                row = self.store._x(
+                    "INSERT INTO room_tables (id, driver, lease_until, epoch, match_id, status, "
+                    "private, code, row, holders, updated) VALUES (?, ?, ?, 0, ?, ?, ?, ?, "
+                    "'{}', '[]', ?) ON CONFLICT (id) DO UPDATE SET driver = excluded.driver, "
+                    "lease_until = excluded.lease_until, epoch = room_tables.epoch + 1 "
+                    "WHERE room_tables.driver = excluded.driver OR room_tables.lease_until < ? "
+                    "RETURNING epoch",
+                    (tid, self.process, now + LEASE, table.match_id, table.status,
+                     int(table.private), table.code, now, now)).fetchone()
+            if row is None:
+                log.warning("table %s is driven by another process now; not resumed here", tid)
+                table.close()
+                del registry.tables[tid]
+                continue
+            self.side.epochs[tid] = int(row[0])
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        for target, name in ((self._listen, "lamma-cluster-listen"),
+                             (self._work_loop, "lamma-cluster-work")):
+            t = threading.Thread(target=target, name=name, daemon=True)
+            t.start()
+            self._threads.append(t)
+        assert self.side is not None
+        for table in list(self.side.registry.tables.values()):
+            self.side._publish(table, force=True)
+        self.side.rows_changed()
+        self._tick_handle = loop.call_soon(self._tick)
+
+    def close(self) -> None:
+        self._stopping.set()
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+        self._work.put(None)
+        for t in self._threads:
+            t.join(5)
+        # Our tables' leases end now: another process takes them at once, not in LEASE s.
+        try:
+            self.store._x("UPDATE room_tables SET lease_until = 0 WHERE driver = ?",
+                          (self.process,))
+            self.store._x("DELETE FROM room_processes WHERE name = ?", (self.process,))
+        except Exception as e:
+            log.warning("cluster: could not hand the leases back (%s)", e)
+
+    # ------------------------------------------------------------ threads
+    def _on_loop(self, fn: Callable[..., None], *args: Any) -> None:
+        if self.loop is None:
+            return
+        try:
+            self.loop.call_soon_threadsafe(self._guarded, fn, *args)
+        except RuntimeError:
+            pass                            # the loop is closed
+
+    @staticmethod
+    def _guarded(fn: Callable[..., None], *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception:
+            log.exception("cluster: handling %s", getattr(fn, "__name__", fn))
+
+    def _work_loop(self) -> None:
+        store = self.store.another()
+        while True:
+            job = self._work.get()
+            if job is None:
+                store.close()
+                return
+            try:
+                job(store)
+            except StoreUnavailable as e:
+                log.warning("cluster: the database does not answer (%s)", e)
+            except Exception:
+                log.exception("cluster: a job failed")
+
+    def _job(self, job: Callable[[Store], Any], done: Callable[[Any], None] | None = None,
+             fallback: Any = None) -> None:
+        """``job(store)`` on the worker thread; ``done(result)`` on the loop (with
+        ``fallback`` if the job failed)."""
+        def run(store: Store) -> None:
+            try:
+                result = job(store)
+            except Exception:
+                if done is not None:
+                    self._on_loop(done, fallback)
+                raise
+            if done is not None:
+                self._on_loop(done, result)
+        self._work.put(run)
+
+    def _listen(self) -> None:
+        from .store import _psycopg
+        psycopg = _psycopg()
+        wait = 0.25
+        first = True
+        while not self._stopping.is_set():
+            try:
+                db = psycopg.connect(self.store.target, autocommit=True, connect_timeout=5)
+            except psycopg.Error as e:
+                log.warning("cluster: cannot listen (%s); again in %.1f s", e, wait)
+                self._stopping.wait(wait)
+                wait = min(wait * 2, 10.0)
+                continue
+            self._listen_db = db
+            wait = 0.25
+            try:
+                db.execute(f"LISTEN {CHANNEL}")
+                if not first:
+                    self._on_loop(self._resync)     # what was said meanwhile is unheard
+                first = False
+                while not self._stopping.is_set():
+                    for n in db.notifies(timeout=0.5):
+                        self._on_loop(self._heard, n.payload)
+            except psycopg.Error as e:
+                if not self._stopping.is_set():
+                    log.warning("cluster: listening stopped (%s); listening again", e)
+            finally:
+                try:
+                    db.close()
+                except Exception:
+                    pass
+
+    # ------------------------------------------------------------ what is heard
+    def _heard(self, payload: str) -> None:
+        side = self.side
+        if side is None:
+            return
+        try:
+            msg = json.loads(payload)
+        except ValueError:
+            return
+        k = msg.get("k")
+        if k == "t":
+            if msg.get("p") != self.process:
+                side.table_changed(str(msg.get("id")))
+        elif k == "g":
+            if msg.get("p") != self.process:
+                side.table_gone(str(msg.get("id")))
+                side.rows_changed()
+        elif k == "r":
+            side.requests_waiting(str(msg.get("id")))
+        elif k == "a":
+            if msg.get("to") == self.process:
+                side.told(str(msg.get("s")), msg.get("m") or {})
+        elif k == "i":
+            if msg.get("p") != self.process and side.on_login is not None:
+                side.on_login(str(msg.get("n")), str(msg.get("id")), str(msg.get("p")))
+
+    def _resync(self) -> None:
+        side = self.side
+        if side is None:
+            return
+        side.rows_changed()
+        for tid in list(side.registry.tables):
+            side.requests_waiting(tid)
+        for rt in list(side.remote.values()):
+            if rt.local:
+                side._fetch(rt)
+
+    # ------------------------------------------------------------ Cluster
+    def _reserve(self, store: Store, at_least: int = 0) -> None:
+        with store._tx():
+            store._x("INSERT INTO room_counters (name, value) VALUES ('table', 0) "
+                     "ON CONFLICT (name) DO NOTHING")
+            top = store._x("UPDATE room_counters SET value = GREATEST(value, ?) + ? "
+                           "WHERE name = 'table' RETURNING value",
+                           (at_least, ID_BLOCK)).fetchone()[0]
+        self._ids.extend(range(top - ID_BLOCK + 1, top + 1))
+
+    def new_table_id(self) -> str:
+        if len(self._ids) < ID_BLOCK // 2 and not self._refilling and self.loop is not None:
+            self._refilling = True
+
+            def refilled(_: object) -> None:
+                self._refilling = False
+            self._job(self._reserve, refilled)
+        if not self._ids:
+            self._reserve(self.store)       # a thousand tables in a moment: wait for ids
+        return str(self._ids.pop(0))
+
+    def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
+                frame: dict[str, Any] | None) -> None:
+        me = self.process
+        args = (table.id, me, table.match_id, table.status, int(table.private), table.code,
+                json.dumps(row, separators=(",", ":")), json.dumps(holders),
+                None if frame is None else json.dumps(frame, separators=(",", ":")))
+        ref = table.match_ref
+
+        def job(store: Store) -> None:
+            tid, driver, match_id, status, private, code, row_j, holders_j, frame_j = args
+            if match_id is None and ref is not None:
+                match_id = ref.id           # committed by the writes before this one
+            now = time.time()
+            store._x(
+                "INSERT INTO room_tables (id, driver, lease_until, epoch, match_id, status, "
+                "private, code, row, holders, frame, updated) VALUES (?, ?, ?, 0, ?, ?, ?, ?, "
+                "?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET match_id = excluded.match_id, "
+                "status = excluded.status, private = excluded.private, code = excluded.code, "
+                "row = excluded.row, holders = excluded.holders, frame = excluded.frame, "
+                "updated = excluded.updated WHERE room_tables.driver = excluded.driver",
+                (tid, driver, now + LEASE, match_id, status, private, code, row_j, holders_j,
+                 frame_j, now))
+            _notify(store, {"k": "t", "id": tid, "p": driver})
+        self.table_store.submit_job(table.id, "publish", job)
+
+    def gone(self, table: Table) -> None:
+        tid, me = table.id, self.process
+
+        def job(store: Store) -> None:
+            store._x("DELETE FROM room_tables WHERE id = ? AND driver = ?", (tid, me))
+            store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
+            _notify(store, {"k": "g", "id": tid, "p": me})
+        self.table_store.submit_job(tid, "gone", job)
+
+    def request(self, tid: str, session: str, body: dict[str, Any]) -> None:
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+        me = self.process
+
+        def job(store: Store) -> None:
+            store._x("INSERT INTO room_requests (table_id, origin, session, body, at) "
+                     "VALUES (?, ?, ?, ?, ?)", (tid, me, session, text, time.time()))
+            _notify(store, {"k": "r", "id": tid})
+        self._job(job)
+
+    def tell(self, process: str, session: str, message: dict[str, Any]) -> None:
+        payload = {"k": "a", "to": process, "s": session, "m": message}
+        self._job(lambda store: _notify(store, payload))
+
+    def login(self, name_key: str, ident: str) -> None:
+        payload = {"k": "i", "n": name_key, "id": ident, "p": self.process}
+        self._job(lambda store: _notify(store, payload))
+
+    def fetch_frame(self, tid: str, done: Callable[[dict[str, Any] | None], None]) -> None:
+        def job(store: Store) -> dict[str, Any] | None:
+            row = store._x("SELECT frame FROM room_tables WHERE id = ?", (tid,)).fetchone()
+            return json.loads(row[0]) if row and row[0] else None
+        self._job(job, done)
+
+    def fetch_rows(self, done: Callable[[list[dict[str, Any]]], None]) -> None:
+        def job(store: Store) -> list[dict[str, Any]]:
+            out = []
+            for tid, driver, row, holders, code in store._x(
+                    "SELECT id, driver, row, holders, code FROM room_tables "
+                    "WHERE row <> '{}'").fetchall():
+                try:
+                    out.append({"id": tid, "driver": driver, "row": json.loads(row),
+                                "holders": json.loads(holders), "code": code})
+                except ValueError:
+                    continue
+            return out
+        self._job(job, done, fallback=None)
+
+    def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None:
+        def job(store: Store) -> list[dict[str, Any]]:
+            rows = store._x("DELETE FROM room_requests WHERE table_id = ? "
+                            "RETURNING id, origin, session, body", (tid,)).fetchall()
+            out = []
+            for _id, origin, session, body in sorted(rows):
+                try:
+                    req = json.loads(body)
+                except ValueError:
+                    continue
+                if isinstance(req, dict):
+                    req.update(origin=origin, session=session, table=tid)
+                    out.append(req)
+            return out
+        self._job(job, done, fallback=[])
+
+    # ------------------------------------------------------------ heartbeat, leases
+    def _tick(self) -> None:
+        """Every RENEW seconds: our heartbeat and leases; tables we lost, processes that
+        died, tables whose driver died (taken over), requests nobody announced."""
+        assert self.loop is not None and self.side is not None
+        self._tick_handle = self.loop.call_later(RENEW, self._tick)
+        side = self.side
+        mine = [tid for tid, t in side.registry.tables.items() if not t.closed]
+        me = self.process
+
+        def job(store: Store) -> dict[str, Any]:
+            now = time.time()
+            store._x("INSERT INTO room_processes (name, seen) VALUES (?, ?) "
+                     "ON CONFLICT (name) DO UPDATE SET seen = excluded.seen", (me, now))
+            store._x("UPDATE room_tables SET lease_until = ? WHERE driver = ?",
+                     (now + LEASE, me))
+            lost, waiting = [], []
+            if mine:
+                lost = [r[0] for r in store._x(
+                    "SELECT id FROM room_tables WHERE id = ANY(?) AND driver <> ?",
+                    (mine, me)).fetchall()]
+                waiting = [r[0] for r in store._x(
+                    "SELECT DISTINCT table_id FROM room_requests WHERE table_id = ANY(?)",
+                    (mine,)).fetchall()]
+            dead = [r[0] for r in store._x(
+                "SELECT name FROM room_processes WHERE seen < ? AND name <> ?",
+                (now - LEASE, me)).fetchall()]
+            adopted = []
+            expired = store._x(
+                "SELECT id, match_id, status FROM room_tables WHERE lease_until < ? "
+                "AND driver <> ? ORDER BY updated LIMIT ?",
+                (now, me, ADOPT_PER_TICK)).fetchall()
+            for tid, match_id, status in expired:
+                if status != "playing" or match_id is None:
+                    # A table nobody drives that has no match to go on with: gone.
+                    gone = store._x("DELETE FROM room_tables WHERE id = ? AND lease_until < ? "
+                                    "RETURNING id", (tid, now)).fetchone()
+                    if gone is not None:
+                        store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
+                        _notify(store, {"k": "g", "id": tid, "p": me})
+                    continue
+                with store._tx():
+                    won = store._x(
+                        "UPDATE room_tables SET driver = ?, lease_until = ?, "
+                        "epoch = epoch + 1 WHERE id = ? AND lease_until < ? "
+                        "RETURNING epoch, frame", (me, now + LEASE, tid, now)).fetchone()
+                    if won is None:
+                        continue
+                    store._x("UPDATE matches SET process = ? WHERE id = ? AND finished IS NULL",
+                             (me, match_id))
+                    stored = store.match(match_id)
+                if stored is None:
+                    continue
+                frame = json.loads(won[1]) if won[1] else None
+                adopted.append((stored, int(won[0]), frame))
+            return {"lost": lost, "dead": dead, "adopted": adopted, "waiting": waiting}
+
+        self._job(job, self._ticked, fallback=None)
+
+    def _ticked(self, result: dict[str, Any] | None) -> None:
+        side = self.side
+        if result is None or side is None:
+            return
+        for tid in result["lost"]:
+            side.lease_lost(tid)
+        for name in result["dead"]:
+            if name not in self._gone:
+                self._gone.add(name)
+                log.warning("cluster: process %s stopped answering", name)
+                side.process_gone(name)
+        self._gone &= set(result["dead"])      # one that came back may die again
+        for stored, epoch, frame in result["adopted"]:
+            try:
+                side.adopt(stored, epoch, frame)
+            except Exception:
+                log.exception("taking over table %s (match %s)", stored.table_id, stored.id)
+        for tid in result["waiting"]:
+            side.requests_waiting(tid)
+
+
+__all__ = ["LEASE", "RENEW", "PgCluster", "StoredMatch", "default_name"]

@@ -1,0 +1,764 @@
+"""One room across processes: every table is *driven* by one process (its engine, timers
+and computer players run there); the other processes show it and forward what their
+members do.
+
+- On the driver, a member connected to another process is a ``RemoteMember``: the
+  table treats it as any member, and what the table tells it (a seat granted, a
+  refusal, a kick) goes back to its process.
+- Elsewhere, the table is a ``RemoteTable``: it shows the driver's last *frame* (every
+  seat's view, the narration, chat, seats, the turn timer — what the driver shows, so
+  stored before shown holds) and sends its members' requests to the driver. The checks
+  a frame can answer (your turn, a free seat, the chat limit) are made at once; the
+  driver checks everything again, and its refusal comes back as the member's error.
+- ``ClusterSide`` keeps both, lists every process's tables in the lobby, takes over a
+  table whose driver died (``adopt``: the match replayed from the stored log), and ends
+  the seats' connections of a process that died.
+
+The transport (``server.cluster``: PostgreSQL tables, LISTEN/NOTIFY, leases) implements
+``Cluster``; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterator
+from itertools import count
+from typing import TYPE_CHECKING, Any, Protocol
+
+from engine import replay
+
+from .errors import N_, RoomError, Said
+from .members import Member, Session
+from .narration import Event
+from .seats import Seat
+from .store import StoredMatch
+from .table import Table
+from .text import clean_chat
+
+if TYPE_CHECKING:
+    from .registry import Registry
+
+log = logging.getLogger("lamma.cluster")
+
+
+# ------------------------------------------------------------------ exact JSON
+# Frames cross processes as JSON that comes back exactly: views have int-keyed dicts
+# and the narration is Said (template and parameters, said in each player's language).
+def pack(obj: Any) -> Any:
+    if isinstance(obj, Said):
+        return {"$said": obj.template, "p": {k: pack(v) for k, v in obj.params.items()}}
+    if isinstance(obj, RoomError):
+        return {"$said": obj.template, "p": {k: pack(v) for k, v in obj.params.items()}}
+    if isinstance(obj, dict):
+        if all(isinstance(k, str) and not k.startswith("$") for k in obj):
+            return {k: pack(v) for k, v in obj.items()}
+        return {"$d": [[pack(k), pack(v)] for k, v in obj.items()]}
+    if isinstance(obj, tuple):
+        return {"$t": [pack(v) for v in obj]}
+    if isinstance(obj, list):
+        return [pack(v) for v in obj]
+    return obj
+
+
+def unpack(obj: Any) -> Any:
+    if isinstance(obj, list):
+        return [unpack(v) for v in obj]
+    if isinstance(obj, dict):
+        if "$said" in obj:
+            return Said(obj["$said"], **{k: unpack(v) for k, v in obj.get("p", {}).items()})
+        if "$d" in obj:
+            return {unpack(k): unpack(v) for k, v in obj["$d"]}
+        if "$t" in obj:
+            return tuple(unpack(v) for v in obj["$t"])
+        return {k: unpack(v) for k, v in obj.items()}
+    return obj
+
+
+def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
+    """What ``table`` shows now, for the processes that show it elsewhere."""
+    loop = asyncio.get_running_loop()
+    deadline = None
+    if table.deadline is not None:
+        deadline = time.time() + (table.deadline - loop.time())    # wall clock: another machine
+    seats = []
+    for s in table.seats:
+        info = s.settings()
+        info["connected"] = s.kind != "human" or s.member is not None
+        seats.append(info)
+    frame: dict[str, Any] = pack({
+        "id": table.id, "driver": driver, "epoch": epoch,
+        "game": table.game, "length": table.length, "timer": table.timer,
+        "private": table.private, "code": table.code, "status": table.shown_status,
+        "version": table.version, "views": table._views,
+        "events": [[e.seat, e.action, e.text, e.round] for e in table.events],
+        "chat": [list(c) for c in table.chat], "seats": seats,
+        "deadline": deadline, "deadline_seat": table.deadline_seat,
+        "points": table.points, "match_id": table.match_id,
+        "takeovers": {str(seat): m.ident for seat, m in table.takeovers.items()},
+        "between": table.between_rounds(), "row": table.summary(),
+    })
+    return frame
+
+
+class Cluster(Protocol):
+    """What the room needs of the shared database (``server.cluster.PgCluster``)."""
+
+    process: str
+
+    def new_table_id(self) -> str: ...
+
+    def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
+                frame: dict[str, Any] | None) -> None:
+        """The table's row (and frame) for everyone, after the table's writes so far."""
+
+    def gone(self, table: Table) -> None: ...
+
+    def request(self, tid: str, session: str, body: dict[str, Any]) -> None:
+        """A member's request to the table's driver (in the order sent)."""
+
+    def tell(self, process: str, session: str, message: dict[str, Any]) -> None: ...
+
+    def fetch_frame(self, tid: str, done: Callable[[dict[str, Any] | None], None]) -> None: ...
+
+    def fetch_rows(self, done: Callable[[list[dict[str, Any]]], None]) -> None: ...
+
+    def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None: ...
+
+    def login(self, name_key: str, ident: str) -> None: ...
+
+
+class _Elsewhere:
+    """A seat's holder connected to another process (a frame's "connected")."""
+
+    ident = ""
+    name = ""
+    table = None
+    seat = None
+
+
+ELSEWHERE: Any = _Elsewhere()
+
+
+class RemoteMember(Session):
+    """On the driver: a member connected to another process."""
+
+    kind = "remote"
+
+    def __init__(self, side: ClusterSide, process: str, session: str, name: str,
+                 ident: str, guest: bool):
+        super().__init__(name, ident, guest)
+        self.side = side
+        self.process = process
+        self.session = session
+
+    def _tell(self, message: dict[str, Any]) -> None:
+        if not self.closed:
+            self.side.cluster.tell(self.process, self.session, message)
+
+    def seat_granted(self, table: Table, seat: int) -> None:
+        self._tell({"k": "granted", "table": table.id, "seat": seat})
+
+    def request_dropped(self, table: Table, seat: int, reason: str) -> None:
+        self._tell({"k": "dropped", "table": table.id, "seat": seat, "reason": pack(reason)})
+
+    def kick(self, reason: str) -> None:
+        self._tell({"k": "kick", "reason": pack(reason)})
+        self.closed = True
+        self.side.remote_members.pop((self.process, self.session), None)
+
+    def notice(self, text: str) -> None:
+        self._tell({"k": "notice", "text": pack(text)})
+
+
+class RemoteTable(Table):
+    """A table driven by another process, as this one shows it."""
+
+    def __init__(self, side: ClusterSide, tid: str):
+        super().__init__(side.registry, tid, "estimation", None)
+        self.side = side
+        self.local: set[Member] = set()     # this process's members at it
+        self.driver = ""
+        self.epoch = -1
+        self.row: dict[str, Any] = {}
+        self.holders: list[str | None] = [None] * 4
+        self._between = False
+        self._takeover_idents: dict[int, str] = {}
+        self.fetching = False           # a frame is on its way
+        self.stale = False              # changed again while it was
+
+    # ---------------------------------------------------------------- reading
+    def apply_row(self, info: dict[str, Any]) -> bool:
+        """The lobby's row and seat holders (every table of the room is listed).
+        True if it changed."""
+        row, holders = info["row"], info["holders"]
+        if row == self.row and holders == self.holders and info["code"] == self.code:
+            return False
+        self.row, self.holders = row, holders
+        self.game, self.length = row["game"], row["length"]
+        self.timer, self.private = row["timer"], bool(row["private"])
+        self.code = info["code"]
+        if self.shown_status == "waiting" or not self.local:
+            self.status = self.shown_status = row["status"]
+        if not self.local:
+            # Seats as the lobby shows them (held_seat and may_see read them).
+            seats = []
+            for i, pub in enumerate(row["seats"]):
+                seat = Seat(pub["kind"], pub["name"], holders[i], bool(pub["guest"]))
+                seat.member = ELSEWHERE if pub.get("connected") and pub["kind"] == "human" else None
+                seats.append(seat)
+            self.seats = seats
+        return True
+
+    def apply_frame(self, f: dict[str, Any]) -> None:
+        """The driver's newest frame: shown to this process's members."""
+        f = unpack(f)
+        old_version, old_chat = self.version, list(self.chat)
+        new_driver = (f["driver"], f["epoch"]) != (self.driver, self.epoch)
+        first = self.driver == ""
+        self.driver, self.epoch = f["driver"], f["epoch"]
+        self.game, self.length, self.timer = f["game"], f["length"], f["timer"]
+        self.private, self.code = f["private"], f["code"]
+        self.status = self.shown_status = f["status"]
+        self.version = max(self.version + 1, f["version"]) if new_driver and not first \
+            else f["version"]
+        self._views = f["views"]
+        self.events = deque((Event(s, a, t, r) for s, a, t, r in f["events"]), maxlen=20)
+        self.chat = deque((tuple(c) for c in f["chat"]), maxlen=self.chat.maxlen)
+        seats = []
+        for info in f["seats"]:
+            seat = Seat.from_settings(info)
+            seat.member = ELSEWHERE if info.get("connected") and seat.kind == "human" else None
+            seats.append(seat)
+        self.seats = seats
+        for m in self.local:
+            if m.seat is not None and 0 <= m.seat < 4 and self.seats[m.seat].held_by(m):
+                self.seats[m.seat].member = m
+        loop = asyncio.get_running_loop()
+        self.deadline = (None if f["deadline"] is None
+                         else loop.time() + (f["deadline"] - time.time()))
+        self.deadline_seat = f["deadline_seat"]
+        self.points = f["points"]
+        self._between = f["between"]
+        self._takeover_idents = {int(k): v for k, v in f["takeovers"].items()}
+        self.row = f["row"]
+        if new_driver and not first:
+            self.side.reattach(self)    # another process drives it now: our members again
+        if self.version != old_version:
+            what = "state"
+        elif list(self.chat) != old_chat:
+            what = "chat"
+        else:
+            what = "seats"
+        self._notify(what)
+
+    @property
+    def match_id(self) -> int | None:
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        return self.row
+
+    def members(self) -> Iterator[Member]:
+        yield from list(self.local)
+
+    def between_rounds(self) -> bool:
+        return self.status == "waiting" or self._between
+
+    def round_info(self) -> tuple[int | None, int | None]:
+        pub = self._views.get(None) if self._views is not None else None
+        if pub is None:
+            return None, None
+        return pub.get("round"), pub.get("rounds")
+
+    def request_of(self, member: Member) -> int | None:
+        for seat, ident in self._takeover_idents.items():
+            if ident == member.ident and member.table is self and member.seat is None:
+                return seat
+        return None
+
+    # ---------------------------------------------------------------- doing
+    def _send(self, member: Member, op: str, **args: Any) -> None:
+        self.side.request(self, member, op, args)
+
+    def _join_locally(self, member: Member, seat: int | None) -> None:
+        self.registry.detach(member, keep_seat=False, unless=self)
+        self.local.add(member)
+        member.table, member.seat = self, seat
+        if seat is not None:
+            self.seats[seat].member = member
+
+    def sit(self, member: Member, seat: int | None = None) -> int:
+        for i, s in enumerate(self.seats):
+            if s.held_by(member):
+                if seat is not None and seat != i:
+                    raise RoomError("You already hold seat {seat} at table {table}.", seat=i,
+                                    table=self.id)
+                self._join_locally(member, i)
+                self._send(member, "sit", seat=i)
+                return i
+        cur = member.table
+        if (cur is not None and cur is not self and member.seat is not None
+                and cur.status == "playing"):
+            raise RoomError("You are playing at table {table}; leave it first.", table=cur.id)
+        if seat is not None:
+            from .catalogue import parse_seat
+            seat = parse_seat(seat)
+        if self.status != "waiting":
+            if self.status == "playing" and any(s.kind == "bot" for s in self.seats):
+                raise RoomError("Table {table} is already playing; you can watch it or take "
+                                "a computer player's seat.", table=self.id)
+            raise RoomError("Table {table} is already playing; you can watch it.",
+                            table=self.id)
+        if seat is None:
+            free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
+            if not free:
+                raise RoomError("Table {table} is full.", table=self.id)
+            seat = free[0]
+        if self.seats[seat].kind != "empty":
+            raise RoomError("Seat {seat} at table {table} is taken.", seat=seat, table=self.id)
+        self.seats[seat] = Seat.person(member)
+        self._join_locally(member, seat)
+        self._send(member, "sit", seat=seat)
+        return seat
+
+    def watch(self, member: Member) -> None:
+        if member.table is self and member.seat is not None:
+            raise RoomError("You are seated at this table.")
+        self.registry.detach(member, keep_seat=False)
+        self._join_locally(member, None)
+        self._send(member, "watch")
+
+    def act(self, member: Member, action: object) -> None:
+        if member.table is not self or member.seat is None:
+            raise RoomError("You are not seated at a table.")
+        if self.registry.store.down:
+            raise RoomError("The room cannot store moves just now (its database does not "
+                            "answer); nothing was played. Try again in a moment.")
+        if self.status != "playing":
+            if self.status == "waiting":
+                raise RoomError("The match has not started.")
+            raise RoomError("The match is over.")
+        view = self.view(member.seat)
+        if view is not None and view.get("to_act") != member.seat:
+            raise RoomError("It is not your turn.")
+        if not isinstance(action, dict):
+            raise RoomError("An action is a JSON object such as {\"type\":\"pass\"}.")
+        self._send(member, "act", action=action)
+
+    def say(self, member: Member, raw: object) -> None:
+        if member.table is not self:
+            raise RoomError("You are not at this table.")
+        text = clean_chat(raw)
+        if not text:
+            raise RoomError("Empty message.")
+        self.registry.mutes.check(member)
+        member.chat_guard.check()
+        self._send(member, "say", text=text)
+
+    def take_seat(self, member: Member, seat: object) -> bool:
+        from .catalogue import parse_seat
+        seat = parse_seat(seat)
+        if self.status == "over":
+            raise RoomError("The match at table {table} is over.", table=self.id)
+        if self.seats[seat].kind != "bot":
+            raise RoomError("Seat {seat} at table {table} is not a computer player's.",
+                            seat=seat, table=self.id)
+        if member.table is self and member.seat is not None:
+            raise RoomError("You are seated at table {table}.", table=self.id)
+        if member.table is not self:
+            self.registry.detach(member, keep_seat=False)
+            self._join_locally(member, None)
+        self._send(member, "take", seat=seat)
+        return False            # "joined" comes with the driver's seat_granted
+
+    def fill_with_bots(self, seats: Any = None, level: object = "strong") -> None:
+        if self.status != "waiting":
+            raise RoomError("Computer players can fill seats only before the match starts.")
+        self.side.request(self, None, "fill", {"seats": None if seats is None else list(seats),
+                                               "level": level})
+
+    def detach(self, member: Member, keep_seat: bool) -> None:
+        if member not in self.local:
+            return
+        self.local.discard(member)
+        if member.seat is not None and self.seats[member.seat].member is member:
+            self.seats[member.seat].member = None
+        member.table, member.seat = None, None
+        self._send(member, "detach", keep=keep_seat)
+        self.side.forget_if_unused(self)
+
+    def close(self) -> None:
+        self.closed = True
+        self.deadline = self.deadline_seat = None
+        for member in list(self.local):
+            member.table, member.seat = None, None
+            try:
+                member.table_changed(self, "closed")
+            except Exception:
+                log.exception("notifying %s failed", member.name)
+        self.local.clear()
+
+
+# What a driver does with a request: the member's op on the real table.
+_OPS = ("sit", "watch", "act", "say", "take", "fill", "detach")
+
+
+class ClusterSide:
+    """The registry's part of a room that spans processes."""
+
+    FRAME_RETRY = 0.5
+
+    def __init__(self, registry: Registry, cluster: Cluster):
+        self.registry = registry
+        self.cluster = cluster
+        self.process = cluster.process
+        self.remote: dict[str, RemoteTable] = {}            # every other process's table
+        self.remote_members: dict[tuple[str, str], RemoteMember] = {}
+        self._sessions: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
+        self._sid: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+        self._ids = count(1)
+        self._due: dict[str, Table] = {}
+        self._published: dict[str, tuple[dict[str, Any], list[str | None]]] = {}
+        self.epochs: dict[str, int] = {}                    # tables this process drives
+        self._rows_due = False
+        self._rows_fetching = False
+        self.on_login: Callable[[str, str, str], None] | None = None   # the server's
+
+    # ------------------------------------------------------------ sessions
+    def session_of(self, member: Member) -> str:
+        sid = self._sid.get(member)
+        if sid is None:
+            sid = str(next(self._ids))
+            self._sid[member] = sid
+            self._sessions[sid] = member
+        return sid
+
+    def request(self, table: RemoteTable, member: Member | None, op: str,
+                args: dict[str, Any]) -> None:
+        body: dict[str, Any] = {"op": op, "args": args}
+        sid = ""
+        if member is not None:
+            sid = self.session_of(member)
+            body.update(name=member.name, ident=member.ident, guest=member.guest)
+        self.cluster.request(table.id, sid, body)
+
+    # ------------------------------------------------------------ driving
+    def shown(self, table: Table) -> None:
+        """A table this process drives showed something: its row (and, when members
+        elsewhere show it, its frame) goes to the database once this loop turn is over."""
+        if isinstance(table, RemoteTable) or table.id in self._due:
+            return
+        self._due[table.id] = table
+        if len(self._due) == 1:
+            asyncio.get_running_loop().call_soon(self._publish_due)
+
+    def _publish_due(self) -> None:
+        due, self._due = self._due, {}
+        for table in due.values():
+            if table.closed or self.registry.tables.get(table.id) is not table:
+                continue
+            try:
+                self._publish(table)
+            except Exception:
+                log.exception("publishing table %s", table.id)
+
+    def _publish(self, table: Table, force: bool = False) -> None:
+        row = table.summary()
+        if table.private:
+            row["code"] = table.code
+        holders = [s.ident if s.kind == "human" else None for s in table.seats]
+        elsewhere = any(isinstance(m, RemoteMember) for m in table.members())
+        if not elsewhere and not force and self._published.get(table.id) == (row, holders):
+            return
+        self._published[table.id] = (row, holders)
+        epoch = self.epochs.setdefault(table.id, 0)
+        frame = frame_of(table, self.process, epoch) if (elsewhere or force) else None
+        self.cluster.publish(table, row, holders, frame)
+
+    def table_removed(self, table: Table) -> None:
+        self._due.pop(table.id, None)
+        self._published.pop(table.id, None)
+        self.epochs.pop(table.id, None)
+        for key, rm in list(self.remote_members.items()):
+            if rm.table is None and not any(s.held_by(rm) for s in table.seats):
+                self.remote_members.pop(key, None)
+        self.cluster.gone(table)
+
+    def requests_waiting(self, tid: str) -> None:
+        """A request for ``tid`` was sent: the driver (if it is us) takes it."""
+        if tid in self.registry.tables and not isinstance(self.registry.tables[tid], RemoteTable):
+            self.cluster.take_requests(tid, lambda reqs: self._run_requests(tid, reqs))
+
+    def _run_requests(self, tid: str, requests: list[dict[str, Any]]) -> None:
+        table = self.registry.tables.get(tid)
+        for req in requests:
+            if table is None or table.closed:
+                self._refuse(req, RoomError("No table {table}.", table=tid))
+                continue
+            try:
+                self._run_one(table, req)
+            except RoomError as e:
+                self._refuse(req, e)
+            except Exception:
+                log.exception("request %s at table %s", req.get("op"), tid)
+                self._refuse(req, RoomError("That could not be done (server error); "
+                                            "nothing changed."))
+
+    def _refuse(self, req: dict[str, Any], e: RoomError) -> None:
+        if req.get("session"):
+            self.cluster.tell(req["origin"], req["session"],
+                              {"k": "refused", "table": req["table"], "op": req.get("op"),
+                               "error": pack(e)})
+
+    def _member(self, req: dict[str, Any]) -> RemoteMember:
+        key = (req["origin"], req["session"])
+        rm = self.remote_members.get(key)
+        if rm is None or rm.closed:
+            rm = RemoteMember(self, req["origin"], req["session"], str(req["name"]),
+                              str(req["ident"]), bool(req["guest"]))
+            self.remote_members[key] = rm
+        return rm
+
+    def _run_one(self, table: Table, req: dict[str, Any]) -> None:
+        op, args = req.get("op"), req.get("args") or {}
+        if op not in _OPS:
+            raise RoomError("That could not be done (server error); nothing changed.")
+        if op == "fill":
+            table.fill_with_bots(args.get("seats"), args.get("level", "strong"))
+            return
+        rm = self._member(req)
+        if op == "sit":
+            table.sit(rm, args.get("seat"))
+        elif op == "watch":
+            table.watch(rm)
+        elif op == "act":
+            table.act(rm, args.get("action"))
+        elif op == "say":
+            table.say(rm, args.get("text"))
+        elif op == "take":
+            table.take_seat(rm, args.get("seat"))
+        elif op == "detach":
+            if rm.table is table:
+                table.detach(rm, keep_seat=bool(args.get("keep")))
+            self.remote_members.pop((rm.process, rm.session), None)
+
+    def process_gone(self, process: str) -> None:
+        """Another process stopped answering: its members' seats are held for them (they
+        come back through another process), its spectators leave."""
+        for key, rm in list(self.remote_members.items()):
+            if key[0] != process:
+                continue
+            self.remote_members.pop(key, None)
+            rm.closed = True
+            if rm.table is not None:
+                try:
+                    rm.table.detach(rm, keep_seat=True)
+                except Exception:
+                    log.exception("detaching a member of process %s", process)
+
+    def adopt(self, stored: StoredMatch, epoch: int, frame: dict[str, Any] | None) -> None:
+        """This process won the lease of a table whose driver died: the match is
+        replayed from the stored log and played on here; members elsewhere come back
+        to it (they see the new driver's frame and send their seats again)."""
+        tid = stored.table_id
+        old = self.remote.pop(tid, None)
+        match = replay(stored.record)
+        if match.result is not None:
+            return
+        table = self.registry.resume(tid, match, stored.id, stored.settings, stored.seats,
+                                     counts_for_points=stored.humans_throughout)
+        self.epochs[tid] = epoch
+        if frame is not None:
+            f = unpack(frame)
+            table.chat.extend(tuple(c) for c in f.get("chat", []))
+            table.events.extend(Event(s, a, t, r) for s, a, t, r in f.get("events", []))
+            table.version = int(f.get("version", 0)) + 1
+        if old is not None:
+            for m in list(old.local):
+                old.local.discard(m)
+                m.table, m.seat = None, None
+                # Our own members at it: attached here now (the seat, or watching).
+                seat = next((i for i, s in enumerate(table.seats) if s.held_by(m)), None)
+                try:
+                    if seat is not None:
+                        table.sit(m, seat)
+                    else:
+                        table.watch(m)
+                except RoomError:
+                    m.table_changed(old, "closed")
+                    continue
+                m.table_changed(table, "state")
+        table._schedule()
+        self._publish(table, force=True)
+        self.registry.lobby_changed()
+        self.requests_waiting(tid)
+        log.warning("table %s (match %s) taken over: its driver stopped answering", tid,
+                    stored.id)
+
+    def lease_lost(self, tid: str) -> None:
+        """Another process drives this table now (we did not renew in time): ours
+        stops; our members show the other's."""
+        table = self.registry.tables.get(tid)
+        if table is None or isinstance(table, RemoteTable):
+            return
+        log.error("table %s: another process took it over; stopped here", tid)
+        members = list(table.members())
+        local = [m for m in members if not isinstance(m, RemoteMember)]
+        table.close()
+        del self.registry.tables[tid]
+        self._published.pop(tid, None)
+        self.epochs.pop(tid, None)
+        rt = self.remote_table(tid)
+        for m in local:
+            m.notice(Said(N_("This table moved to another server of the room; you are "
+                             "back at it.")))
+            seat = next((i for i, s in enumerate(table.seats) if s.held_by(m)), None)
+            try:
+                if seat is not None:
+                    rt.sit(m, seat)
+                else:
+                    rt.watch(m)
+            except RoomError:
+                pass
+        self.registry.lobby_changed()
+
+    def reattach(self, table: RemoteTable) -> None:
+        for m in list(table.local):
+            if m.seat is not None:
+                self.request(table, m, "sit", {"seat": m.seat})
+            elif table.request_of(m) is None:
+                self.request(table, m, "watch", {})
+
+    # ------------------------------------------------------------ showing
+    def remote_table(self, tid: str) -> RemoteTable:
+        rt = self.remote.get(tid)
+        if rt is None:
+            rt = self.remote[tid] = RemoteTable(self, tid)
+        return rt
+
+    def table_changed(self, tid: str) -> None:
+        """The driver of ``tid`` published: a table our members are at shows it."""
+        self.rows_changed()
+        rt = self.remote.get(tid)
+        if rt is None or not rt.local:
+            return
+        self._fetch(rt)
+
+    def _fetch(self, rt: RemoteTable) -> None:
+        if rt.fetching:
+            rt.stale = True
+            return
+        rt.fetching, rt.stale = True, False
+
+        def got(frame: dict[str, Any] | None) -> None:
+            rt.fetching = False
+            if frame is not None and rt.local and not rt.closed:
+                try:
+                    rt.apply_frame(frame)
+                except Exception:
+                    log.exception("showing table %s", rt.id)
+            if rt.stale and rt.local:
+                self._fetch(rt)
+        self.cluster.fetch_frame(rt.id, got)
+
+    def rows_changed(self) -> None:
+        """Some table's row changed: every row is read again, at most once a second."""
+        if self._rows_fetching:
+            self._rows_due = True
+            return
+        self._rows_fetching, self._rows_due = True, False
+        self.cluster.fetch_rows(self._got_rows)
+
+    def _got_rows(self, rows: list[dict[str, Any]] | None) -> None:
+        try:
+            if rows is not None:
+                self._apply_rows(rows)
+        finally:
+            def again() -> None:
+                self._rows_fetching = False
+                if self._rows_due:
+                    self.rows_changed()
+            asyncio.get_running_loop().call_later(self.registry.lobby_interval, again)
+
+    async def fresh_rows(self, within: float = 3.0) -> None:
+        """Every table's row as it is now (a person arriving finds a seat they hold
+        even at a table that changed within the lobby's second)."""
+        got: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def done(rows: list[dict[str, Any]] | None) -> None:
+            try:
+                if rows is not None:
+                    self._apply_rows(rows)
+            finally:
+                if not got.done():
+                    got.set_result(None)
+        self.cluster.fetch_rows(done)
+        try:
+            await asyncio.wait_for(got, within)
+        except TimeoutError:
+            log.warning("cluster: the tables' rows did not come in %.0f s", within)
+
+    def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
+        changed = False
+        seen = set()
+        for info in rows:
+            tid = info["id"]
+            if tid in self.registry.tables and not isinstance(self.registry.tables[tid],
+                                                                RemoteTable):
+                continue
+            seen.add(tid)
+            rt = self.remote_table(tid)
+            changed = rt.apply_row(info) or changed
+            if rt.local and rt.driver == "":
+                self._fetch(rt)
+        for tid in list(self.remote):
+            if tid not in seen:
+                rt = self.remote.pop(tid)
+                rt.close()
+                changed = True
+        if changed:
+            self.registry.lobby_changed()
+
+    def table_gone(self, tid: str) -> None:
+        rt = self.remote.pop(tid, None)
+        if rt is not None:
+            rt.close()
+            self.registry.lobby_changed()
+
+    def forget_if_unused(self, rt: RemoteTable) -> None:
+        pass        # the row keeps it listed; the frame is fetched only while members show it
+
+    def told(self, session: str, message: dict[str, Any]) -> None:
+        """The driver of a table tells one of our members something."""
+        member = self._sessions.get(session)
+        if member is None or member.closed:
+            return
+        k = message.get("k")
+        rt = self.remote.get(str(message.get("table")))
+        if k == "refused":
+            error = unpack(message.get("error"))
+            if message.get("op") in ("sit", "watch", "take") and rt is not None \
+                    and member.table is rt and message.get("op") != "take":
+                rt.local.discard(member)
+                member.table, member.seat = None, None
+                member.table_changed(rt, "closed")
+            refused = getattr(member, "refused", None)
+            (refused or member.notice)(error)
+        elif k == "granted" and rt is not None:
+            seat = int(message["seat"])
+            rt.local.add(member)
+            member.table, member.seat = rt, seat
+            member.seat_granted(rt, seat)
+            self._fetch(rt)
+        elif k == "dropped" and rt is not None:
+            member.request_dropped(rt, int(message["seat"]), unpack(message["reason"]))
+        elif k == "kick":
+            if rt is not None:
+                rt.local.discard(member)
+            member.kick(unpack(message["reason"]))
+        elif k == "notice":
+            member.notice(unpack(message["text"]))

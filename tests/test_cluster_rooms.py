@@ -1,0 +1,169 @@
+"""One room across processes (issue 13), three rooms in one test process on one
+throwaway PostgreSQL: each with its own connections, threads and cluster, exactly as
+three ``lamma serve`` processes would have them (tests/test_cluster.py runs real
+processes and SIGKILLs one)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from conftest import start_room, stop_room
+from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
+
+
+async def until(cond, timeout: float = 15.0, what: str = "") -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not cond():
+        assert asyncio.get_running_loop().time() < deadline, f"timed out: {what}"
+        await asyncio.sleep(0.02)
+
+
+async def listed(client, tid: str, timeout: float = 10.0) -> dict:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        client.send({"op": "tables"})
+        msg = await client.expect("tables")
+        for row in msg["tables"]:
+            if row["id"] == tid:
+                return row
+        assert asyncio.get_running_loop().time() < deadline, f"table {tid} not listed"
+        await asyncio.sleep(0.2)
+
+
+@pytest.fixture
+async def rooms(tmp_path, pg_url):  # noqa: F811
+    started = []
+    keys = tmp_path / "keys"
+    try:
+        for i in (1, 2, 3):
+            started.append(await start_room(tmp_path / f"p{i}", keys=keys, database=pg_url,
+                                            process=f"p{i}", bot_pause=0.05))
+        # One person, one key, whichever process they reach.
+        for srv in started[1:]:
+            srv._keys = started[0]._keys
+        yield started
+    finally:
+        for srv in started:
+            await stop_room(srv)
+
+
+async def test_a_table_made_in_one_process_is_listed_joined_watched_and_chatted_in_others(rooms):
+    p1, p2, p3 = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "computer": [2, 3]})
+    joined = await alice.expect("joined")
+    tid = joined["table"]
+    bob = await p2.json_client("bob")
+    row = await listed(bob, tid)
+    assert row["seats"][0]["name"] == "alice"
+    bob.send({"op": "join", "table": tid})
+    assert (await bob.expect("joined"))["seat"] == 1
+    v = await bob.expect("view")
+    assert v["view"]["seat"] == 1
+    carol = await p3.json_client("carol")
+    await listed(carol, tid)
+    carol.send({"op": "watch", "table": tid})
+    await carol.expect("watching")
+    await carol.expect("view")
+    alice.send({"op": "chat", "text": "salam"})
+    for c in (bob, carol):
+        msg = await c.expect("chat")
+        assert (msg["from"], msg["text"]) == ("alice", "salam")
+    bob.send({"op": "chat", "text": "ahlan"})
+    msg = await alice.expect("chat")
+    while msg["from"] == "alice":           # her own line comes back first
+        msg = await alice.expect("chat")
+    assert (msg["from"], msg["text"]) == ("bob", "ahlan")
+    for c in (alice, bob, carol):
+        await c.close()
+
+
+def choose(view: dict) -> dict:
+    """Decline the dash, pass the auction, declare near 3, else the first card."""
+    legal = view["legal"]
+    for a in legal:
+        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
+            return a
+    decl = [a for a in legal if a["type"] == "declare"]
+    if decl:
+        return min(decl, key=lambda a: abs(a["n"] - 3))
+    return legal[0]
+
+
+async def play(clients, stop, timeout: float = 60.0) -> None:
+    """Each client acts whenever its newest view says it is its turn, until
+    ``stop()``."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    acted: dict[int, object] = {}
+    while not stop():
+        assert asyncio.get_running_loop().time() < deadline, "play did not get there"
+        for c in clients:
+            c.drain()
+            v = c.view
+            if v and v.get("to_act") == v["seat"] and v.get("legal") and \
+                    acted.get(id(c)) is not v:
+                acted[id(c)] = v
+                c.send({"op": "act", "action": choose(v)})
+        await asyncio.sleep(0.02)
+
+
+def dead(srv) -> None:
+    """The process stops answering at once, as if killed: no heartbeat, no lease renewed
+    or handed back, its tables stop, its connections drop."""
+    room = srv.room
+    cluster = room.cluster
+    cluster._stopping.set()
+    if cluster._tick_handle is not None:
+        cluster._tick_handle.cancel()
+    cluster.process = "dead:" + cluster.process       # its last words are not sent
+    srv.server.close()
+    for member in list(room.online.values()):
+        member.kick("killed")
+    for table in list(room.registry.tables.values()):
+        table.close()
+    room.registry.tables.clear()
+
+
+async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms, pg_url):  # noqa: F811
+    p1, p2, p3 = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3]})
+    tid = (await alice.expect("joined"))["table"]
+    bob = await p2.json_client("bob")
+    await listed(bob, tid)
+    bob.send({"op": "join", "table": tid})
+    await bob.expect("joined")
+    # Into the first trick: some cards on the table.
+    await play([alice, bob], lambda: bool(alice.view and alice.view.get("trick")))
+    before = alice.view
+    dead(p1)
+    alice2 = await p3.json_client("alice")
+    joined = await alice2.expect("joined", timeout=20)
+    assert (joined["table"], joined["seat"]) == (tid, 0)
+    await until(lambda: alice2.view is not None, what="alice's view through p3")
+    assert alice2.view["hand"] == before["hand"] or len(alice2.view["hand"]) <= len(before["hand"])
+    await play([alice2, bob], lambda: bool(bob.view and bob.view.get("result")), timeout=120)
+    await until(lambda: bool(alice2.view and alice2.view.get("result")), what="alice sees the end")
+    assert alice2.view["totals"] == bob.view["totals"]
+    import psycopg
+    with psycopg.connect(pg_url) as db:
+        rows = db.execute("SELECT id, result FROM matches WHERE table_id = %s AND "
+                          "finished IS NOT NULL", (tid,)).fetchall()
+    assert len(rows) == 1
+    for c in (alice, alice2, bob):
+        await c.close()
+
+
+async def test_a_second_login_anywhere_closes_the_first(rooms):
+    p1, p2, _ = rooms
+    bob = await p1.json_client("bob")
+    bob.send({"op": "tables"})
+    await bob.expect("tables")
+    bob2 = await p2.json_client("bob")
+    bye = await bob.expect("bye")
+    assert "another terminal" in bye["message"]
+    bob2.send({"op": "tables"})
+    await bob2.expect("tables")
+    for c in (bob, bob2):
+        await c.close()
