@@ -37,6 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the server")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=2222, help="port (default 2222)")
+    s.add_argument("--reuse-port", action="store_true",
+                   help="listen with SO_REUSEPORT, so that several processes on this "
+                        "machine share the port and the kernel spreads connections "
+                        "among them (default off)")
     s.add_argument("--data", default="./data", help="data folder (default ./data)")
     s.add_argument("--database", metavar="URL", default=None,
                    help="a postgresql://USER@HOST/DB URL to share one PostgreSQL database "
@@ -84,7 +88,8 @@ async def serve(args) -> None:
                         database=args.database, process=args.process_name,
                         guests=args.guests and not args.allow_list,
                         allow_list=args.allow_list, bot_pause=max(0.0, args.bot_pause),
-                        trick_pause=max(0.0, args.trick_pause), metrics=args.metrics)
+                        trick_pause=max(0.0, args.trick_pause), metrics=args.metrics,
+                        reuse_port=args.reuse_port)
     server, room, host_key = await start_server(config, args.host, args.port)
     fp = host_key.get_fingerprint("sha256")
     elapsed = time.monotonic() - t0
@@ -96,7 +101,8 @@ async def serve(args) -> None:
     mode = "allow-list" if config.allow_list else ("guests on" if config.guests else "guests off")
     where = redact(config.database) if config.database else config.data
     process = f" as process '{config.process}'" if config.process else ""
-    print(f"Mode: {mode}; data in {where}{process}, keys in {config.keys}")
+    shared = "; port shared (SO_REUSEPORT)" if config.reuse_port else ""
+    print(f"Mode: {mode}; data in {where}{process}, keys in {config.keys}{shared}")
     if room.metrics is not None:
         host = room.metrics.host
         print(f"Metrics: http://{f'[{host}]' if ':' in host else host}:{room.metrics.port}/metrics")

@@ -6,6 +6,8 @@ import asyncio
 import logging
 import os
 import secrets
+import socket
+import sys
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -53,21 +55,50 @@ class RoomConfig:
     database: str | None = None       # a postgresql:// URL; None: SQLite in data/lamma.db
     process: str = ""                 # this process's name in a shared database
     metrics: str | None = None        # HOST:PORT of the Prometheus endpoint; None: off
+    reuse_port: bool = False          # listen with SO_REUSEPORT: processes share one port
     limits: Limits = field(default_factory=Limits)
 
 
 def load_host_key(keys_dir: Path) -> asyncssh.SSHKey:
-    """The host key: generated on first start (mode 0600), reused after."""
+    """The host key: generated on first start (mode 0600), reused after.  Processes
+    started together on one keys folder all end up with the same key: it is written
+    to a file of its own and linked into place, so it appears whole and only once."""
     keys_dir.mkdir(parents=True, exist_ok=True)
     path = keys_dir / HOST_KEY_NAME
     if path.exists():
         return asyncssh.read_private_key(str(path))
     key = asyncssh.generate_private_key("ssh-ed25519")
-    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(key.export_private_key())
+    draft = keys_dir / f".{HOST_KEY_NAME}.{os.getpid()}.{secrets.token_hex(4)}"
+    fd = os.open(str(draft), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(key.export_private_key())
+        try:
+            os.link(draft, path)
+        except FileExistsError:             # another process was first: its key
+            return asyncssh.read_private_key(str(path))
+    finally:
+        draft.unlink(missing_ok=True)
     (keys_dir / (HOST_KEY_NAME + ".pub")).write_bytes(key.export_public_key())
     return key
+
+
+def check_reuse_port() -> None:
+    """``--reuse-port`` needs SO_REUSEPORT; said plainly (an OSError, which ``lamma
+    serve`` prints) where the platform lacks it, before anything is opened."""
+    instead = ("; run one process per port behind a TCP load balancer instead (README, "
+               "\"Beyond one machine\")")
+    option = getattr(socket, "SO_REUSEPORT", None)
+    if option is None:
+        raise OSError("--reuse-port: this platform has no SO_REUSEPORT" + instead)
+    with socket.socket() as probe:
+        try:
+            probe.setsockopt(socket.SOL_SOCKET, option, 1)
+        except OSError as e:
+            raise OSError(f"--reuse-port: SO_REUSEPORT is refused here ({e})" + instead) from e
+    if not sys.platform.startswith("linux"):
+        log.warning("--reuse-port: outside Linux SO_REUSEPORT may not spread connections "
+                    "among the processes sharing the port")
 
 
 # authorized_keys options the room honours: "from" (the client's address must match),
@@ -682,6 +713,8 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     """Start listening; returns (server, room, host_key)."""
     from . import runtime
 
+    if config.reuse_port:
+        check_reuse_port()
     runtime.prepare()
     from tui.i18n import preload
     preload()
@@ -712,5 +745,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         login_timeout=60,
         keepalive_interval=30,
         keepalive_count_max=4,
+        # Several processes on one port, the kernel spreading connections among them.
+        reuse_port=config.reuse_port or None,
     )
     return server, room, host_key
