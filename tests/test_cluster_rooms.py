@@ -167,3 +167,39 @@ async def test_a_second_login_anywhere_closes_the_first(rooms):
     await bob2.expect("tables")
     for c in (bob, bob2):
         await c.close()
+
+
+async def test_a_terminal_on_another_process_sits_plays_and_chats_at_the_table(rooms):
+    """The card room's screens know nothing of processes: bob's terminal on p2 sits at
+    alice's table (driven by p1) from the lobby, sees his hand and her chat, and his
+    key press plays there."""
+    p1, p2, _ = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3]})
+    tid = (await alice.expect("joined"))["table"]
+    bob = await p2.pty_client("bob", size=(100, 30))
+    try:
+        await bob.wait_for("card room")
+        for _ in range(300):
+            if "alice" in bob.text():
+                break
+            await asyncio.sleep(0.02)
+        bob.press("enter")                       # sit at the selected (only) table
+        await bob.wait_for("Bot-3", timeout=10)
+        await until(lambda: alice.view is not None and alice.view.get("phase") is not None,
+                    what="the match starts")
+        alice.send({"op": "chat", "text": "marhaba bob"})
+        await bob.wait_for("marhaba bob")
+        # The first decision is bob's or waits for him: he answers it by keys as on one
+        # process (the dash call: x declines; an auction: p passes).
+        table = p1.registry.tables[tid]
+        await play([alice], lambda: table.match.to_act == 1 or table.status != "playing",
+                   timeout=30)
+        before = len(table.match.log)
+        phase = alice.view["phase"] if alice.view else None
+        bob.press("n" if phase == "dash" else "p")
+        await until(lambda: len(table.match.log) > before, what="bob's key plays at p1")
+        assert table.match.log[before][0] == 1
+    finally:
+        await bob.close()
+        await alice.close()

@@ -123,12 +123,17 @@ class Registry:
         """Table ids restored from the store are not handed out again."""
         self._ids = itertools.count(max(highest + 1, next(self._ids)))
 
+    def find(self, tid: str) -> Table | None:
+        """The table with this id: this process's, or another's (``remote.py``)."""
+        table = self.tables.get(tid)
+        if table is None and self.side is not None:
+            table = self.side.remote.get(tid)
+        return table
+
     def get(self, tid: object, member: Member | None = None) -> Table:
         if isinstance(tid, int) and not isinstance(tid, bool):
             tid = str(tid)
-        table = self.tables.get(tid) if isinstance(tid, str) else None
-        if table is None and self.side is not None and isinstance(tid, str):
-            table = self.side.remote.get(tid)
+        table = self.find(tid) if isinstance(tid, str) else None
         if table is None:
             raise RoomError("No table {table}.", table=quoted(tid))
         return table

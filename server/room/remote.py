@@ -577,6 +577,9 @@ class ClusterSide:
             table.chat.extend(tuple(c) for c in f.get("chat", []))
             table.events.extend(Event(s, a, t, r) for s, a, t, r in f.get("events", []))
             table.version = int(f.get("version", 0)) + 1
+            if f.get("deadline") is not None and f.get("deadline_seat") is not None:
+                table.carried_deadline = (float(f["deadline"]), int(f["deadline_seat"]),
+                                          len(match.log))
         if old is not None:
             for m in list(old.local):
                 old.local.discard(m)

@@ -100,6 +100,9 @@ class Table:
         self._public: View | None = None    # the public view after the last action
         self._thinking: asyncio.Task[None] | None = None
         self.closed = False
+        # (wall-clock deadline, seat, actions played) of the turn timer a dead driver had
+        # running (remote.py): kept for that turn only
+        self.carried_deadline: tuple[float, int, int] | None = None
 
     def code_matches(self, raw: object) -> bool:
         """Constant-time: the time taken says nothing about how close a guess was."""
@@ -529,6 +532,13 @@ class Table:
             self._timer_changed()
             return
         limit = self.timer or (reg.absent_timeout if s.member is None else 0)
+        carried = self.carried_deadline
+        if carried is not None and (carried[1] != seat or carried[2] != len(m.log)):
+            carried = self.carried_deadline = None      # that turn is over
+        if carried is not None and self.timer:
+            # Taken over from a driver that died: the turn keeps the deadline it had
+            # (its people coming back through other processes do not restart it).
+            limit, pause = max(0.0, carried[0] - time.time()), 0.0
         if limit:
             self._timer = (loop.time() + limit + pause, seat)
             self._handle = loop.call_later(limit + pause, self._auto, seat,

@@ -313,7 +313,7 @@ class LobbyScreen(Screen[None]):
         for row in self.rows:
             if not row.get("code"):
                 continue
-            table = self.app.registry.tables.get(row["id"])
+            table = self.app.registry.find(row["id"])
             if table is None:
                 continue
             if member.table is table or any(s.held_by(member) for s in table.seats):
@@ -348,7 +348,7 @@ class LobbyScreen(Screen[None]):
         if not self.rows:
             return None
         tid = self.rows[self.cursor]["id"]
-        return self.app.registry.tables.get(tid)
+        return self.app.registry.find(tid)
 
     def action_sit(self) -> None:
         table = self._selected()
@@ -381,7 +381,9 @@ class LobbyScreen(Screen[None]):
         app = self.app
         for row in app.registry.listing(app.member):
             if row["status"] == "waiting" and not row["private"]:
-                table = app.registry.tables[row["id"]]
+                table = app.registry.find(row["id"])
+                if table is None:
+                    continue
                 try:
                     table.sit(app.member)
                 except RoomError:
