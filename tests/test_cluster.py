@@ -59,8 +59,12 @@ def free_port() -> int:
 class Serve:
     """One ``lamma serve`` process on the shared database, logging to a file."""
 
-    def __init__(self, name: str, database: str, keys: Path, data: Path, log: Path):
+    def __init__(self, name: str, database: str, keys: Path, data: Path, log: Path,
+                 bot_pause: float = PAUSE, trick_pause: float = PAUSE,
+                 log_level: str = "INFO"):
         self.name, self.database, self.keys, self.data, self.log = name, database, keys, data, log
+        self.options = ["--bot-pause", str(bot_pause), "--trick-pause", str(trick_pause),
+                        "--status-every", "0", "--log-level", log_level]
         self.port = free_port()
         self.proc: subprocess.Popen | None = None
         self.since = 0
@@ -71,9 +75,7 @@ class Serve:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port),
                  "--database", self.database, "--process-name", self.name,
-                 "--keys", str(self.keys), "--data", str(self.data),
-                 "--bot-pause", str(PAUSE), "--trick-pause", str(PAUSE),
-                 "--status-every", "0", "--log-level", "INFO"],
+                 "--keys", str(self.keys), "--data", str(self.data), *self.options],
                 cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
@@ -388,14 +390,18 @@ def check_end(cluster: Cluster, table: str, clients: list[Client]) -> None:
 # ---- the harness ---------------------------------------------------------------------------
 
 async def test_three_processes_serve_one_database(cluster):
-    # Each process answers a JSON client (one name, one key, one session at a time).
+    # Each process answers a JSON client (one name, one key, one session at a time),
+    # and all three present the one host key of the shared keys folder.
+    host_keys = set()
     for name in ("p1", "p2", "p3"):
         c = await cluster.client("probe", name)
         try:
             reply = await c.ask({"op": "tables"}, "tables")
             assert reply["type"] == "tables" and isinstance(reply["tables"], list), reply
+            host_keys.add(c.conn.get_server_host_key().get_fingerprint())
         finally:
             await c.close()
+    assert len(host_keys) == 1, host_keys
     # A match in one process: two people and two computer players, to the end.
     dora, eve = await cluster.client("dora", "p1"), await cluster.client("eve", "p1")
     try:
