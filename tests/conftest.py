@@ -117,6 +117,19 @@ class JsonClient:
             if msg.get("type") == mtype:
                 return msg
 
+    async def expect_any(self, mtypes: tuple[str, ...], timeout: float = 10.0) -> dict:
+        """The next message of any of these types."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no message of {mtypes!r}")
+            msg = await asyncio.wait_for(self.messages.get(), left)
+            if msg is None:
+                raise AssertionError(f"connection closed while waiting for {mtypes!r}")
+            if msg.get("type") in mtypes:
+                return msg
+
     def drain(self) -> list[dict]:
         out = []
         while not self.messages.empty():

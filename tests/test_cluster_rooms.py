@@ -203,3 +203,44 @@ async def test_a_terminal_on_another_process_sits_plays_and_chats_at_the_table(r
     finally:
         await bob.close()
         await alice.close()
+
+
+async def test_private_codes_and_a_computer_players_seat_across_processes(rooms):
+    """A private table made on p1 is joined by its code through p2, and a person on p3
+    takes a computer player's seat there at the end of the round (E-38: the match then
+    counts for no level points)."""
+    p1, p2, p3 = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "private": True,
+                "computer": [2, 3]})
+    joined = await alice.expect("joined")
+    tid, code = joined["table"], joined["code"]
+    bob = await p2.json_client("bob")
+    await asyncio.sleep(0)
+    bob.send({"op": "tables"})
+    rows = (await bob.expect("tables"))["tables"]
+    assert all(r["id"] != tid for r in rows)            # private: not listed to others
+    bob.send({"op": "join", "table": tid})
+    assert "code" in (await bob.expect("error"))["message"]
+    deadline = asyncio.get_running_loop().time() + 10
+    while True:                                          # the row reaches p2 within ~1 s
+        bob.send({"op": "join", "code": code})
+        msg = await bob.expect_any(("joined", "error"))
+        if msg["type"] == "joined":
+            break
+        assert asyncio.get_running_loop().time() < deadline, msg
+        await asyncio.sleep(0.2)
+    assert (msg["table"], msg["seat"]) == (tid, 1)
+    carol = await p3.json_client("carol")
+    await until(lambda: p3.registry.find(tid) is not None, what="p3 knows the table")
+    carol.send({"op": "join", "table": tid, "code": code, "seat": 3})
+    pending = await carol.expect_any(("pending", "joined"))
+    await play([alice, bob], lambda: carol.view is not None and carol.view.get("seat") == 3,
+               timeout=60)
+    if pending["type"] == "pending":
+        await carol.expect("joined")
+    table = p1.registry.tables[tid]
+    assert table.seats[3].kind == "human" and table.seats[3].name == "carol"
+    assert table.counts_for_points is False
+    for c in (alice, bob, carol):
+        await c.close()

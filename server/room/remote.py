@@ -447,6 +447,20 @@ class ClusterSide:
         self.cluster.request(table.id, sid, body)
 
     # ------------------------------------------------------------ driving
+    def frame_written(self, table: Table) -> bool:
+        """``table`` (ours, or shown here for another process) is about to tell its
+        members something. With members elsewhere its frame is written now (True: tell
+        ours once it is committed); otherwise its lobby row goes out at the end of this
+        loop turn, if it changed (False)."""
+        if isinstance(table, RemoteTable):
+            return False
+        if any(isinstance(m, RemoteMember) for m in table.members()):
+            self._due.pop(table.id, None)
+            self._publish(table, force=True)
+            return True
+        self.shown(table)
+        return False
+
     def shown(self, table: Table) -> None:
         """A table this process drives showed something: its row (and, when members
         elsewhere show it, its frame) goes to the database once this loop turn is over."""
@@ -514,7 +528,14 @@ class ClusterSide:
                               {"k": "refused", "table": req["table"], "op": req.get("op"),
                                "error": pack(e)})
 
-    def _member(self, req: dict[str, Any]) -> RemoteMember:
+    def _member(self, req: dict[str, Any]) -> Member:
+        if req["origin"] == self.process:
+            # Sent by one of our own sessions while another process drove the table,
+            # before we took it over: that session itself, not a stranger under its name.
+            own: Member | None = self._sessions.get(req["session"])
+            if own is not None and not own.closed:
+                return own
+            raise RoomError("You are not at this table.")
         key = (req["origin"], req["session"])
         rm = self.remote_members.get(key)
         if rm is None or rm.closed:
@@ -544,7 +565,7 @@ class ClusterSide:
         elif op == "detach":
             if rm.table is table:
                 table.detach(rm, keep_seat=bool(args.get("keep")))
-            self.remote_members.pop((rm.process, rm.session), None)
+            self.remote_members.pop((req["origin"], req["session"]), None)
 
     def process_gone(self, process: str) -> None:
         """Another process stopped answering: its members' seats are held for them (they

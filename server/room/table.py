@@ -653,8 +653,18 @@ class Table:
             self.registry.lobby_changed()
 
     def _notify(self, what: str) -> None:
-        if self.registry.side is not None:
-            self.registry.side.shown(self)      # members on other processes see it too
+        side = self.registry.side
+        if side is not None and side.frame_written(self):
+            # Members on other processes show this table: what ours see is written for
+            # them first, so no process ever shows less than another has shown (a
+            # process that takes the table over from a dead driver starts from it).
+            self.registry.store.then(partial(self._tell, what))
+            return
+        self._tell(what)
+
+    def _tell(self, what: str) -> None:
+        if self.closed:
+            return          # its members were told "closed" already
         for member in list(self.members()):
             try:
                 member.table_changed(self, what)
