@@ -219,17 +219,18 @@ class ProxyListener:
 
     def refuse(self, peer: Any, reason: str) -> None:
         """Said in the log: each at INFO, and a WARNING at most every WARN_EVERY
-        seconds (a balancer without ``send-proxy`` has every connection refused; a
-        flood of them should not flood the log)."""
+        seconds (a balancer without ``send-proxy``, or left out of ``--proxy-from``,
+        has every connection closed and should be noticed; a flood of hostile ones
+        should not flood the log)."""
         where = peer[0] if isinstance(peer, tuple) and peer else "?"
         log.info("closed a connection from %s: %s", where, reason)
         self.refused += 1
         now = time.monotonic()
         if now - self._warned >= WARN_EVERY:
-            log.warning("--proxy-protocol: closed %d connection(s) without a valid PROXY "
-                        "header (the latest from %s: %s); the balancer must send one "
-                        "(HAProxy: send-proxy-v2 on its server lines)",
-                        self.refused, where, reason)
+            log.warning("--proxy-protocol: closed %d connection(s) before SSH (the latest "
+                        "from %s: %s); the balancer must send a PROXY header (HAProxy: "
+                        "send-proxy-v2 on its server lines) and, with --proxy-from, be "
+                        "named there", self.refused, where, reason)
             self.refused = 0
             self._warned = now
 
