@@ -526,8 +526,9 @@ async def test_lamma_serve_with_proxy_protocol(tmp_path):
     proc = await serve(port, data, tmp_path / "keys", "--proxy-protocol",
                        "--proxy-from", "127.0.0.0/8", "--reuse-port")
     source = {"v": "10.1.2.3"}
-    bal = await Balancer(port, lambda: v1(source["v"])).start()
+    bal = Balancer(port, lambda: v1(source["v"]))
     try:
+        await bal.start()
         await started(proc)
         assert proc.stdout is not None
         lines = [(await asyncio.wait_for(proc.stdout.readline(), 5)).decode()
@@ -542,7 +543,8 @@ async def test_lamma_serve_with_proxy_protocol(tmp_path):
         source["v"] = "10.1.2.4"
         (await bal.connect("ana")).close()
     finally:
-        await bal.close()
+        if bal.server is not None:
+            await bal.close()
         if proc.returncode is None:
             proc.kill()
         with contextlib.suppress(Exception):
