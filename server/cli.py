@@ -31,6 +31,14 @@ def _listen(value: str) -> str:
     return value
 
 
+def _networks(value: str) -> tuple:
+    from .proxyproto import parse_networks
+    try:
+        return parse_networks(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="lamma", description="Lamma: a card room over SSH.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -41,6 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="listen with SO_REUSEPORT, so that several processes on this "
                         "machine share the port and the kernel spreads connections "
                         "among them (default off)")
+    s.add_argument("--proxy-protocol", action="store_true",
+                   help="every connection begins with a PROXY protocol header (v1 or "
+                        "v2, e.g. HAProxy's send-proxy-v2) and the room takes the "
+                        "client's address from it; only the balancer may reach the "
+                        "port (default off)")
+    s.add_argument("--proxy-from", metavar="CIDR[,CIDR]", type=_networks, default=(),
+                   help="with --proxy-protocol: close at once any connection that does "
+                        "not come from these addresses (the balancers'); default: from "
+                        "any address")
     s.add_argument("--data", default="./data", help="data folder (default ./data)")
     s.add_argument("--database", metavar="URL", default=None,
                    help="a postgresql://USER@HOST/DB URL to share one PostgreSQL database "
@@ -89,7 +106,8 @@ async def serve(args) -> None:
                         guests=args.guests and not args.allow_list,
                         allow_list=args.allow_list, bot_pause=max(0.0, args.bot_pause),
                         trick_pause=max(0.0, args.trick_pause), metrics=args.metrics,
-                        reuse_port=args.reuse_port)
+                        reuse_port=args.reuse_port, proxy_protocol=args.proxy_protocol,
+                        proxy_from=args.proxy_from)
     server, room, host_key = await start_server(config, args.host, args.port)
     fp = host_key.get_fingerprint("sha256")
     elapsed = time.monotonic() - t0
@@ -103,6 +121,13 @@ async def serve(args) -> None:
     process = f" as process '{config.process}'" if config.process else ""
     shared = "; port shared (SO_REUSEPORT)" if config.reuse_port else ""
     print(f"Mode: {mode}; data in {where}{process}, keys in {config.keys}{shared}")
+    if config.proxy_protocol:
+        if config.proxy_from:
+            sources = "from " + ", ".join(str(n) for n in config.proxy_from) + " only"
+        else:
+            sources = ("from any address: only the balancer must reach this port "
+                       "(or name it with --proxy-from)")
+        print(f"PROXY protocol: every connection starts with a header, {sources}")
     if room.metrics is not None:
         host = room.metrics.host
         print(f"Metrics: http://{f'[{host}]' if ':' in host else host}:{room.metrics.port}/metrics")
@@ -138,7 +163,10 @@ async def serve(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "serve" and args.proxy_from and not args.proxy_protocol:
+        parser.error("--proxy-from needs --proxy-protocol")
     logging.basicConfig(level=getattr(logging, str(getattr(args, "log_level", "WARNING")).upper(), logging.WARNING),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.command == "serve":

@@ -55,6 +55,11 @@ SESSIONS_PER_CONNECTION = 3     # open at once (a terminal, a program, one to sp
 SESSION_OPENS_RATE, SESSION_OPENS_BURST = 0.2, 6.0   # per connection: a new one every 5 s
 CONNECTIONS_PER_ADDRESS = 16    # open at once from one address
 CONNECTS_RATE, CONNECTS_BURST = 1.0, 20.0            # per address: new connections a second
+# --proxy-protocol (server/proxyproto.py): a connection's PROXY header must arrive whole
+# within this (the specification: "at least 3 seconds to cover a TCP retransmit"), and at
+# most this many connections wait for theirs at once (a balancer's take one round trip).
+PROXY_HEADER_TIMEOUT = 5.0
+PROXY_PENDING = 512
 
 # The room.
 TABLES_PER_IDENTITY = 3         # open tables one person (or guest connection) created
@@ -76,6 +81,8 @@ class Limits:
     connections_per_address: int = CONNECTIONS_PER_ADDRESS
     connects_rate: float = CONNECTS_RATE
     connects_burst: float = CONNECTS_BURST
+    proxy_header_timeout: float = PROXY_HEADER_TIMEOUT
+    proxy_pending: int = PROXY_PENDING
     tables_per_identity: int = TABLES_PER_IDENTITY
     names_per_key: int = NAMES_PER_KEY
 

@@ -23,6 +23,7 @@ from .jsonapi import JsonSession
 from .keyfiles import KeyFile
 from .limits import Address, Bucket, Limits, address_key
 from .moderation import Moderation, key_of
+from .proxyproto import Network, ProxyListener
 from .room import Member, Registry, Said, TableStore, restore
 from .room.errors import N_
 from .room.text import check_name, clean_name, name_key, safe_text, skeleton
@@ -56,6 +57,8 @@ class RoomConfig:
     process: str = ""                 # this process's name in a shared database
     metrics: str | None = None        # HOST:PORT of the Prometheus endpoint; None: off
     reuse_port: bool = False          # listen with SO_REUSEPORT: processes share one port
+    proxy_protocol: bool = False      # each connection starts with a PROXY header (server/proxyproto.py)
+    proxy_from: tuple[Network, ...] = ()   # ... and comes from these; empty: from anywhere
     limits: Limits = field(default_factory=Limits)
 
 
@@ -733,6 +736,14 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     room.admin_server = await serve_admin(room.moderation, config.data)
     host_key = load_host_key(config.keys)
     handler = SessionHandler(room)
+    behind: dict[str, object] = {}
+    if config.proxy_protocol:
+        # Its own TCP listener, reading each connection's PROXY header before asyncssh
+        # gets it (server/proxyproto.py); without the option nothing here changes.
+        limits = config.limits
+        behind["tunnel"] = ProxyListener(
+            timeout=limits.proxy_header_timeout, pending_max=limits.proxy_pending,
+            trusted=config.proxy_from, reuse_port=config.reuse_port)
     server = await asyncssh.create_server(
         lambda: LammaSSHServer(room), host, port,
         server_host_keys=[host_key],
@@ -747,5 +758,6 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         keepalive_count_max=4,
         # Several processes on one port, the kernel spreading connections among them.
         reuse_port=config.reuse_port or None,
+        **behind,
     )
     return server, room, host_key
