@@ -27,13 +27,14 @@ import json
 import logging
 import os
 import queue
+import secrets
 import socket
 import threading
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .room.store import StoredMatch, StoreUnavailable
+from .store import StoreError
 
 if TYPE_CHECKING:
     from .room.persistence import TableStore
@@ -47,9 +48,19 @@ log = logging.getLogger("lamma.cluster")
 CHANNEL = "lamma"
 LEASE = 5.0             # seconds a table's driver may be silent before another takes it
 RENEW = 1.0             # seconds between heartbeats and lease renewals
+GONE_AFTER = 3 * LEASE  # seconds of silence before a process is taken for dead (its
+                        # members elsewhere let go); a table's lease lapses sooner
+DEAF_AFTER = 4 * RENEW  # seconds without hearing our own heartbeat: listen again
+FORGET_AFTER = 86400.0  # seconds after which a dead process's row is deleted
+# The database's clock, not each machine's: leases compared across machines.
+NOW = "EXTRACT(EPOCH FROM clock_timestamp())::float8"
 ID_BLOCK = 1000         # table ids reserved at a time
 ADOPT_PER_TICK = 20     # tables taken over per heartbeat, at most (a dead process's many)
 MAX_PAYLOAD = 7900      # NOTIFY's limit is 8000 bytes
+
+
+class ClusterError(StoreError):
+    """This process cannot join the room on this database (the message says why)."""
 
 
 def default_name() -> str:
@@ -73,6 +84,9 @@ class PgCluster:
         self.table_store = table_store
         self.side: ClusterSide | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        # This start of the process: a process of the same name started again, or
+        # started twice by mistake, is told apart (session ids, heartbeats).
+        self.token = secrets.token_hex(6)
         self._ids: list[int] = []
         self._refilling = False
         self._work: queue.SimpleQueue[Callable[[Store], None] | None] = queue.SimpleQueue()
@@ -81,6 +95,10 @@ class PgCluster:
         self._tick_handle: asyncio.Handle | None = None
         self._gone: set[str] = set()         # processes already known to have died
         self._listen_db: Any = None
+        self._ticking = False                # a heartbeat job is on its way
+        self._heard_self = 0.0               # loop time our own heartbeat was last heard
+        self._rows_waiting: list[Callable[[list[dict[str, Any]] | None], None]] = []
+        self._deaf = False                   # set on the loop: the listener connects again
 
     # ------------------------------------------------------------ start, stop
     def prepare(self, registry: Registry) -> None:
@@ -93,18 +111,27 @@ class PgCluster:
             if tid.isdigit():
                 highest = max(highest, int(tid))
         self._reserve(self.store, highest)
-        now = time.time()
+        other = self.store._x(f"SELECT token, {NOW} - seen FROM room_processes WHERE name = ?",
+                              (self.process,)).fetchone()
+        if other is not None and other[0] != self.token and other[1] < LEASE:
+            raise ClusterError(f"another process named {self.process!r} is running on this "
+                               "database (its heartbeat is fresh): give each process its own "
+                               "--process-name")
+        self.store._x("INSERT INTO room_processes (name, seen, token) VALUES (?, 0, ?) ON "
+                      "CONFLICT (name) DO UPDATE SET token = excluded.token",
+                      (self.process, self.token))
+        self.store.fenced = False
         for tid, table in list(registry.tables.items()):
             with self.store._tx():
                 row = self.store._x(
                     "INSERT INTO room_tables (id, driver, lease_until, epoch, match_id, status, "
-                    "private, code, row, holders, updated) VALUES (?, ?, ?, 0, ?, ?, ?, ?, "
-                    "'{}', '[]', ?) ON CONFLICT (id) DO UPDATE SET driver = excluded.driver, "
-                    "lease_until = excluded.lease_until, epoch = room_tables.epoch + 1 "
-                    "WHERE room_tables.driver = excluded.driver OR room_tables.lease_until < ? "
-                    "RETURNING epoch",
-                    (tid, self.process, now + LEASE, table.match_id, table.status,
-                     int(table.private), table.code, now, now)).fetchone()
+                    f"private, code, row, holders, updated) VALUES (?, ?, {NOW} + ?, 0, ?, ?, "
+                    f"?, ?, '{{}}', '[]', {NOW}) ON CONFLICT (id) DO UPDATE SET "
+                    "driver = excluded.driver, lease_until = excluded.lease_until, "
+                    "epoch = room_tables.epoch + 1 WHERE room_tables.driver = excluded.driver "
+                    f"OR room_tables.lease_until < {NOW} RETURNING epoch",
+                    (tid, self.process, LEASE, table.match_id, table.status,
+                     int(table.private), table.code)).fetchone()
             if row is None:
                 log.warning("table %s is driven by another process now; not resumed here", tid)
                 table.close()
@@ -126,19 +153,23 @@ class PgCluster:
         self._tick_handle = loop.call_soon(self._tick)
 
     def close(self) -> None:
+        """After the tables' writes are flushed: our leases end now (another process
+        takes our tables at once, not in LEASE s) and we are gone (the others let our
+        members go at once)."""
         self._stopping.set()
         if self._tick_handle is not None:
             self._tick_handle.cancel()
+        me = self.process
+
+        def last(store: Store) -> None:
+            store._x("UPDATE room_tables SET lease_until = 0 WHERE driver = ?", (me,))
+            store._x("UPDATE room_processes SET seen = 0 WHERE name = ? AND token = ?",
+                     (me, self.token))
+            _notify(store, {"k": "bye", "p": me})
+        self._work.put(last)
         self._work.put(None)
         for t in self._threads:
             t.join(5)
-        # Our tables' leases end now: another process takes them at once, not in LEASE s.
-        try:
-            self.store._x("UPDATE room_tables SET lease_until = 0 WHERE driver = ?",
-                          (self.process,))
-            self.store._x("DELETE FROM room_processes WHERE name = ?", (self.process,))
-        except Exception as e:
-            log.warning("cluster: could not hand the leases back (%s)", e)
 
     # ------------------------------------------------------------ threads
     def _on_loop(self, fn: Callable[..., None], *args: Any) -> None:
@@ -158,6 +189,7 @@ class PgCluster:
 
     def _work_loop(self) -> None:
         store = self.store.another()
+        store.fenced = False
         while True:
             job = self._work.get()
             if job is None:
@@ -192,7 +224,10 @@ class PgCluster:
         first = True
         while not self._stopping.is_set():
             try:
-                db = psycopg.connect(self.store.target, autocommit=True, connect_timeout=5)
+                # TCP keepalives: a connection a firewall dropped silently is noticed
+                db = psycopg.connect(self.store.target, autocommit=True, connect_timeout=5,
+                                     keepalives=1, keepalives_idle=30, keepalives_interval=10,
+                                     keepalives_count=3)
             except psycopg.Error as e:
                 log.warning("cluster: cannot listen (%s); again in %.1f s", e, wait)
                 self._stopping.wait(wait)
@@ -205,7 +240,8 @@ class PgCluster:
                 if not first:
                     self._on_loop(self._resync)     # what was said meanwhile is unheard
                 first = False
-                while not self._stopping.is_set():
+                self._deaf = False
+                while not self._stopping.is_set() and not self._deaf:
                     for n in db.notifies(timeout=0.5):
                         self._on_loop(self._heard, n.payload)
             except psycopg.Error as e:
@@ -227,6 +263,14 @@ class PgCluster:
         except ValueError:
             return
         k = msg.get("k")
+        if k == "hb":
+            if msg.get("p") == self.process and self.loop is not None:
+                self._heard_self = self.loop.time()
+            return
+        if k == "bye":
+            if msg.get("p") != self.process:
+                side.process_gone(str(msg.get("p")))
+            return
         if k == "t":
             if msg.get("p") != self.process:
                 side.table_changed(str(msg.get("id")))
@@ -253,6 +297,7 @@ class PgCluster:
         for rt in list(side.remote.values()):
             if rt.local:
                 side._fetch(rt)
+                side.reattach(rt)       # a word for us (a seat granted) may have been missed
 
     # ------------------------------------------------------------ Cluster
     def _reserve(self, store: Store, at_least: int = 0) -> None:
@@ -272,7 +317,9 @@ class PgCluster:
                 self._refilling = False
             self._job(self._reserve, refilled)
         if not self._ids:
-            self._reserve(self.store)       # a thousand tables in a moment: wait for ids
+            # Five hundred tables made while the database did not answer: no id to give.
+            from .room.errors import RoomError
+            raise RoomError("The room cannot open tables just now; try again in a moment.")
         return str(self._ids.pop(0))
 
     def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
@@ -287,16 +334,16 @@ class PgCluster:
             tid, driver, match_id, status, private, code, row_j, holders_j, frame_j = args
             if match_id is None and ref is not None:
                 match_id = ref.id           # committed by the writes before this one
-            now = time.time()
             store._x(
                 "INSERT INTO room_tables (id, driver, lease_until, epoch, match_id, status, "
-                "private, code, row, holders, frame, updated) VALUES (?, ?, ?, 0, ?, ?, ?, ?, "
-                "?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET match_id = excluded.match_id, "
-                "status = excluded.status, private = excluded.private, code = excluded.code, "
-                "row = excluded.row, holders = excluded.holders, frame = excluded.frame, "
+                f"private, code, row, holders, frame, updated) VALUES (?, ?, {NOW} + ?, 0, ?, "
+                f"?, ?, ?, ?, ?, ?, {NOW}) ON CONFLICT (id) DO UPDATE SET "
+                "match_id = excluded.match_id, status = excluded.status, "
+                "private = excluded.private, code = excluded.code, row = excluded.row, "
+                "holders = excluded.holders, frame = excluded.frame, "
                 "updated = excluded.updated WHERE room_tables.driver = excluded.driver",
-                (tid, driver, now + LEASE, match_id, status, private, code, row_j, holders_j,
-                 frame_j, now))
+                (tid, driver, LEASE, match_id, status, private, code, row_j, holders_j,
+                 frame_j))
             _notify(store, {"k": "t", "id": tid, "p": driver})
         self.table_store.submit_job(table.id, "publish", job)
 
@@ -304,7 +351,9 @@ class PgCluster:
         tid, me = table.id, self.process
 
         def job(store: Store) -> None:
-            store._x("DELETE FROM room_tables WHERE id = ? AND driver = ?", (tid, me))
+            if store._x("DELETE FROM room_tables WHERE id = ? AND driver = ? RETURNING id",
+                        (tid, me)).fetchone() is None:
+                return                      # another process drives it now
             store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
             _notify(store, {"k": "g", "id": tid, "p": me})
         self.table_store.submit_job(tid, "gone", job)
@@ -313,11 +362,22 @@ class PgCluster:
         text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
         me = self.process
 
-        def job(store: Store) -> None:
-            store._x("INSERT INTO room_requests (table_id, origin, session, body, at) "
-                     "VALUES (?, ?, ?, ?, ?)", (tid, me, session, text, time.time()))
-            _notify(store, {"k": "r", "id": tid})
-        self._job(job)
+        def job(store: Store) -> bool:
+            # Only to a table that exists (a request to one that went is refused here).
+            made = store._x("INSERT INTO room_requests (table_id, origin, session, body, at) "
+                            f"SELECT ?, ?, ?, ?, {NOW} WHERE EXISTS (SELECT 1 FROM room_tables "
+                            "WHERE id = ?) RETURNING id",
+                            (tid, me, session, text, tid)).fetchone()
+            if made is not None:
+                _notify(store, {"k": "r", "id": tid})
+            return made is not None
+
+        def sent(ok: bool | None) -> None:
+            if ok is False and self.side is not None and session:
+                self.side.told(session, {"k": "refused", "table": tid, "op": body.get("op"),
+                                         "error": {"$said": "No table {table}.",
+                                                   "p": {"table": tid}}})
+        self._job(job, sent)
 
     def tell(self, process: str, session: str, message: dict[str, Any]) -> None:
         payload = {"k": "a", "to": process, "s": session, "m": message}
@@ -333,7 +393,17 @@ class PgCluster:
             return json.loads(row[0]) if row and row[0] else None
         self._job(job, done)
 
-    def fetch_rows(self, done: Callable[[list[dict[str, Any]]], None]) -> None:
+    def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+        """Every table's row; callers asking while a read is on its way share it."""
+        self._rows_waiting.append(done)
+        if len(self._rows_waiting) > 1:
+            return
+
+        def answer(rows: list[dict[str, Any]] | None) -> None:
+            waiting, self._rows_waiting = self._rows_waiting, []
+            for fn in waiting:
+                fn(rows)
+
         def job(store: Store) -> list[dict[str, Any]]:
             out = []
             for tid, driver, row, holders, code in store._x(
@@ -345,7 +415,7 @@ class PgCluster:
                 except ValueError:
                     continue
             return out
-        self._job(job, done, fallback=None)
+        self._job(job, answer, fallback=None)
 
     def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None:
         def job(store: Store) -> list[dict[str, Any]]:
@@ -366,19 +436,34 @@ class PgCluster:
     # ------------------------------------------------------------ heartbeat, leases
     def _tick(self) -> None:
         """Every RENEW seconds: our heartbeat and leases; tables we lost, processes that
-        died, tables whose driver died (taken over), requests nobody announced."""
+        died, tables whose driver died (taken over), requests nobody announced. One
+        heartbeat at a time: a slow database gets no pile of them."""
         assert self.loop is not None and self.side is not None
         self._tick_handle = self.loop.call_later(RENEW, self._tick)
+        if self._heard_self and self.loop.time() - self._heard_self > DEAF_AFTER:
+            log.warning("cluster: our own heartbeat was not heard for %.0f s; listening again",
+                        self.loop.time() - self._heard_self)
+            self._heard_self = self.loop.time()
+            self._deaf = True
+        if self._ticking:
+            return
+        self._ticking = True
         side = self.side
         mine = [tid for tid, t in side.registry.tables.items() if not t.closed]
-        me = self.process
+        me, token = self.process, self.token
 
         def job(store: Store) -> dict[str, Any]:
-            now = time.time()
-            store._x("INSERT INTO room_processes (name, seen) VALUES (?, ?) "
-                     "ON CONFLICT (name) DO UPDATE SET seen = excluded.seen", (me, now))
-            store._x("UPDATE room_tables SET lease_until = ? WHERE driver = ?",
-                     (now + LEASE, me))
+            now = store._x(f"SELECT {NOW}").fetchone()[0]
+            store._x("INSERT INTO room_processes (name, seen, token) VALUES (?, ?, ?) "
+                     "ON CONFLICT (name) DO UPDATE SET seen = excluded.seen, "
+                     "token = excluded.token", (me, now, token))
+            _notify(store, {"k": "hb", "p": me})
+            # Our tables' leases; a row we hold with no table here (its match ended
+            # while we took it over, or it failed to come back) is handed back.
+            store._x("UPDATE room_tables SET lease_until = ? WHERE driver = ? AND id = ANY(?)",
+                     (now + LEASE, me, mine))
+            store._x("UPDATE room_tables SET lease_until = 0 WHERE driver = ? "
+                     "AND NOT (id = ANY(?)) AND lease_until > 0", (me, mine))
             lost, waiting = [], []
             if mine:
                 lost = [r[0] for r in store._x(
@@ -389,15 +474,20 @@ class PgCluster:
                     (mine,)).fetchall()]
             dead = [r[0] for r in store._x(
                 "SELECT name FROM room_processes WHERE seen < ? AND name <> ?",
-                (now - LEASE, me)).fetchall()]
-            adopted = []
+                (now - GONE_AFTER, me)).fetchall()]
+            store._x("DELETE FROM room_processes WHERE seen < ?", (now - FORGET_AFTER,))
+            adopted, ended = [], []
             expired = store._x(
-                "SELECT id, match_id, status FROM room_tables WHERE lease_until < ? "
-                "AND driver <> ? ORDER BY updated LIMIT ?",
+                "SELECT t.id, t.match_id, t.status, p.seen FROM room_tables t LEFT JOIN "
+                "room_processes p ON p.name = t.driver WHERE t.lease_until < ? "
+                "AND t.driver <> ? ORDER BY t.updated LIMIT ?",
                 (now, me, ADOPT_PER_TICK)).fetchall()
-            for tid, match_id, status in expired:
+            for tid, match_id, status, seen in expired:
                 if status != "playing" or match_id is None:
-                    # A table nobody drives that has no match to go on with: gone.
+                    # A table with no match to go on with, whose process is gone (not
+                    # merely late): nobody can come back to it.
+                    if seen is not None and seen >= now - GONE_AFTER:
+                        continue
                     gone = store._x("DELETE FROM room_tables WHERE id = ? AND lease_until < ? "
                                     "RETURNING id", (tid, now)).fetchone()
                     if gone is not None:
@@ -408,7 +498,8 @@ class PgCluster:
                     won = store._x(
                         "UPDATE room_tables SET driver = ?, lease_until = ?, "
                         "epoch = epoch + 1 WHERE id = ? AND lease_until < ? "
-                        "RETURNING epoch, frame", (me, now + LEASE, tid, now)).fetchone()
+                        "RETURNING epoch, frame, ? - updated", (me, now + LEASE, tid, now, now)
+                    ).fetchone()
                     if won is None:
                         continue
                     store._x("UPDATE matches SET process = ? WHERE id = ? AND finished IS NULL",
@@ -417,10 +508,31 @@ class PgCluster:
                 if stored is None:
                     continue
                 frame = json.loads(won[1]) if won[1] else None
+                if frame is not None and frame.get("deadline_in") is not None:
+                    # The turn's time left, less what passed since the frame was written.
+                    frame["deadline_in"] = float(frame["deadline_in"]) - float(won[2])
+                try:
+                    from engine import replay
+                    over = replay(stored.record)
+                except Exception as e:
+                    log.error("match %s cannot be replayed (%s); its table %s is left",
+                              match_id, e, tid)
+                    continue
+                if over.result is not None:
+                    # Its last action was stored, then its driver died before the result:
+                    # recorded now (once), and the table goes.
+                    store.finish_match(match_id, over)
+                    store._x("DELETE FROM room_tables WHERE id = ?", (tid,))
+                    _notify(store, {"k": "g", "id": tid, "p": me})
+                    ended.append(tid)
+                    continue
                 adopted.append((stored, int(won[0]), frame))
             return {"lost": lost, "dead": dead, "adopted": adopted, "waiting": waiting}
 
-        self._job(job, self._ticked, fallback=None)
+        def done(result: dict[str, Any] | None) -> None:
+            self._ticking = False
+            self._ticked(result)
+        self._job(job, done, fallback=None)
 
     def _ticked(self, result: dict[str, Any] | None) -> None:
         side = self.side
@@ -443,4 +555,4 @@ class PgCluster:
             side.requests_waiting(tid)
 
 
-__all__ = ["LEASE", "RENEW", "PgCluster", "StoredMatch", "default_name"]
+__all__ = ["LEASE", "RENEW", "ClusterError", "PgCluster", "StoredMatch", "default_name"]

@@ -178,10 +178,12 @@ class Room:
         # (server/cluster.py, server/room/remote.py).
         self.cluster: PgCluster | None = None
         if clustered:
+            self.writes.fenced = True       # actions only at tables this process drives
             self.cluster = PgCluster(self.store, self.table_store)
             self.cluster.prepare(self.registry)
             assert self.registry.side is not None
             self.registry.side.on_login = self.remote_login
+            self.table_store.on_lease_lost = self.registry.side.lease_lost
         self.moderation = Moderation(self)
         self.registry.moderator = self.moderation
         self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
@@ -237,10 +239,10 @@ class Room:
         if self.admin_server is not None:
             self.admin_server.close()
             (self.config.data / SOCKET_NAME).unlink(missing_ok=True)
-        if self.cluster is not None:
-            self.cluster.close()
         self.registry.close()
         self.table_store.close()            # every submitted write committed first
+        if self.cluster is not None:
+            self.cluster.close()            # then our leases and our heartbeat end
         self.writes.close()
         self.identity.close()
 

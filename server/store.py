@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
-from .room.store import StoredMatch, StoreUnavailable
+from .room.store import LeaseLost, StoredMatch, StoreUnavailable
 from .room.text import clean_chat, clean_name, name_key, skeleton
 
 log = logging.getLogger("lamma.store")
@@ -155,7 +155,7 @@ MIGRATIONS: list[list] = [
             body TEXT NOT NULL, at REAL NOT NULL)""",
         "CREATE INDEX IF NOT EXISTS room_requests_table ON room_requests (table_id, id)",
         """CREATE TABLE IF NOT EXISTS room_processes (
-            name TEXT PRIMARY KEY, seen REAL NOT NULL)""",
+            name TEXT PRIMARY KEY, seen REAL NOT NULL, token TEXT NOT NULL DEFAULT '')""",
         """CREATE TABLE IF NOT EXISTS room_counters (
             name TEXT PRIMARY KEY, value INTEGER NOT NULL)""",
     ],
@@ -217,6 +217,9 @@ class Store:
     def __init__(self, target: str | Path, process: str = ""):
         self.process = process
         self.target = target
+        # Actions only while this process drives their table (server.cluster sets it on
+        # the writer's connection of a room that spans processes).
+        self.fenced = False
         self.skeletons = False        # players.skeleton exists (set by _migrate)
         self._lost_at: float | None = None    # when the connection was lost (PostgreSQL)
         if is_postgres(target):
@@ -500,6 +503,9 @@ class Store:
         again) it is stored once: the same action at the same place is no error; a
         different one is."""
         text = json.dumps(dict(action), separators=(",", ":"))
+        if self.fenced:
+            self._append_fenced(match_id, seq, seat, text)
+            return
         try:
             self._x("INSERT INTO actions (match_id, seq, seat, action, at) "
                     "VALUES (?, ?, ?, ?, ?)", (match_id, seq, seat, text, time.time()))
@@ -508,6 +514,39 @@ class Store:
                           (match_id, seq)).fetchone()
             if row is None or row[0] != seat or json.loads(row[1]) != json.loads(text):
                 raise
+
+    def _append_fenced(self, match_id: int, seq: int, seat: int, text: str) -> None:
+        """``append_action`` for a process of a room that spans several (server.cluster):
+        only while the match's table is still this process's to drive. The table's row
+        is read FOR SHARE, so a process taking the table over waits for this commit (and
+        then replays this action), or this write waits for its and is refused."""
+        psycopg = _psycopg()
+        own = self.db.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        if own:
+            self._x("BEGIN")
+        try:
+            row = self._x("SELECT t.driver FROM room_tables t JOIN matches m ON m.table_id = t.id "
+                          "WHERE m.id = ? FOR SHARE OF t", (match_id,)).fetchone()
+            if row is not None and row[0] != self.process:
+                raise LeaseLost(f"process {row[0]} drives the table of match {match_id} now")
+            done = self._x("INSERT INTO actions (match_id, seq, seat, action, at) "
+                           "VALUES (?, ?, ?, ?, ?) ON CONFLICT (match_id, seq) DO NOTHING "
+                           "RETURNING seq", (match_id, seq, seat, text, time.time())).fetchall()
+            if not done:
+                old = self._x("SELECT seat, action FROM actions WHERE match_id = ? AND seq = ?",
+                              (match_id, seq)).fetchone()
+                if old is None or old[0] != seat or json.loads(old[1]) != json.loads(text):
+                    raise StoreError(f"match {match_id}: action {seq} is stored already, "
+                                     "and it is another")
+        except BaseException:
+            if own:
+                try:
+                    self.db.execute("ROLLBACK")
+                except self._errors:
+                    pass
+            raise
+        if own:
+            self._x("COMMIT")
 
     def set_seats(self, match_id: int, seats: list, settings: dict | None = None) -> None:
         """A seat changed hands; a computer player anywhere ends level-point eligibility.

@@ -244,3 +244,81 @@ async def test_private_codes_and_a_computer_players_seat_across_processes(rooms)
     assert table.counts_for_points is False
     for c in (alice, bob, carol):
         await c.close()
+
+
+async def test_two_people_joining_at_once_through_two_processes_get_two_seats(rooms):
+    p1, p2, p3 = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [3]})
+    tid = (await alice.expect("joined"))["table"]
+    bob, carol = await p2.json_client("bob"), await p3.json_client("carol")
+    await listed(bob, tid)
+    await listed(carol, tid)
+    bob.send({"op": "join", "table": tid})        # both think seat 1 is the free one
+    carol.send({"op": "join", "table": tid})
+    table = p1.registry.tables[tid]
+    await until(lambda: table.status == "playing", what="both seated, the match begins")
+    seats = {table.seats[i].name: i for i in range(4)}
+    assert sorted([seats["bob"], seats["carol"]]) == [1, 2]
+    # Each is told the seat the driver gave: the last "joined" names it.
+    for c, name in ((bob, "bob"), (carol, "carol")):
+        await until(lambda c=c, name=name: c.view is not None and c.view["seat"] == seats[name],
+                    what=f"{name}'s view of seat {seats[name]}")
+    for c in (alice, bob, carol):
+        await c.close()
+
+
+async def test_a_member_let_go_while_its_process_seemed_gone_plays_on(rooms):
+    """A heartbeat late by more than the lease (a database restart) made the driver let
+    bob's seat go; his next move brings him back instead of being refused."""
+    p1, p2, _ = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3]})
+    tid = (await alice.expect("joined"))["table"]
+    bob = await p2.json_client("bob")
+    await listed(bob, tid)
+    bob.send({"op": "join", "table": tid})
+    await bob.expect("joined")
+    table = p1.registry.tables[tid]
+    await until(lambda: table.match is not None, what="the match begins")
+    p1.registry.side.process_gone("p2")
+    assert table.seats[1].member is None            # let go: held for him
+    await play([alice, bob], lambda: len(table.match.log) > 8)
+    assert table.seats[1].member is not None        # back, by his own move
+    assert not bob.errors
+    for c in (alice, bob):
+        await c.close()
+
+
+async def test_a_driver_that_lost_its_lease_stores_nothing_more_and_the_match_goes_on(
+        rooms, pg_url):  # noqa: F811
+    """p1 stalled past its lease and p2 took the table: p1's next action is refused by the
+    database (its row is no longer p1's), p1 stops playing it, and the match goes on
+    under its new driver with alice still in her seat."""
+    p1, p2, _ = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
+    tid = (await alice.expect("joined"))["table"]
+    table = p1.registry.tables[tid]
+    await play([alice], lambda: table.match is not None and len(table.match.log) > 4)
+    import psycopg
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        # As p2's adoption would: the row is someone else's (the next one hands it on).
+        db.execute("UPDATE room_tables SET driver = 'p9', epoch = epoch + 1, lease_until = 0 "
+                   "WHERE id = %s", (tid,))
+    await until(lambda: table.closed, what="p1 stops playing the table")
+    await until(lambda: tid in p2.registry.tables or tid in p1.registry.tables,
+                timeout=20, what="another driver takes the table")
+    driver = p2 if tid in p2.registry.tables else p1
+    new = driver.registry.tables[tid]
+    await play([alice], lambda: len(new.match.log) > len(table.match.log) + 4, timeout=30)
+    with psycopg.connect(pg_url) as db:
+        seqs = [r[0] for r in db.execute("SELECT seq FROM actions a JOIN matches m ON "
+                                          "m.id = a.match_id WHERE m.table_id = %s "
+                                          "ORDER BY seq", (tid,))]
+    assert seqs == list(range(len(seqs)))       # one log, no gap, no second writer
+    from engine import replay
+    stored = driver.room.store.match(new.match_id)
+    assert replay(stored.record).log == new.match.log[:len(stored.record["log"])]
+    assert new.seats[0].name == "alice"
+    await alice.close()

@@ -25,7 +25,15 @@ from engine import Match, replay
 
 from .catalogue import display_name
 from .stats import STATS
-from .store import MatchRef, MatchStore, Points, Records, StoredMatch, StoreUnavailable
+from .store import (
+    LeaseLost,
+    MatchRef,
+    MatchStore,
+    Points,
+    Records,
+    StoredMatch,
+    StoreUnavailable,
+)
 from .text import clean_name
 
 if TYPE_CHECKING:
@@ -89,7 +97,7 @@ class _Write:
     """One write: ``job`` runs on the writer thread; ``done(result)`` and then the
     ``after`` callbacks run on the loop, in the order the writes were submitted."""
 
-    __slots__ = ("after", "done", "group", "job", "ref", "result", "table", "what")
+    __slots__ = ("after", "done", "failed", "group", "job", "ref", "result", "table", "what")
 
     def __init__(self, job: Callable[[], Any], done: Callable[[Any], None] | None,
                  what: str, table: str, ref: MatchRef | None, group: bool = True):
@@ -101,6 +109,7 @@ class _Write:
         self.ref = ref
         self.group = group          # one statement: may share a transaction with others
         self.result: Any = None
+        self.failed: Exception | None = None    # why it was not made (logged)
 
 
 def _skipped(w: _Write) -> bool:
@@ -124,8 +133,12 @@ def _perform(w: _Write) -> None:
     except StoreUnavailable:
         raise
     except Exception as e:
+        w.failed = e
         if ref is not None:
             ref.broken = True
+        if isinstance(e, LeaseLost):
+            log.warning("store: %s at table %s not made: %s", w.what, w.table, e)
+            return
         log.error("store: %s at table %s (match %s) failed (%s: %s); the table goes on, "
                   "its match is no longer stored", w.what, w.table,
                   ref.id if ref is not None else "-", type(e).__name__, e)
@@ -177,11 +190,13 @@ class Writer:
                  transaction: Callable[[], AbstractContextManager[Any]] | None = None,
                  name: str = "lamma-store-writer",
                  reconnect: Callable[[], None] | None = None,
-                 health: Callable[[bool], None] | None = None):
+                 health: Callable[[bool], None] | None = None,
+                 failed: Callable[[_Write], None] | None = None):
         self.loop = loop
         self.transaction = transaction      # None: every write commits alone
         self.reconnect = reconnect          # a new connection (StoreUnavailable: not yet)
         self.health = health                # on the loop: True when down, False when back
+        self.failed = failed                # on the loop, before a failed write's callbacks
         self.pending = 0                # loop side: submitted, results not yet handed back
         self.last: _Write | None = None
         self.down = False               # writer side: the database does not answer
@@ -286,6 +301,11 @@ class Writer:
             self.pending -= 1
             if self.last is w:
                 self.last = None
+            if w.failed is not None and self.failed is not None:
+                try:
+                    self.failed(w)
+                except Exception:
+                    log.exception("after the failed %s write at table %s", w.what, w.table)
             for fn in ([] if w.done is None else [lambda w=w: w.done(w.result)]) + w.after:
                 try:
                     fn()
@@ -318,13 +338,19 @@ class TableStore:
         # Told (on the loop) when the database stops and starts answering: the room
         # says so to everyone connected.
         self.listeners: list[Callable[[bool], None]] = []
+        # Told (on the loop) that another process drives this table now (server.cluster).
+        self.on_lease_lost: Callable[[str], None] | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """From now on the writes run on their own thread (``close`` ends it)."""
         if self.writer is None:
             self.writer = Writer(loop, getattr(self.writes, "transaction", None),
                                  reconnect=getattr(self.writes, "reconnect", None),
-                                 health=self._health)
+                                 health=self._health, failed=self._failed)
+
+    def _failed(self, w: _Write) -> None:
+        if isinstance(w.failed, LeaseLost) and self.on_lease_lost is not None:
+            self.on_lease_lost(w.table)
 
     def _health(self, down: bool) -> None:
         self.down = down

@@ -81,9 +81,8 @@ def unpack(obj: Any) -> Any:
 def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
     """What ``table`` shows now, for the processes that show it elsewhere."""
     loop = asyncio.get_running_loop()
-    deadline = None
-    if table.deadline is not None:
-        deadline = time.time() + (table.deadline - loop.time())    # wall clock: another machine
+    # Seconds left, not a time: another machine's clock may differ.
+    deadline_in = None if table.deadline is None else table.deadline - loop.time()
     seats = []
     for s in table.seats:
         info = s.settings()
@@ -93,15 +92,43 @@ def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
         "id": table.id, "driver": driver, "epoch": epoch,
         "game": table.game, "length": table.length, "timer": table.timer,
         "private": table.private, "code": table.code, "status": table.shown_status,
-        "version": table.version, "views": table._views,
+        "version": table.version, "views": _shared_history(table._views),
         "events": [[e.seat, e.action, e.text, e.round] for e in table.events],
         "chat": [list(c) for c in table.chat], "seats": seats,
-        "deadline": deadline, "deadline_seat": table.deadline_seat,
+        "deadline_in": deadline_in, "deadline_seat": table.deadline_seat,
         "points": table.points, "match_id": table.match_id,
         "takeovers": {str(seat): m.ident for seat, m in table.takeovers.items()},
         "between": table.between_rounds(), "row": table.summary(),
     })
     return frame
+
+
+def _shared_history(views: dict[int | None, Any] | None) -> dict[Any, Any] | None:
+    """The views with the match's history (the same in every view, and most of a
+    frame's bytes late in a match) said once, under the watcher's view."""
+    if views is None:
+        return None
+    pub = views.get(None)
+    history = pub.get("history") if pub is not None else None
+    if not history:
+        return dict(views)
+    out: dict[Any, Any] = {}
+    for seat, view in views.items():
+        if seat is not None and view.get("history") == history:
+            view = dict(view)
+            view["history"] = "$history"
+        out[seat] = view
+    return out
+
+
+def _whole_history(views: dict[Any, Any] | None) -> dict[Any, Any] | None:
+    if views is None or None not in views:
+        return views
+    history = views[None].get("history")
+    for view in views.values():
+        if view.get("history") == "$history":
+            view["history"] = history
+    return views
 
 
 class Cluster(Protocol):
@@ -124,7 +151,7 @@ class Cluster(Protocol):
 
     def fetch_frame(self, tid: str, done: Callable[[dict[str, Any] | None], None]) -> None: ...
 
-    def fetch_rows(self, done: Callable[[list[dict[str, Any]]], None]) -> None: ...
+    def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None: ...
 
     def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None: ...
 
@@ -186,6 +213,7 @@ class RemoteTable(Table):
         self.row: dict[str, Any] = {}
         self.holders: list[str | None] = [None] * 4
         self._between = False
+        self._offset = 0                # added to a later driver's versions
         self._takeover_idents: dict[int, str] = {}
         self.fetching = False           # a frame is on its way
         self.stale = False              # changed again while it was
@@ -223,9 +251,12 @@ class RemoteTable(Table):
         self.game, self.length, self.timer = f["game"], f["length"], f["timer"]
         self.private, self.code = f["private"], f["code"]
         self.status = self.shown_status = f["status"]
-        self.version = max(self.version + 1, f["version"]) if new_driver and not first \
-            else f["version"]
-        self._views = f["views"]
+        # Never backwards (a new driver counts from where the log left it): screens
+        # compare versions.
+        if new_driver and not first:
+            self._offset = max(self._offset, self.version + 1 - f["version"])
+        self.version = f["version"] + self._offset
+        self._views = _whole_history(f["views"])
         self.events = deque((Event(s, a, t, r) for s, a, t, r in f["events"]), maxlen=20)
         self.chat = deque((tuple(c) for c in f["chat"]), maxlen=self.chat.maxlen)
         seats = []
@@ -238,8 +269,8 @@ class RemoteTable(Table):
             if m.seat is not None and 0 <= m.seat < 4 and self.seats[m.seat].held_by(m):
                 self.seats[m.seat].member = m
         loop = asyncio.get_running_loop()
-        self.deadline = (None if f["deadline"] is None
-                         else loop.time() + (f["deadline"] - time.time()))
+        self.deadline = (None if f["deadline_in"] is None
+                         else loop.time() + f["deadline_in"])
         self.deadline_seat = f["deadline_seat"]
         self.points = f["points"]
         self._between = f["between"]
@@ -313,6 +344,7 @@ class RemoteTable(Table):
                                 "a computer player's seat.", table=self.id)
             raise RoomError("Table {table} is already playing; you can watch it.",
                             table=self.id)
+        named = seat
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
             if not free:
@@ -322,7 +354,9 @@ class RemoteTable(Table):
             raise RoomError("Seat {seat} at table {table} is taken.", seat=seat, table=self.id)
         self.seats[seat] = Seat.person(member)
         self._join_locally(member, seat)
-        self._send(member, "sit", seat=seat)
+        # The seat as we see it; the driver gives the first free one as it sees it
+        # (someone elsewhere may have sat down meanwhile) and tells us which.
+        self._send(member, "sit", seat=named)
         return seat
 
     def watch(self, member: Member) -> None:
@@ -385,10 +419,11 @@ class RemoteTable(Table):
         if member not in self.local:
             return
         self.local.discard(member)
-        if member.seat is not None and self.seats[member.seat].member is member:
-            self.seats[member.seat].member = None
+        seat = member.seat
+        if seat is not None and self.seats[seat].member is member:
+            self.seats[seat].member = None
         member.table, member.seat = None, None
-        self._send(member, "detach", keep=keep_seat)
+        self._send(member, "detach", keep=keep_seat, seat=seat)
         self.side.forget_if_unused(self)
 
     def close(self) -> None:
@@ -421,6 +456,7 @@ class ClusterSide:
         self._sessions: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
         self._sid: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._ids = count(1)
+        self._sid_prefix = getattr(cluster, "token", "") or str(id(self))
         self._due: dict[str, Table] = {}
         self._published: dict[str, tuple[dict[str, Any], list[str | None]]] = {}
         self.epochs: dict[str, int] = {}                    # tables this process drives
@@ -432,7 +468,7 @@ class ClusterSide:
     def session_of(self, member: Member) -> str:
         sid = self._sid.get(member)
         if sid is None:
-            sid = str(next(self._ids))
+            sid = f"{self._sid_prefix}-{next(self._ids)}"
             self._sid[member] = sid
             self._sessions[sid] = member
         return sid
@@ -538,7 +574,7 @@ class ClusterSide:
             raise RoomError("You are not at this table.")
         key = (req["origin"], req["session"])
         rm = self.remote_members.get(key)
-        if rm is None or rm.closed:
+        if rm is None or rm.closed or rm.ident != req["ident"]:
             rm = RemoteMember(self, req["origin"], req["session"], str(req["name"]),
                               str(req["ident"]), bool(req["guest"]))
             self.remote_members[key] = rm
@@ -552,8 +588,17 @@ class ClusterSide:
             table.fill_with_bots(args.get("seats"), args.get("level", "strong"))
             return
         rm = self._member(req)
+        if op in ("act", "say") and rm.table is not table:
+            # Let go while its process seemed gone (a late heartbeat): back first.
+            held = next((i for i, s in enumerate(table.seats) if s.held_by(rm)), None)
+            if held is not None:
+                table.sit(rm, held)
+            elif op == "say":
+                table.watch(rm)
         if op == "sit":
-            table.sit(rm, args.get("seat"))
+            seat = table.sit(rm, args.get("seat"))
+            if isinstance(rm, RemoteMember):
+                rm._tell({"k": "seated", "table": table.id, "seat": seat})
         elif op == "watch":
             table.watch(rm)
         elif op == "act":
@@ -564,7 +609,11 @@ class ClusterSide:
             table.take_seat(rm, args.get("seat"))
         elif op == "detach":
             if rm.table is table:
-                table.detach(rm, keep_seat=bool(args.get("keep")))
+                # Left while watching, and a seat came meanwhile (a computer player's
+                # taken at the round's end): kept for them, not left (E-37 would end it).
+                keep = bool(args.get("keep")) or (args.get("seat") is None
+                                                  and rm.seat is not None)
+                table.detach(rm, keep_seat=keep)
             self.remote_members.pop((req["origin"], req["session"]), None)
 
     def process_gone(self, process: str) -> None:
@@ -598,9 +647,9 @@ class ClusterSide:
             table.chat.extend(tuple(c) for c in f.get("chat", []))
             table.events.extend(Event(s, a, t, r) for s, a, t, r in f.get("events", []))
             table.version = int(f.get("version", 0)) + 1
-            if f.get("deadline") is not None and f.get("deadline_seat") is not None:
-                table.carried_deadline = (float(f["deadline"]), int(f["deadline_seat"]),
-                                          len(match.log))
+            if f.get("deadline_in") is not None and f.get("deadline_seat") is not None:
+                table.carried_deadline = (time.time() + float(f["deadline_in"]),
+                                          int(f["deadline_seat"]), len(match.log))
         if old is not None:
             for m in list(old.local):
                 old.local.discard(m)
@@ -632,6 +681,8 @@ class ClusterSide:
         log.error("table %s: another process took it over; stopped here", tid)
         members = list(table.members())
         local = [m for m in members if not isinstance(m, RemoteMember)]
+        if table.match_ref is not None:
+            table.match_ref.broken = True       # its writes still queued are not made
         table.close()
         del self.registry.tables[tid]
         self._published.pop(tid, None)
@@ -772,8 +823,18 @@ class ClusterSide:
                 member.table_changed(rt, "closed")
             refused = getattr(member, "refused", None)
             (refused or member.notice)(error)
+        elif k == "seated" and rt is not None:
+            seat = int(message["seat"])
+            if member.table is rt and member.seat != seat:
+                member.seat = seat              # another seat than we thought was free
+                member.seat_granted(rt, seat)
+                self._fetch(rt)
         elif k == "granted" and rt is not None:
             seat = int(message["seat"])
+            if member.table is not rt:
+                # Gone elsewhere meanwhile: the seat is held for them, the timer plays.
+                self.request(rt, member, "detach", {"keep": True, "seat": seat})
+                return
             rt.local.add(member)
             member.table, member.seat = rt, seat
             member.seat_granted(rt, seat)

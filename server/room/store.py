@@ -35,6 +35,11 @@ class StoreUnavailable(RuntimeError):
     ``reconnect``)."""
 
 
+class LeaseLost(RuntimeError):
+    """Another process drives this table now (one room across processes,
+    ``server.cluster``): the write was not made, and this process must stop playing it."""
+
+
 class MatchStore(Protocol):
     """Matches as they are played: every call returns once the write is durable."""
 

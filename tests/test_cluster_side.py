@@ -1,0 +1,181 @@
+"""The room's side of a room across processes (server/room/remote.py), without a
+database: a cluster that keeps what it is asked to send, and one table driven here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from stacked import quick_policy
+
+from engine import new_match
+from server.room import Registry, Session
+from server.room.errors import N_, RoomError, Said
+from server.room.remote import RemoteMember, frame_of, pack, unpack
+
+
+class Kept:
+    """A Cluster that sends nothing: what would have gone is kept."""
+
+    def __init__(self, process: str = "p1", token: str = "t1"):
+        self.process = process
+        self.token = token
+        self.published: list[tuple] = []
+        self.told: list[tuple] = []
+        self.requests: list[tuple] = []
+        self._n = 0
+
+    def new_table_id(self) -> str:
+        self._n += 1
+        return str(self._n)
+
+    def publish(self, table, row, holders, frame):
+        self.published.append((table.id, row, holders, frame))
+
+    def gone(self, table):
+        pass
+
+    def request(self, tid, session, body):
+        self.requests.append((tid, session, body))
+
+    def tell(self, process, session, message):
+        self.told.append((process, session, message))
+
+    def fetch_frame(self, tid, done):
+        pass
+
+    def fetch_rows(self, done):
+        pass
+
+    def take_requests(self, tid, done):
+        pass
+
+    def login(self, name_key, ident):
+        pass
+
+
+def test_frames_come_back_exactly():
+    """Views keep int keys, tuples and Said; the history said once comes back in every
+    view."""
+    m = new_match("estimation", seed=5)
+    for _ in range(40):
+        m.apply(m.to_act, quick_policy(m, m.to_act))
+    views = {None: m.view(None), **{s: m.view(s) for s in range(4)}}
+    said = Said(N_("{who} takes the trick"), who="alice")
+    obj = {"views": views, "t": (1, 2), "said": said, "err": RoomError("No table {table}.",
+                                                                       table="9")}
+    back = unpack(pack(obj))
+    assert back["views"] == views and back["t"] == (1, 2)
+    assert back["said"] == said and back["said"].template == said.template
+    assert back["err"] == "No table 9." and back["err"].params == {"table": "9"}
+
+
+async def test_a_frame_says_the_history_once_and_a_remote_table_shows_it_whole():
+    reg = Registry(bot_pause=3600)
+    reg.join_cluster(Kept())
+    alice = Session("alice", "key:a:alice")
+    table = reg.create("estimation", 13)
+    table.sit(alice, 0)
+    table.fill_with_bots()
+    m = table.match
+    while len(m.history) < 2:
+        m.apply(m.to_act, quick_policy(m, m.to_act))
+    table._views = table._snapshot()
+    frame = frame_of(table, "p1", 0)
+    history = table._views[None]["history"]
+    said_once = json.dumps(pack(history))
+    assert history and json.dumps(frame).count(said_once) == 1
+    other = Registry()
+    side = other.join_cluster(Kept("p2", "t2"))
+    rt = side.remote_table(table.id)
+    bob = Session("bob", "key:b:bob")
+    rt.local.add(bob)
+    bob.table = rt
+    rt.apply_frame(frame)
+    assert rt.view(0) == table.view(0) and rt.view(None)["history"] == history
+
+
+async def test_versions_never_go_back_when_another_driver_takes_over_and_chat_is_chat():
+    reg = Registry()
+    side = reg.join_cluster(Kept("p2"))
+    rt = side.remote_table("7")
+    heard: list[str] = []
+
+    class Ear(Session):
+        def table_changed(self, table, what):
+            heard.append(what)
+    ear = Ear("ear", "key:e:ear")
+    rt.local.add(ear)
+    ear.table = rt
+    base = {"id": "7", "driver": "p1", "epoch": 0, "game": "estimation", "length": 13,
+            "timer": 0, "private": False, "code": None, "status": "waiting", "version": 40,
+            "views": None, "events": [], "chat": [], "seats": [{"kind": "empty"}] * 4,
+            "deadline_in": None, "deadline_seat": None, "points": None, "match_id": None,
+            "takeovers": {}, "between": True, "row": {}}
+    side.reattach = lambda table: None          # nobody to send to
+    rt.apply_frame(pack(base))
+    assert rt.version == 40
+    rt.apply_frame(pack({**base, "chat": [["alice", "hi"]]}))
+    assert heard[-1] == "chat"
+    rt.apply_frame(pack({**base, "driver": "p3", "epoch": 1, "version": 3}))
+    assert rt.version > 40
+    rt.apply_frame(pack({**base, "driver": "p3", "epoch": 1, "version": 4}))
+    assert rt.version > 41 and heard[-1] == "state"
+
+
+async def test_session_ids_differ_between_starts_and_a_new_identity_is_a_new_member():
+    a, b = Registry(), Registry()
+    sa = a.join_cluster(Kept("p1", "aaa"))
+    sb = b.join_cluster(Kept("p1", "bbb"))         # the same process name, started again
+    one, two = Session("x", "key:1:x"), Session("y", "key:2:y")
+    assert sa.session_of(one) != sb.session_of(two)
+    driver = Registry()
+    side = driver.join_cluster(Kept("p9"))
+    req = {"origin": "p1", "session": "s-1", "name": "alice", "ident": "key:a:alice",
+           "guest": False}
+    first = side._member(req)
+    assert side._member(dict(req)) is first
+    other = side._member({**req, "name": "eve", "ident": "key:e:eve"})
+    assert other is not first and other.name == "eve"
+
+
+async def test_leaving_while_a_seat_came_meanwhile_keeps_the_seat_not_the_match_ending():
+    """carol, on another process, asked for a computer player's seat and left before
+    she heard it was hers: her leave (sent as a spectator's) holds the seat for her; it
+    does not end the Estimation match for everyone (E-37)."""
+    reg = Registry(bot_pause=3600)
+    side = reg.join_cluster(Kept("p1"))
+    alice = Session("alice", "key:a:alice")
+    table = reg.create("estimation", 13)
+    table.sit(alice, 0)
+    table.fill_with_bots()
+    req = {"origin": "p2", "session": "c-1", "name": "carol", "ident": "key:c:carol",
+           "guest": False, "table": table.id}
+    side._run_one(table, {**req, "op": "take", "args": {"seat": 3}})   # between rounds: now
+    assert table.seats[3].name == "carol"
+    side._run_one(table, {**req, "op": "detach", "args": {"keep": False, "seat": None}})
+    assert table.status == "playing" and table.seats[3].held_by("key:c:carol")
+    granted = [m for _, _, m in side.cluster.told if m["k"] == "granted"]
+    assert granted and granted[0]["seat"] == 3
+
+
+def test_a_remote_table_refuses_at_once_what_its_frame_can_answer():
+    reg = Registry()
+    side = reg.join_cluster(Kept("p2"))
+    rt = side.remote_table("4")
+    rt.apply_row({"row": {"game": "estimation", "length": 13, "timer": 0, "private": False,
+                          "status": "playing", "seats": [
+                              {"kind": "human", "name": "alice", "guest": False,
+                               "connected": True}] + [{"kind": "bot", "name": "Bot-2",
+                                                       "guest": False}] * 3},
+                  "holders": ["key:a:alice", None, None, None], "code": None})
+    bob = Session("bob", "key:b:bob")
+    try:
+        rt.sit(bob)
+    except RoomError as e:
+        assert "watch it or take" in str(e)
+    else:
+        raise AssertionError("sat at a playing table")
+    assert side.cluster.requests == []
+    assert isinstance(RemoteMember(side, "p1", "s", "n", "key:n:n", False), Session)
+    assert asyncio.iscoroutinefunction(side.fresh_rows)
