@@ -344,8 +344,13 @@ class PgCluster:
                 "updated = excluded.updated WHERE room_tables.driver = excluded.driver",
                 (tid, driver, LEASE, match_id, status, private, code, row_j, holders_j,
                  frame_j))
-            _notify(store, {"k": "t", "id": tid, "p": driver})
-        self.table_store.submit_job(table.id, "publish", job)
+
+        def written(_: object) -> None:
+            # Said by the worker once the row is committed, not inside the writer's
+            # transaction: PostgreSQL commits the transactions that NOTIFY one at a
+            # time across the whole database, fsync included.
+            self._job(lambda store: _notify(store, {"k": "t", "id": args[0], "p": me}))
+        self.table_store.submit_job(table.id, "publish", job, written)
 
     def gone(self, table: Table) -> None:
         tid, me = table.id, self.process

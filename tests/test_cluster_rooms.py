@@ -128,7 +128,8 @@ def dead(srv) -> None:
 async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms, pg_url):  # noqa: F811
     p1, p2, p3 = rooms
     alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3]})
+    alice.send({"op": "create", "game": "estimation-kotshina", "length": "micro",
+                "computer": [2, 3]})
     tid = (await alice.expect("joined"))["table"]
     bob = await p2.json_client("bob")
     await listed(bob, tid)

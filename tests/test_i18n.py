@@ -35,7 +35,7 @@ KEYWORDS = {
 }
 SOURCES = ("tui", "server/room", "engine")
 # Transport modules that say something to a person (refusals before the app, kicks).
-SOURCE_FILES = ("server/ssh.py", "server/moderation.py", "server/cli.py")
+SOURCE_FILES = ("server/ssh.py", "server/moderation.py", "server/cli.py", "server/cluster.py")
 
 
 def marked_messages() -> dict[tuple[str | None, str], tuple[str, int]]:

@@ -393,14 +393,17 @@ class TableStore:
             return
         self.writer.submit(w)
 
-    def submit_job(self, table_id: str, what: str, job: Callable[[Any], Any]) -> None:
+    def submit_job(self, table_id: str, what: str, job: Callable[[Any], Any],
+                   done: Callable[[Any], None] | None = None) -> None:
         """``job(store)`` on the writes' connection, after every write submitted so far
-        (the room's rows for other processes: ``server.cluster``). Its failure is
-        logged; it breaks no match."""
+        (the room's rows for other processes: ``server.cluster``); ``done(result)`` on
+        the loop once it is committed. Its failure is logged; it breaks no match."""
         writes = self.writes
-        w = _Write(lambda: job(writes), None, what, table_id, None)
+        w = _Write(lambda: job(writes), done, what, table_id, None)
         if self.writer is None:
             _perform(w)
+            if done is not None:
+                done(w.result)
         else:
             self.writer.submit(w)
 
