@@ -4,15 +4,18 @@ Every process sharing a database is a part of one room (``server.room.remote`` h
 room's side). Here is the transport, PostgreSQL only — no protocol of our own between
 processes:
 
-- ``room_tables``: one row per table: the process that drives it and its lease (renewed
-  every ``RENEW`` seconds, lapsed after ``LEASE``), its lobby row, seat holders and,
-  while members elsewhere show it, its frame. The driver writes it through the room's
-  writer thread, after the table's own writes: stored before shown, everywhere.
+- ``room_tables``: one row per table: the process that drives it (and how many times it
+  changed hands, ``epoch``), its lobby row, seat holders and, while members elsewhere
+  show it, its frame. The driver writes it through the room's writer thread, after the
+  table's own writes: stored before shown, everywhere. A driver's actions are written
+  only while the row still names it (``Store._append_fenced``).
 - ``room_requests``: what members do at a table driven elsewhere, taken by its driver in
   order (``DELETE … RETURNING``).
-- ``room_processes``: each process's heartbeat; one silent for ``LEASE`` seconds is gone:
-  its members' seats are held for them, its tables are taken over by whoever wins their
-  lease first (``adopt``: the match replayed from the stored action log).
+- ``room_processes``: each process's heartbeat, every ``RENEW`` seconds by the database's
+  clock: its lease on every table it drives. One silent for ``LEASE`` seconds loses its
+  tables to whoever claims each first (``adopt``: the match replayed from the stored
+  action log); silent for ``GONE_AFTER``, its members elsewhere are let go (their seats
+  held for them).
 - ``NOTIFY lamma``: "table changed", "request waiting", "a word for your session",
   "someone logged in under this name"; every process LISTENs on its own connection.
 
@@ -47,7 +50,7 @@ log = logging.getLogger("lamma.cluster")
 
 CHANNEL = "lamma"
 LEASE = 5.0             # seconds a table's driver may be silent before another takes it
-RENEW = 1.0             # seconds between heartbeats and lease renewals
+RENEW = 1.0             # seconds between heartbeats (each renews the process's lease)
 GONE_AFTER = 3 * LEASE  # seconds of silence before a process is taken for dead (its
                         # members elsewhere let go); a table's lease lapses sooner
 DEAF_AFTER = 4 * RENEW  # seconds without hearing our own heartbeat: listen again
@@ -117,21 +120,24 @@ class PgCluster:
             raise ClusterError(f"another process named {self.process!r} is running on this "
                                "database (its heartbeat is fresh): give each process its own "
                                "--process-name")
-        self.store._x("INSERT INTO room_processes (name, seen, token) VALUES (?, 0, ?) ON "
-                      "CONFLICT (name) DO UPDATE SET token = excluded.token",
-                      (self.process, self.token))
+        # Our heartbeat from now: the tables we resume are ours, not a dead process's.
+        self.store._x(f"INSERT INTO room_processes (name, seen, token) VALUES (?, {NOW}, ?) "
+                      "ON CONFLICT (name) DO UPDATE SET seen = excluded.seen, "
+                      "token = excluded.token", (self.process, self.token))
         self.store.fenced = False
         for tid, table in list(registry.tables.items()):
             with self.store._tx():
+                # Ours still, or its driver is silent: ours now (another process may
+                # have taken it while we were away; then it is left to that one).
                 row = self.store._x(
-                    "INSERT INTO room_tables (id, driver, lease_until, epoch, match_id, status, "
-                    f"private, code, row, holders, updated) VALUES (?, ?, {NOW} + ?, 0, ?, ?, "
-                    f"?, ?, '{{}}', '[]', {NOW}) ON CONFLICT (id) DO UPDATE SET "
-                    "driver = excluded.driver, lease_until = excluded.lease_until, "
+                    "INSERT INTO room_tables (id, driver, epoch, match_id, status, private, "
+                    f"code, row, holders, updated) VALUES (?, ?, 0, ?, ?, ?, ?, '{{}}', '[]', "
+                    f"{NOW}) ON CONFLICT (id) DO UPDATE SET driver = excluded.driver, "
                     "epoch = room_tables.epoch + 1 WHERE room_tables.driver = excluded.driver "
-                    f"OR room_tables.lease_until < {NOW} RETURNING epoch",
-                    (tid, self.process, LEASE, table.match_id, table.status,
-                     int(table.private), table.code)).fetchone()
+                    "OR NOT EXISTS (SELECT 1 FROM room_processes p WHERE "
+                    f"p.name = room_tables.driver AND p.seen >= {NOW} - ?) RETURNING epoch",
+                    (tid, self.process, table.match_id, table.status, int(table.private),
+                     table.code, LEASE)).fetchone()
             if row is None:
                 log.warning("table %s is driven by another process now; not resumed here", tid)
                 table.close()
@@ -162,7 +168,6 @@ class PgCluster:
         me = self.process
 
         def last(store: Store) -> None:
-            store._x("UPDATE room_tables SET lease_until = 0 WHERE driver = ?", (me,))
             store._x("UPDATE room_processes SET seen = 0 WHERE name = ? AND token = ?",
                      (me, self.token))
             _notify(store, {"k": "bye", "p": me})
@@ -190,6 +195,9 @@ class PgCluster:
     def _work_loop(self) -> None:
         store = self.store.another()
         store.fenced = False
+        # What this connection writes is the room's messages and heartbeats, not moves:
+        # no fsync to wait for (a lost request is a move not made, asked again).
+        store._x("SET synchronous_commit = off")
         while True:
             job = self._work.get()
             if job is None:
@@ -335,15 +343,13 @@ class PgCluster:
             if match_id is None and ref is not None:
                 match_id = ref.id           # committed by the writes before this one
             store._x(
-                "INSERT INTO room_tables (id, driver, lease_until, epoch, match_id, status, "
-                f"private, code, row, holders, frame, updated) VALUES (?, ?, {NOW} + ?, 0, ?, "
-                f"?, ?, ?, ?, ?, ?, {NOW}) ON CONFLICT (id) DO UPDATE SET "
-                "match_id = excluded.match_id, status = excluded.status, "
-                "private = excluded.private, code = excluded.code, row = excluded.row, "
-                "holders = excluded.holders, frame = excluded.frame, "
+                "INSERT INTO room_tables (id, driver, epoch, match_id, status, private, code, "
+                f"row, holders, frame, updated) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, {NOW}) "
+                "ON CONFLICT (id) DO UPDATE SET match_id = excluded.match_id, "
+                "status = excluded.status, private = excluded.private, code = excluded.code, "
+                "row = excluded.row, holders = excluded.holders, frame = excluded.frame, "
                 "updated = excluded.updated WHERE room_tables.driver = excluded.driver",
-                (tid, driver, LEASE, match_id, status, private, code, row_j, holders_j,
-                 frame_j))
+                (tid, driver, match_id, status, private, code, row_j, holders_j, frame_j))
 
         def written(_: object) -> None:
             # Said by the worker once the row is committed, not inside the writer's
@@ -440,7 +446,7 @@ class PgCluster:
 
     # ------------------------------------------------------------ heartbeat, leases
     def _tick(self) -> None:
-        """Every RENEW seconds: our heartbeat and leases; tables we lost, processes that
+        """Every RENEW seconds: our heartbeat (our lease); tables we lost, processes that
         died, tables whose driver died (taken over), requests nobody announced. One
         heartbeat at a time: a slow database gets no pile of them."""
         assert self.loop is not None and self.side is not None
@@ -463,12 +469,6 @@ class PgCluster:
                      "ON CONFLICT (name) DO UPDATE SET seen = excluded.seen, "
                      "token = excluded.token", (me, now, token))
             _notify(store, {"k": "hb", "p": me})
-            # Our tables' leases; a row we hold with no table here (its match ended
-            # while we took it over, or it failed to come back) is handed back.
-            store._x("UPDATE room_tables SET lease_until = ? WHERE driver = ? AND id = ANY(?)",
-                     (now + LEASE, me, mine))
-            store._x("UPDATE room_tables SET lease_until = 0 WHERE driver = ? "
-                     "AND NOT (id = ANY(?)) AND lease_until > 0", (me, mine))
             lost, waiting = [], []
             if mine:
                 lost = [r[0] for r in store._x(
@@ -482,29 +482,30 @@ class PgCluster:
                 (now - GONE_AFTER, me)).fetchall()]
             store._x("DELETE FROM room_processes WHERE seen < ?", (now - FORGET_AFTER,))
             adopted, ended = [], []
+            # Tables whose driver's heartbeat is older than a lease (or who has none).
             expired = store._x(
-                "SELECT t.id, t.match_id, t.status, p.seen FROM room_tables t LEFT JOIN "
-                "room_processes p ON p.name = t.driver WHERE t.lease_until < ? "
-                "AND t.driver <> ? ORDER BY t.updated LIMIT ?",
-                (now, me, ADOPT_PER_TICK)).fetchall()
-            for tid, match_id, status, seen in expired:
+                "SELECT t.id, t.match_id, t.status, t.driver, p.seen FROM room_tables t "
+                "LEFT JOIN room_processes p ON p.name = t.driver WHERE t.driver <> ? "
+                "AND (p.seen IS NULL OR p.seen < ?) ORDER BY t.updated LIMIT ?",
+                (me, now - LEASE, ADOPT_PER_TICK)).fetchall()
+            for tid, match_id, status, driver, seen in expired:
                 if status != "playing" or match_id is None:
                     # A table with no match to go on with, whose process is gone (not
                     # merely late): nobody can come back to it.
                     if seen is not None and seen >= now - GONE_AFTER:
                         continue
-                    gone = store._x("DELETE FROM room_tables WHERE id = ? AND lease_until < ? "
-                                    "RETURNING id", (tid, now)).fetchone()
+                    gone = store._x("DELETE FROM room_tables WHERE id = ? AND driver = ? "
+                                    "RETURNING id", (tid, driver)).fetchone()
                     if gone is not None:
                         store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
                         _notify(store, {"k": "g", "id": tid, "p": me})
                     continue
                 with store._tx():
+                    # One process wins the claim: the driver named is still the silent one.
                     won = store._x(
-                        "UPDATE room_tables SET driver = ?, lease_until = ?, "
-                        "epoch = epoch + 1 WHERE id = ? AND lease_until < ? "
-                        "RETURNING epoch, frame, ? - updated", (me, now + LEASE, tid, now, now)
-                    ).fetchone()
+                        "UPDATE room_tables SET driver = ?, epoch = epoch + 1 WHERE id = ? "
+                        "AND driver = ? RETURNING epoch, frame, ? - updated",
+                        (me, tid, driver, now)).fetchone()
                     if won is None:
                         continue
                     store._x("UPDATE matches SET process = ? WHERE id = ? AND finished IS NULL",

@@ -143,11 +143,11 @@ MIGRATIONS: list[list] = [
             reason TEXT NOT NULL)""",
     ],
     [  # 8: one room across processes (PostgreSQL; server/cluster.py): every table with the
-       # process that drives it and its lease, its lobby row and what it shows; requests
-       # of members connected elsewhere; processes alive; the global table id counter
+       # process that drives it, its lobby row and what it shows; requests of members
+       # connected elsewhere; processes and their heartbeats (each one's lease on the
+       # tables it drives); the global table id counter
         """CREATE TABLE IF NOT EXISTS room_tables (
-            id TEXT PRIMARY KEY, driver TEXT NOT NULL, lease_until REAL NOT NULL,
-            epoch INTEGER NOT NULL DEFAULT 0, match_id INTEGER, status TEXT NOT NULL,
+            id TEXT PRIMARY KEY, driver TEXT NOT NULL, epoch INTEGER NOT NULL DEFAULT 0, match_id INTEGER, status TEXT NOT NULL,
             private INTEGER NOT NULL DEFAULT 0, code TEXT, row TEXT NOT NULL,
             holders TEXT NOT NULL, frame TEXT, updated REAL NOT NULL)""",
         """CREATE TABLE IF NOT EXISTS room_requests (

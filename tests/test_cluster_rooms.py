@@ -305,8 +305,8 @@ async def test_a_driver_that_lost_its_lease_stores_nothing_more_and_the_match_go
     import psycopg
     with psycopg.connect(pg_url, autocommit=True) as db:
         # As p2's adoption would: the row is someone else's (the next one hands it on).
-        db.execute("UPDATE room_tables SET driver = 'p9', epoch = epoch + 1, lease_until = 0 "
-                   "WHERE id = %s", (tid,))
+        db.execute("UPDATE room_tables SET driver = 'p9', epoch = epoch + 1 WHERE id = %s",
+                   (tid,))
     await until(lambda: table.closed, what="p1 stops playing the table")
     await until(lambda: tid in p2.registry.tables or tid in p1.registry.tables,
                 timeout=20, what="another driver takes the table")
