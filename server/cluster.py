@@ -33,6 +33,7 @@ import queue
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -106,20 +107,24 @@ class PgCluster:
     # ------------------------------------------------------------ start, stop
     def prepare(self, registry: Registry) -> None:
         """At start-up, before the loop (blocking calls are fine here): ids above every
-        table's, and the leases of the tables this process resumed (one another process
-        drives meanwhile is left to it)."""
+        table's, our heartbeat, and the tables this process resumed claimed (one another
+        process took over meanwhile is left to it)."""
         self.side = registry.join_cluster(self) if registry.side is None else registry.side
         highest = 0
         for tid in registry.tables:
             if tid.isdigit():
                 highest = max(highest, int(tid))
         self._reserve(self.store, highest)
-        other = self.store._x(f"SELECT token, {NOW} - seen FROM room_processes WHERE name = ?",
-                              (self.process,)).fetchone()
-        if other is not None and other[0] != self.token and other[1] < LEASE:
-            raise ClusterError(f"another process named {self.process!r} is running on this "
-                               "database (its heartbeat is fresh): give each process its own "
-                               "--process-name")
+        ask = f"SELECT seen, {NOW} - seen FROM room_processes WHERE name = ?"
+        other = self.store._x(ask, (self.process,)).fetchone()
+        if other is not None and other[1] < LEASE:
+            # A heartbeat under our name, fresh: this process killed a moment ago, or
+            # another one running under the same name. Listen for its next beat.
+            time.sleep(2 * RENEW)
+            again = self.store._x(ask, (self.process,)).fetchone()
+            if again is not None and again[0] > other[0]:
+                raise ClusterError(f"another process named {self.process!r} is running on "
+                                   "this database: give each process its own --process-name")
         # Our heartbeat from now: the tables we resume are ours, not a dead process's.
         self.store._x(f"INSERT INTO room_processes (name, seen, token) VALUES (?, {NOW}, ?) "
                       "ON CONFLICT (name) DO UPDATE SET seen = excluded.seen, "

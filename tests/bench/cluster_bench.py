@@ -131,6 +131,12 @@ class Database:
         return self.db.execute("SELECT xact_commit FROM pg_stat_database WHERE datname = %s",
                                (self.name,)).fetchone()[0]
 
+    def wal_syncs(self) -> int:
+        """The server's WAL flushes to disk (pg_stat_wal, every database): the durable
+        commits' real cost (commits that share a flush count once, reads none)."""
+        self.db.execute("SELECT pg_stat_clear_snapshot()")
+        return int(self.db.execute("SELECT wal_sync FROM pg_stat_wal").fetchone()[0])
+
     def match_of(self, table: str) -> int | None:
         row = self.db.execute("SELECT max(id) FROM matches WHERE table_id = %s",
                               (table,)).fetchone()
@@ -405,13 +411,15 @@ class Throughput:
         db = Database(self.rooms.url, self.rooms.dbname)
         procs = self.rooms.procs
         before = (time.monotonic(), db.actions(), db.commits(),
-                  [cpu_of(p.proc.pid) for p in procs], time.process_time(), machine_busy())
+                  [cpu_of(p.proc.pid) for p in procs], time.process_time(), machine_busy(),
+                  db.wal_syncs())
         self.local.clear()
         self.cross.clear()
         acts0 = sum(p.acts for p in self.players)
         await asyncio.sleep(args.seconds)
         after = (time.monotonic(), db.actions(), db.commits(),
-                 [cpu_of(p.proc.pid) for p in procs], time.process_time(), machine_busy())
+                 [cpu_of(p.proc.pid) for p in procs], time.process_time(), machine_busy(),
+                 db.wal_syncs())
         acts = sum(p.acts for p in self.players) - acts0
         local, cross = list(self.local), list(self.cross)
         self.stop.set()
@@ -422,9 +430,10 @@ class Throughput:
         secs = after[0] - before[0]
         moves = (after[1] - before[1]) / secs
         commits = (after[2] - before[2]) / secs
+        syncs = (after[6] - before[6]) / secs
         busy = (after[5][0] - before[5][0]) / max(1, after[5][1] - before[5][1])
         return {"n": self.n, "tables": args.tables, "playing": playing,
-                "moves": moves, "acts": acts / secs, "commits": commits,
+                "moves": moves, "acts": acts / secs, "commits": commits, "syncs": syncs,
                 "local": local, "cross": cross,
                 "cpu": [(p.name, (a - b) / secs) for p, a, b in zip(procs, after[3], before[3],
                                                                      strict=True)],
@@ -445,7 +454,9 @@ def show_throughput(r: dict, args) -> None:
     if n > 1:
         print(f"  act → view, people on another process: {percentiles(r['cross'])}")
     per_move = r["commits"] / r["moves"] if r["moves"] else float("nan")
-    print(f"  PostgreSQL commits/s: {r['commits']:,.1f} ({per_move:.2f} per move)")
+    print(f"  PostgreSQL commits/s: {r['commits']:,.1f} ({per_move:.2f} per move); "
+          f"WAL flushes/s: {r['syncs']:,.1f} ({r['syncs'] / r['moves'] if r['moves'] else 0:.2f}"
+          " per move)")
     cpu = ", ".join(f"{name} {100 * c:.0f}%" for name, c in r["cpu"])
     print(f"  CPU (of one core): {cpu}; clients {100 * r['client_cpu']:.0f}%; "
           f"machine {100 * r['machine']:.0f}% of {os.cpu_count()} cores")
@@ -583,15 +594,15 @@ def main() -> None:
                     admin.execute(f"DROP DATABASE IF EXISTS {rooms.dbname} WITH (FORCE)")
     if results:
         print("\n| processes | tables | moves/s | act → view p95 (local / other process) "
-              "| commits/s |")
-        print("|---|---|---|---|---|")
+              "| commits/s | WAL flushes/s |")
+        print("|---|---|---|---|---|---|")
         for r in results:
             loc, cro = p95(r["local"]), p95(r["cross"])
             lat = f"{loc:.1f} ms" if loc is not None else "—"
             if r["n"] > 1:
                 lat += f" / {cro:.1f} ms" if cro is not None else " / not available"
             print(f"| {r['n']} | {r['playing']}/{r['tables']} | {r['moves']:,.0f} | {lat} "
-                  f"| {r['commits']:,.0f} |")
+                  f"| {r['commits']:,.0f} | {r['syncs']:,.0f} |")
     if failovers:
         stored = [f["stored"] for f in failovers]
         print(f"\nfailover: kill → next stored action median {statistics.median(stored):.2f} s "
