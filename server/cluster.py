@@ -103,6 +103,8 @@ class PgCluster:
         self._heard_self = 0.0               # loop time our own heartbeat was last heard
         self._rows_waiting: list[Callable[[list[dict[str, Any]] | None], None]] = []
         self._deaf = False                   # set on the loop: the listener connects again
+        # An operator's command given through another process (the server's Moderation).
+        self.on_moderate: Callable[[str, list[str], str], None] | None = None
 
     # ------------------------------------------------------------ start, stop
     def prepare(self, registry: Registry) -> None:
@@ -296,6 +298,11 @@ class PgCluster:
         elif k == "a":
             if msg.get("to") == self.process:
                 side.told(str(msg.get("s")), msg.get("m") or {})
+        elif k == "mod":
+            if msg.get("p") != self.process and self.on_moderate is not None:
+                args = msg.get("a")
+                self.on_moderate(str(msg.get("c")), [str(a) for a in args]
+                                 if isinstance(args, list) else [], str(msg.get("b")))
         elif k == "i":
             if msg.get("p") != self.process and side.on_login is not None:
                 side.on_login(str(msg.get("n")), str(msg.get("id")), str(msg.get("p")))
@@ -397,6 +404,12 @@ class PgCluster:
 
     def tell(self, process: str, session: str, message: dict[str, Any]) -> None:
         payload = {"k": "a", "to": process, "s": session, "m": message}
+        self._job(lambda store: _notify(store, payload))
+
+    def moderate(self, cmd: str, args: list[str], by: str) -> None:
+        """An operator's command for every other process (``Moderation.heard``)."""
+        payload = {"k": "mod", "c": cmd, "a": [a[:200] for a in args[:40]], "b": by[:40],
+                   "p": self.process}
         self._job(lambda store: _notify(store, payload))
 
     def login(self, name_key: str, ident: str) -> None:

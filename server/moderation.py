@@ -36,6 +36,15 @@ TIME_RE = re.compile(r"^(\d{1,6})([mhd]?)$")      # 30 (minutes), 30m, 2h, 7d
 ADMIN = "admin (server console)"
 
 
+# Commands whose effect reaches every process of a room that spans several; /kick and
+# /close of someone or something on another process are passed on too (``_Elsewhere``).
+ROOM_WIDE = ("/announce", "/mute", "/unmute", "/ban")
+
+
+class _Elsewhere(Exception):
+    """The command's target is on another process of the room: passed on to them."""
+
+
 def key_of(ident: str) -> str | None:
     """The key fingerprint in a key identity ``key:<fingerprint>:<name>``."""
     if not ident.startswith("key:"):
@@ -153,7 +162,17 @@ class Moderation:
         if handler is None:
             raise RoomError("Unknown command {command}: /help lists them.",
                             command=repr(cmd[:20]))
-        reply: str = handler(by, args)
+        cluster = self.room.cluster
+        try:
+            reply: str = handler(by, args)
+        except _Elsewhere as e:
+            # Not on this process: every process of the room is asked (server.cluster).
+            assert cluster is not None
+            cluster.moderate(cmd, args, by)
+            reply = str(e)
+        else:
+            if cluster is not None and cmd in ROOM_WIDE:
+                cluster.moderate(cmd, args, by)
         if cmd not in ("/who", "/tables", "/bans", "/reports", "/log"):
             self.room.store.log_action(by, cmd[1:], " ".join(args)[:300])
             log.info("operator %s: %s", by, " ".join(words)[:300])
@@ -162,8 +181,31 @@ class Moderation:
     def _online(self, name: str) -> Member:
         member = self.room.online.get(name_key(bare_name(name)))
         if member is None:
+            if self.room.cluster is not None:
+                raise _Elsewhere(f"{name[:20]} is not on this process; the room's other "
+                                 "processes were asked.")
             raise RoomError("Nobody called {name} is here.", name=name[:20])
         return member
+
+    def heard(self, cmd: str, args: list[str], by: str) -> None:
+        """An operator's command given through another process of the room: its effect
+        on this process's people and tables (stored effects, a ban's row, were made
+        there)."""
+        try:
+            if cmd == "/ban":
+                kind, value = self._target(args[0])
+                self._close_banned(kind, value, by)
+            elif cmd == "/close":
+                table = self.room.registry.tables.get(args[0])
+                if table is not None:       # we drive it
+                    self.room.registry.close_table(table,
+                                                   Said(N_("An operator closed this table.")))
+            elif cmd in ("/announce", "/mute", "/unmute", "/kick"):
+                getattr(self, "op_" + cmd[1:])(by, args)
+        except (RoomError, _Elsewhere, IndexError):
+            pass                            # nobody of theirs here
+        except Exception:
+            log.exception("operator's %s from another process", cmd)
 
     # The operators' commands: (by, args) -> the reply.
     def op_who(self, by: str, args: list[str]) -> str:
@@ -248,6 +290,11 @@ class Moderation:
             if fp is not None:
                 self.room.store.add_ban("key", fp, until, by, reason)
         self.room.store.add_ban(kind, value, until, by, reason)
+        kicked = self._close_banned(kind, value, by)
+        return f"Banned {kind} {value} {words_of(seconds)}" + \
+            (f"; {kicked} session(s) closed." if kicked else ".")
+
+    def _close_banned(self, kind: str, value: str, by: str) -> int:
         kicked = 0
         for m in list(self.room.online.values()):
             if m.name == by:
@@ -257,8 +304,7 @@ class Moderation:
                     (kind == "addr" and m.address == value):
                 m.kick(Said(N_("An operator has banned you from this room.")))
                 kicked += 1
-        return f"Banned {kind} {value} {words_of(seconds)}" + \
-            (f"; {kicked} session(s) closed." if kicked else ".")
+        return kicked
 
     def op_unban(self, by: str, args: list[str]) -> str:
         if len(args) != 1:
@@ -285,6 +331,9 @@ class Moderation:
         if len(args) != 1:
             raise RoomError("Usage: /close TABLE")
         table = self.room.registry.get(args[0])
+        if table.id not in self.room.registry.tables:
+            raise _Elsewhere(f"Table {table.id} is played on another process; it was asked "
+                             "to close it.")
         self.room.registry.close_table(table, Said(N_("An operator closed this table.")))
         return f"Table {table.id} was closed."
 

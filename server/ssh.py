@@ -186,6 +186,8 @@ class Room:
             self.table_store.on_lease_lost = self.registry.side.lease_lost
         self.moderation = Moderation(self)
         self.registry.moderator = self.moderation
+        if self.cluster is not None:
+            self.cluster.on_moderate = self.moderation.heard
         self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
         self.allowed = AllowList(config.keys / "authorized_keys")
         self.online: dict[str, Member] = {}          # name_key -> Member

@@ -323,3 +323,27 @@ async def test_a_driver_that_lost_its_lease_stores_nothing_more_and_the_match_go
     assert replay(stored.record).log == new.match.log[:len(stored.record["log"])]
     assert new.seats[0].name == "alice"
     await alice.close()
+
+
+async def test_an_operators_kick_announcement_and_close_reach_every_process(rooms):
+    p1, p2, _ = rooms
+    bob = await p2.json_client("bob")
+    carol = await p2.json_client("carol")
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
+    tid = (await alice.expect("joined"))["table"]
+    await until(lambda: p2.registry.find(tid) is not None, what="p2 knows the table")
+    reply = p2.room.moderation.admin("announce the room closes at ten")
+    assert "Announced" in reply
+    note = await alice.expect("notice")
+    assert "the room closes at ten" in note["text"]
+    reply = p1.room.moderation.admin("kick bob too loud")
+    assert "asked" in reply
+    bye = await bob.expect("bye")
+    assert "too loud" in bye["message"]
+    reply = p2.room.moderation.admin(f"close {tid}")
+    assert "asked" in reply
+    await alice.expect("left")
+    await until(lambda: tid not in p1.registry.tables, what="p1 closes its table")
+    for c in (alice, bob, carol):
+        await c.close()
