@@ -64,9 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "between server processes (needs pip install 'lamma[postgres]'), "
                         "or a SQLite file path; default: the SQLite file DATA/lamma.db")
     s.add_argument("--process-name", default="", metavar="NAME",
-                   help="this process's name in a shared database: it resumes only the "
-                        "unfinished matches it created (give each process its own; "
-                        "default: empty)")
+                   help="this process's name among the processes of one room on one "
+                        "PostgreSQL database: it drives the tables made through it and "
+                        "resumes them after a restart unless another process took them "
+                        "over (give each process its own; default with PostgreSQL: HOST:PID)")
     s.add_argument("--keys", default="./keys", help="keys folder: host key, authorized_keys (default ./keys)")
     s.add_argument("--guests", type=_on_off, default=True, metavar="on|off",
                    help="admit clients without a key as guests (default on)")
