@@ -221,8 +221,11 @@ class Moderation:
 
     def op_tables(self, by: str, args: list[str]) -> str:
         reg = self.room.registry
+        tables = list(reg.tables.values())
+        if reg.side is not None:                # the room's other processes' tables too
+            tables += [t for t in reg.side.remote.values() if t.row]
         rows = [f"{t.id} {t.game} {t.status} [" + ", ".join(s.label for s in t.seats) + "]"
-                for t in reg.tables.values()]
+                for t in sorted(tables, key=lambda t: (len(t.id), t.id))]
         return f"{len(rows)} tables: " + "; ".join(rows) if rows else "No tables."
 
     def op_announce(self, by: str, args: list[str]) -> str:

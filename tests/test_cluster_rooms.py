@@ -333,6 +333,7 @@ async def test_an_operators_kick_announcement_and_close_reach_every_process(room
     alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
     tid = (await alice.expect("joined"))["table"]
     await until(lambda: p2.registry.find(tid) is not None, what="p2 knows the table")
+    assert f"{tid} estimation" in p2.room.moderation.admin("tables")   # p1's, from p2
     reply = p2.room.moderation.admin("announce the room closes at ten")
     assert "Announced" in reply
     note = await alice.expect("notice")
