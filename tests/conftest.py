@@ -106,16 +106,7 @@ class JsonClient:
         self.proc.stdin.write(data)
 
     async def expect(self, mtype: str, timeout: float = 10.0) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"no {mtype!r} message")
-            msg = await asyncio.wait_for(self.messages.get(), left)
-            if msg is None:
-                raise AssertionError(f"connection closed while waiting for {mtype!r}")
-            if msg.get("type") == mtype:
-                return msg
+        return await self.expect_any((mtype,), timeout)
 
     async def expect_any(self, mtypes: tuple[str, ...], timeout: float = 10.0) -> dict:
         """The next message of any of these types."""
@@ -123,7 +114,7 @@ class JsonClient:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError(f"no message of {mtypes!r}")
+                raise AssertionError(f"no {' or '.join(mtypes)!r} message")
             msg = await asyncio.wait_for(self.messages.get(), left)
             if msg is None:
                 raise AssertionError(f"connection closed while waiting for {mtypes!r}")

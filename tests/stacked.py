@@ -322,7 +322,15 @@ def check_breakdown_sums(rec):
 def quick_policy(m, seat: int) -> dict:
     """A legal action that moves a round along: decline the dash, pass the auction,
     declare near 3, else the first legal action (a card)."""
-    legal = m.legal_actions(seat)
+    return quick_choice(m.legal_actions(seat))
+
+
+def view_policy(view: dict) -> dict:
+    """``quick_policy`` from a player's view (its ``legal`` list), as a program would."""
+    return quick_choice(view["legal"])
+
+
+def quick_choice(legal: list[dict]) -> dict:
     for a in legal:
         if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
             return a

@@ -9,6 +9,7 @@ import asyncio
 
 import pytest
 from conftest import start_room, stop_room
+from stacked import view_policy
 from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 
 
@@ -79,18 +80,6 @@ async def test_a_table_made_in_one_process_is_listed_joined_watched_and_chatted_
         await c.close()
 
 
-def choose(view: dict) -> dict:
-    """Decline the dash, pass the auction, declare near 3, else the first card."""
-    legal = view["legal"]
-    for a in legal:
-        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
-            return a
-    decl = [a for a in legal if a["type"] == "declare"]
-    if decl:
-        return min(decl, key=lambda a: abs(a["n"] - 3))
-    return legal[0]
-
-
 async def play(clients, stop, timeout: float = 60.0) -> None:
     """Each client acts whenever its newest view says it is its turn, until
     ``stop()``."""
@@ -104,7 +93,7 @@ async def play(clients, stop, timeout: float = 60.0) -> None:
             if v and v.get("to_act") == v["seat"] and v.get("legal") and \
                     acted.get(id(c)) is not v:
                 acted[id(c)] = v
-                c.send({"op": "act", "action": choose(v)})
+                c.send({"op": "act", "action": view_policy(v)})
         await asyncio.sleep(0.02)
 
 

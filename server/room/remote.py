@@ -37,7 +37,6 @@ from .narration import Event
 from .seats import Seat
 from .store import StoredMatch
 from .table import Table
-from .text import clean_chat
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -323,41 +322,16 @@ class RemoteTable(Table):
             self.seats[seat].member = member
 
     def sit(self, member: Member, seat: int | None = None) -> int:
-        for i, s in enumerate(self.seats):
-            if s.held_by(member):
-                if seat is not None and seat != i:
-                    raise RoomError("You already hold seat {seat} at table {table}.", seat=i,
-                                    table=self.id)
-                self._join_locally(member, i)
-                self._send(member, "sit", seat=i)
-                return i
-        cur = member.table
-        if (cur is not None and cur is not self and member.seat is not None
-                and cur.status == "playing"):
-            raise RoomError("You are playing at table {table}; leave it first.", table=cur.id)
-        if seat is not None:
-            from .catalogue import parse_seat
-            seat = parse_seat(seat)
-        if self.status != "waiting":
-            if self.status == "playing" and any(s.kind == "bot" for s in self.seats):
-                raise RoomError("Table {table} is already playing; you can watch it or take "
-                                "a computer player's seat.", table=self.id)
-            raise RoomError("Table {table} is already playing; you can watch it.",
-                            table=self.id)
-        named = seat
-        if seat is None:
-            free = [i for i, s in enumerate(self.seats) if s.kind == "empty"]
-            if not free:
-                raise RoomError("Table {table} is full.", table=self.id)
-            seat = free[0]
-        if self.seats[seat].kind != "empty":
-            raise RoomError("Seat {seat} at table {table} is taken.", seat=seat, table=self.id)
-        self.seats[seat] = Seat.person(member)
-        self._join_locally(member, seat)
-        # The seat as we see it; the driver gives the first free one as it sees it
-        # (someone elsewhere may have sat down meanwhile) and tells us which.
-        self._send(member, "sit", seat=named)
-        return seat
+        named = seat is not None
+        chosen, held = self.seat_for(member, seat)      # the refusals a frame can tell
+        if not held:
+            self.seats[chosen] = Seat.person(member)
+        self._join_locally(member, chosen)
+        # The seat as we see it; unless one was named or is held, the driver gives the
+        # first free one as it sees it (someone elsewhere may have sat down meanwhile)
+        # and tells us which.
+        self._send(member, "sit", seat=chosen if (held or named) else None)
+        return chosen
 
     def watch(self, member: Member) -> None:
         if member.table is self and member.seat is not None:
@@ -384,14 +358,7 @@ class RemoteTable(Table):
         self._send(member, "act", action=action)
 
     def say(self, member: Member, raw: object) -> None:
-        if member.table is not self:
-            raise RoomError("You are not at this table.")
-        text = clean_chat(raw)
-        if not text:
-            raise RoomError("Empty message.")
-        self.registry.mutes.check(member)
-        member.chat_guard.check()
-        self._send(member, "say", text=text)
+        self._send(member, "say", text=self.chat_line(member, raw))
 
     def take_seat(self, member: Member, seat: object) -> bool:
         from .catalogue import parse_seat
@@ -436,6 +403,21 @@ class RemoteTable(Table):
             except Exception:
                 log.exception("notifying %s failed", member.name)
         self.local.clear()
+
+
+def _back_at(table: Table, member: Member, held_in: Table | None = None) -> bool:
+    """``member`` at ``table`` again: in the seat they hold (at ``held_in``, the same
+    table as another object), or watching. False if refused."""
+    seats = (held_in or table).seats
+    seat = next((i for i, s in enumerate(seats) if s.held_by(member)), None)
+    try:
+        if seat is not None:
+            table.sit(member, seat)
+        else:
+            table.watch(member)
+    except RoomError:
+        return False
+    return True
 
 
 # What a driver does with a request: the member's op on the real table.
@@ -655,16 +637,10 @@ class ClusterSide:
                 old.local.discard(m)
                 m.table, m.seat = None, None
                 # Our own members at it: attached here now (the seat, or watching).
-                seat = next((i for i, s in enumerate(table.seats) if s.held_by(m)), None)
-                try:
-                    if seat is not None:
-                        table.sit(m, seat)
-                    else:
-                        table.watch(m)
-                except RoomError:
+                if _back_at(table, m):
+                    m.table_changed(table, "state")
+                else:
                     m.table_changed(old, "closed")
-                    continue
-                m.table_changed(table, "state")
         table._schedule()
         self._publish(table, force=True)
         self.registry.lobby_changed()
@@ -691,14 +667,7 @@ class ClusterSide:
         for m in local:
             m.notice(Said(N_("This table moved to another server of the room; you are "
                              "back at it.")))
-            seat = next((i for i, s in enumerate(table.seats) if s.held_by(m)), None)
-            try:
-                if seat is not None:
-                    rt.sit(m, seat)
-                else:
-                    rt.watch(m)
-            except RoomError:
-                pass
+            _back_at(rt, m, held_in=table)
         self.registry.lobby_changed()
 
     def reattach(self, table: RemoteTable) -> None:

@@ -186,13 +186,24 @@ class Table:
     # --------------------------------------------------------------- seating
     def sit(self, member: Member, seat: int | None = None) -> int:
         """Seat ``member`` (or bring them back to the seat they hold)."""
+        seat, held = self.seat_for(member, seat)
+        if held:
+            self._attach(member, seat)
+            return seat
+        self.seats[seat] = Seat.person(member)
+        self._attach(member, seat)
+        self._maybe_start()
+        return seat
+
+    def seat_for(self, member: Member, seat: object = None) -> tuple[int, bool]:
+        """The seat ``member`` would sit in, and whether they hold it already (coming
+        back); RoomError if they may not sit here."""
         for i, s in enumerate(self.seats):
             if s.held_by(member):
                 if seat is not None and seat != i:
                     raise RoomError("You already hold seat {seat} at table {table}.", seat=i,
                                     table=self.id)
-                self._attach(member, i)
-                return i
+                return i, True
         cur = member.table
         if (cur is not None and cur is not self and member.seat is not None
                 and cur.status == "playing"):
@@ -211,13 +222,10 @@ class Table:
             if not free:
                 raise RoomError("Table {table} is full.", table=self.id)
             seat = free[0]
-        s = self.seats[seat]
-        if s.kind != "empty":
+        assert isinstance(seat, int)
+        if self.seats[seat].kind != "empty":
             raise RoomError("Seat {seat} at table {table} is taken.", seat=seat, table=self.id)
-        self.seats[seat] = Seat.person(member)
-        self._attach(member, seat)
-        self._maybe_start()
-        return seat
+        return seat, False
 
     def _attach(self, member: Member, seat: int) -> None:
         self.registry.detach(member, keep_seat=False, unless=self)
@@ -594,6 +602,12 @@ class Table:
 
     # ------------------------------------------------------------------ chat
     def say(self, member: Member, raw: object) -> None:
+        text = self.chat_line(member, raw)
+        self.chat.append((member.display_name, text))
+        self._notify("chat")
+
+    def chat_line(self, member: Member, raw: object) -> str:
+        """``raw`` cleaned, if ``member`` may say it here now (RoomError if not)."""
         if member.table is not self:
             raise RoomError("You are not at this table.")
         text = clean_chat(raw)
@@ -601,8 +615,7 @@ class Table:
             raise RoomError("Empty message.")
         self.registry.mutes.check(member)
         member.chat_guard.check()
-        self.chat.append((member.display_name, text))
-        self._notify("chat")
+        return text
 
     # ---------------------------------------------------------------- notify
     def _changed(self, what: str) -> None:
