@@ -103,8 +103,14 @@ class RoomCollector(Collector):
         for status, n in tables.items():
             g.add_metric([status], n)
         yield g
-        moves = self.stats.moves
-        yield CounterMetricFamily(moves.name, moves.help, value=moves.value)
+        for c in self.stats.counters():
+            yield CounterMetricFamily(c.name, c.help, value=c.value)
+        side = self.room.registry.side
+        if side is not None:
+            yield GaugeMetricFamily(
+                "lamma_tables_elsewhere",
+                "Tables driven by another process of the room, shown to members here.",
+                value=sum(1 for t in list(side.remote.values()) if t.local))
         yield GaugeMetricFamily("lamma_start_time_seconds",
                                 "When this process started (Unix time).",
                                 value=self.stats.started)
@@ -265,6 +271,17 @@ class StatusLine:
         bound = h.buckets[top] if top < len(h.buckets) else float("inf")
         return f"<={_ms(bound)} ({sum(d)})"
 
+    def _cluster(self) -> str:
+        """A room across processes: its tables shown here and its takeovers so far."""
+        side = self.room.registry.side
+        if side is None:
+            return ""
+        shown = sum(1 for t in list(side.remote.values()) if t.local)
+        s = self.stats
+        return (f"{shown} tables of other processes shown here, "
+                f"{s.cluster_requests.value} requests sent, {s.cluster_served.value} served, "
+                f"{s.cluster_takeovers.value} taken over, {s.cluster_lost.value} lost; ")
+
     def line(self) -> str:
         s = self.stats
         now = time.monotonic()
@@ -284,6 +301,7 @@ class StatusLine:
                 f"slowest gc {self._slowest(s.gc_pause)}, full {self._slowest(s.gc_full_pause)}; "
                 f"store commit p95 {self._p95(s.store_commit)}; "
                 f"bot decision p95 {self._p95(s.bot_decision)}; "
+                f"{self._cluster()}"
                 f"rss {'-' if rss is None else f'{rss / 2**20:.0f}MB'}")
 
 

@@ -76,6 +76,12 @@ async def test_a_table_made_in_one_process_is_listed_joined_watched_and_chatted_
     while msg["from"] == "alice":           # her own line comes back first
         msg = await alice.expect("chat")
     assert (msg["from"], msg["text"]) == ("bob", "ahlan")
+    # What an operator watches: requests, frames, the tables shown from elsewhere.
+    from server.metrics import StatusLine
+    from server.room.stats import STATS
+    assert STATS.cluster_requests.value >= 3 and STATS.cluster_served.value >= 3
+    assert STATS.cluster_frames.value >= 2
+    assert "1 tables of other processes shown here" in StatusLine(p2.room).line()
     for c in (alice, bob, carol):
         await c.close()
 
@@ -128,6 +134,8 @@ async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms
     await play([alice, bob], lambda: bool(alice.view and alice.view.get("trick")))
     before = alice.view
     dead(p1)
+    from server.room.stats import STATS
+    takeovers = STATS.cluster_takeovers.value
     alice2 = await p3.json_client("alice")
     joined = await alice2.expect("joined", timeout=20)
     assert (joined["table"], joined["seat"]) == (tid, 0)
@@ -136,6 +144,7 @@ async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms
     await play([alice2, bob], lambda: bool(bob.view and bob.view.get("result")), timeout=120)
     await until(lambda: bool(alice2.view and alice2.view.get("result")), what="alice sees the end")
     assert alice2.view["totals"] == bob.view["totals"]
+    assert STATS.cluster_takeovers.value == takeovers + 1
     import psycopg
     with psycopg.connect(pg_url) as db:
         rows = db.execute("SELECT id, result FROM matches WHERE table_id = %s AND "

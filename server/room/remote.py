@@ -35,6 +35,7 @@ from .errors import N_, RoomError, Said
 from .members import Member, Session
 from .narration import Event
 from .seats import Seat
+from .stats import STATS
 from .store import StoredMatch
 from .table import Table
 
@@ -462,6 +463,7 @@ class ClusterSide:
         if member is not None:
             sid = self.session_of(member)
             body.update(name=member.name, ident=member.ident, guest=member.guest)
+        STATS.cluster_requests.inc()
         self.cluster.request(table.id, sid, body)
 
     # ------------------------------------------------------------ driving
@@ -509,6 +511,8 @@ class ClusterSide:
         self._published[table.id] = (row, holders)
         epoch = self.epochs.setdefault(table.id, 0)
         frame = frame_of(table, self.process, epoch) if (elsewhere or force) else None
+        if frame is not None:
+            STATS.cluster_frames.inc()
         self.cluster.publish(table, row, holders, frame)
 
     def table_removed(self, table: Table) -> None:
@@ -531,6 +535,7 @@ class ClusterSide:
             if table is None or table.closed:
                 self._refuse(req, RoomError("No table {table}.", table=tid))
                 continue
+            STATS.cluster_served.inc()
             try:
                 self._run_one(table, req)
             except RoomError as e:
@@ -645,6 +650,7 @@ class ClusterSide:
         self._publish(table, force=True)
         self.registry.lobby_changed()
         self.requests_waiting(tid)
+        STATS.cluster_takeovers.inc()
         log.warning("table %s (match %s) taken over: its driver stopped answering", tid,
                     stored.id)
 
@@ -655,6 +661,7 @@ class ClusterSide:
         if table is None or isinstance(table, RemoteTable):
             return
         log.error("table %s: another process took it over; stopped here", tid)
+        STATS.cluster_lost.inc()
         members = list(table.members())
         local = [m for m in members if not isinstance(m, RemoteMember)]
         if table.match_ref is not None:

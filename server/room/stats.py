@@ -81,9 +81,29 @@ class Stats:
             "lamma_gc_full_pause_seconds", "Pauses of full (generation 2) collections.")
         self.store_commit = Histogram(
             "lamma_store_commit_seconds", "Time of one store write, committed.")
+        # One room across processes (server/cluster.py, remote.py).
+        self.cluster_requests = Counter(
+            "lamma_cluster_requests_total",
+            "Members' requests sent to a table driven by another process.")
+        self.cluster_served = Counter(
+            "lamma_cluster_served_total",
+            "Requests of members on other processes run at a table driven here.")
+        self.cluster_frames = Counter(
+            "lamma_cluster_frames_total",
+            "Frames written for members on other processes of tables driven here.")
+        self.cluster_takeovers = Counter(
+            "lamma_cluster_takeovers_total",
+            "Tables taken over here from a process that stopped answering.")
+        self.cluster_lost = Counter(
+            "lamma_cluster_lost_total",
+            "Tables this process stopped driving because another took them over.")
         self.bot_decision = Histogram(
             "lamma_bot_decision_seconds",
             "A computer player's decision, from asking to the answer on the loop.")
+
+    def counters(self) -> list[Counter]:
+        return [self.moves, self.cluster_requests, self.cluster_served, self.cluster_frames,
+                self.cluster_takeovers, self.cluster_lost]
 
     def histograms(self) -> list[Histogram]:
         return [self.act_to_view, self.loop_lag, self.gc_pause, self.gc_full_pause,
