@@ -375,7 +375,9 @@ class RemoteTable(Table):
             self.registry.detach(member, keep_seat=False)
             self._join_locally(member, None)
         self._send(member, "take", seat=seat)
-        return False            # "joined" comes with the driver's seat_granted
+        # Between rounds the driver gives it at once (as the frame says), else at the
+        # round's end; either way its "granted" comes back as seat_granted.
+        return self.between_rounds()
 
     def fill_with_bots(self, seats: Any = None, level: object = "strong") -> None:
         if self.status != "waiting":
