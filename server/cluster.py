@@ -34,7 +34,9 @@ import secrets
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .room.store import StoredMatch, StoreUnavailable
@@ -58,6 +60,8 @@ DEAF_AFTER = 4 * RENEW  # seconds without hearing our own heartbeat: listen agai
 FORGET_AFTER = 86400.0  # seconds after which a dead process's row is deleted
 # The database's clock, not each machine's: leases compared across machines.
 NOW = "EXTRACT(EPOCH FROM clock_timestamp())::float8"
+WORKER_SESSION = ("SET synchronous_commit = off", "SET lock_timeout = '1s'",
+                  "SET statement_timeout = '5s'")
 ID_BLOCK = 1000         # table ids reserved at a time
 ADOPT_PER_TICK = 20     # tables taken over per heartbeat, at most (a dead process's many)
 MAX_PAYLOAD = 7900      # NOTIFY's limit is 8000 bytes
@@ -94,6 +98,8 @@ class PgCluster:
         self._ids: list[int] = []
         self._refilling = False
         self._work: queue.SimpleQueue[Callable[[Store], None] | None] = queue.SimpleQueue()
+        # Run before whatever waits in _work (the heartbeat: our lease on our tables).
+        self._urgent: deque[Callable[[Store], None]] = deque()
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self._tick_handle: asyncio.Handle | None = None
@@ -203,10 +209,19 @@ class PgCluster:
         store = self.store.another()
         store.fenced = False
         # What this connection writes is the room's messages and heartbeats, not moves:
-        # no fsync to wait for (a lost request is a move not made, asked again).
-        store._x("SET synchronous_commit = off")
+        # no fsync to wait for (a lost request is a move not made, asked again). Nothing
+        # it does may wait long on a lock another process holds (one frozen mid-write):
+        # the heartbeat comes after it.
+        store.session = list(WORKER_SESSION)
+        for setting in store.session:
+            store._x(setting)
         while True:
             job = self._work.get()
+            while self._urgent:
+                try:
+                    self._urgent.popleft()(store)
+                except Exception:
+                    log.exception("cluster: the heartbeat failed")
             if job is None:
                 store.close()
                 return
@@ -495,41 +510,51 @@ class PgCluster:
                 waiting = [r[0] for r in store._x(
                     "SELECT DISTINCT table_id FROM room_requests WHERE table_id = ANY(?)",
                     (mine,)).fetchall()]
-            dead = [r[0] for r in store._x(
-                "SELECT name FROM room_processes WHERE seen < ? AND name <> ?",
-                (now - GONE_AFTER, me)).fetchall()]
+            processes = store._x("SELECT name, seen, token FROM room_processes "
+                                 "WHERE name <> ?", (me,)).fetchall()
+            dead = [name for name, seen, _ in processes if seen < now - GONE_AFTER]
+            tokens = {name: token for name, _, token in processes}
             store._x("DELETE FROM room_processes WHERE seen < ?", (now - FORGET_AFTER,))
-            adopted, ended = [], []
-            # Tables whose driver's heartbeat is older than a lease (or who has none).
+            adopted = []
+            # Tables with nobody to go on with them, of processes gone (not merely late).
+            for tid, driver in store._x(
+                    "SELECT t.id, t.driver FROM room_tables t LEFT JOIN room_processes p "
+                    "ON p.name = t.driver WHERE t.driver <> ? AND (p.seen IS NULL OR "
+                    "p.seen < ?) AND (t.status <> 'playing' OR t.match_id IS NULL) LIMIT ?",
+                    (me, now - GONE_AFTER, ADOPT_PER_TICK)).fetchall():
+                if store._x("DELETE FROM room_tables WHERE id = ? AND driver = ? RETURNING id",
+                            (tid, driver)).fetchone() is not None:
+                    store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
+                    _notify(store, {"k": "g", "id": tid, "p": me})
+            # Playing tables whose driver's heartbeat is older than a lease (or who has
+            # none): each claimed by naming it, if it is still silent and nobody is in
+            # the middle of writing it (a frozen process's lock is skipped, not waited on).
             expired = store._x(
-                "SELECT t.id, t.match_id, t.status, t.driver, p.seen FROM room_tables t "
-                "LEFT JOIN room_processes p ON p.name = t.driver WHERE t.driver <> ? "
-                "AND (p.seen IS NULL OR p.seen < ?) ORDER BY t.updated LIMIT ?",
+                "SELECT t.id, t.match_id, t.driver FROM room_tables t LEFT JOIN "
+                "room_processes p ON p.name = t.driver WHERE t.driver <> ? AND "
+                "(p.seen IS NULL OR p.seen < ?) AND t.status = 'playing' AND "
+                "t.match_id IS NOT NULL ORDER BY t.updated LIMIT ?",
                 (me, now - LEASE, ADOPT_PER_TICK)).fetchall()
-            for tid, match_id, status, driver, seen in expired:
-                if status != "playing" or match_id is None:
-                    # A table with no match to go on with, whose process is gone (not
-                    # merely late): nobody can come back to it.
-                    if seen is not None and seen >= now - GONE_AFTER:
-                        continue
-                    gone = store._x("DELETE FROM room_tables WHERE id = ? AND driver = ? "
-                                    "RETURNING id", (tid, driver)).fetchone()
-                    if gone is not None:
-                        store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
-                        _notify(store, {"k": "g", "id": tid, "p": me})
+            for tid, match_id, driver in expired:
+                try:
+                    with store._tx():
+                        won = store._x(
+                            "UPDATE room_tables SET driver = ?, epoch = epoch + 1 WHERE id = "
+                            "(SELECT id FROM room_tables WHERE id = ? AND driver = ? FOR UPDATE "
+                            "SKIP LOCKED) AND NOT EXISTS (SELECT 1 FROM room_processes p WHERE "
+                            "p.name = room_tables.driver AND p.seen >= ?) "
+                            "RETURNING epoch, frame, ? - updated",
+                            (me, tid, driver, now - LEASE, now)).fetchone()
+                        if won is None:
+                            continue
+                        store._x("UPDATE matches SET process = ? WHERE id = ? "
+                                 "AND finished IS NULL", (me, match_id))
+                        stored = store.match(match_id)
+                except StoreUnavailable as e:
+                    log.info("cluster: table %s not taken over this time (%s)", tid, e)
                     continue
-                with store._tx():
-                    # One process wins the claim: the driver named is still the silent one.
-                    won = store._x(
-                        "UPDATE room_tables SET driver = ?, epoch = epoch + 1 WHERE id = ? "
-                        "AND driver = ? RETURNING epoch, frame, ? - updated",
-                        (me, tid, driver, now)).fetchone()
-                    if won is None:
-                        continue
-                    store._x("UPDATE matches SET process = ? WHERE id = ? AND finished IS NULL",
-                             (me, match_id))
-                    stored = store.match(match_id)
                 if stored is None:
+                    self._give_up(store, tid, match_id, "its match is not stored")
                     continue
                 frame = json.loads(won[1]) if won[1] else None
                 if frame is not None and frame.get("deadline_in") is not None:
@@ -539,29 +564,59 @@ class PgCluster:
                     from engine import replay
                     over = replay(stored.record)
                 except Exception as e:
-                    log.error("match %s cannot be replayed (%s); its table %s is left",
-                              match_id, e, tid)
+                    self._give_up(store, tid, match_id, f"it cannot be replayed ({e})")
                     continue
                 if over.result is not None:
                     # Its last action was stored, then its driver died before the result:
-                    # recorded now (once), and the table goes.
-                    store.finish_match(match_id, over)
+                    # recorded now (once, durably), and the table goes.
+                    store._x("SET synchronous_commit = on")
+                    try:
+                        store.finish_match(match_id, over)
+                    finally:
+                        store._x("SET synchronous_commit = off")
                     store._x("DELETE FROM room_tables WHERE id = ?", (tid,))
                     _notify(store, {"k": "g", "id": tid, "p": me})
-                    ended.append(tid)
                     continue
                 adopted.append((stored, int(won[0]), frame))
-            return {"lost": lost, "dead": dead, "adopted": adopted, "waiting": waiting}
+            return {"lost": lost, "dead": dead, "adopted": adopted, "waiting": waiting,
+                    "tokens": tokens}
 
         def done(result: dict[str, Any] | None) -> None:
             self._ticking = False
             self._ticked(result)
-        self._job(job, done, fallback=None)
+
+        def run(store: Store) -> None:
+            try:
+                result = job(store)
+            except Exception:
+                self._on_loop(done, None)
+                raise
+            self._on_loop(done, result)
+        self._urgent.append(run)
+        self._work.put(lambda store: None)          # wakes the worker if it waits
+
+    def _give_up(self, store: Store, tid: str, match_id: int, why: str) -> None:
+        """A table this process claimed and cannot play (on the worker): its match is
+        recorded as abandoned and the table goes, rather than staying listed and
+        claimed by us with nobody playing it."""
+        log.error("cluster: table %s (match %s) cannot be taken over: %s; closed", tid,
+                  match_id, why)
+        store.abandon(match_id)
+        store._x("DELETE FROM room_tables WHERE id = ? AND driver = ?", (tid, self.process))
+        store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
+        _notify(store, {"k": "g", "id": tid, "p": self.process})
 
     def _ticked(self, result: dict[str, Any] | None) -> None:
         side = self.side
         if result is None or side is None:
             return
+        tokens = result["tokens"]
+        for name in {process for process, session in side.remote_members
+                     if process in tokens and not session.startswith(tokens[process] + "-")}:
+            # Started again under its name (before it was taken for gone): the members
+            # of its earlier start are let go.
+            log.warning("cluster: process %s started again", name)
+            side.process_gone(name, keep=tokens[name])
         for tid in result["lost"]:
             side.lease_lost(tid)
         for name in result["dead"]:
@@ -575,6 +630,8 @@ class PgCluster:
                 side.adopt(stored, epoch, frame)
             except Exception:
                 log.exception("taking over table %s (match %s)", stored.table_id, stored.id)
+                self._job(partial(self._give_up, tid=stored.table_id, match_id=stored.id,
+                                  why="it failed to start here"))
         for tid in result["waiting"]:
             side.requests_waiting(tid)
 

@@ -220,6 +220,8 @@ class Store:
         # Actions only while this process drives their table (server.cluster sets it on
         # the writer's connection of a room that spans processes).
         self.fenced = False
+        # SET statements for every connection this store makes (again after a lost one).
+        self.session: list[str] = []
         self.skeletons = False        # players.skeleton exists (set by _migrate)
         self._lost_at: float | None = None    # when the connection was lost (PostgreSQL)
         if is_postgres(target):
@@ -265,7 +267,14 @@ class Store:
         if self.kind == "postgres":
             # connect_timeout: a database that does not answer is given up on in
             # seconds (and tried again later), not after the kernel's TCP timeout.
-            return _psycopg().connect(self.target, autocommit=True, connect_timeout=5)
+            # TCP keepalives: a connection a network dropped silently is noticed in
+            # about a minute, not the kernel's two hours.
+            db = _psycopg().connect(self.target, autocommit=True, connect_timeout=5,
+                                    keepalives=1, keepalives_idle=30, keepalives_interval=10,
+                                    keepalives_count=3)
+            for setting in self.session:
+                db.execute(setting)
+            return db
         # isolation_level=None: autocommit, transactions only where BEGIN says so.
         # check_same_thread=False: opened on the loop, a writer's is used on its thread.
         assert self.path is not None
@@ -315,7 +324,9 @@ class Store:
             return self.db.execute(self._sql(sql), args or None)
         except self._errors as e:
             if self.transient(e):
-                if self.kind == "postgres":
+                if self.kind == "postgres" and (self.db.closed or self.db.broken):
+                    # The connection is gone (not a lock or statement timeout on a
+                    # connection that still works): a new one, after a while.
                     self._lost_at = time.monotonic()
                 raise StoreUnavailable(f"{self.where}: {str(e).strip()}") from e
             raise
@@ -515,6 +526,15 @@ class Store:
             if row is None or row[0] != seat or json.loads(row[1]) != json.loads(text):
                 raise
 
+    def _check_owner(self, match_id: int) -> None:
+        """The match is still this process's (a process taking its table over makes it
+        its own in the same transaction as its claim); read FOR SHARE, so that claim
+        waits for our commit, or we wait for its and are refused (LeaseLost)."""
+        row = self._x("SELECT process FROM matches WHERE id = ? FOR SHARE",
+                      (match_id,)).fetchone()
+        if row is not None and row[0] != self.process:
+            raise LeaseLost(f"process {row[0]} plays match {match_id} now")
+
     def _append_fenced(self, match_id: int, seq: int, seat: int, text: str) -> None:
         """``append_action`` for a process of a room that spans several (server.cluster):
         only while the match's table is still this process's to drive. The table's row
@@ -525,10 +545,7 @@ class Store:
         if own:
             self._x("BEGIN")
         try:
-            row = self._x("SELECT t.driver FROM room_tables t JOIN matches m ON m.table_id = t.id "
-                          "WHERE m.id = ? FOR SHARE OF t", (match_id,)).fetchone()
-            if row is not None and row[0] != self.process:
-                raise LeaseLost(f"process {row[0]} drives the table of match {match_id} now")
+            self._check_owner(match_id)
             done = self._x("INSERT INTO actions (match_id, seq, seat, action, at) "
                            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (match_id, seq) DO NOTHING "
                            "RETURNING seq", (match_id, seq, seat, text, time.time())).fetchall()
@@ -553,13 +570,15 @@ class Store:
         ``settings`` (the table's, with who holds each seat) replaces the stored ones, so a
         restart seats the same people and computer players."""
         humans = int(all(s is not None for s in seats))
+        # Fenced: only a match still ours (another process may have taken it over).
+        ours, mine = (" AND process = ?", (self.process,)) if self.fenced else ("", ())
         if settings is None:
             self._x("UPDATE matches SET seats = ?, humans_throughout = humans_throughout * ? "
-                    "WHERE id = ?", (json.dumps(seats), humans, match_id))
+                    "WHERE id = ?" + ours, (json.dumps(seats), humans, match_id, *mine))
         else:
             self._x("UPDATE matches SET seats = ?, settings = ?, "
-                    "humans_throughout = humans_throughout * ? WHERE id = ?",
-                    (json.dumps(seats), json.dumps(settings), humans, match_id))
+                    "humans_throughout = humans_throughout * ? WHERE id = ?" + ours,
+                    (json.dumps(seats), json.dumps(settings), humans, match_id, *mine))
 
     def _load(self, row) -> StoredMatch:
         mid, table_id, game, length, seed, deals, seats, settings, humans = row
@@ -602,6 +621,13 @@ class Store:
     def abandon(self, match_id: int, rounds: int | None = None) -> None:
         """A match nobody will finish (its table was closed before the end) after
         ``rounds`` rounds (None: not known)."""
+        if self.fenced:
+            # Only a match still ours: one another process took over plays on.
+            self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
+                    "WHERE id = ? AND finished IS NULL AND process = ?",
+                    (time.time(), json.dumps({"abandoned": True}), rounds, match_id,
+                     self.process))
+            return
         self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
                 "WHERE id = ? AND finished IS NULL",
                 (time.time(), json.dumps({"abandoned": True}), rounds, match_id))

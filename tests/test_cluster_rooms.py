@@ -6,7 +6,9 @@ processes and SIGKILLs one)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 
+import psycopg
 import pytest
 from conftest import start_room, stop_room
 from stacked import view_policy
@@ -18,6 +20,13 @@ async def until(cond, timeout: float = 15.0, what: str = "") -> None:
     while not cond():
         assert asyncio.get_running_loop().time() < deadline, f"timed out: {what}"
         await asyncio.sleep(0.02)
+
+
+def ages(pg_url):  # noqa: F811
+    """Seconds since each process's heartbeat, by the database's clock."""
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        return dict(db.execute("SELECT name, EXTRACT(EPOCH FROM clock_timestamp())::float8 "
+                               "- seen FROM room_processes").fetchall())
 
 
 async def listed(client, tid: str, timeout: float = 10.0) -> dict:
@@ -145,7 +154,6 @@ async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms
     await until(lambda: bool(alice2.view and alice2.view.get("result")), what="alice sees the end")
     assert alice2.view["totals"] == bob.view["totals"]
     assert STATS.cluster_takeovers.value == takeovers + 1
-    import psycopg
     with psycopg.connect(pg_url) as db:
         rows = db.execute("SELECT id, result FROM matches WHERE table_id = %s AND "
                           "finished IS NOT NULL", (tid,)).fetchall()
@@ -300,7 +308,6 @@ async def test_a_driver_that_lost_its_lease_stores_nothing_more_and_the_match_go
     tid = (await alice.expect("joined"))["table"]
     table = p1.registry.tables[tid]
     await play([alice], lambda: table.match is not None and len(table.match.log) > 4)
-    import psycopg
     with psycopg.connect(pg_url, autocommit=True) as db:
         # As p2's adoption would: the row is someone else's (the next one hands it on).
         db.execute("UPDATE room_tables SET driver = 'p9', epoch = epoch + 1 WHERE id = %s",
@@ -346,3 +353,150 @@ async def test_an_operators_kick_announcement_and_close_reach_every_process(room
     await until(lambda: tid not in p1.registry.tables, what="p1 closes its table")
     for c in (alice, bob, carol):
         await c.close()
+
+
+async def test_a_process_frozen_mid_write_stops_no_other_process(rooms, pg_url):  # noqa: F811
+    """p1 freezes (SIGSTOP, a VM pause, a partition) while its writer's transaction
+    holds a lock on its match: the others skip that table when claiming it (a lock is
+    never waited on) and their heartbeats, requests and frames go on (found in review:
+    they all stopped)."""
+    p1, p2, p3 = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
+    tid = (await alice.expect("joined"))["table"]
+    carol = await p2.json_client("carol")
+    carol.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3]})
+    tid2 = (await carol.expect("joined"))["table"]
+    dave = await p3.json_client("dave")
+    await listed(dave, tid2)
+    dave.send({"op": "join", "table": tid2})
+    await dave.expect("joined")
+    await until(lambda: p1.registry.tables[tid].match is not None, what="p1's match")
+    await asyncio.sleep(1.5)        # p1's row says "playing" (published)
+    frozen = psycopg.connect(pg_url)        # p1's writer, frozen inside its transaction
+    frozen.execute("SELECT 1 FROM room_tables WHERE id = %s FOR SHARE", (tid,))
+    frozen.execute("SELECT 1 FROM matches WHERE table_id = %s FOR SHARE", (tid,))
+    dead(p1)
+    try:
+        await asyncio.sleep(10)
+        a = ages(pg_url)
+        carol.drain()
+        dave.send({"op": "chat", "text": "anyone?"})
+        got = False
+        try:
+            while True:
+                m = await carol.expect("chat", timeout=4)
+                if m["text"] == "anyone?":
+                    got = True
+                    break
+        except (AssertionError, TimeoutError):
+            pass
+        assert a["p2"] < 3 and a["p3"] < 3, a     # both beat on
+        assert got
+    finally:
+        frozen.rollback()
+        frozen.close()
+    await asyncio.sleep(3)
+    print("after release:", ages(pg_url))
+    for c in (alice, carol, dave):
+        await c.close()
+
+
+async def test_a_stale_driver_cannot_abandon_the_match_its_successor_plays(rooms, pg_url):  # noqa: F811
+    """p1's worker is stuck (heartbeat late), p2/p3 take its table; before p1's tick runs,
+    p1 removes its copy (an operator's /close here; a guest's table emptied the same way):
+    its 'abandoned' is not written over the match the successor plays."""
+    p1, p2, p3 = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
+    tid = (await alice.expect("joined"))["table"]
+    table = p1.registry.tables[tid]
+    await until(lambda: table.match is not None and table.match.to_act == 0,
+                what="alice's turn")
+    mid = table.match_id
+    stuck = threading.Event()
+    p1.room.cluster._work.put(lambda store: stuck.wait(30))
+    try:
+        await until(lambda: tid in p2.registry.tables or tid in p3.registry.tables,
+                    timeout=20, what="another process takes the table")
+        assert tid in p1.registry.tables            # p1 has not noticed yet
+        p1.room.moderation.admin(f"close {tid}")
+        await asyncio.sleep(1)
+        with psycopg.connect(pg_url) as db:
+            row = db.execute("SELECT finished, result, process FROM matches WHERE id = %s",
+                             (mid,)).fetchone()
+            drv = db.execute("SELECT driver FROM room_tables WHERE id = %s", (tid,)).fetchone()
+        assert drv is not None and drv[0] != "p1"
+        assert row[0] is None and row[2] == drv[0]     # still playing, the successor's
+    finally:
+        stuck.set()
+    await alice.close()
+
+
+async def test_a_dead_process_s_idle_tables_do_not_hold_back_its_playing_ones(rooms, pg_url):  # noqa: F811
+    """A dead process with many waiting tables: its playing table is taken over after
+    the lease (5 s), not after its idle tables are cleared (15 s: found in review)."""
+    p1, p2, p3 = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
+    tid = (await alice.expect("joined"))["table"]
+    await until(lambda: p1.registry.tables[tid].match is not None, what="match")
+    await asyncio.sleep(1.5)
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        for i in range(25):       # p1's lobby: tables waiting for players (made earlier)
+            db.execute("INSERT INTO room_tables (id, driver, epoch, status, private, row, "
+                       "holders, updated) VALUES (%s, 'p1', 0, 'waiting', 0, '{}', '[]', 1)",
+                       (str(900 + i),))
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    dead(p1)
+    await until(lambda: tid in p2.registry.tables or tid in p3.registry.tables,
+                timeout=40, what="taken over")
+    took = loop.time() - t0
+    assert took < 10, took
+    await alice.close()
+
+
+async def test_asking_for_a_seat_elsewhere_while_playing_is_refused_as_here(rooms):
+    """Asking for a computer player's seat at another process's table while playing at
+    one's own is refused, as at a table here ("leave it first"); it used to leave the
+    match, ending it for everyone (E-37)."""
+    p1, p2, _ = rooms
+    carol = await p2.json_client("carol")
+    carol.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
+    t2 = (await carol.expect("joined"))["table"]
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
+    t1 = (await alice.expect("joined"))["table"]
+    x = p1.registry.tables[t1]
+    await until(lambda: x.match is not None, what="alice's match")
+    await listed(alice, t2)
+    alice.send({"op": "join", "table": t2, "seat": 2})
+    err = await alice.expect("error")
+    assert "leave it first" in err["message"]
+    assert x.status == "playing" and x.seats[0].member is not None
+    await alice.close()
+    await carol.close()
+
+
+async def test_members_of_a_table_whose_lease_was_lost_play_on_without_a_close(rooms, pg_url):  # noqa: F811
+    """The driver lost its lease: its own members are moved to the table as driven by the
+    other process without being told it closed (a terminal would have gone back to the
+    lobby), and play on."""
+    p1, _p2, _ = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
+    tid = (await alice.expect("joined"))["table"]
+    table = p1.registry.tables[tid]
+    await play([alice], lambda: table.match is not None and len(table.match.log) > 4)
+    alice.drain()
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute("UPDATE room_tables SET driver = 'p9', epoch = epoch + 1 WHERE id = %s",
+                   (tid,))
+    await until(lambda: table.closed, what="p1 stops playing the table")
+    await asyncio.sleep(8)
+    msgs = [m["type"] for m in alice.drain()]
+    assert "left" not in msgs and "view" in msgs
+    member = p1.room.online["alice"]
+    assert member.table is not None and member.seat == 0 and member.table is not table
+    await alice.close()

@@ -338,8 +338,9 @@ class TableStore:
         # Told (on the loop) when the database stops and starts answering: the room
         # says so to everyone connected.
         self.listeners: list[Callable[[bool], None]] = []
-        # Told (on the loop) that another process drives this table now (server.cluster).
-        self.on_lease_lost: Callable[[str], None] | None = None
+        # Told (on the loop) that another process drives this table now (server.cluster):
+        # the table's id and the match whose write was refused.
+        self.on_lease_lost: Callable[[str, MatchRef | None], None] | None = None
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """From now on the writes run on their own thread (``close`` ends it)."""
@@ -350,7 +351,7 @@ class TableStore:
 
     def _failed(self, w: _Write) -> None:
         if isinstance(w.failed, LeaseLost) and self.on_lease_lost is not None:
-            self.on_lease_lost(w.table)
+            self.on_lease_lost(w.table, w.ref)
 
     def _health(self, down: bool) -> None:
         self.down = down

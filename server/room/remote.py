@@ -317,6 +317,8 @@ class RemoteTable(Table):
 
     def _join_locally(self, member: Member, seat: int | None) -> None:
         self.registry.detach(member, keep_seat=False, unless=self)
+        if not self.local and self.driver == "":
+            self.side._fetch(self)          # the driver's frame now, if it has one
         self.local.add(member)
         member.table, member.seat = self, seat
         if seat is not None:
@@ -362,15 +364,7 @@ class RemoteTable(Table):
         self._send(member, "say", text=self.chat_line(member, raw))
 
     def take_seat(self, member: Member, seat: object) -> bool:
-        from .catalogue import parse_seat
-        seat = parse_seat(seat)
-        if self.status == "over":
-            raise RoomError("The match at table {table} is over.", table=self.id)
-        if self.seats[seat].kind != "bot":
-            raise RoomError("Seat {seat} at table {table} is not a computer player's.",
-                            seat=seat, table=self.id)
-        if member.table is self and member.seat is not None:
-            raise RoomError("You are seated at table {table}.", table=self.id)
+        seat = self.check_take(member, seat)    # the checks a frame can answer
         if member.table is not self:
             self.registry.detach(member, keep_seat=False)
             self._join_locally(member, None)
@@ -394,7 +388,11 @@ class RemoteTable(Table):
             self.seats[seat].member = None
         member.table, member.seat = None, None
         self._send(member, "detach", keep=keep_seat, seat=seat)
-        self.side.forget_if_unused(self)
+        if not self.local:
+            # Nobody here shows it now: frames stop being read, so the one kept would be
+            # stale when someone comes back (they see nothing until a fresh one).
+            self._views = None
+            self.driver = ""
 
     def close(self) -> None:
         self.closed = True
@@ -605,11 +603,12 @@ class ClusterSide:
                 table.detach(rm, keep_seat=keep)
             self.remote_members.pop((req["origin"], req["session"]), None)
 
-    def process_gone(self, process: str) -> None:
+    def process_gone(self, process: str, keep: str | None = None) -> None:
         """Another process stopped answering: its members' seats are held for them (they
-        come back through another process), its spectators leave."""
+        come back through another process), its spectators leave. ``keep``: it started
+        again; the sessions of this start (ids ``keep-N``) stay."""
         for key, rm in list(self.remote_members.items()):
-            if key[0] != process:
+            if key[0] != process or (keep is not None and key[1].startswith(keep + "-")):
                 continue
             self.remote_members.pop(key, None)
             rm.closed = True
@@ -656,18 +655,27 @@ class ClusterSide:
         log.warning("table %s (match %s) taken over: its driver stopped answering", tid,
                     stored.id)
 
-    def lease_lost(self, tid: str) -> None:
+    def lease_lost(self, tid: str, ref: object = None) -> None:
         """Another process drives this table now (we did not renew in time): ours
-        stops; our members show the other's."""
+        stops; our members show the other's. ``ref``: the match whose write was refused
+        (a later copy of the table, taken back since, is not stopped for it)."""
         table = self.registry.tables.get(tid)
         if table is None or isinstance(table, RemoteTable):
             return
+        if ref is not None and table.match_ref is not ref:
+            return
         log.error("table %s: another process took it over; stopped here", tid)
         STATS.cluster_lost.inc()
-        members = list(table.members())
-        local = [m for m in members if not isinstance(m, RemoteMember)]
+        local = [m for m in table.members() if not isinstance(m, RemoteMember)]
         if table.match_ref is not None:
             table.match_ref.broken = True       # its writes still queued are not made
+        for m in local:
+            # Taken off quietly: they are not told "closed", they go on at the copy.
+            table.watchers.discard(m)
+            for s in table.seats:
+                if s.member is m:
+                    s.member = None
+            m.table, m.seat = None, None
         table.close()
         del self.registry.tables[tid]
         self._published.pop(tid, None)
@@ -676,7 +684,10 @@ class ClusterSide:
         for m in local:
             m.notice(Said(N_("This table moved to another server of the room; you are "
                              "back at it.")))
-            _back_at(rt, m, held_in=table)
+            if _back_at(rt, m, held_in=table):
+                m.table_changed(rt, "state")
+            else:
+                m.table_changed(table, "closed")
         self.registry.lobby_changed()
 
     def reattach(self, table: RemoteTable) -> None:
@@ -781,9 +792,6 @@ class ClusterSide:
         if rt is not None:
             rt.close()
             self.registry.lobby_changed()
-
-    def forget_if_unused(self, rt: RemoteTable) -> None:
-        pass        # the row keeps it listed; the frame is fetched only while members show it
 
     def told(self, session: str, message: dict[str, Any]) -> None:
         """The driver of a table tells one of our members something."""

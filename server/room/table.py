@@ -254,22 +254,7 @@ class Table:
         """``member`` takes the computer player's ``seat``: now (True) if the
         match has not started or is between rounds, else at the end of this
         round (False; ``member`` watches meanwhile).  RoomError if refused."""
-        seat = parse_seat(seat)
-        if self.status == "over":
-            raise RoomError("The match at table {table} is over.", table=self.id)
-        if self.seats[seat].kind != "bot":
-            raise RoomError("Seat {seat} at table {table} is not a computer player's.", seat=seat,
-                            table=self.id)
-        for i, s in enumerate(self.seats):
-            if s.held_by(member):
-                raise RoomError("You already hold seat {seat} at table {table}.", seat=i,
-                                    table=self.id)
-        cur = member.table
-        if (cur is not None and cur is not self and member.seat is not None
-                and cur.status == "playing"):
-            raise RoomError("You are playing at table {table}; leave it first.", table=cur.id)
-        if member.table is self and member.seat is not None:
-            raise RoomError("You are seated at table {table}.", table=self.id)
+        seat = self.check_take(member, seat)
         other = self.takeovers.get(seat)
         if other is not None and other is not member:
             raise RoomError("Seat {seat} at table {table} is already promised to {name} at "
@@ -285,6 +270,26 @@ class Table:
         self.takeovers[seat] = member
         self._publish("seats")
         return False
+
+    def check_take(self, member: Member, seat: object) -> int:
+        """The computer player's seat ``member`` may ask for here (RoomError if not)."""
+        seat = parse_seat(seat)
+        if self.status == "over":
+            raise RoomError("The match at table {table} is over.", table=self.id)
+        if self.seats[seat].kind != "bot":
+            raise RoomError("Seat {seat} at table {table} is not a computer player's.", seat=seat,
+                            table=self.id)
+        for i, s in enumerate(self.seats):
+            if s.held_by(member):
+                raise RoomError("You already hold seat {seat} at table {table}.", seat=i,
+                                table=self.id)
+        cur = member.table
+        if (cur is not None and cur is not self and member.seat is not None
+                and cur.status == "playing"):
+            raise RoomError("You are playing at table {table}; leave it first.", table=cur.id)
+        if member.table is self and member.seat is not None:
+            raise RoomError("You are seated at table {table}.", table=self.id)
+        return seat
 
     def request_of(self, member: Member) -> int | None:
         """The seat ``member`` waits for at this table, if any."""
