@@ -279,7 +279,17 @@ class Store:
         # check_same_thread=False: opened on the loop, a writer's is used on its thread.
         assert self.path is not None
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")       # readers on other connections go on
+        # Readers on other connections go on. Processes opening a new file together:
+        # turning it to WAL takes a lock SQLite does not wait for (it answers "locked"
+        # at once to all but one), so it is tried again for a few seconds.
+        for attempt in range(50):
+            try:
+                db.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or attempt == 49:
+                    raise
+                time.sleep(0.1)
         # NORMAL in WAL: a commit survives a killed process (the OS has it);
         # only a power cut could lose the last commits.
         db.execute("PRAGMA synchronous=NORMAL")
