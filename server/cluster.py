@@ -7,8 +7,10 @@ processes:
 - ``room_tables``: one row per table: the process that drives it (and how many times it
   changed hands, ``epoch``), its lobby row, seat holders and, while members elsewhere
   show it, its frame. The driver writes it through the room's writer thread, after the
-  table's own writes: stored before shown, everywhere. A driver's actions are written
-  only while the row still names it (``Store._append_fenced``).
+  table's own writes: stored before shown, everywhere. A takeover names the new driver
+  here and in the match's row (``matches.process``) in one transaction; a driver's
+  actions, seat changes and abandons are written only while the match's row names it
+  (``Store._append_fenced``).
 - ``room_requests``: what members do at a table driven elsewhere, taken by its driver in
   order (``DELETE … RETURNING``).
 - ``room_processes``: each process's heartbeat, every ``RENEW`` seconds by the database's
@@ -17,10 +19,13 @@ processes:
   action log); silent for ``GONE_AFTER``, its members elsewhere are let go (their seats
   held for them).
 - ``NOTIFY lamma``: "table changed", "request waiting", "a word for your session",
-  "someone logged in under this name"; every process LISTENs on its own connection.
+  "someone logged in under this name", "an operator's command", heartbeats and a
+  goodbye; every process LISTENs on its own connection.
 
 Store calls never run on the loop: the listener and one worker have threads and
-connections of their own; results come back with ``call_soon_threadsafe``.
+connections of their own; results come back with ``call_soon_threadsafe``. The worker
+never waits long on another process's lock (``WORKER_SESSION``), and its heartbeat runs
+before whatever else is queued.
 """
 
 from __future__ import annotations
