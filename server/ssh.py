@@ -756,6 +756,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     server = await asyncssh.create_server(
         lambda: LammaSSHServer(room), host, port,
         server_host_keys=[host_key],
+        encryption_algs=list(wire.ENCRYPTION_ALGS),    # no chacha20: see server/wire.py
         process_factory=handler,
         encoding=None,
         line_editor=False,
