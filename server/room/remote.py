@@ -802,8 +802,8 @@ class ClusterSide:
         rt = self.remote.get(str(message.get("table")))
         if k == "refused":
             error = unpack(message.get("error"))
-            if message.get("op") in ("sit", "watch", "take") and rt is not None \
-                    and member.table is rt and message.get("op") != "take":
+            if message.get("op") in ("sit", "watch") and rt is not None and member.table is rt:
+                # Not seated (or watching) there after all: the screen leaves the table.
                 rt.local.discard(member)
                 member.table, member.seat = None, None
                 member.table_changed(rt, "closed")
