@@ -41,6 +41,23 @@ async def listed(client, tid: str, timeout: float = 10.0) -> dict:
         await asyncio.sleep(0.2)
 
 
+async def made(srv, name: str, computer: list[int]):
+    """``name``'s JSON client on ``srv`` with an Estimation table (13 rounds) it made,
+    computer players at ``computer``: (client, table id)."""
+    client = await srv.json_client(name)
+    client.send({"op": "create", "game": "estimation", "length": 13, "computer": computer})
+    return client, (await client.expect("joined"))["table"]
+
+
+async def seated(srv, name: str, tid: str):
+    """``name``'s JSON client on ``srv``, seated at table ``tid`` once it is listed there."""
+    client = await srv.json_client(name)
+    await listed(client, tid)
+    client.send({"op": "join", "table": tid})
+    await client.expect("joined")
+    return client
+
+
 @pytest.fixture
 async def rooms(tmp_path, pg_url):  # noqa: F811
     started = []
@@ -135,10 +152,7 @@ async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms
     alice.send({"op": "create", "game": "estimation-kotshina", "length": "micro",
                 "computer": [2, 3]})
     tid = (await alice.expect("joined"))["table"]
-    bob = await p2.json_client("bob")
-    await listed(bob, tid)
-    bob.send({"op": "join", "table": tid})
-    await bob.expect("joined")
+    bob = await seated(p2, "bob", tid)
     # Into the first trick: some cards on the table.
     await play([alice, bob], lambda: bool(alice.view and alice.view.get("trick")))
     before = alice.view
@@ -181,9 +195,7 @@ async def test_a_terminal_on_another_process_sits_plays_and_chats_at_the_table(r
     alice's table (driven by p1) from the lobby, sees his hand and her chat, and his
     key press plays there."""
     p1, p2, _ = rooms
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3]})
-    tid = (await alice.expect("joined"))["table"]
+    alice, tid = await made(p1, "alice", [2, 3])
     bob = await p2.pty_client("bob", size=(100, 30))
     try:
         await bob.wait_for("card room")
@@ -255,9 +267,7 @@ async def test_private_codes_and_a_computer_players_seat_across_processes(rooms)
 
 async def test_two_people_joining_at_once_through_two_processes_get_two_seats(rooms):
     p1, p2, p3 = rooms
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [3]})
-    tid = (await alice.expect("joined"))["table"]
+    alice, tid = await made(p1, "alice", [3])
     bob, carol = await p2.json_client("bob"), await p3.json_client("carol")
     await listed(bob, tid)
     await listed(carol, tid)
@@ -279,13 +289,8 @@ async def test_a_member_let_go_while_its_process_seemed_gone_plays_on(rooms):
     """A heartbeat late by more than the lease (a database restart) made the driver let
     bob's seat go; his next move brings him back instead of being refused."""
     p1, p2, _ = rooms
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3]})
-    tid = (await alice.expect("joined"))["table"]
-    bob = await p2.json_client("bob")
-    await listed(bob, tid)
-    bob.send({"op": "join", "table": tid})
-    await bob.expect("joined")
+    alice, tid = await made(p1, "alice", [2, 3])
+    bob = await seated(p2, "bob", tid)
     table = p1.registry.tables[tid]
     await until(lambda: table.match is not None, what="the match begins")
     p1.registry.side.process_gone("p2")
@@ -303,9 +308,7 @@ async def test_a_driver_that_lost_its_lease_stores_nothing_more_and_the_match_go
     database (its row is no longer p1's), p1 stops playing it, and the match goes on
     under its new driver with alice still in her seat."""
     p1, p2, _ = rooms
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
-    tid = (await alice.expect("joined"))["table"]
+    alice, tid = await made(p1, "alice", [1, 2, 3])
     table = p1.registry.tables[tid]
     await play([alice], lambda: table.match is not None and len(table.match.log) > 4)
     with psycopg.connect(pg_url, autocommit=True) as db:
@@ -334,9 +337,7 @@ async def test_an_operators_kick_announcement_and_close_reach_every_process(room
     p1, p2, _ = rooms
     bob = await p2.json_client("bob")
     carol = await p2.json_client("carol")
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
-    tid = (await alice.expect("joined"))["table"]
+    alice, tid = await made(p1, "alice", [1, 2, 3])
     await until(lambda: p2.registry.find(tid) is not None, what="p2 knows the table")
     assert f"{tid} estimation" in p2.room.moderation.admin("tables")   # p1's, from p2
     reply = p2.room.moderation.admin("announce the room closes at ten")
@@ -361,16 +362,9 @@ async def test_a_process_frozen_mid_write_stops_no_other_process(rooms, pg_url):
     never waited on) and their heartbeats, requests and frames go on (found in review:
     they all stopped)."""
     p1, p2, p3 = rooms
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
-    tid = (await alice.expect("joined"))["table"]
-    carol = await p2.json_client("carol")
-    carol.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3]})
-    tid2 = (await carol.expect("joined"))["table"]
-    dave = await p3.json_client("dave")
-    await listed(dave, tid2)
-    dave.send({"op": "join", "table": tid2})
-    await dave.expect("joined")
+    alice, tid = await made(p1, "alice", [1, 2, 3])
+    carol, tid2 = await made(p2, "carol", [2, 3])
+    dave = await seated(p3, "dave", tid2)
     await until(lambda: p1.registry.tables[tid].match is not None, what="p1's match")
     await asyncio.sleep(1.5)        # p1's row says "playing" (published)
     frozen = psycopg.connect(pg_url)        # p1's writer, frozen inside its transaction
@@ -407,9 +401,7 @@ async def test_a_stale_driver_cannot_abandon_the_match_its_successor_plays(rooms
     p1 removes its copy (an operator's /close here; a guest's table emptied the same way):
     its 'abandoned' is not written over the match the successor plays."""
     p1, p2, p3 = rooms
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
-    tid = (await alice.expect("joined"))["table"]
+    alice, tid = await made(p1, "alice", [1, 2, 3])
     table = p1.registry.tables[tid]
     await until(lambda: table.match is not None and table.match.to_act == 0,
                 what="alice's turn")
@@ -437,9 +429,7 @@ async def test_a_dead_process_s_idle_tables_do_not_hold_back_its_playing_ones(ro
     """A dead process with many waiting tables: its playing table is taken over after
     the lease (5 s), not after its idle tables are cleared (15 s: found in review)."""
     p1, p2, p3 = rooms
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
-    tid = (await alice.expect("joined"))["table"]
+    alice, tid = await made(p1, "alice", [1, 2, 3])
     await until(lambda: p1.registry.tables[tid].match is not None, what="match")
     await asyncio.sleep(1.5)
     with psycopg.connect(pg_url, autocommit=True) as db:
@@ -462,12 +452,8 @@ async def test_asking_for_a_seat_elsewhere_while_playing_is_refused_as_here(room
     one's own is refused, as at a table here ("leave it first"); it used to leave the
     match, ending it for everyone (E-37)."""
     p1, p2, _ = rooms
-    carol = await p2.json_client("carol")
-    carol.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
-    t2 = (await carol.expect("joined"))["table"]
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
-    t1 = (await alice.expect("joined"))["table"]
+    carol, t2 = await made(p2, "carol", [1, 2, 3])
+    alice, t1 = await made(p1, "alice", [1, 2, 3])
     x = p1.registry.tables[t1]
     await until(lambda: x.match is not None, what="alice's match")
     await listed(alice, t2)
@@ -484,9 +470,7 @@ async def test_members_of_a_table_whose_lease_was_lost_play_on_without_a_close(r
     other process without being told it closed (a terminal would have gone back to the
     lobby), and play on."""
     p1, _p2, _ = rooms
-    alice = await p1.json_client("alice")
-    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3]})
-    tid = (await alice.expect("joined"))["table"]
+    alice, tid = await made(p1, "alice", [1, 2, 3])
     table = p1.registry.tables[tid]
     await play([alice], lambda: table.match is not None and len(table.match.log) > 4)
     alice.drain()
