@@ -240,3 +240,12 @@ async def test_hostile_pty_input_does_not_hurt_the_room(lamma_server):
     await evil.wait_for("New table", timeout=20)
     await evil.close()
     await good.close()
+
+
+async def test_a_started_server_hands_the_gil_over_every_millisecond(room):
+    """The store's writer thread waits for the GIL a switch interval at a time while the
+    loop draws (server/runtime.py: 1 ms, not Python's 5)."""
+    import sys
+
+    from server import runtime
+    assert sys.getswitchinterval() == runtime.SWITCH_INTERVAL == 0.001
