@@ -44,7 +44,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .room.store import StoredMatch, StoreUnavailable
+from .room.store import StoreUnavailable
 from .store import StoreError
 
 if TYPE_CHECKING:
@@ -109,7 +109,6 @@ class PgCluster:
         self._threads: list[threading.Thread] = []
         self._tick_handle: asyncio.Handle | None = None
         self._gone: set[str] = set()         # processes already known to have died
-        self._listen_db: Any = None
         self._ticking = False                # a heartbeat job is on its way
         self._heard_self = 0.0               # loop time our own heartbeat was last heard
         self._rows_waiting: list[Callable[[list[dict[str, Any]] | None], None]] = []
@@ -268,7 +267,6 @@ class PgCluster:
                 self._stopping.wait(wait)
                 wait = min(wait * 2, 10.0)
                 continue
-            self._listen_db = db
             wait = 0.25
             try:
                 db.execute(f"LISTEN {CHANNEL}")
@@ -641,4 +639,4 @@ class PgCluster:
             side.requests_waiting(tid)
 
 
-__all__ = ["LEASE", "RENEW", "ClusterError", "PgCluster", "StoredMatch", "default_name"]
+__all__ = ["LEASE", "RENEW", "ClusterError", "PgCluster", "default_name"]

@@ -135,6 +135,7 @@ class Cluster(Protocol):
     """What the room needs of the shared database (``server.cluster.PgCluster``)."""
 
     process: str
+    token: str          # this start of the process (its sessions' ids begin with it)
 
     def new_table_id(self) -> str: ...
 
@@ -439,7 +440,7 @@ class ClusterSide:
         self._sessions: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
         self._sid: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._ids = count(1)
-        self._sid_prefix = getattr(cluster, "token", "") or str(id(self))
+        self._sid_prefix = cluster.token
         self._due: dict[str, Table] = {}
         self._published: dict[str, tuple[dict[str, Any], list[str | None]]] = {}
         self.epochs: dict[str, int] = {}                    # tables this process drives
