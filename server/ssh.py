@@ -252,6 +252,7 @@ class Room:
             self.cluster.close()            # then our leases and our heartbeat end
         self.writes.close()
         self.identity.close()
+        wire.stop_lingering()
 
 
 class LammaSSHServer(asyncssh.SSHServer):
@@ -474,12 +475,8 @@ def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
     ``connection_lost``: it is taken at ``connection_made``).  Checked by
     tests/test_session_garbage.py."""
     conn._recv_handler = lambda: False
-    try:
-        attrs = vars(transport) if transport is not None else {}
-    except TypeError:                   # a wrapper without __dict__: nothing to unlink
-        attrs = {}
-    if "_read_ready_cb" in attrs:
-        attrs["_read_ready_cb"] = None
+    if transport is not None and not wire.is_lingering(transport):
+        wire.drop_read_callback(transport)      # a lingering one does it when it closes
     for process in processes:
         attrs = vars(process)
         for name in UNLINKED:

@@ -73,11 +73,86 @@ class Coalescing:
         self._transport.close()
 
     def abort(self) -> None:
-        self._parts.clear()         # as the real abort: what is not sent is dropped
-        self._transport.abort()
+        # asyncssh aborts right after writing its disconnect message: that goes out,
+        # and the connection lingers (see ``linger``) instead of being reset.
+        self.flush()
+        linger(self._transport, self._loop)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
+
+
+# A closed connection's lingering (``linger``): how long it may still send, and how much.
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 64 * 1024
+_lingering: set[asyncio.Transport] = set()
+
+
+class Draining(asyncio.Protocol):
+    """What a lingering connection's bytes go to: nowhere."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop):
+        self.transport = transport
+        self.left = LINGER_BYTES
+        self.timer = loop.call_later(LINGER_SECONDS, transport.abort)
+
+    def data_received(self, data: bytes) -> None:
+        self.left -= len(data)
+        if self.left < 0:
+            self.transport.abort()
+
+    def eof_received(self) -> bool:
+        return False                # the client has closed its side: close ours (FIN)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.timer.cancel()
+        _lingering.discard(self.transport)
+        drop_read_callback(self.transport)
+
+
+def linger(transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+    """Close ``transport`` without resetting it: keep it open after what was written
+    (asyncssh's disconnect message), reading and dropping what the client still
+    sends, until the client closes its side (an SSH client does on that message) or
+    ``LINGER_SECONDS`` or ``LINGER_BYTES`` run out.
+
+    Closing a socket with bytes unread makes the kernel answer with a reset, and a
+    reset can destroy what was sent just before it: a refusal's words ("You are
+    banned ...") did not reach a client through a TCP balancer (HAProxy, or
+    tests/test_proxy_protocol.py's) about one time in ten.  The server does not
+    half-close first either: asyncssh as a client, busy with a key exchange, lets an
+    end of stream overtake a disconnect message it has received but not yet read."""
+    if transport.is_closing():
+        transport.abort()
+        return
+    try:
+        transport.set_protocol(Draining(transport, loop))
+        transport.resume_reading()
+    except (OSError, RuntimeError, NotImplementedError, AttributeError):
+        transport.abort()
+        return
+    _lingering.add(transport)
+
+
+def is_lingering(transport: object) -> bool:
+    return transport in _lingering
+
+
+def stop_lingering() -> None:
+    """Close every lingering connection now (the server stops)."""
+    for transport in list(_lingering):
+        transport.abort()
+
+
+def drop_read_callback(transport: object) -> None:
+    """A closed asyncio socket transport keeps ``_read_ready_cb``, a bound method of
+    its own (CPython 3.11): a reference cycle left for the collector (issue 12)."""
+    try:
+        attrs = vars(transport)
+    except TypeError:                   # a wrapper without __dict__: nothing to unlink
+        return
+    if "_read_ready_cb" in attrs:
+        attrs["_read_ready_cb"] = None
 
 
 def coalesce(conn: asyncssh.SSHServerConnection) -> None:

@@ -170,12 +170,13 @@ class Balancer:
                 while data := await src.read(65536):
                     dst.write(data)
                     await dst.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
+                dst.write_eof()     # one side is done: say so to the other (as HAProxy
+            except (ConnectionError, OSError, RuntimeError):   # does) and go on reading it
                 dst.close()
 
         await asyncio.gather(pipe(reader, up_w), pipe(up_r, writer))
+        writer.close()
+        up_w.close()
         self.streams -= {writer, up_w}
 
     async def connect(self, name: str) -> asyncssh.SSHClientConnection:
