@@ -283,6 +283,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         # asyncssh forgets its transport before connection_lost: kept for unlink_asyncssh.
         self.transport: object = vars(conn).get("_transport")
         wire.coalesce(conn)
+        wire.quiet(conn)
         limits = self.room.config.limits
         peer = conn.get_extra_info("peername")
         key = address_key(str(peer[0])) if peer else "?"

@@ -155,10 +155,39 @@ async def test_a_real_session_runs_over_it_one_send_per_frame(lamma_server):
         await c.wait_for("New table")
         await c.quiet(0.2)
         sends, packets = transport.sends - sends, transport.packets - packets
-        # each frame is two SSH packets (an SSH_MSG_IGNORE, then the data), one send
-        assert sends >= 1 and packets >= 2 * sends
+        # a frame is one SSH packet (no SSH_MSG_IGNORE before it: QuietConnection), and
+        # what is written together leaves in one send
+        assert sends >= 1 and packets >= sends
+        assert type(conn) is wire.QuietConnection
     finally:
         await c.close()
+
+
+async def test_the_server_sends_no_empty_ignore_packets(lamma_server, monkeypatch):
+    """asyncssh puts an empty SSH_MSG_IGNORE before every encrypted packet (RFC 4251
+    §9.3.1, against CBC); with GCM and CTR only it is bytes and CPU for nothing."""
+    from asyncssh.connection import SSHConnection
+    from asyncssh.constants import MSG_IGNORE
+
+    handlers = SSHConnection._packet_handlers
+    real = handlers[MSG_IGNORE]
+    heard = {"client": 0, "server": 0}
+
+    def counting(self, pkttype, pktid, packet):
+        heard["client" if self.is_client() else "server"] += 1
+        return real(self, pkttype, pktid, packet)
+
+    monkeypatch.setitem(handlers, MSG_IGNORE, counting)
+    c = await lamma_server.pty_client("wira")
+    try:
+        await c.wait_for("card room")
+        c.press("n")
+        await c.wait_for("New table")
+        await c.quiet(0.2)
+    finally:
+        await c.close()
+    assert heard["server"] > 0           # the check counts: asyncssh's client sends them
+    assert heard["client"] == 0          # and the room does not
 
 
 async def test_a_client_that_prefers_chacha20_gets_aes_gcm(lamma_server):
