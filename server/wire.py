@@ -88,6 +88,9 @@ class Coalescing:
 # A closed connection's lingering (``linger``): how long it may still send, and how much.
 LINGER_SECONDS = 2.0
 LINGER_BYTES = 64 * 1024
+# At most this many at once: past it a connection is closed at once, as before (a flood
+# of refused connections that never close must not hold the server's descriptors).
+LINGER_MAX = 256
 _lingering: set[asyncio.Transport] = set()
 
 
@@ -117,7 +120,7 @@ def linger(transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> Non
     """Close ``transport`` without resetting it: keep it open after what was written
     (asyncssh's disconnect message), reading and dropping what the client still
     sends, until the client closes its side (an SSH client does on that message) or
-    ``LINGER_SECONDS`` or ``LINGER_BYTES`` run out.
+    ``LINGER_SECONDS`` or ``LINGER_BYTES`` run out (``LINGER_MAX`` at once).
 
     Closing a socket with bytes unread makes the kernel answer with a reset, and a
     reset can destroy what was sent just before it: a refusal's words ("You are
@@ -125,7 +128,7 @@ def linger(transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> Non
     tests/test_proxy_protocol.py's) about one time in ten.  The server does not
     half-close first either: asyncssh as a client, busy with a key exchange, lets an
     end of stream overtake a disconnect message it has received but not yet read."""
-    if transport.is_closing():
+    if transport.is_closing() or len(_lingering) >= LINGER_MAX:
         transport.abort()
         return
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 
 import asyncssh
@@ -129,6 +130,16 @@ async def test_a_lingering_connection_ends_after_its_time_or_its_bytes(tmp_path,
         writer.write(b"x" * 20_000)                  # more than LINGER_BYTES: cut at once
         await asyncio.sleep(0.1)
         assert not wire._lingering
+        writer.close()
+
+        monkeypatch.setattr(wire, "LINGER_MAX", 0)   # too many lingering: closed at once
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        writer.write(b"SSH-2.0-test\r\n")
+        await asyncio.sleep(0.1)
+        assert not wire._lingering
+        with contextlib.suppress(ConnectionResetError):    # (with bytes unread: reset)
+            while await asyncio.wait_for(reader.read(65536), 0.2):
+                pass                                 # closed at once, not after 0.3 s
         writer.close()
     finally:
         await stop_room(srv)
