@@ -1185,8 +1185,9 @@ async def attack_key_flood(srv: Server, probe: Probe, a) -> Attack:
     conn = await connect(srv.port, "typist")
     p = await Pty.open(conn)
     await p.ready()
-    # letters with no binding in the lobby (q would quit, p would open a table)
-    block = (b"xzaeghkmouvy" * 6000)[:65536]
+    # letters with no binding in the lobby (q would quit, p would open a table, o the
+    # options, whose a/m/e/k then toggled settings: '?' there shows nothing)
+    block = (b"xzaeghkmcuvy" * 6000)[:65536]
     total = a.keys_mb * 2**20
     t0 = time.monotonic()
     sent = 0
