@@ -170,8 +170,10 @@ class Balancer:
                 while data := await src.read(65536):
                     dst.write(data)
                     await dst.drain()
-                dst.write_eof()     # one side is done: say so to the other (as HAProxy
-            except (ConnectionError, OSError, RuntimeError):   # does) and go on reading it
+                # One side is done: say so to the other and go on reading it (HAProxy
+                # half-closes too; closing here reset the client with its bytes unread).
+                dst.write_eof()
+            except (ConnectionError, OSError, RuntimeError):
                 dst.close()
 
         await asyncio.gather(pipe(reader, up_w), pipe(up_r, writer))
