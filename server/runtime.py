@@ -192,10 +192,12 @@ def prepare(loop: asyncio.AbstractEventLoop | None = None) -> None:
         patch_textual()
         measure_gc()
         # The store's writer thread needs the GIL two or three times per commit; with
-        # Python's 5 ms switch interval each can wait that long while the loop draws
-        # screens. 1 ms: lobby act → view p95 35.7 → 28.8 and 50.9 → 23.5 ms with 40 idle
-        # lobby terminals (44 → 21 and 49 → 33 without them), in alternating runs of
-        # server_bench --only lobby; CPU per move the same.
+        # Python's 5 ms switch interval each can wait that long while the loop is busy.
+        # It matters when moves come in bursts: with server_bench's tables all on one
+        # beat (its drivers before `Pace`) lobby act → view p95 went 35.7 → 28.8 and
+        # 50.9 → 23.5 ms; with the moves spread out (paced, two alternate pairs) it
+        # makes no difference (p95 2.9, 3.7 ms at 1 ms; 3.4, 2.7 ms at 5 ms; CPU per
+        # move within noise). Kept for the bursts (tables that waited through a stall).
         sys.setswitchinterval(SWITCH_INTERVAL)
     loop = loop or asyncio.get_running_loop()
     if not getattr(loop, "_lamma_executor", False):
