@@ -549,16 +549,85 @@ def score_head(sc: Scene) -> tuple[str, ...]:
 
 def score_lines(sc: Scene) -> list[Text]:
     """Rows 2-6: the scores left, the latest events right.  Each row is keyed on
-    its plain strings (built first, cheaply); its Text is built only when new.
+    its plain strings and the turn marker; its Text is built only when new.
     In an Arabic interface joined here the panel is mirrored: the scores at the
     right, their columns from the right, the events at the left; for a terminal
     that orders text itself it is sent in reading order (the scores first)."""
-    facts, v, look, rtl = sc.facts, sc.view, sc.look, sc.rtl
+    v, rtl = sc.view, sc.rtl
+    seats, rows, side = score_rows(sc)
+    to_act = v.get("to_act") if v else None
+    out = []
+    drawn = sc.cache.scores
+    if len(drawn) > 64:
+        drawn.clear()
+    marker = sc.look.style("bold yellow")
+    lang = (sc.speech.code, sc.speech.mode)
+    for i in range(5):
+        # only the marker shows the turn: a move repaints two cells, not two rows
+        turn = i > 0 and to_act == seats[i - 1]
+        # the joined line is reused while its row and side text are unchanged
+        key = (turn, rows[i], side[i], marker, lang)
+        line = drawn.get(key)
+        if line is None:
+            plain = rows[i]
+            text, style = side[i]
+            if rtl and sc.speech.shaped:
+                line = join(sc.line(Text(text, style=style), W - 38), Text(" │", style="dim"),
+                            fit(score_row(sc, i, turn, plain, marker), 36))
+            elif rtl:       # in reading order: the terminal lays it out
+                line = join(fit(score_row(sc, i, turn, plain, marker), 36),
+                            Text("│ ", style="dim"), fit(Text(text, style=style), W - 38))
+            else:
+                if i == 0:
+                    row = Text(plain, style="bold underline")
+                else:
+                    row = Text(no_wrap=True)
+                    row.append("▶ " if turn else "  ", style=marker)
+                    row.append(plain)
+                line = join(fit(row, 36), Text("│ ", style="dim"),
+                            fit(Text(text, style=style), W - 38))
+            drawn[key] = line
+        out.append(line)
+    return out
+
+
+# What the score panel shows of a view besides the turn (``score_rows``, ``side_lines``).
+_SCORE_VIEW = ("dealer", "caller", "with_players", "dash_players", "teams", "declarations",
+               "tricks_taken", "totals", "team_totals", "round")
+
+
+def _tuple(x: Any) -> Any:
+    """A view's list (of lists) as a key: tuples all the way down."""
+    return tuple(_tuple(i) for i in x) if isinstance(x, list) else x
+
+
+Rows = tuple[tuple[int, ...], tuple[Any, ...], list[tuple[str, str]]]
+
+
+def score_rows(sc: Scene) -> Rows:
+    """The seats from the viewer round (bottom, right, top, left), the panel's rows
+    as plain strings (the head first) and the events beside them; kept by what
+    they show, since building them cost ~0.1 ms a frame and a card played changes
+    none of it (only the turn marker)."""
+    facts, v = sc.facts, sc.view
+    rnd = v.get("round") if v else None
+    key = ("scores", sc.look_key, facts.game, facts.seat, facts.seats,
+           tuple((text, getattr(text, "template", None)) for text in
+                 [text for r, text in facts.events if r is None or r == rnd][-5:]),
+           None if not v else tuple(_tuple(v.get(k)) for k in _SCORE_VIEW))
+    hit = sc.cache.section(key)
+    if hit is None:
+        hit = sc.cache.keep(key, _score_rows(sc))
+    return hit
+
+
+def _score_rows(sc: Scene) -> Rows:
+    facts, v, rtl = sc.facts, sc.view, sc.rtl
     tarneeb = facts.game == "tarneeb41"
-    rows: list[tuple[bool, Any]] = [(False, score_head(sc) if rtl else SCORE_HEAD)]
+    rows: list[Any] = [score_head(sc) if rtl else SCORE_HEAD]
     pos = facts.positions()
-    for s in [pos["bottom"], pos["right"], pos["top"], pos["left"]]:
-        turn = bool(v and v.get("to_act") == s)
+    seats = (pos["bottom"], pos["right"], pos["top"], pos["left"])
+    for s in seats:
         label = sc.seat_label(s)
         suffix = sc.you if s == facts.seat else ""
         if facts.seats[s].away:
@@ -583,45 +652,13 @@ def score_lines(sc: Scene) -> list[Text]:
             decl = "" if d is None else str(d)
             tricks = str((v.get("tricks_taken") or [0] * 4)[s])
             total = str((v.get("totals") or [0] * 4)[s])
-        # only the marker shows the turn: a move repaints two cells, not two rows
         if rtl:
             # Arabic letters would join into a word: a space between two tags
             tags = " ".join(sc.speech.pgettext("tag", t) for t in tags)
-            rows.append((turn, (name, tags, decl, tricks, total)))
+            rows.append((name, tags, decl, tricks, total))
         else:
-            rows.append((turn, f"{name[:14]:<14} {tags:<4}{decl:>4}{tricks:>4}{total:>7}"))
-    side = side_lines(sc)
-    out = []
-    drawn = sc.cache.scores
-    if len(drawn) > 64:
-        drawn.clear()
-    marker = look.style("bold yellow")
-    lang = (sc.speech.code, sc.speech.mode)
-    for i in range(5):
-        # the joined line is reused while its row and side text are unchanged
-        key = (rows[i], side[i], marker, lang)
-        line = drawn.get(key)
-        if line is None:
-            turn, plain = rows[i]
-            text, style = side[i]
-            if rtl and sc.speech.shaped:
-                line = join(sc.line(Text(text, style=style), W - 38), Text(" │", style="dim"),
-                            fit(score_row(sc, i, turn, plain, marker), 36))
-            elif rtl:       # in reading order: the terminal lays it out
-                line = join(fit(score_row(sc, i, turn, plain, marker), 36),
-                            Text("│ ", style="dim"), fit(Text(text, style=style), W - 38))
-            else:
-                if i == 0:
-                    row = Text(plain, style="bold underline")
-                else:
-                    row = Text(no_wrap=True)
-                    row.append("▶ " if turn else "  ", style=marker)
-                    row.append(plain)
-                line = join(fit(row, 36), Text("│ ", style="dim"),
-                            fit(Text(text, style=style), W - 38))
-            drawn[key] = line
-        out.append(line)
-    return out
+            rows.append(f"{name[:14]:<14} {tags:<4}{decl:>4}{tricks:>4}{total:>7}")
+    return seats, tuple(rows), side_lines(sc)
 
 
 def score_row(sc: Scene, i: int, turn: bool, cells: tuple[str, ...], marker: str) -> Text:
