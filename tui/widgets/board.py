@@ -11,7 +11,7 @@ driver the changed cells are written at once from the line's own cells
 
 from __future__ import annotations
 
-from itertools import repeat
+from itertools import pairwise, repeat
 from typing import TYPE_CHECKING, cast
 
 from rich.cells import get_character_cell_size
@@ -69,27 +69,6 @@ def _text_cells(text: str) -> tuple[str, tuple[str, ...]]:
     return hit
 
 
-def _cells(segments) -> tuple[tuple[str, ...], tuple[Style | None, ...]]:
-    """What each cell shows, and its style: two tuples (few objects for the
-    collector, whatever the width).  The null style is None: both are
-    written as plain text, so a change from one to the other is no change."""
-    chars: list[str] = []
-    styles: list[Style | None] = []
-    for seg in segments:
-        text = seg.text
-        style = seg.style or None
-        if text.isascii():
-            chars.extend(text)
-            styles.extend(repeat(style, len(text)))
-            continue
-        lead, cells = _text_cells(text)
-        if lead and chars:
-            chars[-1] += lead
-        chars.extend(cells)
-        styles.extend(repeat(style, len(cells)))
-    return tuple(chars), tuple(styles)
-
-
 GAP = 8     # unchanged cells cheaper to resend than to jump over (a cursor move is ~8 bytes)
 
 
@@ -124,34 +103,104 @@ def _changed_spans(old: tuple, new: tuple) -> list[tuple[int, int]]:
     return out
 
 
-_LINES: dict[tuple, tuple[tuple[Segment, ...], tuple]] = {}
+Cells = tuple[tuple[str, ...], tuple[Style | None, ...]]
+_LINES: dict[tuple, Cells] = {}
 _STYLES: dict[Style, Style] = {}
 _LINES_MAX = 8192
 
 
-def _line(console, text: Text, key: tuple, width: int) -> tuple[tuple[Segment, ...], tuple]:
-    """A line's segments (cropped and padded to ``width``) and its cells.
+def _runs(console: Console, text: Text) -> list[tuple[str, Style | None]]:
+    """``text`` as (characters, style) runs: ``Text.render``'s own reading of its
+    spans (overlapping spans combined in order, the text's style under them), without
+    a Segment per run.  A text without spans has its own style (``Text.render`` leaves
+    that to the console, which the board is not: " Your turn" was drawn plain)."""
+    plain = text.plain
+    spans = text.spans
+    get_style = console.get_style
+    null = Style.null()
+    if not spans:
+        return [(plain, get_style(text.style, default=null) if text.style else None)]
+    style_map = {0: get_style(text.style, default=null)}
+    bounds = [(0, False, 0), (len(plain), True, 0)]
+    for i, span in enumerate(spans, 1):
+        style_map[i] = get_style(span.style, default=null)
+        bounds.append((span.start, False, i))
+        bounds.append((span.end, True, i))
+    bounds.sort(key=lambda b: (b[0], b[1]))
+    stack: list[int] = []
+    combined: dict[tuple[int, ...], Style] = {}
+    out: list[tuple[str, Style | None]] = []
+    for (offset, leaving, i), (following, _, _) in pairwise(bounds):
+        if leaving:
+            stack.remove(i)
+        else:
+            stack.append(i)
+        if following > offset:
+            ids = tuple(sorted(stack))
+            style = combined.get(ids)
+            if style is None:
+                style = combined[ids] = Style.combine(style_map[j] for j in ids)
+            out.append((plain[offset:following], style))
+    return out
+
+
+def _line(console: Console, text: Text, key: tuple, width: int) -> Cells:
+    """A line's cells, cut or padded with blank cells to ``width``: what each cell
+    shows and its style (as ``_cells``, from ``_runs``: the same cells as Rich's
+    segments cropped and padded by a Strip, built without them; ``tests/
+    test_board.py`` holds the two to each other).
 
     Shared by every session (the four screens at a table have many lines in
-    common, and a line comes back move after move): the segments do not
-    depend on the client's colour system, only the final ANSI codes do.
+    common, and a line comes back move after move): the cells do not depend on
+    the client's colour system, only the final ANSI codes do.
     """
     hit = _LINES.get(key)
     if hit is not None:
         return hit
-    rendered = [s for s in text.render(console, end="") if s.text]
-    strip = Strip(rendered).crop(0, width).adjust_cell_length(width)
-    # One Style object per distinct style: cells then compare by identity.
+    chars: list[str] = []
+    styles: list[Style | None] = []
     intern = _STYLES.setdefault
-    segs = tuple(seg if seg.style is None else Segment(seg.text, intern(seg.style, seg.style))
-                 for seg in strip)
+    for run, style in _runs(console, text):
+        if not run:
+            continue
+        # One Style object per distinct style: cells then compare by identity.
+        style = intern(style, style) if style else None
+        if run.isascii():
+            chars.extend(run)
+            styles.extend(repeat(style, len(run)))
+            continue
+        lead, cells = _text_cells(run)
+        if lead and chars:
+            chars[-1] += lead
+        chars.extend(cells)
+        styles.extend(repeat(style, len(cells)))
     if len(_STYLES) > 4096:
         _STYLES.clear()
-    line = (segs, _cells(segs))
+    n = len(chars)
+    if n > width:
+        if chars[width] == "" and width:    # a wide character cut in half: a space
+            chars[width - 1] = " "
+        del chars[width:], styles[width:]
+    elif n < width:
+        chars.extend(repeat(" ", width - n))
+        styles.extend(repeat(None, width - n))
+    line = (tuple(chars), tuple(styles))
     if len(_LINES) >= _LINES_MAX:
         _LINES.clear()
     _LINES[key] = line
     return line
+
+
+def _segments(cells: Cells) -> list[Segment]:
+    """The cells as segments (runs of one style), for Textual's own repaints."""
+    chars, styles = cells
+    out: list[Segment] = []
+    start = 0
+    for x in range(1, len(chars) + 1):
+        if x == len(chars) or (styles[x] is not styles[start] and styles[x] != styles[start]):
+            out.append(Segment("".join(chars[start:x]), styles[start]))
+            start = x
+    return out
 
 
 def _render_cells(cells: tuple, lo: int, hi: int, color_system) -> str:
@@ -198,8 +247,7 @@ class Board(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._strips: list[Strip | None] = []    # built when Textual asks (render_line)
-        self._segs: list[tuple[Segment, ...]] = []
-        self._cells: list = []
+        self._cells: list[Cells] = []
         self._texts: list[tuple | None] = []
         # The Text objects last drawn: the screens hand back the same object for a line
         # that did not change, and never modify a line once drawn.
@@ -220,12 +268,11 @@ class Board(Widget):
             blank = Strip.blank(width)
             self._width = width
             self._strips = [blank] * height
-            self._segs = [tuple(blank)] * height
             self._cells = [((" ",) * width, (None,) * width)] * height
             self._texts = [None] * height
             self._objs = [None] * height
         console = self.app.console
-        texts, strips, segs_of, cells_of = self._texts, self._strips, self._segs, self._cells
+        texts, strips, cells_of = self._texts, self._strips, self._cells
         objs = self._objs
         for y, text in enumerate(lines):
             if text is objs[y] and not full:
@@ -235,9 +282,8 @@ class Board(Widget):
             if not full and key == texts[y]:
                 continue
             texts[y] = key
-            segs, cells = _line(console, text, key, width)
+            cells = _line(console, text, key, width)
             old = cells_of[y]
-            segs_of[y] = segs
             cells_of[y] = cells
             strips[y] = None
             if full or old is cells:
@@ -307,7 +353,7 @@ class Board(Widget):
         if 0 <= y < len(self._strips):
             strip = self._strips[y]
             if strip is None:
-                strip = self._strips[y] = Strip(self._segs[y], self._width)
+                strip = self._strips[y] = Strip(_segments(self._cells[y]), self._width)
             return strip
         return Strip.blank(self.size.width)
 

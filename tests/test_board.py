@@ -1,0 +1,204 @@
+"""The board's own reading of a line (``tui.widgets.board._line``) against Rich's.
+
+The board turns each line into cells (what each cell shows, its style) without
+Rich's segments (issue 12: the segments, their crop and pad cost a fifth of a
+frame).  Here every line of real frames of the three games, and lines made to be
+awkward (wide and combining characters, overlapping spans, a wide character cut
+at the edge), are read both ways: Rich's ``Text.render`` cropped and padded by a
+Strip, as the board did before, and the board's; the cells must be the same.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from itertools import repeat
+
+import pytest
+from rich.console import Console
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from stacked import quick_policy as first_legal
+from textual.strip import Strip
+
+from server import runtime
+from server.room import Registry
+from server.room import Session as Member
+from tui.cards import Look
+from tui.screens import table_draw as draw
+from tui.screens.table import table_facts
+from tui.screens.table_state import TableState
+from tui.widgets import board
+
+runtime.patch_textual()
+
+CONSOLE = Console(width=80, height=24, file=io.StringIO(), force_terminal=True,
+                  color_system="256")
+
+
+def rich_cells(text: Text, width: int) -> tuple[tuple[str, ...], tuple[Style | None, ...]]:
+    """The cells as the board read them before: Rich's segments, cropped and padded to
+    ``width`` by a Strip, cell by cell (a wide character's second cell is "",
+    zero-width characters join the cell before)."""
+    segments = [s for s in text.render(CONSOLE, end="") if s.text]
+    if not text.spans and text.style:       # Rich leaves a span-less text's style to the console
+        segments = list(Segment.apply_style(segments, CONSOLE.get_style(text.style)))
+    chars: list[str] = []
+    styles: list[Style | None] = []
+    for seg in Strip(segments).crop(0, width).adjust_cell_length(width):
+        style = seg.style or None
+        lead, cells = board._text_cells(seg.text)
+        if lead and chars:
+            chars[-1] += lead
+        chars.extend(cells)
+        styles.extend(repeat(style, len(cells)))
+    return tuple(chars), tuple(styles)
+
+
+def board_cells(text: Text, width: int):
+    board._LINES.clear()
+    return board._line(CONSOLE, text, (text.plain, tuple(text.spans), text.style, width), width)
+
+
+def frames_lines() -> list[Text]:
+    """Every line of the four seats' frames through a few dozen moves of each game."""
+    out: list[Text] = []
+    for game, length in [("estimation-kotshina", "micro"), ("tarneeb41", None), ("estimation", 13)]:
+        table = Registry(bot_pause=0.0, trick_pause=0.0).create(game, length)
+        table.seed = 5
+        members = [Member(f"p{i}", f"key:x:p{i}") for i in range(4)]
+        for i, mem in enumerate(members):
+            table.sit(mem, i)
+        m = table.match
+        for _ in range(40):
+            if m.to_act is None:
+                break
+            table.act(members[m.to_act], first_legal(m, m.to_act))
+            for seat in range(4):
+                for look in (Look(), Look(colour=False), Look(language="ar")):
+                    frame = draw.draw_table(table.view(seat), TableState(),
+                                            table_facts(table, members[seat]), look,
+                                            time.monotonic())
+                    out.extend(frame.lines)
+                    out.append(frame.footer)
+    return out
+
+
+def awkward_lines() -> list[Text]:
+    lines = [Text(""), Text("plain ascii"), Text("bold whole", style="bold"),
+             Text("漢字 wide", style="red"), Text("e\u0301 combining"), Text("\u0301lead zero-width"),
+             Text("ﺏﺎﻧﺍﺮﺘﻟﺍ ♠ ♥ ♦ ♣ 10♠"), Text("x" * 100, style="dim")]
+    t = Text("overlapping spans here", style="on blue")
+    t.stylize("bold", 0, 11)
+    t.stylize("red", 5, 16)
+    t.stylize("italic", 3, 4)
+    lines.append(t)
+    t = Text("nested 漢字 and more 漢字", style="underline")
+    t.stylize("reverse", 7, 9)
+    t.stylize("bold green", 8, 20)
+    lines.append(t)
+    t = Text("touching")
+    t.stylize("bold", 0, 4)
+    t.stylize("red", 4, 8)
+    t.stylize("", 2, 3)                 # an empty style among them
+    lines.append(t)
+    return lines
+
+
+async def test_the_board_reads_real_frames_as_rich_does():
+    lines = frames_lines()          # (a table plays on a running loop)
+    assert len(lines) > 5000
+    for width in (80, 120):
+        for text in lines:
+            assert board_cells(text, width) == rich_cells(text, width), text.plain
+
+
+@pytest.mark.parametrize("width", [0, 1, 3, 4, 5, 6, 10, 80])
+def test_awkward_lines_cut_and_padded_as_rich_does(width):
+    for text in awkward_lines():
+        if text.plain.startswith("e\u0301") and width == 1:
+            continue        # the one difference: the next test
+        assert board_cells(text, width) == rich_cells(text, width), (text.plain, width)
+
+
+def test_a_combining_mark_stays_with_its_letter_at_the_edge():
+    """Cut right after "e" + U+0301, Rich's crop drops the mark; the board keeps it
+    with its letter (the cell shows é either way, as the terminal draws it)."""
+    assert rich_cells(Text("e\u0301x"), 1)[0] == ("e",)
+    assert board_cells(Text("e\u0301x"), 1)[0] == ("e\u0301",)
+
+
+def test_a_wide_character_cut_at_the_edge_becomes_a_space():
+    chars, styles = board_cells(Text("ab漢", style="bold"), 3)
+    assert chars == ("a", "b", " ") and styles[2] == Style(bold=True)
+
+
+def test_a_line_with_a_style_and_no_spans_keeps_its_style():
+    """" Your turn" is one such line: drawn plain before (Rich's ``Text.render`` leaves
+    a span-less text's own style to the console, and the board has none)."""
+    chars, styles = board_cells(Text(" Your turn", style="bold"), 12)
+    assert "".join(chars) == " Your turn  "
+    assert styles[:10] == (Style(bold=True),) * 10 and styles[10:] == (None, None)
+
+
+def test_segments_for_textual_repaints_hold_the_same_cells():
+    for text in awkward_lines():
+        cells = board_cells(text, 30)
+        segments = board._segments(cells)
+        assert "".join(s.text for s in segments) == "".join(cells[0])
+        assert Strip(segments).cell_length == 30
+        # each segment is one run of one style
+        x = 0
+        for seg in segments:
+            n = len(board._text_cells(seg.text)[1]) if not seg.text.isascii() else len(seg.text)
+            assert all(st == seg.style for st in cells[1][x:x + n])
+            x += n
+
+
+def naive_spans(old, new) -> list[tuple[int, int]]:
+    """``_changed_spans`` written plainly: every cell compared by equality."""
+    (oc, os_), (nc, ns) = old, new
+    n_old, n_new = len(oc), len(nc)
+    diff = [x for x in range(min(n_old, n_new)) if oc[x] != nc[x] or os_[x] != ns[x]]
+    diff.extend(range(min(n_old, n_new), max(n_old, n_new)))
+    if not diff:
+        return []
+    spans, lo, prev = [], diff[0], diff[0]
+    for x in diff[1:]:
+        if x - prev - 1 >= board.GAP:
+            spans.append((lo, prev + 1))
+            lo = x
+        prev = x
+    spans.append((lo, prev + 1))
+    out = []
+    for lo, hi in spans:
+        while 0 < lo < n_new and nc[lo] == "":
+            lo -= 1
+        while hi < n_new and nc[hi] == "":
+            hi += 1
+        out.append((lo, min(hi, max(n_new, 1))))
+    return out
+
+
+def test_changed_spans_find_every_changed_cell():
+    import random
+    rnd = random.Random(12)
+    # equal styles that are different objects must count as no change
+    styles = [None, Style(bold=True), Style(bold=True), Style(color="red"), Style.parse("red")]
+    for _ in range(3000):
+        width = rnd.choice([0, 1, 15, 16, 17, 40, 80])
+        chars = tuple(rnd.choice("ab ") for _ in range(width))
+        sts = tuple(rnd.choice(styles) for _ in range(width))
+        new_chars, new_sts = list(chars), list(sts)
+        for _ in range(rnd.choice([0, 1, 2, 5, 30])):
+            if width:
+                x = rnd.randrange(width)
+                if rnd.random() < 0.5:
+                    new_chars[x] = rnd.choice("abc ")
+                else:
+                    new_sts[x] = rnd.choice(styles)
+        if rnd.random() < 0.1:
+            new_chars, new_sts = new_chars[:width // 2], new_sts[:width // 2]
+        old, new = (chars, sts), (tuple(new_chars), tuple(new_sts))
+        assert board._changed_spans(old, new) == naive_spans(old, new)
