@@ -27,18 +27,21 @@ def patch_textual() -> None:
     """Stop every App from swapping the process-wide ``sys.stdout``/``sys.stderr``
     (see ``tui.textual_compat.disable_stdio_redirect``), let a finished
     session's objects go by reference counting (``acyclic_textual``), count a
-    callback's parameters once per function (``fast_callbacks``) and parse the CSS
-    once for every session (``shared_stylesheets``)."""
+    callback's parameters once per function (``fast_callbacks``), parse the CSS
+    once for every session (``shared_stylesheets``) and find a message's handlers
+    once per kind of node and message (``fast_dispatch``)."""
     from tui.textual_compat import (
         acyclic_textual,
         disable_stdio_redirect,
         fast_callbacks,
+        fast_dispatch,
         shared_stylesheets,
     )
 
     disable_stdio_redirect()
     acyclic_textual()
     fast_callbacks()
+    fast_dispatch()
     shared_stylesheets()
 
 

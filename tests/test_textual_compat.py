@@ -339,6 +339,85 @@ def reaches_itself(obj: object, depth: int = 4) -> bool:
     return False
 
 
+@relied_on("MessagePump._get_dispatch_methods(method_name, message), the classes' "
+           "_decorated_handlers, a handler's _textual_on, Message._no_default_action",
+           f"{COMPAT} fast_dispatch()", "_get_dispatch_methods", "_decorated_handlers",
+           "_textual_on", "_no_default_action", "_ORIGINAL_DISPATCH", "_DISPATCH")
+async def _check_get_dispatch_methods() -> None:
+    from textual import events, on
+    from textual.message import Message
+    from textual.message_pump import MessagePump
+    from textual.widgets import Button
+
+    from tui import textual_compat
+
+    assert params(textual_compat._ORIGINAL_DISPATCH) == ["self", "method_name", "message"]
+    assert "_no_default_action" in inspect.getsource(textual_compat._ORIGINAL_DISPATCH)
+    textual_compat.fast_dispatch()
+    assert MessagePump._get_dispatch_methods is textual_compat._get_dispatch_methods
+
+    calls: list[str] = []
+
+    class Ping(Message):
+        pass
+
+    class Base(Widget):
+        def on_ping(self, message: Ping) -> None:
+            calls.append("base")
+
+    class Mid(Base):
+        @on(Ping)
+        def decorated(self, message: Ping) -> None:
+            calls.append("mid decorated")
+
+        def _on_ping(self, message: Ping) -> None:
+            calls.append("mid")
+
+    class Top(Mid):
+        stop = False
+
+        def on_ping(self, message: Ping) -> None:
+            calls.append("top")
+            if self.stop:
+                message.prevent_default()
+
+    class Selecting(Widget):
+        @on(Button.Pressed, "#yes")
+        def yes(self, message: Button.Pressed) -> None: ...
+
+    def walk(fn: Any, node: Any, name: str, message: Message) -> list[tuple[type, Any]]:
+        return [(cls, m.__func__) for cls, m in fn(node, name, message)]
+
+    original = textual_compat._ORIGINAL_DISPATCH
+    fast = textual_compat._get_dispatch_methods
+    for node_class in (Base, Mid, Top, Widget, App, Screen):
+        node = node_class()
+        for message in (Ping(), events.Key("a", "a"), events.Resize.from_dimensions((9, 9), None)):
+            name = message.handler_name
+            assert walk(fast, node, name, message) == walk(original, node, name, message)
+            assert walk(fast, node, name, message) == walk(original, node, name, message)  # cached
+    # selectors depend on the message: Textual's own walk
+    walk(fast, Selecting(), "on_button_pressed", Button.Pressed(Button()))
+    assert textual_compat._DISPATCH[(Selecting, Button.Pressed, "on_button_pressed")] is None
+
+    # delivered: every handler once, the subclass first; prevent_default stops the bases
+    app: App[Any] = App()
+    async with running_app(app):
+        top = Top()
+        await app.screen.mount(top)
+        top.post_message(Ping())
+        await app.workers.wait_for_complete()
+        for _ in range(5):
+            await asyncio.sleep(0.01)
+        assert calls == ["top", "mid decorated", "mid", "base"]
+        calls.clear()
+        top.stop = True
+        top.post_message(Ping())
+        for _ in range(5):
+            await asyncio.sleep(0.01)
+        assert calls == ["top"]
+
+
 # ---- server/driver.py
 @relied_on("textual._xterm_parser.XTermParser(debug=)", f"{DRIVER} SessionParser",
            "textual._xterm_parser")
