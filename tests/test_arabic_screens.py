@@ -86,8 +86,10 @@ def overflows(app: LammaApp) -> list[str]:
         if not w.display or w.region.area == 0:
             continue
         width = w.content_size.width
-        if isinstance(w, Board):
-            texts = [t.plain for t in getattr(w, "_objs", []) if t is not None]
+        if isinstance(w, Board):       # each line from its column (the lobby's centred)
+            texts = [" " * x + t.plain for t, x in zip(getattr(w, "_objs", []),
+                                                       getattr(w, "_xs", []), strict=True)
+                     if t is not None]
         elif isinstance(w, Line):
             texts = w.plain.split("\n")
         else:
@@ -744,12 +746,12 @@ async def test_the_width_check_finds_a_line_longer_than_its_widget():
         board.set_lines([Text(" " * 70 + "ا" * 12), Text("x" * 80 + "   ")])
         await pilot.pause()
         assert overflows(app) == [f"Board line 0: 82 cells > 80: {' ' * 70 + 'ا' * 12!r}"]
-        app.pop_screen()                                  # the lobby: Line widgets
+        app.pop_screen()                          # the lobby: a Board, its lines at a column
         await pilot.pause()
-        line = app.screen.query(Line).first()
-        line.set("ب" * 100)
+        assert overflows(app) == []
+        app.screen.query_one(Board).set_lines([Text("ب" * 75)], at=[10])
         await pilot.pause()
-        assert [p.split(":")[1] for p in overflows(app)] == [" 100 cells > 80"]
+        assert [p.split(":")[1] for p in overflows(app)] == [" 85 cells > 80"]
 
 
 # ---------------------------------------------------------- over real SSH

@@ -120,7 +120,8 @@ async def test_private_tables_stay_hidden_from_others_with_shared_rows():
 
 
 def list_lines(screen: LobbyScreen):
-    return list(screen.query_one("#lobby-list").query("Line"))
+    """The list's lines (the head, then the rows): the very Text objects drawn."""
+    return screen.lines("list")
 
 
 async def test_a_lobby_screen_shows_a_new_table_and_redraws_only_its_row():
@@ -137,7 +138,7 @@ async def test_a_lobby_screen_shows_a_new_table_and_redraws_only_its_row():
         await pilot.pause()
         rows = list_lines(lobby)
         assert "waiting (4 free)" in rows[2].plain and f"{second.id}  Tarneeb" in rows[2].plain
-        texts = [line._text for line in rows]
+        texts = list(rows)
         drawn = lobby.redraws
         people = [Member(f"p{i}", f"key:x:p{i}") for i in range(3)]
         for p in people:                                # a burst: one redraw
@@ -149,8 +150,8 @@ async def test_a_lobby_screen_shows_a_new_table_and_redraws_only_its_row():
         rows = list_lines(lobby)
         assert "p0, p1, p2, Bot-4" in rows[2].plain and "hand 1" in rows[2].plain
         # The first table's line (highlighted) and the heading kept their very Text.
-        assert rows[0]._text is texts[0] and rows[1]._text is texts[1]
-        assert rows[2]._text is not texts[2]
+        assert rows[0] is texts[0] and rows[1] is texts[1]
+        assert rows[2] is not texts[2]
         # Told again with nothing new to show: no redraw.
         lobby.lobby_changed()
         assert lobby.redraws == drawn + 1

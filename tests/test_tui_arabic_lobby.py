@@ -48,8 +48,19 @@ def said(mode: str, text: str) -> str:
     return Speech("ar", mode).show(text)
 
 
+PARTS = {"#lobby-title": "title", "#lobby-list": "list", "#lobby-status": "status",
+         "#lobby-note": "note"}
+
+
 def lines_of(screen, selector: str) -> list[str]:
-    return [line.plain for line in screen.query_one(selector).query("Line")]
+    """The lines of a block of one-line widgets; in the lobby (one Board draws it all)
+    a part by its name here, the list's rows padded to its 17 rows as shown."""
+    if selector not in PARTS:
+        return [line.plain for line in screen.query_one(selector).query("Line")]
+    lines = [line.plain for line in screen.lines(PARTS[selector])]
+    if selector == "#lobby-list":
+        lines += [""] * (17 - len(lines))
+    return lines
 
 
 def block_lines(screen, selector: str) -> list[str]:
@@ -62,7 +73,10 @@ def screen_rows(app) -> list[str]:
 
 
 def keys_of(app) -> str:
-    return app.screen.query_one("#keys").render().plain
+    screen = app.screen
+    if isinstance(screen, LobbyScreen):
+        return screen.footer().plain
+    return screen.query_one("#keys").render().plain
 
 
 def assert_right_aligned(lines, width: int) -> None:

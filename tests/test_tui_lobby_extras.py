@@ -97,7 +97,7 @@ async def test_profile_shows_the_right_figures(room):
         assert trow.split()[2:7] == ["1", "1" if t_won else "0", "0", "0" if t_won else "1",
                                      str(t_rounds)]
         assert trow.split()[8] == "—"            # Tarneeb has no calls
-        keys = app.screen.query_one("#keys").render().plain
+        keys = footer_of(app.screen)
         assert "leaderboard" in keys and "esc" in keys
         await pilot.press("escape")
         await pilot.pause()
@@ -260,7 +260,7 @@ async def test_keys_are_in_the_help_and_the_footer(room):
     app = app_for(room)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        footer = app.screen.query_one("#keys").render().plain
+        footer = footer_of(app.screen)
         assert "profile" in footer and len(footer) <= 80
         await pilot.press("question_mark")
         await pilot.pause()
@@ -342,8 +342,20 @@ def board_text(app):
     return "\n".join(board.render_line(y).text for y in range(board.size.height))
 
 
+LOBBY_PARTS = {"#lobby-list": "list", "#lobby-note": "note", "#lobby-status": "status"}
+
+
 def lines_text(screen, selector):
+    """A block of one-line widgets; in the lobby (one Board draws it all) a part."""
+    if selector in LOBBY_PARTS:
+        return "\n".join(line.plain for line in screen.lines(LOBBY_PARTS[selector]))
     return "\n".join(line.plain for line in screen.query_one(selector).query("Line"))
+
+
+def footer_of(screen) -> str:
+    if isinstance(screen, LobbyScreen):
+        return screen.footer().plain
+    return screen.query_one("#keys").render().plain
 
 
 async def type_code(pilot, text):
@@ -425,7 +437,7 @@ async def test_code_to_a_full_table_offers_a_computer_seat_or_watching():
         assert isinstance(app.screen, LobbyScreen) and app.member.table is None
         rows = lines_text(app.screen, "#lobby-list").splitlines()
         assert rows[1].split()[:2] == ["1", "Estimation"]
-        assert "take a seat" in app.screen.query_one("#keys").render().plain
+        assert "take a seat" in footer_of(app.screen)
 
 
 async def test_creator_sees_the_code_at_the_table_and_in_the_lobby():
@@ -463,7 +475,7 @@ async def test_take_a_computer_seat_mid_round_then_at_the_round_end():
     app = LammaApp(reg, "ben", "key:x:ben")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        footer = app.screen.query_one("#keys").render().plain
+        footer = footer_of(app.screen)
         assert "take a seat" in footer and len(footer) <= 80
         await pilot.press("t")
         await pilot.pause()

@@ -55,12 +55,15 @@ async def test_too_small_terminal_asks_for_a_larger_window():
     app = LammaApp(reg, "ali", "key:x:ali")
     async with app.run_test(size=(60, 20)) as pilot:
         await pilot.pause()
-        assert app.screen.query_one("#too-small").display
-        assert not app.screen.query_one("#body").display
+        shown = app.screen.query_one("Board").shown()
+        assert app.screen.too_small and "Please enlarge the window" in shown[1]
+        assert not any("card room" in row for row in shown)
     app = LammaApp(reg, "ali", "key:x:ali")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        assert not app.screen.query_one("#too-small").display
+        shown = app.screen.query_one("Board").shown()
+        assert not app.screen.too_small and "card room" in shown[0]
+        assert not any("Please enlarge" in row for row in shown)
 
 
 async def test_auction_numbers_that_cannot_beat_the_bid_cannot_be_chosen():

@@ -9,19 +9,23 @@ from rich.text import Text
 from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.screen import Screen
 
 from server.room import RoomError, code_label, display_name, title
 
 from ..i18n import N_, Speech
-from ..widgets.lines import KeyBar, Lines
+from ..widgets.board import Board
+from ..widgets.lines import keys_text
 from .words import ENLARGE, columns, game_title, lay, length_word, said_keys
 
 if TYPE_CHECKING:
     from ..app import LammaApp
 
 LIST_ROWS = 16
+LIST_TOP = 2        # the list's head: under the title and a blank row
+H = 24              # rows the lobby needs (with W columns)
+TITLE_BAR = "bright_white on blue"
+_BLANK = Text("")
 # 80 columns hold eight keys: ↑↓ is left to the help screen; b and r are
 # shown on the profile screen (and the help screen).
 LOBBY_KEYS = [("⏎", N_("sit")), ("w", N_("watch")), ("p", N_("play")), ("n", N_("new")),
@@ -124,7 +128,7 @@ def said_row_text(speech: Speech, row: dict) -> Text:
         return hit[1]
     if len(_SAID_ROWS) >= ROW_TEXTS_MAX:
         _SAID_ROWS.clear()
-    text = said_row(speech, row)
+    text = within(said_row(speech, row))
     _SAID_ROWS[key] = (row, text)
     return text
 
@@ -135,6 +139,16 @@ def highlighted(text: Text) -> Text:
     start = len(plain) - len(plain.lstrip(" "))
     out = Text(plain[:start], no_wrap=True, overflow="ellipsis")
     out.append(plain[start:], style="reverse")
+    return out
+
+
+def within(text: Text) -> Text:
+    """``text`` as the lobby's 80 columns show it: cut with "…" when longer (as a
+    one-line widget did), the very object otherwise."""
+    if text.cell_len <= W:
+        return text
+    out = text.copy()
+    out.truncate(W, overflow="ellipsis")
     return out
 
 
@@ -152,8 +166,8 @@ def row_text(row: dict, shaped: bool = False) -> Text:
     if hit is None or hit[0] is not row:
         if len(_ROW_TEXTS) >= ROW_TEXTS_MAX:
             _ROW_TEXTS.clear()
-        text = Text(row_line(row), no_wrap=True, overflow="ellipsis")
-        hit = _ROW_TEXTS[id(row)] = (row, text, EN.line(text, W))
+        text = within(Text(row_line(row), no_wrap=True, overflow="ellipsis"))
+        hit = _ROW_TEXTS[id(row)] = (row, text, within(EN.line(text, W)))
     return hit[2] if shaped else hit[1]
 
 
@@ -197,32 +211,72 @@ class LobbyScreen(Screen[None]):
         # The highlighted row's Text, with the row it shows (the others': row_text).
         self._selected_text: tuple[dict, Text] | None = None
         self.redraws = 0        # listings drawn (tests and benchmarks count them)
-        self._note = Text("")
         self._keys_shown: list[tuple[str, str]] | None = None
+        # What each part of the screen shows (``lines``); one Board draws them all:
+        # a screen of one widget costs a new session a third of what twenty-odd
+        # one-line widgets did (issue 12: sessions coming and going).
+        self._title: Text = _BLANK
+        self._list: list[Text] = []
+        self._status: Text = _BLANK
+        self._note: Text = _BLANK
+        self._keys: Text = _BLANK
+        self._footer: tuple[Text, int, Text] | None = None   # (keys, width, laid out)
+        self._board: Board | None = None
+        self.too_small = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="body"):
-            yield Lines(id="lobby-title")
-            yield Lines(LIST_ROWS + 1, id="lobby-list")
-            yield Lines(id="lobby-status")
-            yield Lines(id="lobby-note")
-        yield Lines(id="too-small")
-        yield KeyBar(id="keys")
+        yield Board(id="board")
 
     def on_mount(self) -> None:
         app = self.app
         app.registry.lobby.add(app.member)
-        # Drawn on every change: found once.
-        self._lobby_list = self.query_one("#lobby-list", Lines)
-        self._note_line = self.query_one("#lobby-note", Lines)
-        self._keybar = self.query_one("#keys", KeyBar)
+        self._board = self.query_one(Board)
         self.draw()
+
+    def on_board_resized(self, message: Board.Resized) -> None:
+        self.paint()
+
+    def lines(self, part: str) -> list[Text]:
+        """What a part of the screen shows: "title", "list" (the head, then the rows),
+        "status", "note" or "keys" (the footer, in reading order)."""
+        return {"title": [self._title], "list": list(self._list), "status": [self._status],
+                "note": [self._note], "keys": [self._keys]}[part]
+
+    def footer(self) -> Text:
+        """The keys as the last row shows them (laid out from the right in Arabic)."""
+        footer = self._footer
+        return footer[2] if footer is not None else self._keys
+
+    def paint(self) -> None:
+        """The parts on the board: the body (80 columns, centred) at the top, the keys
+        on the last row; on a terminal under 80×24 only the request to enlarge it."""
+        board = self._board
+        if board is None or not board.is_attached:
+            return
+        width, height = board.size.width, board.size.height
+        if width <= 0 or height <= 0:
+            return
+        speech = self.app.speech
+        self.too_small = width < W or height < H
+        if self.too_small:
+            ask = Text(speech.show(speech._(ENLARGE)), style="bold")
+            pad = max(0, (width - ask.cell_len) // 2)
+            board.set_lines([_BLANK, ask], at=[0, pad])
+            return
+        body = [self._title, _BLANK, *self._list]
+        body += [_BLANK] * (LIST_ROWS + 3 - len(body)) + [_BLANK, self._status, self._note]
+        x = (width - W) // 2
+        footer = self._footer
+        if footer is None or footer[0] is not self._keys or footer[1] != width:
+            laid = speech.line(self._keys, width) if speech.rtl else self._keys
+            footer = self._footer = (self._keys, width, laid)
+        lines = body + [_BLANK] * (height - 1 - len(body)) + [footer[2]]
+        board.set_lines(lines, at=[x] * len(body))
 
     def draw(self) -> None:
         """Everything again, in the player's language (also when it changes)."""
         speech = self.app.speech
         _ = speech._
-        self.query_one("#too-small", Lines).set(speech.show(_(ENLARGE)))
         who = self.app.member.display_name
         head = Text()
         head.append(" " + _("Lamma") + " ", style="bold reverse")
@@ -230,13 +284,18 @@ class LobbyScreen(Screen[None]):
         head.append("    " + _("you: {name}").format(name=who))
         if self.app.member.guest:
             head.append("  " + _("(guest: nothing is kept)"), style="dim")
-        self.query_one("#lobby-title", Lines).set(lay(speech, head, W))
+        bar = TITLE_BAR if self.app.look.colour else "reverse"
+        title = Text(no_wrap=True, style=bar)
+        title.append_text(within(lay(speech, head, W)))
+        title.append(" " * max(0, W - title.cell_len))
+        self._title = title
         self._shown = None
         self._selected_text = None
         self._keys_shown = None
-        self._note = Text("")
-        self._note_line.set(self._note)
+        self._note = _BLANK
+        self._footer = None
         self.lobby_changed()
+        self.paint()
 
     def on_screen_resume(self) -> None:
         self.app.registry.lobby.add(self.app.member)
@@ -267,9 +326,10 @@ class LobbyScreen(Screen[None]):
         self.redraws += 1
         speech = self.app.speech
         rtl = speech.rtl
-        lines: list[Text | str] = [said_head(speech) if rtl else LIST_HEAD]
+        lines: list[Text] = [within(said_head(speech)) if rtl else LIST_HEAD]
         if not rows:
-            lines += ["", lay(speech, Text("  " + speech._(NO_TABLES_SAID), style="dim"), W)
+            lines += [_BLANK, within(lay(speech, Text("  " + speech._(NO_TABLES_SAID),
+                                                      style="dim"), W))
                       if rtl else NO_TABLES]
         first = max(0, min(self.cursor - LIST_ROWS // 2, len(rows) - LIST_ROWS))
         for i in range(first, min(len(rows), first + LIST_ROWS)):
@@ -285,17 +345,18 @@ class LobbyScreen(Screen[None]):
                 else:
                     text = Text(no_wrap=True, overflow="ellipsis")
                     text.append(self._row_text(row).plain, style="reverse")
+                text = within(text)
                 cached = self._selected_text = (row, text)
             lines.append(cached[1])
-        self._lobby_list.set_lines(lines)
+        self._list = lines
         note = self.note()
         if note.plain != self._note.plain:
-            self._note = note
-            self._note_line.set(note)
+            self._note = within(note)
         keys = TAKE_KEYS if rows and self._takeable(rows[self.cursor]) else LOBBY_KEYS
         if keys is not self._keys_shown:
             self._keys_shown = keys
-            self._keybar.show(said_keys(speech, keys), speech)
+            self._keys = keys_text(said_keys(speech, keys), speech)
+        self.paint()
 
     def _row_text(self, row: dict) -> Text:
         speech = self.app.speech
@@ -333,7 +394,8 @@ class LobbyScreen(Screen[None]):
         """``text``: already in the player's language."""
         speech = self.app.speech
         line = Text(" " + text, style="bold red" if error else "dim")
-        self.query_one("#lobby-status", Lines).set(lay(speech, line, W))
+        self._status = within(lay(speech, line, W))
+        self.paint()
 
     def refused(self, exc: RoomError) -> None:
         self.set_status(self.app.speech.error(exc), error=True)
@@ -504,10 +566,14 @@ class LobbyScreen(Screen[None]):
         self.app.push_screen(ReplayListScreen())
 
     def on_click(self, event: events.Click) -> None:
-        lst = self.query_one("#lobby-list", Lines)
-        if lst.region.contains(event.screen_x, event.screen_y):
+        board = self._board
+        if board is None or self.too_small:
+            return
+        x = board.region.x + (board.size.width - W) // 2
+        top = board.region.y + LIST_TOP
+        if x <= event.screen_x < x + W and top < event.screen_y <= top + LIST_ROWS:
             first = max(0, min(self.cursor - LIST_ROWS // 2, len(self.rows) - LIST_ROWS))
-            row = event.screen_y - lst.region.y - 1 + first
+            row = event.screen_y - top - 1 + first
             if 0 <= row < len(self.rows):
                 self.cursor = row
                 self.lobby_changed()

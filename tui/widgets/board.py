@@ -11,6 +11,7 @@ driver the changed cells are written at once from the line's own cells
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import pairwise, repeat
 from typing import TYPE_CHECKING, cast
 
@@ -144,11 +145,11 @@ def _runs(console: Console, text: Text) -> list[tuple[str, Style | None]]:
     return out
 
 
-def _line(console: Console, text: Text, key: tuple, width: int) -> Cells:
-    """A line's cells, cut or padded with blank cells to ``width``: what each cell
-    shows and its style (as ``_cells``, from ``_runs``: the same cells as Rich's
-    segments cropped and padded by a Strip, built without them; ``tests/
-    test_board.py`` holds the two to each other).
+def _line(console: Console, text: Text, key: tuple, width: int, x: int = 0) -> Cells:
+    """A line's cells, from column ``x`` (blank before), cut or padded with blank
+    cells to ``width``: what each cell shows ("" after a wide character) and its
+    style, read from ``_runs``.  The same cells as Rich's segments cropped and padded
+    by a Strip, built without them (``tests/test_board.py`` holds the two together).
 
     Shared by every session (the four screens at a table have many lines in
     common, and a line comes back move after move): the cells do not depend on
@@ -157,8 +158,8 @@ def _line(console: Console, text: Text, key: tuple, width: int) -> Cells:
     hit = _LINES.get(key)
     if hit is not None:
         return hit
-    chars: list[str] = []
-    styles: list[Style | None] = []
+    chars: list[str] = [" "] * x            # ``x`` blank cells before the text
+    styles: list[Style | None] = [None] * x
     intern = _STYLES.setdefault
     for run, style in _runs(console, text):
         if not run:
@@ -201,6 +202,9 @@ def _segments(cells: Cells) -> list[Segment]:
             out.append(Segment("".join(chars[start:x]), styles[start]))
             start = x
     return out
+
+
+_BLANK = Text("")
 
 
 def _render_cells(cells: tuple, lo: int, hi: int, color_system) -> str:
@@ -252,16 +256,21 @@ class Board(Widget):
         # The Text objects last drawn: the screens hand back the same object for a line
         # that did not change, and never modify a line once drawn.
         self._objs: list[Text | None] = []
+        self._xs: list[int] = []                # the column each line starts at
         self._width = 0
         self.frames = 0
         self.direct = True      # the owner clears this while something covers the board
 
-    def set_lines(self, lines: list[Text]) -> None:
+    def set_lines(self, lines: list[Text], at: Sequence[int] = ()) -> None:
+        """Show ``lines`` (one per row, the rest blank); ``at``: the column each starts
+        at (0 where not given), so that a block centred on a wide terminal keeps its
+        very Text objects from frame to frame (a line object drawn before, at the same
+        column, costs one comparison)."""
         width = self.size.width
         height = self.size.height
         if width <= 0 or height <= 0:
             return
-        lines = (lines + [Text("")] * height)[:height]
+        lines = (lines + [_BLANK] * height)[:height]
         full = len(self._cells) != height or self._width != width
         dirty: list[Region] = []
         if full:
@@ -271,18 +280,21 @@ class Board(Widget):
             self._cells = [((" ",) * width, (None,) * width)] * height
             self._texts = [None] * height
             self._objs = [None] * height
+            self._xs = [0] * height
         console = self.app.console
         texts, strips, cells_of = self._texts, self._strips, self._cells
-        objs = self._objs
+        objs, xs = self._objs, self._xs
         for y, text in enumerate(lines):
-            if text is objs[y] and not full:
+            x = at[y] if y < len(at) else 0
+            if text is objs[y] and x == xs[y] and not full:
                 continue        # the same line object as last frame: nothing to compare
             objs[y] = text
-            key = (text.plain, tuple(text.spans), text.style, width)
+            xs[y] = x
+            key = (text.plain, tuple(text.spans), text.style, width, x)
             if not full and key == texts[y]:
                 continue
             texts[y] = key
-            cells = _line(console, text, key, width)
+            cells = _line(console, text, key, width, x)
             old = cells_of[y]
             cells_of[y] = cells
             strips[y] = None
@@ -348,6 +360,10 @@ class Board(Widget):
         if version is not None:
             cast("LammaApp", app).displayed_version = version
         return True
+
+    def shown(self) -> list[str]:
+        """Each row as it is drawn, as plain text (what a player reads)."""
+        return ["".join(chars) for chars, _ in self._cells]
 
     def render_line(self, y: int) -> Strip:
         if 0 <= y < len(self._strips):

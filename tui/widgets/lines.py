@@ -111,12 +111,7 @@ class KeyBar(Line):
         is laid out from the right, at the bar's width."""
         if speech is None:
             speech = cast("LammaApp", self.app).speech
-        t = Text(no_wrap=True, overflow="ellipsis")
-        for i, (k, label) in enumerate(keys):
-            if i:
-                t.append("  ")
-            t.append(f" {k} ", style="bold reverse")
-            t.append(" " + speech._(label))
+        t = keys_text(keys, speech)
         rtl = speech if speech.rtl else None
         if rtl is not self._speech:
             self._speech = rtl
@@ -128,6 +123,18 @@ class KeyBar(Line):
         if speech is None:
             return self._text
         return speech.line(self._text, self.size.width)
+
+
+def keys_text(keys: list[tuple[str, str]], speech: Speech) -> Text:
+    """A footer's keys in reading order: each key reversed, then what it does said in
+    ``speech`` (a right-to-left footer is laid out by its drawer, at its width)."""
+    t = Text(no_wrap=True, overflow="ellipsis")
+    for i, (k, label) in enumerate(keys):
+        if i:
+            t.append("  ")
+        t.append(f" {k} ", style="bold reverse")
+        t.append(" " + speech._(label))
+    return t
 
 
 class Block(Line):
