@@ -311,10 +311,10 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         facts = self.facts()
         if facts is None:
             return              # the table closed: table_changed leaves the screen
-        placed = draw.place(draw.draw_table(self.view, self.state, facts, self.look,
-                                            time.monotonic(), self._cache, speech),
-                            width, max(height, draw.H))
-        board.set_lines(placed.lines)
+        placed = draw.place_at(draw.draw_table(self.view, self.state, facts, self.look,
+                                               time.monotonic(), self._cache, speech),
+                               width, max(height, draw.H))
+        board.set_lines(placed.lines, at=[placed.x] * len(placed.lines))
         self._hits = placed.hits
         self.update_countdown(draw=False)
 

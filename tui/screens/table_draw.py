@@ -244,6 +244,7 @@ class Placed:
     lines: list[Text]
     hits: tuple[Hit, ...] = ()
     small: bool = False          # too small: a request to enlarge the window
+    x: int = 0                   # the column the lines start at (``place_at``)
 
 
 @dataclass
@@ -384,6 +385,9 @@ def said_in(speech: Speech, text: str) -> str:
         return str(text)
 
 
+_BLANK = Text("")
+
+
 # ------------------------------------------------------------------ the frame
 def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Look,
                now: float, cache: DrawCache | None = None,
@@ -423,15 +427,25 @@ def enlarge_lines(width: int, height: int, speech: Speech | None = None) -> list
 def place(frame: Frame, width: int, height: int) -> Placed:
     """``frame`` on a board of ``width``×``height`` (at least 80×24): centred
     across, the table at the top, the footer on the last row."""
+    placed = place_at(frame, width, height)
+    x = placed.x
+    if not x:
+        return placed
+    return Placed([Text(" " * x) + line for line in placed.lines], placed.hits)
+
+
+def place_at(frame: Frame, width: int, height: int) -> Placed:
+    """As ``place``, the lines left as they are and the column they start at in
+    ``x`` (a board draws them there): the frame's unchanged lines stay the same
+    objects on a terminal wider than 80 columns, which the board skips."""
     lines = list(frame.lines)
-    lines += [Text("")] * (height - 1 - len(lines))
+    lines += [_BLANK] * (height - 1 - len(lines))
     lines.append(frame.footer)
     x = (width - W) // 2
     hits = frame.hits
     if x:
-        lines = [Text(" " * x) + line for line in lines]
         hits = tuple(h.moved(x) for h in hits)
-    return Placed(lines, hits)
+    return Placed(lines, hits, x=x)
 
 
 def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: Look,
