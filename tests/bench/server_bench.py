@@ -399,9 +399,11 @@ class RemoteAgent:
     """The clients in a child process, spoken to in JSON lines."""
 
     async def start(self):
+        # A reply can be long (the churn's program: 1,800 timed answers in 80 KB on one
+        # line); asyncio's 64 KiB line limit made the reader fail and the call wait forever.
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--agent", stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, cwd=str(ROOT))
+            stdout=subprocess.PIPE, cwd=str(ROOT), limit=2**26)
         self.ids = 0
         self.waiting: dict[int, asyncio.Future] = {}
         self.reader = asyncio.ensure_future(self._read())
@@ -409,11 +411,16 @@ class RemoteAgent:
 
     async def _read(self):
         while True:
-            line = await self.proc.stdout.readline()
+            try:
+                line = await self.proc.stdout.readline()
+            except ValueError as exc:       # a line over the limit: said, not waited for
+                line, ended = b"", f"a reply the benchmark cannot read: {exc}"
+            else:
+                ended = "client process ended"
             if not line:
                 for f in self.waiting.values():
                     if not f.done():
-                        f.set_exception(RuntimeError("client process ended"))
+                        f.set_exception(RuntimeError(ended))
                 return
             msg = json.loads(line)
             fut = self.waiting.pop(msg["id"], None)
