@@ -219,6 +219,7 @@ class LobbyScreen(Screen[None]):
         self._list: list[Text] = []
         self._status: Text = _BLANK
         self._note: Text = _BLANK
+        self._note_said: Text = _BLANK       # the note before it was cut to 80 columns
         self._keys: Text = _BLANK
         self._footer: tuple[Text, int, Text] | None = None   # (keys, width, laid out)
         self._board: Board | None = None
@@ -292,10 +293,9 @@ class LobbyScreen(Screen[None]):
         self._shown = None
         self._selected_text = None
         self._keys_shown = None
-        self._note = _BLANK
+        self._note = self._note_said = _BLANK
         self._footer = None
         self.lobby_changed()
-        self.paint()
 
     def on_screen_resume(self) -> None:
         self.app.registry.lobby.add(self.app.member)
@@ -350,8 +350,8 @@ class LobbyScreen(Screen[None]):
             lines.append(cached[1])
         self._list = lines
         note = self.note()
-        if note.plain != self._note.plain:
-            self._note = within(note)
+        if note.plain != self._note_said.plain:
+            self._note_said, self._note = note, within(note)
         keys = TAKE_KEYS if rows and self._takeable(rows[self.cursor]) else LOBBY_KEYS
         if keys is not self._keys_shown:
             self._keys_shown = keys
