@@ -196,3 +196,27 @@ def test_changed_spans_find_every_changed_cell():
             assert hi - 1 in changed or (hi - 1 < n_new and new_chars[hi - 1] == "") \
                 or hi - 1 >= n_new
             assert lo >= n_new or new_chars[lo] != ""    # a wide character kept whole
+
+
+def test_changed_cells_are_written_as_textual_would_write_them():
+    """``_render_cells`` (the board's direct writes) gives the ANSI text Textual's own
+    repaint would for the same cells: the line's segments cropped, simplified, rendered.
+    (Lines with a combining mark aside: a crop after its letter drops the mark, which
+    the board writes with its letter, as in the test above.)"""
+    from rich.color import ColorSystem
+
+    for text in awkward_lines():
+        if "\u0301" in text.plain:
+            continue
+        cells = board_cells(text, 30)
+        chars = cells[0]
+        whole = [x for x in range(31) if x == 30 or chars[x] != ""]   # not inside a wide one
+        for lo in whole:
+            for hi in whole:
+                if hi < lo:
+                    continue
+                strip = Strip(board._segments(cells)).crop(lo, hi).simplify()
+                want = "".join(seg.text if not seg.style
+                               else Strip.render_style(seg.style, seg.text, ColorSystem.EIGHT_BIT)
+                               for seg in strip)
+                assert board._render_cells(cells, lo, hi, ColorSystem.EIGHT_BIT) == want

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from server.room import RoomError, code_label, display_name, title
 
 from ..i18n import N_, Speech
-from ..widgets.board import Board
+from ..widgets.board import BLANK, Board
 from ..widgets.lines import keys_text
 from .words import ENLARGE, columns, game_title, lay, length_word, said_keys
 
@@ -25,7 +25,6 @@ LIST_ROWS = 16
 LIST_TOP = 2        # the list's head: under the title and a blank row
 H = 24              # rows the lobby needs (with W columns)
 TITLE_BAR = "bright_white on blue"
-_BLANK = Text("")
 # 80 columns hold eight keys: ↑↓ is left to the help screen; b and r are
 # shown on the profile screen (and the help screen).
 LOBBY_KEYS = [("⏎", N_("sit")), ("w", N_("watch")), ("p", N_("play")), ("n", N_("new")),
@@ -215,12 +214,12 @@ class LobbyScreen(Screen[None]):
         # What each part of the screen shows (``lines``); one Board draws them all:
         # a screen of one widget costs a new session a third of what twenty-odd
         # one-line widgets did (issue 12: sessions coming and going).
-        self._title: Text = _BLANK
+        self._title: Text = BLANK
         self._list: list[Text] = []
-        self._status: Text = _BLANK
-        self._note: Text = _BLANK
-        self._note_said: Text = _BLANK       # the note before it was cut to 80 columns
-        self._keys: Text = _BLANK
+        self._status: Text = BLANK
+        self._note: Text = BLANK
+        self._note_said: Text = BLANK       # the note before it was cut to 80 columns
+        self._keys: Text = BLANK
         self._footer: tuple[Text, int, Text] | None = None   # (keys, width, laid out)
         self._board: Board | None = None
         self.too_small = False
@@ -262,16 +261,16 @@ class LobbyScreen(Screen[None]):
         if self.too_small:
             ask = Text(speech.show(speech._(ENLARGE)), style="bold")
             pad = max(0, (width - ask.cell_len) // 2)
-            board.set_lines([_BLANK, ask], at=[0, pad])
+            board.set_lines([BLANK, ask], at=[0, pad])
             return
-        body = [self._title, _BLANK, *self._list]
-        body += [_BLANK] * (LIST_ROWS + 3 - len(body)) + [_BLANK, self._status, self._note]
+        body = [self._title, BLANK, *self._list]
+        body += [BLANK] * (LIST_ROWS + 3 - len(body)) + [BLANK, self._status, self._note]
         x = (width - W) // 2
         footer = self._footer
         if footer is None or footer[0] is not self._keys or footer[1] != width:
             laid = speech.line(self._keys, width) if speech.rtl else self._keys
             footer = self._footer = (self._keys, width, laid)
-        lines = body + [_BLANK] * (height - 1 - len(body)) + [footer[2]]
+        lines = body + [BLANK] * (height - 1 - len(body)) + [footer[2]]
         board.set_lines(lines, at=[x] * len(body))
 
     def draw(self) -> None:
@@ -293,7 +292,7 @@ class LobbyScreen(Screen[None]):
         self._shown = None
         self._selected_text = None
         self._keys_shown = None
-        self._note = self._note_said = _BLANK
+        self._note = self._note_said = BLANK
         self._footer = None
         self.lobby_changed()
 
@@ -328,7 +327,7 @@ class LobbyScreen(Screen[None]):
         rtl = speech.rtl
         lines: list[Text] = [within(said_head(speech)) if rtl else LIST_HEAD]
         if not rows:
-            lines += [_BLANK, within(lay(speech, Text("  " + speech._(NO_TABLES_SAID),
+            lines += [BLANK, within(lay(speech, Text("  " + speech._(NO_TABLES_SAID),
                                                       style="dim"), W))
                       if rtl else NO_TABLES]
         first = max(0, min(self.cursor - LIST_ROWS // 2, len(rows) - LIST_ROWS))

@@ -39,6 +39,7 @@ from rich.text import Text
 from ..arabic import term
 from ..cards import Look
 from ..i18n import N_, Speech
+from ..widgets.board import BLANK
 from .table_keys import KEY, KeyContext, footer, pgettext
 from .table_state import TableFacts, TableState, Turn, View
 
@@ -385,7 +386,6 @@ def said_in(speech: Speech, text: str) -> str:
         return str(text)
 
 
-_BLANK = Text("")
 
 
 # ------------------------------------------------------------------ the frame
@@ -439,7 +439,7 @@ def place_at(frame: Frame, width: int, height: int) -> Placed:
     ``x`` (a board draws them there): the frame's unchanged lines stay the same
     objects on a terminal wider than 80 columns, which the board skips."""
     lines = list(frame.lines)
-    lines += [_BLANK] * (height - 1 - len(lines))
+    lines += [BLANK] * (height - 1 - len(lines))
     lines.append(frame.footer)
     x = (width - W) // 2
     hits = frame.hits

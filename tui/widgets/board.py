@@ -11,7 +11,7 @@ driver the changed cells are written at once from the line's own cells
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import pairwise, repeat
 from typing import TYPE_CHECKING, cast
 
@@ -192,39 +192,30 @@ def _line(console: Console, text: Text, key: tuple, width: int, x: int = 0) -> C
     return line
 
 
-def _segments(cells: Cells) -> list[Segment]:
-    """The cells as segments (runs of one style), for Textual's own repaints."""
+def _style_runs(cells: Cells, lo: int, hi: int) -> Iterator[tuple[str, Style | None]]:
+    """Cells ``lo``..``hi`` as runs of one style: (their text, the style)."""
     chars, styles = cells
-    out: list[Segment] = []
-    start = 0
-    for x in range(1, len(chars) + 1):
-        if x == len(chars) or (styles[x] is not styles[start] and styles[x] != styles[start]):
-            out.append(Segment("".join(chars[start:x]), styles[start]))
-            start = x
-    return out
-
-
-_BLANK = Text("")
-
-
-def _render_cells(cells: tuple, lo: int, hi: int, color_system) -> str:
-    """ANSI text for cells ``lo``..``hi`` of ``(chars, styles)``: runs of one
-    style joined, as ``Strip.simplify().render()`` would write them."""
-    chars, styles = cells
-    render = Strip.render_style
-    out: list[str] = []
     start = lo
-    style = styles[lo] if lo < hi else None
-    for x in range(lo + 1, hi):
-        st = styles[x]
-        if st is not style and st != style:
-            text = "".join(chars[start:x])
-            out.append(text if style is None else render(style, text, color_system))
-            start, style = x, st
-    if start < hi:
-        text = "".join(chars[start:hi])
-        out.append(text if style is None else render(style, text, color_system))
-    return "".join(out)
+    for x in range(lo + 1, hi + 1):
+        if x == hi or (styles[x] is not styles[start] and styles[x] != styles[start]):
+            yield "".join(chars[start:x]), styles[start]
+            start = x
+
+
+def _segments(cells: Cells) -> list[Segment]:
+    """The cells as segments, for Textual's own repaints."""
+    return [Segment(text, style) for text, style in _style_runs(cells, 0, len(cells[0]))]
+
+
+BLANK = Text("")    # a blank line, one object for every frame (the board skips it)
+
+
+def _render_cells(cells: Cells, lo: int, hi: int, color_system: ColorSystem) -> str:
+    """ANSI text for cells ``lo``..``hi``: runs of one style joined, as
+    ``Strip.simplify().render()`` would write them."""
+    render = Strip.render_style
+    return "".join(text if style is None else render(style, text, color_system)
+                   for text, style in _style_runs(cells, lo, hi))
 
 
 def _color_system(console: Console) -> ColorSystem:
@@ -270,7 +261,7 @@ class Board(Widget):
         height = self.size.height
         if width <= 0 or height <= 0:
             return
-        lines = (lines + [_BLANK] * height)[:height]
+        lines = (lines + [BLANK] * height)[:height]
         full = len(self._cells) != height or self._width != width
         dirty: list[Region] = []
         if full:

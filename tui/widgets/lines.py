@@ -7,6 +7,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
 
+from .board import BLANK
+
 if TYPE_CHECKING:
     from ..app import LammaApp
     from ..i18n import Speech
@@ -88,10 +90,7 @@ class Lines(Widget):
         a line given the same Text object as before costs one comparison."""
         rows = self._rows
         for i, row in enumerate(rows):
-            row.set(parts[i] if i < len(parts) else _BLANK)
-
-
-_BLANK = Text("")
+            row.set(parts[i] if i < len(parts) else BLANK)
 
 
 class KeyBar(Line):
