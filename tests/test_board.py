@@ -220,3 +220,48 @@ def test_changed_cells_are_written_as_textual_would_write_them():
                                else Strip.render_style(seg.style, seg.text, ColorSystem.EIGHT_BIT)
                                for seg in strip)
                 assert board._render_cells(cells, lo, hi, ColorSystem.EIGHT_BIT) == want
+
+
+async def test_lines_drawn_from_a_column_keep_their_objects():
+    """``set_lines(lines, at=...)``: a line from column x; the same object at the same
+    column is skipped without a comparison; a new column redraws it."""
+    from textual.app import App
+
+    class One(App[None]):
+        def compose(self):
+            yield board.Board()
+
+    app = One()
+    async with app.run_test(size=(100, 5)) as pilot:
+        await pilot.pause()
+        b = app.query_one(board.Board)
+        title, row = Text("title", style="bold"), Text("row")
+        b.set_lines([title, row], at=[10, 10])
+        shown = b.shown()
+        assert shown[0] == " " * 10 + "title" + " " * 85 and shown[1].startswith(" " * 10 + "row")
+        assert b._cells[0][1][10] == Style(bold=True) and b._cells[0][1][9] is None
+        keys = list(b._texts)
+        b.set_lines([title, row], at=[10, 10])        # nothing new: the keys not even made
+        assert all(a is c for a, c in zip(b._texts, keys, strict=True))
+        b.set_lines([title, row], at=[10, 20])
+        assert b.shown()[1].startswith(" " * 20 + "row")
+
+
+async def test_the_lobby_is_one_widget():
+    """The lobby is drawn by one Board (issue 12: a new session's first screen cost
+    ~25 ms of one loop step with twenty-odd one-line widgets; ~2 ms with one)."""
+    from server.room import Registry
+    from tui.app import LammaApp
+    from tui.screens.lobby import LobbyScreen
+
+    app = LammaApp(Registry(), "ali", "key:x:ali")
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, LobbyScreen)
+        assert [type(w).__name__ for w in app.screen.query("*")] == ["Board"]
+        b = app.screen.query_one(board.Board)
+        assert "card room" in b.shown()[0]
+        # the title bar: 80 columns centred, coloured to its end, nothing beside it
+        styles = b._cells[0][1]
+        assert all(st is not None and st.bgcolor is not None for st in styles[10:90])
+        assert styles[:10] == (None,) * 10 and styles[90:] == (None,) * 10
