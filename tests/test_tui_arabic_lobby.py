@@ -191,7 +191,7 @@ async def test_an_english_player_is_told_in_english():
         assert Speech("en").show("سمير") in row              # an Arabic name joined
         app.post_message(InputLimited(PASTE_CUT, n=12))
         await pilot.pause()
-        assert lines_of(app.screen, "#lobby-status")[0] == " Paste cut to 12 characters."
+        assert lines_of(app.screen, "#lobby-status")[0].rstrip() == " Paste cut to 12 characters."
         app.member.kick("An operator closed your session (spam).")
         await pilot.pause()
     assert app.exit_reason == "An operator closed your session (spam)."

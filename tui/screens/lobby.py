@@ -16,6 +16,7 @@ from server.room import RoomError, code_label, display_name, title
 from ..i18n import N_, Speech
 from ..widgets.board import BLANK, Board
 from ..widgets.lines import keys_text
+from .table_draw import fit
 from .words import ENLARGE, columns, game_title, lay, length_word, said_keys
 
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def said_row_text(speech: Speech, row: dict) -> Text:
         return hit[1]
     if len(_SAID_ROWS) >= ROW_TEXTS_MAX:
         _SAID_ROWS.clear()
-    text = within(said_row(speech, row))
+    text = fit(said_row(speech, row), W)
     _SAID_ROWS[key] = (row, text)
     return text
 
@@ -138,16 +139,6 @@ def highlighted(text: Text) -> Text:
     start = len(plain) - len(plain.lstrip(" "))
     out = Text(plain[:start], no_wrap=True, overflow="ellipsis")
     out.append(plain[start:], style="reverse")
-    return out
-
-
-def within(text: Text) -> Text:
-    """``text`` as the lobby's 80 columns show it: cut with "…" when longer (as a
-    one-line widget did), the very object otherwise."""
-    if text.cell_len <= W:
-        return text
-    out = text.copy()
-    out.truncate(W, overflow="ellipsis")
     return out
 
 
@@ -165,8 +156,8 @@ def row_text(row: dict, shaped: bool = False) -> Text:
     if hit is None or hit[0] is not row:
         if len(_ROW_TEXTS) >= ROW_TEXTS_MAX:
             _ROW_TEXTS.clear()
-        text = within(Text(row_line(row), no_wrap=True, overflow="ellipsis"))
-        hit = _ROW_TEXTS[id(row)] = (row, text, within(EN.line(text, W)))
+        text = fit(Text(row_line(row), no_wrap=True, overflow="ellipsis"), W)
+        hit = _ROW_TEXTS[id(row)] = (row, text, fit(EN.line(text, W), W))
     return hit[2] if shaped else hit[1]
 
 
@@ -286,9 +277,8 @@ class LobbyScreen(Screen[None]):
             head.append("  " + _("(guest: nothing is kept)"), style="dim")
         bar = TITLE_BAR if self.app.look.colour else "reverse"
         title = Text(no_wrap=True, style=bar)
-        title.append_text(within(lay(speech, head, W)))
-        title.append(" " * max(0, W - title.cell_len))
-        self._title = title
+        title.append_text(lay(speech, head, W))
+        self._title = fit(title, W)     # the bar's colour to the 80th column
         self._shown = None
         self._selected_text = None
         self._keys_shown = None
@@ -325,10 +315,10 @@ class LobbyScreen(Screen[None]):
         self.redraws += 1
         speech = self.app.speech
         rtl = speech.rtl
-        lines: list[Text] = [within(said_head(speech)) if rtl else LIST_HEAD]
+        lines: list[Text] = [fit(said_head(speech), W) if rtl else LIST_HEAD]
         if not rows:
-            lines += [BLANK, within(lay(speech, Text("  " + speech._(NO_TABLES_SAID),
-                                                      style="dim"), W))
+            lines += [BLANK, fit(lay(speech, Text("  " + speech._(NO_TABLES_SAID),
+                                                      style="dim"), W), W)
                       if rtl else NO_TABLES]
         first = max(0, min(self.cursor - LIST_ROWS // 2, len(rows) - LIST_ROWS))
         for i in range(first, min(len(rows), first + LIST_ROWS)):
@@ -344,13 +334,13 @@ class LobbyScreen(Screen[None]):
                 else:
                     text = Text(no_wrap=True, overflow="ellipsis")
                     text.append(self._row_text(row).plain, style="reverse")
-                text = within(text)
+                text = fit(text, W)
                 cached = self._selected_text = (row, text)
             lines.append(cached[1])
         self._list = lines
         note = self.note()
         if note.plain != self._note_said.plain:
-            self._note_said, self._note = note, within(note)
+            self._note_said, self._note = note, fit(note, W)
         keys = TAKE_KEYS if rows and self._takeable(rows[self.cursor]) else LOBBY_KEYS
         if keys is not self._keys_shown:
             self._keys_shown = keys
@@ -393,7 +383,7 @@ class LobbyScreen(Screen[None]):
         """``text``: already in the player's language."""
         speech = self.app.speech
         line = Text(" " + text, style="bold red" if error else "dim")
-        self._status = within(lay(speech, line, W))
+        self._status = fit(lay(speech, line, W), W)
         self.paint()
 
     def refused(self, exc: RoomError) -> None:
