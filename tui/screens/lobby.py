@@ -16,7 +16,7 @@ from server.room import RoomError, code_label, display_name, title
 from ..i18n import N_, Speech
 from ..widgets.board import BLANK, Board
 from ..widgets.lines import keys_text
-from .table_draw import fit
+from .table_draw import H, W, fit  # the screen every terminal must hold: 80×24
 from .words import ENLARGE, columns, game_title, lay, length_word, said_keys
 
 if TYPE_CHECKING:
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 LIST_ROWS = 16
 LIST_TOP = 2        # the list's head: under the title and a blank row
-H = 24              # rows the lobby needs (with W columns)
 TITLE_BAR = "bright_white on blue"
 # 80 columns hold eight keys: ↑↓ is left to the help screen; b and r are
 # shown on the profile screen (and the help screen).
@@ -33,7 +32,6 @@ LOBBY_KEYS = [("⏎", N_("sit")), ("w", N_("watch")), ("p", N_("play")), ("n", N
 # A match under way cannot be sat at, but its computer players' seats can be taken.
 TAKE_KEYS = [("t", N_("take a seat")), ("w", N_("watch")), ("p", N_("play")),
              ("n", N_("new")), ("j", N_("code")), ("?", N_("help")), ("q", N_("quit"))]
-W = 80
 EN = Speech("en")
 
 
