@@ -252,7 +252,6 @@ class Placed:
 class DrawCache:
     """Lines that come back frame after frame, by what they show (one per screen)."""
     hand: tuple[Any, tuple[Text, Text], tuple[Hit, ...]] | None = None
-    footer: tuple[Any, Text] | None = None      # (keys and language, line)
     scores: dict[tuple[Any, ...], Text] = field(default_factory=dict)
     # Whole sections (info bar, middle) by what they show: a move changes a few
     # of the frame's parts, and the others come back as the same Text objects,
@@ -1185,15 +1184,15 @@ def footer_line(sc: Scene) -> Text:
     what they do in the player's language (an Arabic footer starts at the right)."""
     keys = footer(sc.keys)
     cache = sc.cache
-    key = (keys, sc.speech.code, sc.speech.mode)
-    if cache.footer is not None and cache.footer[0] == key:
-        return cache.footer[1]
+    # kept by what it shows: a seat's footer changes as its turn comes and goes
+    key = ("footer", keys, sc.speech.code, sc.speech.mode)
+    line = cache.section(key)
+    if line is not None:
+        return line
     say = sc.speech.pgettext
     t = Text(no_wrap=True, overflow="ellipsis")
     for k, label in keys:
         # the reversed key box separates entries; no extra gap (80 columns)
         t.append(f" {k} ", style="bold reverse")
         t.append(say(KEY, label))
-    line = sc.line(t)
-    cache.footer = (key, line)
-    return line
+    return cache.keep(key, sc.line(t))

@@ -162,14 +162,31 @@ MODES: dict[str, tuple[Key, ...]] = {
 }
 
 
-def active(ctx: KeyContext) -> list[Key]:
+# ``active`` and ``footer`` by context: a context is a handful of values, and the
+# footer was worked out again for every frame (~40 µs, the frame's third dearest part).
+_ACTIVE: dict[KeyContext, tuple[Key, ...]] = {}
+_FOOTERS: dict[KeyContext, tuple[tuple[str, str], ...]] = {}
+_MEMO_MAX = 1024
+
+
+def active(ctx: KeyContext) -> tuple[Key, ...]:
     """The entries that do something now, in the table's order."""
-    return [k for k in COMMON + MODES[ctx.mode] if k.when(ctx)]
+    hit = _ACTIVE.get(ctx)
+    if hit is None:
+        if len(_ACTIVE) >= _MEMO_MAX:
+            _ACTIVE.clear()
+        hit = _ACTIVE[ctx] = tuple(k for k in COMMON + MODES[ctx.mode] if k.when(ctx))
+    return hit
 
 
 def footer(ctx: KeyContext) -> tuple[tuple[str, str], ...]:
     """(key as shown, label) of the keys that do something now."""
-    return tuple((k.shown, k.label) for k in active(ctx) if k.shown)
+    hit = _FOOTERS.get(ctx)
+    if hit is None:
+        if len(_FOOTERS) >= _MEMO_MAX:
+            _FOOTERS.clear()
+        hit = _FOOTERS[ctx] = tuple((k.shown, k.label) for k in active(ctx) if k.shown)
+    return hit
 
 
 def resolve(ctx: KeyContext, key: str, char: str) -> Key | None:
