@@ -197,6 +197,43 @@ def test_a_saayda_round_summary_fits_80_columns():
     assert all(len(line) <= draw.W for line in lines), [ln for ln in lines if len(ln) > 80]
 
 
+def test_a_card_played_redraws_one_row_of_the_middle_and_the_others_stay_the_same_objects():
+    """Each row of the middle is kept by what it shows: seat 0 plays a card, so the row
+    of its slot (bottom) is new and the same as drawn without a cache, and the other
+    rows come back as last frame's objects (which the board skips)."""
+    m = new_match("estimation", 18, seed=5)
+    before = drive(m, lambda v: v["to_act"] == 0 and v["phase"] == "play"
+                   and 1 <= len(v["trick"]) <= 2)
+    cache = draw.DrawCache()
+    first = draw.draw_table(before, TableState(), facts(), Look(), now=0.0, cache=cache)
+    card = next(a for a in before["legal"] if a["type"] == "play")
+    m.apply(0, card)
+    after = m.view(0)
+    assert [c["card"] for c in after["trick"]][-1] == card["card"]
+    fresh = draw.draw_table(after, TableState(), facts(), Look(), now=0.0)
+    again = draw.draw_table(after, TableState(), facts(), Look(), now=0.0, cache=cache)
+    for a, b in zip([*fresh.lines, fresh.footer], [*again.lines, again.footer], strict=True):
+        assert (a.plain, a.spans, a.style) == (b.plain, b.spans, b.style)
+    middle = range(7, 13)
+    bottom_card = 11
+    assert SUITS["SHDC".index(card["card"][1])] in again.lines[bottom_card].plain
+    assert again.lines[bottom_card] is not first.lines[bottom_card]
+    assert [y for y in middle if again.lines[y] is first.lines[y]] == [7, 8, 9, 10, 12]
+
+
+def test_a_footer_comes_back_the_same_object_as_the_turn_comes_back():
+    """The footer is kept per keys shown, not in one slot: a seat's turn coming and
+    going and coming back draws no new footer."""
+    m, mine = my_play_with_a_card_held_back()
+    cache = draw.DrawCache()
+    first = draw.draw_table(mine, TableState(), facts(), Look(), now=0.0, cache=cache)
+    theirs = dict(mine, to_act=1, legal=[])
+    other = draw.draw_table(theirs, TableState(), facts(), Look(), now=0.0, cache=cache)
+    assert other.footer.plain != first.footer.plain
+    again = draw.draw_table(dict(mine), TableState(), facts(), Look(), now=0.0, cache=cache)
+    assert again.footer is first.footer
+
+
 def test_the_cache_changes_nothing_and_reuses_the_lines_that_stay():
     _, v = my_play_with_a_card_held_back()
     state = TableState(sel_card=Turn(v, 0).playable_in_order()[0])

@@ -29,6 +29,7 @@ An English frame is what it always was: its code paths are the English ones.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -257,6 +258,8 @@ class DrawCache:
     # of the frame's parts, and the others come back as the same Text objects,
     # which the board then skips without comparing them (``Board.set_lines``).
     sections: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    # One line per place (``kept``): the last one built there and what it was built from.
+    rows: dict[str, tuple[tuple[Any, ...], Text]] = field(default_factory=dict)
     _turn: Turn | None = None
 
     def section(self, key: tuple[Any, ...]) -> Any:
@@ -267,6 +270,18 @@ class DrawCache:
             self.sections.clear()
         self.sections[key] = value
         return value
+
+    def kept(self, place: str, parts: tuple[Text, ...], build: Callable[[], Text]) -> Text:
+        """The line at ``place`` built from ``parts``: last frame's very object while
+        the parts show the same (a card played changes one row of the middle; the
+        others then cost the board nothing), else ``build()``."""
+        key = tuple((p.plain, p.style, tuple(p.spans)) for p in parts)
+        hit = self.rows.get(place)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        line = build()
+        self.rows[place] = (key, line)
+        return line
 
     def turn(self, view: View | None, seat: int | None) -> Turn:
         """The viewer's legal actions grouped once per view (a new view is a new dict),
@@ -784,12 +799,19 @@ def _middle_lines(sc: Scene) -> list[Text]:
     def name(w: str) -> Text:
         return Text(sc.speech.show(sc.seat_label(pos[w])[:16]), style="bold")
 
-    mid = join(fit(name("left"), 18), fit(slot("left"), 13, right=True), " " * 18,
-               fit(slot("right"), 13), fit(name("right"), 18, right=True))
     if sc.rtl:
         note = sc.speech.line(note, 0)
-    return [Text(""), center(name("top")), center(slot("top")), mid, center(slot("bottom")),
-            center(note)]
+    kept = sc.cache.kept
+    top, left, right = name("top"), name("left"), name("right")
+    tslot, lslot, rslot, bslot = slot("top"), slot("left"), slot("right"), slot("bottom")
+    return [BLANK,
+            kept("top name", (top,), lambda: center(top)),
+            kept("top card", (tslot,), lambda: center(tslot)),
+            kept("sides", (left, lslot, rslot, right),
+                 lambda: join(fit(left, 18), fit(lslot, 13, right=True), " " * 18,
+                              fit(rslot, 13), fit(right, 18, right=True))),
+            kept("bottom card", (bslot,), lambda: center(bslot)),
+            kept("note", (note,), lambda: center(note))]
 
 
 def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
