@@ -413,11 +413,12 @@ def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Lo
     lines: list[Text] = [info_line(sc), note_line(sc)]
     lines += score_lines(sc)                # 5 lines (rows 2-6)
     lines += middle_lines(sc)               # 6 lines (rows 7-12)
-    lines.append(Text(""))                  # 13
+    # blank rows are the one BLANK object: the board skips a line it drew last frame
+    lines.append(BLANK)                     # 13
     lines += phase_lines(sc)                # 3 lines (14-16)
-    lines.append(Text(""))                  # 17
+    lines.append(BLANK)                     # 17
     lines += hand                           # 2 lines (18-19)
-    lines.append(Text(""))                  # 20
+    lines.append(BLANK)                     # 20
     lines += chat_lines(sc)                 # 2 lines (21-22)
     return Frame(lines[:H - 1], footer_line(sc), hits)
 
@@ -561,7 +562,7 @@ def note_line(sc: Scene) -> Text:
         return sc.line(Text(" " + sc._("Private table · code {code} · friends press j in the "
                                        "lobby and type it").format(code=facts.code_label),
                             style=look.style("dim")))
-    return Text("")
+    return BLANK
 
 
 # --------------------------------------------------------------------- scores
@@ -964,7 +965,7 @@ def phase_lines(sc: Scene) -> list[Text]:
     v, look, state, _ = sc.view, sc.look, sc.state, sc._
     # An Arabic interface's lines are laid out where they are made; English ones fit below.
     ln = sc.line if sc.rtl else _same
-    lines: list[Text] = [Text(""), Text(""), Text("")]
+    lines: list[Text] = [BLANK, BLANK, BLANK]
     mode = sc.keys.mode
     if v is None:
         lines[0] = ln(Text(" " + _("Waiting for four players."), style="bold"))
@@ -992,7 +993,7 @@ def phase_lines(sc: Scene) -> list[Text]:
         lines = waiting_lines(sc)
     if state.message is not None and sc.now < state.message_until:
         lines[2] = ln(state.message)
-    return [fit(line, W) for line in lines[:3]]
+    return [line if line is BLANK else fit(line, W) for line in lines[:3]]
 
 
 def auction_state(sc: Scene) -> Text:
@@ -1111,7 +1112,7 @@ def waiting_lines(sc: Scene) -> list[Text]:
                   style="bold")
     if facts.seat is None:
         t0.append("   " + _("(you are watching)"), style="dim")
-    lines = [t0, Text(""), Text("")]
+    lines = [t0, BLANK, BLANK]
     if v.get("phase") in ("dash", "auction", "call"):
         lines[1] = auction_state(sc)
     elif v.get("phase") == "declare":
@@ -1176,7 +1177,7 @@ def chat_lines(sc: Scene) -> list[Text]:
         t.append(f" {sc.say(who)}: ", style=sc.look.style("bold cyan"))
         t.append(sc.say(text))
         out.append(sc.line(t))
-    return [*out, Text(""), Text("")][:2]
+    return [*out, BLANK, BLANK][:2]
 
 
 def rtl_chat_line(sc: Scene, who: str, text: str) -> Text:
