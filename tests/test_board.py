@@ -247,6 +247,32 @@ async def test_lines_drawn_from_a_column_keep_their_objects():
         assert b.shown()[1].startswith(" " * 20 + "row")
 
 
+async def test_the_boards_area_is_its_content_region_placed_and_styled():
+    """``Board.area`` (kept from the screen it was mounted on, for the cost of a frame)
+    is Textual's own ``content_region``: below a docked line, and with a padding a
+    style gives it, which it then takes from Textual instead."""
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Two(App[None]):
+        CSS = "#top { dock: top; height: 2; } .padded { padding: 1 2; }"
+
+        def compose(self):
+            yield Static("above", id="top")
+            yield board.Board()
+
+    app = Two()
+    async with app.run_test(size=(90, 20)) as pilot:
+        await pilot.pause()
+        b = app.query_one(board.Board)
+        assert b.area == b.content_region and b.area.y == 2 and b.area.size == (90, 18)
+        b.add_class("padded")
+        await pilot.pause()
+        assert b.area == b.content_region and b.area.size == (86, 16) and b.area.y == 3
+        b.set_lines([Text("row")])
+        assert b.shown()[0].startswith("row") and len(b.shown()) == 16
+
+
 async def test_the_lobby_is_one_widget():
     """The lobby is drawn by one Board (issue 12: a new session's first screen cost
     ~25 ms of one loop step with twenty-odd one-line widgets; ~2 ms with one)."""

@@ -242,7 +242,7 @@ class LobbyScreen(Screen[None]):
         board = self._board
         if board is None or not board.is_attached:
             return
-        width, height = board.size.width, board.size.height
+        width, height = board.area.size
         if width <= 0 or height <= 0:
             return
         speech = self.app.speech
@@ -556,8 +556,9 @@ class LobbyScreen(Screen[None]):
         board = self._board
         if board is None or self.too_small:
             return
-        x = board.region.x + (board.size.width - W) // 2
-        top = board.region.y + LIST_TOP
+        area = board.area
+        x = area.x + (area.width - W) // 2
+        top = area.y + LIST_TOP
         if x <= event.screen_x < x + W and top < event.screen_y <= top + LIST_ROWS:
             first = max(0, min(self.cursor - LIST_ROWS // 2, len(self.rows) - LIST_ROWS))
             row = event.screen_y - top - 1 + first

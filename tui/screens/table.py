@@ -298,7 +298,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
                 board = self._board = self.query_one(Board)
             except NoMatches:       # a table update racing the app's shutdown
                 return
-        width, height = board.size.width, board.size.height
+        width, height = board.area.size
         if width <= 0 or height <= 0:
             return
         speech = self.app.speech
