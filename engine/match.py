@@ -121,6 +121,13 @@ def _int(value: object) -> int | None:
     return value if type(value) is int else None
 
 
+
+def _trick_public(trick: tuple[int, tuple[int, ...], int]) -> TrickView:
+    leader, cards, winner = trick
+    return {"leader": leader,
+            "cards": [{"seat": (leader + i) & 3, "card": CODES[c]} for i, c in enumerate(cards)],
+            "winner": winner}
+
 class Match:
     """What both games share: dealing, trick play, the log and the record."""
 
@@ -155,6 +162,9 @@ class Match:
         self.trick: list[int] = []          # cards of the current trick, in play order
         self.leader: int | None = None      # who led the current trick
         self.tricks: list[tuple[int, tuple[int, ...], int]] = []  # (leader, cards, winner)
+        # The round's finished tricks as views show them, built once each (``_tricks_public``)
+        self._tricks_shown: tuple[list[tuple[int, tuple[int, ...], int]], list[TrickView]] = (
+            self.tricks, [])
         self.taken = [0, 0, 0, 0]
         self.declarations: list[int | None] = [None] * 4
 
@@ -218,10 +228,17 @@ class Match:
 
     def _tricks_public(
             self, tricks: Iterable[tuple[int, tuple[int, ...], int]] | None = None) -> list[TrickView]:
-        return [{"leader": leader,
-                 "cards": [{"seat": (leader + i) & 3, "card": CODES[c]} for i, c in enumerate(cards)],
-                 "winner": winner}
-                for leader, cards, winner in (self.tricks if tricks is None else tricks)]
+        """Finished tricks as views show them (``tricks`` None: this round's).  A finished
+        trick never changes, so this round's are built once and every view after gets
+        the same dicts, as it does the history's records (``_history_brief``): five
+        views a move rebuilt up to 12 tricks of 4 cards each."""
+        if tricks is not None:
+            return [_trick_public(t) for t in tricks]
+        of, shown = self._tricks_shown
+        if of is not self.tricks:           # a new round: a new list of tricks
+            of, shown = self._tricks_shown = (self.tricks, [])
+        shown.extend(_trick_public(t) for t in of[len(shown):])
+        return list(shown)
 
     def _history_brief(self) -> list[dict[str, Any]]:
         """History for views: every finished round without its 52 cards (``m.history``

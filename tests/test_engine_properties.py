@@ -96,6 +96,11 @@ def check_position(m, rnd: random.Random) -> None:
         with pytest.raises(IllegalAction):
             m.apply(actor, {"type": "play", "card": card})
     assert (json.dumps(m.to_dict()), json.dumps(m.view(None))) == before
+    # The round's finished tricks are built once for every view after: they are what a
+    # build afresh gives, and each view's list of them is its own.
+    assert public["tricks"] == m._tricks_public(list(m.tricks))
+    public["tricks"].append({"leader": 0, "cards": [], "winner": 0})
+    assert len(m.view(None)["tricks"]) == len(public["tricks"]) - 1
 
 
 def play_out(m, rnd, check_every: int = 0, max_actions: int = 4000):
