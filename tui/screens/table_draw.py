@@ -35,7 +35,7 @@ from typing import Any
 
 from rich.cells import cell_len, get_character_cell_size
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 
 from ..arabic import term
 from ..cards import Look
@@ -1137,10 +1137,15 @@ def hand_rows(sc: Scene) -> tuple[list[Text], tuple[Hit, ...]]:
            sel if playing else None, look.unicode, look.colour)
     if cache.hand is not None and cache.hand[0] == key:
         return list(cache.hand[1]), cache.hand[2]
-    up = Text(" " * HAND_X, no_wrap=True)
-    down = Text(" " * HAND_X, no_wrap=True)
+    # Both rows built as strings and spans, then one Text each (not ~50 appends): the
+    # rows are the same length at every card, so one offset serves both.
+    up: list[str] = [" " * HAND_X]
+    down: list[str] = [" " * HAND_X]
+    up_spans: list[Span] = []
+    down_spans: list[Span] = []
+    at = HAND_X                     # characters so far (a Span's offsets)
     hits: list[Hit] = []
-    x = HAND_X
+    x = HAND_X                      # cells so far (where a click lands)
     prev_suit = None
     for c in turn.hand():
         gap = "  " if prev_suit is not None and c[1] != prev_suit else ""
@@ -1148,22 +1153,32 @@ def hand_rows(sc: Scene) -> tuple[list[Text], tuple[Hit, ...]]:
         label = look.card_str(c).rjust(CARD_W)
         up.append(gap)
         down.append(gap)
+        at += len(gap)
         x += len(gap)
         hits.append(Hit(x, HAND_Y, CARD_W, 2, c))
         x += CARD_W
+        blank = " " * len(label)
         # Legal cards stand raised on the upper row; on our turn the ones
         # that cannot be played drop to the lower row, dim.
         if not playing or c in ok:
             style = look.suit_style(c[1])
             if playing and c == sel:
                 style = style + REVERSE
-            up.append(label, style=style)
-            down.append(" " * len(label))
+            up.append(label)
+            down.append(blank)
+            if style:
+                up_spans.append(Span(at, at + len(label), style))
         else:
-            up.append(" " * len(label))
-            down.append(label, style=look.suit_style(c[1], dim=True))
-    cache.hand = (key, (up, down), tuple(hits))
-    return [up, down], cache.hand[2]
+            up.append(blank)
+            down.append(label)
+            dim = look.suit_style(c[1], dim=True)
+            if dim:
+                down_spans.append(Span(at, at + len(label), dim))
+        at += len(label)
+    rows = (Text("".join(up), no_wrap=True, spans=up_spans),
+            Text("".join(down), no_wrap=True, spans=down_spans))
+    cache.hand = (key, rows, tuple(hits))
+    return list(rows), cache.hand[2]
 
 
 # ----------------------------------------------------------------------- chat
