@@ -271,11 +271,11 @@ class DrawCache:
         self.sections[key] = value
         return value
 
-    def kept(self, place: str, parts: tuple[Text, ...], build: Callable[[], Text]) -> Text:
-        """The line at ``place`` built from ``parts``: last frame's very object while
-        the parts show the same (a card played changes one row of the middle; the
-        others then cost the board nothing), else ``build()``."""
-        key = tuple((p.plain, p.style, tuple(p.spans)) for p in parts)
+    def kept(self, place: str, key: tuple[Any, ...], build: Callable[[], Text]) -> Text:
+        """The line at ``place`` built from what ``key`` says (plain values, the look's
+        among them): last frame's very object while the key is the same (a card played
+        changes one row of the middle; the others then cost the board nothing), else
+        ``build()``."""
         hit = self.rows.get(place)
         if hit is not None and hit[0] == key:
             return hit[1]
@@ -750,15 +750,15 @@ def middle_lines(sc: Scene) -> list[Text]:
 
 def _middle_lines(sc: Scene) -> list[Text]:
     facts, v, look, anim = sc.facts, sc.view, sc.look, sc.state.anim
-    cards: dict[int, Text] = {}
-    note = Text("")
-    pile: tuple[int, Text] | None = None
+    # What each seat's slot shows, as plain values ("card", code) / ("pile", codes) /
+    # ("mark", text): a row is built from them only when they changed (``kept``).
+    slots: dict[int, tuple[str, Any]] = {}
+    note: tuple[str, str] = ("", "")            # (text, style)
     if v is None:
         empty = sc.speech.show(sc._("empty"))
-        cards = {s: Text(empty if facts.seats[s].kind == "empty" else " ✓ ", style="dim")
+        slots = {s: ("mark", empty if facts.seats[s].kind == "empty" else " ✓ ")
                  for s in range(4)}
-        note = Text(sc._("Waiting for players · b: computer players fill the empty seats"),
-                    style="bold")
+        note = (sc._("Waiting for players · b: computer players fill the empty seats"), "bold")
     elif v.get("phase") == "over":
         return ([Text(""), *result_lines(sc)] + [Text("")] * 6)[:6]
     elif v.get("phase") != "play" and v.get("history") and not v.get("tricks"):
@@ -769,50 +769,62 @@ def _middle_lines(sc: Scene) -> list[Text]:
             who = sc.name(anim.winner)
             if not anim.moved:
                 for c in anim.cards:
-                    cards[c["seat"]] = look.card(c["card"])
-                note = Text(sc._("{who} takes the trick").format(who=who), style="bold")
+                    slots[c["seat"]] = ("card", c["card"])
+                note = (sc._("{who} takes the trick").format(who=who), "bold")
             else:
-                note = Text(sc._("{who} took the trick").format(who=who), style="bold")
+                note = (sc._("{who} took the trick").format(who=who), "bold")
                 if not look.reduce_motion:
-                    p = Text()
-                    for c in anim.cards:
-                        p.append_text(look.card(c["card"], dim=True))
-                        p.append(" ")
-                    pile = (anim.winner, p)
+                    slots[anim.winner] = ("pile", tuple(c["card"] for c in anim.cards))
         elif not trick and v.get("tricks"):
             last = v["tricks"][-1]
-            note = Text(sc._("{who} took the last trick").format(who=sc.name(last["winner"])),
-                        style="dim")
+            note = (sc._("{who} took the last trick").format(who=sc.name(last["winner"])), "dim")
         for c in trick:
-            cards[c["seat"]] = look.card(c["card"])
-        if not note.plain and v.get("phase") == "play":
+            slots[c["seat"]] = ("card", c["card"])
+        if not note[0] and v.get("phase") == "play":
             lead = v.get("leader")
             if not trick and lead is not None:
-                note = Text(sc._("{who} leads").format(who=sc.name(lead)), style="dim")
+                note = (sc._("{who} leads").format(who=sc.name(lead)), "dim")
     pos = facts.positions()
 
-    def slot(w: str) -> Text:
-        s = pos[w]
-        if pile is not None and pile[0] == s:
-            return pile[1]
-        return cards.get(s, Text(""))
+    def slot(w: str) -> tuple[str, Any] | None:
+        return slots.get(pos[w])
 
-    def name(w: str) -> Text:
-        return Text(sc.speech.show(sc.seat_label(pos[w])[:16]), style="bold")
+    def shown(d: tuple[str, Any] | None) -> Text:
+        if d is None:
+            return BLANK
+        kind, what = d
+        if kind == "card":
+            return look.card(what)
+        if kind == "pile":
+            p = Text()
+            for code in what:
+                p.append_text(look.card(code, dim=True))
+                p.append(" ")
+            return p
+        return Text(what, style="dim")
 
-    if sc.rtl:
-        note = sc.speech.line(note, 0)
-    kept = sc.cache.kept
+    def name(w: str) -> str:
+        return sc.speech.show(sc.seat_label(pos[w])[:16])
+
+    def named(label: str) -> Text:
+        return Text(label, style="bold")
+
+    def noted() -> Text:
+        t = Text(note[0], style=note[1])
+        return center(sc.speech.line(t, 0) if sc.rtl else t)
+
+    kept, lk = sc.cache.kept, sc.look_key
     top, left, right = name("top"), name("left"), name("right")
     tslot, lslot, rslot, bslot = slot("top"), slot("left"), slot("right"), slot("bottom")
     return [BLANK,
-            kept("top name", (top,), lambda: center(top)),
-            kept("top card", (tslot,), lambda: center(tslot)),
-            kept("sides", (left, lslot, rslot, right),
-                 lambda: join(fit(left, 18), fit(lslot, 13, right=True), " " * 18,
-                              fit(rslot, 13), fit(right, 18, right=True))),
-            kept("bottom card", (bslot,), lambda: center(bslot)),
-            kept("note", (note,), lambda: center(note))]
+            kept("top name", (lk, top), lambda: center(named(top))),
+            kept("top card", (lk, tslot), lambda: center(shown(tslot))),
+            kept("sides", (lk, left, lslot, rslot, right),
+                 lambda: join(fit(named(left), 18), fit(shown(lslot), 13, right=True),
+                              " " * 18, fit(shown(rslot), 13),
+                              fit(named(right), 18, right=True))),
+            kept("bottom card", (lk, bslot), lambda: center(shown(bslot))),
+            kept("note", (lk, note), noted)]
 
 
 def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
