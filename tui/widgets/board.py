@@ -83,8 +83,12 @@ def _changed_spans(old: tuple, new: tuple) -> list[tuple[int, int]]:
     if oc == nc and os_ == ns:
         return []
     n_old, n_new = len(oc), len(nc)
+    # Styles are interned (``_line``): one object is one style, and a cell without
+    # style (None) differs from any; only two distinct Style objects need Rich's
+    # (Python-level) comparison, which finds an equal style in another object.
     diff = [x for x in range(min(n_old, n_new))
-            if oc[x] != nc[x] or (os_[x] is not ns[x] and os_[x] != ns[x])]
+            if oc[x] != nc[x] or (os_[x] is not ns[x] and (
+                os_[x] is None or ns[x] is None or os_[x] != ns[x]))]
     if n_old != n_new:
         diff.extend(range(min(n_old, n_new), max(n_old, n_new)))
     if not diff:
@@ -200,7 +204,8 @@ def _style_runs(cells: Cells, lo: int, hi: int) -> Iterator[tuple[str, Style | N
     chars, styles = cells
     start = lo
     for x in range(lo + 1, hi + 1):
-        if x == hi or (styles[x] is not styles[start] and styles[x] != styles[start]):
+        if x == hi or (styles[x] is not styles[start] and (
+                styles[x] is None or styles[start] is None or styles[x] != styles[start])):
             yield "".join(chars[start:x]), styles[start]
             start = x
 
