@@ -224,7 +224,7 @@ def test_a_card_played_redraws_one_row_of_the_middle_and_the_others_stay_the_sam
 def test_a_footer_comes_back_the_same_object_as_the_turn_comes_back():
     """The footer is kept per keys shown, not in one slot: a seat's turn coming and
     going and coming back draws no new footer."""
-    m, mine = my_play_with_a_card_held_back()
+    _, mine = my_play_with_a_card_held_back()
     cache = draw.DrawCache()
     first = draw.draw_table(mine, TableState(), facts(), Look(), now=0.0, cache=cache)
     theirs = dict(mine, to_act=1, legal=[])
