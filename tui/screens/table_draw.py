@@ -586,8 +586,8 @@ def score_lines(sc: Scene) -> list[Text]:
     seats, rows, side = score_rows(sc)
     to_act = v.get("to_act") if v else None
     out = []
-    drawn = sc.cache.scores
-    if len(drawn) > 64:
+    drawn = sc.cache.scores         # rows, and their halves (English)
+    if len(drawn) > 96:
         drawn.clear()
     marker = sc.look.style("bold yellow")
     lang = (sc.speech.code, sc.speech.mode)
@@ -607,17 +607,29 @@ def score_lines(sc: Scene) -> list[Text]:
                 line = join(fit(score_row(sc, i, turn, plain, marker), 36),
                             Text("│ ", style="dim"), fit(Text(text, style=style), W - 38))
             else:
-                if i == 0:
-                    row = Text(plain, style="bold underline")
-                else:
-                    row = Text(no_wrap=True)
-                    row.append("▶ " if turn else "  ", style=marker)
-                    row.append(plain)
-                line = join(fit(row, 36), Text("│ ", style="dim"),
-                            fit(Text(text, style=style), W - 38))
+                # its two halves kept apart too: a trick taken scrolls the events (every
+                # row's right half is the one below's), a turn moves the marker (left)
+                left_key = ("left", i == 0, turn, plain, marker)
+                left = drawn.get(left_key)
+                if left is None:
+                    if i == 0:
+                        row = Text(plain, style="bold underline")
+                    else:
+                        row = Text(no_wrap=True)
+                        row.append("▶ " if turn else "  ", style=marker)
+                        row.append(plain)
+                    left = drawn[left_key] = fit(row, 36)
+                right_key = ("right", text, style)
+                right = drawn.get(right_key)
+                if right is None:
+                    right = drawn[right_key] = fit(Text(text, style=style), W - 38)
+                line = join(left, _SCORE_SEP, right)
             drawn[key] = line
         out.append(line)
     return out
+
+
+_SCORE_SEP = Text("│ ", style="dim")        # between the scores and the events
 
 
 # What the score panel shows of a view besides the turn (``score_rows``, ``side_lines``).
