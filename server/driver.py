@@ -342,8 +342,11 @@ class SSHDriver(Driver):
                 return
             raw = data.encode("utf-8", "replace")
             self.bytes_out += len(raw)
-            self._process.stdout.write(raw)
-            wire.flush(self._conn)      # the frame's packets in one TCP send
+            wire.hold(self._conn)
+            try:
+                self._process.stdout.write(raw)
+            finally:
+                wire.flush(self._conn)      # the frame's packets in one TCP send
         except (OSError, asyncssh.Error, BrokenPipeError):
             self._closed = True
         except Exception:  # a closed channel raises assorted errors

@@ -41,20 +41,21 @@ ENCRYPTION_ALGS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com",
 class Coalescing:
     """A write transport that joins the writes of one moment into one."""
 
-    __slots__ = ("_loop", "_parts", "_scheduled", "_transport", "packets", "sends")
+    __slots__ = ("_held", "_loop", "_parts", "_scheduled", "_transport", "packets", "sends")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop):
         self._transport = transport
         self._loop = loop
         self._parts: list[bytes] = []
         self._scheduled = False
+        self._held = False          # a frame is being written: its flush follows (``hold``)
         self.packets = 0            # writes asyncssh made (one per SSH packet) ...
         self.sends = 0              # ... and writes given to the real transport
 
     def write(self, data: bytes) -> None:
         self.packets += 1
         self._parts.append(data)
-        if not self._scheduled:
+        if not self._scheduled and not self._held:
             self._scheduled = True
             try:
                 self._loop.call_soon(self.flush)
@@ -195,8 +196,18 @@ def coalesce(conn: asyncssh.SSHServerConnection) -> None:
     setattr(conn, "_transport", Coalescing(transport, asyncio.get_running_loop()))  # noqa: B010
 
 
-def flush(conn: object) -> None:
-    """Send what ``conn`` has gathered now (after a frame)."""
+def hold(conn: object) -> None:
+    """A frame is about to be written on ``conn`` and ``flush`` follows it (the caller
+    makes sure, with ``finally``): its packets schedule no later send of their own
+    (a callback a frame that found nothing left to send)."""
     transport = getattr(conn, "_transport", None)
     if isinstance(transport, Coalescing):
+        transport._held = True
+
+
+def flush(conn: object) -> None:
+    """Send what ``conn`` has gathered now (after a frame), and end a ``hold``."""
+    transport = getattr(conn, "_transport", None)
+    if isinstance(transport, Coalescing):
+        transport._held = False
         transport.flush()

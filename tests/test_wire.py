@@ -48,6 +48,30 @@ async def test_packets_written_together_leave_in_one_send_in_order():
     assert t.get_extra_info("peername") == ("127.0.0.1", 1)   # the rest is the real one's
 
 
+async def test_a_held_frame_schedules_nothing_and_leaves_at_its_flush():
+    """``hold`` (the SSH driver, before writing a frame): the packets wait for the
+    flush that follows, with no send scheduled on the loop; after it, a write is
+    sent at the end of the loop's turn again."""
+
+    class Conn:
+        pass
+
+    real = Recorder()
+    conn = Conn()
+    t = conn._transport = wire.Coalescing(real, asyncio.get_running_loop())  # type: ignore[arg-type]
+    wire.hold(conn)
+    t.write(b"frame-1")
+    t.write(b"frame-2")
+    assert not t._scheduled and real.writes == []
+    await asyncio.sleep(0)
+    assert real.writes == []                     # nothing went out on its own
+    wire.flush(conn)
+    assert real.writes == [b"frame-1frame-2"] and t.sends == 1
+    t.write(b"keepalive")                        # not held: the loop's turn sends it
+    await asyncio.sleep(0)
+    assert real.writes[-1] == b"keepalive" and t.sends == 2
+
+
 async def test_close_and_abort_send_what_was_written():
     real = Recorder()
     t = wire.Coalescing(real, asyncio.get_running_loop())  # type: ignore[arg-type]
