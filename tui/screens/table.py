@@ -304,7 +304,9 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         speech = self.app.speech
         # The open chat box takes the rows of the table's second chat line and footer
         # (at 80×24 the board is then 22 rows): the table is drawn as for 24, cut there.
-        if width < draw.W or height < draw.H - (CHAT_BOX_ROWS if self._chatting() else 0):
+        # (the chat box is looked for only when the board is short: a query a frame)
+        if width < draw.W or (height < draw.H and height < draw.H - (
+                CHAT_BOX_ROWS if self._chatting() else 0)):
             board.set_lines(draw.enlarge_lines(width, height, speech))
             self._hits = ()
             return
