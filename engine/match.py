@@ -121,12 +121,13 @@ def _int(value: object) -> int | None:
     return value if type(value) is int else None
 
 
-
 def _trick_public(trick: tuple[int, tuple[int, ...], int]) -> TrickView:
+    """A finished trick as views show it: who led, each card with its seat, who won."""
     leader, cards, winner = trick
     return {"leader": leader,
             "cards": [{"seat": (leader + i) & 3, "card": CODES[c]} for i, c in enumerate(cards)],
             "winner": winner}
+
 
 class Match:
     """What both games share: dealing, trick play, the log and the record."""
