@@ -110,10 +110,12 @@ def test_placed_on_a_larger_board_the_cards_are_where_the_hits_say(size):
     width, height = size
     placed = draw.draw_screen(v, TableState(), facts(), look, width, height, now=0.0)
     assert not placed.small and len(placed.lines) == height
-    assert "chat" in placed.lines[-1].plain        # the footer on the last row
+    assert placed.x == (width - draw.W) // 2       # every line drawn from that column
+    shown = [" " * placed.x + line.plain for line in placed.lines]
+    assert "chat" in shown[-1]                      # the footer on the last row
     for hit in placed.hits:
-        assert hit.x >= draw.HAND_X + (width - draw.W) // 2
-        row = placed.lines[hit.y + (0 if hit.card in legal else 1)].plain
+        assert hit.x >= draw.HAND_X + placed.x
+        row = shown[hit.y + (0 if hit.card in legal else 1)]
         assert row[hit.x:hit.x + 4].strip() == look.card_str(hit.card)
 
 

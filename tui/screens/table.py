@@ -301,24 +301,19 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         width, height = board.area.size
         if width <= 0 or height <= 0:
             return
-        speech = self.app.speech
-        # The open chat box takes the rows of the table's second chat line and footer
-        # (at 80×24 the board is then 22 rows): the table is drawn as for 24, cut there.
-        # (the chat box is looked for only when the board is short: a query a frame)
-        if width < draw.W or (height < draw.H and height < draw.H - (
-                CHAT_BOX_ROWS if self._chatting() else 0)):
-            board.set_lines(draw.enlarge_lines(width, height, speech))
-            self._hits = ()
-            return
         facts = self.facts()
         if facts is None:
             return              # the table closed: table_changed leaves the screen
-        placed = draw.place_at(draw.draw_table(self.view, self.state, facts, self.look,
-                                               time.monotonic(), self._cache, speech),
-                               width, max(height, draw.H))
+        # The open chat box takes the rows of the table's second chat line and footer
+        # (at 80×24 the board is then 22 rows): the table is drawn as for 24, cut there.
+        # (the chat box is looked for only when the board is short: a query a frame)
+        rows = draw.H - (CHAT_BOX_ROWS if height < draw.H and self._chatting() else 0)
+        placed = draw.draw_screen(self.view, self.state, facts, self.look, width, height,
+                                  time.monotonic(), self._cache, self.app.speech, rows=rows)
         board.set_lines(placed.lines, at=[placed.x] * len(placed.lines))
         self._hits = placed.hits
-        self.update_countdown(draw=False)
+        if not placed.small:
+            self.update_countdown(draw=False)
 
     def _chatting(self) -> bool:
         try:

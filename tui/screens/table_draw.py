@@ -439,20 +439,12 @@ def enlarge_lines(width: int, height: int, speech: Speech | None = None) -> list
     return msg
 
 
-def place(frame: Frame, width: int, height: int) -> Placed:
-    """``frame`` on a board of ``width``×``height`` (at least 80×24): centred
-    across, the table at the top, the footer on the last row."""
-    placed = place_at(frame, width, height)
-    x = placed.x
-    if not x:
-        return placed
-    return Placed([Text(" " * x) + line for line in placed.lines], placed.hits)
-
-
 def place_at(frame: Frame, width: int, height: int) -> Placed:
-    """As ``place``, the lines left as they are and the column they start at in
-    ``x`` (a board draws them there): the frame's unchanged lines stay the same
-    objects on a terminal wider than 80 columns, which the board skips."""
+    """``frame`` on a board of ``width``×``height`` (at least 80×24): centred across
+    (its lines left as they are, the column they start at in ``x``: a board draws them
+    there, so a frame's unchanged lines stay the same objects on a terminal wider than
+    80 columns, which the board skips), the table at the top, the footer on the last
+    row."""
     lines = list(frame.lines)
     lines += [BLANK] * (height - 1 - len(lines))
     lines.append(frame.footer)
@@ -465,11 +457,14 @@ def place_at(frame: Frame, width: int, height: int) -> Placed:
 
 def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: Look,
                 width: int, height: int, now: float, cache: DrawCache | None = None,
-                speech: Speech | None = None) -> Placed:
-    """The board's lines at ``width``×``height``: the table, or a request to enlarge."""
-    if width < W or height < H:
+                speech: Speech | None = None, rows: int = H) -> Placed:
+    """The board's lines at ``width``×``height``: the table (``place_at``), or a request
+    to enlarge under ``W``×``rows``.  The table is drawn for at least ``H`` rows: with
+    ``rows`` fewer (the chat box open) the board shows it cut."""
+    if width < W or height < rows:
         return Placed(enlarge_lines(width, height, speech), small=True)
-    return place(draw_table(view, state, facts, look, now, cache, speech), width, height)
+    return place_at(draw_table(view, state, facts, look, now, cache, speech), width,
+                    max(height, H))
 
 
 # ----------------------------------------------------------------------- info
