@@ -246,7 +246,7 @@ class Placed:
     lines: list[Text]
     hits: tuple[Hit, ...] = ()
     small: bool = False          # too small: a request to enlarge the window
-    x: int = 0                   # the column the lines start at (``place_at``)
+    x: int = 0                   # the column the lines start at (``place``)
 
 
 @dataclass
@@ -400,8 +400,6 @@ def said_in(speech: Speech, text: str) -> str:
         return str(text)
 
 
-
-
 # ------------------------------------------------------------------ the frame
 def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Look,
                now: float, cache: DrawCache | None = None,
@@ -439,7 +437,7 @@ def enlarge_lines(width: int, height: int, speech: Speech | None = None) -> list
     return msg
 
 
-def place_at(frame: Frame, width: int, height: int) -> Placed:
+def place(frame: Frame, width: int, height: int) -> Placed:
     """``frame`` on a board of ``width``×``height`` (at least 80×24): centred across
     (its lines left as they are, the column they start at in ``x``: a board draws them
     there, so a frame's unchanged lines stay the same objects on a terminal wider than
@@ -458,12 +456,12 @@ def place_at(frame: Frame, width: int, height: int) -> Placed:
 def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: Look,
                 width: int, height: int, now: float, cache: DrawCache | None = None,
                 speech: Speech | None = None, rows: int = H) -> Placed:
-    """The board's lines at ``width``×``height``: the table (``place_at``), or a request
+    """The board's lines at ``width``×``height``: the table (``place``), or a request
     to enlarge under ``W``×``rows``.  The table is drawn for at least ``H`` rows: with
     ``rows`` fewer (the chat box open) the board shows it cut."""
     if width < W or height < rows:
         return Placed(enlarge_lines(width, height, speech), small=True)
-    return place_at(draw_table(view, state, facts, look, now, cache, speech), width,
+    return place(draw_table(view, state, facts, look, now, cache, speech), width,
                     max(height, H))
 
 
