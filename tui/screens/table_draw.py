@@ -560,6 +560,7 @@ def note_line(sc: Scene) -> Text:
 
 # --------------------------------------------------------------------- scores
 SCORE_HEAD = f"  {'player':<19}{'bid':>4}{'won':>4}{'total':>7}"
+_SCORE_SEP = Text("│ ", style="dim")        # between the scores and the events
 
 
 def score_head(sc: Scene) -> tuple[str, ...]:
@@ -598,7 +599,7 @@ def score_lines(sc: Scene) -> list[Text]:
                             fit(score_row(sc, i, turn, plain, marker), 36))
             elif rtl:       # in reading order: the terminal lays it out
                 line = join(fit(score_row(sc, i, turn, plain, marker), 36),
-                            Text("│ ", style="dim"), fit(Text(text, style=style), W - 38))
+                            _SCORE_SEP, fit(Text(text, style=style), W - 38))
             else:
                 # its two halves kept apart too: a trick taken scrolls the events (every
                 # row's right half is the one below's), a turn moves the marker (left)
@@ -620,9 +621,6 @@ def score_lines(sc: Scene) -> list[Text]:
             drawn[key] = line
         out.append(line)
     return out
-
-
-_SCORE_SEP = Text("│ ", style="dim")        # between the scores and the events
 
 
 # What the score panel shows of a view besides the turn (``score_rows``, ``side_lines``).
