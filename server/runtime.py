@@ -28,12 +28,14 @@ def patch_textual() -> None:
     (see ``tui.textual_compat.disable_stdio_redirect``), let a finished
     session's objects go by reference counting (``acyclic_textual``), count a
     callback's parameters once per function (``fast_callbacks``), parse the CSS
-    once for every session (``shared_stylesheets``) and find a message's handlers
-    once per kind of node and message (``fast_dispatch``)."""
+    once for every session (``shared_stylesheets``), find a message's handlers
+    once per kind of node and message (``fast_dispatch``) and let a printable text
+    skip Rich's control-code translation (``fast_control_strip``)."""
     from tui.textual_compat import (
         acyclic_textual,
         disable_stdio_redirect,
         fast_callbacks,
+        fast_control_strip,
         fast_dispatch,
         shared_stylesheets,
     )
@@ -42,6 +44,7 @@ def patch_textual() -> None:
     acyclic_textual()
     fast_callbacks()
     fast_dispatch()
+    fast_control_strip()
     shared_stylesheets()
 
 

@@ -329,6 +329,27 @@ async def _check_count_parameters() -> None:
     assert calls == []
 
 
+@relied_on("rich.text's module global strip_control_codes, called by Text() and its append",
+           f"{COMPAT} fast_control_strip()")
+async def _check_strip_control_codes() -> None:
+    from rich import control, text
+
+    from tui import textual_compat
+
+    assert "strip_control_codes" in text.Text.__init__.__code__.co_names
+    assert "strip_control_codes" in text.Text.append.__code__.co_names
+    assert textual_compat._RICH_STRIP is control.strip_control_codes
+    textual_compat.fast_control_strip()
+    assert text.strip_control_codes is textual_compat._strip_control_codes
+    for s in ("plain", "a\rb\x07c\x08d\x0be\x0cf", "tab\there", "new\nline", "\x1b[31m",
+              "♠ ١٠ عربي \u200f", "", "\r"):
+        assert textual_compat._strip_control_codes(s) == control.strip_control_codes(s), s
+    assert text.Text("a\rb\x07 ♠").plain == "ab ♠"
+    t = text.Text("x")
+    t.append("\x08y\rz")
+    assert t.plain == "xyz"
+
+
 def reaches_itself(obj: object, depth: int = 4) -> bool:
     import gc
     level = gc.get_referents(obj)
