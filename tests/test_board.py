@@ -18,7 +18,7 @@ import pytest
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from stacked import quick_policy as first_legal
 from textual.strip import Strip
 
@@ -103,6 +103,10 @@ def awkward_lines() -> list[Text]:
     t.stylize("red", 4, 8)
     t.stylize("", 2, 3)                 # an empty style among them
     lines.append(t)
+    # spans given out of order, an empty one, one past the end: not one after another
+    lines.append(Text("out of order", spans=[Span(4, 6, "red"), Span(0, 3, "bold"),
+                                             Span(2, 2, "italic")]))
+    lines.append(Text("after the end", spans=[Span(0, 5, "green"), Span(6, 40, "bold")]))
     return lines
 
 

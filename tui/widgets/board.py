@@ -128,6 +128,24 @@ def _runs(console: Console, text: Text) -> list[tuple[str, Style | None]]:
     null = Style.null()
     if not spans:
         return [(plain, get_style(text.style, default=null) if text.style else None)]
+    if not text.style:
+        # Nearly every line: spans one after another, none under another, no style
+        # under them; each run is then a gap (no style) or one span's own style.
+        out: list[tuple[str, Style | None]] = []
+        pos = 0
+        for start, end, span_style in spans:
+            if end <= start:
+                continue
+            if start < pos:
+                break           # overlapping, or out of order: combined below
+            if start > pos:
+                out.append((plain[pos:start], None))
+            out.append((plain[start:end], get_style(span_style, default=null)))
+            pos = end
+        else:
+            if pos < len(plain):
+                out.append((plain[pos:], None))
+            return out
     style_map = {0: get_style(text.style, default=null)}
     bounds = [(0, False, 0), (len(plain), True, 0)]
     for i, span in enumerate(spans, 1):
@@ -137,7 +155,7 @@ def _runs(console: Console, text: Text) -> list[tuple[str, Style | None]]:
     bounds.sort(key=lambda b: (b[0], b[1]))
     stack: list[int] = []
     combined: dict[tuple[int, ...], Style] = {}
-    out: list[tuple[str, Style | None]] = []
+    out = []
     for (offset, leaving, i), (following, _, _) in pairwise(bounds):
         if leaving:
             stack.remove(i)
