@@ -499,12 +499,14 @@ def fast_dispatch() -> None:
 _RICH_STRIP = rich_control.strip_control_codes     # rich.control's own: never replaced
 
 
-def _strip_control_codes(text: str) -> str:
+def _strip_control_codes(text: str, _translate_table: dict[int, None] | None = None) -> str:
     """Rich's ``strip_control_codes``, which removes BEL, BS, VT, FF and CR: a text
     with no unprintable character has none of them and comes back as it is.  Rich
     translates every text it makes a ``Text`` of, character by character through a
     dict (~4 % of the server's instructions a move: ~100 lines a move are made)."""
-    return text if text.isprintable() else _RICH_STRIP(text)
+    if text.isprintable():
+        return text
+    return _RICH_STRIP(text) if _translate_table is None else _RICH_STRIP(text, _translate_table)
 
 
 def fast_control_strip() -> None:
