@@ -202,6 +202,38 @@ def test_changed_spans_find_every_changed_cell():
             assert lo >= n_new or new_chars[lo] != ""    # a wide character kept whole
 
 
+def test_spans_and_their_ansi_are_worked_out_once_per_pair_of_cells(monkeypatch):
+    """The four screens at a table often change a line the same way: the spans
+    between two cells objects, and the ANSI text of a span, are computed once; an
+    entry under the same ids but for other cells (ids are reused) is not taken."""
+    from rich.color import ColorSystem
+
+    old, new = board_cells(Text("p1 to play"), 20), board_cells(Text("p2 to play!"), 20)
+    board._LINES.clear()
+    calls: list[str] = []
+    spans_of, render = board._changed_spans, board._render_cells
+    monkeypatch.setattr(board, "_changed_spans",
+                        lambda a, b: calls.append("spans") or spans_of(a, b))
+    monkeypatch.setattr(board, "_render_cells",
+                        lambda *a: calls.append("ansi") or render(*a))
+    board._SPANS.clear()
+    board._ANSI.clear()
+    first = board._spans_between(old, new)
+    assert first == spans_of(old, new) == [(1, 2), (10, 11)]
+    assert board._spans_between(old, new) is first
+    ansi = board._ansi(new, 1, 11, ColorSystem.EIGHT_BIT)
+    assert board._ansi(new, 1, 11, ColorSystem.EIGHT_BIT) is ansi
+    assert ansi == render(new, 1, 11, ColorSystem.EIGHT_BIT)
+    assert calls == ["spans", "ansi"]
+    # stale entries under these very ids, left by cells since gone
+    other = board_cells(Text("something else"), 20)
+    board._SPANS[(id(old), id(new))] = (other, other, [(0, 20)])
+    board._ANSI[(id(new), 1, 11, ColorSystem.EIGHT_BIT)] = (other, "stale")
+    assert board._spans_between(old, new) == [(1, 2), (10, 11)]
+    assert board._ansi(new, 1, 11, ColorSystem.EIGHT_BIT) == ansi
+    assert calls == ["spans", "ansi", "spans", "ansi"]
+
+
 def test_changed_cells_are_written_as_textual_would_write_them():
     """``_render_cells`` (the board's direct writes) gives the ANSI text Textual's own
     repaint would for the same cells: the line's segments cropped, simplified, rendered.

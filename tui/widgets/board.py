@@ -116,6 +116,28 @@ _LINES: dict[tuple, Cells] = {}
 _STYLES: dict[Style, Style] = {}
 _LINES_MAX = 8192
 
+# The changed spans between two lines' cells, and the ANSI text of a line's cells
+# lo..hi, for every session: the four screens at a table often change a line the same
+# way (the same cells objects from ``_LINES``: a turn passing, the info bar, the
+# footer), ~60 % of the comparisons a move.  Keyed by the cells' ids, each entry
+# holding its cells (alive, so an id is not reused while its entry is there).
+_SPANS: dict[tuple[int, int], tuple[Cells, Cells, list[tuple[int, int]]]] = {}
+_ANSI: dict[tuple[int, int, int, ColorSystem], tuple[Cells, str]] = {}
+_MEMO_MAX = 2048
+
+
+def _spans_between(old: Cells, new: Cells) -> list[tuple[int, int]]:
+    """``_changed_spans(old, new)``, computed once per pair of cells (do not change it)."""
+    key = (id(old), id(new))
+    hit = _SPANS.get(key)
+    if hit is not None and hit[0] is old and hit[1] is new:
+        return hit[2]
+    spans = _changed_spans(old, new)
+    if len(_SPANS) >= _MEMO_MAX:
+        _SPANS.clear()
+    _SPANS[key] = (old, new, spans)
+    return spans
+
 
 def _runs(console: Console, text: Text) -> list[tuple[str, Style | None]]:
     """``text`` as (characters, style) runs: ``Text.render``'s own reading of its
@@ -244,6 +266,19 @@ def _render_cells(cells: Cells, lo: int, hi: int, color_system: ColorSystem) -> 
                    for text, style in _style_runs(cells, lo, hi))
 
 
+def _ansi(cells: Cells, lo: int, hi: int, color_system: ColorSystem) -> str:
+    """``_render_cells``, once per cells, span and colour system."""
+    key = (id(cells), lo, hi, color_system)
+    hit = _ANSI.get(key)
+    if hit is not None and hit[0] is cells:
+        return hit[1]
+    text = _render_cells(cells, lo, hi, color_system)
+    if len(_ANSI) >= _MEMO_MAX:
+        _ANSI.clear()
+    _ANSI[key] = (cells, text)
+    return text
+
+
 def _color_system(console: Console) -> ColorSystem:
     """The console's colour system, truecolor if it has none: what
     ``Strip.render`` uses for the same cells."""
@@ -335,7 +370,7 @@ class Board(Widget):
             strips[y] = None
             if full or old is cells:
                 continue
-            for lo, hi in _changed_spans(old, cells):
+            for lo, hi in _spans_between(old, cells):
                 if hi > lo:
                     dirty.append(Region(lo, y, hi - lo, 1))
         if full:
@@ -376,8 +411,7 @@ class Board(Widget):
             for region in dirty:
                 invalidate_lines(self, region)
                 parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
-                parts.append(_render_cells(cells_of[region.y], region.x, region.right,
-                                           color_system))
+                parts.append(_ansi(cells_of[region.y], region.x, region.right, color_system))
         else:
             for region in dirty:
                 invalidate_lines(self, region)
