@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .table_state import Turn, View
 
@@ -28,9 +29,9 @@ CARD_SUIT_CHARS = "shdc"
 RANK_CHARS = "akqjtAKQJT23456789"
 
 
-@dataclass(frozen=True)
-class KeyContext:
-    """What decides which keys do something: the mode, and a few facts of the view."""
+class KeyContext(NamedTuple):
+    """What decides which keys do something: the mode, and a few facts of the view.
+    (A named tuple: made for every frame and a key of the footer's memo.)"""
     mode: str               # waiting | dash | bid | call | declare | play | idle
     phase: str | None       # the engine's phase (None before the match)
     history: bool           # a round was scored: the score sheet has something

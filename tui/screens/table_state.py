@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.text import Text
 
@@ -45,15 +45,16 @@ class TableState:
     anim: TrickAnim | None = None
 
 
-@dataclass(frozen=True)
-class SeatFacts:
+# SeatFacts and TableFacts are named tuples, not frozen dataclasses: made for every
+# frame (a frozen dataclass sets each field through object.__setattr__) and SeatFacts
+# hashed in the drawing's keys (a dataclass hashes in Python, a tuple in C).
+class SeatFacts(NamedTuple):
     label: str                  # the seat's name as shown ("(empty)", "ali", "Bot 2")
     kind: str                   # "empty" | "human" | "bot"
     away: bool = False          # a person's seat whose connection is gone
 
 
-@dataclass(frozen=True)
-class TableFacts:
+class TableFacts(NamedTuple):
     """The table, as far as its screen shows it (built from the room's ``Table``)."""
     id: str
     game: str
