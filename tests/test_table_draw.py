@@ -254,6 +254,43 @@ def test_the_cache_changes_nothing_and_reuses_the_lines_that_stay():
         assert other.lines[draw.HAND_Y].spans != first.lines[draw.HAND_Y].spans
 
 
+def test_a_key_pressed_redraws_the_hand_and_keeps_the_rest_of_the_table_whole():
+    """A frame for the same view (a rank typed, the cursor moved) takes the info bar,
+    scores, middle and chat of the last frame as they were; facts built again but
+    equal count as the same, and a change to any of them (the facts, the view, the
+    trick's animation, the look) draws them again, as a frame without the cache."""
+    from tui.screens.table_state import TrickAnim
+
+    _, v = my_play_with_a_card_held_back()
+    still = [0, *range(2, 13), 21, 22]             # info, scores, middle, chat
+    cache = draw.DrawCache()
+    first = draw.draw_table(v, TableState(), facts(), Look(), now=0.0, cache=cache)
+    typed = draw.draw_table(v, TableState(rank="Q"), facts(), Look(), now=0.0, cache=cache)
+    assert all(typed.lines[y] is first.lines[y] for y in still)
+    assert "rank Q" in typed.lines[15].plain and "rank Q" not in first.lines[15].plain
+
+    def fresh_and_cached(view, state, table_facts, look):
+        fresh = draw.draw_table(view, state, table_facts, look, now=0.0)
+        again = draw.draw_table(view, state, table_facts, look, now=0.0, cache=cache)
+        for a, b in zip([*fresh.lines, fresh.footer], [*again.lines, again.footer],
+                        strict=True):
+            assert (a.plain, a.spans, a.style) == (b.plain, b.spans, b.style)
+        return again
+
+    chat = fresh_and_cached(v, TableState(), facts(chat=(("ali", "hello"),)), Look())
+    assert "hello" in chat.lines[21].plain
+    other = dict(v, totals=[5, 0, 0, 0])
+    assert "5" in fresh_and_cached(other, TableState(), facts(), Look()).lines[3].plain
+    trick = ({"seat": 1, "card": "AS"}, {"seat": 2, "card": "KS"})
+    between = dict(other, trick=[])
+    fresh_and_cached(between, TableState(), facts(), Look())
+    anim = fresh_and_cached(between, TableState(anim=TrickAnim(trick, winner=1)), facts(),
+                            Look())
+    assert "takes the trick" in "".join(line.plain for line in anim.lines[7:13])
+    plain = fresh_and_cached(other, TableState(), facts(), Look(unicode=False, colour=False))
+    assert "♠" not in "".join(line.plain for line in plain.lines)
+
+
 # ---------------------------------------------------------------- the keys
 def ctx(mode: str, phase: str | None = None, **kw) -> KeyContext:
     return KeyContext(mode=mode, phase=phase, history=kw.pop("history", False),

@@ -260,6 +260,9 @@ class DrawCache:
     sections: dict[tuple[Any, ...], Any] = field(default_factory=dict)
     # One line per place (``kept``): the last one built there and what it was built from.
     rows: dict[str, tuple[tuple[Any, ...], Text]] = field(default_factory=dict)
+    # The last frame's info bar, scores, middle and chat, and what they were drawn from
+    # (``still_lines``): (view, facts, animation, look key, lines).
+    still: tuple[Any, ...] | None = None
     _turn: Turn | None = None
 
     def section(self, key: tuple[Any, ...]) -> Any:
@@ -408,17 +411,37 @@ def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Lo
     (by default: the look's language)."""
     sc = Scene(view, state, facts, look, now, cache, speech)
     hand, hits = hand_rows(sc)
-    lines: list[Text] = [info_line(sc), note_line(sc)]
-    lines += score_lines(sc)                # 5 lines (rows 2-6)
-    lines += middle_lines(sc)               # 6 lines (rows 7-12)
+    info, scores, middle, chat = still_lines(sc)
+    lines: list[Text] = [info, note_line(sc)]
+    lines += scores                         # 5 lines (rows 2-6)
+    lines += middle                         # 6 lines (rows 7-12)
     # blank rows are the one BLANK object: the board skips a line it drew last frame
     lines.append(BLANK)                     # 13
     lines += phase_lines(sc)                # 3 lines (14-16)
     lines.append(BLANK)                     # 17
     lines += hand                           # 2 lines (18-19)
     lines.append(BLANK)                     # 20
-    lines += chat_lines(sc)                 # 2 lines (21-22)
+    lines += chat                           # 2 lines (21-22)
     return Frame(lines[:H - 1], footer_line(sc), hits)
+
+
+Still = tuple[Text, list[Text], list[Text], list[Text]]
+
+
+def still_lines(sc: Scene) -> Still:
+    """The info bar, the scores, the middle and the chat: drawn from the view, the
+    table's facts, the look and the trick's animation only.  A frame drawn for a key
+    pressed (a rank typed, the cursor moved) has them all as the last frame had: the
+    same view object (one per version), facts equal, the same animation; they come
+    back whole then, not section by section."""
+    cache = sc.cache
+    drew = cache.still
+    if (drew is not None and drew[0] is sc.view and drew[2] is sc.state.anim
+            and drew[3] == sc.look_key and drew[1] == sc.facts):
+        return drew[4]
+    lines = (info_line(sc), score_lines(sc), middle_lines(sc), chat_lines(sc))
+    cache.still = (sc.view, sc.facts, sc.state.anim, sc.look_key, lines)
+    return lines
 
 
 def enlarge_lines(width: int, height: int, speech: Speech | None = None) -> list[Text]:
