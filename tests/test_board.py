@@ -162,11 +162,12 @@ def test_segments_for_textual_repaints_hold_the_same_cells():
 
 def test_changed_spans_find_every_changed_cell():
     """Between two lines of one width (the board's): spans cover every changed cell,
-    start and end on one (or on a wide character's other half), keep at least GAP
-    unchanged cells between them, and an equal style in another object is no change."""
+    start and end on one (or on a wide character's other half) and keep at least GAP
+    unchanged cells between them.  Styles compare by identity: the board's lines hold
+    one object per style (``_line`` interns them, the next test)."""
     import random
     rnd = random.Random(12)
-    styles = [None, Style(bold=True), Style(bold=True), Style(color="red"), Style.parse("red")]
+    styles = [None, Style(bold=True), Style(color="red"), Style(italic=True)]
     for _ in range(3000):
         width = rnd.choice([0, 1, 15, 16, 17, 40, 80])
         chars = [rnd.choice("ab ") for _ in range(width)]
@@ -188,7 +189,7 @@ def test_changed_spans_find_every_changed_cell():
         spans = board._changed_spans(old, new)
         n_new = len(new_chars)
         changed = {x for x in range(min(width, n_new))
-                   if chars[x] != new_chars[x] or sts[x] != new_sts[x]}
+                   if chars[x] != new_chars[x] or sts[x] is not new_sts[x]}
         changed |= set(range(min(width, n_new), max(width, n_new)))
         covered = {x for lo, hi in spans for x in range(lo, hi)}
         assert changed <= covered
@@ -200,6 +201,20 @@ def test_changed_spans_find_every_changed_cell():
             assert hi - 1 in changed or (hi - 1 < n_new and new_chars[hi - 1] == "") \
                 or hi - 1 >= n_new
             assert lo >= n_new or new_chars[lo] != ""    # a wide character kept whole
+
+
+def test_a_style_is_one_object_in_every_line_of_the_board():
+    """Cells compare styles by identity: lines made apart, with their styles made
+    apart (a style string, a Style, spans), hold one object per style."""
+    bold_red = Style(bold=True, color="red")
+    a = board_cells(Text("ab", style="bold red"), 4)
+    b = board._line(CONSOLE, Text("cd", style=bold_red), ("cd", (), bold_red, 4, 0), 4)
+    t = Text("xy")
+    t.stylize("bold red", 1, 2)
+    c = board._line(CONSOLE, t, ("xy", tuple(t.spans), "", 4, 0), 4)
+    assert a[1][0] is b[1][1] is c[1][1]
+    assert a[1][2] is None and c[1][0] is None
+    assert board._changed_spans(a, (("a", "b", " ", " "), a[1])) == []
 
 
 def test_spans_and_their_ansi_are_worked_out_once_per_pair_of_cells(monkeypatch):

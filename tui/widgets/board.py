@@ -83,12 +83,11 @@ def _changed_spans(old: tuple, new: tuple) -> list[tuple[int, int]]:
     if oc == nc and os_ == ns:
         return []
     n_old, n_new = len(oc), len(nc)
-    # Styles are interned (``_line``): one object is one style, and a cell without
-    # style (None) differs from any; only two distinct Style objects need Rich's
-    # (Python-level) comparison, which finds an equal style in another object.
-    diff = [x for x in range(min(n_old, n_new))
-            if oc[x] != nc[x] or (os_[x] is not ns[x] and (
-                os_[x] is None or ns[x] is None or os_[x] != ns[x]))]
+    # Styles are interned (``_line``): one object is one style, so cells compare
+    # their styles by identity, not with Rich's comparison (in Python).  Only after
+    # the interning table is cleared can an equal style come in another object: its
+    # cells are then written again, the same as they were.
+    diff = [x for x in range(min(n_old, n_new)) if oc[x] != nc[x] or os_[x] is not ns[x]]
     if n_old != n_new:
         diff.extend(range(min(n_old, n_new), max(n_old, n_new)))
     if not diff:
@@ -223,7 +222,9 @@ def _line(console: Console, text: Text, key: tuple, width: int, x: int = 0) -> C
         chars.extend(cells)
         styles.extend(repeat(style, len(cells)))
     if len(_STYLES) > 4096:
+        # Cells compare styles by identity: no line kept may hold the old objects.
         _STYLES.clear()
+        _LINES.clear()
     n = len(chars)
     if n > width:
         if chars[width] == "" and width:    # a wide character cut in half: a space
@@ -244,8 +245,7 @@ def _style_runs(cells: Cells, lo: int, hi: int) -> Iterator[tuple[str, Style | N
     chars, styles = cells
     start = lo
     for x in range(lo + 1, hi + 1):
-        if x == hi or (styles[x] is not styles[start] and (
-                styles[x] is None or styles[start] is None or styles[x] != styles[start])):
+        if x == hi or styles[x] is not styles[start]:   # interned: identity (``_line``)
             yield "".join(chars[start:x]), styles[start]
             start = x
 
