@@ -29,10 +29,12 @@ def patch_textual() -> None:
     session's objects go by reference counting (``acyclic_textual``), count a
     callback's parameters once per function (``fast_callbacks``), parse the CSS
     once for every session (``shared_stylesheets``), find a message's handlers
-    once per kind of node and message (``fast_dispatch``) and let a printable text
-    skip Rich's control-code translation (``fast_control_strip``)."""
+    once per kind of node and message (``fast_dispatch``), let a printable text
+    skip Rich's control-code translation (``fast_control_strip``) and format a key
+    event without Rich's repr (``cheap_key_str``)."""
     from tui.textual_compat import (
         acyclic_textual,
+        cheap_key_str,
         disable_stdio_redirect,
         fast_callbacks,
         fast_control_strip,
@@ -45,6 +47,7 @@ def patch_textual() -> None:
     fast_callbacks()
     fast_dispatch()
     fast_control_strip()
+    cheap_key_str()
     shared_stylesheets()
 
 

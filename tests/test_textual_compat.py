@@ -350,6 +350,22 @@ async def _check_strip_control_codes() -> None:
     assert t.plain == "xyz"
 
 
+@relied_on("XTermParser.parse formats each token with str() for its debug log",
+           f"{COMPAT} cheap_key_str()")
+async def _check_key_str() -> None:
+    from textual import events
+    from textual._xterm_parser import XTermParser
+
+    from tui import textual_compat
+
+    assert "str(token)" in inspect.getsource(XTermParser.parse)
+    rich_repr = repr(events.Key("q", "q"))
+    textual_compat.cheap_key_str()
+    assert str(events.Key("q", "q")) == "Key(key='q', character='q')"
+    assert str(events.Key("ctrl+c", None)) == "Key(key='ctrl+c', character=None)"
+    assert repr(events.Key("q", "q")) == rich_repr       # repr() stays Rich's
+
+
 def reaches_itself(obj: object, depth: int = 4) -> bool:
     import gc
     level = gc.get_referents(obj)

@@ -516,6 +516,19 @@ def fast_control_strip() -> None:
     rich_text.strip_control_codes = _strip_control_codes
 
 
+def _key_str(self: events.Key) -> str:
+    return f"Key(key={self.key!r}, character={self.character!r})"
+
+
+def cheap_key_str() -> None:
+    """Process-wide: ``str()`` of a key event without Rich's repr.  Textual's xterm
+    parser formats every key it reads (``str(token)``) for a debug log that only
+    ``debug=True`` writes: Rich's ``auto_repr`` walks the event's fields and
+    properties, ~0.7 % of the server's instructions a move at a table.  ``repr()``
+    stays Rich's.  Idempotent."""
+    events.Key.__str__ = _key_str  # type: ignore[method-assign,assignment]
+
+
 class TeardownMixin(_AppBase):
     """Lets a finished app go by reference counting.  Mix in before ``App``.
 
