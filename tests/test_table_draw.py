@@ -291,6 +291,51 @@ def test_a_key_pressed_redraws_the_hand_and_keeps_the_rest_of_the_table_whole():
     assert "♠" not in "".join(line.plain for line in plain.lines)
 
 
+def test_fit_and_center_make_the_text_rich_would_by_copying_and_appending():
+    """``fit`` and ``center`` make their Text at once; it is the Text Rich's own
+    copy, append and ``+`` made (plain, spans, style and the line's settings), for
+    texts with styles, spans, wide and combining characters, cut and padded."""
+    import random
+
+    def rich_fit(text, width, right=False):
+        n = text.cell_len
+        if n == width:
+            return text
+        t = text.copy()
+        if n > width:
+            t.truncate(width, overflow="ellipsis")
+            n = t.cell_len
+        pad = width - n
+        if pad > 0:
+            if right:
+                t = Text(" " * pad) + t
+            else:
+                t.append(" " * pad)
+        return t
+
+    def rich_center(text, width):
+        out = Text(" " * max(0, (width - text.cell_len) // 2), no_wrap=True)
+        out.append_text(text)
+        return out
+
+    def shape(t):
+        return (t.plain, t.spans, t.style, t.justify, t.overflow, t.no_wrap, t.end, t.tab_size)
+
+    rnd = random.Random(3)
+    for _ in range(3000):
+        plain = "".join(rnd.choice("ab ♠漢\u0301") for _ in range(rnd.randrange(0, 30)))
+        t = Text(plain, style=rnd.choice(["", "bold", "dim red"]),
+                 no_wrap=rnd.choice([None, True]), end=rnd.choice(["\n", ""]),
+                 justify=rnd.choice([None, "left"]), overflow=rnd.choice([None, "ellipsis"]))
+        for _ in range(rnd.randrange(0, 3)):
+            a = rnd.randrange(0, len(plain) + 1)
+            t.stylize(rnd.choice(["red", "bold"]), a, rnd.randrange(a, len(plain) + 1))
+        width = rnd.randrange(0, 40)
+        for right in (False, True):
+            assert shape(draw.fit(t, width, right)) == shape(rich_fit(t, width, right))
+        assert shape(draw.center(t, width)) == shape(rich_center(t, width))
+
+
 # ---------------------------------------------------------------- the keys
 def ctx(mode: str, phase: str | None = None, **kw) -> KeyContext:
     return KeyContext(mode=mode, phase=phase, history=kw.pop("history", False),
