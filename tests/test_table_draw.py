@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from stacked import play_to as drive
 from stacked import quick_policy as first_legal
 
@@ -291,8 +291,8 @@ def test_a_key_pressed_redraws_the_hand_and_keeps_the_rest_of_the_table_whole():
     assert "♠" not in "".join(line.plain for line in plain.lines)
 
 
-def test_fit_and_center_make_the_text_rich_would_by_copying_and_appending():
-    """``fit`` and ``center`` make their Text at once; it is the Text Rich's own
+def test_fit_center_and_join_make_the_text_rich_would_by_copying_and_appending():
+    """``fit``, ``center`` and ``join`` make their Text at once; it is the Text Rich's own
     copy, append and ``+`` made (plain, spans, style and the line's settings), for
     texts with styles, spans, wide and combining characters, cut and padded."""
     import random
@@ -318,6 +318,15 @@ def test_fit_and_center_make_the_text_rich_would_by_copying_and_appending():
         out.append_text(text)
         return out
 
+    def rich_join(*parts):
+        out = Text(no_wrap=True)
+        for p in parts:
+            if isinstance(p, str):
+                out.append(p)
+            else:
+                out.append_text(p)
+        return out
+
     def shape(t):
         return (t.plain, t.spans, t.style, t.justify, t.overflow, t.no_wrap, t.end, t.tab_size)
 
@@ -334,6 +343,10 @@ def test_fit_and_center_make_the_text_rich_would_by_copying_and_appending():
         for right in (False, True):
             assert shape(draw.fit(t, width, right)) == shape(rich_fit(t, width, right))
         assert shape(draw.center(t, width)) == shape(rich_center(t, width))
+        parts = [t, rnd.choice(["", " │ ", "a\rb\x07"]), Text(""), Text("", style="dim"),
+                 draw.fit(t, width), Text("x", style="bold", spans=[Span(0, 1, "red")])]
+        rnd.shuffle(parts)
+        assert shape(draw.join(*parts)) == shape(rich_join(*parts))
 
 
 # ---------------------------------------------------------------- the keys

@@ -112,13 +112,25 @@ def fit(text: Text | str, width: int, right: bool = False) -> Text:
 
 
 def join(*parts: Text | str) -> Text:
-    out = Text(no_wrap=True)
+    """The parts one after another (a part's style a span over it), made at once."""
+    plain: list[str] = []
+    spans: list[Span] = []
+    at = 0
     for p in parts:
         if isinstance(p, str):
-            out.append(p)
-        else:
-            out.append_text(p)
-    return out
+            if not p.isprintable():
+                p = Text(p).plain           # Rich's control codes stripped, as append does
+            plain.append(p)
+            at += len(p)
+            continue
+        n = len(p)
+        if p.style:
+            spans.append(Span(at, at + n, p.style))
+        if p.spans:
+            spans += [Span(start + at, end + at, style) for start, end, style in p.spans]
+        plain.append(p.plain)
+        at += n
+    return Text("".join(plain), no_wrap=True, spans=spans)
 
 
 # ------------------------------------------------------------ right to left
