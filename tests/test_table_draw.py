@@ -433,7 +433,27 @@ async def test_table_facts_are_plain_data_from_the_room():
     assert f.request is None and f.seconds_left is None
     text = "\n".join(plain(draw.draw_table(table.view(0), TableState(), f, Look(), now=0.0)))
     assert "dua away" in text and "Private table · code K7QM-R2XD" in text
+    # the events said (plays left out) are worked out once per change of the table's events
+    assert table_facts(table, members[1]).events is f.events
+    assert f.events == tuple((e.round, e.text) for e in table.events
+                             if not (e.action and e.action.get("type") == "play"))
+    seat = table.match.to_act
     table.seats[3].member = members[3]
+    table.act(members[seat], first_legal(table.match, seat))
+    moved = table_facts(table, members[0]).events
+    assert moved is not f.events and moved == tuple(
+        (e.round, e.text) for e in table.events
+        if not (e.action and e.action.get("type") == "play"))
+    said = table.narration
+    table.events = type(table.events)(list(table.events)[:-3], maxlen=20)   # replaced
+    assert said() == tuple((e.round, e.text) for e in table.events
+                           if not (e.action and e.action.get("type") == "play"))
+    first = next(e for e in table.events if not (e.action and e.action.get("type") == "play"))
+    table.events.append(first)                      # an event said again, at the end
+    assert said()[-1] == said()[0] == (first.round, first.text)
+    # the last two chat lines not ignored
+    members[0].ignoring.add("dua")
+    assert table_facts(table, members[0]).chat == (("bea", "one"), ("cem", "two"))
     table.close()
 
 

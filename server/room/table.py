@@ -77,6 +77,8 @@ class Table:
         self._views: dict[int | None, View] | None = None    # per seat, None: a watcher's
         self.chat: deque[tuple[str, str]] = deque(maxlen=CHAT_KEEP)
         self.events: deque[Event] = deque(maxlen=20)
+        # narration(): (the deque, its length, first and last event, what it said)
+        self._narration: tuple[Any, ...] | None = None
         self.deadline: float | None = None   # loop time the shown turn timer runs out
         self.deadline_seat: int | None = None
         # Not shown yet: narration and member callbacks for the next _publish.
@@ -177,6 +179,23 @@ class Table:
         if self._views is None:
             return None
         return self._views.get(seat)
+
+    def narration(self) -> tuple[tuple[int | None, str], ...]:
+        """(round, text) of the shown events but plays (the cards are on the table
+        to see), worked out once per change of ``events``: every screen at the
+        table reads it on every frame.  A change is a new deque or events added
+        (new objects, kept here, so their ids are not reused)."""
+        events = self.events
+        memo = self._narration
+        if (memo is not None and memo[0] is events and memo[1] == len(events)
+                and (not events or (events[0] is memo[2] and events[-1] is memo[3]))):
+            shown: tuple[tuple[int | None, str], ...] = memo[4]
+            return shown
+        said = tuple((e.round, e.text) for e in events
+                     if not (e.action and e.action.get("type") == "play"))
+        self._narration = (events, len(events), events[0] if events else None,
+                           events[-1] if events else None, said)
+        return said
 
     def seconds_left(self) -> float | None:
         if self.deadline is None:

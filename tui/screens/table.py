@@ -57,11 +57,22 @@ def table_facts(table: Table, member: Member) -> TableFacts:
         seat=member.seat,
         code_label=code_label(table.code) if table.private and table.code else None,
         seconds_left=table.seconds_left(), deadline_seat=table.deadline_seat,
-        events=tuple((e.round, e.text) for e in table.events
-                     if not (e.action and e.action.get("type") == "play")),
-        chat=tuple([c for c in table.chat if not ignores(member, c[0])][-2:]),
+        events=table.narration(),
+        chat=last_chat(table, member),
         request=table.request_text(request) if request is not None else None,
         points=table.points)
+
+
+def last_chat(table: Table, member: Member, n: int = 2) -> tuple[tuple[str, str], ...]:
+    """The last ``n`` chat lines ``member`` does not ignore, read from the end (the
+    table keeps 50, every frame reads them)."""
+    out: list[tuple[str, str]] = []
+    for line in reversed(table.chat):
+        if not ignores(member, line[0]):
+            out.append(line)
+            if len(out) == n:
+                break
+    return tuple(reversed(out))
 
 
 Handler = Callable[["TableScreen", str, str, KeyContext], None]
