@@ -349,6 +349,26 @@ def test_fit_center_and_join_make_the_text_rich_would_by_copying_and_appending()
         assert shape(draw.join(*parts)) == shape(rich_join(*parts))
 
 
+def test_the_score_panel_events_follow_the_round_and_the_tables_events():
+    """The panel's events are kept while the facts hold the same events object and
+    the round is the same; another round or other events show at once."""
+    _, v = my_play_with_a_card_held_back()
+    cache = draw.DrawCache()
+    events = ((v["round"], "ali declares 3"), (None, "the match begins"),
+              (v["round"] + 1, "next round"))
+
+    def panel(view, evs):
+        frame = draw.draw_table(view, TableState(), facts(events=evs), Look(), now=0.0,
+                                cache=cache)
+        return "\n".join(line.plain for line in frame.lines[2:7])
+
+    first = panel(v, events)
+    assert "ali declares 3" in first and "next round" not in first
+    assert "next round" in panel(dict(v, round=v["round"] + 1), events)
+    assert "ali declares 3" in panel(v, events)
+    assert "bea passes" in panel(v, (*events, (v["round"], "bea passes")))
+
+
 # ---------------------------------------------------------------- the keys
 def ctx(mode: str, phase: str | None = None, **kw) -> KeyContext:
     return KeyContext(mode=mode, phase=phase, history=kw.pop("history", False),

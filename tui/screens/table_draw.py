@@ -285,6 +285,8 @@ class DrawCache:
     # The last frame's info bar, scores, middle and chat, and what they were drawn from
     # (``still_lines``): (view, facts, animation, look key, lines).
     still: tuple[Any, ...] | None = None
+    # The score panel's events (``shown_events``): (the facts' events, round, them).
+    events: tuple[Any, ...] | None = None
     _turn: Turn | None = None
 
     def section(self, key: tuple[Any, ...]) -> Any:
@@ -674,8 +676,16 @@ _SCORE_VIEW = ("dealer", "caller", "with_players", "dash_players", "teams", "dec
 
 
 def _tuple(x: Any) -> Any:
-    """A view's list (of lists) as a key: tuples all the way down."""
-    return tuple(_tuple(i) for i in x) if isinstance(x, list) else x
+    """A view's list (of lists) as a key: tuples all the way down (a list of numbers,
+    the usual one, at once)."""
+    if not isinstance(x, list):
+        return x
+    t = tuple(x)
+    try:
+        hash(t)
+    except TypeError:               # lists in it (Tarneeb's teams)
+        return tuple(map(_tuple, x))
+    return t
 
 
 Rows = tuple[tuple[int, ...], tuple[Any, ...], list[tuple[str, str]]]
@@ -688,14 +698,25 @@ def score_rows(sc: Scene) -> Rows:
     none of it (only the turn marker)."""
     facts, v = sc.facts, sc.view
     rnd = v.get("round") if v else None
-    key = ("scores", sc.look_key, facts.game, facts.seat, facts.seats,
-           tuple((text, getattr(text, "template", None)) for text in
-                 [text for r, text in facts.events if r is None or r == rnd][-5:]),
-           None if not v else tuple(_tuple(v.get(k)) for k in _SCORE_VIEW))
+    key = ("scores", sc.look_key, facts.game, facts.seat, facts.seats, shown_events(sc, rnd),
+           None if not v else tuple(map(_tuple, map(v.get, _SCORE_VIEW))))
     hit = sc.cache.section(key)
     if hit is None:
         hit = sc.cache.keep(key, _score_rows(sc))
     return hit
+
+
+def shown_events(sc: Scene, rnd: int | None) -> tuple[tuple[str, Any], ...]:
+    """The last five events of round ``rnd`` (or of none), each with the template it
+    was said from: kept while the table's events are the same object (``narration``)."""
+    events = sc.facts.events
+    drew = sc.cache.events
+    if drew is not None and drew[0] is events and drew[1] == rnd:
+        return drew[2]
+    shown = tuple((text, getattr(text, "template", None)) for text in
+                  [text for r, text in events if r is None or r == rnd][-5:])
+    sc.cache.events = (events, rnd, shown)
+    return shown
 
 
 def _score_rows(sc: Scene) -> Rows:
