@@ -369,6 +369,16 @@ def test_the_score_panel_events_follow_the_round_and_the_tables_events():
     assert "bea passes" in panel(v, (*events, (v["round"], "bea passes")))
 
 
+def test_a_suits_style_is_one_object():
+    """Styles are immutable: the same object for every card of a colour (a new one
+    per card cost its making and its hash in every key it is in)."""
+    look, mono = Look(), Look(colour=False)
+    assert look.suit_style("S") is look.suit_style("C") is mono.suit_style("H")
+    assert look.suit_style("S") == Style(bold=True)
+    assert look.suit_style("C", dim=True) is mono.suit_style("D", dim=True) == Style(dim=True)
+    assert look.suit_style("H") == Style(color="red", bold=True)
+
+
 # ---------------------------------------------------------------- the keys
 def ctx(mode: str, phase: str | None = None, **kw) -> KeyContext:
     return KeyContext(mode=mode, phase=phase, history=kw.pop("history", False),

@@ -14,6 +14,10 @@ UNICODE_SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "NT": "NT"}
 ASCII_SUITS = {"S": "S", "H": "H", "D": "D", "C": "C", "NT": "NT"}
 RED = Style(color="red", bold=True)
 RED_DIM = Style(color="red", dim=True)
+# Styles are immutable: one object each, not a new Style (and its hash worked out again
+# wherever it is a key) for every black card drawn.
+BLACK = Style(bold=True)
+BLACK_DIM = Style(dim=True)
 
 
 class Look:
@@ -70,7 +74,7 @@ class Look:
     def suit_style(self, s: str | None, dim: bool = False) -> Style:
         if self.colour and s in ("H", "D"):
             return RED_DIM if dim else RED
-        return Style(dim=True) if dim else Style(bold=True)
+        return BLACK_DIM if dim else BLACK
 
     def card(self, code: str, dim: bool = False, width: int = 0) -> Text:
         text = self.card_str(code)
