@@ -189,6 +189,11 @@ async def _check_styles_cache() -> None:
     assert kinds == [inspect.Parameter.VAR_POSITIONAL]
     cache_.set_dirty(Region(0, 2, 5, 1))
     assert cache_.is_dirty(2) and not cache_.is_dirty(1)
+    from tui import textual_compat
+    widget = Widget()
+    textual_compat.invalidate_lines(widget, Region(0, 1, 5, 1), Region(3, 4, 2, 1))
+    assert [widget._styles_cache.is_dirty(y) for y in range(6)] == [False, True, False,
+                                                                   False, True, False]
 
 
 @relied_on("Widget._message_loop_exit(), where Textual is done with a removed widget; "

@@ -196,15 +196,16 @@ class PromptScreenMixin(_ScreenBase):
 
 
 # ------------------------------------------------------------------- widget
-def invalidate_lines(widget: Widget, region: Region) -> None:
-    """Tell the widget's rendered-line cache that ``region`` (widget
+def invalidate_lines(widget: Widget, *regions: Region) -> None:
+    """Tell the widget's rendered-line cache that ``regions`` (widget
     coordinates) changed, so Textual's next paint of those lines renders them
     again instead of reusing the cache.  Needed when cells are written to the
     terminal behind the compositor's back.
 
     Relies on ``Widget._styles_cache`` (a ``textual._styles_cache.StylesCache``)
     and its ``set_dirty(*regions)``."""
-    widget._styles_cache.set_dirty(region)
+    if regions:             # (set_dirty() with none empties the whole cache)
+        widget._styles_cache.set_dirty(*regions)
 
 
 # ---------------------------------------------------------------------- app

@@ -337,7 +337,8 @@ class Board(Widget):
         at (0 where not given), so that a block centred on a wide terminal keeps its
         very Text objects from frame to frame (a line object drawn before, at the same
         column, costs one comparison)."""
-        width, height = self.area.size
+        area = self.area
+        width, height = area.size
         if width <= 0 or height <= 0:
             return
         lines = (lines + [BLANK] * height)[:height]
@@ -375,7 +376,7 @@ class Board(Widget):
                     dirty.append(Region(lo, y, hi - lo, 1))
         if full:
             self.refresh()
-        elif dirty and not self._write_direct(dirty):
+        elif dirty and not self._write_direct(dirty, area):
             self.refresh(*dirty)
 
     def _plain_styles(self) -> bool:
@@ -386,7 +387,7 @@ class Board(Widget):
                 and styles.opacity == 1.0 and styles.text_opacity == 1.0
                 and styles.gutter == NULL_SPACING)
 
-    def _write_direct(self, dirty: list[Region]) -> bool:
+    def _write_direct(self, dirty: list[Region], area: Region) -> bool:
         """Send the changed cells straight to the session's terminal.
 
         Textual's compositor would do the same after its update timer, at a
@@ -402,14 +403,14 @@ class Board(Widget):
                 or app_updates_suspended(app) or screen is None or screen is not app.screen
                 or screen_paint_pending(screen)):
             return False
-        ox, oy = self.area.offset
+        ox, oy = area.offset                    # where set_lines found the board
         console = app.console
         parts = []
         if self._plain_styles():
             color_system = _color_system(console)
             cells_of = self._cells
+            invalidate_lines(self, *dirty)
             for region in dirty:
-                invalidate_lines(self, region)
                 parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
                 parts.append(_ansi(cells_of[region.y], region.x, region.right, color_system))
         else:
