@@ -410,16 +410,15 @@ class Board(Widget):
         ox, oy = area.offset                    # where set_lines found the board
         console = app.console
         parts = []
+        invalidate_lines(self, *dirty)
         if self._plain_styles():
             color_system = _color_system(console)
             cells_of = self._cells
-            invalidate_lines(self, *dirty)
             for region in dirty:
                 parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
                 parts.append(_ansi(cells_of[region.y], region.x, region.right, color_system))
         else:
             for region in dirty:
-                invalidate_lines(self, region)
                 strips = self.render_lines(region)
                 if not strips:
                     return False
