@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import contextvars
 import importlib
 import importlib.metadata
 import inspect
@@ -118,6 +119,55 @@ async def _check_driver() -> None:
     assert app._driver is None
     async with running_app(app):
         assert isinstance(app._driver, Driver)
+
+
+@relied_on("textual._context.active_app: set while an app handles a message, unset in a "
+           "loop callback of another origin", f"{COMPAT} handling_app()", "textual._context")
+async def _check_active_app() -> None:
+    from textual._context import active_app
+    seen: list[object] = []
+
+    class Probe(App[None]):
+        def on_key(self) -> None:
+            seen.append(active_app.get(None))
+
+    app = Probe()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.press("x")
+        await pilot.pause()
+        assert seen == [app], "active_app is not the app inside its own handler"
+        outside: list[object] = []
+        # a loop callback from a fresh context, as the store's writer thread schedules one
+        asyncio.get_running_loop().call_soon(
+            lambda: outside.append(active_app.get(None)), context=contextvars.Context())
+        await asyncio.sleep(0.01)
+        assert outside == [None], "active_app is set in a callback no app runs"
+
+
+@relied_on("App._context() (sets active_app and active_message_pump for a block) and "
+           "App._handle_exception(error) (the app exits, return code 1)",
+           f"{COMPAT} run_as_app()", "_context", "_handle_exception")
+async def _check_app_context_and_exception() -> None:
+    from textual._context import active_app, active_message_pump
+
+    def inside(app: App[Any]) -> tuple[object, object]:
+        with app._context():
+            return active_app.get(None), active_message_pump.get(None)
+
+    app: App[Any] = App()
+    with pytest.raises(RuntimeError, match="boom"):     # run_test raises what ended the app
+        async with running_app(app):
+            assert contextvars.Context().run(inside, app) == (app, app)
+            assert contextvars.Context().run(active_app.get, None) is None, "not reset"
+            try:
+                raise RuntimeError("boom")
+            except RuntimeError as error:
+                app._handle_exception(error)
+            for _ in range(50):
+                if app._exit:
+                    break
+                await asyncio.sleep(0.01)
+            assert app._exit and app.return_code == 1
 
 
 @relied_on("App._batch_count",

@@ -30,6 +30,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 from textual import _callback as textual_callback
 from textual import events
+from textual._context import active_app
 from textual.app import App
 from textual.cache import LRUCache
 from textual.css.stylesheet import Stylesheet
@@ -159,6 +160,31 @@ def app_updates_suspended(app: App[Any]) -> bool:
 
     Relies on ``App._batch_count`` (the batch depth): no public accessor."""
     return app._batch_count != 0
+
+
+def handling_app() -> App[Any] | None:
+    """The app whose handler runs in this context (a message, a timer, a test's
+    Pilot), or None: a loop callback of the room's own (the store's commit, a
+    computer player's decision) runs in none.
+
+    Relies on ``textual._context.active_app``: the context variable Textual sets
+    while an app handles a message, and that ``self.app`` reads."""
+    return active_app.get(None)
+
+
+def run_as_app(app: App[Any], call: Callable[[], None]) -> None:
+    """``call()`` as a handler of ``app``'s runs from its message loop: in its
+    context (``self.app`` is ``app``; a timer started there is its own) and an
+    exception ends ``app``, that one session, as the loop would end it.
+
+    Relies on ``App._context()`` (sets ``active_app`` and ``active_message_pump``
+    for the block) and ``App._handle_exception(error)`` (what the loop calls with
+    a handler's exception: the app exits with the traceback)."""
+    with app._context():
+        try:
+            call()
+        except Exception as error:
+            app._handle_exception(error)
 
 
 # ------------------------------------------------------------------- screen
