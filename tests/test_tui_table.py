@@ -303,3 +303,54 @@ async def test_match_end_shows_level_points(tmp_path):
         else:
             assert "+30 level points" in text and len(winners) == 1
         assert text.count("-4 level points") == 4 - len(winners)
+
+
+async def last_card_of_a_trick(pilot, app):
+    """Seated, the match in play, and the trick's last card just played: its
+    frame drawn (the finished trick in the middle, held before it moves)."""
+    table, members = await setup(pilot, app)
+    drive(table, members, lambda v: v["phase"] == "play" and len(v.get("trick") or []) == 3,
+          seat=None)
+    m = table.match
+    table.act(members[m.to_act], first_legal(m, m.to_act))
+    await pilot.pause()
+    return app.screen
+
+
+async def test_a_finished_trick_is_held_then_moves_to_its_winner(monkeypatch):
+    import asyncio
+
+    from tui.screens import table as table_screen
+    from tui.widgets.board import Board
+    monkeypatch.setattr(table_screen, "TRICK_HOLD", 0.05)
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await last_card_of_a_trick(pilot, app)
+        board = screen.query_one(Board)
+        held = "\n".join(board.shown())
+        # the middle says it (the events beside the scores say it too)
+        assert held.count("takes the trick") == 2 and "took the trick" not in held
+        assert screen._trick_hold is not None
+        await asyncio.sleep(0.1)
+        await pilot.pause()
+        moved = "\n".join(board.shown())
+        assert moved.count("takes the trick") == 1 and "took the trick" in moved
+        assert screen.state.anim.moved and screen._trick_hold is None
+
+
+async def test_a_trick_held_on_a_screen_that_was_left_moves_nothing(monkeypatch):
+    import asyncio
+
+    from tui.screens import table as table_screen
+    monkeypatch.setattr(table_screen, "TRICK_HOLD", 0.05)
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await last_card_of_a_trick(pilot, app)
+        anim = screen.state.anim
+        assert anim is not None and not anim.moved
+        app.pop_screen()
+        await pilot.pause()
+        assert screen._trick_hold is None        # cancelled as the screen went
+        await asyncio.sleep(0.1)
+        await pilot.pause()
+        assert screen.state.anim is anim and app.is_running and app.return_code is None
