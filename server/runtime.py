@@ -127,7 +127,10 @@ def collect_frozen() -> int:
     return collect_and_freeze()
 
 
-GEN2_BATCH = 2    # young collections (each after ~7,000 net allocations) between full ones
+# Generation-1 collections between full ones.  With 500 sessions a move every 2 s per
+# table, 2 made full collections of up to 263 ms (answers over 250 ms); 1 halves what
+# each one finds (0 answers over 250 ms there; the churn scenario's longest 21 ms).
+GEN2_BATCH = 1
 WHOLE_EVERY = 3600.0      # seconds at least between two scans of the whole heap ...
 WHOLE_FLOOR = 500_000     # ... which wait for the frozen heap to double from at least this
 
