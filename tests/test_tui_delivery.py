@@ -111,7 +111,17 @@ async def test_a_move_from_outside_every_handler_is_drawn_at_once_without_a_mess
         assert screen.view is not None and screen.view["to_act"] == table.match.to_act
 
 
-async def test_a_move_made_inside_a_handler_is_posted_and_drawn_after_it():
+def inside_a_handler(app, make_move) -> None:
+    run_as_app(app, make_move)      # the handler may still change what is drawn
+
+
+def behind_a_queued_message(app, make_move) -> None:
+    app.post_message(messages.Prompt())     # (handled by nobody)
+    make_move()
+
+
+@pytest.mark.parametrize("how", [inside_a_handler, behind_a_queued_message])
+async def test_a_move_is_posted_and_drawn_after_what_comes_first(how):
     app = new_app()
     async with app.run_test(size=(80, 24)) as pilot:
         table, members = await seated(pilot, app)
@@ -119,30 +129,10 @@ async def test_a_move_made_inside_a_handler_is_posted_and_drawn_after_it():
         handled = counting_messages(app)
         seen: dict[str, object] = {}
 
-        def in_handler() -> None:
+        def make_move() -> None:
             move(table, members)
             seen["drawn"] = screen.rendered_version
-        # the handler may still change what is drawn: the change waits for it
-        await from_the_room(lambda: run_as_app(app, in_handler))
-        assert seen["drawn"] == table.version - 1
-        await pilot.pause()
-        assert handled == ["state"]
-        assert screen.rendered_version == table.version
-
-
-async def test_a_change_waits_behind_what_the_app_has_queued():
-    app = new_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        table, members = await seated(pilot, app)
-        screen = app.screen
-        handled = counting_messages(app)
-        seen: dict[str, object] = {}
-
-        def queued_then_move() -> None:
-            app.post_message(messages.Prompt())     # (handled by nobody)
-            move(table, members)
-            seen["drawn"] = screen.rendered_version
-        await from_the_room(queued_then_move)
+        await from_the_room(lambda: how(app, make_move))
         assert seen["drawn"] == table.version - 1
         await pilot.pause()
         assert handled == ["state"]
