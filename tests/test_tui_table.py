@@ -322,7 +322,7 @@ async def test_a_finished_trick_is_held_then_moves_to_its_winner(monkeypatch):
 
     from tui.screens import table as table_screen
     from tui.widgets.board import Board
-    monkeypatch.setattr(table_screen, "TRICK_HOLD", 0.05)
+    monkeypatch.setattr(table_screen, "TRICK_HOLD", 30.0)     # due only when called below
     app = new_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await last_card_of_a_trick(pilot, app)
@@ -330,8 +330,10 @@ async def test_a_finished_trick_is_held_then_moves_to_its_winner(monkeypatch):
         held = "\n".join(board.shown())
         # the middle says it (the events beside the scores say it too)
         assert held.count("takes the trick") == 2 and "took the trick" not in held
-        assert screen._trick_hold is not None
-        await asyncio.sleep(0.1)
+        hold = screen._trick_hold
+        assert hold is not None and not hold.cancelled()
+        assert 25 < hold.when() - asyncio.get_running_loop().time() <= 30
+        screen._trick_held(app)                 # what the loop calls when it is due
         await pilot.pause()
         moved = "\n".join(board.shown())
         assert moved.count("takes the trick") == 1 and "took the trick" in moved
@@ -339,18 +341,16 @@ async def test_a_finished_trick_is_held_then_moves_to_its_winner(monkeypatch):
 
 
 async def test_a_trick_held_on_a_screen_that_was_left_moves_nothing(monkeypatch):
-    import asyncio
-
     from tui.screens import table as table_screen
-    monkeypatch.setattr(table_screen, "TRICK_HOLD", 0.05)
+    monkeypatch.setattr(table_screen, "TRICK_HOLD", 30.0)
     app = new_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await last_card_of_a_trick(pilot, app)
-        anim = screen.state.anim
-        assert anim is not None and not anim.moved
+        anim, hold = screen.state.anim, screen._trick_hold
+        assert anim is not None and not anim.moved and hold is not None
         app.pop_screen()
         await pilot.pause()
-        assert screen._trick_hold is None        # cancelled as the screen went
-        await asyncio.sleep(0.1)
+        assert hold.cancelled() and screen._trick_hold is None   # cancelled as it went
+        screen._trick_held(app)                 # had it been due already: nothing
         await pilot.pause()
         assert screen.state.anim is anim and app.is_running and app.return_code is None
