@@ -149,14 +149,14 @@ def young_by_the_clock() -> None:
 
 
 async def gc_task(check: float = 0.1, batch: int = GEN2_BATCH) -> None:
-    """Every ``check`` s: the young generation (:func:`young_by_the_clock`), and
-    :func:`collect_and_freeze` as soon as ``batch`` generation-1 collections
-    have promoted objects since the last one:
-    each full collection then scans only what arrived since the last (~20-80 ms
-    on the 2-core machine with 300 sessions held; up to ~230 ms with 500 at 125
-    tables moving every 2 s), and when nothing is allocated nothing is scanned.  (On a clock instead, the pause
-    grows with whatever arrived in between: 0.1-0.2 s every 10 s with 100
-    sessions held and 4 coming and going.)"""
+    """Every ``check`` s: the young generation (:func:`young_by_the_clock`), and a
+    full collection (:func:`collect_and_freeze`) once ``batch`` generation-1
+    collections have promoted objects since the last one.  Each full collection
+    scans only what arrived since the last (~20-80 ms on the 2-core machine with
+    300 sessions held; up to ~230 ms with 500 at 125 tables moving every 2 s), and
+    with nothing allocated no full one runs.  (Full collections on a clock instead
+    grew with whatever arrived in between: 0.1-0.2 s every 10 s with 100 sessions
+    held and 4 coming and going.)"""
     whole_at, whole_frozen = time.monotonic(), max(frozen_count(), WHOLE_FLOOR)
     while True:
         await asyncio.sleep(check)
