@@ -273,8 +273,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         timer run in the app's context (``run_as_app``), not a Textual timer: that is
         a task of its own, ~57 µs to start and run where this is ~3, once a trick at
         every screen of the table."""
-        if self._trick_hold is not None:
-            self._trick_hold.cancel()
+        self._drop_trick_hold()             # the last trick's, if still waiting
         self._trick_hold = asyncio.get_running_loop().call_later(
             TRICK_HOLD, self._trick_held, self.app)
 
@@ -283,10 +282,13 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         if not app_is_closing(app) and self.is_attached:
             run_as_app(app, self._move_trick)
 
-    def on_unmount(self) -> None:
+    def _drop_trick_hold(self) -> None:
         if self._trick_hold is not None:
             self._trick_hold.cancel()
             self._trick_hold = None
+
+    def on_unmount(self) -> None:
+        self._drop_trick_hold()
 
     def _move_trick(self) -> None:
         anim = self.state.anim
