@@ -64,3 +64,24 @@ async def test_a_late_decision_is_made_by_the_simple_player(monkeypatch, caplog)
             assert asyncio.get_running_loop().time() - started < 1.0
             assert action == m.auto_action(m.to_act)
     assert sum("took over" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_a_decision_dropped_with_its_loop_is_not_logged_as_a_failure(caplog):
+    """A decision still waiting when its loop is gone (a test's loop closed, a process
+    stopping) is closed by the collector: it ends quietly, not with "computer player
+    failed" (that log's traceback, formatted inside a collection that an ``ast.parse``
+    had started, broke Python 3.11's AST depth check in a later test)."""
+    m = new_match("estimation", length=13, seed=5)
+    decision = bots.decide(m, m.to_act, "strong")
+
+    async def ask() -> None:
+        decision.send(None)                 # runs until it waits for the worker
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(ask())
+    finally:
+        loop.close()
+    with caplog.at_level(logging.DEBUG, logger="lamma.bots"):
+        decision.close()                    # what the collector does with it
+    assert [r.getMessage() for r in caplog.records] == []
+    bots.close_pool()

@@ -123,7 +123,12 @@ async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> Action:
 
 
 def _cancelled() -> bool:
-    task = asyncio.current_task()
+    """This decision's task is being cancelled, or it has no loop any more (its
+    coroutine closed by the collector after the loop went: nothing waited)."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:
+        return True
     return task is not None and task.cancelling() > 0
 
 
