@@ -292,6 +292,7 @@ class SSHDriver(Driver):
         info = getattr(app.ssh_process, "get_extra_info", None)      # (tests give a stub)
         self._conn = info("connection") if info is not None else None   # for wire.flush
         self._buffer: list[str] = []
+        self._read_events: list[Message] | None = None   # the events of the read being parsed
         self._input_task: asyncio.Task[None] | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
         self._parser: SessionParser | None = None
@@ -354,8 +355,21 @@ class SSHDriver(Driver):
 
     # ------------------------------------------------------------ lifecycle
     def send_message(self, message: Message) -> None:
-        # Everything runs on the loop's thread: post directly.
-        self._session_app.post_message(message)
+        # Everything runs on the loop's thread: post directly, unless a read is
+        # being parsed: its events are delivered in order after it (``_deliver``).
+        if self._read_events is not None:
+            self._read_events.append(message)
+        else:
+            self._session_app.post_message(message)
+
+    async def _deliver(self, messages: list[Message]) -> None:
+        """A read's events in order: a key the app can take at once is handled
+        now, in this task (``LammaApp.key_now``); the others, and everything
+        after one posted, go through the app's queue."""
+        app = self._session_app
+        for message in messages:
+            if not (isinstance(message, events.Key) and await app.key_now(message)):
+                app.post_message(message)
 
     def process_message(self, message: Message) -> None:
         # Sizes come from the SSH channel only: an in-band resize report typed
@@ -450,7 +464,13 @@ class SSHDriver(Driver):
                     continue
                 if not data:
                     break
-                thrown = self._on_input(data)
+                self._read_events = []
+                try:
+                    thrown = self._on_input(data)
+                finally:
+                    read, self._read_events = self._read_events, None
+                if read:
+                    await self._deliver(read)
                 if thrown >= READ_CHUNK:
                     await self._hold_back(thrown)
                     continue

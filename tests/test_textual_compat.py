@@ -35,7 +35,9 @@ import pytest
 import textual
 import textual.app
 from rich.console import Console
+from textual import events
 from textual.app import App
+from textual.binding import Binding
 from textual.driver import Driver
 from textual.geometry import Region
 from textual.screen import Screen
@@ -168,6 +170,55 @@ async def _check_app_context_and_exception() -> None:
                     break
                 await asyncio.sleep(0.01)
             assert app._exit and app.return_code == 1
+
+
+@relied_on("what App.on_event does with an unforwarded key (app_focus, priority bindings by "
+           "App._check_bindings(key, priority=True), then Event._set_forwarded() and a post "
+           "to the focused widget or the screen), MessagePump._dispatch_message(message), "
+           "and a refresh prompting the screen's idle by itself",
+           f"{COMPAT} deliver_key(), screen_for_key_now()",
+           "_check_bindings", "_set_forwarded", "_dispatch_message")
+async def _check_key_delivery() -> None:
+    on_event = inspect.getsource(App.on_event)
+    for step in ("self.app_focus = True", "await self._check_bindings(event.key, priority=True)",
+                 "forward_target = self.focused or self.screen",
+                 "forward_target._forward_event(event)"):
+        assert step in on_event, f"App.on_event no longer does {step!r} with a key"
+    forward = inspect.getsource(Screen._forward_event)
+    assert "_set_forwarded()" in forward and "self.post_message(event)" in forward
+    seen: list[tuple[str, bool]] = []
+    ran: list[str] = []
+
+    class KeyScreen(Screen[None]):
+        def on_key(self, event: events.Key) -> None:
+            seen.append((event.key, event.is_forwarded))
+
+    class Probe(App[None]):
+        BINDINGS = [Binding("z", "zed", priority=True)]
+
+        def on_mount(self) -> None:
+            self.push_screen(KeyScreen())
+
+        def action_zed(self) -> None:
+            ran.append("z")
+
+    app = Probe()
+    async with running_app(app):
+        screen = app.screen
+        assert isinstance(screen, KeyScreen)
+        assert await app._check_bindings("z", priority=True) is True and ran == ["z"]
+        assert await app._check_bindings("y", priority=True) is False
+        event = events.Key("y", "y")
+        assert not event.is_forwarded
+        event._set_forwarded()
+        assert event.is_forwarded
+        await screen._dispatch_message(event)
+        assert seen == [("y", True)], "the screen's handler did not run"
+        assert screen.maximized is None and callable(screen.message_signal.publish)
+        await asyncio.sleep(0.05)
+        assert screen.message_queue_size == 0
+        screen.refresh()        # (what a key's handler leaves for the idle handlers)
+        assert screen.message_queue_size == 1, "a refresh no longer prompts the idle"
 
 
 @relied_on("App._batch_count",

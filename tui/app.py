@@ -26,8 +26,10 @@ from .textual_compat import (
     app_driver,
     app_is_closing,
     client_console,
+    deliver_key,
     handling_app,
     run_as_app,
+    screen_for_key_now,
 )
 
 if TYPE_CHECKING:
@@ -188,16 +190,33 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
 
     # ------------------------------------------------------------------- keys
     async def on_event(self, event) -> None:
-        # A key of the Arabic keyboard layout does what its Latin twin on the same
-        # physical key does, everywhere but where text is typed (chat, codes).
-        if isinstance(event, events.Key) and not event.is_forwarded and event.character:
-            twin = latin_key(event.character)
-            focused = self.focused
-            # (a table's code is Latin letters and digits: typed with either layout)
-            if twin is not None and (not isinstance(focused, Input)
-                                     or focused.id == "code-input"):
-                event.key, event.character = twin
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._latin_twin(event)
         await super().on_event(event)
+
+    def _latin_twin(self, event: events.Key) -> None:
+        """A key of the Arabic keyboard layout does what its Latin twin on the same
+        physical key does, everywhere but where text is typed (chat, codes)."""
+        if not event.character:
+            return
+        twin = latin_key(event.character)
+        focused = self.focused
+        # (a table's code is Latin letters and digits: typed with either layout)
+        if twin is not None and (not isinstance(focused, Input) or focused.id == "code-input"):
+            event.key, event.character = twin
+
+    async def key_now(self, event: events.Key) -> bool:
+        """A key from this session's terminal handled now, in the caller's task
+        (the driver's reading of the input), where its trip through the app's
+        and the screen's queues changes nothing but the cost: nothing is queued
+        ahead of it and nothing is focused (``screen_for_key_now``).  False: not
+        handled, post it."""
+        screen = screen_for_key_now(self)
+        if screen is None:
+            return False
+        self._latin_twin(event)
+        await deliver_key(self, screen, event)
+        return True
 
     # --------------------------------------------------------------- messages
     def table_changed_now(self) -> bool:
