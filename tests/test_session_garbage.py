@@ -225,24 +225,34 @@ def test_the_frozen_count_is_kept_without_walking_the_frozen_heap() -> None:
     assert runtime.frozen_count() > gc.get_freeze_count() + 4000
 
 
-async def test_the_young_generation_is_collected_by_the_clock_too() -> None:
-    """Objects replaced one for one keep CPython's young count near 0, so its own rule
-    (700 more allocations than frees) never fires while every replacement piles up in
-    the young generation (~150,000 objects, a 100 ms pause, with 500 sessions):
-    gc_task collects it on its tick as well (issue 12)."""
+async def test_each_tick_collects_and_freezes_what_was_made_since_the_last() -> None:
+    """gc_task's tick is a full collection that freezes what survived: garbage made
+    since the last tick is found, and what lives on is out of every later scan, so no
+    collection finds more than a tick's worth (with 500 sessions a full collection
+    after each generation-1 one found ~125,000 objects: 100 ms).  It does not wait
+    for CPython's rules either: objects replaced one for one keep the young count
+    near 0 (700 more allocations than frees) while all of them pile up young (issue 12)."""
     from server import runtime
 
     gc.collect()
     old = [[] for _ in range(20000)]            # tracked containers, made old
     gc.collect()
-    task = asyncio.create_task(runtime.gc_task(check=0.02, batch=10**9))
+    task = asyncio.create_task(runtime.gc_task(check=0.02))
     try:
         await asyncio.sleep(0.05)
+        frozen = gc.get_freeze_count()
         for i in range(len(old)):
             old[i] = []                         # a new list for an old one: count +1 -1
+        probe = weakref.ref(Cycle())            # and a cycle, garbage at once
         assert gc.get_count()[0] < 700          # CPython's own rule is far off ...
         assert len(gc.get_objects(0)) >= 20000  # ... with all of them young
         await asyncio.sleep(0.1)
-        assert len(gc.get_objects(0)) < 1000
+        assert probe() is None                  # found
+        assert len(gc.get_objects(0)) + len(gc.get_objects(1)) < 1000
+        scanned = {id(x) for generation in range(3) for x in gc.get_objects(generation)}
+        assert len(scanned) < 2000
+        assert not any(id(x) in scanned for x in old)       # the new lists: frozen ...
+        assert gc.get_freeze_count() >= frozen              # (in place of the old ones)
     finally:
         task.cancel()
+        gc.unfreeze()
