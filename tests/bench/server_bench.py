@@ -819,6 +819,7 @@ class Probe:
 
     def __init__(self):
         self.lags: list[float] = []
+        self.worst = (0.0, 0.0)         # (monotonic time it ended, lag): the longest
         self.task = asyncio.ensure_future(self._run())
 
     async def _run(self):
@@ -826,7 +827,10 @@ class Probe:
         while True:
             t = loop.time()
             await asyncio.sleep(0.01)
-            self.lags.append(loop.time() - t - 0.01)
+            lag = loop.time() - t - 0.01
+            self.lags.append(lag)
+            if lag > self.worst[1]:
+                self.worst = (time.monotonic(), lag)
 
     def take(self) -> list[float]:
         out, self.lags = self.lags, []
@@ -1023,8 +1027,11 @@ class GcWatch:
             if p else f"gen{g} 0x" for g, p in self.pauses.items())
 
     def fulls(self, since: float) -> str:
-        return ", ".join(f"{t - since:.0f}: {d * 1000:.0f} (CPU {c * 1000:.0f})"
-                         for t, d, c in self.full[:20])
+        """The ten longest full collections, in the order they came (with one every
+        0.1 s, the first few say nothing)."""
+        longest = sorted(sorted(self.full, key=lambda f: -f[1])[:10])
+        return ", ".join(f"{t - since:.1f}: {d * 1000:.0f} (CPU {c * 1000:.0f})"
+                         for t, d, c in longest)
 
 
 class ServerStats:
@@ -1215,7 +1222,7 @@ async def bench_churn(args, mode: str) -> None:
           f"connect -> first screen bytes: {fmt_ms(churn['first'])}")
     print(f"  collector pauses: {watch.summary()}")
     if watch.full:
-        print(f"  full collections (s into the run: ms): {watch.fulls(w0)}")
+        print(f"  the longest full collections (s into the run: ms): {watch.fulls(w0)}")
     print(f"  loop lag (a 10 ms sleep wakes late by): {fmt_tail(lags)}")
     print(f"  the server's own counts: {own_stats.summary()}")
     print("  server RSS (s into the run: MB, sessions, allocated blocks): "
@@ -1417,10 +1424,11 @@ async def bench_500(args, mode: str) -> None:
           f"({moves[0]} moves, {moves[0] / wall:.0f}/s; server CPU "
           f"{(time.process_time() - pcpu0) / wall * 100:.0f}% of a core; the loop waited for "
           f"a CPU {(run_delay() - wait0) / wall * 100:.0f}% of the time)")
-    print(f"  loop lag (a 10 ms sleep wakes late by): {fmt_tail(lags)}")
+    print(f"  loop lag (a 10 ms sleep wakes late by): {fmt_tail(lags)}, the longest "
+          f"{lag.worst[0] - w0:.1f} s into the run")
     print(f"  collector pauses: {watch.summary()}")
     if watch.full:
-        print(f"  full collections (s into the run: ms): {watch.fulls(w0)}")
+        print(f"  the longest full collections (s into the run: ms): {watch.fulls(w0)}")
     print(f"  the server's own counts: {own_stats.summary()}")
     print(f"  client processes' CPU: {cpu_share(agents, cpu0, wall)}; server RSS {rss_mb():.0f} MB")
     print(f"  after: {load()}")
