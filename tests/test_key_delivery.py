@@ -20,6 +20,7 @@ import pytest
 from test_tui_delivery import new_app
 from textual import events, messages
 from textual.pilot import Pilot
+from textual.screen import Screen
 
 from server import runtime
 from server.room import Table
@@ -109,8 +110,14 @@ async def with_the_chat_line_open(pilot, app, screen) -> None:
     assert screen.focused is not None and not app.message_queue_size
 
 
+async def over_another_screen(pilot, app, screen) -> None:
+    app.push_screen(Screen())       # nothing focused, but its handlers may wait
+    await pilot.pause()
+    assert not app.message_queue_size and app.screen.focused is None
+
+
 @pytest.mark.parametrize("how", [behind_a_queued_message, behind_a_message_for_the_screen,
-                                 with_the_chat_line_open])
+                                 with_the_chat_line_open, over_another_screen])
 async def test_a_key_is_left_to_the_queue_when_something_comes_first(how):
     async with at_a_waiting_table() as (app, pilot, table):
         await how(pilot, app, app.screen)
@@ -118,8 +125,9 @@ async def test_a_key_is_left_to_the_queue_when_something_comes_first(how):
         assert table.match is None              # not handled: the caller posts it
         app.post_message(key("b"))
         await pilot.pause()
-        # posted, it is handled as before: by the chat line when it has the focus
-        assert (table.match is None) == (how is with_the_chat_line_open)
+        # posted, it is handled as before: by the chat line when it has the focus, by
+        # the screen on top
+        assert (table.match is None) == (how in (with_the_chat_line_open, over_another_screen))
 
 
 async def test_a_failing_key_handler_ends_that_session_only():

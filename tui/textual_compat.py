@@ -190,15 +190,18 @@ def run_as_app(app: App[Any], call: Callable[[], None]) -> None:
 def screen_for_key_now(app: App[Any]) -> Screen[Any] | None:
     """The screen a key pressed now would reach with nothing ahead of it: the
     app and that screen running with empty queues, no widget focused (the app
-    then forwards a key to the screen itself), nothing maximized; else None.
+    then forwards a key to the screen itself), nothing maximized, and a screen
+    whose key handling never waits (``KEYS_AT_ONCE``: a handler that waited would
+    let the screen's own loop handle its next message meanwhile); else None.
 
     Relies on ``Screen.maximized`` and on what ``App.on_event`` does with a key
     (``deliver_key``)."""
     if not app.is_running or app.message_queue_size or not app.screen_stack:
         return None
     screen = app.screen
-    if (screen.focused is not None or screen.maximized is not None
-            or not screen.is_running or screen.message_queue_size):
+    if (not getattr(screen, "KEYS_AT_ONCE", False) or screen.focused is not None
+            or screen.maximized is not None or not screen.is_running
+            or screen.message_queue_size):
         return None
     return screen
 
