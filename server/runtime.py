@@ -137,9 +137,9 @@ async def gc_task(check: float = 0.1) -> None:
     and is still alive: with 500 sessions at 125 tables moving every 2 s, a few
     thousand objects, mostly 1-5 ms; with nothing made, empty generations.  An object
     that lives on is scanned once or twice before it is frozen, not again in every
-    older generation, so the collector's CPU went down too (500 sessions: 6.3 → 5.4 ms
-    a move, the longest answer 240 → 22 ms).  Between ticks CPython's own young
-    collections run as before.
+    older generation (500 sessions, alternately: the longest answer 189-193 ms before,
+    16-74 ms after; the CPU per move the same within the machine's noise).  Between
+    ticks CPython's own young collections run as before.
 
     Before: the young generation on the tick (CPython's rule, 700 more allocations
     than frees, hardly fires on a server that replaces objects as fast as it makes

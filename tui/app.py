@@ -209,8 +209,8 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
         """A key from this session's terminal handled now, in the caller's task
         (the driver's reading of the input), where its trip through the app's
         and the screen's queues changes nothing but the cost: nothing is queued
-        ahead of it and nothing is focused (``screen_for_key_now``).  False: not
-        handled, post it."""
+        ahead of it, nothing is focused, and the screen's key handling never
+        waits (``screen_for_key_now``).  False: not handled, post it."""
         screen = screen_for_key_now(self)
         if screen is None:
             return False

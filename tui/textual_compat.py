@@ -225,10 +225,10 @@ async def deliver_key(app: App[Any], screen: Screen[Any], event: events.Key) -> 
     then runs its idle handlers if its queue is empty.  Those are not run here:
     what a handler leaves them (a refresh, a callback after the next paint)
     prompts the screen's loop to idle by itself (``check_idle``)."""
-    if not app.app_focus:
-        app.app_focus = True
     try:
         with app._context():
+            if not app.app_focus:
+                app.app_focus = True
             if await app._check_bindings(event.key, priority=True):
                 return
             event._set_forwarded()
