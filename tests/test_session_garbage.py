@@ -256,3 +256,38 @@ async def test_each_tick_collects_and_freezes_what_was_made_since_the_last() -> 
     finally:
         task.cancel()
         gc.unfreeze()
+
+
+async def test_a_whole_collection_waits_for_the_frozen_heap_alive_to_double(
+        monkeypatch: Any) -> None:
+    """gc_task's count of frozen objects includes those that died since they were
+    frozen (with a tick freezing all that is alive, most of them): it says when the
+    heap alive may have doubled, and only then is that heap counted (a walk) to decide
+    on a whole collection, a pause of ~1 s per 100 sessions."""
+    from server import runtime
+
+    counted = {"frozen": 1000, "alive": 1000, "walks": 0}
+    whole: list[int] = []
+
+    def freeze_count() -> int:
+        counted["walks"] += 1
+        return counted["alive"]
+    monkeypatch.setattr(runtime, "WHOLE_EVERY", 0.0)
+    monkeypatch.setattr(runtime, "FROZEN_CHECK_EVERY", 0.0)
+    monkeypatch.setattr(runtime, "WHOLE_FLOOR", 0)
+    monkeypatch.setattr(runtime, "collect_and_freeze", lambda: 0)
+    monkeypatch.setattr(runtime, "frozen_count", lambda: counted["frozen"])
+    monkeypatch.setattr(runtime.gc, "get_freeze_count", freeze_count)
+    monkeypatch.setattr(runtime, "collect_frozen", lambda: whole.append(1) or 0)
+    task = asyncio.create_task(runtime.gc_task(check=0.005))
+    try:
+        await asyncio.sleep(0.05)
+        assert counted["walks"] == 0 and whole == []    # nothing counted: no walk
+        counted["frozen"] = 5000                        # frozen since, mostly dead
+        await asyncio.sleep(0.05)
+        assert counted["walks"] > 0 and whole == []     # walked: not doubled alive
+        counted["alive"] = 2500
+        await asyncio.sleep(0.05)
+        assert whole == [1]                             # doubled alive: once
+    finally:
+        task.cancel()
