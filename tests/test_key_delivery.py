@@ -1,12 +1,13 @@
 """How a key pressed in a terminal reaches the screen (issue 12: the CPU per move).
 
-A key read from a session's terminal, with nothing queued ahead of it in the app
-or its screen and nothing focused, is handled at once in the driver's reading
-task, as the app's and the screen's message loops would have handled it
-(``LammaApp.key_now``): the priority bindings first, then the screen.  Anything
-else — a key for a focused widget (the chat line), a key behind queued messages,
-every event after one that was posted — goes through the app's queue as before.
-An exception in the handler ends that session only.
+A key read from a session's terminal for the table screen (whose key handling
+never waits), with nothing queued ahead of it in the app or the screen and nothing
+focused, is handled at once in the driver's reading task, as the app's and the
+screen's message loops would have handled it (``LammaApp.key_now``): the priority
+bindings first, then the screen.  Anything else — a key for a focused widget (the
+chat line), a key behind queued messages, a key for another screen on top, every
+event of a read after one that was posted — goes through the app's queue as
+before.  An exception in the handler ends that session only.
 """
 
 from __future__ import annotations
