@@ -365,11 +365,17 @@ class SSHDriver(Driver):
     async def _deliver(self, messages: list[Message]) -> None:
         """A read's events in order: a key the app can take at once is handled
         now, in this task (``LammaApp.key_now``); the others, and everything
-        after one posted, go through the app's queue."""
+        after one posted, go through the app's queue.  Between two keys handled
+        here the loop runs the other sessions: a read may hold up to ``KEY_BURST``
+        keys, each a frame at the table (Textual's queues ran them all in one go)."""
         app = self._session_app
-        for message in messages:
-            if not (isinstance(message, events.Key) and await app.key_now(message)):
-                app.post_message(message)
+        last = len(messages) - 1
+        for i, message in enumerate(messages):
+            if isinstance(message, events.Key) and await app.key_now(message):
+                if i < last:
+                    await asyncio.sleep(0)
+                continue
+            app.post_message(message)
 
     def process_message(self, message: Message) -> None:
         # Sizes come from the SSH channel only: an in-band resize report typed

@@ -196,3 +196,39 @@ async def test_keys_typed_at_the_table_skip_the_queues_and_keep_their_order(lamm
         assert [text for _, text in table.chat][-1:] == ["hi there"]
     finally:
         await c.close()
+
+
+async def test_the_keys_of_one_read_let_the_other_sessions_run_between_them():
+    """A read may hold up to KEY_BURST keys, each a frame when handled at once: the
+    loop runs between them (a session reading in the meantime is not held up for the
+    whole read), and they are still handled in order."""
+    from server.driver import SSHDriver
+
+    handled: list[tuple[str, int]] = []
+    turns = [0]
+
+    class App:
+        async def key_now(self, event: events.Key) -> bool:
+            handled.append((event.key, turns[0]))
+            return event.key != "x"
+
+        def post_message(self, message) -> None:
+            handled.append(("posted " + message.key, turns[0]))
+
+    async def others() -> None:
+        while True:
+            turns[0] += 1
+            await asyncio.sleep(0)
+
+    class Driver:
+        _session_app = App()
+
+    ticker = asyncio.create_task(others())
+    await asyncio.sleep(0)
+    try:
+        await SSHDriver._deliver(Driver(), [key("a"), key("b"), key("x"), key("c")])
+    finally:
+        ticker.cancel()
+    assert [k for k, _ in handled] == ["a", "b", "x", "posted x", "c"]
+    seen = [t for _, t in handled]
+    assert seen[0] < seen[1] < seen[2]      # the loop ran after a and after b
