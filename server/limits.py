@@ -53,6 +53,25 @@ PASTE_MAX_BYTES = 8192          # a paste is cut here (the chat line takes 200 c
 # Connections.
 SESSIONS_PER_CONNECTION = 3     # open at once (a terminal, a program, one to spare)
 SESSION_OPENS_RATE, SESSION_OPENS_BURST = 0.2, 6.0   # per connection: a new one every 5 s
+# What a connection may hold before any session starts (issue 30): asyncssh keeps a
+# channel's state (its environment, its terminal) from the moment it opens. Session
+# channels open at once, started or not: one more than the sessions, so that a session
+# too many is told why in its own words; opened at this rate on one connection.
+CHANNELS_PER_CONNECTION = SESSIONS_PER_CONNECTION + 1
+CHANNEL_OPENS_RATE, CHANNEL_OPENS_BURST = 1.0, 12.0
+# A channel's receive window (bytes a client may send ahead of the server's reading;
+# asyncssh's default is 2 MiB, held per channel until a session reads it). Keys and JSON
+# lines need far less; a JSON line longer than this still arrives, in pieces.
+CHANNEL_WINDOW = 64 * 1024
+# The environment: only the variables the room reads are kept (the language, colours),
+# each at most this long; any other is refused (an SSH failure, nothing kept).
+KEPT_ENV = ("LANG", "LC_ALL", "LC_MESSAGES", "COLORTERM")
+ENV_VALUE_MAX = 256
+ENV_REQUESTS_MAX = 64           # per channel (OpenSSH's "SendEnv *" sends a few dozen)
+TERM_MAX = 64                   # a terminal type's length (terminfo names are short)
+# Requests past these limits (a channel too many, env past ENV_REQUESTS_MAX, a TERM too
+# long) each count against the connection: at this many it is closed.
+REFUSED_REQUESTS_MAX = 16
 CONNECTIONS_PER_ADDRESS = 16    # open at once from one address
 CONNECTS_RATE, CONNECTS_BURST = 1.0, 20.0            # per address: new connections a second
 # --proxy-protocol (server/proxyproto.py): a connection's PROXY header must arrive whole
@@ -78,6 +97,9 @@ class Limits:
     sessions_per_connection: int = SESSIONS_PER_CONNECTION
     session_opens_rate: float = SESSION_OPENS_RATE
     session_opens_burst: float = SESSION_OPENS_BURST
+    channels_per_connection: int = CHANNELS_PER_CONNECTION
+    channel_opens_rate: float = CHANNEL_OPENS_RATE
+    channel_opens_burst: float = CHANNEL_OPENS_BURST
     connections_per_address: int = CONNECTIONS_PER_ADDRESS
     connects_rate: float = CONNECTS_RATE
     connects_burst: float = CONNECTS_BURST

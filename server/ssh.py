@@ -15,13 +15,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import asyncssh
+from asyncssh.sftp import MIN_SFTP_VERSION
 
 from . import wire
 from .admin import SOCKET_NAME, serve_admin
 from .cluster import PgCluster, default_name
 from .jsonapi import JsonSession
 from .keyfiles import KeyFile
-from .limits import Address, Bucket, Limits, address_key
+from .limits import (
+    CHANNEL_WINDOW,
+    REFUSED_REQUESTS_MAX,
+    TERM_MAX,
+    Address,
+    Bucket,
+    Limits,
+    address_key,
+)
 from .moderation import Moderation, key_of
 from .proxyproto import Network, ProxyListener
 from .room import Member, Registry, Said, TableStore, restore
@@ -256,10 +265,11 @@ class Room:
 
 
 class LammaSSHServer(asyncssh.SSHServer):
-    """One per connection: decides who the client is."""
+    """One per connection: decides who the client is, and bounds what it may open."""
 
-    def __init__(self, room: Room):
+    def __init__(self, room: Room, handler: SessionHandler | None = None):
         self.room = room
+        self.handler = handler
         self.conn: asyncssh.SSHServerConnection | None = None
         self.name: str | None = None
         self.name_error = ""
@@ -276,7 +286,11 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.address_key = ""
         self.terminal_allowed = True      # False: the allow-list says no-pty for this key
         self.auth_tries = 0
-        self.processes: list[asyncssh.SSHServerProcess] = []   # its sessions, unlinked at its end
+        # Its session channels open now, started or not (``session_requested``): each
+        # is unlinked when it closes, the rest at the connection's end.
+        self.processes: list[asyncssh.SSHServerProcess] = []
+        self.channel_opens = Bucket(limits.channel_opens_rate, limits.channel_opens_burst)
+        self.refusals = 0                 # requests refused past a limit (``refused``)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -323,6 +337,47 @@ class LammaSSHServer(asyncssh.SSHServer):
             address.connections -= 1
             if address.connections == 0 and address.idle():
                 self.room.addresses.pop(self.address_key, None)
+
+    # ------------------------------------------------------------ channels
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GuardedProcess]:
+        """A session channel opens: counted at once, started or not (issue 30: 20,000
+        channels that never started held +143 MB after their connection closed), with
+        a small receive window and a guard on what it keeps (``wire.GuardedChannel``,
+        ``GuardedProcess``). Refused past the limits, with the reason, as an SSH
+        channel-open failure."""
+        limits = self.room.config.limits
+        reason = None
+        if len(self.processes) >= limits.channels_per_connection:
+            reason = (f"At most {limits.channels_per_connection} channels open at once on "
+                      "one connection.")
+        elif not self.channel_opens.take():
+            reason = "Channels are opened too fast on this connection; wait a few seconds."
+        if reason is not None or self.conn is None or self.handler is None:
+            self.refused("channels")
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED,
+                                            reason or "No session here.")
+        chan = wire.guard_channel(self.conn.create_server_channel(window=CHANNEL_WINDOW))
+        process = GuardedProcess(self.handler)
+        self.processes.append(process)
+        return chan, process
+
+    def refused(self, what: str) -> None:
+        """A request past a limit (a channel too many, an environment too large, a
+        terminal type too long): refused already; a connection that keeps asking is
+        closed."""
+        self.refusals += 1
+        if self.refusals == REFUSED_REQUESTS_MAX and self.conn is not None:
+            log.info("disconnecting %s: %d requests refused (%s)", self.address_key,
+                     REFUSED_REQUESTS_MAX, what)
+            asyncio.get_running_loop().call_soon(
+                self.conn.disconnect, asyncssh.DISC_BY_APPLICATION,
+                "Too many requests refused on this connection.")
+
+    def channel_closed(self, process: asyncssh.SSHServerProcess) -> None:
+        """A channel whose session never started has closed: it holds nothing now."""
+        if process in self.processes:
+            self.processes.remove(process)
+        asyncio.get_running_loop().call_soon(unlink_process, process)
 
     def begin_auth(self, username: str) -> bool:
         name, reason = check_name(username)
@@ -456,7 +511,48 @@ class LammaSSHServer(asyncssh.SSHServer):
             self.refusal = Said(N_("Authentication failed."))
 
 
+class GuardedProcess(asyncssh.SSHServerProcess):
+    """A session as asyncssh runs it, with what the room allows before it starts: a
+    terminal type of at most ``TERM_MAX`` characters (one of 200 KB is refused, and
+    counted against the connection). A channel that closes before its session starts
+    tells its connection (``LammaSSHServer.channel_closed``), which unlinks it."""
+
+    def __init__(self, handler: SessionHandler):
+        super().__init__(handler, None, MIN_SFTP_VERSION, False)
+        self.started = False
+
+    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int],
+                      term_modes: Mapping[int, int]) -> bool:
+        if len(term_type) > TERM_MAX:
+            self._owner_says("refused", "terminal type")
+            return False
+        return True
+
+    def session_started(self) -> None:
+        self.started = True
+        super().session_started()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if not self.started:
+            self._owner_says("channel_closed", self)
+
+    def _owner_says(self, what: str, arg: object) -> None:
+        conn = self.get_extra_info("connection")
+        owner = conn.get_owner() if conn is not None else None
+        if isinstance(owner, LammaSSHServer):
+            getattr(owner, what)(arg)
+
+
 UNLINKED = ("_session_factory", "_stdin", "_stdout", "_stderr")   # of a process
+
+
+def unlink_process(process: asyncssh.SSHServerProcess) -> None:
+    """``unlink_asyncssh``'s part for one session (see there)."""
+    attrs = vars(process)
+    for name in UNLINKED:
+        if name in attrs:
+            attrs[name] = None
 
 
 def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
@@ -479,10 +575,7 @@ def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
     if transport is not None and not wire.is_lingering(transport):
         wire.drop_read_callback(transport)      # a lingering one does it when it closes
     for process in processes:
-        attrs = vars(process)
-        for name in UNLINKED:
-            if name in attrs:
-                attrs[name] = None
+        unlink_process(process)
 
 
 async def _unlink_when_closed(process: asyncssh.SSHServerProcess) -> None:
@@ -492,9 +585,7 @@ async def _unlink_when_closed(process: asyncssh.SSHServerProcess) -> None:
         await asyncio.wait_for(process.wait_closed(), 30)
     except Exception:
         pass
-    for name in UNLINKED:
-        if name in vars(process):
-            vars(process)[name] = None
+    unlink_process(process)
 
 
 def _looks_like(name: str, other: str, what: str) -> Said:
@@ -539,8 +630,7 @@ class SessionHandler:
         owner = conn.get_owner() if conn is not None else None
         srv = owner if isinstance(owner, LammaSSHServer) else None
         if srv is not None:
-            srv.sessions += 1
-            srv.processes.append(process)
+            srv.sessions += 1       # (its channel is in srv.processes since it opened)
         try:
             await self.handle(process, srv)
         except Exception:
@@ -752,10 +842,11 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
             timeout=limits.proxy_header_timeout, pending_max=limits.proxy_pending,
             trusted=config.proxy_from, reuse_port=config.reuse_port)
     server = await asyncssh.create_server(
-        lambda: LammaSSHServer(room), host, port,
+        lambda: LammaSSHServer(room, handler), host, port,
         server_host_keys=[host_key],
         encryption_algs=list(wire.ENCRYPTION_ALGS),    # no chacha20: see server/wire.py
-        process_factory=handler,
+        # Sessions are made by LammaSSHServer.session_requested (counted and guarded
+        # from the moment their channel opens), not by a process_factory here.
         encoding=None,
         line_editor=False,
         allow_scp=False,

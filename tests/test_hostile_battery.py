@@ -23,7 +23,8 @@ import asyncio, json, sys
 import asyncssh
 
 async def main(port, kind, n):
-    got = {"in": 0, "refused": 0, "sessions": 0, "session refusals": 0, "why": []}
+    got = {"in": 0, "refused": 0, "sessions": 0, "session refusals": 0, "open refusals": 0,
+           "said why": 0, "why": []}
     async def guest(i):
         try:
             conn = await asyncssh.connect("127.0.0.1", port, username=f"g{i}",
@@ -49,6 +50,9 @@ async def main(port, kind, n):
         await asyncio.sleep(2)
         for p in procs:
             if isinstance(p, Exception):
+                got["open refusals"] += 1
+                if "channels open at once" in str(p) or "too fast" in str(p):
+                    got["said why"] += 1
                 continue
             data = await p.stdout.read(4000) if not p.stdout.at_eof() else b""
             if b"At most 3 sessions" in data or b"too fast" in data:
@@ -103,5 +107,8 @@ async def test_a_flood_of_guest_connections(room):
 
 async def test_a_flood_of_terminal_sessions_on_one_connection(room):
     got, times = await during(room, "sessions", 40)
-    assert got["session refusals"] >= 34 and got["sessions"] <= 6, got
+    # Four channels open at most (issue 30); the rest are refused as they open, and a
+    # connection refused that often is closed, sessions and all.
+    assert got["open refusals"] >= 34 and got["sessions"] <= 3, got
+    assert got["said why"] >= 15, got       # the refusals before it was closed, in words
     assert p95(times) < 0.1, times

@@ -56,10 +56,16 @@ async def test_a_flood_of_requests_is_refused_and_the_flooder_closed_while_other
 async def test_sessions_per_connection_and_how_fast_they_open(room):
     srv = room
     conn = await srv.connect("multi")
-    # Eight sessions at once on one connection: three are served (each newer one takes
-    # the name over from the one before), the rest refused before any work is done.
-    procs = await asyncio.gather(*[conn.create_process("play", encoding=None)
-                                   for _ in range(8)])
+    # Eight sessions at once on one connection: four channels open (a channel too many
+    # is refused as it opens, before any state is kept: issue 30), three sessions are
+    # served (each newer one takes the name over from the one before), the fourth is
+    # told why in its own words.
+    opened = await asyncio.gather(*[conn.create_process("play", encoding=None)
+                                    for _ in range(8)], return_exceptions=True)
+    at_open = [str(p) for p in opened if isinstance(p, asyncssh.ChannelOpenError)]
+    procs = [p for p in opened if not isinstance(p, BaseException)]
+    assert len(procs) == 4 and len(at_open) == 4, opened
+    assert all("At most 4 channels open at once" in r for r in at_open), at_open
     firsts = []
     for p in procs:
         try:
@@ -68,7 +74,7 @@ async def test_sessions_per_connection_and_how_fast_they_open(room):
             pass                      # refused and closed already: its line is waiting
         firsts.append(await first_line(p))
     refused = [m["message"] for m in firsts if m["type"] == "error"]
-    assert len(refused) >= 5, firsts
+    assert len(refused) >= 1, firsts
     assert all("At most 3 sessions" in r or "too fast" in r for r in refused), refused
     assert any("At most 3 sessions" in r for r in refused)
     conn.close()

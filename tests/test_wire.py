@@ -243,3 +243,15 @@ async def test_a_client_that_prefers_chacha20_gets_aes_gcm(lamma_server):
         assert conn.get_extra_info("send_cipher") == "aes128-ctr"
     finally:
         conn.close()
+
+
+def test_asyncssh_still_handles_env_where_the_guard_overrides_it() -> None:
+    """wire.GuardedChannel overrides asyncssh's handler of ``env`` requests by its name
+    (``_process_<request>_request``); a release that renames it would keep every
+    variable again (tests/test_pre_session.py shows that end to end)."""
+    import asyncssh
+
+    from server.wire import GuardedChannel
+
+    assert callable(vars(asyncssh.SSHServerChannel).get("_process_env_request"))
+    assert "_process_env_request" in vars(GuardedChannel)
