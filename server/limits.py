@@ -8,6 +8,7 @@ person or a well-behaved program does, and far below what slows the others.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import time
 from dataclasses import dataclass
 
@@ -74,11 +75,25 @@ TERM_MAX = 64                   # a terminal type's length (terminfo names are s
 REFUSED_REQUESTS_MAX = 16
 CONNECTIONS_PER_ADDRESS = 16    # open at once from one address
 CONNECTS_RATE, CONNECTS_BURST = 1.0, 20.0            # per address: new connections a second
+# The whole room (issue 30): connections that have not authenticated yet (a client that
+# sends a version line and waits holds a socket and asyncssh's state for nothing), and
+# how long one may take to; past the cap the oldest of the address holding most of them
+# makes way for the newcomer. Every connection together stays under the process's
+# open-files limit (raised to its hard limit at start), less what the room needs beside
+# its connections: the database, the logs, the computer players' workers, and the
+# refused connections lingering (``wire.LINGER_MAX``).
+UNAUTHENTICATED_MAX = 256
+LOGIN_TIMEOUT = 10.0            # seconds from the TCP connection to a proven identity
+OPEN_FILES_RESERVE = 64 + 256   # beside the connections (the second part: lingering ones)
 # --proxy-protocol (server/proxyproto.py): a connection's PROXY header must arrive whole
 # within this (the specification: "at least 3 seconds to cover a TCP retransmit"), and at
 # most this many connections wait for theirs at once (a balancer's take one round trip).
 PROXY_HEADER_TIMEOUT = 5.0
 PROXY_PENDING = 512
+# ... and without --proxy-from (anyone may reach the port and say anything), at most this
+# many from one address: a client that opens hundreds and never sends a header would
+# otherwise take every place from the balancer's own connections.
+PROXY_PENDING_PER_ADDRESS = 16
 
 # The room.
 TABLES_PER_IDENTITY = 3         # open tables one person (or guest connection) created
@@ -105,6 +120,10 @@ class Limits:
     connects_burst: float = CONNECTS_BURST
     proxy_header_timeout: float = PROXY_HEADER_TIMEOUT
     proxy_pending: int = PROXY_PENDING
+    proxy_pending_per_address: int = PROXY_PENDING_PER_ADDRESS
+    unauthenticated_max: int = UNAUTHENTICATED_MAX
+    login_timeout: float = LOGIN_TIMEOUT
+    connections_max: int = 0        # 0: as many as the open-files limit allows
     tables_per_identity: int = TABLES_PER_IDENTITY
     names_per_key: int = NAMES_PER_KEY
 
@@ -147,3 +166,33 @@ class Address:
         nothing it would not have had anyway."""
         return (self.connects.take(0) and self.connects.level >= self.connects.burst
                 and self.requests.take(0) and self.requests.level >= self.requests.burst)
+
+
+def connection_cap(limits: Limits, open_files: int) -> int:
+    """How many connections the room holds at once: under the open-files limit by
+    ``OPEN_FILES_RESERVE``, and under ``limits.connections_max`` if that is set."""
+    cap = max(16, open_files - OPEN_FILES_RESERVE)
+    return min(cap, limits.connections_max) if limits.connections_max > 0 else cap
+
+
+class Tally:
+    """An event that can come thousands of times a second under attack (a connection
+    refused at a cap): counted, and said in the log at most once every ``every``
+    seconds, with how many times it came since — one line, not one per event."""
+
+    __slots__ = ("count", "every", "logger", "said", "text")
+
+    def __init__(self, logger: logging.Logger, text: str, every: float = 10.0):
+        self.logger = logger
+        self.text = text            # %d (how many since the last line) then %s (detail)
+        self.every = every
+        self.count = 0
+        self.said = -every
+
+    def note(self, detail: str = "") -> None:
+        self.count += 1
+        now = time.monotonic()
+        if now - self.said >= self.every:
+            self.logger.warning(self.text, self.count, detail)
+            self.count = 0
+            self.said = now

@@ -208,6 +208,53 @@ def measure_gc() -> None:
         gc.callbacks.append(_on_gc)
 
 
+def raise_open_files() -> int:
+    """The soft limit on open files raised to the hard one (a soft 1,024 is common and
+    every connection is a socket: 64 addresses holding 16 idle connections each filled
+    it, and then nobody could connect, issue 30). Returns the limit now in force."""
+    try:
+        import resource
+    except ImportError:             # not a POSIX system: the room's own cap still holds
+        return 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft != hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):
+            log.warning("could not raise the open-files limit from %d to %d", soft, hard)
+    elif hard == resource.RLIM_INFINITY and soft != resource.RLIM_INFINITY:
+        # "Unlimited" cannot be a soft limit everywhere: as far as the kernel allows.
+        for wanted in (1 << 20, 1 << 16):
+            try:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+                soft = wanted
+                break
+            except (ValueError, OSError):
+                continue
+    return int(soft) if soft != resource.RLIM_INFINITY else 1 << 20
+
+
+def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """asyncio logs a traceback for every accept that fails for want of file
+    descriptors (and retries a second later): under a flood of connections the log grew
+    68 MB in ~36 s (issue 30). Those are counted and said once every 10 s instead;
+    anything else goes to the loop's default handler as before."""
+    from .limits import Tally
+
+    tally = Tally(log, "%d connection(s) could not be accepted: %s (the room's connection "
+                       "cap should stay under the open-files limit)")
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        if context.get("message") == "socket.accept() out of system resource":
+            tally.note(str(context.get("exception") or "out of file descriptors"))
+            return
+        loop.default_exception_handler(context)
+
+    if loop.get_exception_handler() is None:
+        loop.set_exception_handler(handler)
+
+
 SWITCH_INTERVAL = 0.001    # seconds a thread holds the GIL before another may have it
 
 

@@ -29,7 +29,9 @@ from .limits import (
     Address,
     Bucket,
     Limits,
+    Tally,
     address_key,
+    connection_cap,
 )
 from .moderation import Moderation, key_of
 from .proxyproto import Network, ProxyListener
@@ -206,6 +208,15 @@ class Room:
         self.allowed = AllowList(config.keys / "authorized_keys")
         self.online: dict[str, Member] = {}          # name_key -> Member
         self.addresses: dict[str, Address] = {}      # client address -> what it holds
+        # Every connection admitted and open now, and those of them not authenticated
+        # yet, oldest first (issue 30: ``make_way``).
+        self.connections = 0
+        self.unproven: dict[LammaSSHServer, None] = {}
+        self.connection_cap = connection_cap(config.limits, 1024)   # start_server sets it
+        self.full = Tally(log, "%d connection(s) refused: the room holds its most at once "
+                               "(the latest from %s)")
+        self.made_way = Tally(log, "%d unauthenticated connection(s) closed to make way "
+                                   "for new ones (the latest from %s)")
         self.apps: weakref.WeakSet = weakref.WeakSet()
         self.session_tasks: set[asyncio.Task] = set()
         self.metrics: Exporter | None = None          # server/metrics.py, when asked
@@ -241,6 +252,43 @@ class Room:
             if key != nk and skeleton(member.name) == look:
                 return clean_name(member.name)
         return None
+
+    def make_way(self) -> bool:
+        """Room for one more connection? At the cap on connections not yet
+        authenticated, or on all of them, the oldest unauthenticated connection of the
+        address that holds most of them is closed to make way: a flood of idle
+        connections from many addresses cannot keep an honest login out (a login takes
+        well under a second; a connection that never proves anything is the flood's).
+        False if every connection is authenticated and the room is full."""
+        limits = self.config.limits
+        if len(self.unproven) < limits.unauthenticated_max and \
+                self.connections < self.connection_cap:
+            return True
+        if self.unproven:
+            held: dict[str, int] = {}
+            for srv in self.unproven:
+                held[srv.address_key] = held.get(srv.address_key, 0) + 1
+            most = max(held, key=held.__getitem__)
+            victim = next(srv for srv in self.unproven if srv.address_key == most)
+            self.made_way.note(most)
+            # Not counted from now on: its socket lingers a moment at most (wire.linger,
+            # bounded and within OPEN_FILES_RESERVE).
+            self.disconnected(victim)
+            if victim.conn is not None:
+                victim.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                                       "The room is busy; connect again.")
+        return self.connections < self.connection_cap
+
+    def connected(self, srv: LammaSSHServer) -> None:
+        self.connections += 1
+        self.unproven[srv] = None
+        srv.counted = True
+
+    def disconnected(self, srv: LammaSSHServer) -> None:
+        if srv.counted:
+            srv.counted = False
+            self.connections -= 1
+            self.unproven.pop(srv, None)
 
     def forget_idle_addresses(self) -> None:
         """Addresses that hold nothing and whose allowance is whole again (refused ones
@@ -291,6 +339,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.processes: list[asyncssh.SSHServerProcess] = []
         self.channel_opens = Bucket(limits.channel_opens_rate, limits.channel_opens_burst)
         self.refusals = 0                 # requests refused past a limit (``refused``)
+        self.counted = False              # in the room's count of connections
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -315,10 +364,14 @@ class LammaSSHServer(asyncssh.SSHServer):
             reason = "Connections are coming too fast from your address; wait a little."
         elif banned := self.room.moderation.banned(address=key):
             reason = banned
+        elif not self.room.make_way():
+            reason = "The room is full just now; try again in a few minutes."
+            self.room.full.note(key)
         else:
             address.connections += 1
             self.address = address
             self.address_key = key
+            self.room.connected(self)
             return
         log.info("refused a connection from %s: %s", key, reason)
         # Said before the handshake ends, so no session, name or key is ever looked at.
@@ -334,6 +387,7 @@ class LammaSSHServer(asyncssh.SSHServer):
             asyncio.get_running_loop().call_soon(unlink_asyncssh, conn, processes, transport)
         address, self.address = self.address, None
         if address is not None:
+            self.room.disconnected(self)
             address.connections -= 1
             if address.connections == 0 and address.idle():
                 self.room.addresses.pop(self.address_key, None)
@@ -477,6 +531,7 @@ class LammaSSHServer(asyncssh.SSHServer):
 
     # ------------------------------------------------------------ success
     def auth_completed(self) -> None:
+        self.room.unproven.pop(self, None)
         key = self._last_key
         self._last_key = None
         if key is not None and self.name is not None:
@@ -816,9 +871,12 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     if config.reuse_port:
         check_reuse_port()
     runtime.prepare()
+    runtime.quiet_accept_errors(asyncio.get_running_loop())
+    open_files = runtime.raise_open_files()
     from tui.i18n import preload
     preload()
     room = Room(config)
+    room.connection_cap = connection_cap(config.limits, open_files)
     room.table_store.start(asyncio.get_running_loop())
     room.registry.start_resumed()
     if room.cluster is not None:
@@ -852,7 +910,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         allow_scp=False,
         agent_forwarding=False,
         x11_forwarding=False,
-        login_timeout=60,
+        login_timeout=config.limits.login_timeout,
         keepalive_interval=30,
         keepalive_count_max=4,
         # Several processes on one port, the kernel spreading connections among them.
