@@ -126,8 +126,8 @@ async def serve(args) -> None:
         if config.proxy_from:
             sources = "from " + ", ".join(str(n) for n in config.proxy_from) + " only"
         else:
-            sources = ("from any address: only the balancer must reach this port "
-                       "(or name it with --proxy-from)")
+            sources = ("from any address; set --proxy-from to the balancers' addresses "
+                       "(any client that reaches this port may claim any address)")
         print(f"PROXY protocol: every connection starts with a header, {sources}")
     if room.metrics is not None:
         host = room.metrics.host

@@ -46,6 +46,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .limits import address_key
+
 log = logging.getLogger("lamma.proxy")
 
 V1_PREFIX = b"PROXY "
@@ -192,12 +194,18 @@ class ProxyListener:
     each connection to asyncssh once its PROXY header is read."""
 
     def __init__(self, *, timeout: float, pending_max: int,
-                 trusted: Sequence[Network] = (), reuse_port: bool = False):
+                 trusted: Sequence[Network] = (), reuse_port: bool = False,
+                 pending_per_address: int = 0):
         self.timeout = timeout
         self.pending_max = pending_max
         self.trusted = tuple(trusted)
         self.reuse_port = reuse_port
         self.pending = 0                # connections waiting for their header now
+        # Without --proxy-from anyone may reach the port: waiting ones are also capped
+        # per address (0: no cap), or one client would take every place from the
+        # balancer's connections (issue 30: 512 that never sent a header did).
+        self.pending_per_address = 0 if self.trusted else pending_per_address
+        self.pending_from: dict[str, int] = {}
         self.refused = 0                # since the last warning in the log
         self._warned = 0.0
         self.session_factory: Callable[[str, int], Any] | None = None
@@ -245,18 +253,26 @@ class HeaderReader(asyncio.Protocol):
         self.buffer = bytearray()
         self.timer: asyncio.TimerHandle | None = None
         self.counted = False
+        self.where = "?"                # the TCP peer's address_key
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         self.peer = transport.get_extra_info("peername")
+        self.where = address_key(str(self.peer[0])) if self.peer else "?"
         lst = self.listener
         if not lst.trusts(self.peer):
             self._refuse("not from an address --proxy-from names")
         elif lst.pending >= lst.pending_max:
             self._refuse(f"{lst.pending} connections already wait for their header")
+        elif (lst.pending_per_address
+              and lst.pending_from.get(self.where, 0) >= lst.pending_per_address):
+            self._refuse(f"{lst.pending_per_address} connections from this address already "
+                         "wait for their header")
         else:
             lst.pending += 1
+            if lst.pending_per_address:
+                lst.pending_from[self.where] = lst.pending_from.get(self.where, 0) + 1
             self.counted = True
             self.timer = asyncio.get_running_loop().call_later(
                 lst.timeout, self._refuse, f"no PROXY header within {lst.timeout:g} s")
@@ -311,4 +327,11 @@ class HeaderReader(asyncio.Protocol):
             self.timer = None
         if self.counted:
             self.counted = False
-            self.listener.pending -= 1
+            lst = self.listener
+            lst.pending -= 1
+            if lst.pending_per_address:
+                left = lst.pending_from.get(self.where, 1) - 1
+                if left > 0:
+                    lst.pending_from[self.where] = left
+                else:
+                    lst.pending_from.pop(self.where, None)

@@ -898,7 +898,12 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         limits = config.limits
         behind["tunnel"] = ProxyListener(
             timeout=limits.proxy_header_timeout, pending_max=limits.proxy_pending,
-            trusted=config.proxy_from, reuse_port=config.reuse_port)
+            trusted=config.proxy_from, reuse_port=config.reuse_port,
+            pending_per_address=limits.proxy_pending_per_address)
+        if not config.proxy_from:
+            log.warning("--proxy-protocol without --proxy-from: any client that reaches "
+                        "the port may say any address in its PROXY header; name the "
+                        "balancers with --proxy-from CIDR[,CIDR]")
     server = await asyncssh.create_server(
         lambda: LammaSSHServer(room, handler), host, port,
         server_host_keys=[host_key],

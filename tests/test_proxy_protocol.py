@@ -416,6 +416,40 @@ async def test_at_most_so_many_connections_wait_for_their_header(tmp_path):
         await stop_room(srv)
 
 
+async def test_without_proxy_from_one_address_cannot_take_every_waiting_place(tmp_path):
+    """Issue 30: 512 connections that never sent a header, from one address, took every
+    place from the balancer's. Without --proxy-from waiting ones are capped per address
+    too; with it, only balancers reach the port, and the cap is theirs alone."""
+    limits = Limits(proxy_header_timeout=3.0, proxy_pending_per_address=3)
+    srv = await proxied_room(tmp_path / "a", limits)
+    bal = await Balancer(srv.port, lambda: v1("10.1.2.3")).start()
+    try:
+        silent = [await asyncio.open_connection("127.0.0.1", srv.port,
+                                                local_addr=("127.0.0.5", 0))
+                  for _ in range(3)]
+        await asyncio.sleep(0.1)
+        fourth = await asyncio.open_connection("127.0.0.1", srv.port,
+                                               local_addr=("127.0.0.5", 0))
+        assert await closed_within(fourth[0], 2.0) < 1.0        # not its 3 s
+        (await bal.connect("ana")).close()                      # the balancer's get in
+        for _, w in [*silent, fourth]:
+            w.close()
+    finally:
+        await bal.close()
+        await stop_room(srv)
+    srv = await proxied_room(tmp_path / "b", limits, proxy_from=parse_networks("127.0.0.0/8"))
+    try:
+        waiting = [await asyncio.open_connection("127.0.0.1", srv.port,
+                                                 local_addr=("127.0.0.5", 0))
+                   for _ in range(4)]
+        with pytest.raises(TimeoutError):                       # all four wait
+            await asyncio.wait_for(waiting[3][0].read(1), 0.5)
+        for _, w in waiting:
+            w.close()
+    finally:
+        await stop_room(srv)
+
+
 async def test_proxy_from_closes_connections_from_anywhere_else(tmp_path):
     srv = await proxied_room(tmp_path / "a", proxy_from=parse_networks("10.0.0.0/8"))
     bal = await Balancer(srv.port, lambda: v1("10.1.2.3")).start()
