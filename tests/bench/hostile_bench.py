@@ -19,6 +19,16 @@ NAMES (default: all, in this order):
   key-flood     megabytes of ordinary characters typed on a PTY
   auth-loop     (extra) 16 connections re-asking keyboard-interactive after the
                 refusal, as fast as the server answers, for 5 s
+  env           (issue 30) 8 guest connections, each one channel with 4,000 env
+                requests of 200 KB, never a shell; RSS 5 s after they close
+  channels      8 guest connections opening 20,000 session channels each that
+                never start
+  pty-term      8 guest connections, 2,000 channels each with a 200 KB TERM
+  idle-flood    64 addresses x 16 connections that send a version line and wait,
+                against a room under 1,024 open files; honest guest logins meanwhile
+  proxy-silent  --proxy-protocol without --proxy-from: 512 connections from one
+                address that never send a header; the normal client comes through
+                a balancer (a relay that sends PROXY v1 headers)
 
 For each attack it prints who was refused at what count, the latency a normal
 client sees at the same moment, and the server's memory (RSS) before, after and
@@ -141,7 +151,14 @@ async def serve_main(folder: str, overrides: dict) -> None:
     from server.limits import Limits
     from server.ssh import RoomConfig, start_server
     tmp = Path(folder)
-    config = RoomConfig(data=tmp / "data", keys=tmp / "keys", limits=Limits(**overrides))
+    # Settings of the process and the room rather than of Limits (issue 30's attacks).
+    nofile = overrides.pop("_nofile", None)
+    if nofile:
+        import resource
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+    proxy = bool(overrides.pop("_proxy", False))
+    config = RoomConfig(data=tmp / "data", keys=tmp / "keys", limits=Limits(**overrides),
+                        proxy_protocol=proxy)
     server, room, _ = await start_server(config, "127.0.0.1", 0)
     runtime.tune_gc()
     gc_task = asyncio.create_task(runtime.gc_task())
@@ -1228,6 +1245,220 @@ async def attack_key_flood(srv: Server, probe: Probe, a) -> Attack:
     return out
 
 
+# ------------------------------------------- 11-14. beneath the limits (issue 30)
+def raw_session_channel(conn):
+    """A session channel opened and left there, as a hostile client may: no shell,
+    no command (asyncssh's client has no public way to open one and wait)."""
+    import asyncssh.channel
+    return asyncssh.channel.SSHClientChannel(conn, asyncio.get_running_loop(), "strict",
+                                             None, "strict", 2 * 1024 * 1024, 32768)
+
+
+async def rss_after_close(srv: Server, before: int, seconds: float = 5.0) -> str:
+    await asyncio.sleep(seconds)
+    return f"RSS {seconds:.0f} s after the close {mb(srv.rss() - before)} MB above before"
+
+
+async def pre_session(srv: Server, probe: Probe, a, what: str) -> Attack:
+    """One of the review's attacks before any session: ``env`` (4,000 requests of
+    200 KB on one channel), ``channels`` (20,000 session channels that never start),
+    ``pty`` (2,000 channels, each a pty-req with a 200 KB TERM); on ``a.pre_conns``
+    guest connections at once."""
+    from asyncssh.packet import String, UInt32
+    out = Attack()
+    before = srv.rss()
+    big = b"x" * 200_000
+    tally: collections.Counter = collections.Counter()
+
+    async def one(i: int) -> None:
+        try:
+            conn = await connect(srv.port, f"m{what[:3]}{i}", guest=True)
+        except Exception as exc:
+            tally["not connected: " + reason_of(exc)] += 1
+            return
+        sent = 0
+        try:
+            if what == "env":
+                chan = raw_session_channel(conn)
+                await chan._open(b"session")
+                for k in range(a.env_requests):
+                    chan._send_request(b"env", String(b"V%d" % k), String(big))
+                    sent += 1
+                    if k % 50 == 49:
+                        await asyncio.sleep(0.005)
+            else:
+                for _ in range(a.channels if what == "channels" else a.pty_reqs):
+                    chan = raw_session_channel(conn)
+                    sent += 1
+                    try:
+                        await chan._open(b"session")
+                    except asyncssh.ChannelOpenError as exc:
+                        tally["channels refused: " + exc.reason] += 1
+                        continue
+                    if what == "pty":
+                        chan._send_request(b"pty-req", String(big), UInt32(80) + UInt32(24)
+                                           + UInt32(0) + UInt32(0), String(b""))
+        except Exception:
+            pass
+        try:
+            await asyncio.wait_for(conn.wait_closed(), 2.0)
+            tally["connection closed by the room"] += 1
+        except TimeoutError:
+            tally["connection still open"] += 1
+        tally["sent"] += sent
+        conn.close()
+    t0 = time.monotonic()
+    await asyncio.gather(*(one(i) for i in range(a.pre_conns)))
+    peak = srv.peak()
+    await phase(probe, out, what)
+    after = await rss_after_close(srv, before)
+    text = (f"{a.pre_conns} connections, {tally.pop('sent')} requests sent in "
+            f"{time.monotonic() - t0:.1f} s; "
+            + "; ".join(f"{k} x{v}" for k, v in tally.items())
+            + f"; peak RSS {mb(peak)} MB; {after}")
+    say(f"  {text}")
+    out.outcome = text
+    return out
+
+
+async def attack_env(srv: Server, probe: Probe, a) -> Attack:
+    return await pre_session(srv, probe, a, "env")
+
+
+async def attack_channels(srv: Server, probe: Probe, a) -> Attack:
+    return await pre_session(srv, probe, a, "channels")
+
+
+async def attack_pty_term(srv: Server, probe: Probe, a) -> Attack:
+    return await pre_session(srv, probe, a, "pty")
+
+
+IDLE_FLOOD_LIMITS = {"_nofile": 1024}
+
+
+async def attack_idle_flood(srv: Server, probe: Probe, a) -> Attack:
+    """64 addresses x 16 connections that send a version line and wait (reconnecting
+    when closed), against a room under 1,024 open files; meanwhile honest guests log
+    in from yet another address, one after another, and say how long it took."""
+    out = Attack()
+    stop = asyncio.Event()
+    opened = collections.Counter()
+
+    async def hold(host: str) -> None:
+        while not stop.is_set():
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", srv.port,
+                                                               local_addr=(host, 0))
+                opened["opened"] += 1
+                writer.write(b"SSH-2.0-idle\r\n")
+                while await reader.read(4096):
+                    pass
+                writer.close()
+            except Exception:
+                opened["failed to connect"] += 1
+                await asyncio.sleep(0.2)
+    tasks = [asyncio.create_task(hold(f"127.0.1.{n}"))
+             for n in range(1, a.idle_addresses + 1) for _ in range(16)]
+    await asyncio.sleep(3.0)
+    logins: list[float] = []
+    failed: collections.Counter = collections.Counter()
+    deadline = time.monotonic() + a.idle_seconds
+    i = 0
+    while time.monotonic() < deadline:
+        t = time.monotonic()
+        try:
+            conn = await connect(srv.port, f"honest{i}", guest=True, local="127.0.0.3",
+                                 login_timeout=10, connect_timeout=10)
+            logins.append(time.monotonic() - t)
+            conn.close()
+        except Exception as exc:
+            failed[reason_of(exc)] += 1
+        i += 1
+        await asyncio.sleep(0.5)
+    await phase(probe, out, "idle flood")
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    lines = srv.log.read_text(errors="replace").count("\n")
+    text = (f"{a.idle_addresses} addresses x 16 idle ({opened['opened']} opened, "
+            f"{opened['failed to connect']} failed to connect); honest logins "
+            f"{len(logins)} of {i} in {fmt_ms(logins)}"
+            + (f", failed: {dict(failed)}" if failed else "")
+            + f"; {lines} lines of log")
+    say(f"  {text}")
+    out.outcome = text
+    return out
+
+
+PROXY_SILENT_LIMITS = {"_proxy": True}
+
+
+class Relay:
+    """A balancer in front of a room with --proxy-protocol: each connection is given a
+    PROXY v1 header naming the client's address, then piped both ways."""
+
+    def __init__(self, port: int):
+        self.room_port = port
+        self.port = 0
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> Relay:
+        self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        self.port = self.server.sockets[0].getsockname()[1]
+        return self
+
+    async def _relay(self, reader, writer) -> None:
+        host, port = writer.get_extra_info("peername")[:2]
+        try:
+            up_r, up_w = await asyncio.open_connection("127.0.0.1", self.room_port)
+        except OSError:
+            writer.close()
+            return
+        up_w.write(f"PROXY TCP4 {host} 127.0.0.1 {port} {self.room_port}\r\n".encode())
+
+        async def pipe(src, dst) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            dst.close()
+        await asyncio.gather(pipe(reader, up_w), pipe(up_r, writer))
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+async def attack_proxy_silent(srv: Server, probe: Probe, a) -> Attack:
+    """--proxy-protocol without --proxy-from: 512 connections from one address that
+    never send a header; meanwhile the balancer's connections (the probe's) go on."""
+    out = Attack()
+    held = []
+    closed = 0
+    for _ in range(a.proxy_silent):
+        try:
+            held.append(await asyncio.open_connection("127.0.0.1", srv.port,
+                                                      local_addr=("127.0.0.6", 0)))
+        except OSError:
+            closed += 1
+    await asyncio.sleep(1.0)
+    for reader, _ in held:
+        if reader.at_eof():
+            closed += 1
+    await asyncio.sleep(2.0)
+    await phase(probe, out, "silent connections")
+    for _, writer in held:
+        writer.close()
+    text = (f"{a.proxy_silent} silent connections from one address: "
+            f"{closed} closed at once (the rest wait for their header)")
+    say(f"  {text}")
+    out.outcome = text
+    return out
+
+
 async def attack_quiet(srv: Server, probe: Probe, a) -> Attack:
     out = Attack()
     await asyncio.sleep(a.quiet_seconds)
@@ -1250,15 +1481,25 @@ ATTACKS = {
     "lookalike": (attack_lookalike, "json", "8. look-alike names", None),
     "key-flood": (attack_key_flood, "pty", "9. key-input flood", None),
     "auth-loop": (attack_auth_loop, "json", "10. keyboard-interactive loop (extra)", None),
+    "env": (attack_env, "json", "11. env requests before a session", None),
+    "channels": (attack_channels, "json", "12. session channels that never start", None),
+    "pty-term": (attack_pty_term, "json", "13. pty-req with a 200 KB TERM", None),
+    "idle-flood": (attack_idle_flood, "json", "14. 64 addresses x 16 idle connections",
+                   IDLE_FLOOD_LIMITS),
+    "proxy-silent": (attack_proxy_silent, "json", "15. PROXY mode: silent connections",
+                     PROXY_SILENT_LIMITS),
 }
 
 
 async def run_one(name: str, a) -> tuple[str, str, str, str]:
     fn, kind, title, overrides = ATTACKS[name]
-    srv = await Server(overrides).start()
+    srv = await Server(dict(overrides or {})).start()
     probe = None
+    relay = None
     try:
-        probe = await Probe(kind, srv.port).start()
+        if overrides and overrides.get("_proxy"):
+            relay = await Relay(srv.port).start()       # the probe comes through it
+        probe = await Probe(kind, relay.port if relay else srv.port).start()
         await asyncio.sleep(1.0)                       # the probe's session warms up
         await probe.take()
         await srv.lag()
@@ -1305,6 +1546,8 @@ async def run_one(name: str, a) -> tuple[str, str, str, str]:
     finally:
         if probe is not None:
             await probe.stop()
+        if relay is not None:
+            relay.close()
         await srv.stop()
 
 
@@ -1350,6 +1593,9 @@ def parse_args():
     a.keys_mb, a.keys_seconds = 16, 8.0
     a.quiet_seconds = 4.0
     a.auth_loops, a.auth_seconds = 16, 5.0
+    a.pre_conns, a.env_requests, a.channels, a.pty_reqs = 8, 4000, 20_000, 2000
+    a.idle_addresses, a.idle_seconds = 64, 10.0
+    a.proxy_silent = 512
     a.attack_timeout = 60.0
     if a.quick:
         a.flood_seconds = 2.0
@@ -1362,6 +1608,8 @@ def parse_args():
         a.keys_mb, a.keys_seconds = 4, 3.0
         a.quiet_seconds = 2.0
         a.auth_loops, a.auth_seconds = 4, 2.0
+        a.pre_conns, a.env_requests, a.channels, a.pty_reqs = 2, 500, 2000, 300
+        a.idle_seconds = 5.0
     return a
 
 
