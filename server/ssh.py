@@ -908,6 +908,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         lambda: LammaSSHServer(room, handler), host, port,
         server_host_keys=[host_key],
         encryption_algs=list(wire.ENCRYPTION_ALGS),    # no chacha20: see server/wire.py
+        kex_algs=wire.kex_algs(),                       # dropbear's guess: see there
         # Sessions are made by LammaSSHServer.session_requested (counted and guarded
         # from the moment their channel opens), not by a process_factory here.
         encoding=None,

@@ -41,6 +41,26 @@ ENCRYPTION_ALGS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com",
                    "aes128-ctr", "aes192-ctr", "aes256-ctr")
 
 
+def kex_algs() -> list[str]:
+    """The key exchanges offered: asyncssh's own (GSS aside), ``curve25519-sha256``
+    first (issue 32).
+
+    Which exchange is used is the *client's* first that the server supports, so the
+    order here never weakens what a client gets (OpenSSH 9.9 and later still get
+    ``mlkem768x25519-sha256``).  It decides one thing: whether a client's guessed
+    first key-exchange packet is right.  dropbear's ``dbclient`` sends one for its
+    first, ``curve25519-sha256``, and by RFC 4253 §7.1 counts it wrong when the
+    server's first differs — so it sends the packet again; asyncssh (2.24) counts a
+    guess right when the *negotiated* exchange is the client's first, uses the guessed
+    packet, and then refuses the repeat ("Key exchange not in progress").  With the
+    same first on both sides the two rules agree."""
+    from asyncssh.kex import get_default_kex_algs
+
+    names = [a.decode() for a in get_default_kex_algs() if not a.startswith(b"gss-")]
+    first = "curve25519-sha256"
+    return [first] + [n for n in names if n != first]
+
+
 class Coalescing:
     """A write transport that joins the writes of one moment into one."""
 
