@@ -270,7 +270,7 @@ class JsonSession(Session):
             reply["code"] = table.code
         self.send(reply)
         if computer:
-            table.fill_with_bots(computer, level)   # may start the match: views follow
+            table.fill_with_bots(self, computer, level)   # may start the match: views follow
 
     def op_join(self, msg: dict) -> None:
         code = msg.get("code")

@@ -537,7 +537,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         if table is None:
             return
         try:
-            table.fill_with_bots()
+            table.fill_with_bots(self.app.member)     # the table says who may
         except RoomError as exc:
             self.flash(self.app.speech.error(exc))
 
