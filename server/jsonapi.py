@@ -1,8 +1,10 @@
 """``ssh -p PORT NAME@HOST play``: one JSON object per line each way.
 
-Client ops: tables, create, join, watch, act, leave, chat.
-Server messages: joined, watching, left, tables, view, chat, error, bye, and
+Client ops: tables, create, join, watch, fill, act, leave, chat.
+Server messages: joined, watching, filled, left, tables, view, chat, error, bye, and
 pending (a computer player's seat you asked for is yours when the round ends).
+A program may do at a table what a person in the same role may (docs/roles.md): the
+table checks, whichever front end asks.
 A bad line of any kind gets ``{"type":"error","message":...}``, changes
 nothing and keeps the connection.
 """
@@ -36,8 +38,8 @@ log = logging.getLogger("lamma.json")
 
 MAX_LINE = 64 * 1024          # longer lines are refused (and skipped)
 MAX_BACKLOG = 4 * 1024 * 1024  # a client that stops reading is dropped
-OPS = ("tables", "create", "join", "watch", "act", "leave", "chat", "profile", "leaderboard",
-       "command")
+OPS = ("tables", "create", "join", "watch", "fill", "act", "leave", "chat", "profile",
+       "leaderboard", "command")
 
 
 class JsonSession(Session):
@@ -270,7 +272,7 @@ class JsonSession(Session):
             reply["code"] = table.code
         self.send(reply)
         if computer:
-            table.fill_with_bots(computer, level)   # may start the match: views follow
+            table.fill_with_bots(self, computer, level)   # may start the match: views follow
 
     def op_join(self, msg: dict) -> None:
         code = msg.get("code")
@@ -297,6 +299,17 @@ class JsonSession(Session):
         table.watch(self)
         self.send({"type": "watching", "table": table.id})
         self.push_view()
+
+    def op_fill(self, msg: dict) -> None:
+        """Computer players sit in the empty ``seats`` (all by default) of the table we
+        are at, at ``level``: its host's or an operator's choice (docs/roles.md)."""
+        table = self.table
+        if table is None:
+            raise RoomError("You are not at a table.")
+        seats = msg.get("seats")
+        wanted = None if seats is None else parse_seats(seats, "\"seats\"")
+        table.fill_with_bots(self, wanted, msg.get("level", DEFAULT_LEVEL))
+        self.send({"type": "filled", "table": table.id})
 
     def op_act(self, msg: dict) -> None:
         table = self.table

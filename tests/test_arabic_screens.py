@@ -246,8 +246,9 @@ def some_tables(reg: Registry) -> None:
     a = reg.create("estimation", 13)
     a.sit(others(P1)[0])
     b = reg.create("tarneeb41")
-    b.sit(others(P2)[0], 0)
-    b.fill_with_bots([1, 2, 3])
+    owner = others(P2)[0]
+    b.sit(owner, 0)
+    b.fill_with_bots(owner, [1, 2, 3])
     b.watch(others(P3)[0])
     c = reg.create("estimation-kotshina", "mini", timer=30)
     c.sit(others(GUEST)[0])
@@ -309,8 +310,9 @@ async def _(pilot, app):
 
 def private_full(reg: Registry) -> None:
     t = reg.create("estimation", 13, private=True)
-    t.sit(others(P1)[0], 0)
-    t.fill_with_bots([1, 2, 3])
+    owner = others(P1)[0]
+    t.sit(owner, 0)
+    t.fill_with_bots(owner, [1, 2, 3])
 
 
 @scenario("code-to-a-full-table", prep=private_full)

@@ -76,7 +76,7 @@ async def test_a_frame_says_the_history_once_and_a_remote_table_shows_it_whole()
     alice = Session("alice", "key:a:alice")
     table = reg.create("estimation", 13)
     table.sit(alice, 0)
-    table.fill_with_bots()
+    table.fill_with_bots(alice)
     m = table.match
     while len(m.history) < 2:
         m.apply(m.to_act, quick_policy(m, m.to_act))
@@ -148,7 +148,7 @@ async def test_leaving_while_a_seat_came_meanwhile_keeps_the_seat_not_the_match_
     alice = Session("alice", "key:a:alice")
     table = reg.create("estimation", 13)
     table.sit(alice, 0)
-    table.fill_with_bots()
+    table.fill_with_bots(alice)
     req = {"origin": "p2", "session": "c-1", "name": "carol", "ident": "key:c:carol",
            "guest": False, "table": table.id}
     side._run_one(table, {**req, "op": "take", "args": {"seat": 3}})   # between rounds: now

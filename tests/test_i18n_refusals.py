@@ -187,8 +187,9 @@ def refusals_of_the_room() -> list[RoomError]:
     refused(t.say, ali, "   ")
     refused(t.take_seat, ben, 1)
     refused(t.watch, ali)
-    t.fill_with_bots([1, 2, 3])
-    refused(t.fill_with_bots, [1])
+    refused(t.fill_with_bots, ben, [1, 2, 3])        # only the host fills (docs/roles.md)
+    t.fill_with_bots(ali, [1, 2, 3])
+    refused(t.fill_with_bots, ali, [1])
     refused(t.sit, ben)
     m = t.match
     assert m is not None
@@ -199,6 +200,7 @@ def refusals_of_the_room() -> list[RoomError]:
     refused(t._apply, 0, {"type": "declare", "n": 3}, "player")   # the engine's, via the room
     p = reg.create("tarneeb41", private=True, creator=ben)
     refused(reg.check_code, cat, p, None)
+    refused(p.fill_with_bots, cat)                  # nobody sits there: nobody fills
     refused(reg.check_code, cat, p, "WRONG-123")
     for _ in range(5):
         try:
@@ -234,7 +236,7 @@ async def test_the_rooms_other_words_are_said_with_their_templates():
     ali = Session("ali", "key:ali:ali")
     t = reg.create("estimation", 13)
     t.sit(ali, 0)
-    t.fill_with_bots([1, 2, 3])
+    t.fill_with_bots(ali, [1, 2, 3])
     m = t.match
     assert m is not None
     for _ in range(60):

@@ -69,7 +69,9 @@ async def test_a_burst_is_told_once_at_once_and_once_folded_with_the_last_state(
     for p in players[:3]:                           # a burst within the interval
         first.sit(p)
     second = reg.create("tarneeb41")
-    second.fill_with_bots()
+    host = Member("p9", "key:x:p9")
+    second.sit(host)
+    second.fill_with_bots(host)
     first.detach(players[2], keep_seat=False)
     await asyncio.sleep(0)
     assert [len(e.seen) for e in ears] == [1] * 20   # folded: nothing yet
@@ -143,7 +145,7 @@ async def test_a_lobby_screen_shows_a_new_table_and_redraws_only_its_row():
         people = [Member(f"p{i}", f"key:x:p{i}") for i in range(3)]
         for p in people:                                # a burst: one redraw
             second.sit(p)
-        second.fill_with_bots()                         # ... ending in a match under way
+        second.fill_with_bots(people[0])                # ... ending in a match under way
         await flushed(reg)
         await pilot.pause()
         assert lobby.redraws == drawn + 1

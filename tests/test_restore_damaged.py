@@ -14,8 +14,9 @@ SLOW = 3600.0
 
 def started_table(reg: Registry, name: str):
     t = reg.create("estimation", 13)
-    t.sit(Session(name, f"key:fp-{name}:{name}"), 0)
-    t.fill_with_bots([1, 2, 3], "easy")
+    owner = Session(name, f"key:fp-{name}:{name}")
+    t.sit(owner, 0)
+    t.fill_with_bots(owner, [1, 2, 3], "easy")
     assert t.status == "playing" and t.match_id is not None
     return t
 

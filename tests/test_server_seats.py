@@ -70,7 +70,7 @@ class CountingStore(NullStore):
 def bot_table(reg, owner, game="estimation", length=13, private=False):
     t = reg.create(game, length, private=private)
     t.sit(owner, 0)
-    t.fill_with_bots([1, 2, 3], "easy")
+    t.fill_with_bots(owner, [1, 2, 3], "easy")
     assert t.status == "playing"
     return t
 
@@ -148,7 +148,7 @@ async def test_take_a_seat_before_the_start_and_between_rounds_at_once():
     ana, ben, cat = Member("ana", "key:a"), Recorder("ben"), Recorder("cat")
     waiting = reg.create("estimation", 13)
     waiting.sit(ana, 0)
-    waiting.fill_with_bots([1, 2])
+    waiting.fill_with_bots(ana, [1, 2])
     assert waiting.take_seat(ben, 1) is True                     # not started: at once
     assert waiting.seats[1].name == "ben" and ben.seat == 1 and waiting.counts_for_points
     assert store.seat_changes == []                             # nothing started to store
@@ -288,7 +288,7 @@ async def test_a_restart_keeps_the_computer_player_that_replaced_a_tarneeb_leave
     t = reg.create("tarneeb41")
     t.sit(ana, 0)
     t.sit(ben, 1)
-    t.fill_with_bots([2, 3], "easy")
+    t.fill_with_bots(ana, [2, 3], "easy")
     assert t.status == "playing"
     t.detach(ana, keep_seat=False)
     assert (t.seats[0].kind, t.seats[0].replaced) == ("bot", "ana")
@@ -476,7 +476,7 @@ async def test_a_closed_table_drops_a_computer_players_decision_in_flight(tmp_pa
     ana = Member("ana", "key:fp-ana:ana")
     t = reg.create("tarneeb41")
     t.sit(ana, 0)
-    t.fill_with_bots([1, 2, 3], "strong")
+    t.fill_with_bots(ana, [1, 2, 3], "strong")
     while not asked:                       # a computer player is thinking now
         if t.match.to_act == 0:
             t.act(ana, t.match.legal_actions(0)[0])

@@ -110,7 +110,7 @@ async def test_while_the_database_is_down_no_move_is_accepted_and_then_play_goes
         t = reg.create("estimation", 13)
         alone = Heard("alone")
         t.sit(alone, 0)
-        t.fill_with_bots([1, 2, 3], "easy")
+        t.fill_with_bots(alone, [1, 2, 3], "easy")
         u = reg.create("estimation", 13)
         people = [Heard(f"q{s}") for s in range(4)]
         for s, p in enumerate(people):

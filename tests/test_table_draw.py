@@ -127,10 +127,21 @@ def test_a_small_board_asks_to_be_enlarged_and_has_nothing_to_click():
 
 
 def test_waiting_for_players_and_watching():
-    frame = draw.draw_table(None, TableState(), facts(), Look(), now=0.0)
+    # The host (the table lets them fill: may_fill) is offered b ...
+    frame = draw.draw_table(None, TableState(), facts(may_fill=True, host="ana"), Look(),
+                            now=0.0)
     text = "\n".join(plain(frame))
     assert "Waiting for four players." in text
+    assert "b  fill the empty seats with computer players · q  leave" in text
     assert frame.footer.plain.rstrip().endswith(" q leave b computer players")
+    # ... anyone else is told who may, and offered no b
+    for seat in (1, None):
+        frame = draw.draw_table(None, TableState(), facts(seat=seat, host="ana"), Look(),
+                                now=0.0)
+        text = "\n".join(plain(frame))
+        assert "The host, ana, may add computer players · q  leave" in text
+        assert "b: computer players" not in text and "b  fill" not in text
+        assert frame.footer.plain.rstrip().endswith(" ? help q leave")
     m = new_match("estimation", 18, seed=5)
     v = drive(m, lambda v: v["phase"] == "auction", seat=None)
     frame = draw.draw_table(v, TableState(), facts(seat=None), Look(), now=0.0)
@@ -396,7 +407,8 @@ def test_every_action_of_the_key_table_has_a_handler_on_the_screen():
 
 
 @pytest.mark.parametrize("context,shown", [
-    (ctx("waiting"), "/ o ? q b"),
+    (ctx("waiting", may_fill=True), "/ o ? q b"),
+    (ctx("waiting"), "/ o ? q"),                  # not the host's: b says why not
     (ctx("dash", "dash"), "/ o ? q y n"),
     (ctx("bid", "auction", history=True, can_pass=True, can_with=True),
      "/ o ? q r ←→ nshdc ⏎ p w"),
@@ -414,6 +426,14 @@ def test_the_footer_lists_the_keys_that_do_something_now(context, shown):
     for entry in (k for k in [*COMMON, *MODES[context.mode]] if k.shown and k.when(context)):
         key = sorted(entry.names)[0] if entry.names else entry.chars[0]
         assert resolve(context, key, key if len(key) == 1 else "") is entry
+
+
+def test_b_before_the_start_asks_the_table_whoever_presses_it():
+    """The footer offers b to whom the table lets fill (its host, an operator); anyone
+    else's b still reaches the table, which says why not (docs/roles.md)."""
+    assert action(ctx("waiting", may_fill=True), "b") == "fill_seats"
+    assert action(ctx("waiting"), "b") == "fill_seats"
+    assert action(ctx("idle", "play"), "b") is None
 
 
 def test_q_types_a_queen_on_your_turn_to_play_and_leaves_otherwise():

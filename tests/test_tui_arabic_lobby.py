@@ -91,7 +91,7 @@ def bot_table(reg, private=False, game="estimation", length=13):
     owner = Member("sam", "key:x:sam")
     table = reg.create(game, length, private=private)
     table.sit(owner, 0)
-    table.fill_with_bots([1, 2, 3], "easy")
+    table.fill_with_bots(owner, [1, 2, 3], "easy")
     return table
 
 

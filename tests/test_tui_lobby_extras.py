@@ -368,7 +368,7 @@ def private_table(reg, bots=False):
     table = reg.create("estimation", 13, private=True)
     table.sit(owner, 0)
     if bots:
-        table.fill_with_bots([1, 2, 3], "easy")
+        table.fill_with_bots(owner, [1, 2, 3], "easy")
     return table
 
 
@@ -469,7 +469,7 @@ async def test_take_a_computer_seat_mid_round_then_at_the_round_end():
     ana = Member("ana", "key:x:ana")
     table = reg.create("estimation", 13)
     table.sit(ana, 0)
-    table.fill_with_bots([1, 2, 3], "easy")
+    table.fill_with_bots(ana, [1, 2, 3], "easy")
     while table.between_rounds():
         step(table)
     app = LammaApp(reg, "ben", "key:x:ben")

@@ -72,7 +72,7 @@ async def test_auction_numbers_that_cannot_beat_the_bid_cannot_be_chosen():
     async with app.run_test(size=(80, 24)) as pilot:
         table = reg.create("estimation", 13)
         table.sit(app.member, 0)
-        table.fill_with_bots([1, 2, 3])
+        table.fill_with_bots(app.member, [1, 2, 3])
         app.open_table()
         m = table.match
         for _ in range(200):

@@ -21,12 +21,19 @@ class Moderator(Protocol):
         """Run ``/cmd args`` typed by ``member``; the reply to show them. RoomError
         (nothing changed) when refused."""
 
+    def is_operator(self, member: Member) -> bool:
+        """Is ``member`` one of the room's operators (their rights at every table:
+        docs/roles.md)?"""
+
 
 class NoModerator:
     """A room without moderation (tests): only a member's own ignore list works."""
 
     def command(self, member: Member, line: str) -> str:
         return own_command(member, line) or _unknown(line)
+
+    def is_operator(self, member: Member) -> bool:
+        return False
 
 
 def _unknown(line: str) -> str:

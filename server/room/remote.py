@@ -99,6 +99,7 @@ def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
         "points": table.points, "match_id": table.match_id,
         "takeovers": {str(seat): m.ident for seat, m in table.takeovers.items()},
         "between": table.between_rounds(), "row": table.summary(),
+        "creator": table.creator,       # who decides before the start (docs/roles.md)
     })
     return frame
 
@@ -277,6 +278,7 @@ class RemoteTable(Table):
         self._between = f["between"]
         self._takeover_idents = {int(k): v for k, v in f["takeovers"].items()}
         self.row = f["row"]
+        self.creator = f.get("creator")
         if new_driver and not first:
             self.side.reattach(self)    # another process drives it now: our members again
         if self.version != old_version:
@@ -374,11 +376,10 @@ class RemoteTable(Table):
         # round's end; either way its "granted" comes back as seat_granted.
         return self.between_rounds()
 
-    def fill_with_bots(self, seats: Any = None, level: object = "strong") -> None:
-        if self.status != "waiting":
-            raise RoomError("Computer players can fill seats only before the match starts.")
-        self.side.request(self, None, "fill", {"seats": None if seats is None else list(seats),
-                                               "level": level})
+    def fill_with_bots(self, member: Member, seats: Any = None,
+                       level: object = "strong") -> None:
+        self.verify_fill(member)        # as the frame tells; the driver checks again
+        self._send(member, "fill", seats=None if seats is None else list(seats), level=level)
 
     def detach(self, member: Member, keep_seat: bool) -> None:
         if member not in self.local:
@@ -572,10 +573,15 @@ class ClusterSide:
         op, args = req.get("op"), req.get("args") or {}
         if op not in _OPS:
             raise RoomError("That could not be done (server error); nothing changed.")
-        if op == "fill":
-            table.fill_with_bots(args.get("seats"), args.get("level", "strong"))
-            return
+        if not req.get("session"):
+            # Who asked decides what may be done (docs/roles.md): a request without a
+            # member is nobody's, and does nothing.
+            log.warning("request %s at table %s says nobody asked: refused", op, table.id)
+            raise RoomError("That could not be done (server error); nothing changed.")
         rm = self._member(req)
+        if op == "fill":
+            table.fill_with_bots(rm, args.get("seats"), args.get("level", "strong"))
+            return
         if op in ("act", "say") and rm.table is not table:
             # Let go while its process seemed gone (a late heartbeat): back first.
             held = next((i for i, s in enumerate(table.seats) if s.held_by(rm)), None)

@@ -202,6 +202,75 @@ class Table:
             return None
         return max(0.0, self.deadline - asyncio.get_running_loop().time())
 
+    # ------------------------------------------------------- who may do what
+    # docs/roles.md says this section in words. ``verify(member, action)`` says why not
+    # (RoomError), ``may`` answers a screen deciding which keys to offer; the method that
+    # does the action (``sit``, ``fill_with_bots`` …) verifies first, whoever calls it.
+    # Closing a table is an operator's command (``server.moderation``), not an action here.
+    ACTIONS = ("sit", "watch", "take", "fill", "leave")
+
+    def host(self) -> int | None:
+        """The seat of the person who decides for a table waiting for people (fills its
+        empty seats with computer players): its creator while they sit at it, else the
+        person in the lowest seat; None while nobody sits at it."""
+        people = [i for i, s in enumerate(self.seats) if s.kind == "human"]
+        creator = self.creator
+        if creator is not None:
+            for i in people:
+                if self.seats[i].held_by(creator):
+                    return i
+        return people[0] if people else None
+
+    def is_operator(self, member: Member) -> bool:
+        return self.registry.moderator.is_operator(member)
+
+    def verify(self, member: Member, action: str, seat: object = None) -> None:
+        """RoomError saying why ``member`` may not do ``action`` here now (one of
+        ``ACTIONS``; ``seat``: the seat asked for by "sit" and "take")."""
+        if action == "sit":
+            self.seat_for(member, seat)
+        elif action == "watch":
+            if member.table is self and member.seat is not None:
+                raise RoomError("You are seated at this table.")
+        elif action == "take":
+            self.check_take(member, seat)
+        elif action == "fill":
+            self.verify_fill(member)
+        elif action == "leave":
+            if member.table is not self:
+                raise RoomError("You are not at this table.")
+        else:
+            raise ValueError(f"no action {action!r} at a table")
+
+    def may(self, member: Member, action: str, seat: object = None) -> bool:
+        """Would ``verify`` let ``member`` do ``action`` now?"""
+        try:
+            self.verify(member, action, seat)
+        except RoomError:
+            return False
+        return True
+
+    def verify_fill(self, member: Member) -> None:
+        """Only the host (``host``) or an operator fills a table waiting for people
+        with computer players: filling starts the match, and a table that waits for
+        people waits until its host says otherwise."""
+        if self.status != "waiting":
+            raise RoomError("Computer players can fill seats only before the match starts.")
+        host = self.host()
+        if host is not None and self.seats[host].held_by(member):
+            return
+        if self.is_operator(member):
+            return
+        if host is None:
+            raise RoomError("Only a player seated at table {table} may add computer "
+                            "players.", table=self.id)
+        raise RoomError("Only {name}, the host, may add computer players at table {table}.",
+                        name=self.seats[host].label, table=self.id)
+
+    def can_fill(self, member: Member) -> bool:
+        """May ``member`` fill the empty seats now (the screen offers its key)?"""
+        return self.may(member, "fill")
+
     # --------------------------------------------------------------- seating
     def sit(self, member: Member, seat: int | None = None) -> int:
         """Seat ``member`` (or bring them back to the seat they hold)."""
@@ -371,12 +440,18 @@ class Table:
         member.table, member.seat = self, None
         self._changed("seats")
 
-    def fill_with_bots(self, seats: Iterable[object] | None = None,
+    def fill_with_bots(self, member: Member, seats: Iterable[object] | None = None,
                        level: object = "strong") -> None:
+        """Computer players sit in the empty ``seats`` (all by default), asked by
+        ``member``: the match starts if no seat is left empty. RoomError (nothing
+        changes) if ``member`` may not (``verify_fill``)."""
         level = parse_level(level)
-        if self.status != "waiting":
-            raise RoomError("Computer players can fill seats only before the match starts.")
-        wanted = [parse_seat(i) for i in (range(4) if seats is None else seats)]
+        self.verify_fill(member)
+        self._fill([parse_seat(i) for i in (range(4) if seats is None else seats)], level)
+
+    def _fill(self, wanted: list[int], level: str) -> None:
+        """Computer players in the empty ``wanted`` seats, unchecked: the room's own
+        doing (a benchmark's tables of four computer players), never a member's."""
         for i in wanted:
             if self.seats[i].kind == "empty":
                 self.seats[i] = Seat.computer(i, level)

@@ -782,7 +782,7 @@ async def bench_whole_match(mode: str) -> None:
         await asyncio.sleep(0.01)
     await agent.call(op="quiet", names=["solo"], period=0.2)
     start_bytes = (await agent.call(op="bytes", names=["solo"]))["bytes"][0]
-    table.fill_with_bots()
+    table.fill_with_bots(app.member)
     m = table.match
     while m.to_act is not None:
         if m.to_act == 0:
@@ -899,7 +899,7 @@ async def bench_bots(args, mode: str) -> None:
 
     def start_bot_table():
         t = reg.create("estimation", 18)
-        t.fill_with_bots(level="strong")
+        t._fill([0, 1, 2, 3], "strong")       # the room's own: nobody's to check
         running.append(t)
 
     async def keep_bots():
@@ -1150,7 +1150,7 @@ async def bench_churn(args, mode: str) -> None:
         t = reg.create("estimation", 18)
         t.sit(apps[n].member, 0)
         apps[n].call_later(apps[n].open_table)
-        t.fill_with_bots(level=args.bot_level)
+        t.fill_with_bots(apps[n].member, level=args.bot_level)
         tables.append((n, t))
     await agents.call(op="connect", agent=probe_at, port=port, names=["probe"], json=True)
     await asyncio.sleep(2.0)

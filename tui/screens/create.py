@@ -138,7 +138,7 @@ class CreateScreen(ModalScreen[None]):
                 app.registry.gc_table(table)    # no empty table left behind
                 raise
             if self.value("bots"):
-                table.fill_with_bots()
+                table.fill_with_bots(app.member)     # the creator's choice
         except RoomError as exc:
             speech = app.speech
             self.query_one("#create-status", Lines).set(

@@ -52,7 +52,7 @@ Table
                or type it: rank a k q j t 2-9 (10 for ten), suit s h d c
   Anywhere     r  score sheet   /  chat   o  options (ASCII suits,
                monochrome, English terms only, reduce motion)
-               b  computer players fill empty seats (before the start)
+               b  computer players fill empty seats (the host, before the start)
                ?  help   Ctrl+L  redraw   Esc  back   q  leave, asks first
                (x while choosing a card, where q means queen)
 
@@ -98,7 +98,7 @@ KEY_SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("Enter Space", N_("plays")),
         ("a k q j t 2-9 10", N_("or type the rank")), ("s h d c", N_("then the suit")),
         ("", N_("Anywhere")), ("r", N_("score sheet")), ("/", N_("chat")),
-        ("o", N_("options")), ("b", N_("computer players fill empty seats (before the start)")),
+        ("o", N_("options")), ("b", N_("computer players fill empty seats (the host, before the start)")),
         ("?", N_("help")), ("Ctrl+L", N_("redraw")), ("Esc", N_("back")),
         ("q", N_("leave, asks first (x while choosing a card, where q means queen)")),
     )),

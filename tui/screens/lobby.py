@@ -446,7 +446,7 @@ class LobbyScreen(Screen[None]):
             except RoomError:
                 app.registry.gc_table(table)    # no empty table left behind
                 raise
-            table.fill_with_bots()
+            table.fill_with_bots(app.member)     # quick play: its creator's choice
         except RoomError as exc:
             self.refused(exc)
             return

@@ -51,6 +51,11 @@ CHAT_PROMPT = N_("say something, Enter sends, Esc cancels")
 def table_facts(table: Table, member: Member) -> TableFacts:
     """What the table screen shows of ``table``, for ``member``, as plain data."""
     request = table.request_of(member)
+    may_fill, host = False, None
+    if table.status == "waiting":
+        may_fill = table.can_fill(member)
+        seat = table.host()
+        host = table.seats[seat].label if seat is not None else None
     return TableFacts(
         id=table.id, game=table.game, title=title(table.game), length=table.length,
         seats=tuple(SeatFacts(s.label, s.kind, s.kind == "human" and s.member is None)
@@ -61,7 +66,7 @@ def table_facts(table: Table, member: Member) -> TableFacts:
         events=table.narration(),
         chat=last_chat(table, member),
         request=table.request_text(request) if request is not None else None,
-        points=table.points)
+        points=table.points, may_fill=may_fill, host=host)
 
 
 def last_chat(table: Table, member: Member, n: int = 2) -> tuple[tuple[str, str], ...]:
@@ -183,7 +188,10 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         return self.turn().types
 
     def key_context(self) -> KeyContext:
-        return KeyContext.of(self.view, self.turn(), self.state.rank)
+        table = self.table
+        may_fill = (table is not None and table.status == "waiting"
+                    and table.can_fill(self.app.member))
+        return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
         facts = self.facts()
@@ -537,7 +545,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         if table is None:
             return
         try:
-            table.fill_with_bots()
+            table.fill_with_bots(self.app.member)     # the table says who may
         except RoomError as exc:
             self.flash(self.app.speech.error(exc))
 

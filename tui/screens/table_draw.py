@@ -342,7 +342,7 @@ class Scene:
         self.now = now
         self.cache = cache if cache is not None else DrawCache()
         self.turn = self.cache.turn(view, facts.seat)
-        self.keys = KeyContext.of(view, self.turn, state.rank)
+        self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill)
         self.you = " " + speech._("(you)")
 
     def _(self, message: str) -> str:
@@ -827,7 +827,8 @@ def _middle_lines(sc: Scene) -> list[Text]:
         empty = sc.speech.show(sc._("empty"))
         slots = {s: ("mark", empty if facts.seats[s].kind == "empty" else " ✓ ")
                  for s in range(4)}
-        note = (sc._("Waiting for players · b: computer players fill the empty seats"), "bold")
+        note = (sc._("Waiting for players · b: computer players fill the empty seats")
+                if facts.may_fill else sc._("Waiting for players"), "bold")
     elif v.get("phase") == "over":
         return ([Text(""), *result_lines(sc)] + [Text("")] * 6)[:6]
     elif v.get("phase") != "play" and v.get("history") and not v.get("tricks"):
@@ -1050,8 +1051,14 @@ def phase_lines(sc: Scene) -> list[Text]:
     mode = sc.keys.mode
     if v is None:
         lines[0] = ln(Text(" " + _("Waiting for four players."), style="bold"))
-        lines[1] = ln(Text(" " + _("b  fill the empty seats with computer players · q  leave"),
-                           style="dim"))
+        if sc.facts.may_fill:
+            hint = _("b  fill the empty seats with computer players · q  leave")
+        elif sc.facts.host is not None:
+            hint = _("The host, {host}, may add computer players · q  leave").format(
+                host=sc.facts.host)
+        else:
+            hint = _("q  leave")
+        lines[1] = ln(Text(" " + hint, style="dim"))
     elif v.get("phase") == "over":
         lines[0] = ln(Text(" " + _("The match is over. r  score sheet · q  back to the lobby"),
                            style="bold"))

@@ -39,9 +39,11 @@ class KeyContext(NamedTuple):
     can_pass: bool = False
     can_with: bool = False
     suit_open: bool = False  # call: the suit can still be chosen (not fixed)
+    may_fill: bool = False   # the table lets us fill its empty seats (Table.can_fill)
 
     @classmethod
-    def of(cls, view: View | None, turn: Turn, rank: str | None) -> KeyContext:
+    def of(cls, view: View | None, turn: Turn, rank: str | None,
+           may_fill: bool = False) -> KeyContext:
         types = turn.types
         if "play" in types:
             mode = "play"
@@ -61,7 +63,8 @@ class KeyContext(NamedTuple):
                    history=bool(view is not None and view.get("history")), rank=rank,
                    can_pass="pass" in types, can_with="with" in types,
                    suit_open=mode == "call" and not all(a.get("suit") is None
-                                                        for a in turn.of("call")))
+                                                        for a in turn.of("call")),
+                   may_fill=may_fill)
 
     @property
     def kind(self) -> str:
@@ -123,7 +126,11 @@ _NUMBER_KEYS = (
 
 MODES: dict[str, tuple[Key, ...]] = {
     "waiting": (
-        _k("fill_seats", "b", shown="b", label=pgettext("key", "computer players")),
+        # Offered to whom the table lets fill its seats (its host, an operator); anyone
+        # else's b is answered with the table's reason (docs/roles.md).
+        _k("fill_seats", "b", shown="b", label=pgettext("key", "computer players"),
+           when=lambda c: c.may_fill),
+        _k("fill_seats", "b", when=lambda c: not c.may_fill),
     ),
     "dash": (
         _k("take_dash", "y", shown="y", label=pgettext("key", "take dash")),

@@ -71,6 +71,10 @@ class TableFacts(NamedTuple):
     chat: tuple[tuple[str, str], ...] = ()            # the last two (who, text)
     request: str | None = None  # the viewer's wait for a computer player's seat (a Said)
     points: Mapping[int, Mapping[str, Any]] | None = None   # paid at the match end
+    # Before the start: may the viewer fill the empty seats (the table's say:
+    # Table.can_fill), and who may (the host's name as shown; None: nobody seated).
+    may_fill: bool = False
+    host: str | None = None
 
     def name(self, seat: int | None, you: bool = True) -> str:
         if seat is None:
