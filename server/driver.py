@@ -35,10 +35,6 @@ of Textual is reached through ``tui.textual_compat`` only), each checked by
   Textual's own drivers use; there is no public one.
 * ``XTermParser._parse_extended_key``: an ``lru_cache``-wrapped method whose
   undecorated function (``__wrapped__``) :class:`SessionParser` uses instead.
-* ``Parser._timeout_time`` and ``textual._time.get_time``: when a lone Esc
-  resolves (the parser only does that when ``tick()`` is called after it).
-* ``Driver._size``: the terminal size a driver holds; ``App.size`` reads it
-  until the first Resize event, so a resize sets it.
 """
 
 from __future__ import annotations
@@ -50,8 +46,7 @@ import re
 from typing import TYPE_CHECKING, Any, cast
 
 import asyncssh
-from textual import events
-from textual._time import get_time
+from textual import constants, events
 from textual._xterm_parser import XTermParser
 from textual.driver import Driver
 from textual.geometry import Size
@@ -286,6 +281,9 @@ class SSHDriver(Driver):
         self._session_app = app
         self._mouse_reports = mouse
         self._clock = asyncio.get_running_loop().time
+        # The client's window size: our own (App.size reads the base class's copy only
+        # until the first Resize event, which start_application_mode posts with it).
+        self.term_size: tuple[int, int] | None = size
         if app.ssh_process is None:
             raise RuntimeError("the server sets app.ssh_process before the app runs")
         self._process: asyncssh.SSHServerProcess[bytes] = app.ssh_process
@@ -295,6 +293,7 @@ class SSHDriver(Driver):
         self._read_events: list[Message] | None = None   # the events of the read being parsed
         self._input_task: asyncio.Task[None] | None = None
         self._tick_handle: asyncio.TimerHandle | None = None
+        self._escape_fed = False            # the key bytes just fed held an Esc
         self._parser: SessionParser | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._closed = False
@@ -388,7 +387,7 @@ class SSHDriver(Driver):
                 self._limited("keys", TOO_FAST)
                 return
         if isinstance(message, events.MouseEvent):
-            w, h = self._size or (80, 24)
+            w, h = self.term_size or (80, 24)
             if not (0 <= message.x < w and 0 <= message.y < h):
                 return
         super().process_message(message)
@@ -405,7 +404,7 @@ class SSHDriver(Driver):
         self._session_app.post_message(InputLimited(text, **params))
 
     def start_application_mode(self) -> None:
-        width, height = self._size or (80, 24)
+        width, height = self.term_size or (80, 24)
         size = Size(width, height)
         self._session_app.post_message(events.Resize(size, size))
         write = self.write
@@ -609,7 +608,7 @@ class SSHDriver(Driver):
             self._pending_size = (width, height)
             return
         size = clamp_size(width, height)
-        if size == self._size:
+        if size == self.term_size:
             return
         if self._resizes.take():
             self._resize(*size)
@@ -632,7 +631,7 @@ class SSHDriver(Driver):
         pending, self._pending_size = self._pending_size, None
         if pending is not None:
             size = clamp_size(*pending)
-            if size != self._size:
+            if size != self.term_size:
                 if not self._resizes.take():
                     self._pending_size = pending
                     self._wait_for_quiet()
@@ -644,7 +643,7 @@ class SSHDriver(Driver):
             self._wait_for_quiet()
 
     def _resize(self, w: int, h: int) -> None:
-        self._size = (w, h)
+        self.term_size = (w, h)
         self.resizes_applied += 1
         size = Size(w, h)
         self._session_app.post_message(events.Resize(size, size))
@@ -653,6 +652,8 @@ class SSHDriver(Driver):
         parser = self._parser
         if parser is None:
             return
+        if b"\x1b" in data:
+            self._escape_fed = True
         text = self._decoder.decode(data)
         try:
             held: events.Key | None = None
@@ -677,15 +678,18 @@ class SSHDriver(Driver):
             self._parser = SessionParser()
 
     def _schedule_tick(self) -> None:
-        """A lone Esc is only resolved by ``tick()`` after the escape delay."""
-        parser = self._parser
+        """A lone Esc (or an escape sequence cut short) is resolved only by the parser's
+        ``tick()``, once ``ESCAPE_DELAY`` has passed since the last character it read.
+        After a read that fed an Esc, and after every read while a tick is waiting, the
+        tick is (re)armed that long after the read: a tick with nothing waiting does
+        nothing, and the parser's own deadline is never after ours."""
+        if not self._escape_fed and self._tick_handle is None:
+            return
+        self._escape_fed = False
         if self._tick_handle is not None:
             self._tick_handle.cancel()
-            self._tick_handle = None
-        if parser is None or parser._timeout_time is None:
-            return
-        delay = max(0.0, parser._timeout_time - get_time()) + 0.005
-        self._tick_handle = asyncio.get_running_loop().call_later(delay, self._tick)
+        self._tick_handle = asyncio.get_running_loop().call_later(
+            constants.ESCAPE_DELAY + 0.005, self._tick)
 
     def _tick(self) -> None:
         self._tick_handle = None
@@ -697,4 +701,3 @@ class SSHDriver(Driver):
                 self.process_message(event)
         except Exception:
             self._parser = SessionParser()
-        self._schedule_tick()

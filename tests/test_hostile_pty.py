@@ -402,6 +402,34 @@ async def test_a_drop_never_feeds_half_an_escape_sequence() -> None:
     assert driver.dropped_bytes == 10 and driver.notices == 1
 
 
+async def test_a_lone_escape_is_a_key_once_the_escape_delay_has_passed() -> None:
+    """The parser resolves a lone Esc (or a sequence cut short) only when ticked after
+    its delay: the driver arms a tick after a read that fed an Esc, and again after
+    every read while one waits, so a sequence that goes on in the next read is still
+    read whole."""
+    from textual import constants
+
+    delay = constants.ESCAPE_DELAY
+    driver, app = stand_in_driver(*[True] * 5)
+    driver._on_input(b"\x1b")
+    await asyncio.sleep(delay / 2)
+    assert posted(app) == []                          # not before the delay ...
+    await asyncio.sleep(delay)
+    assert posted(app) == ["escape"]                  # ... at it
+    driver._on_input(b"\x1b[")                        # an arrow key, split over two reads
+    await asyncio.sleep(delay * 0.7)
+    driver._on_input(b"A")
+    await asyncio.sleep(delay * 0.7)                  # (the first read's tick would be due)
+    assert posted(app) == ["escape", "up"]
+    driver._on_input(b"q")                            # a tick still waits: armed again
+    assert posted(app) == ["escape", "up", "q"] and driver._tick_handle is not None
+    await asyncio.sleep(delay * 1.2)
+    assert driver._tick_handle is None
+    driver._on_input(b"w")                            # no Esc, nothing waits: no tick
+    assert driver._tick_handle is None and posted(app)[-1] == "w"
+    driver.close()
+
+
 async def test_a_paste_through_the_driver() -> None:
     driver, app = stand_in_driver(*[True] * 8)
     driver._on_input(b"x\x1b[20")             # a start marker split over reads
@@ -433,7 +461,7 @@ async def test_window_changes_wait_while_they_keep_coming() -> None:
     assert sizes[-1] == (130, 40) and len(sizes) == burst + 1
     driver._window_changed(*sizes[-1])                  # the same size: nothing
     driver._window_changed(10**9, -1)                   # nonsense: a sane size
-    assert driver.resizes_applied == burst + 2 and driver._size == (80, 24)
+    assert driver.resizes_applied == burst + 2 and driver.term_size == (80, 24)
     driver.close()
 
 

@@ -587,25 +587,6 @@ async def _check_extended_key() -> None:
     assert keys and keys[0].key == "ctrl+a"
 
 
-@relied_on("Parser._timeout_time against textual._time.get_time", f"{DRIVER} _schedule_tick()",
-           "_timeout_time", "textual._time")
-async def _check_parser_timeout() -> None:
-    from textual import events
-    from textual._time import get_time
-
-    from server.driver import SessionParser
-
-    parser = SessionParser()
-    assert parser._timeout_time is None
-    assert list(parser.feed("\x1b")) == []
-    deadline = parser._timeout_time
-    assert isinstance(deadline, float) and 0 < deadline - get_time() <= 1.0
-    while get_time() < deadline:
-        await asyncio.sleep(0.005)
-    keys = [e for e in parser.tick() if isinstance(e, events.Key)]
-    assert [k.key for k in keys] == ["escape"] and parser._timeout_time is None
-
-
 @relied_on("Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope) "
            "and Stylesheet._variables", f"{COMPAT} shared_stylesheets()",
            "_parse_rules", "_variables")
@@ -625,20 +606,6 @@ async def _check_input_value() -> None:
     assert isinstance(vars(Input)["_value"], property)
     assert "self._value" in inspect.getsource(Input.render_line)
     assert "self._value" in inspect.getsource(vars(Input)["content_width"].fget)
-
-
-@relied_on("Driver._size (set by Driver.__init__, read by App.size)", f"{DRIVER} SSHDriver._resize()",
-           "_size")
-async def _check_driver_size() -> None:
-    class Bare(Driver):
-        def write(self, data: str) -> None: ...
-        def start_application_mode(self) -> None: ...
-        def disable_input(self) -> None: ...
-        def stop_application_mode(self) -> None: ...
-
-    assert Bare(App(), size=(3, 4))._size == (3, 4)
-    size_getter = App.size.fget                 # type: ignore[attr-defined]
-    assert "_driver._size" in inspect.getsource(size_getter)
 
 
 @pytest.mark.parametrize("private", PRIVATES,
