@@ -273,6 +273,9 @@ def end_parser(parser: XTermParser | None) -> None:
 
 
 class SSHDriver(Driver):
+    """The driver of one SSH session's App; also the app's ``Surface``
+    (``tui.widgets.board``): ``write``, ``flush`` and ``frames``."""
+
     def __init__(self, app: LammaApp, *, debug: bool = False, mouse: bool = True,
                  size: tuple[int, int] | None = None) -> None:
         super().__init__(app, debug=False, mouse=mouse, size=size)
@@ -298,6 +301,7 @@ class SSHDriver(Driver):
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._closed = False
         self.bytes_out = 0
+        self.frames = 0                     # flushes that sent something (``Surface``)
         # Input limits (issue 11).
         self._gate = PasteGate(PASTE_MAX_BYTES)
         self._paste = bytearray()           # the current paste's content kept so far
@@ -342,6 +346,7 @@ class SSHDriver(Driver):
                 return
             raw = data.encode("utf-8", "replace")
             self.bytes_out += len(raw)
+            self.frames += 1
             wire.hold(self._conn)
             try:
                 self._process.stdout.write(raw)
@@ -420,8 +425,14 @@ class SSHDriver(Driver):
         self._parser = SessionParser()
         self._input_task = asyncio.get_running_loop().create_task(
             self._read_input(), name="lamma-input")
+        # From now the app's boards may write their changed cells here at once
+        # (tui.widgets.board.Surface), until input is disabled: Textual's shutdown
+        # begins there, and after it nothing may be drawn past Textual.
+        self._session_app.surface = self
 
     def disable_input(self) -> None:
+        if getattr(self._session_app, "surface", None) is self:
+            self._session_app.surface = None
         if self._input_task is not None and self._input_task is not asyncio.current_task():
             self._input_task.cancel()
         self._input_task = None

@@ -342,3 +342,108 @@ async def test_the_lobby_is_one_widget():
         styles = b._cells[0][1]
         assert all(st is not None and st.bgcolor is not None for st in styles[10:90])
         assert styles[:10] == (None,) * 10 and styles[90:] == (None,) * 10
+
+
+def strips_alike(ours, theirs) -> bool:
+    return [list(strip) for strip in ours] == [list(strip) for strip in theirs]
+
+
+async def test_textual_paints_the_board_from_its_cells_as_its_own_rendering_would():
+    """``Board.render_lines`` (what Textual's compositor paints the board with) reads
+    the board's cells every time, not Textual's cache of rendered lines (the board
+    writes cells past it), and gives what Textual's own rendering gives for the same
+    cells: whole, cropped, and cut or padded after a resize not yet drawn."""
+    from textual.app import App
+    from textual.geometry import Region
+    from textual.widget import Widget
+
+    class One(App[None]):
+        def compose(self):
+            yield board.Board()
+
+    def textual_own(b, crop):
+        b._styles_cache.clear()               # (Textual's rendering, afresh)
+        return Widget.render_lines(b, crop)
+
+    app = One(ansi_color=True)
+    async with app.run_test(size=(60, 9)) as pilot:
+        await pilot.pause()
+        b = app.query_one(board.Board)
+        assert b._plain_styles()
+        b.set_lines(awkward_lines()[:9])
+        await pilot.pause()
+        crops = [Region(0, 0, 60, 9), Region(3, 1, 20, 4), Region(0, 8, 60, 1),
+                 Region(59, 0, 1, 9)]
+        for crop in crops:
+            assert strips_alike(b.render_lines(crop), textual_own(b, crop)), crop
+        for size in ((70, 9), (50, 12)):           # resized: the lines not drawn again yet
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            whole = Region(0, 0, *size)
+            assert strips_alike(b.render_lines(whole), textual_own(b, whole)), size
+        b.styles.padding = (1, 2)                  # not plain: Textual's own, as it is
+        await pilot.pause()
+        assert not b._plain_styles()
+
+
+class Terminal:
+    """A ``Surface`` that keeps what was sent."""
+
+    def __init__(self) -> None:
+        self.frames = 0
+        self.sent: list[str] = []
+        self._pending: list[str] = []
+
+    def write(self, data: str) -> None:
+        self._pending.append(data)
+
+    def flush(self) -> None:
+        if self._pending:
+            self.sent.append("".join(self._pending))
+            self._pending.clear()
+            self.frames += 1
+
+
+async def test_changed_cells_go_to_the_surface_and_a_later_paint_shows_them():
+    """With a ``Surface`` (the SSH driver's), a changed line's cells are written to it
+    at once and nothing is left for Textual to paint; Textual's next paint of the
+    screen shows those cells.  Without one, or while the board is covered, Textual
+    paints them."""
+    from textual.app import App
+    from textual.screen import Screen
+
+    class One(App[None]):
+        def compose(self):
+            yield board.Board()
+
+    app = One(ansi_color=True)       # (no line filter: the terminal's own colours, as ours)
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        b = app.query_one(board.Board)
+        assert b._plain_styles()
+        b.set_lines([Text("first line"), Text("second")])
+        await pilot.pause()
+        terminal = Terminal()
+        app.surface = terminal                       # type: ignore[attr-defined]
+        b.set_lines([Text("first LINE"), Text("second")])
+        assert terminal.sent == ["\x1b[1;7HLINE\x1b[0m"]
+        assert not app.screen._dirty_widgets and not app.screen._repaint_required
+        app.screen.refresh()
+        await pilot.pause()
+        painted = app.screen._compositor.render_strips()
+        assert painted[0].text.startswith("first LINE") and painted[1].text.startswith("second")
+        b.direct = False                              # covered, says its owner
+        b.set_lines([Text("first line"), Text("second")])
+        assert len(terminal.sent) == 1
+        b.direct = True
+        await app.push_screen(Screen())               # another screen on top
+        b.set_lines([Text("first LINE"), Text("second")])
+        assert len(terminal.sent) == 1
+        app.pop_screen()
+        await pilot.pause()
+        app.surface = None                            # type: ignore[attr-defined]
+        b.set_lines([Text("first line"), Text("SECOND")])
+        assert len(terminal.sent) == 1
+        await pilot.pause()
+        painted = app.screen._compositor.render_strips()
+        assert painted[0].text.startswith("first line") and painted[1].text.startswith("SECOND")

@@ -24,7 +24,6 @@ from server.driver import (
     sequence_length,
 )
 from server.limits import KEY_BYTES_BURST, PASTE_MAX_BYTES, RESIZE_BURST, RESIZE_RATE
-from tui.textual_compat import app_driver
 
 TOO_FAST = "Too much input"
 P95_BOUND = 0.100           # seconds, key to screen, for a client next to a flooder
@@ -70,7 +69,7 @@ def app_of(srv, name: str):
 
 
 def driver_of(srv, name: str) -> SSHDriver:
-    driver = app_driver(app_of(srv, name))
+    driver = app_of(srv, name)._driver      # (a test may read Textual's privates)
     assert isinstance(driver, SSHDriver)
     return driver
 

@@ -39,11 +39,8 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding
 from textual.driver import Driver
-from textual.geometry import Region
 from textual.screen import Screen
 from textual.widget import Widget
-
-from tui.textual_compat import FrameHookMixin
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPAT = "tui/textual_compat.py"
@@ -113,14 +110,6 @@ async def _check_closing() -> None:
     async with running_app(app):
         assert app._closing is False and app._closed is False
     assert app._closing is True and app._closed is True
-
-
-@relied_on("App._driver", f"{COMPAT} app_driver()", "_driver")
-async def _check_driver() -> None:
-    app: App[Any] = App()
-    assert app._driver is None
-    async with running_app(app):
-        assert isinstance(app._driver, Driver)
 
 
 @relied_on("textual._context.active_app: set while an app handles a message, unset in a "
@@ -219,82 +208,6 @@ async def _check_key_delivery() -> None:
         assert screen.message_queue_size == 0
         screen.refresh()        # (what a key's handler leaves for the idle handlers)
         assert screen.message_queue_size == 1, "a refresh no longer prompts the idle"
-
-
-@relied_on("App._batch_count",
-           f"{COMPAT} app_updates_suspended(), PromptScreenMixin, FrameHookMixin",
-           "_batch_count")
-async def _check_batch_count() -> None:
-    async with running_app() as app:
-        assert app._batch_count == 0
-        with app.batch_update():
-            assert app._batch_count == 1
-        assert app._batch_count == 0
-
-
-@relied_on("Screen._layout_required / _repaint_required",
-           f"{COMPAT} screen_paint_pending(), PromptScreenMixin",
-           "_layout_required", "_repaint_required")
-async def _check_screen_paint_flags() -> None:
-    async with running_app() as app:
-        screen = app.screen
-        assert screen._layout_required is False and screen._repaint_required is False
-        screen.refresh()
-        assert screen._repaint_required is True
-        screen.refresh(layout=True)
-        assert screen._layout_required is True
-
-
-@relied_on("Screen._scroll_required / _recompose_required / _dirty_widgets",
-           f"{COMPAT} PromptScreenMixin", "_scroll_required", "_recompose_required",
-           "_dirty_widgets")
-async def _check_screen_update_state() -> None:
-    async with running_app() as app:
-        screen = app.screen
-        assert screen._scroll_required is False and screen._recompose_required is False
-        assert isinstance(screen._dirty_widgets, set)
-
-
-@relied_on("Screen._on_idle(event), Screen._on_timer_update()",
-           f"{COMPAT} PromptScreenMixin", "_on_idle", "_on_timer_update")
-async def _check_screen_idle() -> None:
-    assert inspect.iscoroutinefunction(Screen._on_idle)
-    assert params(Screen._on_idle) == ["self", "event"]
-    assert params(Screen._on_timer_update) == ["self"]
-    assert "self._on_timer_update" in inspect.getsource(Screen), \
-        "the screen's update timer no longer calls _on_timer_update"
-
-
-@relied_on("App._display(screen, renderable)", f"{COMPAT} FrameHookMixin", "_display")
-async def _check_display() -> None:
-    assert params(App._display) == ["self", "screen", "renderable"]
-
-    class Probe(FrameHookMixin, App[None]):
-        def __init__(self) -> None:
-            super().__init__()
-            self.frames: list[Screen[Any]] = []
-
-        def frame_displayed(self, screen: Screen[Any]) -> None:
-            self.frames.append(screen)
-
-    async with running_app(Probe()) as app:
-        assert isinstance(app, Probe)
-        assert app.frames and app.frames[-1] is app.screen, "App._display is not called"
-
-
-@relied_on("Widget._styles_cache.set_dirty(*regions)", f"{COMPAT} invalidate_lines()",
-           "_styles_cache")
-async def _check_styles_cache() -> None:
-    cache_ = Widget()._styles_cache
-    kinds = [p.kind for p in inspect.signature(cache_.set_dirty).parameters.values()]
-    assert kinds == [inspect.Parameter.VAR_POSITIONAL]
-    cache_.set_dirty(Region(0, 2, 5, 1))
-    assert cache_.is_dirty(2) and not cache_.is_dirty(1)
-    from tui import textual_compat
-    widget = Widget()
-    textual_compat.invalidate_lines(widget, Region(0, 1, 5, 1), Region(3, 4, 2, 1))
-    assert [widget._styles_cache.is_dirty(y) for y in range(6)] == [False, True, False,
-                                                                   False, True, False]
 
 
 @relied_on("Widget._message_loop_exit(), where Textual is done with a removed widget; "

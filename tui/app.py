@@ -10,7 +10,6 @@ from rich.console import Console
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import Input
 
 from server.room import Registry, RoomError, Said, Session, Table
@@ -21,9 +20,7 @@ from .messages import InputLimited, Kicked, LobbyChanged, SeatNotice, TableChang
 from .sentences import SEAT_YOURS, say
 from .textual_compat import (
     ColorSystemName,
-    FrameHookMixin,
     TeardownMixin,
-    app_driver,
     app_is_closing,
     client_console,
     deliver_key,
@@ -34,6 +31,8 @@ from .textual_compat import (
 
 if TYPE_CHECKING:
     from asyncssh import SSHServerProcess
+
+    from .widgets.board import Surface
 
 
 def console_for(term: str, colorterm: str) -> Console:
@@ -108,7 +107,7 @@ class TuiMember(Session):
             app.post_message(Kicked(reason))
 
 
-class LammaApp(TeardownMixin, FrameHookMixin, App):
+class LammaApp(TeardownMixin, App):
     CSS_PATH = "lamma.tcss"
     ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = ""
@@ -287,18 +286,27 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
         self.exit_reason = self.speech.show(say(self.speech, message.reason))
         self.exit()
 
+    # The session's terminal for drawing past Textual's compositor: set by the SSH
+    # driver while it takes frames (``tui.widgets.board.Surface``), else None.
+    surface: Surface | None = None
+    # Which table version the last frame written showed (tests and the benchmark
+    # wait for this before reading what a client received).
     displayed_version = -1
+    frames_seen = 0
 
-    def frame_displayed(self, screen: Screen) -> None:
-        # Which table version the last frame written showed (tests and the
-        # benchmark wait for this before reading what a client received).
-        self.displayed_version = getattr(screen, "rendered_version", -1)
+    def post_display_hook(self) -> None:
+        # Textual's display of a frame (or of nothing) has just ended: if the surface
+        # sent a frame since the last, it showed the top screen as it is now.
+        surface = self.surface
+        if surface is not None and surface.frames != self.frames_seen and self.screen_stack:
+            self.frames_seen = surface.frames
+            self.displayed_version = getattr(self.screen_stack[-1], "rendered_version", -1)
 
     # ---------------------------------------------------------------- actions
     def action_redraw(self) -> None:
-        driver = app_driver(self)
-        if driver is not None:
-            driver.write("\x1b[2J")
+        surface = self.surface
+        if surface is not None:
+            surface.write("\x1b[2J")       # sent with the frame that follows
         self.screen.refresh(layout=True)
 
     def action_quit_now(self) -> None:

@@ -1,8 +1,9 @@
 """Textual's (and Rich's) private internals, fenced in.
 
-Lamma runs one Textual App per SSH session, many in one process, and paints
-sooner than Textual's own update timer would; for both it leans on a few
-private attributes of Textual and Rich.  Every such reliance lives here,
+Lamma runs one Textual App per SSH session, many in one process, and handles
+a key or a table's change without Textual's queues where that changes nothing
+but the cost; for both it leans on a few private attributes of Textual and
+Rich.  Every such reliance lives here,
 behind a small named function or mixin whose docstring says which private
 it uses and why (the SSH driver's own, driver-level ones stay in
 ``server/driver.py``).  Everything else in ``engine/``, ``server/`` and
@@ -26,7 +27,7 @@ from weakref import WeakKeyDictionary, WeakSet
 
 from rich import control as rich_control
 from rich import text as rich_text
-from rich.console import Console, RenderableType
+from rich.console import Console
 from rich.text import Text
 from textual import _callback as textual_callback
 from textual import events
@@ -34,8 +35,6 @@ from textual._context import active_app, active_message_pump
 from textual.app import App
 from textual.cache import LRUCache
 from textual.css.stylesheet import Stylesheet
-from textual.driver import Driver
-from textual.geometry import Region
 from textual.message import Message
 from textual.message_pump import MessagePump
 from textual.screen import Screen
@@ -146,22 +145,6 @@ def app_is_closing(app: App[Any]) -> bool:
     return getattr(app, "_closing", True) or getattr(app, "_closed", True)
 
 
-def app_driver(app: App[Any]) -> Driver | None:
-    """The app's driver (None before it runs), to write to the terminal directly.
-
-    Relies on ``App._driver``: Textual has no public accessor."""
-    return app._driver
-
-
-def app_updates_suspended(app: App[Any]) -> bool:
-    """Inside ``App.batch_update()`` (or ``delay_update``): Textual paints
-    nothing now and repaints when the batch ends, so nothing may be written
-    around it either.
-
-    Relies on ``App._batch_count`` (the batch depth): no public accessor."""
-    return app._batch_count != 0
-
-
 def handling_app() -> App[Any] | None:
     """The app whose handler runs in this context (a message, a timer, a test's
     Pilot), or None: a loop callback of the room's own (the store's commit, a
@@ -241,74 +224,6 @@ async def deliver_key(app: App[Any], screen: Screen[Any], event: events.Key) -> 
         app._handle_exception(error)
         return
     screen.message_signal.publish(event)
-
-
-# ------------------------------------------------------------------- screen
-def screen_paint_pending(screen: Screen[Any]) -> bool:
-    """The screen has a layout or a full repaint pending: it will redraw
-    everything on its next update, so painting a few cells now would race it.
-
-    Relies on ``Screen._layout_required`` and ``Screen._repaint_required``."""
-    return screen._layout_required or screen._repaint_required
-
-
-class PromptScreenMixin(_ScreenBase):
-    """Paint as soon as the screen's message queue is empty.
-
-    Textual's screen waits for its 60 fps update timer before painting dirty
-    widgets: up to 17 ms added to every move.  Here a screen with something
-    to paint does the timer's work at once when it goes idle (messages that
-    arrive together still make one frame).  Mix in before ``Screen``.
-
-    Relies on ``Screen._on_idle(event)`` (overridden; Textual's still runs
-    after), ``Screen._on_timer_update()`` (what the update timer calls),
-    the screen's ``_layout_required``, ``_scroll_required``,
-    ``_recompose_required``, ``_repaint_required`` and ``_dirty_widgets``,
-    and ``App._batch_count``: the conditions under which the timer itself
-    would paint, minus layout, scroll and recompose (left to the timer)."""
-
-    async def _on_idle(self, event: events.Idle) -> None:
-        event.prevent_default()
-        app = self.app
-        if (not app._batch_count and self.is_current and not self._layout_required
-                and not self._scroll_required and not self._recompose_required
-                and (self._dirty_widgets or self._repaint_required)):
-            self._on_timer_update()
-        await super()._on_idle(event)
-
-
-# ------------------------------------------------------------------- widget
-def invalidate_lines(widget: Widget, *regions: Region) -> None:
-    """Tell the widget's rendered-line cache that ``regions`` (widget
-    coordinates) changed, so Textual's next paint of those lines renders them
-    again instead of reusing the cache.  Needed when cells are written to the
-    terminal behind the compositor's back.
-
-    Relies on ``Widget._styles_cache`` (a ``textual._styles_cache.StylesCache``)
-    and its ``set_dirty(*regions)``."""
-    if regions:             # (set_dirty() with none empties the whole cache)
-        widget._styles_cache.set_dirty(*regions)
-
-
-# ---------------------------------------------------------------------- app
-class FrameHookMixin(_AppBase):
-    """Calls :meth:`frame_displayed` after each frame the app hands to its
-    driver.  Mix in before ``App``.
-
-    Textual's public ``App.post_display_hook()`` is called after every
-    attempt, even with nothing to show, and does not say which screen.
-
-    Relies on ``App._display(screen, renderable)`` (overridden; Textual's
-    runs first) and ``App._batch_count``: a frame was displayed when the
-    renderable was not None and no batch update held it back."""
-
-    def frame_displayed(self, screen: Screen[Any]) -> None:
-        """Called after ``screen``'s frame was displayed."""
-
-    def _display(self, screen: Screen[Any], renderable: RenderableType | None) -> None:
-        super()._display(screen, renderable)
-        if renderable is not None and not self._batch_count:
-            self.frame_displayed(screen)
 
 
 # ----------------------------------------------------------------- teardown

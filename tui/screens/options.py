@@ -13,7 +13,7 @@ from textual.screen import Screen
 from .. import settings
 from ..arabic import term
 from ..i18n import LANGUAGE_NAMES, LANGUAGES, N_
-from ..widgets.board import Board, PromptScreenMixin
+from ..widgets.board import Board
 from .textmode import TextModeScreen
 from .words import lay
 
@@ -28,7 +28,7 @@ OPTIONS = [
 ]
 
 
-class OptionsScreen(PromptScreenMixin, Screen[None]):
+class OptionsScreen(Screen[None]):
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
 

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 
 from ..i18n import N_
-from ..widgets.board import Board, PromptScreenMixin
+from ..widgets.board import Board
 from .table_draw import Cell, cells_row, right_align
 from .table_keys import pgettext
 
@@ -28,7 +28,7 @@ KINDS = {"auction": pgettext("kind", "auction"), "fast": pgettext("kind", "fast"
 LEGEND = N_("scroll   bold: the caller · cells: declared/taken points")
 
 
-class SheetScreen(PromptScreenMixin, Screen):
+class SheetScreen(Screen):
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
 

@@ -33,7 +33,7 @@ from server.room.stats import STATS
 from ..cards import BID_SUITS, Look, parse_rank_key
 from ..i18n import N_
 from ..textual_compat import ShapedInput, app_is_closing, run_as_app
-from ..widgets.board import Board, PromptScreenMixin
+from ..widgets.board import Board
 from . import table_draw as draw
 from .table_keys import KeyContext, footer, resolve
 from .table_state import SeatFacts, TableFacts, TableState, TrickAnim, Turn, View
@@ -84,7 +84,7 @@ def last_chat(table: Table, member: Member, n: int = 2) -> tuple[tuple[str, str]
 Handler = Callable[["TableScreen", str, str, KeyContext], None]
 
 
-class TableScreen(PromptScreenMixin, Screen[None]):
+class TableScreen(Screen[None]):
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
 

@@ -18,7 +18,7 @@ from textual.screen import Screen
 
 from .. import settings
 from ..i18n import N_, Speech
-from ..widgets.board import Board, PromptScreenMixin
+from ..widgets.board import Board
 from .words import lay
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ SAID_2 = N_("2: the terminal does it (GNOME Terminal, Konsole, mlterm).")
 SAID_LATER = N_("The options screen (o) changes it later.")
 
 
-class TextModeScreen(PromptScreenMixin, Screen[None]):
+class TextModeScreen(Screen[None]):
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
 

@@ -3,17 +3,20 @@
 The table screen is drawn by this single widget (no containers, no layout
 work per move).  ``set_lines`` compares each new line with the one on screen
 cell by cell and refreshes only the span of cells that changed, so a
-one-card change repaints a handful of cells, not the screen.  Over the SSH
-driver the changed cells are written at once from the line's own cells
-(``_write_direct``); a line's rendering is cached for every session
-(``_line``), since the four screens at a table share many lines.
+one-card change repaints a handful of cells, not the screen.  Where the app
+has a :class:`Surface` (the SSH driver is one) the changed cells are written
+to it at once from the line's own cells (``_write_direct``), past Textual's
+compositor, and Textual reads the board's lines from its cells whenever it
+paints them (``render_lines``), so the two never disagree; a line's rendering
+is cached for every session (``_line``), since the four screens at a table
+share many lines.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import pairwise, repeat
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.cells import get_character_cell_size
 from rich.color import ColorSystem
@@ -26,17 +29,8 @@ from textual.errors import NoWidget
 from textual.geometry import NULL_REGION, NULL_SPACING, Region, Size
 from textual.message import Message
 from textual.strip import Strip
+from textual.style import Style as TextualStyle
 from textual.widget import Widget
-
-from ..textual_compat import (
-    PromptScreenMixin as PromptScreenMixin,  # re-exported: the screens import it from here
-)
-from ..textual_compat import (
-    app_driver,
-    app_updates_suspended,
-    invalidate_lines,
-    screen_paint_pending,
-)
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -289,6 +283,24 @@ def _color_system(console: Console) -> ColorSystem:
     return COLOR_SYSTEMS.get(console.color_system or "", ColorSystem.TRUECOLOR)
 
 
+class Surface(Protocol):
+    """A session's terminal as a board may write to it past Textual's compositor.
+
+    The seam between the table's drawing and the transport: the SSH driver
+    (``server.driver.SSHDriver``) implements it and declares itself the app's
+    ``surface`` while its terminal takes frames (from the start of application
+    mode until input is disabled, which is where Textual's shutdown begins); an
+    app without one (a test's headless driver) is painted by Textual alone.  What
+    is written is sent by the next ``flush``, one frame in one send; ``frames``
+    counts the flushes that sent something, Textual's frames and the boards'."""
+
+    frames: int
+
+    def write(self, data: str) -> None: ...
+
+    def flush(self) -> None: ...
+
+
 class Board(Widget):
     """Draws ``height`` lines of at most ``width`` cells; refreshes only changed cells."""
 
@@ -384,55 +396,73 @@ class Board(Widget):
             self.refresh(*dirty)
 
     def _plain_styles(self) -> bool:
-        """Textual would add nothing to our own lines (no filter, tint, opacity,
-        padding or border), so the changed cells can be written from them."""
+        """Textual adds nothing to our own lines (no line filter, tint, opacity, hatch,
+        padding, border or outline): a line painted is the line's own cells, so the
+        changed cells can be written from them and Textual's paint read from them."""
         styles = self.styles
         return (not self.app.get_line_filters() and not styles.tint.a
-                and styles.opacity == 1.0 and styles.text_opacity == 1.0
-                and styles.gutter == NULL_SPACING)
+                and self.opacity == 1.0 and styles.text_opacity == 1.0
+                and styles.gutter == NULL_SPACING
+                and not any(kind for kind, _ in styles.outline)
+                and (not styles.has_rule("hatch") or styles.hatch == "none"))
 
     def _write_direct(self, dirty: list[Region], area: Region) -> bool:
-        """Send the changed cells straight to the session's terminal.
+        """Send the changed cells straight to the app's :class:`Surface`.
 
         Textual's compositor would do the same after its update timer, at a
         few ms of CPU per frame; here a one-card change is a couple of cursor
-        moves and a few styled cells, written at once.  Only over our SSH
-        driver, only while this board is on top and uncovered; the styles
-        cache is told, so any later repaint by Textual draws the same cells.
-        """
+        moves and a few styled cells, written at once.  Only while this board's
+        screen is the one shown and the owner says nothing covers the board
+        (``direct``), and only when Textual adds nothing to its lines: any later
+        paint of the board by Textual reads the same cells (``render_lines``).
+        A layout or a repaint Textual has pending follows the write and draws
+        what it draws over it (a board moved by a layout is painted whole,
+        where it was and where it is)."""
         app = self.app
-        driver = app_driver(app)
+        surface: Surface | None = getattr(app, "surface", None)
         screen = self._home
-        if (not self.direct or driver is None or not hasattr(driver, "bytes_out")
-                or app_updates_suspended(app) or screen is None or screen is not app.screen
-                or screen_paint_pending(screen)):
+        if (not self.direct or surface is None or screen is None or screen is not app.screen
+                or not self._plain_styles()):
             return False
         ox, oy = area.offset                    # where set_lines found the board
-        console = app.console
+        color_system = _color_system(app.console)
+        cells_of = self._cells
         parts = []
-        invalidate_lines(self, *dirty)
-        if self._plain_styles():
-            color_system = _color_system(console)
-            cells_of = self._cells
-            for region in dirty:
-                parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
-                parts.append(_ansi(cells_of[region.y], region.x, region.right, color_system))
-        else:
-            for region in dirty:
-                strips = self.render_lines(region)
-                if not strips:
-                    return False
-                strip = (strips[0].crop(0, region.width) if strips[0].cell_length > region.width
-                         else strips[0])
-                parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
-                parts.append(strip.simplify().render(console))
+        for region in dirty:
+            parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
+            parts.append(_ansi(cells_of[region.y], region.x, region.right, color_system))
         parts.append("\x1b[0m")
-        driver.write("".join(parts))
-        driver.flush()
+        surface.write("".join(parts))
+        surface.flush()
         version = getattr(screen, "rendered_version", None)
         if version is not None:
             cast("LammaApp", app).displayed_version = version
         return True
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The lines in ``crop`` as Textual paints them.  With plain styles (above) they
+        are read from the board's cells every time, as Textual's own rendering reads
+        them (``render_line``, cut or padded to the width), instead of from Textual's
+        cache of rendered lines: the board writes cells past that cache
+        (``_write_direct``), which would hand back lines from before them.  Checked
+        equal to Textual's rendering (``tests/test_board.py``)."""
+        if not self._plain_styles():
+            return super().render_lines(crop)
+        width = self.size.width
+        inner: Style | None = None
+        lines = []
+        for y in crop.line_range:
+            strip = self.render_line(y)
+            if strip.cell_length != width:     # resized, not drawn again yet
+                if inner is None:
+                    base, background = self.background_colors
+                    inner = TextualStyle(background=base + background).rich_style
+                strip = strip.adjust_cell_length(width, inner)
+            lines.append(strip)
+        x1, x2 = crop.column_span
+        if (x1, x2) != (0, width):
+            lines = [strip.crop(x1, x2) for strip in lines]
+        return lines
 
     def shown(self) -> list[str]:
         """Each row as it is drawn, as plain text (what a player reads)."""
