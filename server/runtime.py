@@ -26,28 +26,19 @@ _prepared = False
 def patch_textual() -> None:
     """Stop every App from swapping the process-wide ``sys.stdout``/``sys.stderr``
     (see ``tui.textual_compat.disable_stdio_redirect``), let a finished
-    session's objects go by reference counting (``acyclic_textual``), count a
-    callback's parameters once per function (``fast_callbacks``), parse the CSS
-    once for every session (``shared_stylesheets``), find a message's handlers
-    once per kind of node and message (``fast_dispatch``), let a printable text
-    skip Rich's control-code translation (``fast_control_strip``) and format a key
-    event without Rich's repr (``cheap_key_str``)."""
+    session's objects go by reference counting (``acyclic_textual``), parse the CSS
+    once for every session (``shared_stylesheets``) and let a printable text skip
+    Rich's control-code translation (``fast_control_strip``)."""
     from tui.textual_compat import (
         acyclic_textual,
-        cheap_key_str,
         disable_stdio_redirect,
-        fast_callbacks,
         fast_control_strip,
-        fast_dispatch,
         shared_stylesheets,
     )
 
     disable_stdio_redirect()
     acyclic_textual()
-    fast_callbacks()
-    fast_dispatch()
     fast_control_strip()
-    cheap_key_str()
     shared_stylesheets()
 
 

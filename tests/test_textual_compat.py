@@ -313,41 +313,6 @@ async def _check_strip_self_cache() -> None:
     assert not reaches_itself(strip), "a strip still caches itself"
 
 
-@relied_on("textual._callback.count_parameters(func), a module global of _invoke",
-           f"{COMPAT} fast_callbacks()", "textual._callback")
-async def _check_count_parameters() -> None:
-    import inspect
-    from functools import partial
-
-    from textual import _callback
-
-    from tui import textual_compat
-
-    assert "count_parameters" in _callback._invoke.__code__.co_names
-    assert params(textual_compat._ORIGINAL_COUNT) == ["func"]
-    textual_compat.fast_callbacks()
-    assert _callback.count_parameters is textual_compat._count_parameters
-
-    class Handler:
-        def on_thing(self, message: object, extra: object = None) -> None: ...
-
-    h = Handler()
-    assert _callback.count_parameters(partial(h.on_thing)) == 2
-    assert _callback.count_parameters(partial(Handler.on_thing, h)) == 2
-    assert _callback.count_parameters(partial(h.on_thing, 1)) == 1
-    assert _callback.count_parameters(lambda a, b, c: None) == 3
-    # counted once per function, not once per partial
-    calls = []
-    real = inspect.signature
-    textual_compat.signature = lambda f: calls.append(f) or real(f)  # type: ignore[assignment]
-    try:
-        for _ in range(3):
-            assert _callback.count_parameters(partial(h.on_thing, 1)) == 1
-    finally:
-        textual_compat.signature = real  # type: ignore[assignment]
-    assert calls == []
-
-
 @relied_on("rich.text's module global strip_control_codes, called by Text() and its append",
            f"{COMPAT} fast_control_strip()")
 async def _check_strip_control_codes() -> None:
@@ -369,22 +334,6 @@ async def _check_strip_control_codes() -> None:
     assert t.plain == "xyz"
 
 
-@relied_on("XTermParser.parse formats each token with str() for its debug log",
-           f"{COMPAT} cheap_key_str()")
-async def _check_key_str() -> None:
-    from textual import events
-    from textual._xterm_parser import XTermParser
-
-    from tui import textual_compat
-
-    assert "str(token)" in inspect.getsource(XTermParser.parse)
-    rich_repr = repr(events.Key("q", "q"))
-    textual_compat.cheap_key_str()
-    assert str(events.Key("q", "q")) == "Key(key='q', character='q')"
-    assert str(events.Key("ctrl+c", None)) == "Key(key='ctrl+c', character=None)"
-    assert repr(events.Key("q", "q")) == rich_repr       # repr() stays Rich's
-
-
 def reaches_itself(obj: object, depth: int = 4) -> bool:
     import gc
     level = gc.get_referents(obj)
@@ -393,85 +342,6 @@ def reaches_itself(obj: object, depth: int = 4) -> bool:
             return True
         level = [r for o in level for r in gc.get_referents(o)]
     return False
-
-
-@relied_on("MessagePump._get_dispatch_methods(method_name, message), the classes' "
-           "_decorated_handlers, a handler's _textual_on, Message._no_default_action",
-           f"{COMPAT} fast_dispatch()", "_get_dispatch_methods", "_decorated_handlers",
-           "_textual_on", "_no_default_action", "_ORIGINAL_DISPATCH", "_DISPATCH")
-async def _check_get_dispatch_methods() -> None:
-    from textual import events, on
-    from textual.message import Message
-    from textual.message_pump import MessagePump
-    from textual.widgets import Button
-
-    from tui import textual_compat
-
-    assert params(textual_compat._ORIGINAL_DISPATCH) == ["self", "method_name", "message"]
-    assert "_no_default_action" in inspect.getsource(textual_compat._ORIGINAL_DISPATCH)
-    textual_compat.fast_dispatch()
-    assert MessagePump._get_dispatch_methods is textual_compat._get_dispatch_methods
-
-    calls: list[str] = []
-
-    class Ping(Message):
-        pass
-
-    class Base(Widget):
-        def on_ping(self, message: Ping) -> None:
-            calls.append("base")
-
-    class Mid(Base):
-        @on(Ping)
-        def decorated(self, message: Ping) -> None:
-            calls.append("mid decorated")
-
-        def _on_ping(self, message: Ping) -> None:
-            calls.append("mid")
-
-    class Top(Mid):
-        stop = False
-
-        def on_ping(self, message: Ping) -> None:
-            calls.append("top")
-            if self.stop:
-                message.prevent_default()
-
-    class Selecting(Widget):
-        @on(Button.Pressed, "#yes")
-        def yes(self, message: Button.Pressed) -> None: ...
-
-    def walk(fn: Any, node: Any, name: str, message: Message) -> list[tuple[type, Any]]:
-        return [(cls, m.__func__) for cls, m in fn(node, name, message)]
-
-    original = textual_compat._ORIGINAL_DISPATCH
-    fast = textual_compat._get_dispatch_methods
-    for node_class in (Base, Mid, Top, Widget, App, Screen):
-        node = node_class()
-        for message in (Ping(), events.Key("a", "a"), events.Resize.from_dimensions((9, 9), None)):
-            name = message.handler_name
-            assert walk(fast, node, name, message) == walk(original, node, name, message)
-            assert walk(fast, node, name, message) == walk(original, node, name, message)  # cached
-    # selectors depend on the message: Textual's own walk
-    walk(fast, Selecting(), "on_button_pressed", Button.Pressed(Button()))
-    assert textual_compat._DISPATCH[(Selecting, Button.Pressed, "on_button_pressed")] is None
-
-    # delivered: every handler once, the subclass first; prevent_default stops the bases
-    app: App[Any] = App()
-    async with running_app(app):
-        top = Top()
-        await app.screen.mount(top)
-        top.post_message(Ping())
-        await app.workers.wait_for_complete()
-        for _ in range(5):
-            await asyncio.sleep(0.01)
-        assert calls == ["top", "mid decorated", "mid", "base"]
-        calls.clear()
-        top.stop = True
-        top.post_message(Ping())
-        for _ in range(5):
-            await asyncio.sleep(0.01)
-        assert calls == ["top"]
 
 
 # ---- server/driver.py

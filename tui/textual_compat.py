@@ -19,24 +19,18 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable, Sequence
-from functools import partial
-from inspect import signature
-from types import FunctionType, MethodType
 from typing import IO, TYPE_CHECKING, Any, Literal, cast
-from weakref import WeakKeyDictionary, WeakSet
+from weakref import WeakSet
 
 from rich import control as rich_control
 from rich import text as rich_text
 from rich.console import Console
 from rich.text import Text
-from textual import _callback as textual_callback
 from textual import events
 from textual._context import active_app, active_message_pump
 from textual.app import App
 from textual.cache import LRUCache
 from textual.css.stylesheet import Stylesheet
-from textual.message import Message
-from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -334,33 +328,6 @@ def acyclic_textual() -> None:
         _process_component_classes)
 
 
-def _count_parameters(func: Callable[..., Any]) -> int:
-    """``textual._callback.count_parameters``, with a ``functools.partial`` of a
-    function or bound method counted once per function: Textual makes a new
-    partial for every timer it sets and callback it schedules, and counted each
-    one with ``inspect.signature`` (~20 µs, 1.7 % of the server's CPU per move).
-    Our own cache (weak, by function; bound and plain apart), not Textual's
-    attribute on the function, which holds one count for both uses."""
-    if type(func) is partial:
-        inner = func.func
-        if isinstance(inner, MethodType):
-            n = _BOUND.get(inner.__func__)
-            if n is None:
-                n = _BOUND[inner.__func__] = len(signature(inner).parameters)
-            return n - len(func.args) - len(func.keywords)
-        if isinstance(inner, FunctionType):
-            n = _PLAIN.get(inner)
-            if n is None:
-                n = _PLAIN[inner] = len(signature(inner).parameters)
-            return n - len(func.args) - len(func.keywords)
-    return _ORIGINAL_COUNT(func)
-
-
-_ORIGINAL_COUNT: Callable[[Callable[..., Any]], int] = textual_callback.count_parameters
-_BOUND: WeakKeyDictionary[Callable[..., Any], int] = WeakKeyDictionary()
-_PLAIN: WeakKeyDictionary[Callable[..., Any], int] = WeakKeyDictionary()
-
-
 # ----------------------------------------------------------------- stylesheets
 _RULES: dict[tuple[Any, ...], list[Any]] = {}
 _RULES_MAX = 256
@@ -424,76 +391,6 @@ def _input_value(box: Input) -> Text:
     return cast(Text, getter(box))
 
 
-def fast_callbacks() -> None:
-    """Process-wide: ``_count_parameters`` in place of Textual's.  Relies on
-    ``textual._callback.count_parameters(func)``, looked up as a module global by
-    ``_invoke`` at each call.  Idempotent."""
-    textual_callback.count_parameters = _count_parameters
-
-
-_ORIGINAL_DISPATCH = MessagePump._get_dispatch_methods
-# (node class, message class, handler name) -> the (class, function) pairs Textual's
-# walk would yield, or None where a decorated handler has selectors (they depend on
-# the message: Textual's own walk then)
-_DISPATCH: dict[tuple[type, type, str], tuple[tuple[type, Callable[..., Any]], ...] | None] = {}
-
-
-def _dispatch_plan(node_class: type, message_class: type,
-                   method_name: str) -> tuple[tuple[type, Callable[..., Any]], ...] | None:
-    """What ``MessagePump._get_dispatch_methods`` walks the node's and the message's
-    class hierarchies for, walked once: its decorated handlers (``@on``), then its
-    ``_on_x``/``on_x`` methods, class by class."""
-    plan: list[tuple[type, Callable[..., Any]]] = []
-    seen: set[Callable[..., Any]] = set()
-    message_mro = [t for t in message_class.__mro__ if issubclass(t, Message)]
-    for cls in node_class.__mro__:
-        decorated = cls.__dict__.get("_decorated_handlers")
-        if decorated:
-            for handled in message_mro:
-                for method, selectors in decorated.get(handled, []):
-                    if method in seen:
-                        continue
-                    if selectors:
-                        return None
-                    plan.append((cls, method))
-                    seen.add(method)
-        method = cls.__dict__.get(f"_{method_name}") or cls.__dict__.get(method_name)
-        if method is not None and not getattr(method, "_textual_on", None):
-            plan.append((cls, method))
-    return tuple(plan)
-
-
-def _get_dispatch_methods(self: MessagePump, method_name: str,
-                          message: Message) -> Iterable[tuple[type, Callable[..., Any]]]:
-    """``MessagePump._get_dispatch_methods``, its walk of both class hierarchies
-    done once per (node class, message class): Textual walked them for every
-    message (2.6 % of the server's CPU per move).  A generator as Textual's, so
-    a handler's ``prevent_default()`` still keeps the base classes' handlers
-    from running (checked as each class begins, as Textual does)."""
-    key = (self.__class__, message.__class__, method_name)
-    try:
-        plan = _DISPATCH[key]
-    except KeyError:
-        plan = _DISPATCH[key] = _dispatch_plan(*key)
-    if plan is None:
-        yield from _ORIGINAL_DISPATCH(self, method_name, message)
-        return
-    previous = None
-    for cls, method in plan:
-        if cls is not previous and message._no_default_action:
-            return
-        previous = cls
-        yield cls, method.__get__(self, cls)
-
-
-def fast_dispatch() -> None:
-    """Process-wide: ``_get_dispatch_methods`` in place of Textual's.  Relies on
-    ``MessagePump._get_dispatch_methods(method_name, message)``, the classes'
-    ``_decorated_handlers`` (message class -> [(method, selectors)]), a decorated
-    method's ``_textual_on`` and ``Message._no_default_action``.  Idempotent."""
-    MessagePump._get_dispatch_methods = _get_dispatch_methods  # type: ignore[method-assign]
-
-
 _RICH_STRIP = rich_control.strip_control_codes     # rich.control's own: never replaced
 
 
@@ -512,19 +409,6 @@ def fast_control_strip() -> None:
     ``rich.text`` calling ``strip_control_codes`` as a module global (imported from
     ``rich.control``).  Idempotent."""
     rich_text.strip_control_codes = _strip_control_codes
-
-
-def _key_str(self: events.Key) -> str:
-    return f"Key(key={self.key!r}, character={self.character!r})"
-
-
-def cheap_key_str() -> None:
-    """Process-wide: ``str()`` of a key event without Rich's repr.  Textual's xterm
-    parser formats every key it reads (``str(token)``) for a debug log that only
-    ``debug=True`` writes: Rich's ``auto_repr`` walks the event's fields and
-    properties, ~0.7 % of the server's instructions a move at a table.  ``repr()``
-    stays Rich's.  Idempotent."""
-    events.Key.__str__ = _key_str  # type: ignore[method-assign,assignment]
 
 
 class TeardownMixin(_AppBase):
