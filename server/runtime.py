@@ -24,22 +24,15 @@ _prepared = False
 
 
 def patch_textual() -> None:
-    """Stop every App from swapping the process-wide ``sys.stdout``/``sys.stderr``
-    (see ``tui.textual_compat.disable_stdio_redirect``), let a finished
-    session's objects go by reference counting (``acyclic_textual``), parse the CSS
-    once for every session (``shared_stylesheets``) and let a printable text skip
-    Rich's control-code translation (``fast_control_strip``)."""
-    from tui.textual_compat import (
-        acyclic_textual,
-        disable_stdio_redirect,
-        fast_control_strip,
-        shared_stylesheets,
-    )
+    """The process-wide patches of Textual and Rich (``tui.textual_compat``): no
+    reference cycle inside a strip or an LRU cache (``acyclic_textual``), so a
+    finished session's objects go by reference counting, and a printable text
+    skips Rich's control-code translation (``fast_control_strip``).  What each
+    buys: docs/performance.md."""
+    from tui.textual_compat import acyclic_textual, fast_control_strip
 
-    disable_stdio_redirect()
     acyclic_textual()
     fast_control_strip()
-    shared_stylesheets()
 
 
 def prestart_executor(loop: asyncio.AbstractEventLoop, workers: int = 4) -> ThreadPoolExecutor:

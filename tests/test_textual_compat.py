@@ -1,7 +1,9 @@
-"""Textual's privates, fenced in (issue 10).
+"""Textual's privates, fenced in (issues 10 and 25).
 
 Two modules may touch a private attribute or module of Textual (or Rich):
-``tui/textual_compat.py`` and the SSH driver ``server/driver.py``.
+``tui/textual_compat.py`` and the SSH driver ``server/driver.py``.  The single
+list of them: ``PRIVATES`` below, one entry per private (or per group of names
+that only make sense together), each with a check.
 
 * ``test_private_still_there``: every private those two rely on still exists
   with the shape they expect in the installed Textual; after an upgrade a
@@ -14,6 +16,8 @@ Two modules may touch a private attribute or module of Textual (or Rich):
   ``screen._x``, ``self.app._x``, ``driver._x``, ``console._x``...), patches
   a Textual module, or (in a class built on a Textual class) uses, overrides
   or shadows one of that class's privates.
+* ``test_the_counts``: how many there are (docs/performance.md's table), so that
+  one more is a decision, not an accident.
 """
 
 from __future__ import annotations
@@ -34,7 +38,6 @@ from typing import Any
 import pytest
 import textual
 import textual.app
-from rich.console import Console
 from textual import events
 from textual.app import App
 from textual.binding import Binding
@@ -57,15 +60,16 @@ class Private:
     user: str                   # the module (and function) that relies on it
     names: tuple[str, ...]      # private identifiers covered (for the completeness check)
     check: Callable[[], Awaitable[None]]
+    patches: int = 0            # attributes it replaces for the whole process
 
 
 PRIVATES: list[Private] = []
 
 
-def relied_on(what: str, user: str, *names: str) -> Callable[
-        [Callable[[], Awaitable[None]]], Callable[[], Awaitable[None]]]:
+def relied_on(what: str, user: str, *names: str, patches: int = 0,
+              ) -> Callable[[Callable[[], Awaitable[None]]], Callable[[], Awaitable[None]]]:
     def register(check: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
-        PRIVATES.append(Private(what, user, names, check))
+        PRIVATES.append(Private(what, user, names, check, patches))
         return check
     return register
 
@@ -83,33 +87,33 @@ def params(func: Callable[..., Any]) -> list[str]:
 
 
 # ---- tui/textual_compat.py
-@relied_on("textual.app.redirect_stdout / redirect_stderr, looked up by App._process_messages",
-           f"{COMPAT} disable_stdio_redirect()")
-async def _check_redirects() -> None:
-    assert hasattr(textual.app, "redirect_stdout"), "textual.app.redirect_stdout is gone"
-    assert hasattr(textual.app, "redirect_stderr"), "textual.app.redirect_stderr is gone"
-    run = App._process_messages
-    assert run.__globals__ is vars(textual.app), "App._process_messages left textual.app"
-    source = inspect.getsource(run)
-    assert "redirect_stdout(" in source and "redirect_stderr(" in source, \
-        "App._process_messages no longer calls redirect_stdout/redirect_stderr"
+@relied_on("App._capture_stdout / _capture_stderr: what App._process_messages redirects "
+           "sys.stdout / sys.stderr to while the app runs",
+           f"{COMPAT} TeardownMixin", "_capture_stdout", "_capture_stderr")
+async def _check_stdio() -> None:
+    import sys
 
+    from tui.textual_compat import TeardownMixin
 
-@relied_on("rich Console(_environ=...)", f"{COMPAT} client_console()", "_environ")
-async def _check_console_environ() -> None:
-    assert "_environ" in inspect.signature(Console.__init__).parameters
-    assert Console(_environ={"NO_COLOR": "1"}, force_terminal=True).no_color
-    assert not Console(_environ={}, force_terminal=True).no_color
+    source = inspect.getsource(App._process_messages)
+    assert "redirect_stdout(self._capture_stdout)" in source, \
+        "App._process_messages no longer redirects stdout to _capture_stdout"
+    assert "redirect_stderr(self._capture_stderr)" in source, \
+        "App._process_messages no longer redirects stderr to _capture_stderr"
+    assert hasattr(App(), "_capture_stdout") and hasattr(App(), "_capture_stderr")
 
+    class Probe(TeardownMixin, App[None]):
+        pass
 
-@relied_on("MessagePump._closing / _closed", f"{COMPAT} app_is_closing()",
-           "_closing", "_closed")
-async def _check_closing() -> None:
-    app: App[Any] = App()
-    assert app._closing is False and app._closed is False
-    async with running_app(app):
-        assert app._closing is False and app._closed is False
-    assert app._closing is True and app._closed is True
+    before = sys.stdout, sys.stderr
+    apps = [Probe(), Probe()]
+    first = running_app(apps[0])
+    await first.__aenter__()
+    second = running_app(apps[1])
+    await second.__aenter__()
+    await first.__aexit__(None, None, None)          # out of order, as sessions end
+    await second.__aexit__(None, None, None)
+    assert (sys.stdout, sys.stderr) == before, "an app's run left the process's stdio swapped"
 
 
 @relied_on("textual._context.active_app: set while an app handles a message, unset in a "
@@ -135,9 +139,9 @@ async def _check_active_app() -> None:
         assert outside == [None], "active_app is set in a callback no app runs"
 
 
-@relied_on("App._context() (sets active_app and active_message_pump for a block) and "
-           "App._handle_exception(error) (the app exits, return code 1)",
-           f"{COMPAT} run_as_app()", "_context", "_handle_exception")
+@relied_on("App._context() and MessagePump._context() (set active_app / active_message_pump "
+           "for a block) and App._handle_exception(error) (the app exits, return code 1)",
+           f"{COMPAT} run_as_app(), deliver_key()", "_context", "_handle_exception")
 async def _check_app_context_and_exception() -> None:
     from textual._context import active_app, active_message_pump
 
@@ -145,10 +149,15 @@ async def _check_app_context_and_exception() -> None:
         with app._context():
             return active_app.get(None), active_message_pump.get(None)
 
+    def inside_screen(app: App[Any]) -> tuple[object, object]:
+        with app._context(), app.screen._context():
+            return active_app.get(None), active_message_pump.get(None)
+
     app: App[Any] = App()
     with pytest.raises(RuntimeError, match="boom"):     # run_test raises what ended the app
         async with running_app(app):
             assert contextvars.Context().run(inside, app) == (app, app)
+            assert contextvars.Context().run(inside_screen, app) == (app, app.screen)
             assert contextvars.Context().run(active_app.get, None) is None, "not reset"
             try:
                 raise RuntimeError("boom")
@@ -210,18 +219,18 @@ async def _check_key_delivery() -> None:
         assert screen.message_queue_size == 1, "a refresh no longer prompts the idle"
 
 
-@relied_on("Widget._message_loop_exit(), where Textual is done with a removed widget; "
-           "MessagePump._task (the message loop), App._registry (the nodes mounted)",
-           f"{COMPAT} acyclic_textual(), TeardownMixin", "_message_loop_exit", "_task",
-           "_registry")
-async def _check_message_loop_exit() -> None:
+@relied_on("App._registry (the nodes mounted: a WeakSet a node is discarded from as it "
+           "ends, just before Textual drops its virtual nodes); MessagePump._task (the "
+           "message loop)", f"{COMPAT} TeardownMixin, _Registry", "_registry", "_task")
+async def _check_registry() -> None:
+    from weakref import WeakSet
+
     from textual.widgets import Static
 
-    from tui.textual_compat import TeardownMixin, acyclic_textual
+    from tui.textual_compat import TeardownMixin
 
-    assert inspect.iscoroutinefunction(Widget._message_loop_exit)
-    assert params(Widget._message_loop_exit) == ["self"]
-    acyclic_textual()
+    assert isinstance(App()._registry, WeakSet)
+    assert "self.app._registry.discard(self)" in inspect.getsource(Widget._message_loop_exit)
 
     class Probe(TeardownMixin, App[None]):
         pass
@@ -238,24 +247,34 @@ async def _check_message_loop_exit() -> None:
         app.break_cycles()              # still running: nothing is touched
         assert vars(app) and vars(gone)
     assert not app._registry, "nodes still registered after the app ended"
+    assert app.ended
     screen = app.screen_stack[0] if app.screen_stack else None
     assert screen is None and len(app.departed_nodes) >= 2   # and the screen, at the end
     departed = list(app.departed_nodes)
     app.break_cycles()
     assert not vars(app) and not any(vars(node) for node in departed), "not hollowed"
+    assert app.ended                    # (hollow: the class's answer)
 
 
 @relied_on("Stylesheet._process_component_classes(node), DOMNode._component_styles "
            "(RenderStyles of virtual nodes, .node)",
-           f"{COMPAT} acyclic_textual(), TeardownMixin", "_process_component_classes",
-           "_component_styles")
+           f"{COMPAT} SessionStylesheet, _Registry, TeardownMixin",
+           "_process_component_classes", "_component_styles")
 async def _check_component_styles() -> None:
     from textual.css.stylesheet import Stylesheet
     from textual.dom import DOMNode
     from textual.widgets import Input
 
+    from tui.textual_compat import SessionStylesheet, TeardownMixin
+
+    class Probe(TeardownMixin, App[None]):
+        pass
+
     assert params(Stylesheet._process_component_classes) == ["self", "node"]
-    async with running_app() as app:
+    assert "self._process_component_classes(node)" in inspect.getsource(Stylesheet.apply)
+    app = Probe()
+    async with running_app(app):
+        assert isinstance(app.stylesheet, SessionStylesheet)
         field = Input()
         await app.screen.mount(field)
         styles = field._component_styles
@@ -265,10 +284,16 @@ async def _check_component_styles() -> None:
         app.stylesheet._process_component_classes(field)    # a restyle: new virtual nodes
         assert all(s.node not in nodes for s in field._component_styles.values())
         assert all(not vars(n) for n in nodes), "replaced virtual nodes are not hollowed"
+        current = [s.node for s in field._component_styles.values()]
+        await field.remove()                # its virtual nodes go as it leaves
+        assert all(not vars(n) for n in current), "a removed widget's virtual nodes are left"
+    # an app of Textual's own is untouched
+    async with running_app() as plain:
+        assert type(plain.stylesheet) is Stylesheet
 
 
 @relied_on("LRUCache._cache (key -> [prev, next, key, value] links)",
-           f"{COMPAT} acyclic_textual() (LRUCache.clear)", "_cache")
+           f"{COMPAT} acyclic_textual() (LRUCache.clear)", "_cache", patches=1)
 async def _check_lru_links() -> None:
     import gc
 
@@ -289,7 +314,7 @@ async def _check_lru_links() -> None:
 
 
 @relied_on("Strip.divide(cuts), Strip.crop_extend(start, end, style) (caching self)",
-           f"{COMPAT} acyclic_textual()")
+           f"{COMPAT} acyclic_textual()", patches=2)
 async def _check_strip_self_cache() -> None:
     from rich.segment import Segment
     from textual.strip import Strip
@@ -314,7 +339,7 @@ async def _check_strip_self_cache() -> None:
 
 
 @relied_on("rich.text's module global strip_control_codes, called by Text() and its append",
-           f"{COMPAT} fast_control_strip()")
+           f"{COMPAT} fast_control_strip()", patches=1)
 async def _check_strip_control_codes() -> None:
     from rich import control, text
 
@@ -344,6 +369,27 @@ def reaches_itself(obj: object, depth: int = 4) -> bool:
     return False
 
 
+@relied_on("Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope) "
+           "and Stylesheet._variables", f"{COMPAT} SessionStylesheet",
+           "_parse_rules", "_variables")
+async def _check_parse_rules() -> None:
+    from textual.css.stylesheet import Stylesheet
+    params = list(inspect.signature(Stylesheet._parse_rules).parameters)
+    assert params == ["self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
+    assert Stylesheet(variables={"x": "red"})._variables == {"x": "red"}
+    # Textual's own reads go through it (what the shared cache replaces).
+    assert "self._parse_rules(" in inspect.getsource(Stylesheet.parse)
+
+
+@relied_on("Input._value (a property render_line draws and measures)",
+           f"{COMPAT} ShapedInput", "_value")
+async def _check_input_value() -> None:
+    from textual.widgets import Input
+    assert isinstance(vars(Input)["_value"], property)
+    assert "self._value" in inspect.getsource(Input.render_line)
+    assert "self._value" in inspect.getsource(vars(Input)["content_width"].fget)
+
+
 # ---- server/driver.py
 @relied_on("textual._xterm_parser.XTermParser(debug=)", f"{DRIVER} SessionParser",
            "textual._xterm_parser")
@@ -368,27 +414,6 @@ async def _check_extended_key() -> None:
     assert SessionParser._parse_extended_key is wrapped
     keys = wrapped(SessionParser(), "\x1b[97;5u")        # kitty protocol: ctrl+a
     assert keys and keys[0].key == "ctrl+a"
-
-
-@relied_on("Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope) "
-           "and Stylesheet._variables", f"{COMPAT} shared_stylesheets()",
-           "_parse_rules", "_variables")
-async def _check_parse_rules() -> None:
-    from textual.css.stylesheet import Stylesheet
-    params = list(inspect.signature(Stylesheet._parse_rules).parameters)
-    assert params == ["self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
-    assert Stylesheet(variables={"x": "red"})._variables == {"x": "red"}
-    # Textual's own reads go through it (what the shared cache replaces).
-    assert "self._parse_rules(" in inspect.getsource(Stylesheet.parse)
-
-
-@relied_on("Input._value (a property render_line draws and measures)",
-           f"{COMPAT} ShapedInput", "_value")
-async def _check_input_value() -> None:
-    from textual.widgets import Input
-    assert isinstance(vars(Input)["_value"], property)
-    assert "self._value" in inspect.getsource(Input.render_line)
-    assert "self._value" in inspect.getsource(vars(Input)["content_width"].fget)
 
 
 @pytest.mark.parametrize("private", PRIVATES,
@@ -465,6 +490,15 @@ def scanned_files() -> list[str]:
 
 
 # ---------------------------------------------------- the list is complete
+def private_strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """String constants that are a private identifier (``vars(x)["_name"]``, a tuple of
+    names to unlink...)."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and node.value.isidentifier() and is_private(node.value)):
+            yield node.lineno, node.value
+
+
 def test_every_private_used_is_checked() -> None:
     known = {name for p in PRIVATES for name in p.names}
     unlisted: list[str] = []
@@ -474,15 +508,25 @@ def test_every_private_used_is_checked() -> None:
         used: list[tuple[int, str]] = list(private_imports(tree))
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and is_private(node.attr):
-                if not (is_self(node.value) and node.attr in own):
+                if node.attr not in own:
                     used.append((node.lineno, node.attr))
             elif isinstance(node, ast.keyword) and node.arg and is_private(node.arg):
                 used.append((getattr(node, "lineno", 0), node.arg))
         used += [(line, name) for line, _obj, name in private_string_lookups(tree)]
+        used += [(line, name) for line, name in private_strings(tree) if name not in own]
         unlisted += [f"{rel}:{line}: {name}" for line, name in used if name not in known]
     assert not unlisted, (
         "these privates are used but not checked: add them to PRIVATES in "
         "tests/test_textual_compat.py\n  " + "\n  ".join(unlisted))
+
+
+def test_the_counts() -> None:
+    """docs/performance.md's table: Textual's and Rich's privates (13, from 27 in
+    issue 25), their process-wide patches (4, from 12).  Change these with that
+    table."""
+    assert len(PRIVATES) == 13
+    assert sum(p.patches for p in PRIVATES) == 4
+    assert all(p.user.startswith(FENCED) for p in PRIVATES)
 
 
 # ------------------------------------------------ nobody else touches them
@@ -668,16 +712,14 @@ def test_scanner_catches_the_known_patterns() -> None:
 
 
 def test_every_app_shares_the_parsed_css() -> None:
-    """``shared_stylesheets``: the same CSS (with the same variables) is parsed once
+    """``SessionStylesheet``: the same CSS (with the same variables) is parsed once
     for the process, not once per session's App; other variables parse again."""
-    from textual.css.stylesheet import Stylesheet
+    from tui.textual_compat import SessionStylesheet
 
-    from tui.textual_compat import shared_stylesheets
-
-    shared_stylesheets()
     css = "Label { color: $accent; width: 12; }"
-    first, second = Stylesheet(variables={"accent": "red"}), Stylesheet(variables={"accent": "red"})
+    first = SessionStylesheet(variables={"accent": "red"})
+    second = SessionStylesheet(variables={"accent": "red"})
     rules = first._parse_rules(css, ("test", "shared"))
     assert second._parse_rules(css, ("test", "shared")) is rules
-    other = Stylesheet(variables={"accent": "blue"})._parse_rules(css, ("test", "shared"))
+    other = SessionStylesheet(variables={"accent": "blue"})._parse_rules(css, ("test", "shared"))
     assert other is not rules and str(other[0].styles.color) != str(rules[0].styles.color)

@@ -21,7 +21,6 @@ from .sentences import SEAT_YOURS, say
 from .textual_compat import (
     ColorSystemName,
     TeardownMixin,
-    app_is_closing,
     client_console,
     deliver_key,
     handling_app,
@@ -48,7 +47,7 @@ def console_for(term: str, colorterm: str) -> Console:
         system = None
     else:
         system = "standard"
-    return client_console(system, {"TERM": term, "COLORTERM": colorterm})
+    return client_console(system, term)
 
 
 class TuiMember(Session):
@@ -64,7 +63,7 @@ class TuiMember(Session):
 
     def _app(self) -> LammaApp | None:
         app = self._app_ref()
-        if app is None or app_is_closing(app):
+        if app is None or app.ended:
             return None
         return app
 

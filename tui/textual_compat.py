@@ -3,21 +3,31 @@
 Lamma runs one Textual App per SSH session, many in one process, and handles
 a key or a table's change without Textual's queues where that changes nothing
 but the cost; for both it leans on a few private attributes of Textual and
-Rich.  Every such reliance lives here,
-behind a small named function or mixin whose docstring says which private
-it uses and why (the SSH driver's own, driver-level ones stay in
-``server/driver.py``).  Everything else in ``engine/``, ``server/`` and
-``tui/`` uses public API and this module only.
+Rich.  Every such reliance lives here, behind a small named function, class or
+mixin whose docstring says which private it uses and why (the SSH driver's
+own, its key parser, stays in ``server/driver.py``).  Everything else in
+``engine/``, ``server/`` and ``tui/`` uses public API and this module only.
+The table's direct drawing is no longer one of them: it is a seam of our own
+(``tui.widgets.board.Surface``, which the SSH driver implements).
+
+Process-wide patches (a Textual or Rich attribute replaced for every App in
+the process) are four, installed by :func:`acyclic_textual` (three: no
+reference cycle inside a strip or an LRU cache, so that nothing frozen by the
+collector's policy dies in one) and :func:`fast_control_strip` (one: ~10 % of
+the server's instructions a move).  The rest is per session: mixed into our
+App (:class:`TeardownMixin`) or subclassed (:class:`SessionStylesheet`,
+:class:`ShapedInput`).
 
 ``tests/test_textual_compat.py`` checks that each private used here still
 exists with the expected shape in the installed Textual (pinned at 8.2.8),
 and that no other module touches one: after an upgrade, a failure there
-names the private and the function here to update.
+names the private and the function here to update.  ``docs/performance.md``
+says what each one buys.
 """
 
 from __future__ import annotations
 
-import contextlib
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, cast
 from weakref import WeakSet
@@ -27,7 +37,7 @@ from rich import text as rich_text
 from rich.console import Console
 from rich.text import Text
 from textual import events
-from textual._context import active_app, active_message_pump
+from textual._context import active_app
 from textual.app import App
 from textual.cache import LRUCache
 from textual.css.stylesheet import Stylesheet
@@ -41,10 +51,8 @@ if TYPE_CHECKING:
     # module: no extra class in Textual's DOM/CSS hierarchy); the type checker
     # sees the class they are mixed into.
     _AppBase = App[Any]
-    _ScreenBase = Screen[Any]
 else:
     _AppBase = object
-    _ScreenBase = object
 
 ColorSystemName = Literal["standard", "256", "truecolor", "windows"]
 
@@ -74,14 +82,15 @@ def null_console_file() -> IO[str]:
     return cast("IO[str]", _NullFile())
 
 
-def client_console(color_system: ColorSystemName | None, environ: dict[str, str]) -> Console:
+def client_console(color_system: ColorSystemName | None, term: str) -> Console:
     """A Console like the one ``App.__init__`` makes, but for the *client's*
-    terminal: its colour system, and ``environ`` as its environment.
-
-    Relies on Rich's private ``Console(_environ=...)`` keyword (Textual's own
-    Console is built with it too): without it the Console reads the *server
-    process's* environment (``NO_COLOR``, ``COLUMNS``, ``LINES``,
-    ``TTY_COMPATIBLE``...), which says nothing about the client."""
+    terminal (its colour system, ``term`` its TERM), and nothing of the server
+    process's environment: every setting Rich would read from the environment
+    (``NO_COLOR``, ``TTY_INTERACTIVE``, ``COLUMNS``, ``LINES``, and ``TERM`` for a
+    dumb terminal) is given here, as the client's terminal has it.  (The size is
+    never read: the app's size comes from its driver; 80x25 is what Rich assumes
+    without a terminal of its own.)  No private of Rich."""
+    dumb = term.lower() in ("dumb", "unknown")
     return Console(
         color_system=color_system,
         file=null_console_file(),
@@ -89,56 +98,17 @@ def client_console(color_system: ColorSystemName | None, environ: dict[str, str]
         highlight=False,
         emoji=False,
         legacy_windows=False,
-        _environ=environ,
         force_terminal=True,
+        force_interactive=not dumb,
+        no_color=False,
+        width=80,
+        height=25,
         safe_box=False,
         soft_wrap=False,
     )
 
 
-# ------------------------------------------------------- process-wide patch
-class _NoRedirect(contextlib.AbstractContextManager[None]):
-    """Stand-in for ``contextlib.redirect_stdout``/``redirect_stderr``."""
-
-    def __init__(self, _target: object = None) -> None:
-        pass
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-def disable_stdio_redirect() -> None:
-    """Stop every App from swapping the process-wide ``sys.stdout``/``sys.stderr``.
-
-    ``App._process_messages`` runs each app inside ``redirect_stdout`` and
-    ``redirect_stderr`` (capturing ``print`` into the app).  With many apps
-    in one process those swaps of process-wide state unwind out of order and
-    pin finished apps; our apps never print, so the redirects are made to
-    do nothing.
-
-    Relies on ``textual.app`` looking up the module globals
-    ``redirect_stdout`` and ``redirect_stderr`` (imported there from
-    ``contextlib``) when an app runs: they are replaced for the whole
-    process.  Idempotent."""
-    import textual.app as textual_app
-
-    # Monkeypatching a module global that the type checker types as the
-    # contextlib class: both misc (assign to a type) and assignment apply.
-    textual_app.redirect_stdout = _NoRedirect  # type: ignore[misc, assignment]
-    textual_app.redirect_stderr = _NoRedirect  # type: ignore[misc, assignment]
-
-
 # ---------------------------------------------------------------------- app
-def app_is_closing(app: App[Any]) -> bool:
-    """The app is shutting down or gone: posting to it is pointless.
-
-    Relies on ``MessagePump._closing`` and ``_closed`` (public
-    ``App.is_running`` is False before the app starts too, when messages
-    posted to it are still delivered once it runs).  An app hollowed by
-    :meth:`TeardownMixin.break_cycles` has neither: it is closed."""
-    return getattr(app, "_closing", True) or getattr(app, "_closed", True)
-
-
 def handling_app() -> App[Any] | None:
     """The app whose handler runs in this context (a message, a timer, a test's
     Pilot), or None: a loop callback of the room's own (the store's commit, a
@@ -197,7 +167,8 @@ async def deliver_key(app: App[Any], screen: Screen[Any], event: events.Key) -> 
     is focused or maximized (``app_focus`` set, ``App._check_bindings(key,
     priority=True)``, ``Event._set_forwarded()``, ``Screen._forward_event``'s
     post), ``MessagePump._dispatch_message(message)`` (a message loop's handling
-    of one message), ``App._context()``, ``App._handle_exception(error)``, and
+    of one message), ``App._context()`` and ``MessagePump._context()`` (the
+    context a loop handles a message in), ``App._handle_exception(error)``, and
     what a loop does after a message: it publishes it on ``message_signal``,
     then runs its idle handlers if its queue is empty.  Those are not run here:
     what a handler leaves them (a refresh, a callback after the next paint)
@@ -209,11 +180,8 @@ async def deliver_key(app: App[Any], screen: Screen[Any], event: events.Key) -> 
             if await app._check_bindings(event.key, priority=True):
                 return
             event._set_forwarded()
-            pump = active_message_pump.set(screen)
-            try:
+            with screen._context():
                 await screen._dispatch_message(event)
-            finally:
-                active_message_pump.reset(pump)
     except Exception as error:
         app._handle_exception(error)
         return
@@ -223,17 +191,17 @@ async def deliver_key(app: App[Any], screen: Screen[Any], event: events.Key) -> 
 # ----------------------------------------------------------------- teardown
 # A finished session's objects must go by reference counting: whatever is
 # left in reference cycles waits for a full collection of the whole heap, which
-# with a few hundred sessions stops every session for seconds (issue 12).
-# Textual's objects are full of cycles (each node's styles point back at it;
-# its animator, logger, workers point at the app; an LRUCache is a ring of
-# links; a Strip caches itself...): acyclic_textual() removes the last two
-# kinds, and a finished app is hollowed (TeardownMixin.break_cycles).
+# with a few hundred sessions stops every session for seconds, and an object the
+# collector's policy has frozen (``server.runtime.collect_and_freeze``) and that
+# later dies in a cycle waits for a scan of the whole heap.  Textual's objects
+# are full of cycles (each node's styles point back at it; its animator,
+# logger, workers point at the app; an LRUCache is a ring of links; a Strip
+# caches itself...): acyclic_textual() removes the last two kinds for the
+# whole process, and a finished app is hollowed (TeardownMixin.break_cycles).
 
 _strip_divide = Strip.divide
 _strip_crop_extend = Strip.crop_extend
 _lru_clear = LRUCache.clear
-_widget_loop_exit = Widget._message_loop_exit
-_component_classes = Stylesheet._process_component_classes
 
 
 def _divide(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
@@ -260,6 +228,20 @@ def _clear_links(self: LRUCache[Any, Any]) -> None:
     _lru_clear(self)
 
 
+def acyclic_textual() -> None:
+    """Process-wide (three patches): ``Strip.divide`` and ``Strip.crop_extend`` no
+    longer put a strip in its own cache (the same results, uncached: ``[self]`` and
+    ``self``); ``LRUCache.clear`` unlinks the ring it drops.  Strips and caches are
+    made and dropped by every widget of every app, Textual's own included, all the
+    time: no one app could do this for itself.
+
+    Relies on ``LRUCache._cache`` (key -> link lists) and the shapes of
+    ``Strip.divide(cuts)``, ``Strip.crop_extend(start, end, style)``.  Idempotent."""
+    Strip.divide = _divide  # type: ignore[method-assign]
+    Strip.crop_extend = _crop_extend  # type: ignore[method-assign]
+    LRUCache.clear = _clear_links  # type: ignore[method-assign]
+
+
 def _hollow(obj: object) -> None:
     """Drop every attribute of a finished Textual object (its caches' rings
     too): the cycles through it end, and what it held goes at once."""
@@ -278,85 +260,122 @@ def _virtual_nodes(node: Any) -> list[Any]:
     return [styles.node for styles in node._component_styles.values()]
 
 
-def _process_component_classes(self: Stylesheet, node: Any) -> None:
-    # Textual makes new virtual nodes each time a node is styled again (focus,
-    # hover, class changes): the ones it replaces are hollowed.
-    old = _virtual_nodes(node)
-    _component_classes(self, node)
-    kept = {id(new) for new in _virtual_nodes(node)}
-    for virtual in old:
-        if id(virtual) not in kept:
-            _hollow(virtual)
+class _Registry(WeakSet[Any]):
+    """An app's registry of mounted nodes (``App._registry``) that notes each node
+    that leaves it: Textual discards a node there when it is done with it (a
+    widget or screen removed, or the app ending), just before it drops the virtual
+    nodes of the node's component styles, which are hollowed here."""
+
+    def __init__(self, nodes: Iterable[Any], departed: WeakSet[Any]) -> None:
+        super().__init__(nodes)
+        self.departed = departed
+
+    def discard(self, item: Any) -> None:
+        if item in self:
+            for virtual in _virtual_nodes(item):
+                _hollow(virtual)
+            self.departed.add(item)
+        super().discard(item)
 
 
-async def _message_loop_exit(self: Widget) -> None:
-    """Textual's, plus: the widget is remembered by its app (weakly) for
-    :meth:`TeardownMixin.break_cycles`, and the virtual nodes of its component
-    styles (which Textual drops here) are hollowed now."""
-    try:
-        app: Any = self.app
-    except Exception:               # no active app: nobody to tell
-        app = None
-    virtual = _virtual_nodes(self)
-    await _widget_loop_exit(self)
-    for node in virtual:
-        _hollow(node)
-    departed = getattr(app, "departed_nodes", None)
-    if departed is not None:
-        departed.add(self)
+class SessionStylesheet(Stylesheet):
+    """An app's stylesheet, for the many apps of one process.
+
+    * The CSS is parsed once for the process, not once per app
+      (``_parse_rules``): every session's App parsed the same CSS again (the
+      app's, each widget's DEFAULT_CSS) when it started, a sixth of the server's
+      CPU while sessions come and go (py-spy, churn benchmark).  Keyed as
+      Textual keys its own cache, plus the stylesheet's variables (a theme's
+      colours are parsed into the rules).
+    * Textual makes new virtual nodes each time a node is styled again (focus,
+      hover, class changes): the ones it replaces are hollowed
+      (``_process_component_classes``).
+
+    Relies on ``Stylesheet._parse_rules(css, read_from, is_default_rules,
+    tie_breaker, scope)`` returning rules that are only read afterwards (Textual
+    itself reuses them from its per-stylesheet cache), ``Stylesheet._variables``,
+    ``Stylesheet._process_component_classes(node)`` (where it replaces a node's
+    virtual nodes) and ``DOMNode._component_styles`` (RenderStyles of virtual
+    nodes, each ``.node``)."""
+
+    def _parse_rules(self, css: str, read_from: Any, is_default_rules: bool = False,
+                     tie_breaker: int = 0, scope: str = "") -> list[Any]:
+        key = (css, read_from, is_default_rules, tie_breaker, scope,
+               tuple(sorted(self._variables.items())))
+        rules = _RULES.get(key)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            if len(_RULES) < _RULES_MAX:
+                _RULES[key] = rules
+        return rules
+
+    def _process_component_classes(self, node: Any) -> None:
+        old = _virtual_nodes(node)
+        super()._process_component_classes(node)
+        kept = {id(new) for new in _virtual_nodes(node)}
+        for virtual in old:
+            if id(virtual) not in kept:
+                _hollow(virtual)
 
 
-def acyclic_textual() -> None:
-    """Process-wide: every widget's end is recorded for its app's teardown;
-    ``Strip.divide`` and ``Strip.crop_extend`` no longer put a strip in its
-    own cache (the same results, uncached: ``[self]`` and ``self``);
-    ``LRUCache.clear`` unlinks the ring it drops; the virtual nodes a restyle
-    replaces are hollowed.
-
-    Relies on ``Widget._message_loop_exit`` (wrapped: where Textual is done
-    with a removed widget), ``Stylesheet._process_component_classes(node)``
-    (wrapped: where it replaces a node's virtual nodes),
-    ``DOMNode._component_styles`` (RenderStyles of virtual nodes, each
-    ``.node``), ``LRUCache._cache`` (key -> link lists),
-    and the shapes of ``Strip.divide(cuts)``, ``Strip.crop_extend(start, end,
-    style)``.  Idempotent."""
-    Strip.divide = _divide  # type: ignore[method-assign]
-    Strip.crop_extend = _crop_extend  # type: ignore[method-assign]
-    LRUCache.clear = _clear_links  # type: ignore[method-assign]
-    Widget._message_loop_exit = _message_loop_exit  # type: ignore[method-assign]
-    Stylesheet._process_component_classes = (  # type: ignore[method-assign]
-        _process_component_classes)
-
-
-# ----------------------------------------------------------------- stylesheets
 _RULES: dict[tuple[Any, ...], list[Any]] = {}
 _RULES_MAX = 256
-_ORIGINAL_PARSE_RULES = Stylesheet._parse_rules
 
 
-def _parse_rules(self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False,
-                 tie_breaker: int = 0, scope: str = "") -> list[Any]:
-    """``Stylesheet._parse_rules`` with one cache for the process, not one per app:
-    every session's App parsed the same CSS again (the app's, each widget's
-    DEFAULT_CSS) when it started, a sixth of the server's CPU while sessions come
-    and go (py-spy, churn benchmark). Keyed as Textual keys its own cache, plus the
-    stylesheet's variables (a theme's colours are parsed into the rules)."""
-    key = (css, read_from, is_default_rules, tie_breaker, scope,
-           tuple(sorted(self._variables.items())))
-    rules = _RULES.get(key)
-    if rules is None:
-        rules = _ORIGINAL_PARSE_RULES(self, css, read_from, is_default_rules, tie_breaker, scope)
-        if len(_RULES) < _RULES_MAX:
-            _RULES[key] = rules
-    return rules
+class TeardownMixin(_AppBase):
+    """What one App among many in a process needs.  Mix in before ``App``.
 
+    * Its own stdio: Textual runs an app inside ``redirect_stdout`` and
+      ``redirect_stderr`` to the app's print capture; with many apps in one
+      process those swaps of the process's ``sys.stdout``/``sys.stderr`` unwind
+      out of order, pin finished apps and send the process's own output to an
+      app.  Here each app's targets are the process's streams as they are when
+      it is made: every app swaps them for themselves.
+    * Its own stylesheet (:class:`SessionStylesheet`).
+    * A finished app goes by reference counting: every widget (and screen) that
+      ends while the app runs, or when it shuts down, is remembered weakly in
+      ``departed_nodes`` (``_Registry``); :meth:`break_cycles`, called once the
+      app has ended, hollows each of them and the app (its stylesheet and
+      virtual nodes too): the cycles between them and their styles, caches,
+      timers, animator... end.  A hollowed app reads as ``ended``; nothing else
+      may use it.
 
-def shared_stylesheets() -> None:
-    """Process-wide: ``_parse_rules`` in place of Textual's.  Relies on
-    ``Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)``
-    returning rules that are only read afterwards (Textual itself reuses them from
-    its per-stylesheet cache) and on ``Stylesheet._variables``.  Idempotent."""
-    Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
+    Relies on ``App._capture_stdout`` and ``App._capture_stderr`` (the targets
+    of the redirects), ``App._registry`` (the nodes mounted, a ``WeakSet`` a node
+    is discarded from as it ends) and ``MessagePump._task`` (a node's message
+    loop: None or done once it has ended)."""
+
+    ended = True            # (class-wide: an app hollowed by break_cycles has ended)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ended = False
+        # (Textual types them as its print capture; a stream is what redirect_* takes.)
+        self._capture_stdout = sys.stdout  # type: ignore[assignment]
+        self._capture_stderr = sys.stderr  # type: ignore[assignment]
+        self.stylesheet = SessionStylesheet(variables=self.get_css_variables())
+        self.departed_nodes: WeakSet[Widget] = WeakSet()
+        self._registry = _Registry(self._registry, self.departed_nodes)
+
+    def on_unmount(self) -> None:
+        """Textual's shutdown has closed every node: nothing is drawn or posted now."""
+        self.ended = True
+
+    def break_cycles(self) -> None:
+        """Hollow the app and every widget that ended.  Only once the app has
+        ended; a node whose message loop still runs is left as it is."""
+        if not self.ended or self._registry:
+            return      # stopped half-way (cancelled): left to the collector
+        animator = self.animator         # its timer calls it back: a cycle
+        nodes: list[Any] = [*self.departed_nodes, self]
+        for node in nodes:
+            task = node._task
+            if task is not None and not task.done():
+                continue
+            for virtual in _virtual_nodes(node):
+                _hollow(virtual)
+            _hollow(node)
+        _hollow(animator)
 
 
 # ------------------------------------------------------------------- text box
@@ -398,50 +417,16 @@ def _strip_control_codes(text: str, _translate_table: dict[int, None] | None = N
     """Rich's ``strip_control_codes``, which removes BEL, BS, VT, FF and CR: a text
     with no unprintable character has none of them and comes back as it is.  Rich
     translates every text it makes a ``Text`` of, character by character through a
-    dict (~4 % of the server's instructions a move: ~100 lines a move are made)."""
+    dict (~10 % of the server's instructions a move at a table: ~100 lines a move
+    are made)."""
     if text.isprintable():
         return text
     return _RICH_STRIP(text) if _translate_table is None else _RICH_STRIP(text, _translate_table)
 
 
 def fast_control_strip() -> None:
-    """Process-wide: ``_strip_control_codes`` in place of Rich's.  Relies on
-    ``rich.text`` calling ``strip_control_codes`` as a module global (imported from
-    ``rich.control``).  Idempotent."""
+    """Process-wide (one patch): ``_strip_control_codes`` in place of Rich's.  Rich
+    makes a ``Text`` of every string in every app: no one app could do this for
+    itself.  Relies on ``rich.text`` calling ``strip_control_codes`` as a module
+    global (imported from ``rich.control``).  Idempotent."""
     rich_text.strip_control_codes = _strip_control_codes
-
-
-class TeardownMixin(_AppBase):
-    """Lets a finished app go by reference counting.  Mix in before ``App``.
-
-    Every widget (and screen) that ends while the app runs, or when it shuts
-    down, is remembered weakly in ``departed_nodes`` (see
-    :func:`acyclic_textual`); :meth:`break_cycles`, called once the app has
-    stopped, hollows each of them and the app (its stylesheet and virtual
-    nodes too): the cycles between them and their styles, caches, timers,
-    animator... end.  A hollowed app reads as closed (:func:`app_is_closing`);
-    nothing else may use it."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.departed_nodes: WeakSet[Widget] = WeakSet()
-
-    def break_cycles(self) -> None:
-        """Hollow the app and every widget that ended.  Only once the app has
-        closed; a node whose message loop still runs is left as it is.
-
-        Relies on ``MessagePump._closed``, ``App._registry`` (the nodes
-        mounted: empty once every one has ended) and ``MessagePump._task``
-        (the node's message loop: None or done once it has ended)."""
-        if not self._closed or self._registry:
-            return      # stopped half-way (cancelled): left to the collector
-        animator = self.animator         # its timer calls it back: a cycle
-        nodes: list[Any] = [*self.departed_nodes, self]
-        for node in nodes:
-            task = node._task
-            if task is not None and not task.done():
-                continue
-            for virtual in _virtual_nodes(node):
-                _hollow(virtual)
-            _hollow(node)
-        _hollow(animator)

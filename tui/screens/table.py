@@ -32,7 +32,7 @@ from server.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key
 from ..i18n import N_
-from ..textual_compat import ShapedInput, app_is_closing, run_as_app
+from ..textual_compat import ShapedInput, run_as_app
 from ..widgets.board import Board
 from . import table_draw as draw
 from .table_keys import KeyContext, footer, resolve
@@ -290,7 +290,7 @@ class TableScreen(Screen[None]):
 
     def _trick_held(self, app: LammaApp) -> None:
         self._trick_hold = None
-        if not app_is_closing(app) and self.is_attached:
+        if not app.ended and app.is_running and self.is_attached:
             run_as_app(app, self._move_trick)
 
     def _drop_trick_hold(self) -> None:
