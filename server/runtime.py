@@ -79,7 +79,7 @@ def collect_and_freeze() -> int:
     object that later dies in a reference cycle is never found (reference
     counting still frees everything else), which is why a finished session
     breaks its cycles itself (``TeardownMixin.break_cycles``,
-    ``ssh.unlink_asyncssh``).  Returns the number of objects collected."""
+    ``wire.unlink_asyncssh``).  Returns the number of objects collected."""
     global _frozen
     found = gc.collect()
     # Counted here, as they are frozen: after a full collection every survivor is in

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import asyncssh
-from asyncssh.sftp import MIN_SFTP_VERSION
 
 from . import wire
 from .admin import SOCKET_NAME, serve_admin
@@ -344,7 +343,7 @@ class LammaSSHServer(asyncssh.SSHServer):
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
         # asyncssh forgets its transport before connection_lost: kept for unlink_asyncssh.
-        self.transport: object = vars(conn).get("_transport")
+        self.transport: object = wire.transport_of(conn)
         wire.coalesce(conn)
         wire.quiet(conn)
         limits = self.room.config.limits
@@ -384,7 +383,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         transport, self.transport = getattr(self, "transport", None), None
         if conn is not None:
             # asyncssh calls this from its clean-up, which goes on after: unlink after it.
-            asyncio.get_running_loop().call_soon(unlink_asyncssh, conn, processes, transport)
+            asyncio.get_running_loop().call_soon(wire.unlink_asyncssh, conn, processes, transport)
         address, self.address = self.address, None
         if address is not None:
             self.room.disconnected(self)
@@ -431,7 +430,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         """A channel whose session never started has closed: it holds nothing now."""
         if process in self.processes:
             self.processes.remove(process)
-        asyncio.get_running_loop().call_soon(unlink_process, process)
+        asyncio.get_running_loop().call_soon(wire.unlink_process, process)
 
     def begin_auth(self, username: str) -> bool:
         name, reason = check_name(username)
@@ -566,14 +565,14 @@ class LammaSSHServer(asyncssh.SSHServer):
             self.refusal = Said(N_("Authentication failed."))
 
 
-class GuardedProcess(asyncssh.SSHServerProcess):
+class GuardedProcess(wire.ServerProcess):
     """A session as asyncssh runs it, with what the room allows before it starts: a
     terminal type of at most ``TERM_MAX`` characters (one of 200 KB is refused, and
     counted against the connection). A channel that closes before its session starts
     tells its connection (``LammaSSHServer.channel_closed``), which unlinks it."""
 
     def __init__(self, handler: SessionHandler):
-        super().__init__(handler, None, MIN_SFTP_VERSION, False)
+        super().__init__(handler)
         self.started = False
 
     def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int],
@@ -599,40 +598,6 @@ class GuardedProcess(asyncssh.SSHServerProcess):
             getattr(owner, what)(arg)
 
 
-UNLINKED = ("_session_factory", "_stdin", "_stdout", "_stderr")   # of a process
-
-
-def unlink_process(process: asyncssh.SSHServerProcess) -> None:
-    """``unlink_asyncssh``'s part for one session (see there)."""
-    attrs = vars(process)
-    for name in UNLINKED:
-        if name in attrs:
-            attrs[name] = None
-
-
-def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
-                    processes: list[asyncssh.SSHServerProcess],
-                    transport: object = None) -> None:
-    """Break the reference cycles asyncssh leaves in a closed connection, so that
-    it and its sessions go by reference counting, not in a full collection
-    (issue 12): the connection keeps a bound method of its own as its packet
-    handler (``_recv_handler``); a process keeps one as its ``_session_factory``
-    and its ``_stdin``/``_stdout``/``_stderr`` streams, which point back at it.
-    Each is replaced by what holds nothing (asyncssh itself parks
-    ``_recv_handler`` on ``lambda: False``).  So is asyncio's socket
-    transport under it (``conn._transport``), whose ``_read_ready_cb`` is a
-    bound method of its own (CPython 3.11): the one cycle per connection
-    that was left, and with objects frozen by ``runtime.collect_and_freeze``
-    one that is never collected (asyncssh drops ``_transport`` before
-    ``connection_lost``: it is taken at ``connection_made``).  Checked by
-    tests/test_session_garbage.py."""
-    conn._recv_handler = lambda: False
-    if transport is not None and not wire.is_lingering(transport):
-        wire.drop_read_callback(transport)      # a lingering one does it when it closes
-    for process in processes:
-        unlink_process(process)
-
-
 async def _unlink_when_closed(process: asyncssh.SSHServerProcess) -> None:
     """``unlink_asyncssh``'s part for one finished session, once asyncssh has closed
     its channel (a connection that ends first unlinks it with the others)."""
@@ -640,7 +605,7 @@ async def _unlink_when_closed(process: asyncssh.SSHServerProcess) -> None:
         await asyncio.wait_for(process.wait_closed(), 30)
     except Exception:
         pass
-    unlink_process(process)
+    wire.unlink_process(process)
 
 
 def _looks_like(name: str, other: str, what: str) -> Said:

@@ -26,6 +26,7 @@ from typing import Any
 import asyncssh
 from asyncssh.constants import MSG_IGNORE
 from asyncssh.packet import SSHPacket, String
+from asyncssh.sftp import MIN_SFTP_VERSION
 
 from .limits import ENV_REQUESTS_MAX, ENV_VALUE_MAX, KEPT_ENV
 
@@ -286,3 +287,53 @@ def refused(chan: asyncssh.SSHServerChannel, what: str) -> None:
     count = getattr(owner, "refused", None)
     if count is not None:
         count(what)
+
+
+# ------------------------------------------------------------------- sessions
+class ServerProcess(asyncssh.SSHServerProcess):
+    """asyncssh's server session for a handler (no SFTP, no SCP), made as asyncssh
+    makes it for ``process_factory``: its constructor, ``(process_factory,
+    sftp_factory, sftp_version, allow_scp)``, is not documented."""
+
+    def __init__(self, handler: Any) -> None:
+        super().__init__(handler, None, MIN_SFTP_VERSION, False)
+
+
+# --------------------------------------------------------- a connection's end
+def transport_of(conn: asyncssh.SSHServerConnection) -> object:
+    """The transport under ``conn`` (``SSHConnection._transport``), taken as the
+    connection is made: asyncssh forgets it before ``connection_lost``, and
+    ``unlink_asyncssh`` needs it then."""
+    return vars(conn).get("_transport")
+
+
+UNLINKED = ("_session_factory", "_stdin", "_stdout", "_stderr")   # of a process
+
+
+def unlink_process(process: asyncssh.SSHServerProcess) -> None:
+    """``unlink_asyncssh``'s part for one session (see there)."""
+    attrs = vars(process)
+    for name in UNLINKED:
+        if name in attrs:
+            attrs[name] = None
+
+
+def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
+                    processes: list[asyncssh.SSHServerProcess],
+                    transport: object = None) -> None:
+    """Break the reference cycles asyncssh leaves in a closed connection, so that
+    it and its sessions go by reference counting, not in a full collection
+    (issue 12): the connection keeps a bound method of its own as its packet
+    handler (``_recv_handler``); a process keeps one as its ``_session_factory``
+    and its ``_stdin``/``_stdout``/``_stderr`` streams, which point back at it.
+    Each is replaced by what holds nothing (asyncssh itself parks
+    ``_recv_handler`` on ``lambda: False``).  So is asyncio's socket
+    transport under it (``transport_of``), whose ``_read_ready_cb`` is a
+    bound method of its own (CPython 3.11): the one cycle per connection
+    that was left, and with objects frozen by ``runtime.collect_and_freeze``
+    one that is never collected.  Checked by tests/test_session_garbage.py."""
+    conn._recv_handler = lambda: False
+    if transport is not None and not is_lingering(transport):
+        drop_read_callback(transport)       # a lingering one does it when it closes
+    for process in processes:
+        unlink_process(process)

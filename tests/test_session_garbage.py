@@ -7,7 +7,7 @@ streams).  Left to the collector, every finished session's ~6,000 objects
 waited for a full collection, which scans the whole heap: seconds with a few
 hundred sessions.  The server now breaks those cycles when a session ends
 (``TeardownMixin.break_cycles``, ``textual_compat.acyclic_textual``,
-``ssh.unlink_asyncssh``), so the session's objects go by reference counting.
+``wire.unlink_asyncssh``), so the session's objects go by reference counting.
 
 Each test runs one real session against the real server with the collector
 switched off, then asks a collection what it would find (``DEBUG_SAVEALL``):
@@ -27,7 +27,7 @@ from typing import Any
 
 from conftest import JsonClient, LammaServer, PtyClient
 
-from server.ssh import UNLINKED, unlink_asyncssh
+from server.wire import UNLINKED, unlink_asyncssh
 
 OURS = ("textual", "rich", "tui", "server")
 ALLOWED = 10     # a few stray objects at most (a session had thousands)

@@ -1,21 +1,27 @@
-"""Textual's privates, fenced in (issues 10 and 25).
+"""The privates of Textual, Rich and asyncssh that Lamma relies on, fenced in
+(issues 10 and 25).  The single list of them: ``PRIVATES`` below, one entry per
+private (or per group of names that only make sense together), each with a check.
 
-Two modules may touch a private attribute or module of Textual (or Rich):
-``tui/textual_compat.py`` and the SSH driver ``server/driver.py``.  The single
-list of them: ``PRIVATES`` below, one entry per private (or per group of names
-that only make sense together), each with a check.
+Three modules may touch one: ``tui/textual_compat.py`` and the SSH driver
+``server/driver.py`` (Textual's and Rich's), ``server/wire.py`` (asyncssh's, and
+asyncio's socket transport's one).
 
-* ``test_private_still_there``: every private those two rely on still exists
-  with the shape they expect in the installed Textual; after an upgrade a
-  failure names the private and the code to update.
+* ``test_private_still_there``: every private those rely on still exists with
+  the shape they expect in the installed Textual, Rich and asyncssh; after an
+  upgrade a failure names the private and the code to update.
 * ``test_every_private_used_is_checked``: the list below is complete (a new
-  private used in either module must be added to it).
+  private used in a fenced module must be added to it).
 * ``test_no_private_textual_use_elsewhere``: no other module in ``engine/``,
   ``server/`` or ``tui/`` imports a private Textual/Rich module or name, reads
   a ``_private`` of an object that is obviously Textual's (``app._x``,
   ``screen._x``, ``self.app._x``, ``driver._x``, ``console._x``...), patches
   a Textual module, or (in a class built on a Textual class) uses, overrides
   or shadows one of that class's privates.
+* ``test_no_private_asyncssh_use_elsewhere``: the same for asyncssh: no module
+  but ``server/wire.py`` imports one of its inner modules, reads or writes a
+  ``_private`` of a connection, channel, process or transport (``vars()`` and
+  ``getattr`` by name included), swaps an object's class, or (in a class built
+  on an asyncssh class) uses, overrides or shadows one of that class's privates.
 * ``test_the_counts``: how many there are (docs/performance.md's table), so that
   one more is a decision, not an accident.
 """
@@ -35,6 +41,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import asyncssh
 import pytest
 import textual
 import textual.app
@@ -48,9 +55,12 @@ from textual.widget import Widget
 ROOT = Path(__file__).resolve().parent.parent
 COMPAT = "tui/textual_compat.py"
 DRIVER = "server/driver.py"
+WIRE = "server/wire.py"
 FENCED = (COMPAT, DRIVER)
+FENCED_ASYNCSSH = (WIRE,)
 SCANNED = ("engine", "server", "tui")
-VERSIONS = f"Textual {textual.__version__}, Rich {importlib.metadata.version('rich')}"
+VERSIONS = (f"Textual {textual.__version__}, Rich {importlib.metadata.version('rich')}, "
+            f"asyncssh {importlib.metadata.version('asyncssh')}")
 
 
 # --------------------------------------------------------------- the list
@@ -60,16 +70,17 @@ class Private:
     user: str                   # the module (and function) that relies on it
     names: tuple[str, ...]      # private identifiers covered (for the completeness check)
     check: Callable[[], Awaitable[None]]
+    of: str = "textual"         # whose: "textual" (Textual and Rich) or "asyncssh"
     patches: int = 0            # attributes it replaces for the whole process
 
 
 PRIVATES: list[Private] = []
 
 
-def relied_on(what: str, user: str, *names: str, patches: int = 0,
+def relied_on(what: str, user: str, *names: str, of: str = "textual", patches: int = 0,
               ) -> Callable[[Callable[[], Awaitable[None]]], Callable[[], Awaitable[None]]]:
     def register(check: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
-        PRIVATES.append(Private(what, user, names, check, patches))
+        PRIVATES.append(Private(what, user, names, check, of, patches))
         return check
     return register
 
@@ -416,6 +427,101 @@ async def _check_extended_key() -> None:
     assert keys and keys[0].key == "ctrl+a"
 
 
+# ---- server/wire.py (asyncssh's, and one of asyncio's)
+@relied_on("SSHConnection._transport: set in connection_made, every packet written to it "
+           "(SSHConnection._send)", f"{WIRE} transport_of(), coalesce(), hold(), flush()",
+           "_transport", of="asyncssh")
+async def _check_asyncssh_transport() -> None:
+    from asyncssh.connection import SSHConnection
+
+    assert "self._transport = " in inspect.getsource(SSHConnection.connection_made)
+    assert "self._transport.write(data)" in inspect.getsource(SSHConnection._send)
+
+
+@relied_on("SSHConnection.send_packet(pkttype, *args, handler=None) putting an empty "
+           "SSH_MSG_IGNORE before every packet once encrypted; a server connection's class "
+           "set to a subclass as it is made", f"{WIRE} QuietConnection, quiet()", of="asyncssh")
+async def _check_empty_ignore() -> None:
+    from asyncssh.connection import SSHConnection
+
+    source = inspect.getsource(SSHConnection.send_packet)
+    assert "self.send_packet(MSG_IGNORE, String(b''))" in source
+    assert params(SSHConnection.send_packet) == ["self", "pkttype", "args", "handler"]
+
+
+@relied_on("SSHServerChannel._process_env_request(packet): how a channel handles an 'env' "
+           "request (asyncssh.packet.SSHPacket, String); a channel's class set to a subclass "
+           "as it is made", f"{WIRE} GuardedChannel, guard_channel()", "_process_env_request",
+           of="asyncssh")
+async def _check_env_request() -> None:
+    from asyncssh.packet import SSHPacket, String
+
+    from server.wire import GuardedChannel
+
+    handler = vars(asyncssh.SSHServerChannel).get("_process_env_request")
+    assert callable(handler) and params(handler) == ["self", "packet"]
+    assert "_process_env_request" in vars(GuardedChannel)
+    packet = SSHPacket(String(b"LANG") + String(b"C"))
+    assert packet.get_string() == b"LANG" and packet.get_string() == b"C"
+    packet.check_end()
+
+
+@relied_on("SSHConnection._recv_handler (a bound method of the connection; asyncssh parks "
+           "it on lambda: False itself)", f"{WIRE} unlink_asyncssh()", "_recv_handler",
+           of="asyncssh")
+async def _check_recv_handler() -> None:
+    from asyncssh.connection import SSHConnection
+
+    source = inspect.getsource(SSHConnection)
+    assert "self._recv_handler = self._recv_version" in source
+    assert "self._recv_handler = lambda: False" in source
+
+
+@relied_on("SSHServerProcess._session_factory, _stdin, _stdout, _stderr (the process's own "
+           "bound method and its streams, which point back at it)",
+           f"{WIRE} unlink_process(), UNLINKED", "_session_factory", "_stdin", "_stdout",
+           "_stderr", of="asyncssh")
+async def _check_process_streams() -> None:
+    from server.wire import UNLINKED, ServerProcess
+
+    process = ServerProcess(lambda p: None)
+    assert "_session_factory" in vars(process)
+    source = inspect.getsource(asyncssh.SSHServerProcess._start_process)
+    assert all(f"self.{name} = " in source for name in UNLINKED[1:])
+
+
+@relied_on("asyncio's socket transport's _read_ready_cb (a bound method of its own, "
+           "CPython 3.11)", f"{WIRE} drop_read_callback()", "_read_ready_cb", of="asyncssh")
+async def _check_read_ready_cb() -> None:
+    from asyncio import selector_events
+
+    source = inspect.getsource(selector_events._SelectorSocketTransport)
+    assert "self._read_ready_cb = self._read_ready__data_received" in source
+
+
+@relied_on("SSHServerProcess(process_factory, sftp_factory, sftp_version, allow_scp) and "
+           "asyncssh.sftp.MIN_SFTP_VERSION: a session made as asyncssh makes one",
+           f"{WIRE} ServerProcess", of="asyncssh")
+async def _check_server_process() -> None:
+    from asyncssh.sftp import MIN_SFTP_VERSION
+
+    assert params(asyncssh.SSHServerProcess.__init__) == [
+        "self", "process_factory", "sftp_factory", "sftp_version", "allow_scp"]
+    assert isinstance(MIN_SFTP_VERSION, int)
+
+
+@relied_on("asyncssh.kex.get_default_kex_algs() (the key exchanges asyncssh offers, bytes, "
+           "GSS ones named gss-...)", f"{WIRE} kex_algs()", of="asyncssh")
+async def _check_kex_algs() -> None:
+    from asyncssh.kex import get_default_kex_algs
+
+    from server.wire import kex_algs
+
+    names = get_default_kex_algs()
+    assert names and all(isinstance(n, bytes) for n in names) and b"curve25519-sha256" in names
+    assert kex_algs()[0] == "curve25519-sha256"
+
+
 @pytest.mark.parametrize("private", PRIVATES,
                          ids=[p.check.__name__.removeprefix("_check_") for p in PRIVATES])
 async def test_private_still_there(private: Private) -> None:
@@ -502,7 +608,7 @@ def private_strings(tree: ast.AST) -> Iterator[tuple[int, str]]:
 def test_every_private_used_is_checked() -> None:
     known = {name for p in PRIVATES for name in p.names}
     unlisted: list[str] = []
-    for rel in FENCED:
+    for rel in (*FENCED, *FENCED_ASYNCSSH):
         tree = parse(rel)
         own = own_names(tree)
         used: list[tuple[int, str]] = list(private_imports(tree))
@@ -515,6 +621,9 @@ def test_every_private_used_is_checked() -> None:
         used += [(line, name) for line, _obj, name in private_string_lookups(tree)]
         used += [(line, name) for line, name in private_strings(tree) if name not in own]
         unlisted += [f"{rel}:{line}: {name}" for line, name in used if name not in known]
+        if rel in FENCED_ASYNCSSH:
+            unlisted += [f"{v} (not in PRIVATES)" for v in asyncssh_class_violations(
+                rel, tree, frozenset(known))]
     assert not unlisted, (
         "these privates are used but not checked: add them to PRIVATES in "
         "tests/test_textual_compat.py\n  " + "\n  ".join(unlisted))
@@ -522,11 +631,15 @@ def test_every_private_used_is_checked() -> None:
 
 def test_the_counts() -> None:
     """docs/performance.md's table: Textual's and Rich's privates (13, from 27 in
-    issue 25), their process-wide patches (4, from 12).  Change these with that
-    table."""
-    assert len(PRIVATES) == 13
+    issue 25), their process-wide patches (4, from 12), asyncssh's privates (8, all in
+    server/wire.py).  Change these with that table."""
+    textual_ones = [p for p in PRIVATES if p.of == "textual"]
+    asyncssh_ones = [p for p in PRIVATES if p.of == "asyncssh"]
+    assert len(textual_ones) == 13
     assert sum(p.patches for p in PRIVATES) == 4
-    assert all(p.user.startswith(FENCED) for p in PRIVATES)
+    assert len(asyncssh_ones) == 8
+    assert all(p.user.startswith(WIRE) for p in asyncssh_ones)
+    assert all(p.user.startswith(FENCED) for p in textual_ones)
 
 
 # ------------------------------------------------ nobody else touches them
@@ -668,6 +781,129 @@ def test_no_private_textual_use_elsewhere() -> None:
         "Textual/Rich privates used outside tui/textual_compat.py and server/driver.py "
         "(reach them through a function in tui/textual_compat.py, checked in "
         "tests/test_textual_compat.py):\n  " + "\n  ".join(problems))
+
+
+# ------------------------------------------------ asyncssh's, the same way
+ASYNCSSH_HOLDERS = {"conn", "connection", "process", "chan", "channel", "transport",
+                    "_conn", "_process", "_chan", "_transport"}
+"""Names that, in our code, hold an asyncssh connection, channel or process, or the
+transport under one."""
+
+
+def obviously_asyncssh(node: ast.expr) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id in ASYNCSSH_HOLDERS
+    return isinstance(node, ast.Attribute) and node.attr in ASYNCSSH_HOLDERS
+
+
+@cache
+def asyncssh_privates(cls: type) -> frozenset[str]:
+    """Private names of an asyncssh class: its members and the ``self._x``
+    attributes its source sets, over its MRO."""
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        if klass.__module__.split(".")[0] != "asyncssh":
+            continue
+        names.update(n for n in vars(klass) if is_private(n))
+        try:
+            source = inspect.getsource(klass)
+        except (OSError, TypeError):
+            continue
+        for node in ast.walk(ast.parse(inspect.cleandoc("\n" + source))):
+            if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                    and is_self(node.value) and is_private(node.attr)):
+                names.add(node.attr)
+    return frozenset(names)
+
+
+def asyncssh_class_violations(rel: str, tree: ast.Module,
+                              allowed: frozenset[str]) -> Iterator[str]:
+    """In a class built on an asyncssh class: ``self._x``, ``def _x`` or
+    ``super()._x`` where ``_x`` is one of that class's privates."""
+    module = importlib.import_module(module_name(rel))
+    for top in tree.body:
+        if not isinstance(top, ast.ClassDef):
+            continue
+        cls = getattr(module, top.name, None)
+        if not isinstance(cls, type):
+            continue
+        bases = [k for k in cls.__mro__[1:] if k.__module__.split(".")[0] == "asyncssh"]
+        if not bases:
+            continue
+        theirs = set().union(*(asyncssh_privates(k) for k in bases)) - allowed
+        for node in ast.walk(top):
+            name = None
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node in top.body:
+                name = node.name
+            elif isinstance(node, ast.Attribute) and (is_self(node.value)
+                                                       or is_super_call(node.value)):
+                name = node.attr
+            if name in theirs:
+                yield (f"{rel}:{node.lineno}: {top.name}.{name} is a private of its "
+                       f"asyncssh base {bases[0].__name__}")
+
+
+def asyncssh_violations(rel: str, tree: ast.Module) -> Iterator[str]:
+    """What the source alone shows: an inner module of asyncssh imported, a private
+    of a connection, channel, process or transport read or written (by attribute,
+    ``vars()`` or name), an object's class swapped."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith("asyncssh."):
+                yield f"{rel}:{node.lineno}: imports {node.module}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("asyncssh."):
+                    yield f"{rel}:{node.lineno}: imports {alias.name}"
+        elif isinstance(node, ast.Attribute):
+            if is_private(node.attr) and obviously_asyncssh(node.value):
+                yield f"{rel}:{node.lineno}: {ast.unparse(node)}"
+            elif node.attr == "__class__" and isinstance(node.ctx, ast.Store):
+                yield f"{rel}:{node.lineno}: swaps the class of {ast.unparse(node.value)}"
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id == "vars" and node.args and obviously_asyncssh(node.args[0])):
+            yield f"{rel}:{node.lineno}: vars({ast.unparse(node.args[0])})"
+    for line, obj, name in private_string_lookups(tree):
+        if obviously_asyncssh(obj):
+            yield f"{rel}:{line}: looks up {name!r} on {ast.unparse(obj)}"
+
+
+def test_no_private_asyncssh_use_elsewhere() -> None:
+    problems: list[str] = []
+    for rel in scanned_files():
+        if rel in FENCED_ASYNCSSH:
+            continue
+        tree = parse(rel)
+        problems += asyncssh_violations(rel, tree)
+        problems += asyncssh_class_violations(rel, tree, frozenset())
+    assert not problems, (
+        "asyncssh privates used outside server/wire.py (reach them through a function "
+        "there, checked in tests/test_textual_compat.py):\n  " + "\n  ".join(problems))
+
+
+BAD_ASYNCSSH = """
+from asyncssh.sftp import MIN_SFTP_VERSION
+
+def f(conn, process, self):
+    conn._transport = None
+    vars(process).get("_stdin")
+    getattr(self.channel, "_window")
+    conn.__class__ = object
+    self.conn._recv_handler()
+    table._mine
+"""
+
+
+def test_the_asyncssh_scanner_catches_the_known_patterns() -> None:
+    found = [v.split(": ", 1)[1] for v in asyncssh_violations("bad.py", ast.parse(BAD_ASYNCSSH))]
+    assert sorted(found) == sorted([
+        "imports asyncssh.sftp",
+        "conn._transport",
+        "vars(process)",
+        "looks up '_window' on self.channel",
+        "swaps the class of conn",
+        "self.conn._recv_handler",
+    ])
 
 
 # ------------------------------------------------- the scanner finds them
