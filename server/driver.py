@@ -54,7 +54,6 @@ from textual.messages import Message
 
 from tui.messages import PASTE_CUT, TOO_FAST, InputLimited
 
-from . import wire
 from .limits import (
     KEY_BYTES_BURST,
     KEY_BYTES_RATE,
@@ -290,8 +289,6 @@ class SSHDriver(Driver):
         if app.ssh_process is None:
             raise RuntimeError("the server sets app.ssh_process before the app runs")
         self._process: asyncssh.SSHServerProcess[bytes] = app.ssh_process
-        info = getattr(app.ssh_process, "get_extra_info", None)      # (tests give a stub)
-        self._conn = info("connection") if info is not None else None   # for wire.flush
         self._buffer: list[str] = []
         self._read_events: list[Message] | None = None   # the events of the read being parsed
         self._input_task: asyncio.Task[None] | None = None
@@ -347,11 +344,7 @@ class SSHDriver(Driver):
             raw = data.encode("utf-8", "replace")
             self.bytes_out += len(raw)
             self.frames += 1
-            wire.hold(self._conn)
-            try:
-                self._process.stdout.write(raw)
-            finally:
-                wire.flush(self._conn)      # the frame's packets in one TCP send
+            self._process.stdout.write(raw)     # sent at once: one SSH packet (up to 32 KB)
         except (OSError, asyncssh.Error, BrokenPipeError):
             self._closed = True
         except Exception:  # a closed channel raises assorted errors

@@ -344,7 +344,6 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.conn = conn
         # asyncssh forgets its transport before connection_lost: kept for unlink_asyncssh.
         self.transport: object = wire.transport_of(conn)
-        wire.coalesce(conn)
         wire.quiet(conn)
         limits = self.room.config.limits
         peer = conn.get_extra_info("peername")

@@ -1,21 +1,22 @@
-"""One TCP send per screen update, one SSH packet per frame.
+"""asyncssh's privates, fenced in: every one the server relies on is here, each
+checked in ``tests/test_textual_compat.py`` (asyncssh pinned at 2.24.1), and no
+other module touches one (the same test scans them).
 
-asyncssh writes every SSH packet with its own ``transport.write``, and before
-each packet it sends once encrypted it puts an empty SSH_MSG_IGNORE packet
-(RFC 4251 §9.3.1's counter to an attack on CBC ciphers).  With TCP_NODELAY,
-which asyncssh sets, a frame of the table screen was therefore two ``send()``
-system calls and two TCP segments on the wire.  ``Coalescing`` gathers the
-packets written in one go and sends them with one call: the SSH driver flushes
-it right after a frame (``flush``), and anything else written (JSON lines,
-asyncssh's own packets) goes out at the end of the loop iteration.
-``QuietConnection`` drops the empty SSH_MSG_IGNORE: this server offers no CBC
-cipher, so it protected nothing and cost 36 bytes on the wire and a packet to
-seal per frame.  ``linger`` closes a connection without a TCP reset, so the
-last thing said (a refusal, a kick) arrives.
-
-asyncssh keeps its transport in the private ``SSHConnection._transport``
-(2.24.1, pinned); ``tests/test_wire.py`` checks that it still does and that a
-session's bytes arrive whole through the wrapper.
+* ``QuietConnection``: the server's connections (their class set as each is
+  made: asyncssh has no hook for it).  asyncssh puts an empty SSH_MSG_IGNORE
+  before every packet it sends once encrypted (RFC 4251 §9.3.1's counter to an
+  attack on CBC ciphers); this server offers no CBC cipher, so it protected
+  nothing and cost a packet to seal and 36 bytes on the wire per frame (2.3 % of
+  the server's instructions a move at a table of four).  And when asyncssh closes
+  a connection at once (after its disconnect message), the socket lingers
+  instead of being reset (``linger``), so the last thing said (a refusal, a
+  kick) arrives.
+* ``GuardedChannel``: a session channel that keeps only the environment the
+  room reads (issue 30).
+* ``ServerProcess``: asyncssh's session, made as asyncssh makes one.
+* ``unlink_asyncssh``: a closed connection's reference cycles broken, so that
+  it goes by reference counting (issue 12).
+* ``kex_algs``, ``ENCRYPTION_ALGS``: what the server offers.
 """
 
 from __future__ import annotations
@@ -60,54 +61,6 @@ def kex_algs() -> list[str]:
     names = [a.decode() for a in get_default_kex_algs() if not a.startswith(b"gss-")]
     first = "curve25519-sha256"
     return [first] + [n for n in names if n != first]
-
-
-class Coalescing:
-    """A write transport that joins the writes of one moment into one."""
-
-    __slots__ = ("_held", "_loop", "_parts", "_scheduled", "_transport", "packets", "sends")
-
-    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop):
-        self._transport = transport
-        self._loop = loop
-        self._parts: list[bytes] = []
-        self._scheduled = False
-        self._held = False          # a frame is being written: its flush follows (``hold``)
-        self.packets = 0            # writes asyncssh made (one per SSH packet) ...
-        self.sends = 0              # ... and writes given to the real transport
-
-    def write(self, data: bytes) -> None:
-        self.packets += 1
-        self._parts.append(data)
-        if not self._scheduled and not self._held:
-            self._scheduled = True
-            try:
-                self._loop.call_soon(self.flush)
-            except RuntimeError:        # the loop is closing: send it now
-                self.flush()
-
-    def flush(self) -> None:
-        self._scheduled = False
-        if not self._parts:
-            return
-        data = b"".join(self._parts) if len(self._parts) > 1 else self._parts[0]
-        self._parts.clear()
-        if not self._transport.is_closing():
-            self.sends += 1
-            self._transport.write(data)
-
-    def close(self) -> None:
-        self.flush()                # a disconnect message written just before goes out
-        self._transport.close()
-
-    def abort(self) -> None:
-        # asyncssh aborts right after writing its disconnect message: that goes out,
-        # and the connection lingers (see ``linger``) instead of being reset.
-        self.flush()
-        linger(self._transport, self._loop)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._transport, name)
 
 
 # A closed connection's lingering (``linger``): how long it may still send, and how much.
@@ -189,52 +142,56 @@ def drop_read_callback(transport: object) -> None:
 _EMPTY_IGNORE = (b"\0\0\0\0",)      # an SSH string of no bytes
 
 
+class _Lingering:
+    """What asyncssh aborts as it closes a connection at once: the socket's lingering
+    (``linger``) instead of its reset."""
+
+    __slots__ = ("transport",)
+
+    def __init__(self, transport: asyncio.Transport) -> None:
+        self.transport = transport
+
+    def abort(self) -> None:
+        linger(self.transport, asyncio.get_running_loop())
+
+
 class QuietConnection(asyncssh.SSHServerConnection):
-    """asyncssh's server connection without the empty SSH_MSG_IGNORE packet it puts
-    before every packet once the connection is encrypted.  That packet is RFC 4251
-    §9.3.1's counter to the chosen-plaintext attack on CBC modes; this server offers
-    only AES-GCM and AES-CTR (``ENCRYPTION_ALGS``), where it protects nothing, and
-    OpenSSH does not send it.  An empty one hides nothing from traffic analysis
-    either (the same 36 bytes before every packet).  It doubled the packets to seal,
-    frame and log for every screen update (about 0.15 ms of the server's CPU a move at
-    a table of four, within this machine's noise)."""
+    """asyncssh's server connection, with two differences.
+
+    * No empty SSH_MSG_IGNORE packet before every packet once the connection is
+      encrypted.  That packet is RFC 4251 §9.3.1's counter to the chosen-plaintext
+      attack on CBC modes; this server offers only AES-GCM and AES-CTR
+      (``ENCRYPTION_ALGS``), where it protects nothing, and OpenSSH does not send it.
+      An empty one hides nothing from traffic analysis either (the same 36 bytes
+      before every packet).  It doubled the packets to seal, frame and log for every
+      screen update: 2.3 % of the server's instructions a move at a table of four
+      (callgrind), within this machine's noise in CPU time.
+    * Closed at once (``_force_close``: a disconnect message just written, a
+      protocol error), its socket lingers (``linger``) instead of being reset, which
+      could destroy what was written just before.
+
+    Relies on ``SSHConnection.send_packet(pkttype, *args, handler=None)`` (where the
+    empty SSH_MSG_IGNORE is sent from) and ``SSHConnection._force_close(exc)``, which
+    aborts ``SSHConnection._transport`` (a loop callback later)."""
 
     def send_packet(self, pkttype: int, *args: bytes, handler: Any = None) -> None:
         if pkttype == MSG_IGNORE and args == _EMPTY_IGNORE:
             return
         super().send_packet(pkttype, *args, handler=handler)
 
+    def _force_close(self, exc: Exception | None) -> None:
+        transport = self._transport
+        if transport is not None and not isinstance(transport, _Lingering):
+            self._transport = _Lingering(transport)  # type: ignore[assignment]
+        super()._force_close(exc)
+
 
 def quiet(conn: asyncssh.SSHServerConnection) -> None:
     """Make ``conn`` a ``QuietConnection`` (called as the connection is made; asyncssh
-    has no hook for the class of the connections it accepts)."""
+    has no hook for the class of the connections it accepts).  Relies on a
+    connection's class being set to a subclass that adds no state."""
     if type(conn) is asyncssh.SSHServerConnection:
         conn.__class__ = QuietConnection
-
-
-def coalesce(conn: asyncssh.SSHServerConnection) -> None:
-    """Put ``Coalescing`` under ``conn`` (called as the connection is made)."""
-    transport = getattr(conn, "_transport", None)
-    if transport is None or isinstance(transport, Coalescing):
-        return
-    setattr(conn, "_transport", Coalescing(transport, asyncio.get_running_loop()))  # noqa: B010
-
-
-def hold(conn: object) -> None:
-    """A frame is about to be written on ``conn`` and ``flush`` follows it (the caller
-    makes sure, with ``finally``): its packets schedule no later send of their own
-    (a callback a frame that found nothing left to send)."""
-    transport = getattr(conn, "_transport", None)
-    if isinstance(transport, Coalescing):
-        transport._held = True
-
-
-def flush(conn: object) -> None:
-    """Send what ``conn`` has gathered now (after a frame), and end a ``hold``."""
-    transport = getattr(conn, "_transport", None)
-    if isinstance(transport, Coalescing):
-        transport._held = False
-        transport.flush()
 
 
 _KEPT_ENV = frozenset(name.encode() for name in KEPT_ENV)
@@ -252,8 +209,8 @@ class GuardedChannel(asyncssh.SSHServerChannel):
     connection (its owner's ``refused``), which closes it at last.
 
     asyncssh has no hook for this: its channel handles a request in
-    ``_process_<name>_request`` (2.24.1, pinned); ``tests/test_wire.py`` checks that
-    it still does."""
+    ``_process_<name>_request`` (2.24.1, pinned), with ``asyncssh.packet``'s
+    ``SSHPacket`` and ``String``."""
 
     env_requests = 0
 

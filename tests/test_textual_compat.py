@@ -429,7 +429,7 @@ async def _check_extended_key() -> None:
 
 # ---- server/wire.py (asyncssh's, and one of asyncio's)
 @relied_on("SSHConnection._transport: set in connection_made, every packet written to it "
-           "(SSHConnection._send)", f"{WIRE} transport_of(), coalesce(), hold(), flush()",
+           "(SSHConnection._send)", f"{WIRE} transport_of(), QuietConnection",
            "_transport", of="asyncssh")
 async def _check_asyncssh_transport() -> None:
     from asyncssh.connection import SSHConnection
@@ -439,14 +439,20 @@ async def _check_asyncssh_transport() -> None:
 
 
 @relied_on("SSHConnection.send_packet(pkttype, *args, handler=None) putting an empty "
-           "SSH_MSG_IGNORE before every packet once encrypted; a server connection's class "
-           "set to a subclass as it is made", f"{WIRE} QuietConnection, quiet()", of="asyncssh")
-async def _check_empty_ignore() -> None:
+           "SSH_MSG_IGNORE before every packet once encrypted; SSHConnection._force_close(exc) "
+           "aborting the transport a loop callback later; a server connection's class set to "
+           "a subclass as it is made", f"{WIRE} QuietConnection, quiet()", "_force_close",
+           of="asyncssh")
+async def _check_quiet_connection() -> None:
     from asyncssh.connection import SSHConnection
 
     source = inspect.getsource(SSHConnection.send_packet)
     assert "self.send_packet(MSG_IGNORE, String(b''))" in source
     assert params(SSHConnection.send_packet) == ["self", "pkttype", "args", "handler"]
+    assert params(SSHConnection._force_close) == ["self", "exc"]
+    source = inspect.getsource(SSHConnection._force_close)
+    assert "self._loop.call_soon(self._transport.abort)" in source
+    assert "self._transport = None" in source
 
 
 @relied_on("SSHServerChannel._process_env_request(packet): how a channel handles an 'env' "

@@ -1,4 +1,6 @@
-"""server/wire.py: a frame's SSH packets leave in one TCP send (issue 12's CPU per move)."""
+"""server/wire.py, the fence of asyncssh's privates: a frame is one SSH packet in one TCP
+send, a connection closed at once lingers, the channel keeps only the environment the
+room reads, what is offered."""
 
 from __future__ import annotations
 
@@ -34,55 +36,26 @@ class Recorder:
         return ("127.0.0.1", 1) if name == "peername" else default
 
 
-async def test_packets_written_together_leave_in_one_send_in_order():
-    real = Recorder()
-    t = wire.Coalescing(real, asyncio.get_running_loop())  # type: ignore[arg-type]
-    t.write(b"ignore-packet")
-    t.write(b"data-packet")
-    assert real.writes == []                     # held until flushed ...
-    t.flush()
-    assert real.writes == [b"ignore-packetdata-packet"] and t.sends == 1
-    t.write(b"later")                            # ... or until the loop turns
+async def test_a_connection_closed_at_once_lingers_instead_of_a_reset():
+    """asyncssh aborts its transport as it closes a connection at once (after its
+    disconnect message): a QuietConnection's socket lingers instead (``linger``),
+    and a transport that cannot linger is aborted as before."""
+
+    class Conn(wire.QuietConnection):
+        def __init__(self, transport):           # (only what _force_close reads)
+            self._transport = transport
+            self._loop = asyncio.get_running_loop()
+            self.cleaned: list[object] = []
+
+        def _cleanup(self, exc):
+            self.cleaned.append(exc)
+
+    real = Recorder()                 # no set_protocol: cannot linger, so it is aborted
+    conn = Conn(real)
+    conn._force_close(None)
+    assert conn._transport is None
     await asyncio.sleep(0)
-    assert real.writes[-1] == b"later" and t.sends == 2
-    assert t.get_extra_info("peername") == ("127.0.0.1", 1)   # the rest is the real one's
-
-
-async def test_a_held_frame_schedules_nothing_and_leaves_at_its_flush():
-    """``hold`` (the SSH driver, before writing a frame): the packets wait for the
-    flush that follows, with no send scheduled on the loop; after it, a write is
-    sent at the end of the loop's turn again."""
-
-    class Conn:
-        pass
-
-    real = Recorder()
-    conn = Conn()
-    t = conn._transport = wire.Coalescing(real, asyncio.get_running_loop())  # type: ignore[arg-type]
-    wire.hold(conn)
-    t.write(b"frame-1")
-    t.write(b"frame-2")
-    assert not t._scheduled and real.writes == []
-    await asyncio.sleep(0)
-    assert real.writes == []                     # nothing went out on its own
-    wire.flush(conn)
-    assert real.writes == [b"frame-1frame-2"] and t.sends == 1
-    t.write(b"keepalive")                        # not held: the loop's turn sends it
-    await asyncio.sleep(0)
-    assert real.writes[-1] == b"keepalive" and t.sends == 2
-
-
-async def test_close_and_abort_send_what_was_written():
-    real = Recorder()
-    t = wire.Coalescing(real, asyncio.get_running_loop())  # type: ignore[arg-type]
-    t.write(b"disconnect")
-    t.close()
-    assert real.writes == [b"disconnect"] and real.closed
-    real2 = Recorder()          # no write_eof: cannot linger, so it is aborted
-    t2 = wire.Coalescing(real2, asyncio.get_running_loop())  # type: ignore[arg-type]
-    t2.write(b"disconnect")     # asyncssh aborts right after its disconnect message
-    t2.abort()
-    assert real2.writes == [b"disconnect"] and real2.aborted
+    assert real.aborted and conn.cleaned == [None]
 
 
 async def refused_with_bytes_unread(port: int, extra: int = 4096) -> bytes:
@@ -176,26 +149,32 @@ def test_asyncssh_still_writes_every_packet_through_its_transport():
     assert "self._transport.write(data)" in source
 
 
-async def test_a_real_session_runs_over_it_one_send_per_frame(lamma_server):
+async def test_a_real_session_sends_a_frame_as_one_packet_in_one_send(lamma_server):
     srv = lamma_server
     c = await srv.pty_client("wira")
     try:
         await c.wait_for("card room")
         app = next(a for a in srv.room.apps if a.member.name == "wira")
+        assert app.surface is app._driver          # the driver is the app's surface
         conn = app.ssh_process.get_extra_info("connection")
+        assert type(conn) is wire.QuietConnection
         transport = conn._transport
-        assert isinstance(transport, wire.Coalescing)
-        sends, packets = transport.sends, transport.packets
+        sends: list[int] = []
+        write = transport.write
+        transport.write = lambda data: (sends.append(len(data)), write(data))[1]
+        frames = app._driver.frames
         c.press("n")                                 # the new-table screen
         await c.wait_for("New table")
         await c.quiet(0.2)
-        sends, packets = transport.sends - sends, transport.packets - packets
-        # a frame is one SSH packet (no SSH_MSG_IGNORE before it: QuietConnection), and
-        # what is written together leaves in one send
-        assert sends >= 1 and packets >= sends
-        assert type(conn) is wire.QuietConnection
+        # a frame is one SSH packet (no SSH_MSG_IGNORE before it), written in one send
+        assert 1 <= app._driver.frames - frames == len(sends)
     finally:
         await c.close()
+    for _ in range(200):
+        if app.ended:
+            break
+        await asyncio.sleep(0.01)
+    assert app.ended and app.surface is None         # gone with the session
 
 
 async def test_the_server_sends_no_empty_ignore_packets(lamma_server, monkeypatch):
