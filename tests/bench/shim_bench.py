@@ -76,6 +76,13 @@ def _method(module: str, cls: str, name: str, replacement: Callable[..., object]
     return off
 
 
+def _either(*offs: Callable[[], bool]) -> Callable[[], bool]:
+    """The first of ``offs`` that finds its target (one shim, as older or newer code has it)."""
+    def off() -> bool:
+        return any(o() for o in offs)
+    return off
+
+
 async def _false_async(*args: object, **kwargs: object) -> bool:
     return False
 
@@ -85,14 +92,17 @@ def _false(*args: object, **kwargs: object) -> bool:
 
 
 TOGGLES: dict[str, Callable[[], bool]] = {
-    # process-wide patches (tui/textual_compat.py), each installed by runtime.patch_textual
+    # tui/textual_compat.py's shims (the code before issue 25's item 5 had more of them;
+    # a toggle whose target is gone says so)
     "disable_stdio_redirect": _noop_in("tui.textual_compat", "disable_stdio_redirect"),
     "acyclic_textual": _noop_in("tui.textual_compat", "acyclic_textual"),
     "fast_callbacks": _noop_in("tui.textual_compat", "fast_callbacks"),
     "fast_dispatch": _noop_in("tui.textual_compat", "fast_dispatch"),
     "fast_control_strip": _noop_in("tui.textual_compat", "fast_control_strip"),
     "cheap_key_str": _noop_in("tui.textual_compat", "cheap_key_str"),
-    "shared_stylesheets": _noop_in("tui.textual_compat", "shared_stylesheets"),
+    "shared_stylesheets": _either(_noop_in("tui.textual_compat", "shared_stylesheets"),
+                                  _method("tui.textual_compat", "SessionStylesheet",
+                                          "_parse_rules", None)),
     # Textual privates behind a path of ours
     "prompt_paint": _method("tui.textual_compat", "PromptScreenMixin", "_on_idle", None),
     "frame_hook": _method("tui.textual_compat", "FrameHookMixin", "_display", None),
@@ -100,7 +110,7 @@ TOGGLES: dict[str, Callable[[], bool]] = {
     "key_now": _method("tui.app", "LammaApp", "key_now", _false_async),
     "table_now": _method("tui.app", "LammaApp", "table_changed_now", _false),
     # asyncssh (server/wire.py)
-    "coalesce": _noop_in("server.wire", "coalesce"),
+    "coalesce": _noop_in("server.wire", "coalesce"),     # (gone since)
     "quiet": _noop_in("server.wire", "quiet"),
     "hold": _noop_in("server.wire", "hold"),
 }
