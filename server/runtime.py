@@ -26,13 +26,15 @@ _prepared = False
 def patch_textual() -> None:
     """The process-wide patches of Textual and Rich (``tui.textual_compat``): no
     reference cycle inside a strip or an LRU cache (``acyclic_textual``), so a
-    finished session's objects go by reference counting, and a printable text
-    skips Rich's control-code translation (``fast_control_strip``).  What each
-    buys: docs/performance.md."""
-    from tui.textual_compat import acyclic_textual, fast_control_strip
+    finished session's objects go by reference counting, a printable text skips
+    Rich's control-code translation (``fast_control_strip``) and the CSS is parsed
+    once for every session (``shared_stylesheets``).  What each buys:
+    docs/performance.md."""
+    from tui.textual_compat import acyclic_textual, fast_control_strip, shared_stylesheets
 
     acyclic_textual()
     fast_control_strip()
+    shared_stylesheets()
 
 
 def prestart_executor(loop: asyncio.AbstractEventLoop, workers: int = 4) -> ThreadPoolExecutor:

@@ -381,15 +381,22 @@ def reaches_itself(obj: object, depth: int = 4) -> bool:
 
 
 @relied_on("Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope) "
-           "and Stylesheet._variables", f"{COMPAT} SessionStylesheet",
-           "_parse_rules", "_variables")
+           "and Stylesheet._variables; Stylesheet.reparse parsing into a Stylesheet of its own",
+           f"{COMPAT} shared_stylesheets()", "_parse_rules", "_variables", patches=1)
 async def _check_parse_rules() -> None:
     from textual.css.stylesheet import Stylesheet
-    params = list(inspect.signature(Stylesheet._parse_rules).parameters)
+
+    from tui import textual_compat
+
+    params = list(inspect.signature(textual_compat._ORIGINAL_PARSE_RULES).parameters)
     assert params == ["self", "css", "read_from", "is_default_rules", "tie_breaker", "scope"]
     assert Stylesheet(variables={"x": "red"})._variables == {"x": "red"}
-    # Textual's own reads go through it (what the shared cache replaces).
+    # Textual's own reads go through it (what the shared cache replaces), in the
+    # stylesheets Textual makes too (why it is patched, not an app's override).
     assert "self._parse_rules(" in inspect.getsource(Stylesheet.parse)
+    assert "stylesheet = Stylesheet(" in inspect.getsource(Stylesheet.reparse)
+    textual_compat.shared_stylesheets()
+    assert Stylesheet._parse_rules is textual_compat._parse_rules
 
 
 @relied_on("Input._value (a property render_line draws and measures)",
@@ -637,12 +644,12 @@ def test_every_private_used_is_checked() -> None:
 
 def test_the_counts() -> None:
     """docs/performance.md's table: Textual's and Rich's privates (13, from 27 in
-    issue 25), their process-wide patches (4, from 12), asyncssh's privates (8, all in
+    issue 25), their process-wide patches (5, from 12), asyncssh's privates (8, all in
     server/wire.py).  Change these with that table."""
     textual_ones = [p for p in PRIVATES if p.of == "textual"]
     asyncssh_ones = [p for p in PRIVATES if p.of == "asyncssh"]
     assert len(textual_ones) == 13
-    assert sum(p.patches for p in PRIVATES) == 4
+    assert sum(p.patches for p in PRIVATES) == 5
     assert len(asyncssh_ones) == 8
     assert all(p.user.startswith(WIRE) for p in asyncssh_ones)
     assert all(p.user.startswith(FENCED) for p in textual_ones)
@@ -954,14 +961,17 @@ def test_scanner_catches_the_known_patterns() -> None:
 
 
 def test_every_app_shares_the_parsed_css() -> None:
-    """``SessionStylesheet``: the same CSS (with the same variables) is parsed once
-    for the process, not once per session's App; other variables parse again."""
-    from tui.textual_compat import SessionStylesheet
+    """``shared_stylesheets``: the same CSS (with the same variables) is parsed once
+    for the process, not once per session's App (nor per stylesheet Textual makes
+    to reparse); other variables parse again."""
+    from textual.css.stylesheet import Stylesheet
 
+    from tui.textual_compat import shared_stylesheets
+
+    shared_stylesheets()
     css = "Label { color: $accent; width: 12; }"
-    first = SessionStylesheet(variables={"accent": "red"})
-    second = SessionStylesheet(variables={"accent": "red"})
+    first, second = Stylesheet(variables={"accent": "red"}), Stylesheet(variables={"accent": "red"})
     rules = first._parse_rules(css, ("test", "shared"))
     assert second._parse_rules(css, ("test", "shared")) is rules
-    other = SessionStylesheet(variables={"accent": "blue"})._parse_rules(css, ("test", "shared"))
+    other = Stylesheet(variables={"accent": "blue"})._parse_rules(css, ("test", "shared"))
     assert other is not rules and str(other[0].styles.color) != str(rules[0].styles.color)

@@ -11,10 +11,11 @@ The table's direct drawing is no longer one of them: it is a seam of our own
 (``tui.widgets.board.Surface``, which the SSH driver implements).
 
 Process-wide patches (a Textual or Rich attribute replaced for every App in
-the process) are four, installed by :func:`acyclic_textual` (three: no
+the process) are five, installed by :func:`acyclic_textual` (three: no
 reference cycle inside a strip or an LRU cache, so that nothing frozen by the
-collector's policy dies in one) and :func:`fast_control_strip` (one: ~10 % of
-the server's instructions a move).  The rest is per session: mixed into our
+collector's policy dies in one), :func:`fast_control_strip` (one: ~10 % of the
+server's instructions a move) and :func:`shared_stylesheets` (one: the CSS
+parsed once for the process).  The rest is per session: mixed into our
 App (:class:`TeardownMixin`) or subclassed (:class:`SessionStylesheet`,
 :class:`ShapedInput`).
 
@@ -279,35 +280,13 @@ class _Registry(WeakSet[Any]):
 
 
 class SessionStylesheet(Stylesheet):
-    """An app's stylesheet, for the many apps of one process.
+    """An app's stylesheet, for the many apps of one process: Textual makes new
+    virtual nodes each time a node is styled again (focus, hover, class changes);
+    the ones it replaces are hollowed.
 
-    * The CSS is parsed once for the process, not once per app
-      (``_parse_rules``): every session's App parsed the same CSS again (the
-      app's, each widget's DEFAULT_CSS) when it started, a sixth of the server's
-      CPU while sessions come and go (py-spy, churn benchmark).  Keyed as
-      Textual keys its own cache, plus the stylesheet's variables (a theme's
-      colours are parsed into the rules).
-    * Textual makes new virtual nodes each time a node is styled again (focus,
-      hover, class changes): the ones it replaces are hollowed
-      (``_process_component_classes``).
-
-    Relies on ``Stylesheet._parse_rules(css, read_from, is_default_rules,
-    tie_breaker, scope)`` returning rules that are only read afterwards (Textual
-    itself reuses them from its per-stylesheet cache), ``Stylesheet._variables``,
-    ``Stylesheet._process_component_classes(node)`` (where it replaces a node's
-    virtual nodes) and ``DOMNode._component_styles`` (RenderStyles of virtual
-    nodes, each ``.node``)."""
-
-    def _parse_rules(self, css: str, read_from: Any, is_default_rules: bool = False,
-                     tie_breaker: int = 0, scope: str = "") -> list[Any]:
-        key = (css, read_from, is_default_rules, tie_breaker, scope,
-               tuple(sorted(self._variables.items())))
-        rules = _RULES.get(key)
-        if rules is None:
-            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
-            if len(_RULES) < _RULES_MAX:
-                _RULES[key] = rules
-        return rules
+    Relies on ``Stylesheet._process_component_classes(node)`` (where it replaces
+    a node's virtual nodes) and ``DOMNode._component_styles`` (RenderStyles of
+    virtual nodes, each ``.node``)."""
 
     def _process_component_classes(self, node: Any) -> None:
         old = _virtual_nodes(node)
@@ -318,8 +297,41 @@ class SessionStylesheet(Stylesheet):
                 _hollow(virtual)
 
 
+# ------------------------------------------------------------ shared CSS rules
 _RULES: dict[tuple[Any, ...], list[Any]] = {}
 _RULES_MAX = 256
+_ORIGINAL_PARSE_RULES = Stylesheet._parse_rules
+
+
+def _parse_rules(self: Stylesheet, css: str, read_from: Any, is_default_rules: bool = False,
+                 tie_breaker: int = 0, scope: str = "") -> list[Any]:
+    """``Stylesheet._parse_rules`` with one cache for the process, not one per
+    stylesheet: every session's App parsed the same CSS again (the app's, each
+    widget's DEFAULT_CSS) when it started.  Keyed as Textual keys its own cache,
+    plus the stylesheet's variables (a theme's colours are parsed into the rules)."""
+    key = (css, read_from, is_default_rules, tie_breaker, scope,
+           tuple(sorted(self._variables.items())))
+    rules = _RULES.get(key)
+    if rules is None:
+        rules = _ORIGINAL_PARSE_RULES(self, css, read_from, is_default_rules, tie_breaker, scope)
+        if len(_RULES) < _RULES_MAX:
+            _RULES[key] = rules
+    return rules
+
+
+def shared_stylesheets() -> None:
+    """Process-wide (one patch): ``_parse_rules`` in place of Textual's.  Not an
+    app's own: Textual parses in stylesheets of its own making too
+    (``Stylesheet.reparse`` parses into a fresh ``Stylesheet``, at every app's
+    start when its theme is set): an app-level override missed those, and
+    sessions coming and going cost 16 % more instructions (callgrind) and 2-3
+    points more of a core in the churn scenario.
+
+    Relies on ``Stylesheet._parse_rules(css, read_from, is_default_rules,
+    tie_breaker, scope)`` returning rules that are only read afterwards (Textual
+    itself reuses them from its per-stylesheet cache) and on
+    ``Stylesheet._variables``.  Idempotent."""
+    Stylesheet._parse_rules = _parse_rules  # type: ignore[method-assign]
 
 
 class TeardownMixin(_AppBase):

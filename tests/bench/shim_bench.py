@@ -76,13 +76,6 @@ def _method(module: str, cls: str, name: str, replacement: Callable[..., object]
     return off
 
 
-def _either(*offs: Callable[[], bool]) -> Callable[[], bool]:
-    """The first of ``offs`` that finds its target (one shim, as older or newer code has it)."""
-    def off() -> bool:
-        return any(o() for o in offs)
-    return off
-
-
 async def _false_async(*args: object, **kwargs: object) -> bool:
     return False
 
@@ -100,9 +93,7 @@ TOGGLES: dict[str, Callable[[], bool]] = {
     "fast_dispatch": _noop_in("tui.textual_compat", "fast_dispatch"),
     "fast_control_strip": _noop_in("tui.textual_compat", "fast_control_strip"),
     "cheap_key_str": _noop_in("tui.textual_compat", "cheap_key_str"),
-    "shared_stylesheets": _either(_noop_in("tui.textual_compat", "shared_stylesheets"),
-                                  _method("tui.textual_compat", "SessionStylesheet",
-                                          "_parse_rules", None)),
+    "shared_stylesheets": _noop_in("tui.textual_compat", "shared_stylesheets"),
     # Textual privates behind a path of ours
     "prompt_paint": _method("tui.textual_compat", "PromptScreenMixin", "_on_idle", None),
     "frame_hook": _method("tui.textual_compat", "FrameHookMixin", "_display", None),
@@ -224,6 +215,41 @@ async def instructions(args) -> int:
     return moves if on_valgrind else 0
 
 
+async def session_instructions(args) -> int:
+    """``--sessions N``: sessions that come and go one at a time (connect, first
+    screen, close, gone), as the churn scenario's; counted from the 10th to the
+    10+N-th (returns N, what the dump's totals are divided by).  Without the
+    collector's task (its collections come with wall time, which callgrind
+    stretches)."""
+    cg = callgrind()
+    on_valgrind = bool(cg.lamma_cg_on())
+    from server import runtime
+    runtime.patch_textual()
+    server, room, port = await sb.start_inprocess()
+    agent = sb.Agents([await SlowAgent(args.quiet).start()])
+
+    async def one(i: int) -> None:
+        name = f"s{i}"
+        await agent.call(op="connect", port=port, names=[name])
+        await agent.call(op="quiet", names=[name], period=0.05)
+        await agent.call(op="close", names=[name])
+        while room.online or room.session_tasks:
+            await asyncio.sleep(0.01)
+    for i in range(10):
+        await one(i)
+    print(f"sessions coming and going; valgrind: {on_valgrind}; {sb.load()}", flush=True)
+    cpu0 = time.process_time()
+    cg.lamma_cg_start()
+    for i in range(args.sessions):
+        await one(10 + i)
+    cg.lamma_cg_stop()
+    print(f"sessions 10..{10 + args.sessions}; this process's CPU a session "
+          f"{(time.process_time() - cpu0) * 1000 / args.sessions:.1f} ms", flush=True)
+    await agent.stop()
+    sb.stop_inprocess(server)
+    return args.sessions if on_valgrind else 0
+
+
 def read_dump(out_dir: str, moves: int) -> None:
     """The totals of the dump callgrind wrote at ``--to`` (named <out-file>.1)."""
     pid = os.getpid()
@@ -231,8 +257,8 @@ def read_dump(out_dir: str, moves: int) -> None:
         for line in p.read_text(errors="replace").splitlines():
             if line.startswith(("summary:", "totals:")):
                 total = int(line.split()[1])
-                print(f"{p.name}: instructions a move: {total / moves / 1e6:.3f} M "
-                      f"({total} over {moves} moves)", flush=True)
+                print(f"{p.name}: instructions a move (or session): {total / moves / 1e6:.3f} M "
+                      f"({total} over {moves})", flush=True)
                 break
 
 
@@ -241,6 +267,8 @@ def main() -> None:
     p.add_argument("--agent", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--without", default="", help="comma-separated: " + ",".join(TOGGLES))
     p.add_argument("--instructions", action="store_true")
+    p.add_argument("--sessions", type=int, default=0,
+                   help="with --instructions: count N sessions coming and going instead")
     p.add_argument("--from", dest="start", type=int, default=40)
     p.add_argument("--to", type=int, default=120)
     p.add_argument("--quiet", type=float, default=10.0,
@@ -254,7 +282,7 @@ def main() -> None:
         return
     turn_off([n for n in a.without.split(",") if n])
     if a.instructions:
-        moves = asyncio.run(instructions(a))
+        moves = asyncio.run(session_instructions(a) if a.sessions else instructions(a))
         if moves:
             read_dump(a.out_dir, moves)
         return
