@@ -44,7 +44,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .room.store import StoreUnavailable
+from .room.store import StoreUnavailable, finished, people_throughout
 from .store import StoreError
 
 if TYPE_CHECKING:
@@ -574,7 +574,7 @@ class PgCluster:
                     # recorded now (once, durably), and the table goes.
                     store._x("SET synchronous_commit = on")
                     try:
-                        store.finish_match(match_id, over)
+                        store.finish_match(match_id, finished(over, people_throughout(stored)))
                     finally:
                         store._x("SET synchronous_commit = off")
                     store._x("DELETE FROM room_tables WHERE id = ?", (tid,))

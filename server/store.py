@@ -29,20 +29,13 @@ from pathlib import Path
 from typing import Any, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
-from .room.store import LeaseLost, StoredMatch, StoreUnavailable
+from engine.records import BADGE_OF, SeatRecord, badge_due
+
+from .room.store import FinishedMatch, LeaseLost, StoredMatch, StoreUnavailable
 from .room.text import clean_chat, clean_name, name_key, skeleton
 
 log = logging.getLogger("lamma.store")
 
-# Room points (E-38 … E-40, the "Room points" sections of the kotshina and Tarneeb rules).
-LEVEL_POINTS = {
-    "estimation": {"win": 30, "draw": 10, "loss": -4},           # E-38
-    "estimation-kotshina": None,                                   # statistics only
-    "tarneeb41": {"win": 20, "draw": 0, "loss": -4},               # Tarneeb Decision
-}
-BADGE_OF = {"estimation": "estimation", "estimation-kotshina": "estimation",  # counts to E-40
-            "tarneeb41": "tarneeb41"}
-BADGE_WINS = 5                                                     # E-40, Tarneeb Decision
 
 class Dialect(TypedDict):
     serial: str                  # the id column's type
@@ -642,8 +635,9 @@ class Store:
                 "WHERE id = ? AND finished IS NULL",
                 (time.time(), json.dumps({"abandoned": True}), rounds, match_id))
 
-    def finish_match(self, match_id: int, match) -> dict | None:
-        """Record the result once, with statistics, level points and badges.
+    def finish_match(self, match_id: int, finished: FinishedMatch) -> dict | None:
+        """Record the result once, with statistics, level points and badges as the
+        rules worked them out (``finished.records``).
 
         Returns per-seat ``{"points": int, "badge": str|None}`` the first time,
         None if the match was already recorded.
@@ -651,73 +645,55 @@ class Store:
         stored = self.match(match_id)
         if stored is None:
             return None
-        game = match.game
-        result = match.result
+        game = finished.game
         with self._tx():
             # Only the first writer finds the row unfinished: SQLite's write lock, or
             # PostgreSQL's row lock (the second UPDATE waits, then matches nothing).
             cur = self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
                           "WHERE id = ? AND finished IS NULL",
-                          (time.time(), json.dumps(result), len(match.history), match_id))
+                          (time.time(), json.dumps(finished.result), finished.rounds,
+                           match_id))
             if cur.rowcount != 1:
                 return None                   # already recorded; nothing was written
-            humans = stored.humans_throughout and all(s is not None for s in stored.seats)
-            table = LEVEL_POINTS[game]
+            records = finished.records
             paid = {}
             for seat, name in enumerate(stored.seats):
                 if name is None or name.startswith("guest:"):
                     continue
-                outcome = self._outcome(result, seat)
+                rec = records[seat]
                 key = name_key(name)
-                self._count(key, game, outcome, seat, match)
-                points = table[outcome] if (table and humans) else 0
+                self._count(key, game, rec)
                 badge = None
-                if points:
+                if rec.level_points:
                     self._x("UPDATE players SET level_points = level_points + ? "
-                            "WHERE name_key = ?", (points, name_key(name)))
-                if humans and outcome == "win":
+                            "WHERE name_key = ?", (rec.level_points, key))
+                if rec.counted_win:
                     self._x("UPDATE stats SET counted_wins = counted_wins + 1 "
                             "WHERE name = ? AND game = ?", (key, game))
-                    badge = self._maybe_badge(key, BADGE_OF[game])
-                paid[seat] = {"points": points, "badge": badge}
+                    badge = self._maybe_badge(key, rec.badge)
+                paid[seat] = {"points": rec.level_points, "badge": badge}
             return paid
 
-    @staticmethod
-    def _outcome(result: dict, seat: int) -> str:
-        if seat not in result["winners"]:
-            return "loss"
-        return "draw" if result["draw"] else "win"
-
-    def _count(self, key: str, game: str, outcome: str, seat: int, match) -> None:
-        rounds = [r for r in match.history if not r.get("void")]
-        decl = made = calls = calls_made = dash = dash_made = 0
-        for r in rounds:
-            if seat in r["dash_players"]:
-                dash += 1
-                dash_made += r["tricks_taken"][seat] == 0
-                continue
-            decl += 1
-            made += bool(r["made"][seat])
-            if r["caller"] == seat and not r.get("all_pass"):
-                calls += 1
-                calls_made += bool(r["made"][seat])
+    def _count(self, key: str, game: str, rec: SeatRecord) -> None:
+        st = rec.stats
         self._x("INSERT INTO stats (name, game) VALUES (?, ?) ON CONFLICT (name, game) DO NOTHING",
                 (key, game))
-        column = {"win": "wins", "draw": "draws", "loss": "losses"}[outcome]
+        column = {"win": "wins", "draw": "draws", "loss": "losses"}[rec.outcome]
         self._x(f"""UPDATE stats SET matches = matches + 1, {column} = {column} + 1,
                     rounds = rounds + ?, declarations = declarations + ?,
                     declarations_made = declarations_made + ?, calls = calls + ?,
                     calls_made = calls_made + ?, dash_calls = dash_calls + ?,
                     dash_calls_made = dash_calls_made + ? WHERE name = ? AND game = ?""",
-                (len(rounds), decl, made, calls, calls_made, dash, dash_made, key, game))
+                (st.rounds, st.declarations, st.declarations_made, st.calls, st.calls_made,
+                 st.dash_calls, st.dash_calls_made, key, game))
 
     def _maybe_badge(self, key: str, badge: str) -> str | None:
-        """E-40 (and the Tarneeb Decision): the badge at the fifth counted win, once."""
+        """The badge once its wins are due (engine.records.badge_due), once."""
         games = [g for g, b in BADGE_OF.items() if b == badge]
         marks = ",".join("?" * len(games))
         wins = self._x(f"SELECT COALESCE(SUM(counted_wins), 0) FROM stats "
                        f"WHERE name = ? AND game IN ({marks})", (key, *games)).fetchone()[0]
-        if wins < BADGE_WINS:
+        if not badge_due(wins):
             return None
         cur = self._x("INSERT INTO badges (name, badge, earned) VALUES (?, ?, ?) "
                       "ON CONFLICT (name, badge) DO NOTHING", (key, badge, time.time()))

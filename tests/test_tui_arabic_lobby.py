@@ -15,6 +15,7 @@ from server.moderation import _muted
 from server.room import PLAYER_HELP, Registry, Said, TableStore, code_label
 from server.room import Session as Member
 from server.room.errors import N_
+from server.room.store import finished, people_throughout
 from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look
@@ -35,6 +36,11 @@ runtime.patch_textual()
 SLOW = 3600.0          # computer players never move by themselves here
 MODES = ("shaped", "logical")
 SIZES = ((80, 24), (120, 36))
+
+def finish(store, mid, m):
+    """``m`` recorded as finished, paid as the rules say for the stored seats."""
+    return store.finish_match(mid, finished(m, people_throughout(store.match(mid))))
+
 
 
 def arabic_app(reg, mode: str | None = "shaped", name: str = "ali", guest: bool = False):
@@ -427,7 +433,7 @@ def records(tmp_path_factory):
     mid = store.create_match("t1", {**m.to_dict(), "log": []}, list(names), {"timer": 30})
     for seq, (seat, action) in enumerate(m.log):
         store.append_action(mid, seq, seat, action)
-    store.finish_match(mid, m)
+    finish(store, mid, m)
     return store, m
 
 

@@ -13,6 +13,7 @@ from engine import new_match
 from server import runtime
 from server.room import CODE_ALPHABET, CODE_TRIES, Registry, TableStore, code_label
 from server.room import Session as Member
+from server.room.store import finished, people_throughout
 from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look
@@ -27,6 +28,11 @@ runtime.patch_textual()
 
 SIZE = (80, 24)
 
+def record_finished(store, mid, m):
+    """``m`` recorded as finished, paid as the rules say for the stored seats."""
+    return store.finish_match(mid, finished(m, people_throughout(store.match(mid))))
+
+
 
 def keep(store, m, seats, finish=True):
     """``m`` stored as a match of ``seats`` (each name bound to a key); its id."""
@@ -37,8 +43,7 @@ def keep(store, m, seats, finish=True):
     for seq, (seat, action) in enumerate(m.log):
         store.append_action(mid, seq, seat, action)
     if finish:
-        store.finish_match(mid, m)
-    return mid
+        record_finished(store, mid, m)
     return mid
 
 
@@ -55,7 +60,15 @@ def room(tmp_path_factory):
     est_id = keep(store, est, ("ana", "ben", "cat", "dee"))
     tar = random_match("tarneeb41", None, 4)
     tar_id = keep(store, tar, ("ana", None, "guest:zed", "dee"))
-    return {"store": store, "est": est, "est_id": est_id, "tar": tar, "tar_id": tar_id}
+    # Ranked play is the 18-round match (issue 33): the only one here that pays.
+    ranked = next(m for m in (random_match("estimation", 18, seed) for seed in range(1, 40))
+                  if not m.result["draw"])
+    keep(store, ranked, RANKED)
+    return {"store": store, "est": est, "est_id": est_id, "tar": tar, "tar_id": tar_id,
+            "ranked": ranked}
+
+
+RANKED = ("eve", "fay", "gus", "hal")
 
 
 def app_for(room, name="ana", guest=False):
@@ -78,8 +91,8 @@ async def test_profile_shows_the_right_figures(room):
         text = app.screen.query_one("#profile-text").plain
         lines = text.splitlines()
         won = 0 in est.result["winners"]
-        points = 30 if won else -4             # E-38; Tarneeb with a computer pays nothing
-        assert f"Level points  {points}" in text
+        # 13 rounds and a Tarneeb match with a computer player: statistics only (E-38)
+        assert "Level points  0" in text
         assert "Badges        none yet" in text
         row = next(x for x in lines if x.startswith(" Estimation "))
         rounds = len(est.history)
@@ -115,7 +128,6 @@ async def test_guest_profile_says_guests_are_not_kept(room):
 
 
 async def test_leaderboard_order(room):
-    est = room["est"]
     app = app_for(room, "ben")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("b")
@@ -123,12 +135,14 @@ async def test_leaderboard_order(room):
         assert isinstance(app.screen, LeaderboardScreen)
         text = app.screen.query_one("#board-text").plain
         rows = [x.split() for x in text.splitlines()[1:] if x.strip()]
-        names = ["ana", "ben", "cat", "dee"]
-        points = {n: 30 if s in est.result["winners"] else -4 for s, n in enumerate(names)}
-        expect = sorted(names, key=lambda n: (-points[n], n))
+        ranked = room["ranked"]
+        points = {n: 0 for n in ("ana", "ben", "cat", "dee")}      # 13 rounds: unranked
+        points.update({n: 30 if s in ranked.result["winners"] else -4
+                       for s, n in enumerate(RANKED)})
+        expect = sorted(points, key=lambda n: (-points[n], n))
         assert [r[1] for r in rows] == expect
         assert [int(r[2]) for r in rows] == [points[n] for n in expect]
-        assert [int(r[0]) for r in rows] == [1, 2, 3, 4]
+        assert [int(r[0]) for r in rows] == list(range(1, 9))
         mine = [x for x in text.splitlines() if "← you" in x]
         assert len(mine) == 1 and " ben " in mine[0]
 

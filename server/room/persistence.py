@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import Match, replay
@@ -33,6 +32,8 @@ from .store import (
     Records,
     StoredMatch,
     StoreUnavailable,
+    finished,
+    people_throughout,
 )
 from .text import clean_name
 
@@ -448,10 +449,12 @@ class TableStore:
         if ref is None or m is None:
             done(None)
             return
-        # What finish_match reads of the match, as it is now.
-        over = SimpleNamespace(game=m.game, result=m.result, history=list(m.history))
+        # What it pays is worked out here, by the rules (engine.records), from the
+        # match as it is now; the store writes it.
+        people = table.counts_for_points and all(s.kind == "human" for s in table.seats)
+        over = finished(m, people)
         self._submit(table, "result",
-                     lambda: self.writes.finish_match(_id(ref), over),  # type: ignore[arg-type]
+                     lambda: self.writes.finish_match(_id(ref), over),
                      done, group=False)     # its own transaction, read first
 
     def table_removed(self, table: Table) -> None:
@@ -483,7 +486,7 @@ def restore(registry: Registry, store: MatchStore) -> int:
         if match.result is not None:
             # The last action was stored, then the process died before the result was:
             # record it now (once), and list no table for a match that is over.
-            store.finish_match(sm.id, match)
+            store.finish_match(sm.id, finished(match, people_throughout(sm)))
             continue
         try:
             registry.resume(sm.table_id, match, sm.id, sm.settings, sm.seats,

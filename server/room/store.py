@@ -11,9 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-if TYPE_CHECKING:
-    from engine import Match
+from engine import Match, Result
+from engine.records import SeatRecord, match_record
 
+if TYPE_CHECKING:
     from .table import Table
 
 Points = dict[int, dict[str, Any]]      # per seat: {"points": int, "badge": str | None}
@@ -27,6 +28,28 @@ class StoredMatch:
     seats: list[str | None]      # per seat: a player name ("guest:NAME"), None: computer
     settings: dict[str, Any]
     humans_throughout: bool
+
+
+@dataclass(frozen=True)
+class FinishedMatch:
+    """What the store records of a match that is over: its result, how many rounds it
+    had, and what each seat is paid (``engine.records.match_record``)."""
+    game: str
+    result: Result
+    rounds: int
+    records: dict[int, SeatRecord]
+
+
+def finished(match: Match, people_throughout: bool) -> FinishedMatch:
+    """``match``, over, as the store records it: what it pays is the rules'."""
+    assert match.result is not None
+    return FinishedMatch(match.game, match.result, len(match.history),
+                         match_record(match, people_throughout=people_throughout))
+
+
+def people_throughout(stored: StoredMatch) -> bool:
+    """Were the stored match's four seats held by people from the first deal on?"""
+    return stored.humans_throughout and all(s is not None for s in stored.seats)
 
 
 class StoreUnavailable(RuntimeError):
@@ -52,7 +75,7 @@ class MatchStore(Protocol):
     def set_seats(self, match_id: int, seats: list[str | None],
                   settings: dict[str, Any] | None = None) -> None: ...
 
-    def finish_match(self, match_id: int, match: Match) -> Points | None: ...
+    def finish_match(self, match_id: int, finished: FinishedMatch) -> Points | None: ...
 
     def abandon(self, match_id: int, rounds: int | None = None) -> None: ...
 
