@@ -232,8 +232,9 @@ def finish(table):
 
 
 async def test_no_level_points_after_a_seat_taken_from_a_computer_player(tmp_path):
-    """store.py decides: a computer player held a seat, so nobody earns level points
-    (E-38 Decision); a match held by four people from start to end does pay."""
+    """The rules decide (engine.records): a computer player held a seat, so nobody
+    earns level points (E-38 Decision); a ranked match (18 rounds, issue 33) held by
+    four people from start to end does pay."""
     store = Store(tmp_path / "lamma.db")
     reg = Registry(store=TableStore(store), bot_pause=SLOW)
     names = ["ana", "ben", "cat", "dee"]
@@ -255,7 +256,7 @@ async def test_no_level_points_after_a_seat_taken_from_a_computer_player(tmp_pat
     assert [store.profile(n)["level_points"] for n in names] == [0, 0, 0, 0]
     assert all(store.profile(n)["stats"]["estimation"]["matches"] == 1 for n in names)
     # the same four from the first deal: level points are paid
-    t2 = reg.create("estimation", 13)
+    t2 = reg.create("estimation", 18)
     for seat, n in enumerate(names):
         t2.sit(people[n], seat)
     finish(t2)

@@ -37,10 +37,10 @@ SLOW = 3600.0          # computer players never move by themselves here
 MODES = ("shaped", "logical")
 SIZES = ((80, 24), (120, 36))
 
+
 def finish(store, mid, m):
     """``m`` recorded as finished, paid as the rules say for the stored seats."""
     return store.finish_match(mid, finished(m, people_throughout(store.match(mid))))
-
 
 
 def arabic_app(reg, mode: str | None = "shaped", name: str = "ali", guest: bool = False):

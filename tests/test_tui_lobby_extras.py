@@ -28,10 +28,10 @@ runtime.patch_textual()
 
 SIZE = (80, 24)
 
+
 def record_finished(store, mid, m):
     """``m`` recorded as finished, paid as the rules say for the stored seats."""
     return store.finish_match(mid, finished(m, people_throughout(store.match(mid))))
-
 
 
 def keep(store, m, seats, finish=True):

@@ -284,7 +284,7 @@ async def test_score_sheet_is_one_key_away_and_help_shows_arabic_terms():
 
 
 async def test_match_end_shows_level_points(tmp_path):
-    """Match end: winners, final totals and the level points the store paid (E-38)."""
+    """Match end: winners, final totals and the level points the store paid (E-38: the 18-round match is the ranked one)."""
     from server.room import TableStore
     from server.store import Store
     store = Store(tmp_path / "lamma.db")
@@ -293,7 +293,7 @@ async def test_match_end_shows_level_points(tmp_path):
     app = LammaApp(Registry(store=TableStore(store), bot_pause=0.0, trick_pause=0.0),
                    "ali", "key:x:ali")
     async with app.run_test(size=(80, 24)) as pilot:
-        table, members = await setup(pilot, app, "estimation", 13)
+        table, members = await setup(pilot, app, "estimation", 18)
         v = drive(table, members, lambda v: v["phase"] == "over", limit=20000)
         screen = await redraw(pilot, app)
         text = "\n".join(t.plain for t in screen.result_lines())

@@ -22,6 +22,7 @@ from .catalogue import (
                         is_seat,
                         parse_seat,
                         parse_seats,
+                        ranked,
                         title,
 )
 from .codes import CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, code_label
@@ -74,6 +75,7 @@ __all__ = [
                         "own_command",
                         "parse_seat",
                         "parse_seats",
+                        "ranked",
                         "replay_stored",
                         "restore",
                         "seat_label",

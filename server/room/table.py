@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from engine import Action, IllegalAction, Match, View, new_match
 
 from . import bots
-from .catalogue import DEFAULT_LEVEL, parse_level, parse_seat, title
+from .catalogue import DEFAULT_LEVEL, parse_level, parse_seat, ranked, title
 from .codes import code_matches, new_code
 from .errors import N_, RoomError, Said, quoted
 from .members import Member
@@ -159,7 +159,15 @@ class Table:
             "rounds": rounds,
             "seats": [s.public() for s in self.seats],
             "spectators": len(self.watchers),
+            "ranked": self.ranked(),
         }
+
+    def ranked(self) -> bool:
+        """Does this match pay level points and count badge wins (engine.records:
+        ranked play is the 18-round Estimation match and Tarneeb 41), as far as can be
+        told now: not once a computer player sits or sat at it (E-38's Decision)."""
+        return (ranked(self.game, self.length) and self.counts_for_points
+                and not any(s.kind == "bot" for s in self.seats))
 
     def members(self) -> Iterator[Member]:
         for s in self.seats:

@@ -40,6 +40,8 @@ def row_line(row: dict) -> str:
     line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
             f"{said_length(EN, row['game'], row['length']):<8}"
             f"{', '.join(said_seats(EN, row))[:25]:<26}{said_status(EN, row)}")
+    if row.get("ranked"):
+        line += " · ranked"
     if row["spectators"]:
         line += f" · {row['spectators']} watching"
     if row["private"] and len(line) <= 70:      # only where 80 columns hold it
@@ -91,6 +93,8 @@ def said_row(speech: Speech, row: dict) -> Text:
     status = said_status(speech, row)
     room = W - sum(ROW_COLUMNS)
     extras = []
+    if row.get("ranked"):
+        extras.append(speech._("ranked"))
     if row["spectators"]:
         n = row["spectators"]
         extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n))
