@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def serve(args) -> None:
-    from .room.errors import N_, Said
+    from engine.room.errors import N_, Said
+
     from .ssh import RoomConfig, start_server
 
     t0 = time.monotonic()

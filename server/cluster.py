@@ -1,6 +1,6 @@
 """One room across processes and machines, on PostgreSQL (issue 13).
 
-Every process sharing a database is a part of one room (``server.room.remote`` has the
+Every process sharing a database is a part of one room (``engine.room.remote`` has the
 room's side). Here is the transport, PostgreSQL only — no protocol of our own between
 processes:
 
@@ -44,14 +44,16 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .room.store import StoreUnavailable, finished, people_throughout
+from engine.room.store import StoreUnavailable, finished, people_throughout
+
 from .store import StoreError
 
 if TYPE_CHECKING:
-    from .room.persistence import TableStore
-    from .room.registry import Registry
-    from .room.remote import ClusterSide
-    from .room.table import Table
+    from engine.room.registry import Registry
+    from engine.room.remote import ClusterSide
+    from engine.room.table import Table
+
+    from .persistence import TableStore
     from .store import Store
 
 log = logging.getLogger("lamma.cluster")
@@ -356,7 +358,7 @@ class PgCluster:
             self._job(self._reserve, refilled)
         if not self._ids:
             # Five hundred tables made while the database did not answer: no id to give.
-            from .room.errors import RoomError
+            from engine.room.errors import RoomError
             raise RoomError("The room cannot open tables just now; try again in a moment.")
         return str(self._ids.pop(0))
 

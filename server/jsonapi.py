@@ -18,8 +18,7 @@ import time
 
 import asyncssh
 
-from .limits import OP_COST, REQUEST_STRIKES, Bucket
-from .room import (
+from engine.room import (
     DEFAULT_LEVEL,
     LEVELS,
     SEATS,
@@ -32,7 +31,9 @@ from .room import (
     parse_seat,
     parse_seats,
 )
-from .room.stats import STATS
+from engine.room.stats import STATS
+
+from .limits import OP_COST, REQUEST_STRIKES, Bucket
 
 log = logging.getLogger("lamma.json")
 

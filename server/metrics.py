@@ -1,7 +1,7 @@
 """Numbers an operator can watch (issue 12): a Prometheus endpoint, the loop's lag,
 and a one-line status in the log every minute.
 
-The figures live in ``server.room.stats.STATS``, kept by whoever measures them; the
+The figures live in ``engine.room.stats.STATS``, kept by whoever measures them; the
 endpoint reads them at each scrape (a custom collector: no copy, no second set of
 metrics to keep in step) and counts sessions and tables from the room itself.
 
@@ -33,7 +33,8 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
-from .room.stats import STATS, Histogram, Stats
+from engine.room.stats import STATS, Histogram, Stats
+
 from .runtime import frozen_count
 
 if TYPE_CHECKING:

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 
 import asyncssh
 
+from engine.room import PLAYER_HELP, Member, RoomError, Said, own_command
+from engine.room.errors import N_
+from engine.room.moderation import bare_name
+from engine.room.text import clean_chat, name_key
+
 from .keyfiles import KeyFile
 from .limits import address_key
-from .room import PLAYER_HELP, Member, RoomError, Said, own_command
-from .room.errors import N_
-from .room.moderation import bare_name
-from .room.text import clean_chat, name_key
 
 if TYPE_CHECKING:
     from .ssh import Room

@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING
 import asyncssh
 from asyncssh.sftp import MIN_SFTP_VERSION
 
+from engine.room import Member, Registry, Said
+from engine.room.errors import N_
+from engine.room.text import check_name, clean_name, name_key, safe_text, skeleton
+
 from . import wire
 from .admin import SOCKET_NAME, serve_admin
 from .cluster import PgCluster, default_name
@@ -34,10 +38,8 @@ from .limits import (
     connection_cap,
 )
 from .moderation import Moderation, key_of
+from .persistence import TableStore, restore
 from .proxyproto import Network, ProxyListener
-from .room import Member, Registry, Said, TableStore, restore
-from .room.errors import N_
-from .room.text import check_name, clean_name, name_key, safe_text, skeleton
 from .store import Store, is_postgres
 
 if TYPE_CHECKING:
@@ -186,7 +188,7 @@ class Room:
                                  tables_per_identity=config.limits.tables_per_identity)
         self.restored = restore(self.registry, self.store)
         # On PostgreSQL every process sharing the database is part of one room
-        # (server/cluster.py, server/room/remote.py).
+        # (server/cluster.py, engine/room/remote.py).
         self.cluster: PgCluster | None = None
         if clustered:
             self.writes.fenced = True       # actions only at tables this process drives

@@ -30,9 +30,8 @@ from typing import Any, TypedDict
 from urllib.parse import urlsplit, urlunsplit
 
 from engine.records import BADGE_OF, SeatRecord, badge_due
-
-from .room.store import FinishedMatch, LeaseLost, StoredMatch, StoreUnavailable
-from .room.text import clean_chat, clean_name, name_key, skeleton
+from engine.room.store import FinishedMatch, LeaseLost, StoredMatch, StoreUnavailable
+from engine.room.text import clean_chat, clean_name, name_key, skeleton
 
 log = logging.getLogger("lamma.store")
 

@@ -40,9 +40,10 @@ from textual import events
 from textual.widgets import Input
 
 from engine import new_match
+from engine.room import Registry
+from engine.room import Session as Member
 from server import runtime
-from server.room import Registry, TableStore
-from server.room import Session as Member
+from server.persistence import TableStore
 from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look

@@ -22,9 +22,9 @@ from rich.text import Span, Text
 from stacked import quick_policy as first_legal
 from textual.strip import Strip
 
+from engine.room import Registry
+from engine.room import Session as Member
 from server import runtime
-from server.room import Registry
-from server.room import Session as Member
 from tui.cards import Look
 from tui.screens import table_draw as draw
 from tui.screens.table import table_facts
@@ -327,7 +327,7 @@ async def test_the_boards_area_is_its_content_region_placed_and_styled():
 async def test_the_lobby_is_one_widget():
     """The lobby is drawn by one Board (issue 12: a new session's first screen cost
     ~25 ms of one loop step with twenty-odd one-line widgets; ~2 ms with one)."""
-    from server.room import Registry
+    from engine.room import Registry
     from tui.app import LammaApp
     from tui.screens.lobby import LobbyScreen
 

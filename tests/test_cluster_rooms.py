@@ -103,8 +103,8 @@ async def test_a_table_made_in_one_process_is_listed_joined_watched_and_chatted_
         msg = await alice.expect("chat")
     assert (msg["from"], msg["text"]) == ("bob", "ahlan")
     # What an operator watches: requests, frames, the tables shown from elsewhere.
+    from engine.room.stats import STATS
     from server.metrics import StatusLine
-    from server.room.stats import STATS
     assert STATS.cluster_requests.value >= 3 and STATS.cluster_served.value >= 3
     assert STATS.cluster_frames.value >= 2
     assert "1 tables of other processes shown here" in StatusLine(p2.room).line()
@@ -157,7 +157,7 @@ async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms
     await play([alice, bob], lambda: bool(alice.view and alice.view.get("trick")))
     before = alice.view
     dead(p1)
-    from server.room.stats import STATS
+    from engine.room.stats import STATS
     takeovers = STATS.cluster_takeovers.value
     alice2 = await p3.json_client("alice")
     joined = await alice2.expect("joined", timeout=20)

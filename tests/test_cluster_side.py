@@ -1,4 +1,4 @@
-"""The room's side of a room across processes (server/room/remote.py), without a
+"""The room's side of a room across processes (engine/room/remote.py), without a
 database: a cluster that keeps what it is asked to send, and one table driven here."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import json
 from stacked import quick_policy
 
 from engine import new_match
-from server.room import Registry, Session
-from server.room.errors import N_, RoomError, Said
-from server.room.remote import RemoteMember, frame_of, pack, unpack
+from engine.room import Registry, Session
+from engine.room.errors import N_, RoomError, Said
+from engine.room.remote import RemoteMember, frame_of, pack, unpack
 
 
 class Kept:

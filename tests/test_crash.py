@@ -713,7 +713,7 @@ class Room:
         listing = (await t.reply(t.people[0], "tables"))["tables"]
         assert not [x for x in listing if x["status"] == "playing"], listing
         self.srv.kill()
-        from server.room.text import name_key
+        from engine.room.text import name_key
         with self.db() as db:
             for t in self.tables:
                 rows = db.execute("SELECT result, finished FROM matches WHERE id = ?",

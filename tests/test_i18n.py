@@ -33,7 +33,7 @@ KEYWORDS = {
     "_": None, "N_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2),
     "IllegalAction": None, "RoomError": None,
 }
-SOURCES = ("tui", "server/room", "engine")
+SOURCES = ("tui", "engine")
 # Transport modules that say something to a person (refusals before the app, kicks).
 SOURCE_FILES = ("server/ssh.py", "server/moderation.py", "server/cli.py", "server/cluster.py")
 

@@ -23,8 +23,8 @@ from textual import events, messages
 from textual.pilot import Pilot
 from textual.screen import Screen
 
+from engine.room import Table
 from server import runtime
-from server.room import Table
 from tui.app import LammaApp
 from tui.i18n import ARABIC_KEYS
 from tui.screens.table import TableScreen

@@ -121,7 +121,7 @@ async def test_connections_per_address_and_how_fast_they_come(tmp_path):
 def test_tables_per_identity():
     """One identity opens at most so many tables that are not over (sitting at a new one
     normally leaves the last, so this is the backstop, checked in the registry)."""
-    from server.room import Registry, RoomError, Session
+    from engine.room import Registry, RoomError, Session
     reg = Registry(tables_per_identity=2)
     ana, ben = Session("ana", "key:a:ana"), Session("ben", "key:b:ben")
     first = reg.create("estimation", creator=ana)

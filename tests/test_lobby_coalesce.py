@@ -13,10 +13,10 @@ import asyncio
 import gc
 import weakref
 
+from engine.room import Registry
+from engine.room import Session as Member
+from engine.room.registry import LOBBY_BATCH
 from server import runtime
-from server.room import Registry
-from server.room import Session as Member
-from server.room.registry import LOBBY_BATCH
 from tui.app import LammaApp
 from tui.screens.lobby import LobbyScreen
 

@@ -1,6 +1,6 @@
 """Names that cannot impersonate, and stored text cleaned where it is drawn (issue 11).
 
-The rules (server/room/text.py): one script per name; no invisible code point; at most
+The rules (engine/room/text.py): one script per name; no invisible code point; at most
 2 marks stacked on one letter and 4 script-less accents in a name; nothing that looks
 like a reserved word or a computer player's name; and a new name whose skeleton (Unicode
 TR39, case-folded) is that of an owned name or of someone online is refused. Names and
@@ -22,9 +22,9 @@ from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, by na
 
 import server.store as store_module
 from engine import new_match
-from server.room.catalogue import display_name
-from server.room.seats import Seat
-from server.room.text import (
+from engine.room.catalogue import display_name
+from engine.room.seats import Seat
+from engine.room.text import (
     DEFAULT_IGNORABLE,
     check_name,
     clean_name,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from engine.room import Registry
+from engine.room import Session as Member
 from server import runtime
-from server.room import Registry
-from server.room import Session as Member
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.i18n import Speech

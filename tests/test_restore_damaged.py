@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 import stat
 
-from server.room import Registry, Session, TableStore, restore
+from engine.room import Registry, Session
+from server.persistence import TableStore, restore
 from server.store import Store
 
 SLOW = 3600.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.room import Registry, RoomError, Session, ignores
+from engine.room import Registry, RoomError, Session, ignores
 
 
 class Ear(Session):
@@ -67,7 +67,7 @@ def test_an_operator_closing_a_table_tells_everyone_at_it():
 
 
 def test_the_ignore_list_takes_names_only_and_has_a_cap():
-    from server.room.moderation import IGNORE_MAX
+    from engine.room.moderation import IGNORE_MAX
     reg = Registry()
     ann = Ear("ann")
     with pytest.raises(RoomError, match="not a player's name"):

@@ -10,7 +10,7 @@ import json
 import pytest
 from stacked import quick_policy as policy
 
-from server.room import (
+from engine.room import (
     CODE_ALPHABET,
     CODE_LEN,
     CODE_TRIES,
@@ -18,12 +18,11 @@ from server.room import (
     NullStore,
     Registry,
     RoomError,
-    TableStore,
     code_label,
-    restore,
 )
-from server.room import Session as Member
-from server.room import codes as tables_mod
+from engine.room import Session as Member
+from engine.room import codes as tables_mod
+from server.persistence import TableStore, restore
 from server.store import Store
 
 SLOW = 3600.0      # computer players never move by themselves in these tests
@@ -461,7 +460,7 @@ async def test_a_closed_table_drops_a_computer_players_decision_in_flight(tmp_pa
     player is thinking in the worker: the answer that arrives afterwards is neither
     applied nor stored, and nothing is scheduled again (a closed table must not play
     on by itself, out of sight)."""
-    from server.room import bots as bots_mod
+    from engine.room import bots as bots_mod
     release = asyncio.Event()
     asked = []
 

@@ -192,7 +192,7 @@ async def test_guests_and_bad_names(lamma_server):
     for bad in ("admin", "bot-2", "Bot3", "a" * 17, "x y", "семь;rm"):
         with pytest.raises(asyncssh.PermissionDenied):
             await srv.connect(bad)
-    from server.room.text import check_name
+    from engine.room.text import check_name
     for bad in ("evil\x1b[2J", "a\u202eb", "\u200bx", "x\ny"):  # asyncssh won't send these
         assert check_name(bad)[0] is None
     # letters of any script are fine

@@ -188,8 +188,8 @@ def test_collect_and_freeze_scans_only_what_is_new() -> None:
 
 def test_every_collection_is_timed_and_slow_ones_logged(
         monkeypatch: Any, caplog: Any) -> None:
+    from engine.room.stats import STATS
     from server import runtime
-    from server.room.stats import STATS
 
     runtime.measure_gc()
     runtime.measure_gc()

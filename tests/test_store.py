@@ -20,7 +20,7 @@ from stacked import random_match
 
 import server.store as store_module
 from engine import replay
-from server.room.store import finished, people_throughout
+from engine.room.store import finished, people_throughout
 from server.store import MIGRATIONS, Store, StoreError
 
 

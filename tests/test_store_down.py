@@ -21,8 +21,8 @@ from test_server_seats import policy
 from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 from test_store_writer import drained, stored_log
 
-from server.room import Registry, RoomError, Session, TableStore
-from server.room.persistence import Writer
+from engine.room import Registry, RoomError, Session
+from server.persistence import TableStore, Writer
 from server.store import Store, StoreUnavailable
 
 FAST = 0.01         # computer players' pause

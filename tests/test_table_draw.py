@@ -15,9 +15,9 @@ from stacked import play_to as drive
 from stacked import quick_policy as first_legal
 
 from engine import new_match
+from engine.room import Registry
+from engine.room import Session as Member
 from server import runtime
-from server.room import Registry
-from server.room import Session as Member
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.screens import table_draw as draw

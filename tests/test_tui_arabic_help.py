@@ -8,8 +8,9 @@ import pytest
 from rich.cells import cell_len
 from test_tui_lobby_extras import keep
 
+from engine.room import Registry
 from server import runtime
-from server.room import Registry, TableStore
+from server.persistence import TableStore
 from server.store import Store
 from tests.stacked import random_match
 from tui.app import LammaApp

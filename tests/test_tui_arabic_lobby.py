@@ -10,12 +10,13 @@ import pytest
 from rich.cells import cell_len
 from stacked import random_match
 
+from engine.room import PLAYER_HELP, Registry, Said, code_label
+from engine.room import Session as Member
+from engine.room.errors import N_
+from engine.room.store import finished, people_throughout
 from server import runtime
 from server.moderation import _muted
-from server.room import PLAYER_HELP, Registry, Said, TableStore, code_label
-from server.room import Session as Member
-from server.room.errors import N_
-from server.room.store import finished, people_throughout
+from server.persistence import TableStore
 from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look

@@ -19,10 +19,10 @@ from stacked import quick_policy as first_legal
 from test_tui_table import redraw
 
 from engine import new_match
+from engine.room import Registry
+from engine.room import Session as Member
+from engine.room.narration import Event, Said, describe, round_text
 from server import runtime
-from server.room import Registry
-from server.room import Session as Member
-from server.room.narration import Event, Said, describe, round_text
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.i18n import ARABIC_KEYS, Speech

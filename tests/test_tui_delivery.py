@@ -17,9 +17,9 @@ import pytest
 from stacked import quick_policy as first_legal
 from textual import messages
 
+from engine.room import Registry
+from engine.room import Session as Member
 from server import runtime
-from server.room import Registry
-from server.room import Session as Member
 from tui.app import LammaApp
 from tui.messages import TableChanged
 from tui.textual_compat import handling_app, run_as_app

@@ -10,10 +10,11 @@ from stacked import quick_policy as first_legal
 from stacked import random_match
 
 from engine import new_match
+from engine.room import CODE_ALPHABET, CODE_TRIES, Registry, code_label
+from engine.room import Session as Member
+from engine.room.store import finished, people_throughout
 from server import runtime
-from server.room import CODE_ALPHABET, CODE_TRIES, Registry, TableStore, code_label
-from server.room import Session as Member
-from server.room.store import finished, people_throughout
+from server.persistence import TableStore
 from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look

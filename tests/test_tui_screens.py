@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from engine.room import Registry
 from server import runtime
-from server.room import Registry
 from tui.app import LammaApp
 
 # As in the server: apps do not swap the process-wide stdout/stderr.

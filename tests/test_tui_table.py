@@ -10,9 +10,9 @@ import pytest
 from stacked import act_until as drive
 from stacked import quick_policy as first_legal
 
+from engine.room import Registry
+from engine.room import Session as Member
 from server import runtime
-from server.room import Registry
-from server.room import Session as Member
 from tui.app import LammaApp
 
 runtime.patch_textual()
@@ -285,7 +285,7 @@ async def test_score_sheet_is_one_key_away_and_help_shows_arabic_terms():
 
 async def test_match_end_shows_level_points(tmp_path):
     """Match end: winners, final totals and the level points the store paid (E-38: the 18-round match is the ranked one)."""
-    from server.room import TableStore
+    from server.persistence import TableStore
     from server.store import Store
     store = Store(tmp_path / "lamma.db")
     for name in ("ali", "p1", "p2", "p3"):

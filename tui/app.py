@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Input
 
-from server.room import Registry, RoomError, Said, Session, Table
+from engine.room import Registry, RoomError, Said, Session, Table
 
 from .cards import Look
 from .i18n import Speech, latin_key

@@ -26,7 +26,7 @@ sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent)]
 
 from stacked import random_match  # noqa: E402
 
-from server.room.store import finished, people_throughout  # noqa: E402
+from engine.room.store import finished, people_throughout  # noqa: E402
 from server.store import Store  # noqa: E402
 
 

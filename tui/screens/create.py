@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 
-from server.room import GAMES, LENGTHS, TIMERS, RoomError, ranked
+from engine.room import GAMES, LENGTHS, TIMERS, RoomError, ranked
 
 from ..i18n import N_
 from ..widgets.lines import KeyBar, Lines

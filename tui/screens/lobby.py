@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 
-from server.room import RoomError, code_label, display_name, title
+from engine.room import RoomError, code_label, display_name, title
 
 from ..i18n import N_, Speech
 from ..widgets.board import BLANK, Board

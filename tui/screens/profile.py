@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from server.room import title
+from engine.room import title
 
 from ..i18n import N_
 from ..widgets.lines import Block, KeyBar, Line, title_bar

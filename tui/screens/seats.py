@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
-from server.room import RoomError, Table
+from engine.room import RoomError, Table
 
 from ..i18n import N_, Speech
 from ..sentences import say

@@ -27,8 +27,8 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
-from server.room import Member, RoomError, Table, code_label, ignores, title
-from server.room.stats import STATS
+from engine.room import Member, RoomError, Table, code_label, ignores, title
+from engine.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key
 from ..i18n import N_

@@ -394,13 +394,13 @@ class Scene:
         return _BID_RE.sub(lambda m: m.group(1) + look.suit(m.group(2)), text)
 
     def narrate(self, text: str) -> str:
-        """A line of the table's narration (``server.room.narration.Said``) in this
+        """A line of the table's narration (``engine.room.narration.Said``) in this
         language, with suit symbols."""
         return self.pretty(said_in(self.speech, text))
 
 
 def said_in(speech: Speech, text: str) -> str:
-    """A line of narration (``server.room.narration.Said``: English, with the
+    """A line of narration (``engine.room.narration.Said``: English, with the
     template and parameters it was said from) in ``speech``'s language, in reading
     order for an Arabic interface (its line is laid out whole); names in it shown
     for an English one. A plain string is said as it is."""

@@ -30,10 +30,10 @@ from .errors import RoomError, Said
 from .members import Member, Session
 from .moderation import PLAYER_HELP, Moderator, NoModerator, ignores, own_command
 from .narration import Event
-from .persistence import TableStore, replay_stored, restore, seat_label, seat_labels
 from .registry import Registry
 from .seats import Seat
 from .store import MatchStore, NullStore, Records, StoredMatch, TableLog
+from .stored import replay_stored, seat_label, seat_labels, seat_names, table_settings
 from .table import Table
 
 __all__ = [
@@ -66,7 +66,6 @@ __all__ = [
                         "StoredMatch",
                         "Table",
                         "TableLog",
-                        "TableStore",
                         "code_label",
                         "default_length",
                         "display_name",
@@ -77,8 +76,9 @@ __all__ = [
                         "parse_seats",
                         "ranked",
                         "replay_stored",
-                        "restore",
                         "seat_label",
                         "seat_labels",
+                        "seat_names",
+                        "table_settings",
                         "title",
 ]
