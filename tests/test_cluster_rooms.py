@@ -293,6 +293,9 @@ async def test_a_member_let_go_while_its_process_seemed_gone_plays_on(rooms):
     bob = await seated(p2, "bob", tid)
     table = p1.registry.tables[tid]
     await until(lambda: table.match is not None, what="the match begins")
+    # Playing: his hand shown (let go before the match's first frame was written, p2
+    # would show him no hand to move from, and no frame comes until he moves).
+    await until(lambda: bob.view is not None, what="bob's hand")
     p1.registry.side.process_gone("p2")
     assert table.seats[1].member is None            # let go: held for him
     await play([alice, bob], lambda: len(table.match.log) > 8)

@@ -179,3 +179,54 @@ def test_a_remote_table_refuses_at_once_what_its_frame_can_answer():
     assert side.cluster.requests == []
     assert isinstance(RemoteMember(side, "p1", "s", "n", "key:n:n", False), Session)
     assert asyncio.iscoroutinefunction(side.fresh_rows)
+
+
+async def test_a_remote_table_shows_a_seat_only_to_whom_its_driver_gave_it():
+    """bob asks for seat 1 as this process's (stale) row shows it free: nothing of the
+    seat is shown to him until the driver says it is his, and then only once its frame
+    says so too (not frank's cards, whatever this process was told)."""
+    reg = Registry()
+    side = reg.join_cluster(Kept("p2"))
+    side.reattach = lambda table: None
+    rt = side.remote_table("7")
+    people = [{"kind": "human", "name": "dave", "guest": False, "connected": True},
+              {"kind": "empty", "name": None, "guest": False, "connected": True},
+              {"kind": "bot", "name": "Bot-3", "guest": False, "connected": True},
+              {"kind": "bot", "name": "Bot-4", "guest": False, "connected": True}]
+    rt.apply_row({"row": {"game": "estimation", "length": 13, "timer": 0, "private": False,
+                          "status": "waiting", "seats": people},
+                  "holders": ["key:d:dave", None, None, None], "code": None})
+    bob = Session("bob", "key:b:bob")
+    assert rt.sit(bob, 1) == 1
+    assert side.cluster.requests[-1][2]["op"] == "sit"
+    assert bob.table is rt and bob.seat is None and rt.view_of(bob) is None
+
+    def frame(holder: str, ident: str, version: int) -> dict:
+        seats = [{"kind": "human", "name": "dave", "ident": "key:d:dave", "guest": False},
+                 {"kind": "human", "name": holder, "ident": ident, "guest": False},
+                 {"kind": "bot", "name": "Bot-3"}, {"kind": "bot", "name": "Bot-4"}]
+        return pack({"id": "7", "driver": "p1", "epoch": 0, "game": "estimation",
+                     "length": 13, "timer": 0, "private": False, "code": None,
+                     "status": "playing", "version": version,
+                     "views": {None: {"seat": None, "hand": []},
+                               **{s: {"seat": s, "hand": [f"card{s}"]} for s in range(4)}},
+                     "events": [], "chat": [], "seats": seats, "deadline_in": None,
+                     "deadline_seat": None, "points": None, "match_id": None,
+                     "takeovers": {}, "between": True, "row": {}})
+    rt.apply_frame(frame("frank", "key:f:frank", 1))       # frank sat first
+    assert rt.view_of(bob) is None
+    # A driver's word that the seat is bob's, with a frame that still says frank's.
+    side.told(side.session_of(bob), {"k": "seated", "table": "7", "seat": 1})
+    assert bob.seat == 1 and rt.view_of(bob) is None
+    rt.apply_frame(frame("bob", "key:b:bob", 2))
+    assert rt.view_of(bob) == {"seat": 1, "hand": ["card1"]}
+    # Another driver's frame (a takeover) in which seat 1 is someone else's: nothing.
+    rt.apply_frame(frame("frank", "key:f:frank", 3))
+    assert rt.view_of(bob) is None
+    # A seat "seated" while none was asked for is not taken, nor a seat that is none.
+    carol = Session("carol", "key:c:carol")
+    rt.watch(carol)
+    side.told(side.session_of(carol), {"k": "seated", "table": "7", "seat": 2})
+    assert carol.seat is None and rt.view_of(carol) == {"seat": None, "hand": []}
+    side.told(side.session_of(carol), {"k": "granted", "table": "7", "seat": 9})
+    assert carol.seat is None

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from itertools import count
 from typing import TYPE_CHECKING, Any, Protocol
 
-from engine import replay
+from engine import View, replay
 
 from .errors import N_, RoomError, Said
 from .members import Member, Session
@@ -209,6 +209,9 @@ class RemoteTable(Table):
         super().__init__(side.registry, tid, "estimation", None)
         self.side = side
         self.local: set[Member] = set()     # this process's members at it
+        # Seats asked of the driver and not given yet: the member watches meanwhile
+        # (``member.seat`` is only ever a seat the driver gave; see ``view_of``).
+        self.pending: dict[Member, int] = {}
         self.driver = ""
         self.epoch = -1
         self.row: dict[str, Any] = {}
@@ -306,6 +309,18 @@ class RemoteTable(Table):
             return None, None
         return pub.get("round"), pub.get("rounds")
 
+    def view_of(self, member: Member) -> View | None:
+        """A seat's view only to the member its driver gave the seat (``seated``) and
+        its last frame says holds it; nothing while the seat is asked for. This
+        process's listing may be a second old: a seat free in it may be someone's."""
+        if member.table is not self or member in self.pending:
+            return None
+        seat = member.seat
+        if seat is not None and not (0 <= seat < len(self.seats)
+                                     and self.seats[seat].held_by(member)):
+            return None
+        return self.view(seat)
+
     def request_of(self, member: Member) -> int | None:
         for seat, ident in self._takeover_idents.items():
             if ident == member.ident and member.table is self and member.seat is None:
@@ -316,32 +331,49 @@ class RemoteTable(Table):
     def _send(self, member: Member, op: str, **args: Any) -> None:
         self.side.request(self, member, op, args)
 
-    def _join_locally(self, member: Member, seat: int | None) -> None:
+    def _join_locally(self, member: Member) -> None:
+        """``member`` at this table here, watching until the driver gives a seat."""
         self.registry.detach(member, keep_seat=False, unless=self)
         if not self.local and self.driver == "":
             self.side._fetch(self)          # the driver's frame now, if it has one
         self.local.add(member)
-        member.table, member.seat = self, seat
-        if seat is not None:
-            self.seats[seat].member = member
+        self.pending.pop(member, None)
+        member.table, member.seat = self, None
 
     def sit(self, member: Member, seat: int | None = None) -> int:
+        """Asks the driver for a seat: ``member.seat`` is set (and the seat's view
+        shown) once the driver gives it (``seated``); the seat asked for is returned."""
         named = seat is not None
         chosen, held = self.seat_for(member, seat)      # the refusals a frame can tell
-        if not held:
-            self.seats[chosen] = Seat.person(member)
-        self._join_locally(member, chosen)
+        if member.table is self and member.seat == chosen:
+            # Seated here already: asked again (the driver answers "seated" as before).
+            self._send(member, "sit", seat=chosen)
+            return chosen
+        self._join_locally(member)
+        self.pending[member] = chosen
         # The seat as we see it; unless one was named or is held, the driver gives the
         # first free one as it sees it (someone elsewhere may have sat down meanwhile)
         # and tells us which.
         self._send(member, "sit", seat=chosen if (held or named) else None)
         return chosen
 
+    def seated(self, member: Member, seat: int) -> None:
+        """The driver gave ``member`` ``seat`` (a seat asked for, or a computer player's):
+        theirs here from now, and its view shown once a frame says so."""
+        self.pending.pop(member, None)
+        self.local.add(member)
+        member.table, member.seat = self, seat
+        if self.seats[seat].held_by(member):
+            self.seats[seat].member = member
+        member.seat_granted(self, seat)
+        member.table_changed(self, "state")
+        self.side._fetch(self)
+
     def watch(self, member: Member) -> None:
         if member.table is self and member.seat is not None:
             raise RoomError("You are seated at this table.")
         self.registry.detach(member, keep_seat=False)
-        self._join_locally(member, None)
+        self._join_locally(member)
         self._send(member, "watch")
 
     def act(self, member: Member, action: object) -> None:
@@ -368,7 +400,7 @@ class RemoteTable(Table):
         seat = self.check_take(member, seat)    # the checks a frame can answer
         if member.table is not self:
             self.registry.detach(member, keep_seat=False)
-            self._join_locally(member, None)
+            self._join_locally(member)
         self._send(member, "take", seat=seat)
         # Between rounds the driver gives it at once (as the frame says), else at the
         # round's end; either way its "granted" comes back as seat_granted.
@@ -384,7 +416,8 @@ class RemoteTable(Table):
         if member not in self.local:
             return
         self.local.discard(member)
-        seat = member.seat
+        asked = self.pending.pop(member, None)
+        seat = member.seat if member.seat is not None else asked
         if seat is not None and self.seats[seat].member is member:
             self.seats[seat].member = None
         member.table, member.seat = None, None
@@ -405,6 +438,7 @@ class RemoteTable(Table):
             except Exception:
                 log.exception("notifying %s failed", member.name)
         self.local.clear()
+        self.pending.clear()
 
 
 def _back_at(table: Table, member: Member, held_in: Table | None = None) -> bool:
@@ -640,6 +674,7 @@ class ClusterSide:
                 table.carried_deadline = (time.time() + float(f["deadline_in"]),
                                           int(f["deadline_seat"]), len(match.log))
         if old is not None:
+            old.pending.clear()
             for m in list(old.local):
                 old.local.discard(m)
                 m.table, m.seat = None, None
@@ -693,8 +728,9 @@ class ClusterSide:
 
     def reattach(self, table: RemoteTable) -> None:
         for m in list(table.local):
-            if m.seat is not None:
-                self.request(table, m, "sit", {"seat": m.seat})
+            seat = m.seat if m.seat is not None else table.pending.get(m)
+            if seat is not None:
+                self.request(table, m, "sit", {"seat": seat})
             elif table.request_of(m) is None:
                 self.request(table, m, "watch", {})
 
@@ -806,26 +842,26 @@ class ClusterSide:
             if message.get("op") in ("sit", "watch") and rt is not None and member.table is rt:
                 # Not seated (or watching) there after all: the screen leaves the table.
                 rt.local.discard(member)
+                rt.pending.pop(member, None)
                 member.table, member.seat = None, None
                 member.table_changed(rt, "closed")
             refused = getattr(member, "refused", None)
             (refused or member.notice)(error)
-        elif k == "seated" and rt is not None:
-            seat = int(message["seat"])
-            if member.table is rt and member.seat != seat:
-                member.seat = seat              # another seat than we thought was free
-                member.seat_granted(rt, seat)
-                self._fetch(rt)
-        elif k == "granted" and rt is not None:
-            seat = int(message["seat"])
+        elif k in ("seated", "granted") and rt is not None:
+            seat = message.get("seat")
+            if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 4:
+                log.warning("table %s: a seat %r given by its driver; ignored", rt.id, seat)
+                return
+            if k == "seated":
+                # The seat asked for (or another the driver found free) is theirs.
+                if member.table is rt and member in rt.pending:
+                    rt.seated(member, seat)
+                return
             if member.table is not rt:
                 # Gone elsewhere meanwhile: the seat is held for them, the timer plays.
                 self.request(rt, member, "detach", {"keep": True, "seat": seat})
                 return
-            rt.local.add(member)
-            member.table, member.seat = rt, seat
-            member.seat_granted(rt, seat)
-            self._fetch(rt)
+            rt.seated(member, seat)
         elif k == "dropped" and rt is not None:
             member.request_dropped(rt, int(message["seat"]), unpack(message["reason"]))
         elif k == "kick":
