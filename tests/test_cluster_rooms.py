@@ -6,6 +6,7 @@ processes and SIGKILLs one)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import psycopg
@@ -487,3 +488,74 @@ async def test_members_of_a_table_whose_lease_was_lost_play_on_without_a_close(r
     member = p1.room.online["alice"]
     assert member.table is not None and member.seat == 0 and member.table is not table
     await alice.close()
+
+
+async def test_a_damaged_shared_row_is_said_once_and_left_out(rooms, pg_url, caplog):  # noqa: F811
+    """Rows another process wrote are hostile input: a table's row with no game, a
+    timer or a seat's name of another type, seats that are no list, holders that are no
+    list, or no JSON at all is left out of every lobby, and each process says so once
+    (not on every read); a damaged frame likewise, while the row lists the table. The
+    rest of the listing is whole."""
+    p1, p2, _ = rooms
+    alice, tid = await made(p2, "alice", [2, 3])
+    good = p2.registry.tables[tid].summary()
+
+    def row(**change):
+        r = {**good, **change}
+        return {k: v for k, v in r.items() if v is not ...}
+    damaged = {
+        "950": (json.dumps(row(id="950", game=...)), "[null,null,null,null]"),
+        "951": (json.dumps(row(id="951", timer="60")), "[null,null,null,null]"),
+        "952": (json.dumps(row(id="952", seats="four")), "[null,null,null,null]"),
+        "953": (json.dumps(row(id="953", seats=[{**good["seats"][0], "name": 7},
+                                                *good["seats"][1:]])), "[null,null,null,null]"),
+        "954": ("{nope", "[null,null,null,null]"),
+        "955": (json.dumps(row(id="955")), '"everyone"'),
+    }
+    frames = {"956": "{not a frame", "957": json.dumps({"id": "957", "chat": [[1, 2]]})}
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        # Driven (as named) by p2, which is alive: nobody takes them over or clears them.
+        for t, (r, holders) in damaged.items():
+            db.execute("INSERT INTO room_tables (id, driver, epoch, status, private, row, "
+                       "holders, updated) VALUES (%s, 'p2', 0, 'waiting', 0, %s, %s, 1)",
+                       (t, r, holders))
+        for t, frame in frames.items():
+            db.execute("INSERT INTO room_tables (id, driver, epoch, status, private, row, "
+                       "holders, frame, updated) VALUES (%s, 'p2', 0, 'waiting', 0, %s, "
+                       "'[null,null,null,null]', %s, 1)",
+                       (t, json.dumps(row(id=t)), frame))
+        for t in [*damaged, *frames]:
+            db.execute("SELECT pg_notify('lamma', %s)", (json.dumps({"k": "t", "id": t,
+                                                                     "p": "p9"}),))
+    bob = await p1.json_client("bob")
+    for t in (tid, "956", "957"):
+        await listed(bob, t)
+    for _ in range(3):                  # read again and again: nothing more is said
+        for srv in rooms:
+            await srv.registry.side.fresh_rows()
+    bob.send({"op": "tables"})
+    ids = {r["id"] for r in (await bob.expect("tables"))["tables"]}
+    assert tid in ids and not ids & set(damaged), ids
+    bob.send({"op": "watch", "table": "956"})
+    await bob.expect("watching")
+    carol = await p1.json_client("carol")
+    carol.send({"op": "watch", "table": "957"})
+    await carol.expect("watching")
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        for _ in range(3):
+            for t in frames:
+                db.execute("SELECT pg_notify('lamma', %s)",
+                           (json.dumps({"k": "t", "id": t, "p": "p9"}),))
+    await asyncio.sleep(1.0)
+    said = [r.getMessage() for r in caplog.records if "is damaged" in r.getMessage()]
+    for t in damaged:
+        mine = [m for m in said if m.startswith(f"table {t}: its shared row is damaged")]
+        assert len(mine) == 3, (t, said)                 # once in each of the processes
+    for t in frames:
+        mine = [m for m in said if m.startswith(f"table {t}: its shared frame is damaged")]
+        assert len(mine) == 1, (t, said)                 # p1 shows them: once
+    assert not [r for r in caplog.records if r.exc_info], \
+        [r.getMessage() for r in caplog.records if r.exc_info]
+    assert bob.view is None and carol.view is None and not bob.errors
+    for c in (alice, bob, carol):
+        await c.close()

@@ -27,10 +27,11 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
 from itertools import count
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from engine import View, replay
 
+from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .errors import N_, RoomError, Said
 from .members import Member, Session
 from .narration import Event
@@ -38,6 +39,7 @@ from .seats import Seat
 from .stats import STATS
 from .store import StoredMatch
 from .table import Table
+from .text import clean_name
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -76,6 +78,157 @@ def unpack(obj: Any) -> Any:
             return tuple(unpack(v) for v in obj["$t"])
         return {k: unpack(v) for k, v in obj.items()}
     return obj
+
+
+# ------------------------------------------------------------------ rows read
+# What another process wrote is hostile input (another version, a bug, a hand in the
+# database): its types are checked before anything here reads it, and a lobby row is
+# built again from the checked fields only, its names cleaned as a restored match's.
+class Damaged(ValueError):
+    """A table's shared row or frame that cannot be shown here (the message says why)."""
+
+
+STATUSES = ("waiting", "playing", "over")
+
+
+def _is_int(v: object) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _seat_no(v: object, none: bool = False) -> bool:
+    """A seat number 0–3 (or None, if ``none``)."""
+    return (none and v is None) or (_is_int(v) and 0 <= v < 4)
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise Damaged(what)
+
+
+def _checked_seat(pub: object) -> dict[str, Any]:
+    _need(isinstance(pub, dict), "a seat is not an object")
+    assert isinstance(pub, dict)
+    kind, name = pub.get("kind"), pub.get("name")
+    _need(kind in ("empty", "human", "bot"), f"a seat's kind is {kind!r}")
+    _need(name is None or isinstance(name, str), "a seat's name is not text")
+    _need(isinstance(pub.get("guest"), bool), "a seat's guest mark is not true or false")
+    _need(isinstance(pub.get("connected", True), bool), "a seat's connected is not true "
+                                                         "or false")
+    return {"kind": kind, "name": None if name is None else clean_name(name),
+            "guest": pub["guest"], "connected": pub.get("connected", True)}
+
+
+def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
+    """``row`` (a table's lobby row, ``Table.summary``) built again from its checked
+    fields; Damaged if one is missing or of another type."""
+    _need(isinstance(row, dict), "its row is not an object")
+    assert isinstance(row, dict)
+    _need(row.get("id") == tid, f"its row names table {row.get('id')!r}")
+    try:
+        game = parse_game(row.get("game"))
+        length = parse_length(game, row.get("length"))
+        timer = parse_timer(row.get("timer"))
+    except RoomError as e:
+        raise Damaged(f"{e} (game {row.get('game')!r}, length {row.get('length')!r}, "
+                      f"timer {row.get('timer')!r})") from None
+    _need(isinstance(row.get("private"), bool), "its private is not true or false")
+    _need(row.get("status") in STATUSES, f"its status is {row.get('status')!r}")
+    for key in ("round", "rounds"):
+        _need(row.get(key) is None or _is_int(row.get(key)), f"its {key} is not a number")
+    spectators = row.get("spectators")
+    _need(_is_int(spectators) and spectators >= 0, "its spectators are not a count")
+    seats = row.get("seats")
+    _need(isinstance(seats, list) and len(seats) == 4, "it has not four seats")
+    assert isinstance(seats, list)
+    out = {"id": tid, "game": game, "length": length, "timer": timer,
+           "private": row["private"], "status": row["status"], "round": row.get("round"),
+           "rounds": row.get("rounds"), "seats": [_checked_seat(p) for p in seats],
+           "spectators": spectators}
+    if "code" in row:
+        _need(row["code"] is None or isinstance(row["code"], str), "its code is not text")
+        out["code"] = row["code"]
+    return out
+
+
+def checked_row(info: dict[str, Any]) -> dict[str, Any]:
+    """A table's shared row as ``Cluster.fetch_rows`` read it, checked (Damaged if not
+    whole): its lobby row, seat holders and code."""
+    _need("$damaged" not in info, str(info.get("$damaged")))
+    tid = info.get("id")
+    _need(isinstance(tid, str), "its id is not text")
+    assert isinstance(tid, str)
+    holders = info.get("holders")
+    _need(isinstance(holders, list) and len(holders) == 4
+          and all(h is None or isinstance(h, str) for h in holders),
+          "its seat holders are not four identities")
+    code = info.get("code")
+    _need(code is None or isinstance(code, str), "its code is not text")
+    return {"id": tid, "row": checked_lobby_row(tid, info.get("row")), "holders": holders,
+            "code": code}
+
+
+def checked_frame(tid: str, f: object) -> dict[str, Any]:
+    """A frame (unpacked) whose every field this process reads is of its type; Damaged
+    if not. A seat's view is filed under that seat (``view_of`` gives it by seat)."""
+    _need(isinstance(f, dict), "its frame is not an object")
+    assert isinstance(f, dict)
+    _need("$damaged" not in f, f"its frame is not JSON ({f.get('$damaged')})")
+    _need(f.get("id") == tid, f"its frame names table {f.get('id')!r}")
+    _need(isinstance(f.get("driver"), str) and _is_int(f.get("epoch")),
+          "its frame's driver is not named")
+    try:
+        parse_length(parse_game(f.get("game")), f.get("length"))
+        parse_timer(f.get("timer"))
+    except RoomError as e:
+        raise Damaged(f"its frame: {e}") from None
+    _need(isinstance(f.get("private"), bool), "its frame's private is not true or false")
+    _need(f.get("code") is None or isinstance(f.get("code"), str),
+          "its frame's code is not text")
+    _need(f.get("status") in STATUSES, f"its frame's status is {f.get('status')!r}")
+    _need(_is_int(f.get("version")), "its frame's version is not a number")
+    views = f.get("views")
+    if views is not None:
+        _need(isinstance(views, dict), "its frame's views are not an object")
+        assert isinstance(views, dict)
+        for seat, view in views.items():
+            _need(_seat_no(seat, none=True) and isinstance(view, dict)
+                  and view.get("seat") == seat, "a view in its frame is not its seat's")
+            hand = view.get("hand", [])
+            _need(isinstance(hand, list) and all(isinstance(c, str) for c in hand),
+                  "a hand in its frame is not cards")
+    events = f.get("events")
+    _need(isinstance(events, list) and all(
+        isinstance(e, list) and len(e) == 4 and _seat_no(e[0], none=True)
+        and (e[1] is None or isinstance(e[1], dict)) and isinstance(e[2], str)
+        and (e[3] is None or _is_int(e[3])) for e in events),
+        "its frame's narration is not events")
+    chat = f.get("chat")
+    _need(isinstance(chat, list) and all(
+        isinstance(c, list) and len(c) == 2 and all(isinstance(x, str) for x in c)
+        for c in chat), "its frame's chat is not lines")
+    seats = f.get("seats")
+    _need(isinstance(seats, list) and len(seats) == 4 and all(
+        isinstance(x, dict) and x.get("kind") in ("empty", "human", "bot")
+        and all(x.get(k) is None or isinstance(x.get(k), str)
+                for k in ("name", "ident", "replaced"))
+        and isinstance(x.get("level", DEFAULT_LEVEL), str) for x in seats),
+        "its frame's seats are not four seats")
+    deadline = f.get("deadline_in")
+    _need(deadline is None or (isinstance(deadline, (int, float))
+                               and not isinstance(deadline, bool)),
+          "its frame's turn timer is not a number")
+    _need(_seat_no(f.get("deadline_seat"), none=True), "its frame's timed seat is no seat")
+    points = f.get("points")
+    _need(points is None or (isinstance(points, dict) and all(
+        _seat_no(k) and isinstance(v, dict) and _is_int(v.get("points"))
+        and (v.get("badge") is None or isinstance(v.get("badge"), str))
+        for k, v in points.items())), "its frame's level points are not points")
+    _need(isinstance(f.get("between"), bool), "its frame's between is not true or false")
+    takeovers = f.get("takeovers")
+    _need(isinstance(takeovers, dict) and all(
+        isinstance(k, str) and k in ("0", "1", "2", "3") and isinstance(v, str)
+        for k, v in takeovers.items()), "its frame's promised seats are not seats")
+    return {**f, "row": checked_lobby_row(tid, f.get("row"))}
 
 
 def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
@@ -224,8 +377,8 @@ class RemoteTable(Table):
 
     # ---------------------------------------------------------------- reading
     def apply_row(self, info: dict[str, Any]) -> bool:
-        """The lobby's row and seat holders (every table of the room is listed).
-        True if it changed."""
+        """The lobby's row and seat holders (every table of the room is listed), as
+        ``checked_row`` gives them. True if it changed."""
         row, holders = info["row"], info["holders"]
         if row == self.row and holders == self.holders and info["code"] == self.code:
             return False
@@ -246,8 +399,14 @@ class RemoteTable(Table):
         return True
 
     def apply_frame(self, f: dict[str, Any]) -> None:
-        """The driver's newest frame: shown to this process's members."""
-        f = unpack(f)
+        """The driver's newest frame: shown to this process's members (Damaged, and
+        nothing changed, if it is not whole)."""
+        try:
+            f = checked_frame(self.id, unpack(f))
+        except Damaged:
+            raise
+        except Exception as e:      # unpack: a "$d" that is no pairs, a "$said" unsaid
+            raise Damaged(f"its frame cannot be read ({e!r})") from None
         old_version, old_chat = self.version, list(self.chat)
         new_driver = (f["driver"], f["epoch"]) != (self.driver, self.epoch)
         first = self.driver == ""
@@ -480,6 +639,7 @@ class ClusterSide:
         self.epochs: dict[str, int] = {}                    # tables this process drives
         self._rows_due = False
         self._rows_fetching = False
+        self._damaged: set[tuple[str, str]] = set()         # (row | frame, table) said
         self.on_login: Callable[[str, str, str], None] | None = None   # the server's
 
     # ------------------------------------------------------------ sessions
@@ -665,8 +825,14 @@ class ClusterSide:
         table = self.registry.resume(tid, match, stored.id, stored.settings, stored.seats,
                                      counts_for_points=stored.humans_throughout)
         self.epochs[tid] = epoch
+        f = None
         if frame is not None:
-            f = unpack(frame)
+            try:
+                f = checked_frame(tid, unpack(frame))
+            except Exception as e:
+                log.error("table %s: its last frame is damaged (%s); taken over without "
+                          "its chat, narration and turn timer", tid, str(e)[:300])
+        if f is not None:
             table.chat.extend(tuple(c) for c in f.get("chat", []))
             table.events.extend(Event(s, a, t, r) for s, a, t, r in f.get("events", []))
             table.version = int(f.get("version", 0)) + 1
@@ -760,6 +926,9 @@ class ClusterSide:
             if frame is not None and rt.local and not rt.closed:
                 try:
                     rt.apply_frame(frame)
+                    self._damaged.discard(("frame", rt.id))
+                except Damaged as e:
+                    self.damaged("frame", rt.id, str(e))
                 except Exception:
                     log.exception("showing table %s", rt.id)
             if rt.stale and rt.local:
@@ -803,11 +972,29 @@ class ClusterSide:
         except TimeoutError:
             log.warning("cluster: the tables' rows did not come in %.0f s", within)
 
+    def damaged(self, what: str, tid: str, why: str) -> None:
+        """A table's shared row (or frame) that cannot be shown: said once (per table,
+        here), not on every read, until it reads whole again."""
+        if (what, tid) in self._damaged:
+            return
+        self._damaged.add((what, tid))
+        log.error("table %s: its shared %s is damaged (%s); not shown here", tid[:40],
+                  what, why[:300])
+
     def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
         changed = False
         seen = set()
-        for info in rows:
+        for raw in rows:
+            try:
+                info = checked_row(raw)
+            except Damaged as e:
+                tid = str(raw.get("id"))
+                self.damaged("row", tid, str(e))
+                if tid in self.remote:
+                    seen.add(tid)           # shown as last read whole, not closed
+                continue
             tid = info["id"]
+            self._damaged.discard(("row", tid))
             if tid in self.registry.tables and not isinstance(self.registry.tables[tid],
                                                                 RemoteTable):
                 continue
