@@ -21,7 +21,7 @@ from .admin import SOCKET_NAME, serve_admin
 from .cluster import PgCluster, default_name
 from .jsonapi import JsonSession
 from .keyfiles import KeyFile
-from .limits import Address, Bucket, Limits, address_key
+from .limits import Address, Bucket, Limits, RemoteRequests, address_key
 from .moderation import Moderation, key_of
 from .proxyproto import Network, ProxyListener
 from .room import Member, Registry, Said, TableStore, restore
@@ -188,6 +188,7 @@ class Room:
             self.cluster.prepare(self.registry)
             assert self.registry.side is not None
             self.registry.side.on_login = self.remote_login
+            self.registry.side.allowed = RemoteRequests(config.limits).allow
             self.table_store.on_lease_lost = self.registry.side.lease_lost
         self.moderation = Moderation(self)
         self.registry.moderator = self.moderation

@@ -15,6 +15,8 @@ from conftest import start_room, stop_room
 from stacked import view_policy
 from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 
+from server.room.remote import FRAME_EVERY
+
 
 async def until(cond, timeout: float = 15.0, what: str = "") -> None:
     deadline = asyncio.get_running_loop().time() + timeout
@@ -559,3 +561,82 @@ async def test_a_damaged_shared_row_is_said_once_and_left_out(rooms, pg_url, cap
     assert bob.view is None and carol.view is None and not bob.errors
     for c in (alice, bob, carol):
         await c.close()
+
+
+def send_requests(pg_url, tid: str, requests: list[tuple[str, dict]]) -> None:  # noqa: F811
+    """Requests from members of p1 (session, body), in one transaction and one word to
+    the driver: it takes them in one read, as it would a flood's."""
+    with psycopg.connect(pg_url) as db:
+        for session, body in requests:
+            db.execute("INSERT INTO room_requests (table_id, origin, session, body, at) "
+                       "VALUES (%s, 'p1', %s, %s, 0)", (tid, session, json.dumps(body)))
+        db.execute("SELECT pg_notify('lamma', %s)", (json.dumps({"k": "r", "id": tid}),))
+        db.commit()
+
+
+def body(op: str, i: int, **args) -> dict:
+    return {"op": op, "args": args, "name": f"w{i}", "ident": f"key:w{i}:w{i}",
+            "guest": False, "address": f"10.0.0.{i % 3}"}
+
+
+async def test_a_flood_of_watchers_from_elsewhere_writes_a_few_frames_not_one_each(rooms,
+                                                                                    pg_url):  # noqa: F811
+    """Issue 30: watch/leave from another process cost what they cost here. 100 people
+    of p1 come to watch alice's table on p2 and go (200 requests, taken in one read)
+    while carol watches it from p3: p2 serves them all, and writes the table's frame
+    a few times (at most once every FRAME_EVERY for such changes), not 200 times."""
+    from server.room.stats import STATS
+    _, p2, p3 = rooms
+    alice, tid = await made(p2, "alice", [])
+    carol = await p3.json_client("carol")
+    await listed(carol, tid)
+    carol.send({"op": "watch", "table": tid})
+    await carol.expect("watching")
+    table = p2.registry.tables[tid]
+    await until(lambda: len(table.watchers) == 1, what="carol watches at p2")
+    await asyncio.sleep(0.3)
+    served, frames = STATS.cluster_served.value, STATS.cluster_frames.value
+    send_requests(pg_url, tid, [(f"s-{i}", body(op, i)) for i in range(100)
+                                for op in ("watch", "detach")])
+    await until(lambda: STATS.cluster_served.value - served == 200, what="all 200 served")
+    await asyncio.sleep(2 * FRAME_EVERY + 0.2)          # the last one written
+    written = STATS.cluster_frames.value - frames
+    assert 1 <= written <= 10, written
+    assert len(table.watchers) == 1                     # carol, as before the flood
+    carol.send({"op": "chat", "text": "still here"})
+    msg = await alice.expect("chat")
+    assert msg["text"] == "still here"
+    for c in (alice, carol):
+        await c.close()
+
+
+async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, pg_url):  # noqa: F811
+    """One session of p1 asks to watch p2's table 300 times at once (p1 let them through:
+    another version, or not a JSON session): p2 runs what a session here may ask (its
+    burst: JSON_BURST / OP_COST["watch"] = 80, and what refills meanwhile) and refuses the
+    rest; another session's requests in the same read are served, and a leave is never
+    refused."""
+    from server.limits import JSON_BURST, OP_COST
+    from server.room.stats import STATS
+    _, p2, _ = rooms
+    alice, tid = await made(p2, "alice", [])
+    table = p2.registry.tables[tid]
+    told: list[dict] = []
+    tell = p2.room.cluster.tell
+    p2.room.cluster.tell = lambda process, session, m: (told.append(m),
+                                                         tell(process, session, m))
+    served = STATS.cluster_served.value
+    flood = [("s-flood", body("watch", 0))] * 300
+    send_requests(pg_url, tid, [*flood[:150], ("s-other", body("watch", 1)), *flood[150:]])
+    await until(lambda: len(told) + STATS.cluster_served.value - served >= 301,
+                what="every request served or refused")
+    ran = STATS.cluster_served.value - served
+    burst = JSON_BURST // OP_COST["watch"]
+    assert burst + 1 <= ran < 160, ran                  # the other's, and the flood's burst
+    refused = [m for m in told if m["k"] == "refused"]
+    assert len(refused) == 301 - ran and "Too many requests" in refused[0]["error"]["$said"]
+    assert any(m.ident == "key:w1:w1" for m in table.watchers)
+    send_requests(pg_url, tid, [("s-flood", body("detach", 0))])
+    await until(lambda: STATS.cluster_served.value - served == ran + 1, what="the leave")
+    assert not any(m.ident == "key:w0:w0" for m in table.watchers)
+    await alice.close()

@@ -618,11 +618,33 @@ def _back_at(table: Table, member: Member, held_in: Table | None = None) -> bool
 # What a driver does with a request: the member's op on the real table.
 _OPS = ("sit", "watch", "act", "say", "take", "fill", "detach")
 
+# A table's frame is written at the end of the loop turn of a move or a line said (what
+# its players wait for); for other changes (people coming to watch and going, seats) at
+# most once every FRAME_EVERY seconds, with the state of that moment: a frame is every
+# seat's view, and a flood of watch/leave must not write one each.
+FRAME_EVERY = 0.1
+PROMPT = ("state", "chat")
+# Requests from elsewhere run per loop turn at most (the rest on the next turns: one
+# batch taken from the database never holds the loop).
+REQUESTS_PER_TURN = 32
+TOO_MANY = N_("Too many requests: that was not done. Try again in a moment.")
+
+
+class _Frame:
+    """A table's frame to write, and what its members here are told once it is."""
+
+    __slots__ = ("handle", "last", "prompt", "table", "tells")
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.tells: list[str] = []
+        self.handle: asyncio.Handle | None = None
+        self.prompt = False             # the handle runs at the end of this loop turn
+        self.last = float("-inf")       # loop time the last one was written
+
 
 class ClusterSide:
     """The registry's part of a room that spans processes."""
-
-    FRAME_RETRY = 0.5
 
     def __init__(self, registry: Registry, cluster: Cluster):
         self.registry = registry
@@ -641,6 +663,12 @@ class ClusterSide:
         self._rows_fetching = False
         self._damaged: set[tuple[str, str]] = set()         # (row | frame, table) said
         self.on_login: Callable[[str, str, str], None] | None = None   # the server's
+        self._frames: dict[str, _Frame] = {}                # frames to write, by table
+        self._taking: dict[str, bool] = {}      # requests being taken: take again after?
+        self._queued: dict[str, deque[dict[str, Any]]] = {}     # requests taken, to run
+        # The server's (server/limits.py): is a request from a member elsewhere within
+        # what a member here may ask (its session's and its address's rates)?
+        self.allowed: Callable[[dict[str, Any]], bool] = lambda req: True
 
     # ------------------------------------------------------------ sessions
     def session_of(self, member: Member) -> str:
@@ -657,24 +685,58 @@ class ClusterSide:
         sid = ""
         if member is not None:
             sid = self.session_of(member)
-            body.update(name=member.name, ident=member.ident, guest=member.guest)
+            body.update(name=member.name, ident=member.ident, guest=member.guest,
+                        address=getattr(member, "address", ""))
         STATS.cluster_requests.inc()
         self.cluster.request(table.id, sid, body)
 
     # ------------------------------------------------------------ driving
-    def frame_written(self, table: Table) -> bool:
+    def frame_written(self, table: Table, what: str = "state") -> bool:
         """``table`` (ours, or shown here for another process) is about to tell its
-        members something. With members elsewhere its frame is written now (True: tell
-        ours once it is committed); otherwise its lobby row goes out at the end of this
-        loop turn, if it changed (False)."""
+        members ``what`` changed. With members elsewhere its frame is written first
+        (True: ours are told here once it is committed: no process shows less than
+        another has shown); otherwise its lobby row goes out at the end of this loop
+        turn, if it changed (False: tell them now)."""
         if isinstance(table, RemoteTable):
             return False
         if any(isinstance(m, RemoteMember) for m in table.members()):
             self._due.pop(table.id, None)
-            self._publish(table, force=True)
+            self._frame_due(table, what)
             return True
         self.shown(table)
         return False
+
+    def _frame_due(self, table: Table, what: str) -> None:
+        f = self._frames.get(table.id)
+        if f is None or f.table is not table:
+            f = self._frames[table.id] = _Frame(table)
+        f.tells.append(what)
+        loop = asyncio.get_running_loop()
+        if what in PROMPT:
+            if not f.prompt:
+                if f.handle is not None:
+                    f.handle.cancel()
+                f.handle, f.prompt = loop.call_soon(self._write_frame, f), True
+        elif f.handle is None:
+            f.handle = loop.call_at(max(loop.time(), f.last + FRAME_EVERY),
+                                    self._write_frame, f)
+
+    def _write_frame(self, f: _Frame) -> None:
+        f.handle, f.prompt = None, False
+        tells, f.tells = f.tells, []
+        table = f.table
+        if table.closed or self.registry.tables.get(table.id) is not table:
+            return          # its members were told it closed (or moved)
+        f.last = asyncio.get_running_loop().time()
+        try:
+            self._publish(table, force=True)
+        except Exception:
+            log.exception("publishing table %s", table.id)
+
+        def tell() -> None:
+            for what in tells:
+                table._tell(what)
+        self.registry.store.then(tell)
 
     def shown(self, table: Table) -> None:
         """A table this process drives showed something: its row (and, when members
@@ -712,6 +774,9 @@ class ClusterSide:
 
     def table_removed(self, table: Table) -> None:
         self._due.pop(table.id, None)
+        f = self._frames.pop(table.id, None)
+        if f is not None and f.handle is not None:
+            f.handle.cancel()
         self._published.pop(table.id, None)
         self.epochs.pop(table.id, None)
         for key, rm in list(self.remote_members.items()):
@@ -720,15 +785,46 @@ class ClusterSide:
         self.cluster.gone(table)
 
     def requests_waiting(self, tid: str) -> None:
-        """A request for ``tid`` was sent: the driver (if it is us) takes it."""
-        if tid in self.registry.tables and not isinstance(self.registry.tables[tid], RemoteTable):
-            self.cluster.take_requests(tid, lambda reqs: self._run_requests(tid, reqs))
+        """A request for ``tid`` was sent: the driver (if it is us) takes what waits,
+        one read at a time per table (a word while one is on its way: once more after)."""
+        if tid not in self.registry.tables or isinstance(self.registry.tables[tid],
+                                                         RemoteTable):
+            return
+        if tid in self._taking:
+            self._taking[tid] = True
+            return
+        self._taking[tid] = False
+
+        def took(requests: list[dict[str, Any]]) -> None:
+            again = self._taking.pop(tid, False)
+            self._run_requests(tid, requests)
+            if again:
+                self.requests_waiting(tid)
+        self.cluster.take_requests(tid, took)
 
     def _run_requests(self, tid: str, requests: list[dict[str, Any]]) -> None:
+        """In the order taken, REQUESTS_PER_TURN a loop turn."""
+        queued = self._queued.get(tid)
+        if queued is not None:
+            queued.extend(requests)         # after those still waiting their turn
+            return
+        self._queued[tid] = deque(requests)
+        self._run_queued(tid)
+
+    def _run_queued(self, tid: str) -> None:
+        queued = self._queued.get(tid)
+        if queued is None:
+            return
         table = self.registry.tables.get(tid)
-        for req in requests:
+        for _ in range(min(REQUESTS_PER_TURN, len(queued))):
+            req = queued.popleft()
             if table is None or table.closed:
                 self._refuse(req, RoomError("No table {table}.", table=tid))
+                continue
+            if not self.allowed(req) and req.get("op") != "detach":
+                # Over its session's (or address's) rate, as a line here would be. A
+                # leave is never refused: its process has let the member go already.
+                self._refuse(req, RoomError(TOO_MANY))
                 continue
             STATS.cluster_served.inc()
             try:
@@ -739,6 +835,10 @@ class ClusterSide:
                 log.exception("request %s at table %s", req.get("op"), tid)
                 self._refuse(req, RoomError("That could not be done (server error); "
                                             "nothing changed."))
+        if queued:
+            asyncio.get_running_loop().call_soon(self._run_queued, tid)
+        else:
+            del self._queued[tid]
 
     def _refuse(self, req: dict[str, Any], e: RoomError) -> None:
         if req.get("session"):
@@ -881,6 +981,7 @@ class ClusterSide:
         table.close()
         del self.registry.tables[tid]
         self._published.pop(tid, None)
+        self._frames.pop(tid, None)
         self.epochs.pop(tid, None)
         rt = self.remote_table(tid)
         for m in local:

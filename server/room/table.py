@@ -700,11 +700,11 @@ class Table:
 
     def _notify(self, what: str) -> None:
         side = self.registry.side
-        if side is not None and side.frame_written(self):
+        if side is not None and side.frame_written(self, what):
             # Members on other processes show this table: what ours see is written for
             # them first, so no process ever shows less than another has shown (a
-            # process that takes the table over from a dead driver starts from it).
-            self.registry.store.then(partial(self._tell, what))
+            # process that takes the table over from a dead driver starts from it). The
+            # side tells ours once the frame is committed.
             return
         self._tell(what)
 
