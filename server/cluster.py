@@ -90,6 +90,26 @@ def _notify(store: Store, payload: dict[str, Any]) -> None:
     store._x("SELECT pg_notify(?, ?)", (CHANNEL, text))
 
 
+def _frame_carried(tid: str, text: str | None, age: float) -> dict[str, Any] | None:
+    """A dead driver's last frame, for the process taking its table over (its chat,
+    narration and turn timer; ``ClusterSide.adopt`` checks the rest): None if there is
+    none or it cannot be read (the match goes on without them: it is in the log)."""
+    if not text:
+        return None
+    try:
+        frame = json.loads(text)
+        if not isinstance(frame, dict):
+            raise ValueError("not an object")
+        if frame.get("deadline_in") is not None:
+            # The turn's time left, less what passed since the frame was written.
+            frame["deadline_in"] = float(frame["deadline_in"]) - age
+    except (ValueError, TypeError, RecursionError) as e:
+        log.error("table %s: its last frame is damaged (%s); taken over without it", tid,
+                  str(e)[:200])
+        return None
+    return frame
+
+
 class PgCluster:
     """The room's ``Cluster`` on a PostgreSQL database shared by every process."""
 
@@ -439,7 +459,14 @@ class PgCluster:
     def fetch_frame(self, tid: str, done: Callable[[dict[str, Any] | None], None]) -> None:
         def job(store: Store) -> dict[str, Any] | None:
             row = store._x("SELECT frame FROM room_tables WHERE id = ?", (tid,)).fetchone()
-            return json.loads(row[0]) if row and row[0] else None
+            if not row or not row[0]:
+                return None
+            try:
+                frame: dict[str, Any] = json.loads(row[0])
+            except (ValueError, RecursionError) as e:
+                # Said where it is shown (once: ClusterSide.damaged), not as a failed job.
+                return {"$damaged": f"{type(e).__name__}: {str(e)[:100]}"}
+            return frame
         self._job(job, done)
 
     def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None:
@@ -461,8 +488,9 @@ class PgCluster:
                 try:
                     out.append({"id": tid, "driver": driver, "row": json.loads(row),
                                 "holders": json.loads(holders), "code": code})
-                except ValueError:
-                    continue
+                except (ValueError, RecursionError):
+                    # Said once where the rows are read (ClusterSide.damaged).
+                    out.append({"id": tid, "$damaged": "its row is not JSON"})
             return out
         self._job(job, answer, fallback=None)
 
@@ -561,10 +589,7 @@ class PgCluster:
                 if stored is None:
                     self._give_up(store, tid, match_id, "its match is not stored")
                     continue
-                frame = json.loads(won[1]) if won[1] else None
-                if frame is not None and frame.get("deadline_in") is not None:
-                    # The turn's time left, less what passed since the frame was written.
-                    frame["deadline_in"] = float(frame["deadline_in"]) - float(won[2])
+                frame = _frame_carried(tid, won[1], float(won[2]))
                 try:
                     from engine import replay
                     over = replay(stored.record)

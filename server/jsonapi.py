@@ -84,7 +84,7 @@ class JsonSession(Session):
 
     def push_view(self) -> None:
         table = self.table
-        view = table.view(self.seat) if table is not None else None
+        view = table.view_of(self) if table is not None else None
         if view is None:
             return          # no match shown yet: its start comes as a "state" change
         self.send({"type": "view", "view": view})
@@ -137,8 +137,9 @@ class JsonSession(Session):
             table, seat = held
             try:
                 table.sit(self, seat)
-                self.send({"type": "joined", "table": table.id, "seat": seat})
-                self.push_view()
+                if self.seat == seat:       # else "joined" comes when the driver gives it
+                    self.send({"type": "joined", "table": table.id, "seat": seat})
+                    self.push_view()
             except RoomError:
                 pass
         reader = asyncio.ensure_future(self._read())
@@ -291,6 +292,9 @@ class JsonSession(Session):
                                       "longer counts for level points."})
             return
         seat = table.sit(self, seat)
+        if self.seat != seat:
+            return      # asked of the table's driver on another process: "joined" (and
+                        # the seat's view) when it gives the seat (seat_granted)
         self.send({"type": "joined", "table": table.id, "seat": seat})
         self.push_view()
 

@@ -151,6 +151,48 @@ def address_key(host: str) -> str:
     return str(ip)
 
 
+class RemoteRequests:
+    """What members connected to other processes of the room may ask of the tables this
+    process drives (``ClusterSide.allowed``): each session's and each address's requests
+    a second as a JSON session's here (``json_rate``, ``OP_COST``), whatever its own
+    process let through, so that a request from elsewhere costs what it does here."""
+
+    COST_OF = {"sit": OP_COST["join"], "take": OP_COST["join"], "watch": OP_COST["watch"]}
+    KEEP = 4096                 # buckets kept before the idle ones are forgotten
+
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self.sessions: dict[tuple[str, str], Bucket] = {}
+        self.addresses: dict[str, Bucket] = {}
+
+    def allow(self, req: dict) -> bool:
+        session = req.get("session")
+        if not session:
+            return True                 # the room's own (computer players to fill seats)
+        cost = float(self.COST_OF.get(str(req.get("op")), 1))
+        lim = self.limits
+        mine = self._bucket(self.sessions, (str(req.get("origin")), str(session)),
+                            lim.json_rate, lim.json_burst)
+        address = req.get("address")
+        if not mine.take(cost):
+            return False
+        if isinstance(address, str) and address:
+            return self._bucket(self.addresses, address, lim.address_json_rate,
+                                lim.address_json_burst).take(cost)
+        return True
+
+    def _bucket(self, book: dict, key: object, rate: float, burst: float) -> Bucket:
+        b = book.get(key)
+        if b is None:
+            if len(book) >= self.KEEP:
+                # Whole again: forgetting it hands a returning client nothing it would
+                # not have had anyway.
+                for k in [k for k, v in book.items() if v.take(0) and v.level >= v.burst]:
+                    del book[k]
+            b = book[key] = Bucket(rate, burst)
+        return b
+
+
 class Address:
     """What one client address holds and may still open."""
 

@@ -33,6 +33,7 @@ from .limits import (
     Address,
     Bucket,
     Limits,
+    RemoteRequests,
     Tally,
     address_key,
     connection_cap,
@@ -201,6 +202,7 @@ class Room:
             self.cluster.prepare(self.registry)
             assert self.registry.side is not None
             self.registry.side.on_login = self.remote_login
+            self.registry.side.allowed = RemoteRequests(config.limits).allow
             self.table_store.on_lease_lost = self.registry.side.lease_lost
         self.moderation = Moderation(self)
         self.registry.moderator = self.moderation

@@ -230,3 +230,23 @@ async def test_the_address_book_forgets_idle_addresses(room):
     (await room.connect("newcomer")).close()
     assert "10.0.0.1" in book and "10.0.0.2" in book
     assert len(book) < 10
+
+
+def test_requests_from_other_processes_spend_a_session_s_and_an_address_s_tokens():
+    """``RemoteRequests``: a request from a member elsewhere costs what its JSON line
+    would here (a watch 5, an act 1), from its session's bucket and its address's."""
+    from server.limits import Limits, RemoteRequests
+    slow = dict(json_rate=1e-6, json_burst=10, address_json_rate=1e-6,
+                address_json_burst=16)
+    limits = RemoteRequests(Limits(**slow))
+
+    def req(op, session, address="10.0.0.1", origin="p1"):
+        return {"op": op, "origin": origin, "session": session, "address": address}
+    assert limits.allow(req("watch", "a")) and limits.allow(req("watch", "a"))
+    assert not limits.allow(req("watch", "a"))          # its 10 tokens are spent
+    assert limits.allow(req("act", "b"))                # the address: 16 - 10 - 1 left
+    assert limits.allow(req("watch", "b"))
+    assert not limits.allow(req("sit", "b"))            # the address's are spent
+    assert limits.allow(req("take", "c", address="10.0.0.2"))
+    assert limits.allow(req("watch", "a", address="10.0.0.3", origin="p2"))  # p2's "a"
+    assert limits.allow({"op": "fill", "origin": "p1", "session": ""})   # the room's own

@@ -27,10 +27,11 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterator
 from itertools import count
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
-from engine import replay
+from engine import View, replay
 
+from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .errors import N_, RoomError, Said
 from .members import Member, Session
 from .narration import Event
@@ -38,6 +39,7 @@ from .seats import Seat
 from .stats import STATS
 from .store import StoredMatch
 from .table import Table
+from .text import clean_name
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -76,6 +78,157 @@ def unpack(obj: Any) -> Any:
             return tuple(unpack(v) for v in obj["$t"])
         return {k: unpack(v) for k, v in obj.items()}
     return obj
+
+
+# ------------------------------------------------------------------ rows read
+# What another process wrote is hostile input (another version, a bug, a hand in the
+# database): its types are checked before anything here reads it, and a lobby row is
+# built again from the checked fields only, its names cleaned as a restored match's.
+class Damaged(ValueError):
+    """A table's shared row or frame that cannot be shown here (the message says why)."""
+
+
+STATUSES = ("waiting", "playing", "over")
+
+
+def _is_int(v: object) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _seat_no(v: object, none: bool = False) -> bool:
+    """A seat number 0–3 (or None, if ``none``)."""
+    return (none and v is None) or (_is_int(v) and 0 <= v < 4)
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise Damaged(what)
+
+
+def _checked_seat(pub: object) -> dict[str, Any]:
+    _need(isinstance(pub, dict), "a seat is not an object")
+    assert isinstance(pub, dict)
+    kind, name = pub.get("kind"), pub.get("name")
+    _need(kind in ("empty", "human", "bot"), f"a seat's kind is {kind!r}")
+    _need(name is None or isinstance(name, str), "a seat's name is not text")
+    _need(isinstance(pub.get("guest"), bool), "a seat's guest mark is not true or false")
+    _need(isinstance(pub.get("connected", True), bool), "a seat's connected is not true "
+                                                         "or false")
+    return {"kind": kind, "name": None if name is None else clean_name(name),
+            "guest": pub["guest"], "connected": pub.get("connected", True)}
+
+
+def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
+    """``row`` (a table's lobby row, ``Table.summary``) built again from its checked
+    fields; Damaged if one is missing or of another type."""
+    _need(isinstance(row, dict), "its row is not an object")
+    assert isinstance(row, dict)
+    _need(row.get("id") == tid, f"its row names table {row.get('id')!r}")
+    try:
+        game = parse_game(row.get("game"))
+        length = parse_length(game, row.get("length"))
+        timer = parse_timer(row.get("timer"))
+    except RoomError as e:
+        raise Damaged(f"{e} (game {row.get('game')!r}, length {row.get('length')!r}, "
+                      f"timer {row.get('timer')!r})") from None
+    _need(isinstance(row.get("private"), bool), "its private is not true or false")
+    _need(row.get("status") in STATUSES, f"its status is {row.get('status')!r}")
+    for key in ("round", "rounds"):
+        _need(row.get(key) is None or _is_int(row.get(key)), f"its {key} is not a number")
+    spectators = row.get("spectators")
+    _need(_is_int(spectators) and spectators >= 0, "its spectators are not a count")
+    seats = row.get("seats")
+    _need(isinstance(seats, list) and len(seats) == 4, "it has not four seats")
+    assert isinstance(seats, list)
+    out = {"id": tid, "game": game, "length": length, "timer": timer,
+           "private": row["private"], "status": row["status"], "round": row.get("round"),
+           "rounds": row.get("rounds"), "seats": [_checked_seat(p) for p in seats],
+           "spectators": spectators}
+    if "code" in row:
+        _need(row["code"] is None or isinstance(row["code"], str), "its code is not text")
+        out["code"] = row["code"]
+    return out
+
+
+def checked_row(info: dict[str, Any]) -> dict[str, Any]:
+    """A table's shared row as ``Cluster.fetch_rows`` read it, checked (Damaged if not
+    whole): its lobby row, seat holders and code."""
+    _need("$damaged" not in info, str(info.get("$damaged")))
+    tid = info.get("id")
+    _need(isinstance(tid, str), "its id is not text")
+    assert isinstance(tid, str)
+    holders = info.get("holders")
+    _need(isinstance(holders, list) and len(holders) == 4
+          and all(h is None or isinstance(h, str) for h in holders),
+          "its seat holders are not four identities")
+    code = info.get("code")
+    _need(code is None or isinstance(code, str), "its code is not text")
+    return {"id": tid, "row": checked_lobby_row(tid, info.get("row")), "holders": holders,
+            "code": code}
+
+
+def checked_frame(tid: str, f: object) -> dict[str, Any]:
+    """A frame (unpacked) whose every field this process reads is of its type; Damaged
+    if not. A seat's view is filed under that seat (``view_of`` gives it by seat)."""
+    _need(isinstance(f, dict), "its frame is not an object")
+    assert isinstance(f, dict)
+    _need("$damaged" not in f, f"its frame is not JSON ({f.get('$damaged')})")
+    _need(f.get("id") == tid, f"its frame names table {f.get('id')!r}")
+    _need(isinstance(f.get("driver"), str) and _is_int(f.get("epoch")),
+          "its frame's driver is not named")
+    try:
+        parse_length(parse_game(f.get("game")), f.get("length"))
+        parse_timer(f.get("timer"))
+    except RoomError as e:
+        raise Damaged(f"its frame: {e}") from None
+    _need(isinstance(f.get("private"), bool), "its frame's private is not true or false")
+    _need(f.get("code") is None or isinstance(f.get("code"), str),
+          "its frame's code is not text")
+    _need(f.get("status") in STATUSES, f"its frame's status is {f.get('status')!r}")
+    _need(_is_int(f.get("version")), "its frame's version is not a number")
+    views = f.get("views")
+    if views is not None:
+        _need(isinstance(views, dict), "its frame's views are not an object")
+        assert isinstance(views, dict)
+        for seat, view in views.items():
+            _need(_seat_no(seat, none=True) and isinstance(view, dict)
+                  and view.get("seat") == seat, "a view in its frame is not its seat's")
+            hand = view.get("hand", [])
+            _need(isinstance(hand, list) and all(isinstance(c, str) for c in hand),
+                  "a hand in its frame is not cards")
+    events = f.get("events")
+    _need(isinstance(events, list) and all(
+        isinstance(e, list) and len(e) == 4 and _seat_no(e[0], none=True)
+        and (e[1] is None or isinstance(e[1], dict)) and isinstance(e[2], str)
+        and (e[3] is None or _is_int(e[3])) for e in events),
+        "its frame's narration is not events")
+    chat = f.get("chat")
+    _need(isinstance(chat, list) and all(
+        isinstance(c, list) and len(c) == 2 and all(isinstance(x, str) for x in c)
+        for c in chat), "its frame's chat is not lines")
+    seats = f.get("seats")
+    _need(isinstance(seats, list) and len(seats) == 4 and all(
+        isinstance(x, dict) and x.get("kind") in ("empty", "human", "bot")
+        and all(x.get(k) is None or isinstance(x.get(k), str)
+                for k in ("name", "ident", "replaced"))
+        and isinstance(x.get("level", DEFAULT_LEVEL), str) for x in seats),
+        "its frame's seats are not four seats")
+    deadline = f.get("deadline_in")
+    _need(deadline is None or (isinstance(deadline, (int, float))
+                               and not isinstance(deadline, bool)),
+          "its frame's turn timer is not a number")
+    _need(_seat_no(f.get("deadline_seat"), none=True), "its frame's timed seat is no seat")
+    points = f.get("points")
+    _need(points is None or (isinstance(points, dict) and all(
+        _seat_no(k) and isinstance(v, dict) and _is_int(v.get("points"))
+        and (v.get("badge") is None or isinstance(v.get("badge"), str))
+        for k, v in points.items())), "its frame's level points are not points")
+    _need(isinstance(f.get("between"), bool), "its frame's between is not true or false")
+    takeovers = f.get("takeovers")
+    _need(isinstance(takeovers, dict) and all(
+        isinstance(k, str) and k in ("0", "1", "2", "3") and isinstance(v, str)
+        for k, v in takeovers.items()), "its frame's promised seats are not seats")
+    return {**f, "row": checked_lobby_row(tid, f.get("row"))}
 
 
 def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
@@ -210,6 +363,9 @@ class RemoteTable(Table):
         super().__init__(side.registry, tid, "estimation", None)
         self.side = side
         self.local: set[Member] = set()     # this process's members at it
+        # Seats asked of the driver and not given yet: the member watches meanwhile
+        # (``member.seat`` is only ever a seat the driver gave; see ``view_of``).
+        self.pending: dict[Member, int] = {}
         self.driver = ""
         self.epoch = -1
         self.row: dict[str, Any] = {}
@@ -222,8 +378,8 @@ class RemoteTable(Table):
 
     # ---------------------------------------------------------------- reading
     def apply_row(self, info: dict[str, Any]) -> bool:
-        """The lobby's row and seat holders (every table of the room is listed).
-        True if it changed."""
+        """The lobby's row and seat holders (every table of the room is listed), as
+        ``checked_row`` gives them. True if it changed."""
         row, holders = info["row"], info["holders"]
         if row == self.row and holders == self.holders and info["code"] == self.code:
             return False
@@ -244,8 +400,14 @@ class RemoteTable(Table):
         return True
 
     def apply_frame(self, f: dict[str, Any]) -> None:
-        """The driver's newest frame: shown to this process's members."""
-        f = unpack(f)
+        """The driver's newest frame: shown to this process's members (Damaged, and
+        nothing changed, if it is not whole)."""
+        try:
+            f = checked_frame(self.id, unpack(f))
+        except Damaged:
+            raise
+        except Exception as e:      # unpack: a "$d" that is no pairs, a "$said" unsaid
+            raise Damaged(f"its frame cannot be read ({e!r})") from None
         old_version, old_chat = self.version, list(self.chat)
         new_driver = (f["driver"], f["epoch"]) != (self.driver, self.epoch)
         first = self.driver == ""
@@ -308,6 +470,18 @@ class RemoteTable(Table):
             return None, None
         return pub.get("round"), pub.get("rounds")
 
+    def view_of(self, member: Member) -> View | None:
+        """A seat's view only to the member its driver gave the seat (``seated``) and
+        its last frame says holds it; nothing while the seat is asked for. This
+        process's listing may be a second old: a seat free in it may be someone's."""
+        if member.table is not self or member in self.pending:
+            return None
+        seat = member.seat
+        if seat is not None and not (0 <= seat < len(self.seats)
+                                     and self.seats[seat].held_by(member)):
+            return None
+        return self.view(seat)
+
     def request_of(self, member: Member) -> int | None:
         for seat, ident in self._takeover_idents.items():
             if ident == member.ident and member.table is self and member.seat is None:
@@ -318,32 +492,49 @@ class RemoteTable(Table):
     def _send(self, member: Member, op: str, **args: Any) -> None:
         self.side.request(self, member, op, args)
 
-    def _join_locally(self, member: Member, seat: int | None) -> None:
+    def _join_locally(self, member: Member) -> None:
+        """``member`` at this table here, watching until the driver gives a seat."""
         self.registry.detach(member, keep_seat=False, unless=self)
         if not self.local and self.driver == "":
             self.side._fetch(self)          # the driver's frame now, if it has one
         self.local.add(member)
-        member.table, member.seat = self, seat
-        if seat is not None:
-            self.seats[seat].member = member
+        self.pending.pop(member, None)
+        member.table, member.seat = self, None
 
     def sit(self, member: Member, seat: int | None = None) -> int:
+        """Asks the driver for a seat: ``member.seat`` is set (and the seat's view
+        shown) once the driver gives it (``seated``); the seat asked for is returned."""
         named = seat is not None
         chosen, held = self.seat_for(member, seat)      # the refusals a frame can tell
-        if not held:
-            self.seats[chosen] = Seat.person(member)
-        self._join_locally(member, chosen)
+        if member.table is self and member.seat == chosen:
+            # Seated here already: asked again (the driver answers "seated" as before).
+            self._send(member, "sit", seat=chosen)
+            return chosen
+        self._join_locally(member)
+        self.pending[member] = chosen
         # The seat as we see it; unless one was named or is held, the driver gives the
         # first free one as it sees it (someone elsewhere may have sat down meanwhile)
         # and tells us which.
         self._send(member, "sit", seat=chosen if (held or named) else None)
         return chosen
 
+    def seated(self, member: Member, seat: int) -> None:
+        """The driver gave ``member`` ``seat`` (a seat asked for, or a computer player's):
+        theirs here from now, and its view shown once a frame says so."""
+        self.pending.pop(member, None)
+        self.local.add(member)
+        member.table, member.seat = self, seat
+        if self.seats[seat].held_by(member):
+            self.seats[seat].member = member
+        member.seat_granted(self, seat)
+        member.table_changed(self, "state")
+        self.side._fetch(self)
+
     def watch(self, member: Member) -> None:
         if member.table is self and member.seat is not None:
             raise RoomError("You are seated at this table.")
         self.registry.detach(member, keep_seat=False)
-        self._join_locally(member, None)
+        self._join_locally(member)
         self._send(member, "watch")
 
     def act(self, member: Member, action: object) -> None:
@@ -370,7 +561,7 @@ class RemoteTable(Table):
         seat = self.check_take(member, seat)    # the checks a frame can answer
         if member.table is not self:
             self.registry.detach(member, keep_seat=False)
-            self._join_locally(member, None)
+            self._join_locally(member)
         self._send(member, "take", seat=seat)
         # Between rounds the driver gives it at once (as the frame says), else at the
         # round's end; either way its "granted" comes back as seat_granted.
@@ -385,7 +576,8 @@ class RemoteTable(Table):
         if member not in self.local:
             return
         self.local.discard(member)
-        seat = member.seat
+        asked = self.pending.pop(member, None)
+        seat = member.seat if member.seat is not None else asked
         if seat is not None and self.seats[seat].member is member:
             self.seats[seat].member = None
         member.table, member.seat = None, None
@@ -406,6 +598,7 @@ class RemoteTable(Table):
             except Exception:
                 log.exception("notifying %s failed", member.name)
         self.local.clear()
+        self.pending.clear()
 
 
 def _back_at(table: Table, member: Member, held_in: Table | None = None) -> bool:
@@ -426,11 +619,33 @@ def _back_at(table: Table, member: Member, held_in: Table | None = None) -> bool
 # What a driver does with a request: the member's op on the real table.
 _OPS = ("sit", "watch", "act", "say", "take", "fill", "detach")
 
+# A table's frame is written at the end of the loop turn of a move or a line said (what
+# its players wait for); for other changes (people coming to watch and going, seats) at
+# most once every FRAME_EVERY seconds, with the state of that moment: a frame is every
+# seat's view, and a flood of watch/leave must not write one each.
+FRAME_EVERY = 0.1
+PROMPT = ("state", "chat")
+# Requests from elsewhere run per loop turn at most (the rest on the next turns: one
+# batch taken from the database never holds the loop).
+REQUESTS_PER_TURN = 32
+TOO_MANY = N_("Too many requests: that was not done. Try again in a moment.")
+
+
+class _Frame:
+    """A table's frame to write, and what its members here are told once it is."""
+
+    __slots__ = ("handle", "last", "prompt", "table", "tells")
+
+    def __init__(self, table: Table):
+        self.table = table
+        self.tells: list[str] = []
+        self.handle: asyncio.Handle | None = None
+        self.prompt = False             # the handle runs at the end of this loop turn
+        self.last = float("-inf")       # loop time the last one was written
+
 
 class ClusterSide:
     """The registry's part of a room that spans processes."""
-
-    FRAME_RETRY = 0.5
 
     def __init__(self, registry: Registry, cluster: Cluster):
         self.registry = registry
@@ -447,7 +662,14 @@ class ClusterSide:
         self.epochs: dict[str, int] = {}                    # tables this process drives
         self._rows_due = False
         self._rows_fetching = False
+        self._damaged: set[tuple[str, str]] = set()         # (row | frame, table) said
         self.on_login: Callable[[str, str, str], None] | None = None   # the server's
+        self._frames: dict[str, _Frame] = {}                # frames to write, by table
+        self._taking: dict[str, bool] = {}      # requests being taken: take again after?
+        self._queued: dict[str, deque[dict[str, Any]]] = {}     # requests taken, to run
+        # The server's (server/limits.py): is a request from a member elsewhere within
+        # what a member here may ask (its session's and its address's rates)?
+        self.allowed: Callable[[dict[str, Any]], bool] = lambda req: True
 
     # ------------------------------------------------------------ sessions
     def session_of(self, member: Member) -> str:
@@ -464,24 +686,58 @@ class ClusterSide:
         sid = ""
         if member is not None:
             sid = self.session_of(member)
-            body.update(name=member.name, ident=member.ident, guest=member.guest)
+            body.update(name=member.name, ident=member.ident, guest=member.guest,
+                        address=getattr(member, "address", ""))
         STATS.cluster_requests.inc()
         self.cluster.request(table.id, sid, body)
 
     # ------------------------------------------------------------ driving
-    def frame_written(self, table: Table) -> bool:
+    def frame_written(self, table: Table, what: str = "state") -> bool:
         """``table`` (ours, or shown here for another process) is about to tell its
-        members something. With members elsewhere its frame is written now (True: tell
-        ours once it is committed); otherwise its lobby row goes out at the end of this
-        loop turn, if it changed (False)."""
+        members ``what`` changed. With members elsewhere its frame is written first
+        (True: ours are told here once it is committed: no process shows less than
+        another has shown); otherwise its lobby row goes out at the end of this loop
+        turn, if it changed (False: tell them now)."""
         if isinstance(table, RemoteTable):
             return False
         if any(isinstance(m, RemoteMember) for m in table.members()):
             self._due.pop(table.id, None)
-            self._publish(table, force=True)
+            self._frame_due(table, what)
             return True
         self.shown(table)
         return False
+
+    def _frame_due(self, table: Table, what: str) -> None:
+        f = self._frames.get(table.id)
+        if f is None or f.table is not table:
+            f = self._frames[table.id] = _Frame(table)
+        f.tells.append(what)
+        loop = asyncio.get_running_loop()
+        if what in PROMPT:
+            if not f.prompt:
+                if f.handle is not None:
+                    f.handle.cancel()
+                f.handle, f.prompt = loop.call_soon(self._write_frame, f), True
+        elif f.handle is None:
+            f.handle = loop.call_at(max(loop.time(), f.last + FRAME_EVERY),
+                                    self._write_frame, f)
+
+    def _write_frame(self, f: _Frame) -> None:
+        f.handle, f.prompt = None, False
+        tells, f.tells = f.tells, []
+        table = f.table
+        if table.closed or self.registry.tables.get(table.id) is not table:
+            return          # its members were told it closed (or moved)
+        f.last = asyncio.get_running_loop().time()
+        try:
+            self._publish(table, force=True)
+        except Exception:
+            log.exception("publishing table %s", table.id)
+
+        def tell() -> None:
+            for what in tells:
+                table._tell(what)
+        self.registry.store.then(tell)
 
     def shown(self, table: Table) -> None:
         """A table this process drives showed something: its row (and, when members
@@ -519,6 +775,9 @@ class ClusterSide:
 
     def table_removed(self, table: Table) -> None:
         self._due.pop(table.id, None)
+        f = self._frames.pop(table.id, None)
+        if f is not None and f.handle is not None:
+            f.handle.cancel()
         self._published.pop(table.id, None)
         self.epochs.pop(table.id, None)
         for key, rm in list(self.remote_members.items()):
@@ -527,15 +786,46 @@ class ClusterSide:
         self.cluster.gone(table)
 
     def requests_waiting(self, tid: str) -> None:
-        """A request for ``tid`` was sent: the driver (if it is us) takes it."""
-        if tid in self.registry.tables and not isinstance(self.registry.tables[tid], RemoteTable):
-            self.cluster.take_requests(tid, lambda reqs: self._run_requests(tid, reqs))
+        """A request for ``tid`` was sent: the driver (if it is us) takes what waits,
+        one read at a time per table (a word while one is on its way: once more after)."""
+        if tid not in self.registry.tables or isinstance(self.registry.tables[tid],
+                                                         RemoteTable):
+            return
+        if tid in self._taking:
+            self._taking[tid] = True
+            return
+        self._taking[tid] = False
+
+        def took(requests: list[dict[str, Any]]) -> None:
+            again = self._taking.pop(tid, False)
+            self._run_requests(tid, requests)
+            if again:
+                self.requests_waiting(tid)
+        self.cluster.take_requests(tid, took)
 
     def _run_requests(self, tid: str, requests: list[dict[str, Any]]) -> None:
+        """In the order taken, REQUESTS_PER_TURN a loop turn."""
+        queued = self._queued.get(tid)
+        if queued is not None:
+            queued.extend(requests)         # after those still waiting their turn
+            return
+        self._queued[tid] = deque(requests)
+        self._run_queued(tid)
+
+    def _run_queued(self, tid: str) -> None:
+        queued = self._queued.get(tid)
+        if queued is None:
+            return
         table = self.registry.tables.get(tid)
-        for req in requests:
+        for _ in range(min(REQUESTS_PER_TURN, len(queued))):
+            req = queued.popleft()
             if table is None or table.closed:
                 self._refuse(req, RoomError("No table {table}.", table=tid))
+                continue
+            if not self.allowed(req) and req.get("op") != "detach":
+                # Over its session's (or address's) rate, as a line here would be. A
+                # leave is never refused: its process has let the member go already.
+                self._refuse(req, RoomError(TOO_MANY))
                 continue
             STATS.cluster_served.inc()
             try:
@@ -546,6 +836,10 @@ class ClusterSide:
                 log.exception("request %s at table %s", req.get("op"), tid)
                 self._refuse(req, RoomError("That could not be done (server error); "
                                             "nothing changed."))
+        if queued:
+            asyncio.get_running_loop().call_soon(self._run_queued, tid)
+        else:
+            del self._queued[tid]
 
     def _refuse(self, req: dict[str, Any], e: RoomError) -> None:
         if req.get("session"):
@@ -637,8 +931,14 @@ class ClusterSide:
         table = self.registry.resume(tid, match, stored.id, stored.settings, stored.seats,
                                      counts_for_points=stored.humans_throughout)
         self.epochs[tid] = epoch
+        f = None
         if frame is not None:
-            f = unpack(frame)
+            try:
+                f = checked_frame(tid, unpack(frame))
+            except Exception as e:
+                log.error("table %s: its last frame is damaged (%s); taken over without "
+                          "its chat, narration and turn timer", tid, str(e)[:300])
+        if f is not None:
             table.chat.extend(tuple(c) for c in f.get("chat", []))
             table.events.extend(Event(s, a, t, r) for s, a, t, r in f.get("events", []))
             table.version = int(f.get("version", 0)) + 1
@@ -646,6 +946,7 @@ class ClusterSide:
                 table.carried_deadline = (time.time() + float(f["deadline_in"]),
                                           int(f["deadline_seat"]), len(match.log))
         if old is not None:
+            old.pending.clear()
             for m in list(old.local):
                 old.local.discard(m)
                 m.table, m.seat = None, None
@@ -686,6 +987,7 @@ class ClusterSide:
         table.close()
         del self.registry.tables[tid]
         self._published.pop(tid, None)
+        self._frames.pop(tid, None)
         self.epochs.pop(tid, None)
         rt = self.remote_table(tid)
         for m in local:
@@ -699,8 +1001,9 @@ class ClusterSide:
 
     def reattach(self, table: RemoteTable) -> None:
         for m in list(table.local):
-            if m.seat is not None:
-                self.request(table, m, "sit", {"seat": m.seat})
+            seat = m.seat if m.seat is not None else table.pending.get(m)
+            if seat is not None:
+                self.request(table, m, "sit", {"seat": seat})
             elif table.request_of(m) is None:
                 self.request(table, m, "watch", {})
 
@@ -730,6 +1033,9 @@ class ClusterSide:
             if frame is not None and rt.local and not rt.closed:
                 try:
                     rt.apply_frame(frame)
+                    self._damaged.discard(("frame", rt.id))
+                except Damaged as e:
+                    self.damaged("frame", rt.id, str(e))
                 except Exception:
                     log.exception("showing table %s", rt.id)
             if rt.stale and rt.local:
@@ -773,11 +1079,29 @@ class ClusterSide:
         except TimeoutError:
             log.warning("cluster: the tables' rows did not come in %.0f s", within)
 
+    def damaged(self, what: str, tid: str, why: str) -> None:
+        """A table's shared row (or frame) that cannot be shown: said once (per table,
+        here), not on every read, until it reads whole again."""
+        if (what, tid) in self._damaged:
+            return
+        self._damaged.add((what, tid))
+        log.error("table %s: its shared %s is damaged (%s); not shown here", tid[:40],
+                  what, why[:300])
+
     def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
         changed = False
         seen = set()
-        for info in rows:
+        for raw in rows:
+            try:
+                info = checked_row(raw)
+            except Damaged as e:
+                tid = str(raw.get("id"))
+                self.damaged("row", tid, str(e))
+                if tid in self.remote:
+                    seen.add(tid)           # shown as last read whole, not closed
+                continue
             tid = info["id"]
+            self._damaged.discard(("row", tid))
             if tid in self.registry.tables and not isinstance(self.registry.tables[tid],
                                                                 RemoteTable):
                 continue
@@ -812,26 +1136,26 @@ class ClusterSide:
             if message.get("op") in ("sit", "watch") and rt is not None and member.table is rt:
                 # Not seated (or watching) there after all: the screen leaves the table.
                 rt.local.discard(member)
+                rt.pending.pop(member, None)
                 member.table, member.seat = None, None
                 member.table_changed(rt, "closed")
             refused = getattr(member, "refused", None)
             (refused or member.notice)(error)
-        elif k == "seated" and rt is not None:
-            seat = int(message["seat"])
-            if member.table is rt and member.seat != seat:
-                member.seat = seat              # another seat than we thought was free
-                member.seat_granted(rt, seat)
-                self._fetch(rt)
-        elif k == "granted" and rt is not None:
-            seat = int(message["seat"])
+        elif k in ("seated", "granted") and rt is not None:
+            seat = message.get("seat")
+            if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 4:
+                log.warning("table %s: a seat %r given by its driver; ignored", rt.id, seat)
+                return
+            if k == "seated":
+                # The seat asked for (or another the driver found free) is theirs.
+                if member.table is rt and member in rt.pending:
+                    rt.seated(member, seat)
+                return
             if member.table is not rt:
                 # Gone elsewhere meanwhile: the seat is held for them, the timer plays.
                 self.request(rt, member, "detach", {"keep": True, "seat": seat})
                 return
-            rt.local.add(member)
-            member.table, member.seat = rt, seat
-            member.seat_granted(rt, seat)
-            self._fetch(rt)
+            rt.seated(member, seat)
         elif k == "dropped" and rt is not None:
             member.request_dropped(rt, int(message["seat"]), unpack(message["reason"]))
         elif k == "kick":

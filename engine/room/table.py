@@ -188,6 +188,15 @@ class Table:
             return None
         return self._views.get(seat)
 
+    def view_of(self, member: Member) -> View | None:
+        """The shown view ``member`` is shown here: their seat's, or a watcher's. What
+        a screen or a program gets comes from here, never from ``view(member.seat)``:
+        a table shown for another process's driver gives a seat's view only to whom
+        the driver gave the seat (``RemoteTable.view_of``)."""
+        if member.table is not self:
+            return None
+        return self.view(member.seat)
+
     def narration(self) -> tuple[tuple[int | None, str], ...]:
         """(round, text) of the shown events but plays (the cards are on the table
         to see), worked out once per change of ``events``: every screen at the
@@ -774,11 +783,11 @@ class Table:
 
     def _notify(self, what: str) -> None:
         side = self.registry.side
-        if side is not None and side.frame_written(self):
+        if side is not None and side.frame_written(self, what):
             # Members on other processes show this table: what ours see is written for
             # them first, so no process ever shows less than another has shown (a
-            # process that takes the table over from a dead driver starts from it).
-            self.registry.store.then(partial(self._tell, what))
+            # process that takes the table over from a dead driver starts from it). The
+            # side tells ours once the frame is committed.
             return
         self._tell(what)
 

@@ -250,9 +250,10 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         if what == "chat":
             self.draw()
             return
-        if self.view is not None and table.version == self.rendered_version and what == "state":
-            return          # already drawn
-        self.view = table.view(self.seat)
+        if (self.view is not None and table.version == self.rendered_version
+                and what == "state" and self.view.get("seat") == self.seat):
+            return          # already drawn (from the seat we hold now)
+        self.view = table.view_of(self.app.member)
         self.rendered_version = table.version
         key = None
         v = self.view
