@@ -320,7 +320,11 @@ class JsonSession(Session):
         table = self.table
         if table is None or self.seat is None:
             raise RoomError("You are not seated at a table.")
-        table.act(self, msg.get("action"))
+        action = msg.get("action")
+        if not isinstance(action, dict):
+            # Said in the protocol's words here; the table engine knows no JSON.
+            raise RoomError("An action is a JSON object such as {\"type\":\"pass\"}.")
+        table.act(self, action)
 
     def op_leave(self, msg: dict) -> None:
         table = self.table

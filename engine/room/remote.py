@@ -551,7 +551,7 @@ class RemoteTable(Table):
         if view is not None and view.get("to_act") != member.seat:
             raise RoomError("It is not your turn.")
         if not isinstance(action, dict):
-            raise RoomError("An action is a JSON object such as {\"type\":\"pass\"}.")
+            raise RoomError("That is not an action: an action has a type (pass, bid, play …).")
         self._send(member, "act", action=action)
 
     def say(self, member: Member, raw: object) -> None:

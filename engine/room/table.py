@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from engine import Action, IllegalAction, Match, View, new_match
+from engine import Action, IllegalAction, Match, View, leaving_ends_match, new_match
 
 from . import bots
 from .catalogue import DEFAULT_LEVEL, parse_level, parse_seat, ranked, title
@@ -168,6 +168,11 @@ class Table:
         told now: not once a computer player sits or sat at it (E-38's Decision)."""
         return (ranked(self.game, self.length) and self.counts_for_points
                 and not any(s.kind == "bot" for s in self.seats))
+
+    def leaving_ends_match(self) -> bool:
+        """Would a seated player who leaves now end the match for everyone (E-37), or
+        does a computer player take their seat (Tarneeb 41)? Asked before a leave."""
+        return self.status == "playing" and leaving_ends_match(self.game)
 
     def members(self) -> Iterator[Member]:
         for s in self.seats:
@@ -553,7 +558,7 @@ class Table:
         if m.to_act != seat:
             raise RoomError("It is not your turn.")
         if not isinstance(action, dict):
-            raise RoomError("An action is a JSON object such as {\"type\":\"pass\"}.")
+            raise RoomError("That is not an action: an action has a type (pass, bid, play …).")
         canon = m.canonical(seat, action)
         if canon is None:
             raise RoomError("Illegal action {action}.", action=quoted(action))

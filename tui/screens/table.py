@@ -36,7 +36,16 @@ from ..textual_compat import ShapedInput, app_is_closing, run_as_app
 from ..widgets.board import Board, PromptScreenMixin
 from . import table_draw as draw
 from .table_keys import KeyContext, footer, resolve
-from .table_state import SeatFacts, TableFacts, TableState, TrickAnim, Turn, View
+from .table_state import (
+    Action,
+    MaybeView,
+    SeatFacts,
+    TableFacts,
+    TableState,
+    TrickAnim,
+    Turn,
+    View,
+)
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -181,7 +190,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
     def turn(self) -> Turn:
         return self._cache.turn(self.view, self.seat)
 
-    def legal(self, kind: str) -> list[dict[str, Any]]:
+    def legal(self, kind: str) -> list[Action]:
         return self.turn().of(kind)
 
     def legal_types(self) -> set[str]:
@@ -314,13 +323,13 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         state.rank = None
         turn = self.turn()
         types = turn.types
-        v = self.view or {}
+        v: MaybeView = self.view or {}
         if "bid" in types:
-            low = min(turn.of("bid"), key=lambda a: (
+            low = min(turn.contracts("bid"), key=lambda a: (
                 a["n"], -BID_SUITS.index(a["suit"]) if a.get("suit") in BID_SUITS else 0))
             state.sel_n, state.sel_suit = low["n"], low.get("suit")
         elif "call" in types:
-            calls = turn.of("call")
+            calls = turn.contracts("call")
             want = (v.get("auction") or {}).get("bid") or v.get("call") or {}
             pick = next((a for a in calls if a["n"] == want.get("n")
                          and a.get("suit") == want.get("suit")), None)
@@ -332,7 +341,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             pick = pick or calls[0]
             state.sel_n, state.sel_suit = pick["n"], pick.get("suit")
         elif "declare" in types:
-            state.sel_n = turn.of("declare")[0]["n"]
+            state.sel_n = turn.declares()[0]["n"]
         elif "play" in types:
             playable = turn.playable_in_order()
             state.sel_card = playable[0] if playable else None
@@ -396,7 +405,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self.draw()
 
     # -------------------------------------------------------------- actions
-    def act(self, action: dict[str, Any]) -> None:
+    def act(self, action: Action) -> None:
         table = self.table
         if table is None:
             return
@@ -409,9 +418,8 @@ class TableScreen(PromptScreenMixin, Screen[None]):
 
     def choose_number(self, kind: str, n: int) -> bool:
         state = self.state
-        acts = self.legal(kind)
         if kind in ("bid", "call"):
-            ok = [a for a in acts if a["n"] == n]
+            ok = [a for a in self.turn().contracts(kind) if a["n"] == n]
             if not ok:
                 return False
             state.sel_n = n
@@ -421,13 +429,13 @@ class TableScreen(PromptScreenMixin, Screen[None]):
                                 if a.get("suit") in BID_SUITS else 0)
                 state.sel_suit = ranked[0].get("suit")
             return True
-        if any(a["n"] == n for a in acts):
+        if n in self.turn().numbers(kind):
             state.sel_n = n
             return True
         return False
 
     def step_number(self, kind: str, d: int) -> None:
-        numbers = sorted({a["n"] for a in self.legal(kind)})
+        numbers = self.turn().numbers(kind)
         if not numbers:
             return
         if self.state.sel_n not in numbers:
@@ -439,7 +447,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
     def step_suit(self, kind: str, d: int) -> None:
         state = self.state
         ok = [s for s in BID_SUITS if any(a["n"] == state.sel_n and a.get("suit") == s
-                                          for a in self.legal(kind))]
+                                          for a in self.turn().contracts(kind))]
         if not ok:
             return
         i = ok.index(state.sel_suit) if state.sel_suit in ok else 0
@@ -461,14 +469,14 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             if self.choose_number(kind, 10 + d):
                 return
         state.one_at = 0.0
-        numbers = {a["n"] for a in self.legal(kind)}
+        numbers = set(self.turn().numbers(kind))
         if d == 1 and numbers & {10, 11, 12, 13}:
             state.one_at = now
         if not self.choose_number(kind, d) and not (d == 1 and state.one_at):
             self.flash(self._("{n} is not possible now.").format(n=d))
 
     def submit(self, kind: str) -> None:
-        for a in self.legal(kind):
+        for a in self.turn().contracts(kind):
             if a["n"] == self.state.sel_n and a.get("suit") == self.state.sel_suit:
                 self.act(a)
                 return
@@ -574,7 +582,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
     def _choose_suit(self, key: str, char: str, ctx: KeyContext) -> None:
         suit = SUIT_KEYS[char]
         state = self.state
-        acts = self.legal(ctx.kind)
+        acts = self.turn().contracts(ctx.kind)
         if any(a["n"] == state.sel_n and a.get("suit") == suit for a in acts):
             state.sel_suit = suit
         elif any(a.get("suit") == suit for a in acts):
@@ -585,7 +593,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
 
     def _submit(self, key: str, char: str, ctx: KeyContext) -> None:
         if ctx.kind == "declare":
-            for a in self.legal("declare"):
+            for a in self.turn().declares():
                 if a["n"] == self.state.sel_n:
                     self.act(a)
                     return
@@ -622,7 +630,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         if card in self.turn().playable():
             state.sel_card = card
             self.act({"type": "play", "card": card})
-        elif card in ((self.view or {}).get("hand") or []):
+        elif self.view is not None and card in self.view["hand"]:
             self.flash(self._("{card} cannot be played now (follow suit).").format(
                 card=look.card_str(card)))
         else:
@@ -686,7 +694,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             return
         if table.status == "playing" and self.seat is not None:
             from .confirm import ConfirmScreen
-            if table.game.startswith("estimation"):
+            if table.leaving_ends_match():
                 q = self._("Leave the match? In Estimation leaving ends the match for everyone "
                            "and counts as your loss.  y / n")
             else:
