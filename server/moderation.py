@@ -26,7 +26,7 @@ from .keyfiles import KeyFile
 from .limits import address_key
 
 if TYPE_CHECKING:
-    from .ssh import Room
+    from .service import RoomService
 
 log = logging.getLogger("lamma.moderation")
 
@@ -97,7 +97,7 @@ def fingerprints(text: str) -> set[str]:
 class Moderation:
     """The room's ``Moderator``: runs slash commands, keeps bans, logs what operators do."""
 
-    def __init__(self, room: Room):
+    def __init__(self, room: RoomService):
         self.room = room
         self.operators: KeyFile[set[str]] = KeyFile(room.config.keys / "operators",
                                                     fingerprints, set())

@@ -206,7 +206,8 @@ class PtyClient:
 async def start_room(tmp_path: Path, **config) -> LammaServer:
     """A real server on a free loopback port, with RoomConfig's ``config`` (by default
     computer players that never move, so seats stay where a test puts them)."""
-    from server.ssh import RoomConfig, start_server
+    from server.service import RoomConfig
+    from server.ssh import start_server
 
     settings = {"bot_pause": 3600.0, "trick_pause": 0.0, **config}
     keys = settings.pop("keys", tmp_path / "keys")

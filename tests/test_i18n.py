@@ -35,7 +35,9 @@ KEYWORDS = {
 }
 SOURCES = ("tui", "engine")
 # Transport modules that say something to a person (refusals before the app, kicks).
-SOURCE_FILES = ("server/ssh.py", "server/moderation.py", "server/cli.py", "server/cluster.py")
+SOURCE_FILES = ("server/ssh.py", "server/connections.py", "server/sessions.py",
+                "server/service.py", "server/refusals.py", "server/moderation.py",
+                "server/cli.py", "server/cluster.py")
 
 
 def marked_messages() -> dict[tuple[str | None, str], tuple[str, int]]:

@@ -218,8 +218,8 @@ async def test_a_client_that_keeps_asking_to_log_in_is_disconnected(room):
 
 async def test_the_address_book_forgets_idle_addresses(room):
     """Refused connections from many addresses do not pile up in memory."""
+    from server.connections import ADDRESS_BOOK_SWEEP
     from server.limits import Address
-    from server.ssh import ADDRESS_BOOK_SWEEP
     book = room.room.addresses
     for i in range(ADDRESS_BOOK_SWEEP):
         book[f"10.0.{i // 256}.{i % 256}"] = Address(room.room.config.limits)

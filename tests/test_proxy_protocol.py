@@ -479,7 +479,8 @@ async def test_reuse_port_with_proxy_protocol(tmp_path):
     """Two rooms on one port (SO_REUSEPORT), both reading PROXY headers."""
     if not hasattr(socket, "SO_REUSEPORT"):
         pytest.skip("no SO_REUSEPORT here")
-    from server.ssh import RoomConfig, start_server
+    from server.service import RoomConfig
+    from server.ssh import start_server
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

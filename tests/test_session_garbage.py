@@ -27,7 +27,7 @@ from typing import Any
 
 from conftest import JsonClient, LammaServer, PtyClient
 
-from server.ssh import UNLINKED, unlink_asyncssh
+from server.wire import UNLINKED, unlink_asyncssh
 
 OURS = ("textual", "rich", "tui", "server")
 ALLOWED = 10     # a few stray objects at most (a session had thousands)

@@ -198,8 +198,8 @@ def test_unreachable_database_is_a_clear_error_without_the_password(postgres):
 
 def test_room_restores_only_its_process_tables(pg_url, tmp_path):
     """The setting end to end: `RoomConfig(database=URL, process=NAME)` as `lamma serve
-    --database URL --process-name NAME` builds it; each Room resumes its own table."""
-    from server.ssh import Room, RoomConfig
+    --database URL --process-name NAME` builds it; each RoomService resumes its own table."""
+    from server.service import RoomConfig, RoomService
 
     writer = Store(pg_url, process="east")
     m = random_match("estimation", 13, seed=8, until=25)
@@ -208,7 +208,7 @@ def test_room_restores_only_its_process_tables(pg_url, tmp_path):
     rooms = []
     try:
         for name in ("east", "west"):
-            rooms.append(Room(RoomConfig(data=tmp_path / name, keys=tmp_path / "keys",
+            rooms.append(RoomService(RoomConfig(data=tmp_path / name, keys=tmp_path / "keys",
                                          database=pg_url, process=name)))
         east, west = rooms
         assert east.restored == 1 and west.restored == 0

@@ -164,7 +164,8 @@ async def serve_main(folder: str, overrides: dict, database: str | None = None,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     from server import runtime
     from server.limits import Limits
-    from server.ssh import RoomConfig, start_server
+    from server.service import RoomConfig
+    from server.ssh import start_server
     tmp = Path(folder)
     # Settings of the process and the room rather than of Limits (issue 30's attacks).
     nofile = overrides.pop("_nofile", None)

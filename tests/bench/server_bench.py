@@ -619,7 +619,8 @@ async def bench_memory(n: int) -> None:
 async def start_inprocess(bot_pause=0.0, trick_pause=0.0, collector=False):
     """The server on this loop.  ``collector``: also the full-collection task `lamma serve`
     runs (server/cli.py), for the scenarios that last minutes and count collections."""
-    from server.ssh import RoomConfig, start_server
+    from server.service import RoomConfig
+    from server.ssh import start_server
     tmp = Path(tempfile.mkdtemp())
     # Hundreds of clients from one loopback address: the per-address limits would refuse
     # them (issue 11); the per-session ones stay as in production (each client here opens

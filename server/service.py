@@ -1,0 +1,208 @@
+"""The composition root: the room as this process serves it (``RoomService``), and
+the configuration it is built from (``RoomConfig``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import asyncssh
+
+from engine.room import Member, Registry, Said
+from engine.room.errors import N_
+from engine.room.text import clean_name, name_key, skeleton
+
+from . import wire
+from .admin import SOCKET_NAME
+from .cluster import PgCluster, default_name
+from .keyfiles import AllowList
+from .limits import Address, Limits, RemoteRequests, Tally, connection_cap
+from .moderation import Moderation
+from .persistence import TableStore, restore
+from .proxyproto import Network
+from .refusals import STORE_BACK_NOTICE, STORE_DOWN_NOTICE
+from .store import Store, is_postgres
+
+if TYPE_CHECKING:
+    from .connections import LammaSSHServer
+    from .metrics import Exporter
+
+log = logging.getLogger("lamma.ssh")
+
+
+@dataclass
+class RoomConfig:
+    data: Path
+    keys: Path
+    guests: bool = True
+    allow_list: bool = False
+    bot_pause: float = 0.8
+    trick_pause: float = 1.0
+    absent_timeout: float = 60.0
+    mouse: bool = True
+    database: str | None = None       # a postgresql:// URL; None: SQLite in data/lamma.db
+    process: str = ""                 # this process's name in a shared database
+    metrics: str | None = None        # HOST:PORT of the Prometheus endpoint; None: off
+    reuse_port: bool = False          # listen with SO_REUSEPORT: processes share one port
+    proxy_protocol: bool = False      # each connection starts with a PROXY header (server/proxyproto.py)
+    proxy_from: tuple[Network, ...] = ()   # ... and comes from these; empty: from anywhere
+    limits: Limits = field(default_factory=Limits)
+
+
+class RoomService:
+    """This process's room, put together: the store and its writer, the table
+    engine's registry, the cluster (on PostgreSQL), moderation, the allow-list, who
+    is online, and what each client address holds. One per process; every SSH
+    connection and session reaches the rest through it."""
+
+    def __init__(self, config: RoomConfig):
+        self.config = config
+        # The data folder is the room's alone (the database holds private table codes).
+        config.data.mkdir(mode=0o700, parents=True, exist_ok=True)
+        config.data.chmod(0o700)
+        # One database for identity, matches, statistics (issue 6); a damaged file
+        # stops the start with a clear StoreError rather than losing anything.
+        clustered = is_postgres(config.database)
+        if clustered and not config.process:
+            config.process = default_name()     # each process of the room has a name
+        self.identity = self.store = Store(config.database or config.data / "lamma.db",
+                                           process=config.process)
+        # The tables' writes go through a connection of their own, on the writer thread
+        # that start_server starts (restore, below, still writes at once).
+        self.writes = self.store.another()
+        self.table_store = TableStore(self.store, writes=self.writes)
+        self.registry = Registry(store=self.table_store, bot_pause=config.bot_pause,
+                                 trick_pause=config.trick_pause,
+                                 absent_timeout=config.absent_timeout,
+                                 tables_per_identity=config.limits.tables_per_identity)
+        self.restored = restore(self.registry, self.store)
+        # On PostgreSQL every process sharing the database is part of one room
+        # (server/cluster.py, engine/room/remote.py).
+        self.cluster: PgCluster | None = None
+        if clustered:
+            self.writes.fenced = True       # actions only at tables this process drives
+            # Frozen mid-write (a paused VM, a cut network), this process's transaction
+            # and its locks end within seconds, so others can take its tables over.
+            self.writes.session.append("SET idle_in_transaction_session_timeout = '10s'")
+            for setting in self.writes.session:
+                self.writes.db.execute(setting)
+            self.cluster = PgCluster(self.store, self.table_store)
+            self.cluster.prepare(self.registry)
+            assert self.registry.side is not None
+            self.registry.side.on_login = self.remote_login
+            self.registry.side.allowed = RemoteRequests(config.limits).allow
+            self.table_store.on_lease_lost = self.registry.side.lease_lost
+        self.moderation = Moderation(self)
+        self.registry.moderator = self.moderation
+        if self.cluster is not None:
+            self.cluster.on_moderate = self.moderation.heard
+        self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
+        self.allowed = AllowList(config.keys / "authorized_keys")
+        self.online: dict[str, Member] = {}          # name_key -> Member
+        self.addresses: dict[str, Address] = {}      # client address -> what it holds
+        # Every connection admitted and open now, and those of them not authenticated
+        # yet, oldest first (issue 30: ``make_way``).
+        self.connections = 0
+        self.unproven: dict[LammaSSHServer, None] = {}
+        self.connection_cap = connection_cap(config.limits, 1024)   # start_server sets it
+        self.full = Tally(log, "%d connection(s) refused: the room holds its most at once "
+                               "(the latest from %s)")
+        self.made_way = Tally(log, "%d unauthenticated connection(s) closed to make way "
+                                   "for new ones (the latest from %s)")
+        self.apps: weakref.WeakSet = weakref.WeakSet()
+        self.session_tasks: set[asyncio.Task] = set()
+        self.metrics: Exporter | None = None          # server/metrics.py, when asked
+        self.table_store.listeners.append(self.store_health)
+
+    def store_health(self, down: bool) -> None:
+        """The database stopped or started answering: everyone connected is told."""
+        text = Said(STORE_DOWN_NOTICE if down else STORE_BACK_NOTICE)
+        for m in list(self.online.values()):
+            try:
+                m.notice(text)
+            except Exception:
+                log.exception("telling %s about the database", m.name)
+
+    def remote_login(self, nk: str, ident: str, process: str) -> None:
+        """Someone logged in under a name through another process of the room: as in
+        one process, the same identity's older terminal here is closed (and a guest
+        gives a key's name up to its owner)."""
+        old = self.online.get(nk)
+        if old is None:
+            return
+        if old.ident == ident:
+            old.kick(Said(N_("You connected from another terminal; this one is closed.")))
+        elif old.guest and not ident.startswith("guest:"):
+            old.kick(Said(N_("The name '{name}' belongs to its key's owner, who has just "
+                             "arrived; connect again under another name."), name=old.name))
+
+    def online_lookalike(self, name: str) -> str | None:
+        """Someone online now under another name that looks like ``name`` (the same
+        skeleton; ``online`` is keyed by the exact name's key), as it may be shown."""
+        nk, look = name_key(name), skeleton(name)
+        for key, member in list(self.online.items()):
+            if key != nk and skeleton(member.name) == look:
+                return clean_name(member.name)
+        return None
+
+    def make_way(self) -> bool:
+        """Room for one more connection? At the cap on connections not yet
+        authenticated, or on all of them, the oldest unauthenticated connection of the
+        address that holds most of them is closed to make way: a flood of idle
+        connections from many addresses cannot keep an honest login out (a login takes
+        well under a second; a connection that never proves anything is the flood's).
+        False if every connection is authenticated and the room is full."""
+        limits = self.config.limits
+        if len(self.unproven) < limits.unauthenticated_max and \
+                self.connections < self.connection_cap:
+            return True
+        if self.unproven:
+            held: dict[str, int] = {}
+            for srv in self.unproven:
+                held[srv.address_key] = held.get(srv.address_key, 0) + 1
+            most = max(held, key=held.__getitem__)
+            victim = next(srv for srv in self.unproven if srv.address_key == most)
+            self.made_way.note(most)
+            # Not counted from now on: its socket lingers a moment at most (wire.linger,
+            # bounded and within OPEN_FILES_RESERVE).
+            self.disconnected(victim)
+            if victim.conn is not None:
+                victim.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                                       "The room is busy; connect again.")
+        return self.connections < self.connection_cap
+
+    def connected(self, srv: LammaSSHServer) -> None:
+        self.connections += 1
+        self.unproven[srv] = None
+        srv.counted = True
+
+    def disconnected(self, srv: LammaSSHServer) -> None:
+        if srv.counted:
+            srv.counted = False
+            self.connections -= 1
+            self.unproven.pop(srv, None)
+
+    def forget_idle_addresses(self) -> None:
+        """Addresses that hold nothing and whose allowance is whole again (refused ones
+        from many addresses would otherwise pile up)."""
+        for key, address in list(self.addresses.items()):
+            if address.connections == 0 and address.idle():
+                del self.addresses[key]
+
+    def close(self) -> None:
+        if self.metrics is not None:
+            self.metrics.close()
+        if self.admin_server is not None:
+            self.admin_server.close()
+            (self.config.data / SOCKET_NAME).unlink(missing_ok=True)
+        self.registry.close()
+        self.table_store.close()            # every submitted write committed first
+        if self.cluster is not None:
+            self.cluster.close()            # then our leases and our heartbeat end
+        self.writes.close()
+        self.identity.close()
+        wire.stop_lingering()
