@@ -87,9 +87,8 @@ class RoomService:
             self.writes.fenced = True       # actions only at tables this process drives
             # Frozen mid-write (a paused VM, a cut network), this process's transaction
             # and its locks end within seconds, so others can take its tables over.
-            self.writes.session.append("SET idle_in_transaction_session_timeout = '10s'")
-            for setting in self.writes.session:
-                self.writes.db.execute(setting)
+            self.writes.set_session([*self.writes.session,
+                                     "SET idle_in_transaction_session_timeout = '10s'"])
             self.cluster = PgCluster(self.store, self.table_store)
             self.cluster.prepare(self.registry)
             assert self.registry.side is not None

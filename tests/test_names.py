@@ -20,7 +20,7 @@ import pytest
 from conftest import LammaServer, start_room, stop_room
 from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, by name)
 
-import server.store as store_module
+import server.store.database as store_module
 from engine import new_match
 from engine.room.catalogue import display_name
 from engine.room.seats import Seat

@@ -18,7 +18,7 @@ import time
 import pytest
 from stacked import random_match
 
-import server.store as store_module
+import server.store.database as store_module
 from engine import replay
 from engine.room.store import finished, people_throughout
 from server.store import MIGRATIONS, Store, StoreError
@@ -371,3 +371,21 @@ def test_serve_reports_an_unreachable_postgres(tmp_path):
     assert out.returncode == 1
     assert "cannot start" in out.stderr and "PostgreSQL" in out.stderr
     assert "secret" not in out.stderr
+
+
+def test_the_store_implements_every_interface_of_the_table_engine() -> None:
+    """server.store.Store answers each typed interface engine.room.store names."""
+    import inspect
+
+    from engine.room import store as interfaces
+
+    protocols = [interfaces.IdentityStore, interfaces.MatchStore, interfaces.Records,
+                 interfaces.ModerationStore]
+    for proto in protocols:
+        for name, member in vars(proto).items():
+            if name.startswith("_") or not callable(member):
+                continue
+            mine = getattr(Store, name, None)
+            assert mine is not None, f"Store has no {name} ({proto.__name__})"
+            assert list(inspect.signature(member).parameters) == \
+                list(inspect.signature(mine).parameters), f"{proto.__name__}.{name}"

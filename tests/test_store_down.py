@@ -22,8 +22,9 @@ from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, Postg
 from test_store_writer import drained, stored_log
 
 from engine.room import Registry, RoomError, Session
+from engine.room.store import StoreUnavailable
 from server.persistence import TableStore, Writer
-from server.store import Store, StoreUnavailable
+from server.store import Store
 
 FAST = 0.01         # computer players' pause
 

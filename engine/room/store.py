@@ -1,7 +1,10 @@
-"""The typed store interface: what the room and the screens need of the store.
+"""The typed store interfaces: what the room and the screens need of the store, by
+what it keeps — ``IdentityStore`` (names and keys), ``MatchStore`` (matches and their
+action log), ``Records`` (what screens read: settings, profiles, the leaderboard,
+replays), ``ModerationStore`` (bans, the operators' log, reports).
 
-``server.store.Store`` (SQLite or PostgreSQL) implements ``MatchStore`` and
-``Records``; ``persistence.TableStore`` turns a table's events into its calls.
+``server.store.Store`` (SQLite or PostgreSQL) implements them all on one database;
+``server.persistence.TableStore`` turns a table's events into its calls (``TableLog``).
 ``NullStore`` keeps nothing (tests, and a room without a database).
 """
 
@@ -96,6 +99,42 @@ class Records(Protocol):
     def finished_matches(self, limit: int = 50) -> list[dict[str, Any]]: ...
 
     def match(self, match_id: int) -> StoredMatch | None: ...
+
+
+class IdentityStore(Protocol):
+    """Who is who: a name is bound to the first key that proves it; a new name may not
+    look like one already bound (Unicode skeletons)."""
+
+    def owner(self, name: str) -> str | None: ...
+
+    def may_use(self, name: str, fingerprint: str) -> bool: ...
+
+    def lookalike_of(self, name: str) -> str | None: ...
+
+    def bind(self, name: str, fingerprint: str) -> bool: ...
+
+    def names_of(self, fingerprint: str) -> int: ...
+
+
+class ModerationStore(Protocol):
+    """Bans (by key, name or address), what operators did, and players' reports."""
+
+    def add_ban(self, kind: str, value: str, until: float | None, author: str,
+                reason: str) -> None: ...
+
+    def remove_bans(self, kind: str, value: str) -> int: ...
+
+    def ban_in_force(self, kind: str, value: str) -> dict[str, Any] | None: ...
+
+    def bans(self) -> list[dict[str, Any]]: ...
+
+    def log_action(self, author: str, action: str, detail: str) -> None: ...
+
+    def actions_log(self, limit: int = 50) -> list[dict[str, Any]]: ...
+
+    def add_report(self, author: str, target: str, reason: str) -> None: ...
+
+    def reports(self, limit: int = 50) -> list[dict[str, Any]]: ...
 
 
 class MatchRef:
