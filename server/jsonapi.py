@@ -18,6 +18,7 @@ import time
 
 import asyncssh
 
+from engine import View
 from engine.room import (
     DEFAULT_LEVEL,
     LEVELS,
@@ -26,11 +27,11 @@ from engine.room import (
     RoomError,
     Session,
     Table,
-    ignores,
     is_seat,
     parse_seat,
     parse_seats,
 )
+from engine.room.events import TableChange
 from engine.room.stats import STATS
 
 from .limits import OP_COST, REQUEST_STRIKES, Bucket
@@ -82,28 +83,31 @@ class JsonSession(Session):
     def error(self, message: str) -> None:
         self.send({"type": "error", "message": message})
 
-    def push_view(self) -> None:
+    def push_view(self, view: View | None = None) -> None:
         table = self.table
-        view = table.view_of(self) if table is not None else None
+        if view is None and table is not None:
+            view = table.view_of(self)
         if view is None:
             return          # no match shown yet: its start comes as a "state" change
         self.send({"type": "view", "view": view})
 
     # ----------------------------------------------------- table callbacks
-    def table_changed(self, table: Table, what: str) -> None:
+    def table_changed(self, change: TableChange) -> None:
+        table, what = change.table, change.what
         if what == "state":
             if table is self.table:
-                self.push_view()
+                self.push_view(change.view_for(self))
                 # once per accepted action shown (a seat change shows no new action)
                 at = table.accepted_at
                 if at is not None and at != self._timed_at:
                     self._timed_at = at
                     STATS.act_to_view.observe(time.monotonic() - at)
         elif what == "chat":
-            if table.chat:
-                who, text = table.chat[-1]
-                if not ignores(self, who):
-                    self.send({"type": "chat", "table": table.id, "from": who, "text": text})
+            # The newest line, unless it is one this session ignores.
+            lines = change.chat_for(self, 1)
+            if table.chat and lines and lines[-1] is table.chat[-1]:
+                who, text = lines[-1]
+                self.send({"type": "chat", "table": table.id, "from": who, "text": text})
         elif what == "closed":
             self.send({"type": "left", "table": table.id, "reason": "the table was closed"})
 

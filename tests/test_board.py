@@ -24,6 +24,7 @@ from textual.strip import Strip
 
 from engine.room import Registry
 from engine.room import Session as Member
+from engine.room.events import TableChange
 from server import runtime
 from tui.cards import Look
 from tui.screens import table_draw as draw
@@ -78,7 +79,7 @@ def frames_lines() -> list[Text]:
             for seat in range(4):
                 for look in (Look(), Look(colour=False), Look(language="ar")):
                     frame = draw.draw_table(table.view(seat), TableState(),
-                                            table_facts(table, members[seat]), look,
+                                            table_facts(TableChange(table, "state"), members[seat]), look,
                                             time.monotonic())
                     out.extend(frame.lines)
                     out.append(frame.footer)

@@ -109,8 +109,8 @@ async def test_versions_never_go_back_when_another_driver_takes_over_and_chat_is
     heard: list[str] = []
 
     class Ear(Session):
-        def table_changed(self, table, what):
-            heard.append(what)
+        def table_changed(self, change):
+            heard.append(change.what)
     ear = Ear("ear", "key:e:ear")
     rt.local.add(ear)
     ear.table = rt

@@ -17,9 +17,9 @@ class Ear(Session):
     def notice(self, text: str) -> None:
         self.notices.append(text)
 
-    def table_changed(self, table, what: str) -> None:
-        if what == "closed":
-            self.closed_tables.append(table.id)
+    def table_changed(self, change) -> None:
+        if change.what == "closed":
+            self.closed_tables.append(change.table.id)
 
 
 def test_ignore_list_is_per_member_and_by_name():

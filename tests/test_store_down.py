@@ -34,7 +34,7 @@ class Heard(Session):
         super().__init__(name, f"key:{name}")
         self.changes = 0
 
-    def table_changed(self, table, what):
+    def table_changed(self, change):
         self.changes += 1
 
 

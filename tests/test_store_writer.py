@@ -82,8 +82,9 @@ class Watcher(Session):
         self.store = store
         self.seen: list[tuple[int, dict | None, int]] = []   # (version, view, stored)
 
-    def table_changed(self, table, what):
-        if what != "state":
+    def table_changed(self, change):
+        table = change.table
+        if change.what != "state":
             return
         stored = 0
         if table.match_id is not None:

@@ -21,6 +21,7 @@ from test_tui_table import redraw
 from engine import new_match
 from engine.room import Registry
 from engine.room import Session as Member
+from engine.room.events import TableChange
 from engine.room.narration import Event, Said, describe, round_text
 from server import runtime
 from tui.app import LammaApp
@@ -247,13 +248,13 @@ async def test_arabic_seat_hears_arabic_while_an_english_seat_hears_english():
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, TableScreen)
-        screen.table_changed("state")
+        screen.redraw()
         await pilot.pause()
         shown = "\n".join(t.plain for t in draw.score_lines(screen.scene()))
         assert "bea باس" in shown                  # "bea passes", in Arabic
         assert "passes" not in shown
         # the same events, drawn for bea (English): English
-        bea = table_facts(table, members[1])
+        bea = table_facts(TableChange(table, "state"), members[1])
         english = draw.draw_table(table.view(1), TableState(), bea, Look(), now=0.0,
                                   speech=Speech("en"))
         assert "passes" in frame_text(english)

@@ -35,8 +35,8 @@ class Told(Member):
         super().__init__(name, f"key:x:{name}")
         self.told: list[str] = []
 
-    def table_changed(self, table, what: str) -> None:
-        self.told.append(what)
+    def table_changed(self, change) -> None:
+        self.told.append(change.what)
 
 
 async def seated(pilot, app):
@@ -62,7 +62,7 @@ def counting_messages(app) -> list[str]:
 
     def post_message(message) -> bool:
         if isinstance(message, TableChanged):
-            posted.append(message.what)
+            posted.append(message.change.what)
         return post(message)
     app.post_message = post_message
     return posted
@@ -146,7 +146,7 @@ async def test_a_failing_draw_ends_that_session_only():
         async with app.run_test(size=(80, 24)) as pilot:
             table, members = await seated(pilot, app)
 
-            def broken(what: str) -> None:
+            def broken(change: object) -> None:
                 raise RuntimeError("a broken screen")
             app.screen.table_changed = broken
             for seat in (1, 2, 3):

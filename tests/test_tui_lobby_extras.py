@@ -470,7 +470,7 @@ async def test_creator_sees_the_code_at_the_table_and_in_the_lobby():
         await pilot.press("b")                                # computer players: it starts
         await pilot.pause()
         assert table.status == "playing"
-        app.screen.table_changed("state")
+        app.screen.redraw()
         await pilot.pause()
         assert f"Private table · code {code_label(table.code)}" in board_text(app)
         lobby = app.screen_stack[-2]
@@ -508,7 +508,7 @@ async def test_take_a_computer_seat_mid_round_then_at_the_round_end():
         while len(table.match.history) == rounds:
             step(table)
         await pilot.pause()
-        app.screen.table_changed("state")
+        app.screen.redraw()
         await pilot.pause()
         assert app.member.seat == 2 and table.seats[2].name == "ben"
         text = board_text(app)

@@ -35,7 +35,7 @@ async def setup(pilot, app, game="estimation", length=None):
 
 async def redraw(pilot, app):
     await pilot.pause()
-    app.screen.table_changed("state")
+    app.screen.redraw()
     await pilot.pause()
     return app.screen
 

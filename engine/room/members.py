@@ -1,10 +1,13 @@
 """Members: connected sessions as the room sees them.
 
 The room calls a member back (``table_changed``, ``lobby_changed``, …) and never
-touches its screen or channel: the Textual app's member only *posts a message*
-to its own App, the JSON session writes to its own channel. ``Member`` is what
-the room needs; ``Session`` is the plain implementation both front ends extend
-(and tests use as a silent member).
+touches another session's screen or channel: the JSON session writes to its own
+channel; the Textual app's member draws its own app's screen at once when the change
+comes from outside every session's handling (a move's commit, a computer player's
+decision: ``LammaApp.table_changed_now``), else posts a message to its app. A table
+change comes as one ``events.TableChange`` for all its members, carrying what each
+draws from. ``Member`` is what the room needs; ``Session`` is the plain
+implementation both front ends extend (and tests use as a silent member).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from .codes import CodeGuard
 from .errors import RoomError
 
 if TYPE_CHECKING:
+    from .events import TableChange
     from .table import Table
 
 CHAT_BURST = 3          # lines ...
@@ -58,8 +62,9 @@ class Member(Protocol):
     def display_name(self) -> str: ...
 
     # Called by the room; must never raise and must not block.
-    def table_changed(self, table: Table, what: str) -> None:
-        """``what``: "state" (view changed), "seats", "chat", "closed"."""
+    def table_changed(self, change: TableChange) -> None:
+        """The member's table changed (``change.what``: "state", the view changed;
+        "seats", "chat", "closed"); the same ``change`` goes to every member."""
 
     def lobby_changed(self) -> None:
         """The list of tables changed (told to lobby members at most once a second,
@@ -100,7 +105,7 @@ class Session:
     def display_name(self) -> str:
         return display_name(self.name, self.guest)
 
-    def table_changed(self, table: Table, what: str) -> None:
+    def table_changed(self, change: TableChange) -> None:
         pass
 
     def lobby_changed(self) -> None:

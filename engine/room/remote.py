@@ -33,6 +33,7 @@ from engine import View, replay
 
 from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .errors import N_, RoomError, Said
+from .events import TableChange, What
 from .members import Member, Session
 from .narration import Event
 from .seats import Seat
@@ -443,6 +444,7 @@ class RemoteTable(Table):
         self.creator = f.get("creator")
         if new_driver and not first:
             self.side.reattach(self)    # another process drives it now: our members again
+        what: What
         if self.version != old_version:
             what = "state"
         elif list(self.chat) != old_chat:
@@ -527,7 +529,7 @@ class RemoteTable(Table):
         if self.seats[seat].held_by(member):
             self.seats[seat].member = member
         member.seat_granted(self, seat)
-        member.table_changed(self, "state")
+        member.table_changed(TableChange(self, "state"))
         self.side._fetch(self)
 
     def watch(self, member: Member) -> None:
@@ -594,7 +596,7 @@ class RemoteTable(Table):
         for member in list(self.local):
             member.table, member.seat = None, None
             try:
-                member.table_changed(self, "closed")
+                member.table_changed(TableChange(self, "closed"))
             except Exception:
                 log.exception("notifying %s failed", member.name)
         self.local.clear()
@@ -638,7 +640,7 @@ class _Frame:
 
     def __init__(self, table: Table):
         self.table = table
-        self.tells: list[str] = []
+        self.tells: list[What] = []
         self.handle: asyncio.Handle | None = None
         self.prompt = False             # the handle runs at the end of this loop turn
         self.last = float("-inf")       # loop time the last one was written
@@ -692,7 +694,7 @@ class ClusterSide:
         self.cluster.request(table.id, sid, body)
 
     # ------------------------------------------------------------ driving
-    def frame_written(self, table: Table, what: str = "state") -> bool:
+    def frame_written(self, table: Table, what: What = "state") -> bool:
         """``table`` (ours, or shown here for another process) is about to tell its
         members ``what`` changed. With members elsewhere its frame is written first
         (True: ours are told here once it is committed: no process shows less than
@@ -707,7 +709,7 @@ class ClusterSide:
         self.shown(table)
         return False
 
-    def _frame_due(self, table: Table, what: str) -> None:
+    def _frame_due(self, table: Table, what: What) -> None:
         f = self._frames.get(table.id)
         if f is None or f.table is not table:
             f = self._frames[table.id] = _Frame(table)
@@ -952,9 +954,9 @@ class ClusterSide:
                 m.table, m.seat = None, None
                 # Our own members at it: attached here now (the seat, or watching).
                 if _back_at(table, m):
-                    m.table_changed(table, "state")
+                    m.table_changed(TableChange(table, "state"))
                 else:
-                    m.table_changed(old, "closed")
+                    m.table_changed(TableChange(old, "closed"))
         table._schedule()
         self._publish(table, force=True)
         self.registry.lobby_changed()
@@ -994,9 +996,9 @@ class ClusterSide:
             m.notice(Said(N_("This table moved to another server of the room; you are "
                              "back at it.")))
             if _back_at(rt, m, held_in=table):
-                m.table_changed(rt, "state")
+                m.table_changed(TableChange(rt, "state"))
             else:
-                m.table_changed(table, "closed")
+                m.table_changed(TableChange(table, "closed"))
         self.registry.lobby_changed()
 
     def reattach(self, table: RemoteTable) -> None:
@@ -1138,7 +1140,7 @@ class ClusterSide:
                 rt.local.discard(member)
                 rt.pending.pop(member, None)
                 member.table, member.seat = None, None
-                member.table_changed(rt, "closed")
+                member.table_changed(TableChange(rt, "closed"))
             refused = getattr(member, "refused", None)
             (refused or member.notice)(error)
         elif k in ("seated", "granted") and rt is not None:

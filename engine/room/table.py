@@ -28,6 +28,7 @@ from . import bots
 from .catalogue import DEFAULT_LEVEL, parse_level, parse_seat, ranked, title
 from .codes import code_matches, new_code
 from .errors import N_, RoomError, Said, quoted
+from .events import TableChange, What
 from .members import Member
 from .narration import Event, describe, round_text
 from .seats import Seat
@@ -45,7 +46,7 @@ CHAT_KEEP = 50
 
 class _Frame(NamedTuple):
     """A change to show once the writes before it are committed."""
-    what: str
+    what: What
     views: dict[int | None, View] | None      # None: the views did not change
     news: list[Event]
     calls: list[Callable[[], None]]           # member callbacks (seat granted, …)
@@ -739,7 +740,7 @@ class Table:
         return text
 
     # ---------------------------------------------------------------- notify
-    def _changed(self, what: str) -> None:
+    def _changed(self, what: What) -> None:
         self._lobby_due = True
         self._publish(what)
 
@@ -753,7 +754,7 @@ class Table:
             views[seat] = m.view(seat)
         return views
 
-    def _publish(self, what: str) -> None:
+    def _publish(self, what: What) -> None:
         """Show the changes made since the last publish (views taken now, narration,
         member callbacks) once every write submitted before is committed."""
         views = None
@@ -786,7 +787,7 @@ class Table:
         if f.lobby:
             self.registry.lobby_changed()
 
-    def _notify(self, what: str) -> None:
+    def _notify(self, what: What) -> None:
         side = self.registry.side
         if side is not None and side.frame_written(self, what):
             # Members on other processes show this table: what ours see is written for
@@ -796,12 +797,13 @@ class Table:
             return
         self._tell(what)
 
-    def _tell(self, what: str) -> None:
+    def _tell(self, what: What) -> None:
         if self.closed:
             return          # its members were told "closed" already
+        change = TableChange(self, what)        # one for all: what they draw from
         for member in list(self.members()):
             try:
-                member.table_changed(self, what)
+                member.table_changed(change)
             except Exception:
                 log.exception("notifying %s failed", member.name)
 
@@ -816,7 +818,7 @@ class Table:
         for member in list(self.members()):
             member.table, member.seat = None, None
             try:
-                member.table_changed(self, "closed")
+                member.table_changed(TableChange(self, "closed"))
             except Exception:
                 log.exception("notifying %s failed", member.name)
 

@@ -27,7 +27,8 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
-from engine.room import Member, RoomError, Table, code_label, ignores, title
+from engine.room import Member, RoomError, Table
+from engine.room.events import TableChange
 from engine.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key
@@ -39,7 +40,6 @@ from .table_keys import KeyContext, footer, resolve
 from .table_state import (
     Action,
     MaybeView,
-    SeatFacts,
     TableFacts,
     TableState,
     TrickAnim,
@@ -57,37 +57,18 @@ CHAT_BOX_ROWS = 2      # the chat box and the margin under it (TableScreen #chat
 CHAT_PROMPT = N_("say something, Enter sends, Esc cancels")
 
 
-def table_facts(table: Table, member: Member) -> TableFacts:
-    """What the table screen shows of ``table``, for ``member``, as plain data."""
-    request = table.request_of(member)
-    may_fill, host = False, None
-    if table.status == "waiting":
-        may_fill = table.can_fill(member)
-        seat = table.host()
-        host = table.seats[seat].label if seat is not None else None
+def table_facts(change: TableChange, member: Member) -> TableFacts:
+    """What the table screen shows, for ``member``, as plain data: what everyone at
+    the table is shown (worked out once for them all: ``change.facts``) and what is
+    ``member``'s own (their seat, chat, wait for a seat, whether they may fill)."""
+    shown = change.facts
     return TableFacts(
-        id=table.id, game=table.game, title=title(table.game), length=table.length,
-        seats=tuple(SeatFacts(s.label, s.kind, s.kind == "human" and s.member is None)
-                    for s in table.seats),
-        seat=member.seat,
-        code_label=code_label(table.code) if table.private and table.code else None,
-        seconds_left=table.seconds_left(), deadline_seat=table.deadline_seat,
-        events=table.narration(),
-        chat=last_chat(table, member),
-        request=table.request_text(request) if request is not None else None,
-        points=table.points, may_fill=may_fill, host=host)
-
-
-def last_chat(table: Table, member: Member, n: int = 2) -> tuple[tuple[str, str], ...]:
-    """The last ``n`` chat lines ``member`` does not ignore, read from the end (the
-    table keeps 50, every frame reads them)."""
-    out: list[tuple[str, str]] = []
-    for line in reversed(table.chat):
-        if not ignores(member, line[0]):
-            out.append(line)
-            if len(out) == n:
-                break
-    return tuple(reversed(out))
+        id=shown.id, game=shown.game, title=shown.title, length=shown.length,
+        seats=shown.seats, seat=member.seat, code_label=shown.code_label,
+        seconds_left=change.table.seconds_left(), deadline_seat=shown.deadline_seat,
+        events=shown.events, chat=change.chat_for(member),
+        request=change.request_for(member), points=shown.points,
+        may_fill=change.may_fill(member), host=shown.host)
 
 
 Handler = Callable[["TableScreen", str, str, KeyContext], None]
@@ -123,6 +104,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew the cards
         self._trick_hold: asyncio.TimerHandle | None = None     # ``_hold_trick``
         self.rendered_version = -1
+        self.change: TableChange | None = None   # the last change of the table shown
 
     # ------------------------------------------------------------- compose
     def compose(self) -> ComposeResult:
@@ -140,7 +122,15 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         settings.load(self.app)
         if self.state.notice:
             self.set_timer(NOTICE_SECONDS + 0.05, self.draw)
-        self.table_changed("state")
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Show the table as it is now (not a change it told us of)."""
+        table = self.table
+        if table is None:
+            self._left()
+        else:
+            self.table_changed(TableChange(table, "state"))
 
     def on_board_resized(self, message: Board.Resized) -> None:
         self.draw()
@@ -197,9 +187,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         return self.turn().types
 
     def key_context(self) -> KeyContext:
-        table = self.table
-        may_fill = (table is not None and table.status == "waiting"
-                    and table.can_fill(self.app.member))
+        may_fill = self.change is not None and self.change.may_fill(self.app.member)
         return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
@@ -207,8 +195,10 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         return facts.name(seat, you) if facts is not None else "?"
 
     def facts(self) -> TableFacts | None:
-        table = self.table
-        return table_facts(table, self.app.member) if table is not None else None
+        change = self.change
+        if change is None or change.table is not self.table:
+            return None
+        return table_facts(change, self.app.member)
 
     def scene(self) -> draw.Scene:
         """The drawing's arguments now (the pieces below are drawn from it)."""
@@ -244,26 +234,34 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         return list(footer(self.key_context()))
 
     # -------------------------------------------------------------- updates
-    def table_changed(self, what: str) -> None:
+    def _left(self) -> None:
+        """The table is gone (closed, or we are no longer at it): back to the lobby."""
+        if self.app.screen is self:
+            self.app.pop_screen()
+            lobby = self.app.screen
+            set_status = getattr(lobby, "set_status", None)
+            if set_status is not None:
+                set_status(self.app.speech._("The table was closed."))
+
+    def table_changed(self, change: TableChange) -> None:
+        """The table changed: drawn from ``change`` (what it carries for us)."""
         if not self.is_mounted:
             return          # on_mount draws the state of the moment
-        table = self.table
+        table, what = self.table, change.what
         if table is None or what == "closed":
-            if self.app.screen is self:
-                self.app.pop_screen()
-                lobby = self.app.screen
-                set_status = getattr(lobby, "set_status", None)
-                if set_status is not None:
-                    set_status(self.app.speech._("The table was closed."))
+            self._left()
             return
+        if change.table is not table:
+            return          # a table we have left since
+        self.change = change
         if what == "chat":
             self.draw()
             return
-        if (self.view is not None and table.version == self.rendered_version
+        if (self.view is not None and change.version == self.rendered_version
                 and what == "state" and self.view.get("seat") == self.seat):
             return          # already drawn (from the seat we hold now)
-        self.view = table.view_of(self.app.member)
-        self.rendered_version = table.version
+        self.view = change.view_for(self.app.member)
+        self.rendered_version = change.version
         key = None
         v = self.view
         state = self.state
@@ -494,7 +492,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             return
         table = self.table
         if table is not None and table.version != self.rendered_version:
-            self.table_changed("state")   # never act on a stale view
+            self.redraw()   # never act on a stale view
         self._acted = False
         handled = self.route_key(event.key, event.character or "")
         if handled:
@@ -503,7 +501,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             table = self.table
             if table is not None and self.app.screen is self:
                 if table.version != self.rendered_version:
-                    self.table_changed("state")   # our own move, shown: draw it
+                    self.redraw()   # our own move, shown: draw it
                 elif not self._acted:
                     self.draw()
                 # else: our move is accepted but not stored yet; its frame comes with

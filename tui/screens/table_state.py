@@ -17,6 +17,7 @@ from rich.text import Text
 from engine import Action as EngineAction
 from engine import BidAction, CallAction, DeclareAction, PlayAction
 from engine import View as EngineView
+from engine.room.events import SeatShown
 
 from ..cards import BID_SUITS, sort_hand
 
@@ -53,13 +54,10 @@ class TableState:
     anim: TrickAnim | None = None
 
 
-# SeatFacts and TableFacts are named tuples, not frozen dataclasses: made for every
-# frame (a frozen dataclass sets each field through object.__setattr__) and SeatFacts
-# hashed in the drawing's keys (a dataclass hashes in Python, a tuple in C).
-class SeatFacts(NamedTuple):
-    label: str                  # the seat's name as shown ("(empty)", "ali", "Bot 2")
-    kind: str                   # "empty" | "human" | "bot"
-    away: bool = False          # a person's seat whose connection is gone
+# A seat as shown: the table engine's (engine.room.events.SeatShown), the same for
+# every screen at the table. TableFacts is a named tuple, not a frozen dataclass: made
+# for every frame (a frozen dataclass sets each field through object.__setattr__).
+SeatFacts = SeatShown
 
 
 class TableFacts(NamedTuple):
