@@ -1,8 +1,10 @@
-"""``ssh -p PORT NAME@HOST play``: one JSON object per line each way.
+"""``ssh -p PORT NAME@HOST play``: one JSON object per line each way (docs/protocol.md).
 
-Client ops: tables, create, join, watch, fill, act, leave, chat.
-Server messages: joined, watching, filled, left, tables, view, chat, error, bye, and
-pending (a computer player's seat you asked for is yours when the round ends).
+The server says first {"type":"hello","protocol":PROTOCOL}.
+Client ops: tables, create, join, watch, fill, act, leave, chat, profile, leaderboard,
+command. Server messages: hello, joined, watching, filled, left, tables, view, chat,
+profile, leaderboard, command, notice, error, bye, and pending (a computer player's
+seat you asked for is yours when the round ends).
 A program may do at a table what a person in the same role may (docs/roles.md): the
 table checks, whichever front end asks.
 A bad line of any kind gets ``{"type":"error","message":...}``, changes
@@ -42,6 +44,9 @@ MAX_LINE = 64 * 1024          # longer lines are refused (and skipped)
 MAX_BACKLOG = 4 * 1024 * 1024  # a client that stops reading is dropped
 OPS = ("tables", "create", "join", "watch", "fill", "act", "leave", "chat", "profile",
        "leaderboard", "command")
+# The version of this interface (docs/protocol.md), said first to every program that
+# connects: {"type":"hello","protocol":1}. A change a program must know of is a new one.
+PROTOCOL = 1
 
 
 class JsonSession(Session):
@@ -136,6 +141,7 @@ class JsonSession(Session):
 
     # ------------------------------------------------------------ reading
     async def run(self) -> None:
+        self.send({"type": "hello", "protocol": PROTOCOL})
         held = self.registry.held_seat(self.ident)
         if held is not None:
             table, seat = held

@@ -42,7 +42,6 @@ from textual.widgets import Input
 from engine import new_match
 from engine.room import Registry
 from engine.room import Session as Member
-from server import runtime
 from server.persistence import TableStore
 from server.store import Store
 from tui.app import LammaApp
@@ -51,8 +50,6 @@ from tui.i18n import ARABIC_KEYS, Speech
 from tui.screens.textmode import TextModeScreen
 from tui.widgets.board import Board
 from tui.widgets.lines import Line
-
-runtime.patch_textual()
 
 SIZES = [(80, 24), (120, 36)]
 MODES = ["shaped", "logical"]

@@ -25,14 +25,11 @@ from textual.strip import Strip
 from engine.room import Registry
 from engine.room import Session as Member
 from engine.room.events import TableChange
-from server import runtime
 from tui.cards import Look
 from tui.screens import table_draw as draw
 from tui.screens.table import table_facts
 from tui.screens.table_state import TableState
 from tui.widgets import board
-
-runtime.patch_textual()
 
 CONSOLE = Console(width=80, height=24, file=io.StringIO(), force_terminal=True,
                   color_system="256")

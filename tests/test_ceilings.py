@@ -21,7 +21,7 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-from conftest import start_room, stop_room
+from conftest import reply_line, start_room, stop_room
 
 from server import runtime
 from server.limits import OPEN_FILES_RESERVE, Limits, connection_cap
@@ -181,7 +181,7 @@ async def _login(port: int) -> float:
     try:
         proc = await conn.create_process("play", encoding=None)
         proc.stdin.write(b'{"op":"tables"}\n')
-        line = await asyncio.wait_for(proc.stdout.readline(), 5)
+        line = await reply_line(proc.stdout)
         assert b'"tables"' in line, line
     finally:
         conn.close()

@@ -38,9 +38,9 @@ from pathlib import Path
 
 import asyncssh
 import pytest
+from pg import throwaway_postgres, why_not
 from stacked import view_policy
 from test_crash import consistent
-from test_store_postgres import throwaway_postgres, why_not
 
 from engine import replay
 

@@ -13,7 +13,6 @@ import psycopg
 import pytest
 from conftest import start_room, stop_room
 from stacked import view_policy
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 
 from engine.room.remote import FRAME_EVERY
 
@@ -25,7 +24,7 @@ async def until(cond, timeout: float = 15.0, what: str = "") -> None:
         await asyncio.sleep(0.02)
 
 
-def ages(pg_url):  # noqa: F811
+def ages(pg_url):
     """Seconds since each process's heartbeat, by the database's clock."""
     with psycopg.connect(pg_url, autocommit=True) as db:
         return dict(db.execute("SELECT name, EXTRACT(EPOCH FROM clock_timestamp())::float8 "
@@ -62,7 +61,7 @@ async def seated(srv, name: str, tid: str):
 
 
 @pytest.fixture
-async def rooms(tmp_path, pg_url):  # noqa: F811
+async def rooms(tmp_path, pg_url):
     started = []
     keys = tmp_path / "keys"
     try:
@@ -149,7 +148,7 @@ def dead(srv) -> None:
     room.registry.tables.clear()
 
 
-async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms, pg_url):  # noqa: F811
+async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms, pg_url):
     p1, p2, p3 = rooms
     alice = await p1.json_client("alice")
     alice.send({"op": "create", "game": "estimation-kotshina", "length": "micro",
@@ -309,7 +308,7 @@ async def test_a_member_let_go_while_its_process_seemed_gone_plays_on(rooms):
 
 
 async def test_a_driver_that_lost_its_lease_stores_nothing_more_and_the_match_goes_on(
-        rooms, pg_url):  # noqa: F811
+        rooms, pg_url):
     """p1 stalled past its lease and p2 took the table: p1's next action is refused by the
     database (its row is no longer p1's), p1 stops playing it, and the match goes on
     under its new driver with alice still in her seat."""
@@ -362,7 +361,7 @@ async def test_an_operators_kick_announcement_and_close_reach_every_process(room
         await c.close()
 
 
-async def test_a_process_frozen_mid_write_stops_no_other_process(rooms, pg_url):  # noqa: F811
+async def test_a_process_frozen_mid_write_stops_no_other_process(rooms, pg_url):
     """p1 freezes (SIGSTOP, a VM pause, a partition) while its writer's transaction
     holds a lock on its match: the others skip that table when claiming it (a lock is
     never waited on) and their heartbeats, requests and frames go on (found in review:
@@ -402,7 +401,7 @@ async def test_a_process_frozen_mid_write_stops_no_other_process(rooms, pg_url):
         await c.close()
 
 
-async def test_a_stale_driver_cannot_abandon_the_match_its_successor_plays(rooms, pg_url):  # noqa: F811
+async def test_a_stale_driver_cannot_abandon_the_match_its_successor_plays(rooms, pg_url):
     """p1's worker is stuck (heartbeat late), p2/p3 take its table; before p1's tick runs,
     p1 removes its copy (an operator's /close here; a guest's table emptied the same way):
     its 'abandoned' is not written over the match the successor plays."""
@@ -431,7 +430,7 @@ async def test_a_stale_driver_cannot_abandon_the_match_its_successor_plays(rooms
     await alice.close()
 
 
-async def test_a_dead_process_s_idle_tables_do_not_hold_back_its_playing_ones(rooms, pg_url):  # noqa: F811
+async def test_a_dead_process_s_idle_tables_do_not_hold_back_its_playing_ones(rooms, pg_url):
     """A dead process with many waiting tables: its playing table is taken over after
     the lease (5 s), not after its idle tables are cleared (15 s: found in review)."""
     p1, p2, p3 = rooms
@@ -471,7 +470,7 @@ async def test_asking_for_a_seat_elsewhere_while_playing_is_refused_as_here(room
     await carol.close()
 
 
-async def test_members_of_a_table_whose_lease_was_lost_play_on_without_a_close(rooms, pg_url):  # noqa: F811
+async def test_members_of_a_table_whose_lease_was_lost_play_on_without_a_close(rooms, pg_url):
     """The driver lost its lease: its own members are moved to the table as driven by the
     other process without being told it closed (a terminal would have gone back to the
     lobby), and play on."""
@@ -492,7 +491,7 @@ async def test_members_of_a_table_whose_lease_was_lost_play_on_without_a_close(r
     await alice.close()
 
 
-async def test_a_damaged_shared_row_is_said_once_and_left_out(rooms, pg_url, caplog):  # noqa: F811
+async def test_a_damaged_shared_row_is_said_once_and_left_out(rooms, pg_url, caplog):
     """Rows another process wrote are hostile input: a table's row with no game, a
     timer or a seat's name of another type, seats that are no list, holders that are no
     list, or no JSON at all is left out of every lobby, and each process says so once
@@ -563,7 +562,7 @@ async def test_a_damaged_shared_row_is_said_once_and_left_out(rooms, pg_url, cap
         await c.close()
 
 
-def send_requests(pg_url, tid: str, requests: list[tuple[str, dict]]) -> None:  # noqa: F811
+def send_requests(pg_url, tid: str, requests: list[tuple[str, dict]]) -> None:
     """Requests from members of p1 (session, body), in one transaction and one word to
     the driver: it takes them in one read, as it would a flood's."""
     with psycopg.connect(pg_url) as db:
@@ -580,7 +579,7 @@ def body(op: str, i: int, **args) -> dict:
 
 
 async def test_a_flood_of_watchers_from_elsewhere_writes_a_few_frames_not_one_each(rooms,
-                                                                                    pg_url):  # noqa: F811
+                                                                                    pg_url):
     """Issue 30: watch/leave from another process cost what they cost here. 100 people
     of p1 come to watch alice's table on p2 and go (200 requests, taken in one read)
     while carol watches it from p3: p2 serves them all, and writes the table's frame
@@ -610,7 +609,7 @@ async def test_a_flood_of_watchers_from_elsewhere_writes_a_few_frames_not_one_ea
         await c.close()
 
 
-async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, pg_url):  # noqa: F811
+async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, pg_url):
     """One session of p1 asks to watch p2's table 300 times at once (p1 let them through:
     another version, or not a JSON session): p2 runs what a session here may ask (its
     burst: JSON_BURST / OP_COST["watch"] = 80, and what refills meanwhile) and refuses the

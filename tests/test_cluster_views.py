@@ -25,10 +25,9 @@ from conftest import start_room, stop_room
 from stacked import view_policy
 from test_cluster_rooms import listed, until
 from test_server_pty import cards_in
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 
 
-async def three(tmp_path, pg_url, **config):  # noqa: F811
+async def three(tmp_path, pg_url, **config):
     started = []
     keys = tmp_path / "keys"
     try:
@@ -44,14 +43,14 @@ async def three(tmp_path, pg_url, **config):  # noqa: F811
 
 
 @pytest.fixture
-async def rooms(tmp_path, pg_url):  # noqa: F811
+async def rooms(tmp_path, pg_url):
     """Computer players that never move: seats stay where the test puts them."""
     async for started in three(tmp_path, pg_url):
         yield started
 
 
 @pytest.fixture
-async def playing_rooms(tmp_path, pg_url):  # noqa: F811
+async def playing_rooms(tmp_path, pg_url):
     """Computer players that move at once."""
     async for started in three(tmp_path, pg_url, bot_pause=0.05):
         yield started
@@ -70,7 +69,7 @@ async def stale(srv) -> None:
     await asyncio.sleep(0.5)            # a read on its way when frozen has come back
 
 
-def frame_names(pg_url: str, tid: str) -> list:  # noqa: F811
+def frame_names(pg_url: str, tid: str) -> list:
     """The seat holders' names in the frame the table's driver wrote last."""
     with psycopg.connect(pg_url, autocommit=True) as db:
         row = db.execute("SELECT frame FROM room_tables WHERE id = %s", (tid,)).fetchone()
@@ -100,7 +99,7 @@ def hands(msgs: list[dict]) -> list[tuple]:
 
 
 async def test_a_seat_taken_meanwhile_shows_its_holders_hand_to_nobody_elsewhere(rooms,
-                                                                                 pg_url):  # noqa: F811
+                                                                                 pg_url):
     """The review's attack: dave's table on p2 has one seat free, carol watches it from p3
     (p2 writes frames), frank on p2 takes the free seat; eve on p1, whose listing still
     shows it free, asks for it. She is refused, and never sees frank's cards."""
@@ -145,7 +144,7 @@ def before_joined(msgs: list[dict]) -> list[dict]:
 
 
 async def test_a_seat_held_in_a_stale_listing_is_asked_of_its_driver_on_arrival(rooms,
-                                                                                pg_url):  # noqa: F811
+                                                                                pg_url):
     """A person arriving who holds a seat (as far as this process knows) is seated only
     once the driver says so: eve's seat at dave's Tarneeb table went to a computer
     player when she left, then frank took it; p1, whose listing still has eve in it,
@@ -199,7 +198,7 @@ async def test_a_seat_held_in_a_stale_listing_is_asked_of_its_driver_on_arrival(
 
 
 async def test_a_computer_players_seat_elsewhere_shows_its_hand_once_granted(rooms,
-                                                                              pg_url):  # noqa: F811
+                                                                              pg_url):
     """take_seat: a computer player's seat that frank took meanwhile is refused to eve
     (p1 still lists it as a computer player's) with no hand shown; the one still free
     shows eve her hand after "joined"."""
@@ -237,7 +236,7 @@ async def test_a_computer_players_seat_elsewhere_shows_its_hand_once_granted(roo
 
 
 async def test_a_table_taken_over_shows_each_member_their_own_seat_only(playing_rooms,
-                                                                      pg_url):  # noqa: F811
+                                                                      pg_url):
     """lease_lost, adopt, reattach: p1 loses its table's lease and another process takes
     it over; alice (at p1) is seated again by the new driver before she is shown her
     hand again, bob (p2) and carol (p3, watching) go on; nobody is ever shown a seat's
@@ -318,7 +317,7 @@ async def test_a_table_taken_over_shows_each_member_their_own_seat_only(playing_
         await c.close()
 
 
-async def test_a_terminal_asking_for_a_seat_taken_meanwhile_draws_no_hand(rooms, pg_url):  # noqa: F811
+async def test_a_terminal_asking_for_a_seat_taken_meanwhile_draws_no_hand(rooms, pg_url):
     """The attack through the card room: eve's terminal on p1 sits (Enter in the lobby)
     at the seat frank took meanwhile on p2. Her screen goes back to the lobby with the
     driver's refusal, and never draws a card."""

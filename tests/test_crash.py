@@ -75,6 +75,8 @@ class Player:
 
     async def next_msg(self, timeout=20.0) -> dict | None:
         line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        if line.startswith(b'{"type":"hello"'):     # the protocol's version, first
+            line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
         if not line:
             return None
         msg = json.loads(line)
@@ -279,7 +281,10 @@ class Person:
                 if not line:
                     self.gone = True
                     return
-                self.inbox.append(json.loads(line))
+                msg = json.loads(line)
+                if msg.get("type") == "hello":
+                    continue                # the protocol's version, first
+                self.inbox.append(msg)
                 self.arrived.set()
         finally:
             self.arrived.set()

@@ -9,7 +9,7 @@ import time
 
 import asyncssh
 import pytest
-from conftest import LammaServer, start_room, stop_room
+from conftest import LammaServer, reply_line, start_room, stop_room
 
 from server.limits import Limits
 
@@ -22,7 +22,7 @@ stop = stop_room
 
 
 async def first_line(proc) -> dict:
-    return json.loads(await asyncio.wait_for(proc.stdout.readline(), 5))
+    return json.loads(await reply_line(proc.stdout))
 
 
 async def test_a_flood_of_requests_is_refused_and_the_flooder_closed_while_others_are_served(room):

@@ -16,11 +16,8 @@ import weakref
 from engine.room import Registry
 from engine.room import Session as Member
 from engine.room.registry import LOBBY_BATCH
-from server import runtime
 from tui.app import LammaApp
 from tui.screens.lobby import LobbyScreen
-
-runtime.patch_textual()
 
 SIZE = (80, 24)
 SLOW = 3600.0       # computer players that never move by themselves

@@ -17,8 +17,7 @@ import unicodedata
 
 import asyncssh
 import pytest
-from conftest import LammaServer, start_room, stop_room
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, by name)
+from conftest import LammaServer, reply_line, start_room, stop_room
 
 import server.store.database as store_module
 from engine import new_match
@@ -314,7 +313,7 @@ async def guest(srv: LammaServer, name: str):
     conn = await srv.connect(name, keyless=True)
     proc = await conn.create_process("play", encoding=None)
     proc.stdin.write(b'{"op":"tables"}\n')
-    assert b'"tables"' in await asyncio.wait_for(proc.stdout.readline(), 5)
+    assert b'"tables"' in await reply_line(proc.stdout)
     return conn
 
 

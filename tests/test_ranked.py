@@ -7,14 +7,11 @@ import pytest
 
 from engine.room import Registry
 from engine.room import Session as Member
-from server import runtime
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.i18n import Speech
 from tui.screens.create import CreateScreen
 from tui.screens.lobby import row_line, said_row
-
-runtime.patch_textual()
 
 
 def waiting(reg: Registry, game: str, length: object, bots: bool = False):

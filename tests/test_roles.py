@@ -15,7 +15,6 @@ import time
 import pytest
 from conftest import LammaServer, PtyClient
 from test_cluster_rooms import listed, rooms  # noqa: F401  (the fixture: three processes)
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 
 from engine.room import Registry, RoomError, Session
 from engine.room.remote import RemoteMember, frame_of

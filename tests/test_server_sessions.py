@@ -9,6 +9,7 @@ import weakref
 
 import asyncssh
 import pytest
+from conftest import reply_line
 
 
 async def wait_until(pred, timeout=5.0, step=0.01):
@@ -185,7 +186,7 @@ async def test_guests_and_bad_names(lamma_server):
     conn = await srv.connect("Guesty", keyless=True)
     proc = await conn.create_process("play", encoding=None)
     proc.stdin.write(b'{"op":"tables"}\n')
-    line = await proc.stdout.readline()
+    line = await reply_line(proc.stdout)
     assert b'"tables"' in line
     conn.close()
     assert srv.room.identity.owner("Guesty") is None          # nothing kept for guests

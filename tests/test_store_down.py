@@ -18,7 +18,6 @@ import time
 
 import pytest
 from test_server_seats import policy
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 from test_store_writer import drained, stored_log
 
 from engine.room import Registry, RoomError, Session

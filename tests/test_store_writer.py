@@ -16,7 +16,6 @@ import threading
 
 import pytest
 from test_server_seats import policy
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 
 from engine import replay
 from engine.room import Registry, Session

@@ -18,15 +18,12 @@ from engine import new_match
 from engine.room import Registry
 from engine.room import Session as Member
 from engine.room.events import TableChange
-from server import runtime
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.screens import table_draw as draw
 from tui.screens.table import TableScreen, table_facts
 from tui.screens.table_keys import COMMON, MODES, KeyContext, actions, footer, resolve
 from tui.screens.table_state import SeatFacts, TableFacts, TableState, Turn
-
-runtime.patch_textual()
 
 NAMES = ("ali", "bea", "cem", "dua")
 SUITS = "♠♥♦♣"

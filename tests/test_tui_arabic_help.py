@@ -9,7 +9,6 @@ from rich.cells import cell_len
 from test_tui_lobby_extras import keep
 
 from engine.room import Registry
-from server import runtime
 from server.persistence import TableStore
 from server.store import Store
 from tests.stacked import random_match
@@ -18,9 +17,6 @@ from tui.cards import Look
 from tui.i18n import Speech
 from tui.screens.help import HelpScreen, HelpText
 from tui.screens.replay import ReplayListScreen, ReplayScreen
-
-# As in the server: apps do not swap the process-wide stdout/stderr.
-runtime.patch_textual()
 
 SIZES = [(80, 24), (120, 36)]
 MODES = ["shaped", "logical"]

@@ -14,7 +14,6 @@ from engine.room import PLAYER_HELP, Registry, Said, code_label
 from engine.room import Session as Member
 from engine.room.errors import N_
 from engine.room.store import finished, people_throughout
-from server import runtime
 from server.moderation import _muted
 from server.persistence import TableStore
 from server.store import Store
@@ -31,8 +30,6 @@ from tui.screens.profile import LeaderboardScreen, ProfileScreen
 from tui.screens.seats import JoinCodeScreen, TakeSeatScreen
 from tui.screens.textmode import TextModeScreen
 from tui.sentences import say
-
-runtime.patch_textual()
 
 SLOW = 3600.0          # computer players never move by themselves here
 MODES = ("shaped", "logical")

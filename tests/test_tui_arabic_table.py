@@ -23,15 +23,12 @@ from engine.room import Registry
 from engine.room import Session as Member
 from engine.room.events import TableChange
 from engine.room.narration import Event, Said, describe, round_text
-from server import runtime
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.i18n import ARABIC_KEYS, Speech
 from tui.screens import table_draw as draw
 from tui.screens.table import TableScreen, table_facts
 from tui.screens.table_state import SeatFacts, TableFacts, TableState, Turn
-
-runtime.patch_textual()
 
 MODES = ("shaped", "logical")
 SIZES = [(80, 24), (120, 36)]

@@ -19,13 +19,10 @@ from textual import messages
 
 from engine.room import Registry
 from engine.room import Session as Member
-from server import runtime
 from tui.app import LammaApp
 from tui.messages import TableChanged
 from tui.textual_compat import handling_app, run_as_app
 from tui.widgets.board import Board
-
-runtime.patch_textual()
 
 
 class Told(Member):

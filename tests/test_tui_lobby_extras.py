@@ -13,7 +13,6 @@ from engine import new_match
 from engine.room import CODE_ALPHABET, CODE_TRIES, Registry, code_label
 from engine.room import Session as Member
 from engine.room.store import finished, people_throughout
-from server import runtime
 from server.persistence import TableStore
 from server.store import Store
 from tui.app import LammaApp
@@ -23,9 +22,6 @@ from tui.screens.lobby import LobbyScreen
 from tui.screens.profile import LeaderboardScreen, ProfileScreen
 from tui.screens.replay import MID, SIDE, ReplayListScreen, ReplayScreen, suit_order
 from tui.screens.seats import JoinCodeScreen, TakeSeatScreen
-
-# As in the server: apps do not swap the process-wide stdout/stderr.
-runtime.patch_textual()
 
 SIZE = (80, 24)
 

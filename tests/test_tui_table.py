@@ -12,10 +12,7 @@ from stacked import quick_policy as first_legal
 
 from engine.room import Registry
 from engine.room import Session as Member
-from server import runtime
 from tui.app import LammaApp
-
-runtime.patch_textual()
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SIZES = [(80, 24), (120, 36)]

@@ -364,9 +364,11 @@ class Json:
                         msg = json.loads(line)
                     except ValueError:
                         msg = {"type": "?", "raw": line[:80].decode(errors="replace")}
+                    t = msg.get("type")
+                    if t == "hello":
+                        continue            # the protocol's version, first
                     if self.first is None:
                         self.first = msg
-                    t = msg.get("type")
                     self.types[t] += 1
                     if t == "error":
                         self.errors[msg.get("message", "")] += 1
@@ -1610,7 +1612,7 @@ async def run_cluster(name: str, a) -> tuple[str, str, str, str]:
     """Two processes, A and B, on one PostgreSQL (durable); four honest people play at a
     table on B (the ``players`` probe, from PROBE_ADDR); the flood comes through A (or B
     itself for ``cluster-flood-local``; none for ``cluster-quiet``)."""
-    from test_store_postgres import throwaway_postgres, why_not
+    from pg import throwaway_postgres, why_not
     title = ATTACKS[name][2]
     reason = why_not()
     if reason:

@@ -93,7 +93,7 @@ def main() -> None:
         s = Store(Path(tmp) / "lamma.db")
         show("SQLite (WAL, synchronous=NORMAL)", bench(s, args.actions, args.matches))
         s.close()
-    from test_store_postgres import throwaway_postgres, why_not
+    from pg import throwaway_postgres, why_not
 
     reason = why_not()
     if reason:
