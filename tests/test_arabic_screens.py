@@ -51,6 +51,8 @@ from tui.screens.textmode import TextModeScreen
 from tui.widgets.board import Board
 from tui.widgets.lines import Line
 
+pytestmark = pytest.mark.slow      # every screen in Arabic, both modes, two sizes
+
 SIZES = [(80, 24), (120, 36)]
 MODES = ["shaped", "logical"]
 SLOW = 3600.0            # computer players that never move by themselves

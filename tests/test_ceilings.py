@@ -88,6 +88,7 @@ async def test_a_room_full_of_proven_players_refuses_in_words(tmp_path: Path) ->
         await stop_room(srv)
 
 
+@pytest.mark.slow
 async def test_an_idle_connection_is_closed_at_the_login_timeout(tmp_path: Path) -> None:
     srv = await start_room(tmp_path, limits=Limits(login_timeout=1.0))
     try:

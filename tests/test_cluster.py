@@ -44,6 +44,8 @@ from test_crash import consistent
 
 from engine import replay
 
+pytestmark = pytest.mark.slow      # three processes on PostgreSQL
+
 ROOT = Path(__file__).resolve().parents[1]
 GAME, LENGTH = "estimation-kotshina", "micro"
 PAUSE = 0.05                 # the computer players' pause and the finished trick's

@@ -16,6 +16,8 @@ from stacked import view_policy
 
 from engine.room.remote import FRAME_EVERY
 
+pytestmark = pytest.mark.slow      # processes on PostgreSQL
+
 
 async def until(cond, timeout: float = 15.0, what: str = "") -> None:
     deadline = asyncio.get_running_loop().time() + timeout

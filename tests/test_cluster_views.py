@@ -26,6 +26,8 @@ from stacked import view_policy
 from test_cluster_rooms import listed, until
 from test_server_pty import cards_in
 
+pytestmark = pytest.mark.slow      # three processes on PostgreSQL
+
 
 async def three(tmp_path, pg_url, **config):
     started = []

@@ -20,8 +20,11 @@ from collections import deque
 from pathlib import Path
 
 import asyncssh
+import pytest
 
 from engine import new_match, replay
+
+pytestmark = pytest.mark.slow      # real servers killed and started again
 
 ROOT = Path(__file__).resolve().parents[1]
 

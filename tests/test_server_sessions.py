@@ -22,6 +22,7 @@ async def wait_until(pred, timeout=5.0, step=0.01):
     return pred()
 
 
+@pytest.mark.slow
 async def test_dropped_client_mid_trick_does_not_disturb_others_and_nothing_leaks(lamma_server):
     srv = lamma_server
     await asyncio.sleep(0.05)
@@ -221,6 +222,7 @@ async def test_newer_terminal_takes_the_seat_over(lamma_server):
     await a2.close()
 
 
+@pytest.mark.slow
 async def test_hostile_pty_input_does_not_hurt_the_room(lamma_server):
     srv = lamma_server
     evil = await srv.pty_client("mallory", size=(100000, 100000), screen_size=(400, 200))

@@ -26,6 +26,8 @@ import pyte
 import pytest
 from conftest import LammaServer, reply_line
 
+pytestmark = pytest.mark.slow      # OpenSSH, PuTTY and dropbear as processes
+
 CLIENTS = {
     "ssh": "openssh-client",
     "plink": "putty-tools",

@@ -30,6 +30,8 @@ from test_store import (  # noqa: F401
 
 from server.store import Store, StoreError
 
+pytestmark = pytest.mark.slow      # a PostgreSQL server
+
 
 @pytest.fixture
 def opener(pg_url):
