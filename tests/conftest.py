@@ -295,3 +295,9 @@ def pg_url(postgres):
     name = f"t{next(_fresh_db)}"
     admin.execute(f"CREATE DATABASE {name}")
     return url.format(db=name)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="write tests/golden/ again from the screens as they are now "
+                          "(review the diff before committing)")

@@ -35,11 +35,29 @@ def test_the_listing_says_which_tables_are_ranked() -> None:
     assert rows[ranked.id]["ranked"] is True and rows[tarneeb.id]["ranked"] is True
     for t in (short, long, calc, with_bot):
         assert rows[t.id]["ranked"] is False, t.id
-    assert "ranked" in row_line(rows[ranked.id])
-    assert "ranked" not in row_line(rows[short.id])
+    # A mark after the length (the lobby's note says what it means): the word itself
+    # did not fit beside a status in 80 columns.
+    assert "18 rds *" in row_line(rows[ranked.id]) and "to 41 *" in row_line(rows[tarneeb.id])
+    assert "*" not in row_line(rows[short.id]) and "*" not in row_line(rows[with_bot.id])
     arabic = Speech("ar", "logical")
-    assert "مصنّفة" in said_row(arabic, rows[ranked.id]).plain
-    assert "مصنّفة" not in said_row(arabic, rows[with_bot.id]).plain
+    assert "*" in said_row(arabic, rows[ranked.id]).plain
+    assert "*" not in said_row(arabic, rows[with_bot.id]).plain
+
+
+@pytest.mark.parametrize("language,word", [("en", "ranked: pays level points"),
+                                           ("ar", "مصنّفة: تعطي نقاط المستوى")])
+async def test_the_lobby_says_what_the_mark_means(language: str, word: str) -> None:
+    reg = Registry(bot_pause=3600.0)
+    look = Look(language=language, text_mode="logical")
+    app = LammaApp(reg, "ali", "key:x:ali", look=look)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert word not in "".join(t.plain for t in app.screen.lines("note"))
+        waiting(reg, "estimation", 18)
+        reg.lobby_changed()
+        await pilot.pause(0.1)
+        note = "".join(t.plain for t in app.screen.lines("note"))
+        assert "*" in note and word in note, note
 
 
 @pytest.mark.parametrize("language", ["en", "ar"])
