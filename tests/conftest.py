@@ -301,3 +301,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="write tests/golden/ again from the screens as they are now "
                           "(review the diff before committing)")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The collector's timing callback (runtime.measure_gc, as the server installs it)
+    goes with the run: else the collections at the interpreter's exit log 'slow
+    collection' warnings after pytest's summary."""
+    import gc
+    if runtime._on_gc in gc.callbacks:
+        gc.callbacks.remove(runtime._on_gc)
