@@ -213,7 +213,6 @@ async def one_run(port: int, size: tuple[int, int], rtt: float, rate: float,
                     await asyncio.wait_for(term.changed.wait(), 5)
                 except TimeoutError:
                     pass
-            now = time.monotonic()
             if term.reads and term.reads[-1] > last_change:
                 gaps.append(term.reads[-1] - last_change)
                 last_change = term.reads[-1]
