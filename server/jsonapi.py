@@ -36,7 +36,7 @@ from engine.room import (
 from engine.room.events import TableChange
 from engine.room.stats import STATS
 
-from .limits import OP_COST, REQUEST_STRIKES, Bucket
+from .limits import Bucket, Limits
 
 log = logging.getLogger("lamma.json")
 
@@ -54,15 +54,17 @@ class JsonSession(Session):
 
     def __init__(self, registry: Registry, process: asyncssh.SSHServerProcess,
                  name: str, ident: str, guest: bool = False, requests: Bucket | None = None,
-                 address_requests: Bucket | None = None):
+                 address_requests: Bucket | None = None, limits: Limits | None = None):
         super().__init__(name, ident, guest)
         self.registry = registry
         self.process = process
         self.bytes_out = 0
         self._done = asyncio.Event()
-        # Requests a second, this session's and its address's (server/limits.py).
+        # Requests a second, this session's and its key's (or for a guest its
+        # address's: server/limits.py), and what each op costs.
         self.requests = requests
         self.address_requests = address_requests
+        self.limits = limits or Limits()
         self.refused_in_a_row = 0
         self._timed_at: float | None = None     # the accepted action last timed to us
 
@@ -222,7 +224,8 @@ class JsonSession(Session):
         if not isinstance(op, str) or op not in OPS:
             self.error("Unknown op; ops are: " + ", ".join(OPS) + ".")
             return
-        if op in OP_COST and not self._allowed(OP_COST[op] - 1):
+        cost = self.limits.op_cost.get(op)
+        if cost is not None and not self._allowed(cost - 1):
             return
         self.refused_in_a_row = 0
         try:
@@ -241,7 +244,7 @@ class JsonSession(Session):
                 (self.address_requests is None or self.address_requests.take(cost)):
             return True
         self.refused_in_a_row += 1
-        if self.refused_in_a_row >= REQUEST_STRIKES:
+        if self.refused_in_a_row >= self.limits.request_strikes:
             log.info("closing JSON client %s: %d requests refused in a row", self.name,
                      self.refused_in_a_row)
             self.kick("Too many requests: this connection is closed.")

@@ -96,24 +96,86 @@ async def test_sessions_per_connection_and_how_fast_they_open(room):
     conn.close()
 
 
-async def test_connections_per_address_and_how_fast_they_come(tmp_path):
-    srv = await start(tmp_path, Limits(connections_per_address=4, connects_burst=6))
+async def test_guests_per_address_and_how_fast_they_come(tmp_path):
+    """Per address: guests (a proven key is not counted with them: issue 28), and how
+    fast connections come; past that rate only a connection that proves a key is let
+    in (on its address's keyed logins)."""
+    srv = await start(tmp_path, Limits(guests_per_address=4, connects_burst=6,
+                                       key_logins_burst=3, key_logins_rate=1e-6))
     try:
-        conns = [await srv.connect(f"p{i}") for i in range(4)]
+        guests = [await srv.connect(f"g{i}", keyless=True) for i in range(4)]
         with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
-            await srv.connect("p4")
-        assert "Too many connections" in str(err.value)
-        conns.pop().close()
+            await srv.connect("g4", keyless=True)
+        assert "Too many connections" in str(err.value) and "4 guests" in str(err.value)
+        # People with keys behind the same address are not their neighbours' guests.
+        keyed = [await srv.json_client(f"k{i}") for i in range(2)]
+        for k in keyed:
+            k.send({"op": "tables"})
+            await k.expect("tables")
+        guests.pop().close()
         await asyncio.sleep(0.1)
-        conns.append(await srv.connect("p5"))            # room again: allowed
-        for c in conns:
-            c.close()
-        await asyncio.sleep(0.1)
-        # The burst is spent (6 connections so far): the next ones wait for the rate.
+        guests.append(await srv.connect("g5", keyless=True))     # room again: allowed
+        # 6 guests' connections and 2 keyed ones: the rate's burst of 6 is spent by the
+        # guests alone (a keyed login hands its token back). The next guest waits for
+        # the rate; a keyed login is let in on the address's keyed logins (3: one left).
         with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
-            for i in range(3):
-                (await srv.connect(f"q{i}")).close()
+            await srv.connect("g6", keyless=True)
         assert "too fast" in str(err.value)
+        keyed.append(await srv.json_client("k2"))
+        keyed[-1].send({"op": "tables"})
+        await keyed[-1].expect("tables")
+        with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
+            await srv.connect("k3")                 # the keyed logins spent too
+        assert "too fast" in str(err.value)
+        for c in guests:
+            c.close()
+        for k in keyed:
+            await k.close()
+    finally:
+        await stop(srv)
+
+
+async def test_handshakes_per_address(tmp_path):
+    """Connections still authenticating are counted by their address: an address that
+    opens connections and never authenticates holds at most so many, and the people
+    of other addresses log in meanwhile."""
+    from test_ceilings import closed, idle
+    srv = await start(tmp_path, Limits(handshakes_per_address=3))
+    try:
+        held = [await idle(srv.port, "127.0.0.5") for _ in range(3)]
+        await asyncio.sleep(0.1)
+        refused = await idle(srv.port, "127.0.0.5")
+        assert await closed(refused[0], 5)
+        other = await asyncssh.connect("127.0.0.1", srv.port, username="ana",
+                                       known_hosts=None, client_keys=[srv.key("ana")],
+                                       agent_path=None, local_addr=("127.0.0.6", 0))
+        other.close()
+        assert srv.room.addresses["127.0.0.5"].unproven == 3
+        for _, writer in held + [refused]:
+            writer.close()
+    finally:
+        await stop(srv)
+
+
+async def test_connections_per_key(tmp_path):
+    """A proven key is limited as that key, whatever address: its connections at once
+    (every name of it), refused in words."""
+    srv = await start(tmp_path, Limits(connections_per_key=2))
+    try:
+        key = srv.key("ana")
+        a = await srv.json_client("ana", key=key)
+        b = await srv.json_client("ana2", key=key)
+        said = await srv.first_reply("ana3", key=key)
+        assert said["type"] == "error" and "2 connections open" in said["message"], said
+        await b.close()
+        await asyncio.sleep(0.1)
+        c = await srv.json_client("ana3", key=key)             # a place again
+        c.send({"op": "tables"})
+        await c.expect("tables")
+        await a.close()
+        await c.close()
+        await asyncio.sleep(0.1)
+        assert not srv.room.keys                                # forgotten once idle
     finally:
         await stop(srv)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import Match
 
-from .catalogue import parse_game, parse_length, parse_timer
+from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .codes import new_code
 from .errors import N_, RoomError, quoted
 from .members import Member
@@ -45,6 +45,10 @@ class Registry:
         self.absent_timeout = absent_timeout
         self.max_tables = max_tables
         self.tables_per_identity = tables_per_identity   # None: no cap (tests)
+        self.quick_level = DEFAULT_LEVEL    # the computer players quick play seats
+        # A clean restart is under way (``drain``): no new table, and every table
+        # holds once its trick is over (``Table.held``).
+        self.draining = False
         self.moderator: Moderator = NoModerator()      # the server sets its own
         self.mutes = Mutes()
         self.lobby: set[Member] = set()     # told of listing changes (lobby screens)
@@ -81,6 +85,9 @@ class Registry:
         game = parse_game(game)
         length = parse_length(game, length)
         timer = parse_timer(timer)
+        if self.draining:
+            raise RoomError("The room is about to restart: no new table now; connect "
+                            "again in a minute.")
         if len(self.tables) >= self.max_tables:
             raise RoomError("The room is full of tables; join one instead.")
         cap = self.tables_per_identity
