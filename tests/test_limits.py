@@ -151,7 +151,7 @@ async def test_handshakes_per_address(tmp_path):
                                        agent_path=None, local_addr=("127.0.0.6", 0))
         other.close()
         assert srv.room.addresses["127.0.0.5"].unproven == 3
-        for _, writer in held + [refused]:
+        for _, writer in [*held, refused]:
             writer.close()
     finally:
         await stop(srv)

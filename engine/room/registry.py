@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from engine import Match
 
 from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
-from .codes import new_code
+from .codes import new_code, normalize_code
 from .errors import N_, RoomError, quoted
 from .members import Member
 from .moderation import Moderator, Mutes, NoModerator
@@ -136,6 +136,36 @@ class Registry:
         if table is None and self.side is not None:
             table = self.side.remote.get(tid)
         return table
+
+    def knows(self, tid: object) -> bool:
+        """A table with this id is listed here (this process's, or another's)."""
+        if isinstance(tid, int) and not isinstance(tid, bool):
+            tid = str(tid)
+        return isinstance(tid, str) and self.find(tid) is not None
+
+    def knows_code(self, raw: object) -> bool:
+        """A private table listed here has this code (nothing counted: ``find_code``
+        counts the wrong guesses)."""
+        others = list(self.side.remote.values()) if self.side is not None else []
+        found = False
+        for t in list(self.tables.values()) + others:
+            found = (t.private and t.code_matches(raw)) or found
+        return found
+
+    async def refresh(self, tid: object = None, code: object = None) -> None:
+        """A table this process's listing does not know, by id or code: in a room of
+        several processes its row is read now (made through another a moment ago, it
+        may not be listed here yet); alone, nothing to read."""
+        if self.side is None:
+            return
+        if isinstance(tid, int) and not isinstance(tid, bool):
+            tid = str(tid)
+        if isinstance(tid, str) and tid and len(tid) <= 20:
+            await self.side.fresh_table(tid=tid)
+        elif tid is None and code is not None:
+            typed = normalize_code(code)
+            if typed is not None:
+                await self.side.fresh_table(code=typed, within=0.0)     # one read
 
     def get(self, tid: object, member: Member | None = None) -> Table:
         if isinstance(tid, int) and not isinstance(tid, bool):
