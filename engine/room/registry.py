@@ -165,7 +165,9 @@ class Registry:
         elif tid is None and code is not None:
             typed = normalize_code(code)
             if typed is not None:
-                await self.side.fresh_table(code=typed, within=0.0)     # one read
+                # (a guesser's wrong codes are counted by ``find_code`` after this,
+                # and one who has too many reads nothing: ``CodeGuard.check`` first)
+                await self.side.fresh_table(code=typed)
 
     def get(self, tid: object, member: Member | None = None) -> Table:
         if isinstance(tid, int) and not isinstance(tid, bool):
