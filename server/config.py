@@ -249,8 +249,8 @@ SETTINGS: tuple[Setting, ...] = (
            "authenticating at once (an IPv6 client counted by its /64)", _i1),
     _limit("guests-per-address", "connections", "guests from one address at once "
            "(players with a key are counted by their key)", _i),
-    _limit("connects-rate", "a second", "new connections from one address; past it a "
-           "connection must prove a key (its token is given back when it does)"),
+    _limit("connects-rate", "a second", "new connections from one address; a "
+           "connection that proves a key gives its token back"),
     _limit("connects-burst", "connections", "... at once"),
     _limit("key-logins-rate", "a second", "logins with a proven key from one address "
            "(people behind one carrier's NAT, a school, an office)"),

@@ -71,7 +71,6 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.counted = False              # in the room's count of connections
         self.unproven = False             # in its address's count still authenticating
         self.charged = False              # took a token of its address's connects rate
-        self.on_credit = False            # let in past that rate: must prove a key
         self.guest_slot = False           # in its address's count of guests
         self.key_hold: KeyHold | None = None    # its key's connections and requests
         self.fingerprint = ""
@@ -94,18 +93,17 @@ class LammaSSHServer(asyncssh.SSHServer):
         limits = address.limits
         # The cheap checks first: a flood they refuse costs no look-up in the store.
         # What has proven nothing yet is counted by its address: connections still
-        # authenticating, and how fast they come. Past the rate a connection is let in
-        # "on credit" while the address's keyed logins allow it: it must prove a key
-        # (``auth_completed``), so people behind one address (a carrier's NAT, a
-        # school) log in together while a flood of guests or idle sockets cannot.
+        # authenticating, and how fast they come. A connection that proves a key hands
+        # its token of that rate back (``auth_completed``; its key's login spends one of
+        # the address's keyed logins instead), so people behind one address (a
+        # carrier's NAT, a school) log in together, while a flood of idle sockets or
+        # guests is held to the rate.
         reason = None
         if address.unproven >= limits.handshakes_per_address:
             reason = (f"Too many connections from your address (at most "
                       f"{limits.handshakes_per_address} at once).")
         elif address.connects.take():
             self.charged = True
-        elif address.logins.take(0) and address.logins.level >= 1:
-            self.on_credit = True
         else:
             reason = "Connections are coming too fast from your address; wait a little."
         if reason is None and (banned := self.room.moderation.banned(address=key)):
@@ -287,9 +285,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         if reason is None:
             address = self.address
             over = None
-            if self.on_credit:
-                over = "Connections are coming too fast from your address; wait a little."
-            elif address is not None and not self.guest_slot and \
+            if address is not None and not self.guest_slot and \
                     address.guests >= address.limits.guests_per_address:
                 over = (f"Too many connections from your address (at most "
                         f"{address.limits.guests_per_address} guests at once; players "

@@ -105,9 +105,10 @@ NAMES_PER_KEY = 5               # names one key may bind
 # (CONNECTIONS_PER_KEY, the key's requests), not as its neighbours behind one address
 # (a mobile carrier's NAT, an office, a school, a café).
 GUESTS_PER_ADDRESS = 16         # guest connections at once from one address
-# Keyed logins from one address: a connection admitted past CONNECTS_RATE "on credit"
-# must prove a key, and a proven key spends one of these (its CONNECTS token is handed
-# back): 400 people behind one address may all log in at once, then ten a second.
+# Keyed logins from one address: a connection that proves a key hands its CONNECTS
+# token back and spends one of these instead, so the rate of new connections holds
+# what proves nothing (idle sockets, guests) while 400 people behind one address may
+# all log in at once, then ten a second.
 KEY_LOGINS_RATE, KEY_LOGINS_BURST = 10.0, 400.0
 CONNECTIONS_PER_KEY = 8         # connections at once under one key (every name of it)
 AUTH_TRIES = 20                 # authentication attempts on one connection
