@@ -3,7 +3,8 @@
 Every line has ``time`` (UTC, ISO 8601), ``level``, ``logger`` and ``message``; a line
 about a session, a person, an address or a table also has the fields an operator
 filters on — ``session``, ``name``, ``address``, ``table``, ``event`` — given as
-``extra={...}`` where it is logged (``FIELDS``)."""
+``extra={...}`` where it is logged (``FIELDS``; a person's name as ``player``, since
+``name`` is the logger's on a record)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import json
 import logging
 import time
 
-FIELDS = ("session", "name", "address", "table", "event")
+# The field in the line, and the record's attribute it comes from.
+FIELDS = (("session", "session"), ("name", "player"), ("address", "address"),
+          ("table", "table"), ("event", "event"))
 
 
 class JsonFormatter(logging.Formatter):
@@ -23,8 +26,8 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
-        for key in FIELDS:
-            value = getattr(record, key, None)
+        for key, attr in FIELDS:
+            value = getattr(record, attr, None)
             if value is not None and value != "":
                 out[key] = value if isinstance(value, (int, float)) else str(value)
         if record.exc_info:

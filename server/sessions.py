@@ -113,7 +113,7 @@ class SessionHandler:
             await side.fresh_rows()     # a seat held at another process's table is found
         session = f"s{next(_session_ids)}"
         kind = "program" if json_mode else "terminal"
-        facts = {"session": session, "name": name, "address": srv.address_key}
+        facts = {"session": session, "player": name, "address": srv.address_key}
         log.info("%s session opened: %s from %s", kind, name, srv.address_key,
                  extra={**facts, "event": "session-open"})
         try:

@@ -253,3 +253,23 @@ async def test_sighup_changes_a_limit_in_a_running_room(tmp_path):
         proc.terminate()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(proc.wait(), 10)
+
+
+async def test_operators_named_in_the_file_and_on_a_reload(tmp_path):
+    from conftest import start_room, stop_room
+
+    from server.config import Config
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    line = key.export_public_key().decode().strip()
+    srv = await start_room(tmp_path, operators=(line,))
+    try:
+        op = await srv.json_client("olga", key=key)
+        op.send({"op": "command", "line": "/who"})
+        assert "olga" in (await op.expect("command"))["reply"]
+        # The file read again without her: no longer an operator.
+        srv.room.apply(Config())
+        op.send({"op": "command", "line": "/who"})
+        assert "Unknown command" in (await op.expect("error"))["message"]
+        await op.close()
+    finally:
+        await stop_room(srv)

@@ -969,7 +969,7 @@ class ClusterSide:
         self.requests_waiting(tid)
         STATS.cluster_takeovers.inc()
         log.warning("table %s (match %s) taken over: its driver stopped answering", tid,
-                    stored.id)
+                    stored.id, extra={"table": tid, "event": "takeover"})
 
     def lease_lost(self, tid: str, ref: object = None) -> None:
         """Another process drives this table now (we did not renew in time): ours
@@ -980,7 +980,8 @@ class ClusterSide:
             return
         if ref is not None and table.match_ref is not ref:
             return
-        log.error("table %s: another process took it over; stopped here", tid)
+        log.error("table %s: another process took it over; stopped here", tid,
+                  extra={"table": tid, "event": "lease-lost"})
         STATS.cluster_lost.inc()
         local = [m for m in table.members() if not isinstance(m, RemoteMember)]
         if table.match_ref is not None:
