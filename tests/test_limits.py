@@ -309,3 +309,22 @@ def test_requests_from_other_processes_spend_a_session_s_and_an_address_s_tokens
     assert limits.allow(req("take", "c", address="10.0.0.2"))
     assert limits.allow(req("watch", "a", address="10.0.0.3", origin="p2"))  # p2's "a"
     assert limits.allow({"op": "fill", "origin": "p1", "session": ""})   # the room's own
+
+
+async def test_the_seventeenth_guest_from_one_address_is_refused_in_words(room):
+    """The production limits: 16 guests from one address, the 17th refused with why
+    (and a person with a key from the same address still comes in)."""
+    guests = [await room.connect(f"guest{i}", keyless=True) for i in range(16)]
+    try:
+        with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
+            await room.connect("guest16", keyless=True)
+        assert str(err.value).startswith("Too many connections from your address (at most "
+                                         "16 guests at once; players with an SSH key are "
+                                         "not counted)."), str(err.value)
+        keyed = await room.json_client("keyed")
+        keyed.send({"op": "tables"})
+        await keyed.expect("tables")
+        await keyed.close()
+    finally:
+        for g in guests:
+            g.close()
