@@ -119,9 +119,9 @@ class LammaSSHServer(asyncssh.SSHServer):
             self.address_key = key
             self.room.connected(self)
             return
-        if self.charged:
-            self.charged = False
-            address.connects.level = min(address.connects.burst, address.connects.level + 1)
+        # (a token taken stays spent: a banned address that keeps coming back is held
+        # to the rate before the store is asked again)
+        self.charged = False
         log.info("refused a connection from %s: %s", key, reason,
                  extra={"event": "refused", "address": key})
         # Said before the handshake ends, so no session, name or key is ever looked at.
