@@ -166,7 +166,7 @@ def slow_quiet(scale: float) -> None:
 # ------------------------------------------------------------- instructions
 def seeded() -> None:
     """Every table made from now on deals from ``SEED``."""
-    from server.room.registry import Registry
+    from engine.room.registry import Registry
     create = Registry.create
 
     def create_seeded(self, *args, **kwargs):
