@@ -382,7 +382,8 @@ def reaches_itself(obj: object, depth: int = 4) -> bool:
 
 @relied_on("Stylesheet._parse_rules(css, read_from, is_default_rules, tie_breaker, scope) "
            "and Stylesheet._variables; Stylesheet.reparse parsing into a Stylesheet of its own",
-           f"{COMPAT} shared_stylesheets()", "_parse_rules", "_variables", patches=1)
+           f"{COMPAT} shared_stylesheets(), TeardownMixin", "_parse_rules", "_variables",
+           patches=1)
 async def _check_parse_rules() -> None:
     from textual.css.stylesheet import Stylesheet
 
@@ -397,6 +398,16 @@ async def _check_parse_rules() -> None:
     assert "stylesheet = Stylesheet(" in inspect.getsource(Stylesheet.reparse)
     textual_compat.shared_stylesheets()
     assert Stylesheet._parse_rules is textual_compat._parse_rules
+    # TeardownMixin makes its SessionStylesheet with the variables App.__init__ just
+    # worked out for its own (the theme's), not working them out again.
+    assert "Stylesheet(variables=self.get_css_variables())" in inspect.getsource(App.__init__)
+
+    class Probe(textual_compat.TeardownMixin, App[None]):
+        pass
+
+    probe = Probe()
+    assert isinstance(probe.stylesheet, textual_compat.SessionStylesheet)
+    assert probe.stylesheet._variables == probe.get_css_variables()
 
 
 @relied_on("Input._value (a property render_line draws and measures)",

@@ -354,8 +354,9 @@ class TeardownMixin(_AppBase):
 
     Relies on ``App._capture_stdout`` and ``App._capture_stderr`` (the targets
     of the redirects), ``App._registry`` (the nodes mounted, a ``WeakSet`` a node
-    is discarded from as it ends) and ``MessagePump._task`` (a node's message
-    loop: None or done once it has ended)."""
+    is discarded from as it ends), ``MessagePump._task`` (a node's message
+    loop: None or done once it has ended) and ``Stylesheet._variables`` (the
+    variables the app's first stylesheet was made with)."""
 
     ended = True            # (class-wide: an app hollowed by break_cycles has ended)
 
@@ -365,7 +366,9 @@ class TeardownMixin(_AppBase):
         # (Textual types them as its print capture; a stream is what redirect_* takes.)
         self._capture_stdout = sys.stdout  # type: ignore[assignment]
         self._capture_stderr = sys.stderr  # type: ignore[assignment]
-        self.stylesheet = SessionStylesheet(variables=self.get_css_variables())
+        # Made with the variables Textual's own stylesheet was just made with (the
+        # theme's), not worked out again: a theme's colour system, 2 % of a session.
+        self.stylesheet = SessionStylesheet(variables=self.stylesheet._variables)
         self.departed_nodes: WeakSet[Widget] = WeakSet()
         self._registry = _Registry(self._registry, self.departed_nodes)
 
