@@ -140,7 +140,7 @@ def test_a_void_tarneeb_board_is_dealt_again_from_its_seed():
 def test_tarneeb_board_result_is_personal_with_the_side_beside():
     m = play_out(new_match("tarneeb41", seed=5, board={"kind": "hand", "trump": None,
                                                         "dealer": 0}), first_legal)
-    rec = [r for r in m.history if not r["void"]][0]
+    rec = next(r for r in m.history if not r["void"])
     for seat in range(4):
         r = board_result(m, seat)
         assert r.score == rec["scores"][seat]
