@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import asyncssh
 
 from engine.room import Member, Registry, Said
+from engine.room.duplicate import EventSettings
 from engine.room.errors import N_
 from engine.room.text import clean_name, name_key, skeleton
 
@@ -51,6 +52,9 @@ class RoomConfig:
     proxy_protocol: bool = False      # each connection starts with a PROXY header (server/proxyproto.py)
     proxy_from: tuple[Network, ...] = ()   # ... and comes from these; empty: from anywhere
     limits: Limits = field(default_factory=Limits)
+    # Duplicate events (docs/events.md): the daily events' boards and hours, the computer
+    # players' samples per card at a board, the caps on events people make.
+    events: EventSettings = field(default_factory=EventSettings)
 
 
 class RoomService:
@@ -78,7 +82,8 @@ class RoomService:
         self.registry = Registry(store=self.table_store, bot_pause=config.bot_pause,
                                  trick_pause=config.trick_pause,
                                  absent_timeout=config.absent_timeout,
-                                 tables_per_identity=config.limits.tables_per_identity)
+                                 tables_per_identity=config.limits.tables_per_identity,
+                                 events=config.events)
         self.restored = restore(self.registry, self.store)
         # On PostgreSQL every process sharing the database is part of one room
         # (server/cluster.py, engine/room/remote.py).

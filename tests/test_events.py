@@ -1,0 +1,154 @@
+"""Duplicate events with real SSH clients (docs/events.md): three keyed players play
+every board of the daily event (one leaves mid-board, reconnects and resumes), a guest
+plays unranked; nothing of the comparison shows before an entry is finished; the
+standings and each board's matchpoints are those worked out by hand from the stored
+scores; and every refusal changes nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from conftest import start_room, stop_room
+from eventplay import Entrant, ask, by_hand, contrary, event_id, quick, stored_results
+
+from engine.room.duplicate import EventSettings
+
+pytestmark = pytest.mark.slow       # whole events played against computer players
+
+GAMES = ("estimation", "estimation-kotshina", "tarneeb41")
+
+
+def settings(boards: int = 8) -> EventSettings:
+    # The strong computer players with a small budget: quick, and as deterministic.
+    return EventSettings(daily_boards=boards, samples=8)
+
+
+@pytest.fixture
+async def events_room(tmp_path):
+    srv = await start_room(tmp_path, bot_pause=0.0, events=settings())
+    try:
+        yield srv
+    finally:
+        await stop_room(srv)
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_three_entrants_and_a_guest_play_the_daily_event(events_room, tmp_path, game):
+    srv = events_room
+    alice = Entrant(await srv.json_client("alice"), quick)
+    bob = Entrant(await srv.json_client("bob"), quick)          # plays as alice does
+    carol = Entrant(await srv.json_client("carol"), contrary)
+    eid = await event_id(alice.client, game)
+    listed = await ask(alice.client, {"op": "events"})
+    row = next(e for e in listed["events"] if e["id"] == eid)
+    assert row["boards"] == 8 and row["you"] == "new" and row["entries"] == 0
+    assert row["opens"].endswith("T00:00:00Z") and row["status"] == "open"
+
+    # alice plays every board; each board's "joined" says which
+    alice.client.send({"op": "enter", "event": eid})
+    await alice.play()
+    assert alice.boards == list(range(1, 9)) and sorted(alice.scores) == list(range(1, 9))
+    assert not alice.errors, alice.errors
+
+    # carol: two boards and a half, then leaves her board
+    carol.client.send({"op": "enter", "event": eid})
+    await carol.play(until=lambda m: m["type"] == "joined" and m.get("board") == 3)
+    moves = 0
+
+    def after_moves(m):
+        nonlocal moves
+        if m["type"] == "view" and m["view"]["to_act"] == m["view"]["seat"]:
+            moves += 1
+        return moves >= 3
+    await carol.play(until=after_moves)
+    carol.client.drain()
+    carol.client.send({"op": "leave"})
+    left = await carol.client.expect("left")
+    # Nothing of the comparison before her last board: the others' scores, the ranks
+    # and percentages, any board's results.
+    for k in (1, 2, 3):
+        refused = await ask(carol.client, {"op": "board", "event": eid, "board": k})
+        assert refused["type"] == "error" and "Finish every board" in refused["message"]
+    early = await ask(carol.client, {"op": "standings", "event": eid})
+    assert early["type"] == "standings" and early["event"] == eid
+    assert all("percent" not in r and r["rank"] is None for r in early["rows"])
+    assert {r["name"]: r["boards"] for r in early["rows"]} == {"alice": 8, "carol": 2}
+    # Nobody watches or sits at a board; it is not listed.
+    tables = await ask(bob.client, {"op": "tables"}, ("tables",))
+    assert all(t["id"] != left["table"] for t in tables["tables"])
+    refused = await ask(bob.client, {"op": "watch", "table": left["table"]})
+    assert refused["type"] == "error" and "Nobody watches" in refused["message"]
+    refused = await ask(bob.client, {"op": "join", "table": left["table"]})
+    assert refused["type"] == "error" and "another entrant's" in refused["message"]
+    seen = dict(carol.client.view)
+    await carol.client.close()
+
+    # She comes back on a new connection: her board where it was.
+    carol.client = await srv.json_client("carol")
+    joined = await carol.client.expect("joined")
+    assert (joined["table"], joined["event"], joined["board"]) == (left["table"], eid, 3)
+    back = (await carol.client.expect("view"))["view"]
+    # Where she left it, or the computer players' moves after hers further on.
+    assert back["seat"] == 0 and back["phase"] != "over"
+    assert set(back["hand"]) <= set(seen["hand"])
+    assert back["tricks"][:len(seen["tricks"])] == seen["tricks"]
+    assert all(d == back["declarations"][i] for i, d in enumerate(seen["declarations"])
+               if d is not None)
+    carol.client.send({"op": "enter", "event": eid})          # entering again: the same board
+    again = await carol.client.expect("joined")
+    assert (again["table"], again["board"]) == (left["table"], 3)
+    carol.acted_on = None
+    if back["to_act"] == back["seat"]:
+        carol.acted_on = back
+        carol.client.send({"op": "act", "action": carol.policy(back)})
+    await carol.play()
+    assert carol.boards == list(range(1, 9)) and sorted(carol.scores) == list(range(1, 9))
+
+    # bob plays as alice did: the computer players answer him as they answered her
+    bob.client.send({"op": "enter", "event": eid})
+    await bob.play()
+    assert bob.scores == alice.scores
+
+    # a guest plays a board, unranked
+    guest = Entrant(await srv.guest_client("dana"), quick)
+    guest.client.send({"op": "enter", "event": eid})
+    await guest.play(until=lambda m: m["type"] == "board_over")
+    assert 1 in guest.scores
+    g = await ask(guest.client, {"op": "board", "event": eid, "board": 1})
+    assert g["type"] == "error"
+
+    # What was stored, and the room's answers against matchpoints worked out by hand.
+    stored = stored_results(tmp_path / "data" / "lamma.db", eid)
+    assert len(stored) == 24 and {name for _k, name, *_ in stored} == {"alice", "bob", "carol"}
+    for _key, name, board, _seat, score in stored:
+        assert {"alice": alice, "bob": bob, "carol": carol}[name].scores[board] == score
+    pct, total = by_hand([(n, b, s, sc) for _k, n, b, s, sc in stored], 8)
+    for who in (alice, bob, carol):
+        st = await ask(who.client, {"op": "standings", "event": eid})
+        rows = {r["name"]: r for r in st["rows"]}
+        assert set(rows) == {"alice", "bob", "carol"}          # the guest is not ranked
+        for name, r in rows.items():
+            assert r["boards"] == 8 and r["percent"] == pytest.approx(total[name], abs=0.01)
+        ranks = sorted(st["rows"], key=lambda r: r["rank"])
+        assert [r["name"] for r in ranks] == [r["name"] for r in st["rows"]]
+        assert ranks[0]["percent"] == max(total.values()).__round__(2)
+        for k in range(1, 9):
+            b = await ask(who.client, {"op": "board", "event": eid, "board": k})
+            assert b["type"] == "board" and (b["event"], b["board"]) == (eid, k)
+            assert {r["name"]: (r["score"], r["percent"]) for r in b["results"]} == {
+                n: (sc, pytest.approx(pct[(n, k)], abs=0.01))
+                for _key, n, bb, _s, sc in stored if bb == k}
+    # exactly once: each board a match, finished, its result once
+    db = sqlite3.connect(tmp_path / "data" / "lamma.db")
+    rows = db.execute("SELECT entrant, event_board, finished FROM matches "
+                      "WHERE event_id = ?", (eid,)).fetchall()
+    db.close()
+    keyed = [r for r in rows if not r[0].startswith("guest:")]
+    assert len(keyed) == 24 and all(r[2] is not None for r in keyed)
+    assert len({(r[0], r[1]) for r in keyed}) == 24
+    listed = await ask(alice.client, {"op": "events"})
+    row = next(e for e in listed["events"] if e["id"] == eid)
+    assert row["you"] == "finished" and row["entries"] == 3
+    for who in (alice, bob, carol, guest):
+        await who.client.close()
