@@ -168,6 +168,10 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
                 table.sit(self.member, seat)
             except RoomError:
                 return
+            if table.event is not None:
+                # An event's board: its screens under the table (q goes back to them).
+                from .screens.events import EventsScreen
+                self.push_screen(EventsScreen())
             self.open_table()
 
     def open_table(self) -> None:
