@@ -31,6 +31,18 @@ def contrary(view: dict) -> dict:
     return legal[-1]
 
 
+def middle(view: dict) -> dict:
+    """Declines the dash, passes, declares near 4, plays the middle legal card."""
+    legal = view["legal"]
+    for a in legal:
+        if (a["type"] == "dash" and not a["take"]) or a["type"] == "pass":
+            return a
+    decl = [a for a in legal if a["type"] == "declare"]
+    if decl:
+        return min(decl, key=lambda a: abs(a["n"] - 4))
+    return legal[len(legal) // 2]
+
+
 class Entrant:
     """One JSON client playing an event's boards with a policy."""
 

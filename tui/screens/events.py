@@ -393,6 +393,16 @@ class ComparisonScreen(RecordScreen):
             name=said_name(speech, app.registry.events, ev)))
         self.set_block(self.replay_lines() if self.replay else self.field_lines())
 
+    def row(self, cells: list[tuple[str, int, bool]], style: str = "") -> Text:
+        """One row of cells (text, width, right-aligned), in reading order: in Arabic
+        each cell shaped on its own from the right (a number stays whole)."""
+        speech = self.app.speech
+        if speech.rtl:
+            return columns(speech, [(text, w) for text, w, _right in cells], W, style=style)
+        return Text(" " + "".join(cut(text, w - 1).rjust(w - 1) + " " if right
+                                  else pad(text, w) for text, w, right in cells).rstrip(),
+                    style=style)
+
     def field_lines(self) -> list[Text]:
         cmp = self.cmp
         assert cmp is not None
@@ -402,42 +412,50 @@ class ComparisonScreen(RecordScreen):
         lines: list[Text] = []
         mine = cmp.mine
         if mine is not None:
-            t = Text(" " + _("Your score {score}: {percent} % of the matchpoints").format(
-                score=signed(mine["score"]), percent=f"{mine['percent']:.2f}"), style="bold")
+            cells = [(_("Your score"), 16, False), (signed(mine["score"]), 6, True),
+                     (f"{mine['percent']:.2f} %", 10, True), (_("of the matchpoints"), 22, False)]
             if mine.get("side") is not None:
-                t.append("  " + _("(your side {side})").format(side=signed(mine["side"])))
-            lines.append(t)
-            lines.append(Text("   " + self.bid_words(mine) + " · " + (
-                _("made") if mine.get("made") else _("failed")), style="dim"))
+                cells += [(_("your side"), 12, False), (signed(mine["side"]), 6, True)]
+            lines.append(self.row(cells, style="bold"))
+            lines.append(self.row([(self.bid_words(mine), 30, False),
+                                   (_("made") if mine.get("made") else _("failed"), 10,
+                                    False)], style="dim"))
         else:
             lines.append(Text(" " + _("You did not play this board."), style="dim"))
         lines.append(Text(""))
         lines.append(Text(" " + _("The field in your seat: scores, and how many had each"),
                           style="bold underline"))
         top = max((n for _s, n in cmp.scores), default=1)
-        for score, n in cmp.scores[:5]:
-            bar = "█" * max(1, round(12 * n / top)) if look.unicode else "#" * max(
-                1, round(12 * n / top))
+        for score, n in cmp.scores[:4]:
+            size = max(1, round(12 * n / top))
+            bar = ("█" if look.unicode else "#") * size
             own = mine is not None and mine["score"] == score
-            lines.append(Text(f"   {signed(score):>5}  {bar:<13}{n:>3}" +
-                              ("  ← " + _("you") if own else ""),
-                              style="bold" if own else ""))
-        if len(cmp.scores) > 5:
+            lines.append(self.row([("", 2, False), (signed(score), 6, True), (bar, 14, False),
+                                   (str(n), 4, True), ("← " + _("you") if own else "", 10,
+                                                       False)],
+                                  style="bold" if own else ""))
+        if len(cmp.scores) > 4:
             lines.append(Text("   " + _("… and {n} other scores").format(
-                n=len(cmp.scores) - 5), style="dim"))
+                n=len(cmp.scores) - 4), style="dim"))
         lines.append(Text(""))
         lines.append(Text(" " + _("Said most in your seat"), style="bold underline"))
         for (role, n, call), said, made in cmp.bids:
             words = self.bid_words({"role": role, "declared": n, "call": call})
-            lines.append(Text("   " + _("{said}: {players} (made by {made})").format(
-                said=words, players=speech.ngettext("{n} player", "{n} players", said).format(
-                    n=said), made=made)))
+            lines.append(self.row([("", 2, False), (words, 28, False),
+                                   (speech.ngettext("{n} player", "{n} players", said).format(
+                                       n=said), 14, False),
+                                   (_("made by {n}").format(n=made), 16, False)]))
         lines.append(Text(""))
-        others = [r for r in cmp.results][:4]
-        if others:
-            lines.append(Text(" " + _("Best scores") + ": " + ", ".join(
-                f"{r['name']} {signed(r['score'])} ({r['percent']:.0f} %)" for r in others),
-                style="dim"))
+        lines.append(self.row([(_("Results on this board"), 30, False), (_("score"), 8, True),
+                               ("%", 8, True)], style="bold underline"))
+        me = self.app.member.name.casefold()
+        for r in cmp.results[:4]:
+            lines.append(self.row([("  " + r["name"], 30, False), (signed(r["score"]), 8, True),
+                                   (f"{r['percent']:.2f}", 8, True)],
+                                  style="bold" if r["name"].casefold() == me else ""))
+        if len(cmp.results) > 4:
+            lines.append(Text("   " + _("… and {n} others").format(n=len(cmp.results) - 4),
+                              style="dim"))
         return lines
 
     def bid_words(self, said: dict[str, Any]) -> str:
@@ -456,52 +474,52 @@ class ComparisonScreen(RecordScreen):
         return f"{words} {n}"
 
     def replay_lines(self) -> list[Text]:
-        """The player's board beside the best one in their seat, trick by trick."""
+        """The player's board beside the best of the others' in their seat, trick by
+        trick (their own cards marked *)."""
         cmp = self.cmp
         assert cmp is not None
         speech = self.app.speech
         _ = speech._
-        half = (W - 2) // 2
-        left = self.board_column(cmp.my_record, _("Yours"), cmp.seat, half)
+        left = self.board_rows(cmp.my_record, _("Yours"), cmp.seat)
         best = _("Best of the others: {name}").format(name=cmp.best_name or "—")
-        right = self.board_column(cmp.best_record, best, cmp.seat, half)
+        right = self.board_rows(cmp.best_record, best, cmp.seat)
+        blank: list[tuple[str, int, bool]] = [("", 39, False)]
         rows = max(len(left), len(right))
-        left += [""] * (rows - len(left))
-        right += [""] * (rows - len(right))
-        lines: list[Text] = []
-        for i, (a, b) in enumerate(zip(left, right, strict=True)):
-            style = "bold underline" if i == 0 else ""
-            if speech.rtl:
-                lines.append(columns(speech, [(a, half + 1), (b, half + 1)], W, style=style))
-            else:
-                lines.append(Text(" " + pad(a, half) + " " + pad(b, half), style=style))
-        return lines[:21]
+        left += [blank] * (rows - len(left))
+        right += [blank] * (rows - len(right))
+        return [self.row([*a, ("", 1, False), *b], style="bold underline" if i == 0 else "")
+                for i, (a, b) in enumerate(zip(left, right, strict=True))][:21]
 
-    def board_column(self, record: dict[str, Any] | None, head: str, seat: int,
-                     width: int) -> list[str]:
+    def board_rows(self, record: dict[str, Any] | None, head: str, seat: int
+                   ) -> list[list[tuple[str, int, bool]]]:
+        """One board's column (39 cells wide), row by row, as cells: its head and
+        score, what each seat said and took, then each trick and who took it."""
         speech = self.app.speech
         _ = speech._
         look = self.app.look
+        none = [[(head, 39, False)], [(_("(no replay kept)"), 39, False)]]
         if record is None:
-            return [head, _("(no replay kept)")]
+            return none
         try:
             match = replay(record)
         except Exception:
-            return [head, _("(no replay kept)")]
+            return none
         rec = next((r for r in match.history if not r.get("void")), None)
         if rec is None:
-            return [head]
+            return none[:1]
         decl = rec["declarations"]
-        you = _("you")
-        names = [you if s == seat else BOT_NAMES[s] for s in range(4)]
-        out = [cut(head + "  " + _("score") + " " + signed(rec["scores"][seat]), width),
-               cut(_("said") + ": " + " ".join(f"{decl[s]}" + ("*" if s == seat else "")
-                                               for s in range(4)) + "   " + _("took") + ": "
-                   + " ".join(str(n) for n in rec["tricks_taken"]), width)]
+        names = [_("you") if s == seat else BOT_NAMES[s] for s in range(4)]
+        out = [[(head, 31, False), (signed(rec["scores"][seat]), 8, True)],
+               [(_("said"), 8, False),
+                (" ".join(f"{decl[s]}" + ("*" if s == seat else "") for s in range(4)), 12,
+                 False),
+                (_("took"), 8, False),
+                (" ".join(str(n) for n in rec["tricks_taken"]), 11, False)]]
         for i, trick in enumerate(rec["tricks"], start=1):
             cards = " ".join(look.card_str(c["card"]) + ("*" if c["seat"] == seat else "")
                              for c in trick["cards"])
-            out.append(cut(f"{i:>2}. {cards} → {names[trick['winner']]}", width))
+            out.append([(f"{i:>2}.", 4, False), (cards, 24, False),
+                        (("← " if speech.rtl else "→ ") + names[trick["winner"]], 11, False)])
         return out
 
     def action_board(self, delta: int) -> None:
