@@ -242,7 +242,7 @@ class EventCodeScreen(JoinCodeScreen):
 
     TITLE_WORDS = (N_("Find a private event"), N_("Type the code its maker gave you"))
 
-    def find(self, member: Member, code: str) -> Any:
+    async def find(self, member: Member, code: str) -> Any:
         return self.app.registry.events.named(member, code=code)
 
 

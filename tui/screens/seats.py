@@ -40,9 +40,15 @@ class JoinCodeScreen(ModalScreen[Table]):
     # What the dialog says (marked): its title, and what to type.
     TITLE_WORDS = (N_("Join a private table"), N_("Type the code its creator gave you"))
 
-    def find(self, member: Any, code: str) -> Any:
+    async def find(self, member: Any, code: str) -> Any:
         """What the code names (RoomError if nothing): here a private table."""
-        return self.app.registry.find_code(member, code)
+        registry = self.app.registry
+        if not registry.knows_code(code):
+            # A room of several processes: made through another a moment ago, it
+            # may not be listed here yet (its row is read first).
+            member.code_guard.check()
+            await registry.refresh(code=code)
+        return registry.find_code(member, code)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -71,12 +77,12 @@ class JoinCodeScreen(ModalScreen[Table]):
             " " + _("(capitals and dashes do not matter)."),
         ], DIALOG))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         app = self.app
         box = self.query_one("#code-input", Input)
         try:
-            table = self.find(app.member, event.value)
+            table = await self.find(app.member, event.value)
         except RoomError as exc:
             box.value = ""
             speech = app.speech
