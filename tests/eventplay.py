@@ -54,6 +54,8 @@ class Entrant:
         self.done = False
         self.acted_on: object = None
         self.errors: list[str] = []
+        self.rounds: dict[int, tuple] = {}     # board -> (kind, trump, dealer, ×) first seen
+        self.sides: dict[int, int | None] = {}  # board -> the side's score (Tarneeb 41)
 
     async def step(self, timeout: float = 60.0) -> dict:
         """Read one message and do what it asks; returns it."""
@@ -65,12 +67,16 @@ class Entrant:
                 self.boards.append(msg.get("board"))
         elif kind == "board_over":
             self.scores[msg["board"]] = msg["score"]
+            self.sides[msg["board"]] = msg.get("side")
         elif kind == "event_done":
             self.done = True
         elif kind == "error":
             self.errors.append(msg["message"])
         elif kind == "view":
             v = msg["view"]
+            if self.boards and self.boards[-1] not in self.rounds:
+                self.rounds[self.boards[-1]] = (v.get("kind"), v.get("fixed_trump"),
+                                                v.get("dealer"), v.get("multiplier"))
             if v.get("to_act") == v.get("seat") and v.get("legal") and v is not self.acted_on:
                 self.acted_on = v
                 self.client.send({"op": "act", "action": self.policy(v)})

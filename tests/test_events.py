@@ -17,6 +17,16 @@ from engine.room.duplicate import EventSettings
 pytestmark = pytest.mark.slow       # whole events played against computer players
 
 GAMES = ("estimation", "estimation-kotshina", "tarneeb41")
+# The rounds of an 8-board event, board by board, as docs/events.md says: the dealer
+# goes round; Estimation's last 8*5/18 ~ 2 boards are fast rounds with their trumps (NT,
+# then S); the calculator scoring's fixed rounds take the trumps in order; Tarneeb 41
+# hands. All at x1.
+ROUNDS = {
+    "estimation": [("auction", None)] * 6 + [("fast", "NT"), ("fast", "S")],
+    "estimation-kotshina": [("fixed", t) for t in ("NT", "S", "H", "D", "C", "NT", "S",
+                                                   "H")],
+    "tarneeb41": [("hand", None)] * 8,
+}
 
 
 def settings(boards: int = 8) -> EventSettings:
@@ -50,6 +60,10 @@ async def test_three_entrants_and_a_guest_play_the_daily_event(events_room, tmp_
     await alice.play()
     assert alice.boards == list(range(1, 9)) and sorted(alice.scores) == list(range(1, 9))
     assert not alice.errors, alice.errors
+    assert [alice.rounds[k] for k in range(1, 9)] == [
+        (kind, trump, (k - 1) % 4, 1) for k, (kind, trump) in enumerate(ROUNDS[game], 1)]
+    # Tarneeb 41: the score is personal, the side's beside it; Estimation has no side.
+    assert all((side is not None) == (game == "tarneeb41") for side in alice.sides.values())
 
     # carol: two boards and a half, then leaves her board
     carol.client.send({"op": "enter", "event": eid})
@@ -152,3 +166,63 @@ async def test_three_entrants_and_a_guest_play_the_daily_event(events_room, tmp_
     assert row["you"] == "finished" and row["entries"] == 3
     for who in (alice, bob, carol, guest):
         await who.client.close()
+
+
+async def test_what_may_not_be_done_is_said_and_changes_nothing(events_room, tmp_path):
+    """Over SSH, as a program: a guest making an event, too many events, an unknown or
+    closed event, a second entry, a board asked for too early — each an error in words,
+    and the events, entries and results as they were."""
+    srv = events_room
+    ada = Entrant(await srv.json_client("ada"), quick)
+    gus = await srv.guest_client("gus")
+    db = tmp_path / "data" / "lamma.db"
+
+    def kept() -> tuple:
+        c = sqlite3.connect(db)
+        try:
+            return tuple(c.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall()
+                         for t in ("events", "event_entries", "event_results"))
+        finally:
+            c.close()
+
+    async def refused(client, op: dict, words: str) -> None:
+        before = kept()
+        listed = (await ask(client, {"op": "events"}))["events"]
+        msg = await ask(client, op)
+        assert msg["type"] == "error" and words in msg["message"], (op, msg)
+        assert kept() == before, op
+        assert (await ask(client, {"op": "events"}))["events"] == listed, op
+
+    daily = await event_id(ada.client, "estimation")
+    await refused(gus, {"op": "create_event", "game": "estimation", "boards": 4,
+                        "hours": 1, "private": False}, "Guests cannot make events")
+    await refused(ada.client, {"op": "enter", "event": 999}, "No event 999")
+    await refused(ada.client, {"op": "board", "event": daily, "board": 1}, "Finish every board")
+    await refused(ada.client, {"op": "create_event", "game": "estimation", "boards": 30,
+                               "hours": 1, "private": False}, "4 to 24 boards")
+    made = []
+    for _ in range(3):                                  # per key: 3 open at once
+        ev = await ask(ada.client, {"op": "create_event", "game": "tarneeb41", "boards": 4,
+                                    "hours": 1, "private": False})
+        assert ev["type"] == "event" and ev["event"]["boards"] == 4, ev
+        made.append(ev["event"]["id"])
+    await refused(ada.client, {"op": "create_event", "game": "tarneeb41", "boards": 4,
+                               "hours": 1, "private": False}, "3 open events (at most 3)")
+    # ada plays her own event's 4 boards; then a second entry is refused, and the
+    # comparison is hers to see
+    ada.client.drain()
+    ada.client.send({"op": "enter", "event": made[0]})
+    await ada.play(timeout=120)
+    assert sorted(ada.scores) == [1, 2, 3, 4]
+    await refused(ada.client, {"op": "enter", "event": made[0]}, "played every board")
+    b = await ask(ada.client, {"op": "board", "event": made[0], "board": 4})
+    assert b["type"] == "board" and [r["name"] for r in b["results"]] == ["ada"]
+    assert b["results"][0]["percent"] == 50.0               # alone on it
+    # an event an operator closed (/event close) takes no entry
+    said = srv.room.moderation.op_event("op", ["close", str(made[1])])
+    assert "closed" in said
+    await refused(gus, {"op": "enter", "event": made[1]}, "is closed")
+    await refused(ada.client, {"op": "board", "event": made[0], "board": 5},
+                  "has boards 1 to 4")
+    for c in (ada.client, gus):
+        await c.close()
