@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 LIST_ROWS = 12          # events shown at once
 STANDING_ROWS = 14
 # The list's columns: heading and width (the name's first, left-aligned).
-EVENT_COLUMNS = ((N_("event"), 28), (N_("game"), 18), (N_("boards"), 7),
+EVENT_COLUMNS = ((N_("event"), 27), (N_("game"), 18), (N_("boards"), 7),
                  (N_("closes"), 12), (N_("entries"), 8), (N_("you"), 7))
 YOU_WORDS = {"new": N_("new"), "playing": N_("playing"), "finished": N_("done")}
 LIST_KEYS = [("⏎", N_("play")), ("s", N_("standings")), ("j", N_("code")),
@@ -55,6 +55,14 @@ HOURS_CHOICES = (1, 2, 3, 6, 12, 24, 48, 72)
 def said_name(speech: Speech, events: Events, ev: EventRow) -> str:
     """An event's name in the player's language."""
     return say(speech, events.name(ev))
+
+
+def listed_name(speech: Speech, events: Events, ev: EventRow) -> str:
+    """An event's name in the list, where its game has a column of its own: a daily
+    event is its day."""
+    if ev.daily is not None:
+        return speech._("Daily {date}").format(date=ev.daily.partition(":")[2])
+    return said_name(speech, events, ev)
 
 
 def closes_in(speech: Speech, ev: EventRow, now: float) -> str:
@@ -128,19 +136,20 @@ class EventsScreen(RecordScreen):
         if speech.rtl:
             return columns(speech, [(speech._(h), w) for h, w in EVENT_COLUMNS], W,
                            style="bold underline")
-        return Text(" " + "".join(pad(h, w) for h, w in EVENT_COLUMNS)[:W - 1],
+        return Text(" " + "".join(pad(cut(h, w - 1), w) for h, w in EVENT_COLUMNS)[:W - 1],
                     style="bold underline")
 
     def line(self, ev: EventRow, row: dict[str, Any], now: float, selected: bool) -> Text:
         speech = self.app.speech
-        cells = [said_name(speech, self.events, ev), speech._(game_title(speech, ev.game)),
+        cells = [listed_name(speech, self.events, ev), speech._(game_title(speech, ev.game)),
                  str(ev.boards), closes_in(speech, ev, now), str(row["entries"]),
                  speech._(YOU_WORDS.get(row["you"], row["you"]))]
         style = "reverse" if selected else ""
         if speech.rtl:
             return columns(speech, [(c, w) for c, (_h, w) in
                                     zip(cells, EVENT_COLUMNS, strict=True)], W, style=style)
-        return Text(" " + "".join(pad(c, w) for c, (_h, w) in
+        # Each cell cut short of its column: a long name never runs into the game.
+        return Text(" " + "".join(pad(cut(c, w - 1), w) for c, (_h, w) in
                                   zip(cells, EVENT_COLUMNS, strict=True))[:W - 1],
                     style=style)
 
