@@ -240,3 +240,19 @@ async def test_the_event_store_in_memory_as_the_database_keeps_it(reg):
     assert not store.add_entry(first.id, "fp", "ali2", NOW)
     assert store.entry(first.id, "fp").name == "ali"
     assert store.close_event(first.id, NOW) and not store.close_event(first.id, NOW)
+
+
+async def test_no_new_board_during_a_clean_restart(reg):
+    eid = daily(reg)
+    ali, bea = key("ali"), key("bea")
+    entered = reg.events.enter(ali, eid)
+    entered.go()
+    table = entered.table
+    table.detach(ali, keep_seat=False)
+    reg.draining = True
+    tables = dict(reg.tables)
+    with pytest.raises(RoomError, match="no new board now"):
+        reg.events.enter(bea, eid)
+    assert reg.tables == tables and reg.events.store.entry(eid, "fp-bea") is None
+    again = reg.events.enter(ali, eid)              # a board in play: back to it
+    assert again.resumed and again.table is table

@@ -505,6 +505,7 @@ class Events:
         if in_play is not None:
             raise RoomError("Your board {board} of event {event} is being brought back; "
                             "try again in a moment.", board=nxt, event=ev.id)
+        self.registry.board_allowed()          # before the entry is written
         if ranked and self.store.entry(ev.id, entrant) is None:
             self.store.add_entry(ev.id, entrant, member.name, self.clock())
         return self._deal(member, ev, entrant, ranked, nxt)

@@ -113,13 +113,17 @@ class Registry:
             self.side.shown(table)
         return table
 
+    def board_allowed(self) -> None:
+        """RoomError if no new board may be dealt now (a clean restart is under way)."""
+        if self.draining:
+            raise RoomError("The room is about to restart: no new board now; enter again "
+                            "in a minute to go on.")
+
     def create_board(self, game: str, event: EventBoard) -> Table:
         """A table for an event's board (``Events``): not listed, no code, no cap of the
         room's tables (an entrant plays one board at a time). None during a clean
         restart: a board in play holds; the next is dealt after it."""
-        if self.draining:
-            raise RoomError("The room is about to restart: no new board now; enter again "
-                            "in a minute to go on.")
+        self.board_allowed()
         tid = self.side.cluster.new_table_id() if self.side is not None else str(next(self._ids))
         table = Table(self, tid, game, None)
         table.event = event
