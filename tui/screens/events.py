@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 LIST_ROWS = 12          # events shown at once
 STANDING_ROWS = 14
 # The list's columns: heading and width (the name's first, left-aligned).
-EVENT_COLUMNS = ((N_("event"), 27), (N_("game"), 18), (N_("boards"), 7),
+EVENT_COLUMNS = ((N_("event"), 26), (N_("game"), 18), (N_("boards"), 8),
                  (N_("closes"), 12), (N_("entries"), 8), (N_("you"), 7))
 YOU_WORDS = {"new": N_("new"), "playing": N_("playing"), "finished": N_("done")}
 LIST_KEYS = [("⏎", N_("play")), ("s", N_("standings")), ("j", N_("code")),
@@ -305,7 +305,7 @@ class StandingsScreen(RecordScreen):
         shown = bool(self.rows) and "percent" in self.rows[0]
         me = self.app.member.name.casefold()
         if speech.rtl:
-            lines.append(columns(speech, [(_("rank"), 6), (_("name"), 24), (_("score %"), 10),
+            lines.append(columns(speech, [(_("rank"), 8), (_("name"), 22), (_("score %"), 10),
                                           (_("boards"), 8)], W, style="bold underline"))
         else:
             lines.append(Text(f" {'rank':>5}  {'name':<24}{'score %':>10}{'boards':>8}",
@@ -318,7 +318,7 @@ class StandingsScreen(RecordScreen):
             mine = r["name"].casefold() == me
             style = "bold reverse" if mine else ""
             if speech.rtl:
-                lines.append(columns(speech, [(rank, 6), (r["name"], 24), (pct, 10),
+                lines.append(columns(speech, [(rank, 8), (r["name"], 22), (pct, 10),
                                               (f"{r['boards']}/{ev.boards}", 8)], W,
                                      style=style))
             else:
