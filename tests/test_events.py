@@ -226,3 +226,47 @@ async def test_what_may_not_be_done_is_said_and_changes_nothing(events_room, tmp
                   "has boards 1 to 4")
     for c in (ada.client, gus):
         await c.close()
+
+
+async def test_operators_make_list_and_close_events(events_room):
+    """/event for operators (keys/operators): make one (private: its code said), list
+    every event with private codes, close one (its board in play ends); an operator's
+    events list has the private ones; to anyone else /event is unknown."""
+    srv = events_room
+    (srv.room.config.keys / "operators").write_text(
+        srv.key("opal").export_public_key().decode())
+    opal, bob = await srv.json_client("opal"), await srv.json_client("bob")
+
+    async def command(client, line: str) -> dict:
+        return await ask(client, {"op": "command", "line": line}, ("command", "error"))
+
+    refused = await command(bob, "/event make estimation 4 2")
+    assert refused["type"] == "error" and "Unknown command" in refused["message"]
+    made = await command(opal, "/event make tarneeb41 4 2 private")
+    assert made["type"] == "command" and "private, code" in made["reply"], made
+    eid = int(made["reply"].split()[1].rstrip(":"))
+    code = made["reply"].rsplit("code ", 1)[1].rstrip(".")
+    listed = (await command(opal, "/event list"))["reply"]
+    assert f"{eid} " in listed and f"code {code}" in listed and "Daily" in listed
+    assert eid in [e["id"] for e in (await ask(opal, {"op": "events"}))["events"]]
+    assert eid not in [e["id"] for e in (await ask(bob, {"op": "events"}))["events"]]
+    for bad in ("/event make whist 4 2", "/event make estimation 2 2",
+                "/event make estimation 4 2 secret", "/event close 999", "/event"):
+        msg = await command(opal, bad)
+        assert msg["type"] == "error", (bad, msg)
+    assert (await command(opal, "/event list"))["reply"] == listed     # nothing made
+    # bob enters by code and is at board 1 when the operator closes it
+    bob.drain()
+    bob.send({"op": "enter", "code": code})
+    joined = await bob.expect("joined")
+    assert (joined["event"], joined["board"]) == (eid, 1)
+    closed = await command(opal, f"/event close {eid}")
+    assert closed["type"] == "command" and "closed" in closed["reply"]
+    await bob.expect("left")
+    assert joined["table"] not in srv.registry.tables
+    again = await ask(bob, {"op": "enter", "event": eid})
+    assert again["type"] == "error" and "is closed" in again["message"]
+    logged = (await command(opal, "/log"))["reply"]
+    assert f"opal: event close {eid}" in logged and "whist" not in logged
+    for c in (opal, bob):
+        await c.close()
