@@ -283,3 +283,31 @@ async def test_operators_named_in_the_file_and_on_a_reload(tmp_path):
         await op.close()
     finally:
         await stop_room(srv)
+
+
+async def test_a_reload_applies_the_events_caps(tmp_path):
+    """[events] on a reload: the cap per key at once; the daily events already made keep
+    their boards (a new daily-boards is for the next day's)."""
+    from conftest import start_room, stop_room
+    srv = await start_room(tmp_path)
+    try:
+        ada = await srv.json_client("ada")
+        ada.send({"op": "events"})
+        before = (await ada.expect("events"))["events"]
+        assert before and all(e["boards"] == 8 for e in before)
+        path = tmp_path / "lamma.toml"
+        path.write_text("[events]\nper-key = 1\ndaily-boards = 4\n")
+        srv.room.apply(read_file(path))
+        op = {"op": "create_event", "game": "estimation", "boards": 4, "hours": 1,
+              "private": False}
+        ada.send(op)
+        assert (await ada.expect_any(("event", "error")))["type"] == "event"
+        ada.send(op)
+        refused = await ada.expect_any(("event", "error"))
+        assert refused["type"] == "error" and "(at most 1)" in refused["message"]
+        ada.send({"op": "events"})
+        after = (await ada.expect("events"))["events"]
+        assert [e for e in after if e["id"] in {b["id"] for b in before}] == before
+        await ada.close()
+    finally:
+        await stop_room(srv)
