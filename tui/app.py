@@ -179,6 +179,11 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
         if self.member.table is not None:
             self.push_screen(TableScreen())
 
+    def open_standings(self, event: int, notice: str = "") -> None:
+        """An event's standings (its entry done, from the table screen)."""
+        from .screens.events import StandingsScreen
+        self.push_screen(StandingsScreen(event, notice=notice))
+
     def release(self) -> None:
         """The session ends: keep any seat (the timer moves for us)."""
         member = self.member

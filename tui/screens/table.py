@@ -586,9 +586,8 @@ class TableScreen(PromptScreenMixin, Screen[None]):
 
     def close_board(self, said: str, event: int) -> None:
         """The entry is done: back to the event's screens, its standings open."""
-        from .events import StandingsScreen  # (the table screen is loaded first)
         self.do_leave()
-        self.app.push_screen(StandingsScreen(event, notice=said))
+        self.app.open_standings(event, said)
 
     def _fill_seats(self, key: str, char: str, ctx: KeyContext) -> None:
         table = self.table
