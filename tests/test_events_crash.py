@@ -83,13 +83,20 @@ class Entrant:
 async def daily(p: Entrant, game: str) -> int:
     p.send({"op": "events"})
     msg = await p.wait_for("events")
-    return next(e["id"] for e in msg["events"] if e["game"] == game
-                and e["name"].startswith("Daily"))
+    row = next(e for e in msg["events"] if e["game"] == game
+               and e["name"].startswith("Daily"))
+    assert row["boards"] == 2                       # as configured
+    return row["id"]
 
 
 @pytest.mark.parametrize("game", ["estimation", "estimation-kotshina", "tarneeb41"])
 async def test_sigkill_in_the_middle_of_a_board(tmp_path, game):
     srv = ServerProcess(tmp_path)
+    # A small daily event through the configuration file (docs/events.md): 2 boards,
+    # computer players of a small budget, so the test stays short.
+    config = tmp_path / "lamma.toml"
+    config.write_text("[events]\ndaily-boards = 2\nsamples = 16\n")
+    srv.pauses += ["--config", str(config)]
     rnd = random.Random(27)
     key = asyncssh.generate_private_key("ssh-ed25519")
     srv.start()
@@ -130,6 +137,7 @@ async def test_sigkill_in_the_middle_of_a_board(tmp_path, game):
         p.send({"op": "enter", "event": eid})
         back = await p.wait_for("joined")
         assert (back["event"], back["board"]) == (eid, 2)
+        await p.wait_for("view")        # its deal shown: stored before (killed below)
         p.close()
     finally:
         if srv.proc and srv.proc.poll() is None:
