@@ -54,6 +54,7 @@ class Entrant:
         self.done = False
         self.acted_on: object = None
         self.errors: list[str] = []
+        self.last: dict[str, dict] = {}         # the last message of each type
         self.rounds: dict[int, tuple] = {}     # board -> (kind, trump, dealer, ×) first seen
         self.sides: dict[int, int | None] = {}  # board -> the side's score (Tarneeb 41)
 
@@ -62,6 +63,7 @@ class Entrant:
         msg = await self.client.expect_any(("view", "joined", "board_over", "event_done",
                                             "error", "left"), timeout)
         kind = msg["type"]
+        self.last[kind] = msg
         if kind == "joined":
             if not self.boards or self.boards[-1] != msg.get("board"):
                 self.boards.append(msg.get("board"))

@@ -54,12 +54,18 @@ async def test_three_entrants_and_a_guest_play_the_daily_event(events_room, tmp_
     row = next(e for e in listed["events"] if e["id"] == eid)
     assert row["boards"] == 8 and row["you"] == "new" and row["entries"] == 0
     assert row["opens"].endswith("T00:00:00Z") and row["status"] == "open"
+    # the fields as issue 27 writes them
+    assert {"id", "name", "game", "boards", "opens", "closes", "entries", "status",
+            "you"} <= set(row)
 
     # alice plays every board; each board's "joined" says which
     alice.client.send({"op": "enter", "event": eid})
     await alice.play()
     assert alice.boards == list(range(1, 9)) and sorted(alice.scores) == list(range(1, 9))
     assert not alice.errors, alice.errors
+    assert {"table", "seat", "event", "board"} <= set(alice.last["joined"])
+    assert {"event", "board", "score"} <= set(alice.last["board_over"])
+    assert alice.last["event_done"] == {"type": "event_done", "event": eid}
     assert [alice.rounds[k] for k in range(1, 9)] == [
         (kind, trump, (k - 1) % 4, 1) for k, (kind, trump) in enumerate(ROUNDS[game], 1)]
     # Tarneeb 41: the score is personal, the side's beside it; Estimation has no side.
@@ -140,6 +146,7 @@ async def test_three_entrants_and_a_guest_play_the_daily_event(events_room, tmp_
     pct, total = by_hand([(n, b, s, sc) for _k, n, b, s, sc in stored], 8)
     for who in (alice, bob, carol):
         st = await ask(who.client, {"op": "standings", "event": eid})
+        assert all(set(r) == {"rank", "name", "percent", "boards"} for r in st["rows"])
         rows = {r["name"]: r for r in st["rows"]}
         assert set(rows) == {"alice", "bob", "carol"}          # the guest is not ranked
         for name, r in rows.items():
@@ -150,6 +157,7 @@ async def test_three_entrants_and_a_guest_play_the_daily_event(events_room, tmp_
         for k in range(1, 9):
             b = await ask(who.client, {"op": "board", "event": eid, "board": k})
             assert b["type"] == "board" and (b["event"], b["board"]) == (eid, k)
+            assert all({"name", "seat", "score", "percent"} <= set(r) for r in b["results"])
             assert {r["name"]: (r["score"], r["percent"]) for r in b["results"]} == {
                 n: (sc, pytest.approx(pct[(n, k)], abs=0.01))
                 for _key, n, bb, _s, sc in stored if bb == k}
@@ -201,10 +209,11 @@ async def test_what_may_not_be_done_is_said_and_changes_nothing(events_room, tmp
     await refused(ada.client, {"op": "create_event", "game": "estimation", "boards": 30,
                                "hours": 1, "private": False}, "4 to 24 boards")
     made = []
-    for _ in range(3):                                  # per key: 3 open at once
+    for private in (False, False, True):                # per key: 3 open at once
         ev = await ask(ada.client, {"op": "create_event", "game": "tarneeb41", "boards": 4,
-                                    "hours": 1, "private": False})
+                                    "hours": 1, "private": private})
         assert ev["type"] == "event" and ev["event"]["boards"] == 4, ev
+        assert ("code" in ev["event"]) == private            # a private one's code
         made.append(ev["event"]["id"])
     await refused(ada.client, {"op": "create_event", "game": "tarneeb41", "boards": 4,
                                "hours": 1, "private": False}, "3 open events (at most 3)")
