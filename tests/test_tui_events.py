@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from eventplay import bot_move, middle
+from test_golden import screen_text
 from test_golden_events import new_app, room
 
 from tui.screens import table as table_screen
@@ -55,3 +56,36 @@ async def test_an_entry_played_at_the_terminal_ends_at_its_standings(monkeypatch
         assert {r["name"] for r in rows} == {"bea", "cem", "dua", "ali"}
         assert all("percent" in r and r["rank"] for r in rows)
         assert "Board 4:" in app.screen.notice
+
+
+async def test_a_private_event_found_by_its_code_at_the_terminal():
+    """j in the events list: a wrong code is said and changes nothing; the right one
+    (capitals and dashes as typed) lists the event, chosen."""
+    from engine.room import Registry
+    from engine.room import Session as Member
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens.events import EventCodeScreen
+    reg = Registry(bot_pause=3600.0, trick_pause=0.0)
+    try:
+        made = reg.events.create(Member("sam", "key:fp-sam:sam"), "tarneeb41", 4, 2, True)
+        app = LammaApp(reg, "ali", "key:fp-ali:ali", look=Look(language="en"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("e")
+            await wait(pilot, lambda: isinstance(app.screen, EventsScreen), "the list")
+            events = app.screen
+            assert all(e.id != made.id for e, _r in events.rows)
+            await pilot.press("j")
+            await wait(pilot, lambda: isinstance(app.screen, EventCodeScreen), "the dialog")
+            await pilot.press(*"WRONGCODE", "enter")
+            await wait(pilot, lambda: "No event has that code" in screen_text(app),
+                       "the refusal said")
+            assert isinstance(app.screen, EventCodeScreen)
+            assert f"event:{made.id}" not in app.member.unlocked
+            typed = made.code.lower()[:4] + "-" + made.code[4:]
+            await pilot.press(*typed, "enter")
+            await wait(pilot, lambda: app.screen is events, "back at the list")
+            chosen, _row = events.rows[events.cursor]
+            assert chosen.id == made.id
+    finally:
+        reg.close()
