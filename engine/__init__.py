@@ -16,11 +16,12 @@ from typing import Any
 
 from .catalogue import GAMES, LENGTHS
 from .errors import BadDeal, IllegalAction
-from .match import EstimationMatch, Match, TarneebMatch
+from .match import EstimationMatch, Match, TarneebMatch, check_board
 from .types import (
     Action,
     AuctionView,
     BidAction,
+    Board,
     CallAction,
     CardPlayed,
     Contract,
@@ -41,25 +42,57 @@ from .types import (
     WithAction,
 )
 
-__all__ = ["GAMES", "LENGTHS", "Action", "AuctionView", "BadDeal", "BidAction", "CallAction",
-           "CardPlayed", "Contract", "DashAction", "Deal", "DeclareAction", "IllegalAction",
-           "Kind", "LeaveAction", "Length", "LoggedAction", "Match", "PassAction", "Phase",
-           "PlayAction", "Result", "SuitCode", "TrickView", "View", "WithAction", "from_json",
-           "leaving_ends_match", "new_match", "replay"]
+__all__ = [
+    "GAMES",
+    "LENGTHS",
+    "Action",
+    "AuctionView",
+    "BadDeal",
+    "BidAction",
+    "Board",
+    "CallAction",
+    "CardPlayed",
+    "Contract",
+    "DashAction",
+    "Deal",
+    "DeclareAction",
+    "IllegalAction",
+    "Kind",
+    "LeaveAction",
+    "Length",
+    "LoggedAction",
+    "Match",
+    "PassAction",
+    "Phase",
+    "PlayAction",
+    "Result",
+    "SuitCode",
+    "TrickView",
+    "View",
+    "WithAction",
+    "check_board",
+    "from_json",
+    "leaving_ends_match",
+    "new_match",
+    "replay",
+]
 
 
 def new_match(game: str, length: Length = None, seed: int | None = None,
-              deals: Sequence[Deal] | None = None) -> Match:
-    """A new match of ``game``; see the engine issue for lengths, seeds and deals."""
+              deals: Sequence[Deal] | None = None, board: Board | None = None) -> Match:
+    """A new match of ``game``; see the engine issue for lengths, seeds and deals.
+    ``board``: only that one round (its kind, trump and dealer), played once to its end
+    (a duplicate event's board: ``engine.duplicate``)."""
     if game in ("estimation", "estimation-kotshina"):
-        return EstimationMatch(game, length, seed, deals)
+        return EstimationMatch(game, length, seed, deals, board)
     if game == "tarneeb41":
-        return TarneebMatch(length, seed, deals)
+        return TarneebMatch(length, seed, deals, board)
     raise ValueError(f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
 
 
 def replay(game: str | dict[str, Any], length: Length = None, seed: int | None = None,
-           deals: Sequence[Deal] | None = None, log: Iterable[Sequence[Any]] = ()) -> Match:
+           deals: Sequence[Deal] | None = None, log: Iterable[Sequence[Any]] = (),
+           board: Board | None = None) -> Match:
     """Rebuild the identical match from its game, length, seed or deals and log
     (``(seat, action)`` pairs, ``Match.log`` or the record's lists).
 
@@ -68,10 +101,10 @@ def replay(game: str | dict[str, Any], length: Length = None, seed: int | None =
     if isinstance(game, dict):
         rec = game
         return replay(rec["game"], rec.get("length"), rec.get("seed"), rec.get("deals"),
-                      rec.get("log", ()))
+                      rec.get("log", ()), rec.get("board"))
     if seed is None and not deals:
         raise ValueError("a replay needs the seed or the deals of the match")
-    m = new_match(game, length, seed if seed is not None else 0, deals)
+    m = new_match(game, length, seed if seed is not None else 0, deals, board)
     for seat, action in log:
         if isinstance(action, dict) and action.get("type") == "leave":
             m.leave(seat)

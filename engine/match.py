@@ -38,6 +38,7 @@ from .catalogue import SEATS, default_length, is_seat
 from .errors import N_, BadDeal, IllegalAction
 from .types import (
     Action,
+    Board,
     CallAction,
     CardPlayed,
     Contract,
@@ -169,6 +170,9 @@ class Match:
             self.tricks, [])
         self.taken = [0, 0, 0, 0]
         self.declarations: list[int | None] = [None] * 4
+        # One round played once to its end (a duplicate event's board): its kind,
+        # trump and dealer; None for a match of its full length.
+        self.board: Board | None = None
 
     # ---- dealing -------------------------------------------------------------
 
@@ -357,9 +361,13 @@ class Match:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record: enough for ``replay`` to rebuild the identical match."""
-        return {"game": self.game, "length": self.length, "seed": self.seed,
-                "deals": [[[CODES[c] for c in hand] for hand in d] for d in self.deals],
-                "log": [[seat, dict(action)] for seat, action in self.log]}
+        rec: dict[str, Any] = {
+            "game": self.game, "length": self.length, "seed": self.seed,
+            "deals": [[[CODES[c] for c in hand] for hand in d] for d in self.deals],
+            "log": [[seat, dict(action)] for seat, action in self.log]}
+        if self.board is not None:
+            rec["board"] = dict(self.board)
+        return rec
 
     def view(self, seat: int | None) -> View:
         """All that ``seat`` may know (``seat`` None: a spectator); see ``types.View``."""
@@ -430,6 +438,28 @@ class Match:
 # Estimation: both scorings
 # =============================================================================
 
+def check_board(game: str, board: object) -> Board:
+    """``board`` as a ``Board`` of ``game`` (ValueError if it is not one): Estimation's
+    kinds are "auction" and "fast", the calculator's "auction" and "fixed" (a fast or
+    fixed round has a trump of FAST_ORDER, an auction round none), Tarneeb's "hand"."""
+    if not isinstance(board, dict):
+        raise ValueError("a board is an object with kind, trump and dealer")
+    kind, trump, dealer = board.get("kind"), board.get("trump"), board.get("dealer")
+    if not is_seat(dealer):
+        raise ValueError("a board's dealer is a seat 0-3")
+    kinds = {"estimation": ("auction", "fast"), "estimation-kotshina": ("auction", "fixed"),
+             "tarneeb41": ("hand",)}.get(game, ())
+    if kind not in kinds:
+        raise ValueError(f"a board of {game} is a round of kind {' or '.join(kinds)}")
+    if kind in ("fast", "fixed"):
+        if trump not in FAST_ORDER:
+            raise ValueError("a fast or fixed round's board names its trump: NT, S, H, D or C")
+    elif trump is not None:
+        raise ValueError("only a fast or fixed round's board names a trump")
+    out: Board = {"kind": kind, "trump": trump, "dealer": dealer}
+    return out
+
+
 # The structure of each length: (auction rounds, fast rounds follow) and auction rounds
 # before the five fixed ones. Which lengths exist, and the default: ``catalogue``.
 ESTIMATION_LENGTHS = {18: (13, True), 13: (13, False), 24: (19, True)}
@@ -447,7 +477,7 @@ class EstimationMatch(Match):
     rounds: int
 
     def __init__(self, game: str, length: Length, seed: int | None,
-                 deals: Sequence[Deal] | None):
+                 deals: Sequence[Deal] | None, board: Board | None = None):
         super().__init__(seed, deals)
         self.game = game
         self.kotshina = game == "estimation-kotshina"
@@ -467,6 +497,13 @@ class EstimationMatch(Match):
             kinds = [auction] * auction_rounds + \
                     ([("fast", s) for s in FAST_ORDER] if fast else [])
         self.length = length
+        self.first_dealer = 0
+        if board is not None:
+            # One round of the board's kind, dealt by its dealer, at ×1 (a new match's
+            # multiplier): a duplicate event's board (engine.duplicate).
+            self.board = check_board(game, board)
+            kinds = [(self.board["kind"], self.board["trump"])]
+            self.first_dealer = self.board["dealer"]
         self.kinds = kinds
         self.rounds = len(kinds)
         self.round_index = -1
@@ -479,7 +516,7 @@ class EstimationMatch(Match):
     def _start_round(self) -> None:
         self.round_index += 1
         r = self.round_index
-        self.dealer = r % 4                                   # E-3
+        self.dealer = (self.first_dealer + r) % 4             # E-3
         self.kind, fixed = self.kinds[r]
         self.fixed_trump = None if fixed is None else suit_index(fixed)
         deal = self._next_deal(self.dealer)
@@ -911,7 +948,8 @@ class TarneebMatch(Match):
     # Leaving does not end a Tarneeb match: the room seats a computer player.
     LEAVING_ENDS_MATCH = False
 
-    def __init__(self, length: Length, seed: int | None, deals: Sequence[Deal] | None):
+    def __init__(self, length: Length, seed: int | None, deals: Sequence[Deal] | None,
+                 board: Board | None = None):
         if length is not None:
             raise ValueError("tarneeb41 has no length")
         super().__init__(seed, deals)
@@ -919,7 +957,13 @@ class TarneebMatch(Match):
         self.rounds = None
         self.hand_no = 0              # scored hands (T-13: a void hand is not numbered)
         self.dealer = -1
-        self._start_hand(0)
+        first = 0
+        if board is not None:
+            # One scored hand from the board's dealer (a void one is dealt again by the
+            # next player, T-13): a duplicate event's board (engine.duplicate).
+            self.board = check_board(self.game, board)
+            first = self.board["dealer"]
+        self._start_hand(first)
 
     def _start_hand(self, dealer: int) -> None:
         self.dealer = dealer
@@ -983,6 +1027,17 @@ class TarneebMatch(Match):
             "breakdown": rows, "totals": list(self.totals),
             "team_totals": self.team_totals(),
         })
+        if self.board is not None:
+            # A board is one hand: the side with more of it has the better of it.
+            self.phase = "over"
+            self.to_act = None
+            hand = [scores[0] + scores[2], scores[1] + scores[3]]
+            if hand[0] == hand[1]:
+                self.result = {"winners": [0, 1, 2, 3], "draw": True}
+            else:
+                team = 0 if hand[0] > hand[1] else 1
+                self.result = {"winners": [team, team + 2], "draw": False}
+            return
         winner = self._winning_team()
         if winner is None:
             self._start_hand((self.dealer + 1) % 4)              # T-3, T-22

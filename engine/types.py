@@ -92,6 +92,15 @@ class AuctionView(TypedDict):
     dash_players: list[int]
 
 
+class Board(TypedDict):
+    """One round played once to its end (a duplicate event's board, ``engine.duplicate``):
+    its kind ("auction" or "fast" in Estimation, "auction" or "fixed" in the calculator
+    scoring, "hand" in Tarneeb 41), a fast or fixed round's trump, and its dealer."""
+    kind: Kind
+    trump: SuitCode | None
+    dealer: int
+
+
 class Result(TypedDict):
     winners: list[int]
     draw: bool
@@ -139,7 +148,7 @@ class View(TypedDict):
     round: int
 
 
-__all__ = ["Action", "AuctionView", "BidAction", "CallAction", "CardPlayed", "Contract",
+__all__ = ["Action", "AuctionView", "BidAction", "Board", "CallAction", "CardPlayed", "Contract",
            "DashAction", "Deal", "DeclareAction", "Kind", "LeaveAction", "Length", "LoggedAction",
            "PassAction", "Phase", "PlayAction", "Result", "SuitCode", "TrickView", "View",
            "WithAction"]

@@ -8,14 +8,16 @@ One TOML file (read with the standard library's ``tomllib``), one table per area
   players, the computer players' worker processes;
 - ``[restart]``: how long a clean restart waits, and what it says;
 - ``[moderation]``: operators named in the file (beside ``KEYS/operators``);
+- ``[events]``: duplicate events (docs/events.md);
 - ``[limits]``: every limit of "A public room" (docs/operations.md), with
   ``[limits.op-cost]`` and ``[[limits.networks]]`` (trusted networks with per-address
   limits of their own).
 
 A new area is a new table: its settings are declared in ``SETTINGS`` below (section,
 key, default, unit, comment; whether a reload applies it) and nothing else here needs
-to change — ``lamma config`` prints it, a file is checked against it. (Daily events,
-for one, would be ``[events]``.)
+to change — ``lamma config`` prints it, a file is checked against it. Duplicate events
+(docs/events.md) are ``[events]``: the daily events' boards, hours and games, the
+computer players' samples at a board, the caps on events people make.
 
 Defaults, then the file, then the flags: ``effective``. Unknown keys and bad values
 stop the start with the file, the line and what is wrong (``ConfigError``). ``lamma
@@ -34,7 +36,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from engine.catalogue import DEFAULT_LEVEL, LEVELS
+from engine import duplicate as rules
+from engine.catalogue import DEFAULT_LEVEL, GAMES, LEVELS
+from engine.room import duplicate
 
 from .limits import ADDRESS_LIMITS, OP_COST, Limits, Network
 
@@ -129,6 +133,21 @@ def _keys_lines(v: Any) -> tuple[str, ...]:
     return tuple(v)
 
 
+def _range(lo: int, hi: int, integer: bool = True) -> Check:
+    def check(v: Any) -> Any:
+        n = _number(lo, integer=integer)(v)
+        if n > hi:
+            raise ValueError(f"expected {lo} to {hi}")
+        return n
+    return check
+
+
+def _games(v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list) or not all(isinstance(x, str) and x in GAMES for x in v):
+        raise ValueError("expected a list of games among " + ", ".join(GAMES))
+    return tuple(dict.fromkeys(v))
+
+
 def _op_cost(v: Any) -> dict[str, int]:
     if not isinstance(v, dict):
         raise ValueError("expected a table of op = tokens")
@@ -221,6 +240,20 @@ SETTINGS: tuple[Setting, ...] = (
     # ---- [moderation]
     S("moderation", "operators", (), "", "operators' OpenSSH public keys, beside those "
       "in KEYS/operators", _keys_lines, True),
+    # ---- [events]: duplicate events
+    S("events", "daily-boards", rules.DAILY_BOARDS, "boards", "the boards of each daily "
+      "event (applies to the next day's)", _range(1, 24), True),
+    S("events", "daily-hours", duplicate.DAILY_HOURS, "hours", "a daily event is open from "
+      "00:00 UTC for this long (applies to the next day's)", _range(1, 24, False), True),
+    S("events", "daily-games", GAMES, "", "the games with a daily event",
+      _games, True),
+    S("events", "samples", duplicate.SAMPLES, "samples", "what the computer players at an "
+      "event's board think with, per card (kept with each event made after)",
+      _range(1, 4096), True),
+    S("events", "per-key", duplicate.PER_KEY, "events", "open events one key may have "
+      "made at once", _i1, True),
+    S("events", "per-room", duplicate.PER_ROOM, "events", "open events people made, in the "
+      "whole room", _i1, True),
     # ---- [limits]: every limit of "A public room"
     _limit("json-rate", "tokens a second", "JSON lines, per session: a line costs 1, and "
            "an op its cost in [limits.op-cost]"),
@@ -288,6 +321,8 @@ SECTION_NOTES = {
     "play": "Play at the tables.",
     "restart": "A clean restart: SIGTERM, or `lamma admin drain [SECONDS]`.",
     "moderation": "Operators (docs/operations.md, Moderation).",
+    "events": "Duplicate events (docs/events.md): the daily events and the caps on "
+              "those people make.",
     "limits": "Every limit of a public room (docs/operations.md, \"A public room\"). A "
               "reload (SIGHUP, `lamma admin reload`) applies them.",
 }
@@ -312,6 +347,11 @@ class Config:
 
     def serve(self, key: str) -> Any:
         return self.values[("serve", key)]
+
+    def events(self) -> duplicate.EventSettings:
+        """The room's duplicate events' settings (engine/room/duplicate.py)."""
+        return duplicate.EventSettings(**{
+            s.attr: self.values[("events", s.key)] for s in SETTINGS if s.section == "events"})
 
     def limits(self) -> Limits:
         lim = Limits()
@@ -551,8 +591,8 @@ def render(config: Config) -> str:
                 for attr, v in net.limits.items():
                     out.append(f"{attr.replace('_', '-')} = {_toml(v)}")
                 out.append("")
-    out.extend(_wrap("Daily events and other areas to come: one table each ([events] …), "
-                     "declared in server/config.py's SETTINGS."))
+    out.extend(_wrap("Other areas to come: one table each, declared in "
+                     "server/config.py's SETTINGS."))
     return "\n".join(out) + "\n"
 
 

@@ -2,9 +2,11 @@
 
 The server says first {"type":"hello","protocol":PROTOCOL}.
 Client ops: tables, create, join, watch, fill, act, leave, chat, profile, leaderboard,
-command. Server messages: hello, joined, watching, filled, left, tables, view, chat,
-profile, leaderboard, command, notice, error, bye, and pending (a computer player's
-seat you asked for is yours when the round ends).
+command, and the duplicate events' events, enter, standings, board, create_event.
+Server messages: hello, joined, watching, filled, left, tables, view, chat,
+profile, leaderboard, command, notice, error, bye, pending (a computer player's
+seat you asked for is yours when the round ends), and events, board_over, event_done,
+standings, board, event.
 A program may do at a table what a person in the same role may (docs/roles.md): the
 table checks, whichever front end asks.
 A bad line of any kind gets ``{"type":"error","message":...}``, changes
@@ -34,6 +36,7 @@ from engine.room import (
     parse_seat,
     parse_seats,
 )
+from engine.room.duplicate import BoardOver, Entered
 from engine.room.events import TableChange
 from engine.room.stats import STATS
 
@@ -44,7 +47,7 @@ log = logging.getLogger("lamma.json")
 MAX_LINE = 64 * 1024          # longer lines are refused (and skipped)
 MAX_BACKLOG = 4 * 1024 * 1024  # a client that stops reading is dropped
 OPS = ("tables", "create", "join", "watch", "fill", "act", "leave", "chat", "profile",
-       "leaderboard", "command")
+       "leaderboard", "command", "events", "enter", "standings", "board", "create_event")
 # The version of this interface (docs/protocol.md), said first to every program that
 # connects: {"type":"hello","protocol":1}. A change a program must know of is a new one.
 PROTOCOL = 1
@@ -68,6 +71,7 @@ class JsonSession(Session):
         self.limits = limits or Limits()
         self.refused_in_a_row = 0
         self._timed_at: float | None = None     # the accepted action last timed to us
+        self._board_over: Table | None = None   # an event's board shown over, to move on
 
     # ------------------------------------------------------------ sending
     def send(self, obj: dict) -> None:
@@ -105,6 +109,12 @@ class JsonSession(Session):
         if what == "state":
             if table is self.table:
                 self.push_view(change.view_for(self))
+                if (table.event is not None and table.shown_status == "over"
+                        and self.seat is not None and self._board_over is not table):
+                    # Its score, then the next board: after this change's members
+                    # have all been told (a new table is dealt from here).
+                    self._board_over = table
+                    asyncio.get_running_loop().call_soon(self._next_board, table)
                 # once per accepted action shown (a seat change shows no new action)
                 at = table.accepted_at
                 if at is not None and at != self._timed_at:
@@ -120,7 +130,15 @@ class JsonSession(Session):
             self.send({"type": "left", "table": table.id, "reason": "the table was closed"})
 
     def seat_granted(self, table: Table, seat: int) -> None:
-        self.send({"type": "joined", "table": table.id, "seat": seat})
+        self.send(self._joined(table, seat))
+
+    def _joined(self, table: Table, seat: int) -> dict:
+        """``joined``, with an event's and board's number at an event's board."""
+        reply: dict = {"type": "joined", "table": table.id, "seat": seat}
+        if table.event is not None:
+            reply["event"] = table.event.event
+            reply["board"] = table.event.board
+        return reply
 
     def request_dropped(self, table: Table, seat: int, reason: str) -> None:
         self.send({"type": "pending", "table": table.id, "seat": seat, "cancelled": True,
@@ -151,7 +169,7 @@ class JsonSession(Session):
             try:
                 table.sit(self, seat)
                 if self.seat == seat:       # else "joined" comes when the driver gives it
-                    self.send({"type": "joined", "table": table.id, "seat": seat})
+                    self.send(self._joined(table, seat))
                     self.push_view()
             except RoomError:
                 pass
@@ -380,7 +398,7 @@ class JsonSession(Session):
         table = self.table
         if table is None:
             raise RoomError("You are not at a table.")
-        table.detach(self, keep_seat=False)
+        table.detach(self, keep_seat=False)     # an event's board waits: "enter" resumes it
         self.send({"type": "left", "table": table.id})
 
     def op_command(self, msg: dict) -> None:
@@ -411,3 +429,66 @@ class JsonSession(Session):
         records = self.registry.records
         self.send({"type": "leaderboard",
                    "leaderboard": records.leaderboard() if records is not None else []})
+
+    # ------------------------------------------------------------ events
+    def op_events(self, msg: dict) -> None:
+        """Every event this session may see (a private one once its code was given)."""
+        self.send({"type": "events", "events": self.registry.events.listing(self)})
+
+    def op_enter(self, msg: dict) -> None:
+        """Enter an event (by ``event`` or ``code``), or come back to one's entry."""
+        if msg.get("event") is None and msg.get("code") is None:
+            raise RoomError("Name the event: {\"op\":\"enter\",\"event\":ID} (or "
+                            "\"code\" for a private one).")
+        self._sit_board(self.registry.events.enter(self, msg.get("event"), msg.get("code")))
+
+    def _sit_board(self, entered: Entered) -> None:
+        """``joined`` (with the event and board) and the board's views."""
+        table = entered.table
+        if self.seat != entered.seat or self.table is not table:
+            return          # asked of the table's driver on another process: "joined"
+                            # comes when it gives the seat (seat_granted)
+        self._board_over = None
+        self.send(self._joined(table, entered.seat))
+        entered.go()                    # a new board is dealt now: its views follow
+        if entered.resumed:
+            self.push_view()
+
+    def _next_board(self, table: Table) -> None:
+        if self.closed:
+            return
+        try:
+            over: BoardOver | None = self.registry.events.board_over(self, table)
+        except RoomError as exc:
+            self.error(str(exc))
+            return
+        except Exception:
+            log.exception("moving on from an event's board failed")
+            self.error("That could not be done (server error); enter the event again.")
+            return
+        if over is None:
+            return
+        reply: dict = {"type": "board_over", "event": over.event, "board": over.board,
+                       "score": over.score}
+        if over.side is not None:
+            reply["side"] = over.side
+        self.send(reply)
+        if over.next is None:
+            self.send({"type": "event_done", "event": over.event})
+            return
+        self._sit_board(over.next)
+
+    def op_standings(self, msg: dict) -> None:
+        ev, rows = self.registry.events.standings(self, msg.get("event"))
+        self.send({"type": "standings", "event": ev.id, "rows": rows})
+
+    def op_board(self, msg: dict) -> None:
+        ev, k, results = self.registry.events.board(self, msg.get("event"), msg.get("board"))
+        self.send({"type": "board", "event": ev.id, "board": k, "results": results})
+
+    def op_create_event(self, msg: dict) -> None:
+        events = self.registry.events
+        made = events.create(self, msg.get("game"), msg.get("boards"), msg.get("hours"),
+                             msg.get("private", False))
+        row = events.row(self, made)
+        self.send({"type": "event", "event": row})

@@ -42,7 +42,8 @@ class Bucket:
 # REQUEST_STRIKES times in a row is closed.
 JSON_RATE, JSON_BURST = 200.0, 400.0
 OP_COST = {"tables": 10, "profile": 10, "leaderboard": 10, "create": 20, "join": 5,
-           "watch": 5, "fill": 5, "command": 5}
+           "watch": 5, "fill": 5, "command": 5, "events": 10, "enter": 10,
+           "standings": 10, "board": 10, "create_event": 20}
 REQUEST_STRIKES = 200
 
 # Terminal sessions: input bytes a second (typing is tens of bytes a second; a mouse click

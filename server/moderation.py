@@ -32,14 +32,15 @@ log = logging.getLogger("lamma.moderation")
 
 OPERATOR_HELP = ("Operators: /who · /tables · /announce TEXT · /mute NAME [TIME] · "
                  "/unmute NAME · /kick NAME [REASON] · /ban NAME|key:FP|addr:IP [TIME] "
-                 "[REASON] · /unban TARGET · /bans · /close TABLE · /reports · /log")
+                 "[REASON] · /unban TARGET · /bans · /close TABLE · /reports · /log · "
+                 "/event list · /event make GAME BOARDS HOURS [private] · /event close ID")
 TIME_RE = re.compile(r"^(\d{1,6})([mhd]?)$")      # 30 (minutes), 30m, 2h, 7d
 ADMIN = "admin (server console)"
 
 
 # Commands whose effect reaches every process of a room that spans several; /kick and
 # /close of someone or something on another process are passed on too (``_Elsewhere``).
-ROOM_WIDE = ("/announce", "/mute", "/unmute", "/ban")
+ROOM_WIDE = ("/announce", "/mute", "/unmute", "/ban", "/event")
 
 
 class _Elsewhere(Exception):
@@ -182,7 +183,8 @@ class Moderation:
         else:
             if cluster is not None and cmd in ROOM_WIDE:
                 cluster.moderate(cmd, args, by)
-        if cmd not in ("/who", "/tables", "/bans", "/reports", "/log"):
+        if cmd not in ("/who", "/tables", "/bans", "/reports", "/log") and \
+                words[1:2] != ["list"]:
             self.room.store.log_action(by, cmd[1:], " ".join(args)[:300])
             log.info("operator %s: %s", by, " ".join(words)[:300])
         return reply
@@ -204,6 +206,9 @@ class Moderation:
             if cmd == "/ban":
                 kind, value = self._target(args[0])
                 self._close_banned(kind, value, by)
+            elif cmd == "/event":
+                if args[:1] == ["close"]:
+                    self.room.registry.events.sweep()   # its boards played here end
             elif cmd == "/close":
                 table = self.room.registry.tables.get(args[0])
                 if table is not None:       # we drive it
@@ -348,6 +353,36 @@ class Moderation:
                              "to close it.")
         self.room.registry.close_table(table, Said(N_("An operator closed this table.")))
         return f"Table {table.id} was closed."
+
+    def op_event(self, by: str, args: list[str]) -> str:
+        """Duplicate events: every one listed (private ones with their code), one made
+        (the room's, no cap), one closed now (its boards in play end)."""
+        events = self.room.registry.events
+        what = args[0].lower() if args else ""
+        if what == "list" and len(args) == 1:
+            rows = []
+            now = time.time()
+            for ev in events.store.events(now - 7 * 86400):
+                state = "open" if ev.opens <= now < ev.closes else "closed"
+                rows.append(f"{ev.id} {events.name(ev)} · {ev.game} · {ev.boards} boards · "
+                            f"{state} until {time.strftime('%m-%d %H:%M', time.gmtime(ev.closes))}"
+                            f" · {len(events.store.entries(ev.id))} entries"
+                            + (f" · private, code {ev.code}" if ev.private else ""))
+            return "\n".join(rows) if rows else "No events."
+        if what == "make" and len(args) in (4, 5):
+            if len(args) == 5 and args[4].lower() != "private":
+                raise RoomError("Usage: /event make GAME BOARDS HOURS [private]")
+            boards = int(args[2]) if args[2].isdigit() else args[2]
+            hours = int(args[3]) if args[3].isdigit() else args[3]
+            ev = events.make(args[1], boards, hours, len(args) == 5)
+            return (f"Event {ev.id} made: {ev.game}, {ev.boards} boards, open until "
+                    f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(ev.closes))}"
+                    + (f"; private, code {ev.code}." if ev.private else "."))
+        if what == "close" and len(args) == 2:
+            ev = events.close_event(args[1])
+            return f"Event {ev.id} was closed; its boards in play end."
+        raise RoomError("Usage: /event list · /event make GAME BOARDS HOURS [private] · "
+                        "/event close ID")
 
     def op_reload(self, by: str, args: list[str]) -> str:
         """The configuration file read again (as SIGHUP): only from the server machine."""

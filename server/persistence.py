@@ -20,14 +20,19 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
-from engine import replay
+from engine import Match, replay
+from engine.duplicate import board_result
+from engine.room.boards import EventBoard
 from engine.room.stats import STATS
 from engine.room.store import (
+    EventStore,
+    FinishedBoard,
     LeaseLost,
     MatchRef,
     MatchStore,
     Points,
     Records,
+    StoredMatch,
     StoreUnavailable,
     finished,
     people_throughout,
@@ -40,8 +45,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("lamma.persist")
 
 
-class Store(MatchStore, Records, Protocol):
-    """A store that keeps matches and answers the screens (SQLite, PostgreSQL)."""
+class Store(MatchStore, Records, EventStore, Protocol):
+    """A store that keeps matches and events and answers the screens (SQLite,
+    PostgreSQL)."""
 
 
 class _Write:
@@ -283,6 +289,7 @@ class TableStore:
         self.store = store
         self.writes: MatchStore = writes if writes is not None else store
         self.records: Records | None = store
+        self.events: EventStore = store
         self.writer: Writer | None = None
         self.down = False               # loop side (TableLog.down)
         self._when_up: list[Callable[[], None]] = []
@@ -407,6 +414,15 @@ class TableStore:
                      lambda: self.writes.finish_match(_id(ref), over),
                      done, group=False)     # its own transaction, read first
 
+    def board_over(self, table: Table, board: FinishedBoard) -> None:
+        ref = table.match_ref
+        if ref is None:
+            return
+        writes = self.writes
+        self._submit(table, "board",
+                     lambda: writes.finish_board(_id(ref), board),
+                     group=False)       # its own transaction
+
     def table_removed(self, table: Table) -> None:
         ref = table.match_ref
         if ref is not None and table.status == "playing":
@@ -436,7 +452,13 @@ def restore(registry: Registry, store: MatchStore) -> int:
         if match.result is not None:
             # The last action was stored, then the process died before the result was:
             # record it now (once), and list no table for a match that is over.
-            store.finish_match(sm.id, finished(match, people_throughout(sm)))
+            try:
+                if sm.settings.get("event") is not None:
+                    finish_board(store, sm, match)
+                else:
+                    store.finish_match(sm.id, finished(match, people_throughout(sm)))
+            except Exception as e:
+                log.error("match %s: its result cannot be recorded (%s)", sm.id, e)
             continue
         try:
             registry.resume(sm.table_id, match, sm.id, sm.settings, sm.seats,
@@ -448,3 +470,14 @@ def restore(registry: Registry, store: MatchStore) -> int:
         n += 1
     registry.skip_ids(highest)
     return n
+
+
+def finish_board(store: MatchStore, sm: StoredMatch, match: Match) -> None:
+    """An event's board found over at a restart: recorded as its table would have."""
+    ev = EventBoard.from_settings(match.game, sm.settings["event"])
+    seat = next((i for i, name in enumerate(sm.seats) if name is not None), 0)
+    name = sm.seats[seat] or ""
+    assert match.result is not None
+    store.finish_board(sm.id, FinishedBoard(
+        ev.event, ev.board, ev.entrant, ev.ranked, name.removeprefix("guest:"), seat,
+        board_result(match, seat), match.result, len(match.history), match.to_dict()))

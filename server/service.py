@@ -16,6 +16,7 @@ from engine.catalogue import DEFAULT_LEVEL
 from engine.room import Member, Registry, Said
 from engine.room import bots as bot_pool
 from engine.room import text as room_text
+from engine.room.duplicate import EventSettings
 from engine.room.errors import N_
 from engine.room.members import ChatGuard
 from engine.room.text import clean_name, name_key, skeleton
@@ -62,6 +63,9 @@ class RoomConfig:
     operators: tuple[str, ...] = ()   # operators' public keys beside KEYS/operators
     bot_workers: int = 0              # the computer players' workers; 0: cores - 1
     settings: Config | None = None    # the configuration it came from (reload reads it)
+    # Duplicate events (docs/events.md): the daily events' boards and hours, the computer
+    # players' samples per card at a board, the caps on events people make.
+    events: EventSettings = field(default_factory=EventSettings)
 
     @classmethod
     def of(cls, config: Config) -> RoomConfig:
@@ -82,7 +86,8 @@ class RoomConfig:
                    drain_seconds=config[("restart", "drain-seconds")],
                    drain_notice=config[("restart", "notice")],
                    operators=tuple(config[("moderation", "operators")]),
-                   bot_workers=config[("play", "bot-workers")], settings=config)
+                   bot_workers=config[("play", "bot-workers")],
+                   events=config.events(), settings=config)
 
 
 class RoomService:
@@ -111,7 +116,8 @@ class RoomService:
                                  trick_pause=config.trick_pause,
                                  absent_timeout=config.absent_timeout,
                                  max_tables=config.limits.max_tables,
-                                 tables_per_identity=config.limits.tables_per_identity)
+                                 tables_per_identity=config.limits.tables_per_identity,
+                                 events=config.events)
         self.registry.quick_level = config.quick_level
         self._process_wide()
         if config.bot_workers > 0:
@@ -174,13 +180,14 @@ class RoomService:
         """What can change while running, from ``settings`` (a reload): the limits (in
         place: every check reads them; each address's allowance takes the new numbers
         as it is next refilled), the pauses, quick play's level, guests, the restart's
-        wait and words, operators named in the file, the log level."""
+        wait and words, operators named in the file, the log level, the events'
+        settings (the next daily events, the caps, the samples of events made after)."""
         config = self.config
         settings.apply_limits(config.limits)
         config.settings = settings
         fresh = RoomConfig.of(settings)
         for name in ("bot_pause", "trick_pause", "absent_timeout", "quick_level",
-                     "drain_seconds", "drain_notice", "operators"):
+                     "drain_seconds", "drain_notice", "operators", "events"):
             setattr(config, name, getattr(fresh, name))
         if not config.allow_list:
             config.guests = fresh.guests
@@ -189,6 +196,7 @@ class RoomService:
         reg.absent_timeout, reg.quick_level = config.absent_timeout, config.quick_level
         reg.max_tables = config.limits.max_tables
         reg.tables_per_identity = config.limits.tables_per_identity
+        reg.events.settings = config.events     # the next daily events, the caps
         self._process_wide()
         for key, address in self.addresses.items():
             address.retune(config.limits.for_address(key))

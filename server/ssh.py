@@ -84,6 +84,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     room.connection_cap = connection_cap(config.limits, open_files)
     room.table_store.start(asyncio.get_running_loop())
     room.registry.start_resumed()
+    room.registry.events.start()        # today's daily events; closed events' boards end
     if room.cluster is not None:
         room.cluster.start(asyncio.get_running_loop())
     if config.metrics:

@@ -27,6 +27,7 @@ from server.config import (
     read_file,
 )
 from server.limits import OP_COST, Limits
+from server.service import RoomConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY_LINE = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9"
@@ -39,7 +40,8 @@ def other_value(s):
     special = {"host": "0.0.0.0", "log-level": "INFO", "log-format": "json",
                "quick-play-level": "easy", "metrics": "127.0.0.1:9109",
                "proxy-from": ["10.0.0.5/32", "10.0.1.0/24"], "operators": [KEY_LINE],
-               "notice": "Back in {seconds} s", "database": "/srv/lamma/room.db"}
+               "notice": "Back in {seconds} s", "database": "/srv/lamma/room.db",
+               "daily-games": ["tarneeb41", "estimation"], "daily-hours": 12.5}
     if s.key in special:
         return special[s.key]
     if s.key == "op-cost":
@@ -123,6 +125,10 @@ def test_a_file_with_every_key_round_trips_through_lamma_config(tmp_path):
     assert lim.guests_per_address == values[("limits", "guests-per-address")]
     assert lim.for_address("192.0.2.7").guests_per_address == 11
     assert lim.for_address("198.51.100.1").guests_per_address == lim.guests_per_address
+    # ... and so are the duplicate events' settings.
+    ev = RoomConfig.of(a).events
+    assert (ev.daily_boards, ev.daily_hours, ev.daily_games, ev.samples, ev.per_key,
+            ev.per_room) == (11, 12.5, ("tarneeb41", "estimation"), 259, 6, 53)
 
 
 def test_the_defaults_printed_are_a_file_to_start_from(tmp_path):
@@ -164,6 +170,10 @@ BAD = [
      "no such setting here"),
     ('[limits.op-cost]\nteleport = 3\n', 1, "no op 'teleport'"),
     ('[moderation]\noperators = ["ssh-rsa nonsense"]\n', 2, "not an OpenSSH public key"),
+    ('[events]\ndaily-boards = 25\n', 2, "expected 1 to 24"),
+    ('[events]\ndaily-hours = 0.5\n', 2, "expected at least 1"),
+    ('[events]\ndaily-games = ["whist"]\n', 2, "expected a list of games"),
+    ('[events]\nper-key = 0\n', 2, "expected at least 1"),
 ]
 
 
@@ -271,5 +281,33 @@ async def test_operators_named_in_the_file_and_on_a_reload(tmp_path):
         op.send({"op": "command", "line": "/who"})
         assert "Unknown command" in (await op.expect("error"))["message"]
         await op.close()
+    finally:
+        await stop_room(srv)
+
+
+async def test_a_reload_applies_the_events_caps(tmp_path):
+    """[events] on a reload: the cap per key at once; the daily events already made keep
+    their boards (a new daily-boards is for the next day's)."""
+    from conftest import start_room, stop_room
+    srv = await start_room(tmp_path)
+    try:
+        ada = await srv.json_client("ada")
+        ada.send({"op": "events"})
+        before = (await ada.expect("events"))["events"]
+        assert before and all(e["boards"] == 8 for e in before)
+        path = tmp_path / "lamma.toml"
+        path.write_text("[events]\nper-key = 1\ndaily-boards = 4\n")
+        srv.room.apply(read_file(path))
+        op = {"op": "create_event", "game": "estimation", "boards": 4, "hours": 1,
+              "private": False}
+        ada.send(op)
+        assert (await ada.expect_any(("event", "error")))["type"] == "event"
+        ada.send(op)
+        refused = await ada.expect_any(("event", "error"))
+        assert refused["type"] == "error" and "(at most 1)" in refused["message"]
+        ada.send({"op": "events"})
+        after = (await ada.expect("events"))["events"]
+        assert [e for e in after if e["id"] in {b["id"] for b in before}] == before
+        await ada.close()
     finally:
         await stop_room(srv)

@@ -27,6 +27,11 @@ from test_store import (  # noqa: F401
     test_two_processes_finish_one_match_once,
     test_v2_database_opens_after_upgrade,
 )
+from test_store_events import (  # noqa: F401
+    test_a_guests_board_is_finished_and_ranked_nowhere,
+    test_events_entries_and_results,
+    test_two_processes_make_the_daily_event_and_finish_a_board_once,
+)
 
 from server.store import Store, StoreError
 

@@ -166,12 +166,21 @@ class LammaApp(TeardownMixin, App):
                 table.sit(self.member, seat)
             except RoomError:
                 return
+            if table.event is not None:
+                # An event's board: its screens under the table (q goes back to them).
+                from .screens.events import EventsScreen
+                self.push_screen(EventsScreen())
             self.open_table()
 
     def open_table(self) -> None:
         from .screens.table import TableScreen
         if self.member.table is not None:
             self.push_screen(TableScreen())
+
+    def open_standings(self, event: int, notice: str = "") -> None:
+        """An event's standings (its entry done, from the table screen)."""
+        from .screens.events import StandingsScreen
+        self.push_screen(StandingsScreen(event, notice=notice))
 
     def release(self) -> None:
         """The session ends: keep any seat (the timer moves for us)."""

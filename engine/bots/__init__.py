@@ -67,8 +67,11 @@ def fast_play(v: View) -> str:
 
 
 def choose(view: View, level: str = "strong", budget_ms: float = 100,
-           rng: random.Random | None = None) -> Action:
-    """One legal action for the seat of ``view`` (``view["legal"]`` must not be empty)."""
+           rng: random.Random | None = None, samples: int | None = None) -> Action:
+    """One legal action for the seat of ``view`` (``view["legal"]`` must not be empty).
+
+    ``samples``: the strong card player's budget in samples instead of time; with a
+    seeded ``rng`` the choice is then the same wherever and whenever it is made."""
     start = time.perf_counter()
     legal = view["legal"]
     if not legal:
@@ -84,7 +87,8 @@ def choose(view: View, level: str = "strong", budget_ms: float = 100,
     if phase == "play":
         code = None
         if level == "strong":
-            code = mc_card(view, budget_ms, rng, start, prefer_card=fast_play(view))
+            code = mc_card(view, budget_ms, rng, start, prefer_card=fast_play(view),
+                           samples=samples)
         if code is None:
             code = fast_play(view)
         action = {"type": "play", "card": code}

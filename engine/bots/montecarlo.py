@@ -325,8 +325,13 @@ def make_scorer(v: View) -> Scorer:
 
 
 def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | None = None,
-                prefer_card: str | None = None) -> str | None:
-    """The card code to play, or None if no sample finished in time."""
+                prefer_card: str | None = None, samples: int | None = None) -> str | None:
+    """The card code to play, or None if no sample finished in time.
+
+    ``samples``: exactly that many samples, however long they take (the time budget is
+    not looked at): with a seeded ``rng`` the choice is then a function of the view
+    alone, the same on any machine under any load (a duplicate event's computer
+    players, ``engine.duplicate``)."""
     if start is None:
         start = time.perf_counter()
     deadline = start + budget_ms / 1000.0 * 0.9
@@ -353,12 +358,13 @@ def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | No
     n = 0
     now = time.perf_counter
     slowest = 0.0                       # the longest rollout so far: never start one late
-    while now() + slowest < deadline:
+    counted = samples is not None
+    while (n < samples) if samples is not None else (now() + slowest < deadline):
         hands = sample_fit(pub, rng)
         row: list[int] = []
         for c in reps:
             t0 = now()
-            if t0 + slowest >= deadline:
+            if not counted and t0 + slowest >= deadline:
                 break
             h = list(hands)
             h[seat] ^= 1 << c

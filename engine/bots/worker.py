@@ -21,9 +21,10 @@ import random
 from ..types import Action, View
 
 
-def _decide(view: View, level: str, budget_ms: float) -> Action:
+def _decide(view: View, level: str, budget_ms: float, seed: int | None = None,
+            samples: int | None = None) -> Action:
     from . import choose
-    return choose(view, level, budget_ms, random.Random())
+    return choose(view, level, budget_ms, random.Random(seed), samples)
 
 
 def _watch_parent(parent: int, nice: int = 0) -> None:
@@ -65,10 +66,11 @@ class BotPool:
                                             initargs=(os.getpid(), nice))
         self._pool.submit(_warm)
 
-    def submit(self, view: View, level: str = "strong",
-               budget_ms: float = 100) -> cf.Future[Action]:
-        """A Future of the action dict for ``view``'s seat."""
-        return self._pool.submit(_decide, view, level, budget_ms)
+    def submit(self, view: View, level: str = "strong", budget_ms: float = 100,
+               seed: int | None = None, samples: int | None = None) -> cf.Future[Action]:
+        """A Future of the action dict for ``view``'s seat (``seed`` and ``samples``: a
+        choice made the same way every time, see ``choose``)."""
+        return self._pool.submit(_decide, view, level, budget_ms, seed, samples)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

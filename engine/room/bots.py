@@ -18,6 +18,7 @@ import time
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
+from .boards import DEADLINE_S as EVENT_DEADLINE_S
 from .catalogue import DEFAULT_LEVEL
 from .stats import STATS
 
@@ -87,15 +88,23 @@ def _warn_once(kind: str, text: str) -> None:
         log.warning("%s (logged once; the simple player moves meanwhile)", text)
 
 
-async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> Action:
-    """A legal action for ``seat``, thought out in a worker process."""
+async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL,
+                 seed: int | None = None, samples: int | None = None) -> Action:
+    """A legal action for ``seat``, thought out in a worker process.
+
+    ``seed`` and ``samples`` (an event's board, ``boards.py``): decided with that seed
+    and that many samples, not against the clock, so the same view gets the same
+    action; it is waited for ``boards.DEADLINE_S``, not ``DEADLINE_S``."""
     asked = time.perf_counter()
     view = match.view(seat)
     serving = pool()
+    fixed = samples is not None
     try:
-        future = serving.submit(view, level, BUDGET_MS)
+        future = (serving.submit(view, level, BUDGET_MS, seed=seed, samples=samples)
+                  if fixed else serving.submit(view, level, BUDGET_MS))
         try:
-            action = await asyncio.wait_for(asyncio.wrap_future(future), DEADLINE_S)
+            action = await asyncio.wait_for(asyncio.wrap_future(future),
+                                            EVENT_DEADLINE_S if fixed else DEADLINE_S)
         finally:
             # From asking to the answer back on the loop: what the table waited, a
             # deadline or a dead worker included (a cancelled decision waited for nothing).
@@ -105,7 +114,8 @@ async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL) -> Action:
             return action
         log.warning("bot chose an illegal action %r; using auto_action", action)
     except TimeoutError:
-        _warn_once("deadline", f"a computer player's decision took over {DEADLINE_S} s")
+        took = EVENT_DEADLINE_S if fixed else DEADLINE_S
+        _warn_once("deadline", f"a computer player's decision took over {took} s")
     except BrokenProcessPool:
         # The worker died (killed, out of memory): a new pool serves the next decision.
         # Only the pool that broke is closed: another decision may have started a new one.

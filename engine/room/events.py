@@ -50,6 +50,7 @@ class TableShown(NamedTuple):
     events: tuple[tuple[int | None, str], ...]
     points: Mapping[int, Mapping[str, Any]] | None    # paid at the match end
     host: str | None            # before the start: who may fill it (None: nobody seated)
+    board: tuple[int, int, int] | None = None   # an event's board: (event, board, boards)
 
 
 class TableChange:
@@ -78,7 +79,9 @@ class TableChange:
                 tuple(SeatShown(s.label, s.kind, s.kind == "human" and s.member is None)
                       for s in t.seats),
                 code_label(t.code) if t.private and t.code else None,
-                t.deadline_seat, t.narration(), t.points, host)
+                t.deadline_seat, t.narration(), t.points, host,
+                (t.event.event, t.event.board, t.event.boards) if t.event is not None
+                else None)
         return shown
 
     # ---- one member's own ------------------------------------------------------------

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from engine import Match
 
+from .boards import EventBoard
 from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .codes import new_code, normalize_code
+from .duplicate import Events, EventSettings
 from .errors import N_, RoomError, quoted
 from .members import Member
 from .moderation import Moderator, Mutes, NoModerator
@@ -37,7 +39,8 @@ class Registry:
     def __init__(self, store: TableLog | None = None, bot_pause: float = 0.8,
                  trick_pause: float = 1.0, absent_timeout: float = 60.0,
                  max_tables: int = 500, tables_per_identity: int | None = None,
-                 lobby_interval: float = LOBBY_INTERVAL):
+                 lobby_interval: float = LOBBY_INTERVAL,
+                 events: EventSettings | None = None):
         self.tables: dict[str, Table] = {}
         self.store: TableLog = store or NullStore()
         self.bot_pause = bot_pause
@@ -67,6 +70,8 @@ class Registry:
         self.lobby_notified = 0     # notifications sent to every lobby member
         # One room across processes (server.cluster): None for a room of one process.
         self.side: ClusterSide | None = None
+        # The duplicate events (duplicate.py): their boards are tables of this registry.
+        self.events = Events(self, events)
 
     def join_cluster(self, cluster: Cluster) -> ClusterSide:
         """From now on this registry is one process of a room that spans several: table
@@ -104,6 +109,26 @@ class Registry:
             table.code = new_code()         # a code names one table
         self.tables[tid] = table
         self.lobby_changed()
+        if self.side is not None:
+            self.side.shown(table)
+        return table
+
+    def board_allowed(self) -> None:
+        """RoomError if no new board may be dealt now (a clean restart is under way)."""
+        if self.draining:
+            raise RoomError("The room is about to restart: no new board now; enter again "
+                            "in a minute to go on.")
+
+    def create_board(self, game: str, event: EventBoard) -> Table:
+        """A table for an event's board (``Events``): not listed, no code, no cap of the
+        room's tables (an entrant plays one board at a time). None during a clean
+        restart: a board in play holds; the next is dealt after it."""
+        self.board_allowed()
+        tid = self.side.cluster.new_table_id() if self.side is not None else str(next(self._ids))
+        table = Table(self, tid, game, None)
+        table.event = event
+        table.counts_for_points = False
+        self.tables[tid] = table
         if self.side is not None:
             self.side.shown(table)
         return table
@@ -220,6 +245,8 @@ class Registry:
                     rows.append((rt, rt.row))
                     row_of[rt.id] = rt.row
             rows.sort(key=lambda tr: (len(tr[0].id), tr[0].id))
+        # An event's boards are nobody's to join or watch: never listed.
+        rows = [(t, row) for t, row in rows if "event" not in row]
         self._rows, self._row_of = rows, row_of
         self._public_rows = [row for t, row in rows if not t.private]
         self._any_private = len(self._public_rows) != len(rows)
@@ -348,6 +375,7 @@ class Registry:
             loop.call_soon(self._tell_lobby, members[LOBBY_BATCH:], loop)
 
     def close(self) -> None:
+        self.events.close()
         for t in list(self.tables.values()):
             t.close()
         self.tables.clear()

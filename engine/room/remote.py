@@ -30,7 +30,9 @@ from itertools import count
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from engine import View, replay
+from engine.duplicate import BOARDS, plan
 
+from .boards import EventBoard
 from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .errors import N_, RoomError, Said
 from .events import TableChange, What
@@ -148,7 +150,23 @@ def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
     if "code" in row:
         _need(row["code"] is None or isinstance(row["code"], str), "its code is not text")
         out["code"] = row["code"]
+    if "event" in row:
+        ev = row["event"]
+        _need(isinstance(ev, dict) and all(_is_int(ev.get(k)) for k in ("id", "board", "boards"))
+              and 1 <= ev["board"] <= ev["boards"] <= BOARDS[1],
+              "its event is not an event's board")
+        out["event"] = {"id": ev["id"], "board": ev["board"], "boards": ev["boards"]}
     return out
+
+
+def shown_board(game: str, row: dict[str, Any]) -> EventBoard | None:
+    """An event's board as another process's row shows it: which event and board (its
+    seed and entrant stay with its driver)."""
+    ev = row.get("event")
+    if ev is None:
+        return None
+    return EventBoard(ev["id"], ev["board"], ev["boards"], plan(game, ev["boards"], ev["board"]),
+                      0, 0, "")
 
 
 def checked_row(info: dict[str, Any]) -> dict[str, Any]:
@@ -392,6 +410,7 @@ class RemoteTable(Table):
         self.game, self.length = row["game"], row["length"]
         self.timer, self.private = row["timer"], bool(row["private"])
         self.code = info["code"]
+        self.event = shown_board(self.game, row)
         if self.shown_status == "waiting" or not self.local:
             self.status = self.shown_status = row["status"]
         if not self.local:
@@ -445,6 +464,7 @@ class RemoteTable(Table):
         self._between = f["between"]
         self._takeover_idents = {int(k): v for k, v in f["takeovers"].items()}
         self.row = f["row"]
+        self.event = shown_board(self.game, self.row)
         self.creator = f.get("creator")
         if new_driver and not first:
             self.side.reattach(self)    # another process drives it now: our members again

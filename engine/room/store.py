@@ -1,7 +1,8 @@
 """The typed store interfaces: what the room and the screens need of the store, by
 what it keeps — ``IdentityStore`` (names and keys), ``MatchStore`` (matches and their
 action log), ``Records`` (what screens read: settings, profiles, the leaderboard,
-replays), ``ModerationStore`` (bans, the operators' log, reports).
+replays), ``ModerationStore`` (bans, the operators' log, reports), ``EventStore``
+(duplicate events, their entries and each board's result).
 
 ``server.store.Store`` (SQLite or PostgreSQL) implements them all on one database;
 ``server.persistence.TableStore`` turns a table's events into its calls (``TableLog``).
@@ -11,10 +12,11 @@ replays), ``ModerationStore`` (bans, the operators' log, reports).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import Match, Result
+from engine.duplicate import BoardResult
 from engine.records import SeatRecord, match_record
 
 if TYPE_CHECKING:
@@ -55,6 +57,112 @@ def people_throughout(stored: StoredMatch) -> bool:
     return stored.humans_throughout and all(s is not None for s in stored.seats)
 
 
+# ---------------------------------------------------------------- duplicate events
+
+@dataclass(frozen=True)
+class EventRow:
+    """A duplicate event as kept: ``seed`` (secret until it closes) gives every board's
+    deal; ``samples``, its computer players' budget (the same for every entrant);
+    ``creator`` the key that made it (None: the room's daily event or an operator's);
+    ``daily``, the daily event's key (``estimation:2024-05-01``)."""
+    id: int
+    game: str
+    boards: int
+    seed: int
+    samples: int
+    opens: float
+    closes: float
+    private: bool = False
+    code: str | None = None
+    creator: str | None = None
+    creator_name: str | None = None
+    daily: str | None = None
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    event: int
+    entrant: str            # a key's fingerprint (every name of the key shares it)
+    name: str               # the name it was entered under, as shown in the standings
+    started: float
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One entrant's finished board: the rules' score for the seat and what was said
+    (``BoardResult.facts``); ``match_id``, the board's stored match (its replay)."""
+    event: int
+    entrant: str
+    name: str
+    board: int
+    seat: int
+    score: int
+    facts: dict[str, Any]
+    match_id: int | None
+
+
+@dataclass(frozen=True)
+class BoardStarted:
+    """A board an entrant has been dealt: ``table_id`` while it is played, ``finished``
+    once over (or abandoned when its event closed)."""
+    board: int
+    table_id: str
+    match_id: int | None
+    finished: bool
+
+
+@dataclass(frozen=True)
+class FinishedBoard:
+    """What the store records of a board that is over: its match as finished, and the
+    entrant's result (not ``ranked``: a guest's board, kept nowhere)."""
+    event: int
+    board: int
+    entrant: str
+    ranked: bool
+    name: str
+    seat: int
+    result: BoardResult
+    match_result: Result
+    rounds: int
+    record: dict[str, Any]          # the match's (``Match.to_dict``): its replay
+
+
+class EventStore(Protocol):
+    """Duplicate events, their entries and results (``engine.room.duplicate``); a
+    board's result is written with its match's end (``BoardLog.board_over``), once."""
+
+    def create_event(self, event: EventRow) -> EventRow | None:
+        """The event with its id (``event.id`` is not read); None if it is a daily
+        event made already (by another process of the room)."""
+
+    def event(self, event_id: int) -> EventRow | None: ...
+
+    def events(self, since: float) -> list[EventRow]:
+        """Every event that closes at or after ``since``, oldest first."""
+
+    def event_with_code(self, code: str) -> EventRow | None: ...
+
+    def close_event(self, event_id: int, at: float) -> bool:
+        """Closes it now (an operator); False if it was closed already."""
+
+    def open_events(self, now: float, creator: str | None) -> int:
+        """How many events made by people are open (``creator``: made by that key)."""
+
+    def add_entry(self, event_id: int, entrant: str, name: str, at: float) -> bool:
+        """False if the entrant has an entry already (nothing is written)."""
+
+    def entry(self, event_id: int, entrant: str) -> EntryRow | None: ...
+
+    def entries(self, event_id: int) -> list[EntryRow]: ...
+
+    def entered(self, entrant: str) -> dict[int, int]:
+        """event id → boards finished, for every event the entrant has entered."""
+
+    def results(self, event_id: int) -> list[ResultRow]: ...
+
+    def boards_started(self, event_id: int, entrant: str) -> list[BoardStarted]: ...
+
+
 class StoreUnavailable(RuntimeError):
     """The database is not answering (its connection is lost, its disk is full or
     locked): nothing was written, and the same call may succeed later (a store's
@@ -79,6 +187,10 @@ class MatchStore(Protocol):
                   settings: dict[str, Any] | None = None) -> None: ...
 
     def finish_match(self, match_id: int, finished: FinishedMatch) -> Points | None: ...
+
+    def finish_board(self, match_id: int, board: FinishedBoard) -> bool:
+        """An event's board is over: its match finished and the entrant's result
+        recorded together, once (True the first time)."""
 
     def abandon(self, match_id: int, rounds: int | None = None) -> None: ...
 
@@ -154,6 +266,7 @@ class TableLog(Protocol):
     everything submitted before it is committed: a table shows a change only then."""
 
     records: Records | None         # None: nothing is kept (no profiles, no replays)
+    events: EventStore              # the duplicate events (in memory for NullStore)
     # True while the database does not answer: the tables accept no move then (one
     # could not be stored) and leave their timers and computer players waiting.
     down: bool
@@ -172,6 +285,11 @@ class TableLog(Protocol):
         """``done`` gets the level points and badges paid (None: not recorded, or
         recorded before), on the loop, once committed."""
 
+    def board_over(self, table: Table, board: FinishedBoard) -> None:
+        """An event's board is over (``Table.event``): its match and the entrant's
+        result recorded together, once (instead of ``match_over``: a board pays no
+        level points or statistics)."""
+
     def table_removed(self, table: Table) -> None: ...
 
     def then(self, fn: Callable[[], None]) -> None:
@@ -180,16 +298,29 @@ class TableLog(Protocol):
 
 
 class NullStore:
-    """Keeps nothing: everything is shown at once."""
+    """Keeps no matches: everything is shown at once. Events are kept in memory, for as
+    long as the process runs (``MemoryEvents``)."""
 
     records: Records | None = None
     down = False
+
+    def __init__(self) -> None:
+        self.events: EventStore = MemoryEvents()
 
     def when_up(self, fn: Callable[[], None]) -> None:
         fn()
 
     def match_started(self, table: Table) -> None:
         table.match_ref = None
+        if table.event is not None:
+            memory = self.events
+            assert isinstance(memory, MemoryEvents)
+            memory.started(table.event.event, table.event.entrant, table.event.board, table.id)
+
+    def board_over(self, table: Table, board: FinishedBoard) -> None:
+        memory = self.events
+        assert isinstance(memory, MemoryEvents)
+        memory.finished(board)
 
     def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None:
         pass
@@ -205,3 +336,85 @@ class NullStore:
 
     def then(self, fn: Callable[[], None]) -> None:
         fn()
+
+
+class MemoryEvents:
+    """``EventStore`` in memory (a room that keeps nothing, and tests)."""
+
+    def __init__(self) -> None:
+        self._events: dict[int, EventRow] = {}
+        self._entries: dict[tuple[int, str], EntryRow] = {}
+        self._results: dict[tuple[int, str, int], ResultRow] = {}
+        self._started: dict[tuple[int, str, int], BoardStarted] = {}
+
+    def create_event(self, event: EventRow) -> EventRow | None:
+        if event.daily is not None and any(e.daily == event.daily
+                                           for e in self._events.values()):
+            return None
+        made = replace(event, id=len(self._events) + 1)
+        self._events[made.id] = made
+        return made
+
+    def event(self, event_id: int) -> EventRow | None:
+        return self._events.get(event_id)
+
+    def events(self, since: float) -> list[EventRow]:
+        return [e for e in self._events.values() if e.closes >= since]
+
+    def event_with_code(self, code: str) -> EventRow | None:
+        return next((e for e in self._events.values() if e.code == code), None)
+
+    def close_event(self, event_id: int, at: float) -> bool:
+        e = self._events.get(event_id)
+        if e is None or e.closes <= at:
+            return False
+        self._events[event_id] = replace(e, closes=at)
+        return True
+
+    def open_events(self, now: float, creator: str | None) -> int:
+        return sum(1 for e in self._events.values()
+                   if e.closes > now and e.creator is not None
+                   and (creator is None or e.creator == creator))
+
+    def add_entry(self, event_id: int, entrant: str, name: str, at: float) -> bool:
+        if (event_id, entrant) in self._entries:
+            return False
+        self._entries[(event_id, entrant)] = EntryRow(event_id, entrant, name, at)
+        return True
+
+    def entry(self, event_id: int, entrant: str) -> EntryRow | None:
+        return self._entries.get((event_id, entrant))
+
+    def entries(self, event_id: int) -> list[EntryRow]:
+        return [e for (eid, _), e in self._entries.items() if eid == event_id]
+
+    def entered(self, entrant: str) -> dict[int, int]:
+        out = {eid: 0 for (eid, who) in self._entries if who == entrant}
+        for (eid, who, _board) in self._results:
+            if who == entrant:
+                out[eid] = out.get(eid, 0) + 1
+        return out
+
+    def results(self, event_id: int) -> list[ResultRow]:
+        return [r for (eid, _, _), r in sorted(self._results.items()) if eid == event_id]
+
+    def boards_started(self, event_id: int, entrant: str) -> list[BoardStarted]:
+        return [b for (eid, who, _), b in sorted(self._started.items())
+                if eid == event_id and who == entrant]
+
+    # What the tables tell it (NullStore): a board dealt, a board over.
+    def started(self, event_id: int, entrant: str, board: int, table_id: str) -> None:
+        self._started[(event_id, entrant, board)] = BoardStarted(board, table_id, None, False)
+
+    def finished(self, board: FinishedBoard) -> None:
+        key = (board.event, board.entrant, board.board)
+        started = self._started.get(key)
+        if started is not None:
+            self._started[key] = replace(started, finished=True)
+        if not board.ranked or key in self._results:
+            return
+        entry = self._entries.get((board.event, board.entrant))
+        self._results[(board.event, board.entrant, board.board)] = ResultRow(
+            board.event, board.entrant, entry.name if entry else board.name, board.board,
+            board.seat, board.result.score, {**board.result.facts(), "record": board.record},
+            None)

@@ -60,6 +60,10 @@ def replay_stored(stored: StoredMatch) -> Match:
 
 
 def table_settings(table: Table) -> dict[str, Any]:
-    """What a restart needs besides the log: the timer, visibility and who holds each seat."""
-    return {"timer": table.timer, "private": table.private, "code": table.code,
-            "seats": [s.settings() for s in table.seats]}
+    """What a restart needs besides the log: the timer, visibility, who holds each seat
+    and, at an event's board, its event (``boards.EventBoard``)."""
+    out: dict[str, Any] = {"timer": table.timer, "private": table.private, "code": table.code,
+           "seats": [s.settings() for s in table.seats]}
+    if table.event is not None:
+        out["event"] = table.event.settings()
+    return out

@@ -23,8 +23,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from engine import Action, IllegalAction, Match, View, leaving_ends_match, new_match
+from engine.duplicate import board_result
 
 from . import bots
+from .boards import NO_CHAT, NO_WATCHING, NOT_YOURS, EventBoard, entrant_of
 from .catalogue import DEFAULT_LEVEL, parse_level, parse_seat, ranked, title
 from .codes import code_matches, new_code
 from .errors import N_, RoomError, Said, quoted
@@ -33,7 +35,7 @@ from .members import Member
 from .narration import Event, describe, round_text
 from .seats import Seat
 from .stats import STATS
-from .store import MatchRef, Points
+from .store import FinishedBoard, MatchRef, Points
 from .text import clean_chat
 
 if TYPE_CHECKING:
@@ -102,10 +104,14 @@ class Table:
         self._trick_pause = False           # the next automatic move waits for the trick
         self._public: View | None = None    # the public view after the last action
         self._thinking: asyncio.Task[None] | None = None
+        self._thinking_for: tuple[int, int] | None = None    # (seat, turn) it decides
         self.closed = False
         # (wall-clock deadline, seat, actions played) of the turn timer a dead driver had
         # running (remote.py): kept for that turn only
         self.carried_deadline: tuple[float, int, int] | None = None
+        # A duplicate event's board (boards.py): its entrant alone against computer
+        # players; None for every other table.
+        self.event: EventBoard | None = None
 
     def code_matches(self, raw: object) -> bool:
         """Constant-time: the time taken says nothing about how close a guess was."""
@@ -115,6 +121,9 @@ class Table:
                stored_seats: list[str | None], counts_for_points: bool) -> None:
         """A stored unfinished match, playing again after a restart (``persistence``)."""
         self.code = settings.get("code")
+        if settings.get("event") is not None:
+            self.event = EventBoard.from_settings(self.game, settings["event"])
+            counts_for_points = False
         for i, info in enumerate(settings.get("seats", [])):
             if stored_seats[i] is None and info.get("kind") == "human":
                 # Stored before seat settings were kept on every change: a computer
@@ -161,6 +170,9 @@ class Table:
             "seats": [s.public() for s in self.seats],
             "spectators": len(self.watchers),
             "ranked": self.ranked(),
+            **({"event": {"id": self.event.event, "board": self.event.board,
+                          "boards": self.event.boards}}
+               if self.event is not None else {}),
         }
 
     def ranked(self) -> bool:
@@ -168,12 +180,14 @@ class Table:
         ranked play is the 18-round Estimation match and Tarneeb 41), as far as can be
         told now: not once a computer player sits or sat at it (E-38's Decision)."""
         return (ranked(self.game, self.length) and self.counts_for_points
-                and not any(s.kind == "bot" for s in self.seats))
+                and self.event is None and not any(s.kind == "bot" for s in self.seats))
 
     def leaving_ends_match(self) -> bool:
         """Would a seated player who leaves now end the match for everyone (E-37), or
-        does a computer player take their seat (Tarneeb 41)? Asked before a leave."""
-        return self.status == "playing" and leaving_ends_match(self.game)
+        does a computer player take their seat (Tarneeb 41)? Asked before a leave. An
+        event's board neither: it waits for its entrant (``boards.py``)."""
+        return (self.status == "playing" and self.event is None
+                and leaving_ends_match(self.game))
 
     def members(self) -> Iterator[Member]:
         for s in self.seats:
@@ -255,6 +269,8 @@ class Table:
         elif action == "watch":
             if member.table is self and member.seat is not None:
                 raise RoomError("You are seated at this table.")
+            if self.event is not None:
+                raise RoomError(NO_WATCHING)
         elif action == "take":
             self.check_take(member, seat)
         elif action == "fill":
@@ -321,6 +337,10 @@ class Table:
             raise RoomError("You are playing at table {table}; leave it first.", table=cur.id)
         if seat is not None:
             seat = parse_seat(seat)
+        if self.event is not None and (self.status != "waiting"
+                                       or entrant_of(member.ident)[0] != self.event.entrant):
+            # An event's board is its entrant's alone (held above when coming back).
+            raise RoomError(NOT_YOURS, board=self.event.board, event=self.event.event)
         if self.status != "waiting":
             bots_here = self.status == "playing" and any(s.kind == "bot" for s in self.seats)
             if bots_here:
@@ -385,6 +405,8 @@ class Table:
     def check_take(self, member: Member, seat: object) -> int:
         """The computer player's seat ``member`` may ask for here (RoomError if not)."""
         seat = parse_seat(seat)
+        if self.event is not None:
+            raise RoomError(NOT_YOURS, board=self.event.board, event=self.event.event)
         if self.status == "over":
             raise RoomError("The match at table {table} is over.", table=self.id)
         if self.seats[seat].kind != "bot":
@@ -458,6 +480,8 @@ class Table:
     def watch(self, member: Member) -> None:
         if member.table is self and member.seat is not None:
             raise RoomError("You are seated at this table.")
+        if self.event is not None:
+            raise RoomError(NO_WATCHING)
         self.registry.detach(member, keep_seat=False)
         self.watchers.add(member)
         member.table, member.seat = self, None
@@ -496,6 +520,8 @@ class Table:
         s = self.seats[seat]
         s.member = None
         member.table, member.seat = None, None
+        if self.event is not None:
+            keep_seat = True            # the board waits for its entrant (boards.py)
         if keep_seat and self.status == "playing":
             self._schedule()            # the timer now moves for them
         elif self.status == "waiting":
@@ -528,8 +554,11 @@ class Table:
     # ------------------------------------------------------------------ play
     def _maybe_start(self) -> None:
         if self.status == "waiting" and all(s.kind != "empty" for s in self.seats):
-            self.match = new_match(self.game, length=self.length, seed=self.seed,
-                                   deals=self.deals)
+            ev = self.event
+            self.match = new_match(self.game, length=self.length,
+                                   seed=ev.seed if ev is not None else self.seed,
+                                   deals=None if ev is not None else self.deals,
+                                   board=ev.spec if ev is not None else None)
             self.status = "playing"
             self._round_log = 0
             self._public = None
@@ -634,6 +663,20 @@ class Table:
         if self.status != "over":
             self.status = "over"
             res = self.match.result if self.match is not None else None
+            ev = self.event
+            if ev is not None and self.match is not None:
+                # A board pays no level points: its result is the entrant's score.
+                seat = next((i for i, s in enumerate(self.seats) if s.kind == "human"), 0)
+                result = board_result(self.match, seat)
+                self._news.append(Event(None, None, Said(
+                    N_("Board {board} over: {score} points"), board=ev.board,
+                    score=result.score)))
+                assert res is not None
+                self.registry.store.board_over(self, FinishedBoard(
+                    ev.event, ev.board, ev.entrant, ev.ranked, self.seats[seat].name or "",
+                    seat, result, res, len(self.match.history), self.match.to_dict()))
+                self._lobby_due = True
+                return
             winners = ", ".join(self.seats[w].label for w in (res["winners"] if res else []))
             self._news.append(Event(None, None,
                                     Said(N_("Match over: {winners} win"), winners=winners)
@@ -685,6 +728,8 @@ class Table:
             self._timer_changed()
             return
         limit = self.timer or (reg.absent_timeout if s.member is None else 0)
+        if self.event is not None:
+            limit = 0                   # an event's board waits for its entrant
         carried = self.carried_deadline
         if carried is not None and (carried[1] != seat or carried[2] != len(m.log)):
             carried = self.carried_deadline = None      # that turn is over
@@ -710,9 +755,17 @@ class Table:
         if by == "bot" or bots.timer_needs_bot(m):
             # Think in the worker process; apply only if nothing moved meanwhile.
             level = self.seats[seat].level
+            if by == "timer" and self.event is not None:
+                return                  # (no timer runs at an event's board)
+            thinking = self._thinking
+            if (thinking is not None and not thinking.done()
+                    and self._thinking_for == (seat, version)):
+                return                  # this very decision is on its way already (the
+                                        # turn was scheduled again: someone came back)
             task = asyncio.get_running_loop().create_task(
                 self._auto_bot(seat, version, by, level), context=contextvars.Context())
             self._thinking = task
+            self._thinking_for = (seat, version)
             return
         try:
             self._apply(seat, bots.timeout_action(m, seat), by)
@@ -733,7 +786,15 @@ class Table:
         try:
             if self.match is None:
                 return
-            action = await bots.decide(self.match, seat, level)
+            ev = self.event
+            if ev is not None:
+                # Decided from the board and what has happened on it only: the same
+                # replies for every entrant who plays alike (engine.duplicate).
+                action = await bots.decide(self.match, seat, level,
+                                           seed=ev.decision_seed(self.match.log),
+                                           samples=ev.samples)
+            else:
+                action = await bots.decide(self.match, seat, level)
             m = self.match
             if (m is None or self._turn != version or m.to_act != seat
                     or self.status != "playing" or self.holding()):
@@ -755,6 +816,8 @@ class Table:
         """``raw`` cleaned, if ``member`` may say it here now (RoomError if not)."""
         if member.table is not self:
             raise RoomError("You are not at this table.")
+        if self.event is not None:
+            raise RoomError(NO_CHAT)
         text = clean_chat(raw)
         if not text:
             raise RoomError("Empty message.")

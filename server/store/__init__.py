@@ -5,6 +5,7 @@
 - ``records``: statistics, level points and badges (as the rules pay them), a profile,
   the leaderboard;
 - ``moderation``: bans, what operators did, players' reports;
+- ``events``: duplicate events, one entry per key, each board's result;
 - ``cluster``: a room across processes (tables, requests, heartbeats; PostgreSQL);
 - ``database``: the connection, the SQL dialect table (SQLite or PostgreSQL) and the
   migrations every part's tables come from.
@@ -18,11 +19,12 @@ from __future__ import annotations
 
 from .cluster import ClusterRows
 from .database import DIALECTS, MIGRATIONS, SKELETONS_FROM, StoreError, is_postgres, redact
+from .events import EventRows
 from .identity import IdentityRows
 from .moderation import ModerationRows
 
 
-class Store(IdentityRows, ModerationRows, ClusterRows):
+class Store(IdentityRows, ModerationRows, EventRows, ClusterRows):
     """The room's database: ``Store(path)`` (SQLite) or ``Store(url)`` (PostgreSQL)."""
 
 

@@ -147,6 +147,29 @@ MIGRATIONS: list[list] = [
         """CREATE TABLE IF NOT EXISTS room_counters (
             name TEXT PRIMARY KEY, value INTEGER NOT NULL)""",
     ],
+    [  # 9: duplicate events (engine/room/duplicate.py): the events (a daily one once per
+       # game and day), one entry per key, each board's result; a match that is an
+       # event's board says which (its round, its event and board, whose entry)
+        """CREATE TABLE IF NOT EXISTS events (
+            id {serial}, game TEXT NOT NULL, boards INTEGER NOT NULL, seed TEXT NOT NULL,
+            samples INTEGER NOT NULL, opens REAL NOT NULL, closes REAL NOT NULL,
+            private INTEGER NOT NULL DEFAULT 0, code TEXT, creator TEXT, creator_name TEXT,
+            daily TEXT UNIQUE, created REAL NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS events_closes ON events (closes)",
+        """CREATE TABLE IF NOT EXISTS event_entries (
+            event_id INTEGER NOT NULL, entrant TEXT NOT NULL, name TEXT NOT NULL,
+            started REAL NOT NULL, PRIMARY KEY (event_id, entrant))""",
+        """CREATE TABLE IF NOT EXISTS event_results (
+            event_id INTEGER NOT NULL, entrant TEXT NOT NULL, board INTEGER NOT NULL,
+            seat INTEGER NOT NULL, score INTEGER NOT NULL, facts TEXT NOT NULL,
+            name TEXT NOT NULL, match_id INTEGER, at REAL NOT NULL,
+            PRIMARY KEY (event_id, entrant, board))""",
+        lambda store: store._add_column("matches", "board", "TEXT"),
+        lambda store: store._add_column("matches", "event_id", "INTEGER"),
+        lambda store: store._add_column("matches", "event_board", "INTEGER"),
+        lambda store: store._add_column("matches", "entrant", "TEXT"),
+        "CREATE INDEX IF NOT EXISTS matches_event ON matches (event_id, entrant)",
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 

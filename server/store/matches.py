@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from engine.room.store import FinishedMatch, LeaseLost, StoredMatch
+from engine.room.store import FinishedBoard, FinishedMatch, LeaseLost, StoredMatch
 from engine.room.text import clean_name, name_key
 
 from .database import StoreError, psycopg_module
@@ -24,15 +24,20 @@ class MatchRows(RecordRows):
 
     def create_match(self, table_id: str, record: dict, seats: list, settings: dict) -> int:
         humans = all(s is not None for s in seats)
+        # An event's board: its round (for the replay), and which board of whose entry.
+        board = record.get("board")
+        event = settings.get("event") or {}
         # RETURNING (SQLite ≥ 3.35) instead of lastrowid, which psycopg has not;
         # fetchall ends the statement, so SQLite's autocommit commits now.
         rows = self._x(
             "INSERT INTO matches (table_id, game, length, seed, deals, seats, settings, "
-            "humans_throughout, created, process) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            "RETURNING id",
+            "humans_throughout, created, process, board, event_id, event_board, entrant) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (table_id, record["game"], json.dumps(record["length"]), str(record["seed"]),
              json.dumps(record["deals"]), json.dumps(seats), json.dumps(settings),
-             int(humans), time.time(), self.process)).fetchall()
+             int(humans), time.time(), self.process,
+             None if board is None else json.dumps(board), event.get("id"),
+             event.get("board"), event.get("entrant"))).fetchall()
         return rows[0][0]
 
     def append_action(self, match_id: int, seq: int, seat: int,
@@ -110,15 +115,18 @@ class MatchRows(RecordRows):
                     (json.dumps(seats), json.dumps(settings), humans, match_id, *mine))
 
     def _load(self, row) -> StoredMatch:
-        mid, table_id, game, length, seed, deals, seats, settings, humans = row
+        mid, table_id, game, length, seed, deals, seats, settings, humans, board = row
         log = [[seat, json.loads(a)] for seat, a in self._x(
             "SELECT seat, action FROM actions WHERE match_id = ? ORDER BY seq", (mid,))]
-        return StoredMatch(mid, table_id, {"game": game, "length": json.loads(length),
-                                           "seed": int(seed), "deals": json.loads(deals),
-                                           "log": log},
-                           json.loads(seats), json.loads(settings), bool(humans))
+        record = {"game": game, "length": json.loads(length), "seed": int(seed),
+                  "deals": json.loads(deals), "log": log}
+        if board is not None:
+            record["board"] = json.loads(board)
+        return StoredMatch(mid, table_id, record, json.loads(seats), json.loads(settings),
+                           bool(humans))
 
-    _COLUMNS = "id, table_id, game, length, seed, deals, seats, settings, humans_throughout"
+    _COLUMNS = ("id, table_id, game, length, seed, deals, seats, settings, humans_throughout, "
+                "board")
 
     def unfinished(self) -> list[StoredMatch]:
         """This process's unfinished matches (another process sharing the database
@@ -139,10 +147,12 @@ class MatchRows(RecordRows):
         return self._load(row) if row else None
 
     def finished_matches(self, limit: int = 50) -> list[dict]:
-        """The newest finished matches with something to replay (a round played)."""
+        """The newest finished matches with something to replay (a round played); an
+        event's boards are not listed (their deals are the event's, secret until it
+        closes: its comparisons show them)."""
         rows = self._x("SELECT id, game, length, seats, result, finished FROM matches "
                        "WHERE finished IS NOT NULL AND (rounds IS NULL OR rounds > 0) "
-                       "ORDER BY finished DESC LIMIT ?", (limit,))
+                       "AND event_id IS NULL ORDER BY finished DESC LIMIT ?", (limit,))
         return [{"id": r[0], "game": r[1], "length": json.loads(r[2]),
                  "seats": _shown_seats(json.loads(r[3])),
                  "result": json.loads(r[4]), "finished": r[5]} for r in rows]
@@ -199,6 +209,26 @@ class MatchRows(RecordRows):
                     badge = self._maybe_badge(key, rec.badge)
                 paid[seat] = {"points": rec.level_points, "badge": badge}
             return paid
+
+
+    def finish_board(self, match_id: int, board: FinishedBoard) -> bool:
+        """An event's board is over: its match finished and the entrant's result
+        recorded (a guest's: the match only), together and once. True the first time."""
+        with self._tx():
+            cur = self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
+                          "WHERE id = ? AND finished IS NULL",
+                          (time.time(), json.dumps(board.match_result), board.rounds,
+                           match_id))
+            if cur.rowcount != 1:
+                return False
+            if board.ranked:
+                self._x("INSERT INTO event_results (event_id, entrant, board, seat, score, "
+                        "facts, name, match_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT (event_id, entrant, board) DO NOTHING",
+                        (board.event, board.entrant, board.board, board.seat,
+                         board.result.score, json.dumps(board.result.facts()), board.name,
+                         match_id, time.time()))
+            return True
 
 
 def _shown_seats(stored: object) -> list[str | None]:

@@ -32,6 +32,7 @@ Lobby
   ↑ ↓  choose a table      Enter  sit down       w  watch
   p    quick play          n      new table      ?  help       q  quit
   i    your profile        b      leaderboard    r  replays
+  e    events: the same deals for everyone, played with computer players
   /    a command: /ignore, /report, an operator's /kick … (/help lists them)
   j    join a private table by its code (Enter joins, Esc back)
   t    take a computer player's seat (0-3 the seat, Esc back): at once
@@ -73,6 +74,7 @@ KEY_SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("p", N_("quick play")), ("n", N_("new table")), ("?", N_("help")),
         ("q", N_("quit")), ("i", N_("your profile")), ("b", N_("leaderboard")),
         ("r", N_("replays")),
+        ("e", N_("events: the same deals for everyone, played with computer players")),
         ("/", N_("a command (/help lists them)")),
         ("j", N_("join a private table by its code (Enter joins, Esc back)")),
         ("t", N_("take a computer player's seat (0-3 the seat, Esc back): at once before "

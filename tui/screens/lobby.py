@@ -25,13 +25,17 @@ if TYPE_CHECKING:
 LIST_ROWS = 16
 LIST_TOP = 2        # the list's head: under the title and a blank row
 TITLE_BAR = "bright_white on blue"
-# 80 columns hold eight keys: ↑↓ is left to the help screen; b and r are
-# shown on the profile screen (and the help screen).
-LOBBY_KEYS = [("⏎", N_("sit")), ("w", N_("watch")), ("p", N_("play")), ("n", N_("new")),
-              ("j", N_("code")), ("i", N_("profile")), ("?", N_("help")), ("q", N_("quit"))]
-# A match under way cannot be sat at, but its computer players' seats can be taken.
+# 80 columns hold seven or eight keys, those that do something for the table chosen:
+# ↑↓ is left to the help screen; b and r are shown on the profile screen, j by the
+# note of whoever shares a private table's code (all of them on the help screen).
+LOBBY_KEYS = [("⏎", N_("sit")), ("p", N_("play")), ("n", N_("new")), ("e", N_("events")),
+              ("i", N_("profile")), ("?", N_("help")), ("q", N_("quit"))]
+# A match under way cannot be sat at: it can be watched ...
+WATCH_KEYS = [("w", N_("watch")), ("p", N_("play")), ("n", N_("new")), ("e", N_("events")),
+              ("i", N_("profile")), ("?", N_("help")), ("q", N_("quit"))]
+# ... and its computer players' seats taken.
 TAKE_KEYS = [("t", N_("take a seat")), ("w", N_("watch")), ("p", N_("play")),
-             ("n", N_("new")), ("j", N_("code")), ("?", N_("help")), ("q", N_("quit"))]
+             ("n", N_("new")), ("e", N_("events")), ("?", N_("help")), ("q", N_("quit"))]
 EN = Speech("en")
 
 
@@ -193,6 +197,7 @@ class LobbyScreen(Screen[None]):
         Binding("b", "leaderboard", show=False, id="lobby.leaderboard"),
         Binding("r", "replays", show=False, id="lobby.replays"),
         Binding("slash", "command", show=False, id="lobby.command"),
+        Binding("e", "events", show=False, id="lobby.events"),
         Binding("o", "options", show=False, id="lobby.options"),
     ]
 
@@ -346,7 +351,13 @@ class LobbyScreen(Screen[None]):
         note = self.note()
         if note.plain != self._note_said.plain:
             self._note_said, self._note = note, fit(note, W)
-        keys = TAKE_KEYS if rows and self._takeable(rows[self.cursor]) else LOBBY_KEYS
+        chosen = rows[self.cursor] if rows else None
+        if chosen is not None and self._takeable(chosen):
+            keys = TAKE_KEYS
+        elif chosen is not None and chosen["status"] != "waiting":
+            keys = WATCH_KEYS
+        else:
+            keys = LOBBY_KEYS
         if keys is not self._keys_shown:
             self._keys_shown = keys
             self._keys = keys_text(said_keys(speech, keys), speech)
@@ -565,6 +576,10 @@ class LobbyScreen(Screen[None]):
     def action_replays(self) -> None:
         from .replay import ReplayListScreen
         self.app.push_screen(ReplayListScreen())
+
+    def action_events(self) -> None:
+        from .events import EventsScreen
+        self.app.push_screen(EventsScreen())
 
     def on_click(self, event: events.Click) -> None:
         board = self._board

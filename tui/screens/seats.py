@@ -4,7 +4,7 @@ a computer player's seat."""
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import getters
@@ -37,6 +37,18 @@ class JoinCodeScreen(ModalScreen[Table]):
         app = getters.app(LammaApp)
 
     BINDINGS = [Binding("escape", "cancel", show=False, id="code.back")]
+    # What the dialog says (marked): its title, and what to type.
+    TITLE_WORDS = (N_("Join a private table"), N_("Type the code its creator gave you"))
+
+    async def find(self, member: Any, code: str) -> Any:
+        """What the code names (RoomError if nothing): here a private table."""
+        registry = self.app.registry
+        if not registry.knows_code(code):
+            # A room of several processes: made through another a moment ago, it
+            # may not be listed here yet (its row is read first).
+            member.code_guard.check()
+            await registry.refresh(code=code)
+        return registry.find_code(member, code)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -60,8 +72,8 @@ class JoinCodeScreen(ModalScreen[Table]):
         self.query_one("#keys", KeyBar).show(said_keys(speech, CODE_KEYS), speech)
         _ = speech._
         self.query_one("#code-text", Lines).set(block(speech, [
-            Text(" " + _("Join a private table"), style="bold"), "",
-            " " + _("Type the code its creator gave you"),
+            Text(" " + _(self.TITLE_WORDS[0]), style="bold"), "",
+            " " + _(self.TITLE_WORDS[1]),
             " " + _("(capitals and dashes do not matter)."),
         ], DIALOG))
 
@@ -70,12 +82,7 @@ class JoinCodeScreen(ModalScreen[Table]):
         app = self.app
         box = self.query_one("#code-input", Input)
         try:
-            if not app.registry.knows_code(event.value):
-                # A room of several processes: made through another a moment ago, it
-                # may not be listed here yet (its row is read first).
-                app.member.code_guard.check()
-                await app.registry.refresh(code=event.value)
-            table = app.registry.find_code(app.member, event.value)
+            table = await self.find(app.member, event.value)
         except RoomError as exc:
             box.value = ""
             speech = app.speech

@@ -68,7 +68,7 @@ def table_facts(change: TableChange, member: Member) -> TableFacts:
         seconds_left=change.table.seconds_left(), deadline_seat=shown.deadline_seat,
         events=shown.events, chat=change.chat_for(member),
         request=change.request_for(member), points=shown.points,
-        may_fill=change.may_fill(member), host=shown.host)
+        may_fill=change.may_fill(member), host=shown.host, board=shown.board)
 
 
 Handler = Callable[["TableScreen", str, str, KeyContext], None]
@@ -188,7 +188,9 @@ class TableScreen(Screen[None]):
 
     def key_context(self) -> KeyContext:
         may_fill = self.change is not None and self.change.may_fill(self.app.member)
-        return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill)
+        facts = self.facts()
+        return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill,
+                             facts.board if facts is not None else None)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
         facts = self.facts()
@@ -547,6 +549,46 @@ class TableScreen(Screen[None]):
     def _nothing(self, key: str, char: str, ctx: KeyContext) -> None:
         pass
 
+    def _next_board(self, key: str, char: str, ctx: KeyContext) -> None:
+        """An event's board is over: its score said, then the next board, or back to
+        the event's results once every board is played."""
+        table = self.table
+        if table is None:
+            return
+        speech = self.app.speech
+        try:
+            over = self.app.registry.events.board_over(self.app.member, table)
+        except RoomError as exc:
+            self.flash(speech.error(exc))
+            return
+        if over is None:
+            return
+        said = speech._("Board {board}: {score} points.").format(board=over.board,
+                                                                  score=over.score)
+        if over.next is None:
+            self.close_board(said, over.event)
+            return
+        self.new_board(over.next.go, said + " " + speech._(
+            "Board {board} of event {event}.").format(board=over.next.board,
+                                                       event=over.event))
+
+    def new_board(self, go: Callable[[], None], notice: str) -> None:
+        """We sit at another board's table now: drawn from scratch, then dealt."""
+        self.view = None
+        self.change = None
+        self.rendered_version = -1
+        self._phase_key = None
+        self._seen = (None, 0)
+        self.state.anim = None
+        self.notice(notice)
+        go()
+        self.redraw()
+
+    def close_board(self, said: str, event: int) -> None:
+        """The entry is done: back to the event's screens, its standings open."""
+        self.do_leave()
+        self.app.open_standings(event, said)
+
     def _fill_seats(self, key: str, char: str, ctx: KeyContext) -> None:
         table = self.table
         if table is None:
@@ -637,6 +679,7 @@ class TableScreen(Screen[None]):
     HANDLERS: dict[str, Handler] = {
         "help": _help, "rounds": _rounds, "options": _options, "chat": _chat,
         "leave": _leave, "nothing": _nothing, "fill_seats": _fill_seats,
+        "next_board": _next_board,
         "take_dash": _take_dash, "play_normally": _play_normally, "pass": _pass,
         "with": _with, "step_number": _step_number, "step_suit": _step_suit,
         "type_number": _type_number, "choose_suit": _choose_suit, "submit": _submit,
@@ -690,7 +733,7 @@ class TableScreen(Screen[None]):
         if table is None:
             self.app.pop_screen()
             return
-        if table.status == "playing" and self.seat is not None:
+        if table.status == "playing" and self.seat is not None and table.event is None:
             from .confirm import ConfirmScreen
             if table.leaving_ends_match():
                 q = self._("Leave the match? In Estimation leaving ends the match for everyone "

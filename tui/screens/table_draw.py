@@ -37,6 +37,8 @@ from rich.cells import cell_len, get_character_cell_size
 from rich.style import Style
 from rich.text import Span, Text
 
+from engine.duplicate import result_of, scored_round
+
 from ..arabic import term
 from ..cards import Look
 from ..i18n import N_, Speech
@@ -342,7 +344,7 @@ class Scene:
         self.now = now
         self.cache = cache if cache is not None else DrawCache()
         self.turn = self.cache.turn(view, facts.seat)
-        self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill)
+        self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill, facts.board)
         self.you = " " + speech._("(you)")
 
     def _(self, message: str) -> str:
@@ -519,7 +521,7 @@ def info_line(sc: Scene) -> Text:
     secs = None if left is None else int(left + 0.999)
     call = v.get("call") if v else None
     key = ("info", sc.look_key, facts.id, facts.title, facts.length, facts.game,
-           facts.code_label, facts.seat, facts.deadline_seat, secs,
+           facts.code_label, facts.seat, facts.deadline_seat, secs, facts.board,
            tuple(s.label for s in facts.seats),
            None if v is None else (v.get("rounds"), v.get("round"), v.get("kind"),
                                    v.get("fixed_trump"), v.get("trump"),
@@ -538,7 +540,11 @@ def _info_line(sc: Scene) -> Text:
     t = Text(no_wrap=True, overflow="ellipsis", style=bar)
     t.append(f" #{facts.id} ")
     t.append(_(GAME_NAMES[facts.game]) if facts.game in GAME_NAMES else facts.title)
-    if facts.length is not None and facts.game != "tarneeb41":
+    if facts.board is not None and v is not None:
+        # An event's board: which, in place of the match's length and round.
+        t.append(" · " + _("Event {event}, board {n} of {total}").format(
+            event=facts.board[0], n=facts.board[1], total=facts.board[2]))
+    elif facts.length is not None and facts.game != "tarneeb41":
         length = facts.length
         t.append(f" {sc._(LENGTH_WORDS[length]) if length in LENGTH_WORDS else length}")
     if v is None:
@@ -546,7 +552,9 @@ def _info_line(sc: Scene) -> Text:
         if facts.code_label:
             t.append(" · " + _("private, code {code}").format(code=facts.code_label))
     else:
-        if v.get("rounds"):
+        if facts.board is not None:
+            pass
+        elif v.get("rounds"):
             t.append(" · " + _("Round {n} of {total}").format(n=v["round"], total=v["rounds"]))
         else:
             t.append(" · " + _("Hand {n}").format(n=v["round"]))
@@ -833,6 +841,8 @@ def _middle_lines(sc: Scene) -> list[Text]:
         note = (sc._("Waiting for players · b: computer players fill the empty seats")
                 if facts.may_fill else sc._("Waiting for players"), "bold")
     elif v.get("phase") == "over":
+        if facts.board is not None:
+            return (board_lines(sc) + [Text("")] * 6)[:6]
         return ([Text(""), *result_lines(sc)] + [Text("")] * 6)[:6]
     elif v.get("phase") != "play" and v.get("history") and not v.get("tricks"):
         return (summary_lines(sc, v["history"][-1]) + [Text("")] * 6)[:6]
@@ -994,6 +1004,26 @@ def summary_table(sc: Scene, used: list[str], decl: list[Any], took: list[int],
     return lines[:5]
 
 
+def board_lines(sc: Scene) -> list[Text]:
+    """An event's board over: the entrant's score (the side's beside it in Tarneeb 41),
+    then the round as its summary shows it."""
+    facts, _ = sc.facts, sc._
+    v: MaybeView = sc.view or {}
+    seat = facts.seat if facts.seat is not None else 0
+    history = v.get("history") or []
+    try:
+        mine = result_of(history, seat)
+        rec = dict(scored_round(history))
+    except (ValueError, KeyError, IndexError):
+        return []
+    assert facts.board is not None
+    head = Text(" " + _("Board {n} over: your score {score}").format(
+        n=facts.board[1], score=f"{mine.score:+d}"), style="bold")
+    if mine.side is not None:
+        head.append("  " + _("(your side {side})").format(side=f"{mine.side:+d}"))
+    return [sc.line(head) if sc.rtl else head, *summary_lines(sc, rec)[1:]]
+
+
 def result_lines(sc: Scene) -> list[Text]:
     facts = sc.facts
     v: MaybeView = sc.view or {}
@@ -1064,6 +1094,12 @@ def phase_lines(sc: Scene) -> list[Text]:
         else:
             hint = _("q  leave")
         lines[1] = ln(Text(" " + hint, style="dim"))
+    elif v.get("phase") == "over" and sc.facts.board is not None:
+        board = sc.facts.board
+        lines[0] = ln(Text(" " + (_("⏎  the event's results · q  back to the events")
+                                  if board[1] >= board[2] else
+                                  _("⏎  the next board · q  back to the events")),
+                           style="bold"))
     elif v.get("phase") == "over":
         lines[0] = ln(Text(" " + _("The match is over. r  score sheet · q  back to the lobby"),
                            style="bold"))

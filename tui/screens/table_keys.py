@@ -40,10 +40,13 @@ class KeyContext(NamedTuple):
     can_with: bool = False
     suit_open: bool = False  # call: the suit can still be chosen (not fixed)
     may_fill: bool = False   # the table lets us fill its empty seats (Table.can_fill)
+    event: bool = False      # an event's board: no chat (docs/events.md)
+    board_over: str = ""     # an event's board shown over: "next" board, or "last"
 
     @classmethod
     def of(cls, view: View | None, turn: Turn, rank: str | None,
-           may_fill: bool = False) -> KeyContext:
+           may_fill: bool = False, board: tuple[int, int, int] | None = None
+           ) -> KeyContext:
         types = turn.types
         if "play" in types:
             mode = "play"
@@ -64,7 +67,10 @@ class KeyContext(NamedTuple):
                    can_pass="pass" in types, can_with="with" in types,
                    suit_open=mode == "call" and not all(a.get("suit") is None
                                                         for a in turn.of("call")),
-                   may_fill=may_fill)
+                   may_fill=may_fill, event=board is not None,
+                   board_over="" if board is None or view is None
+                   or view.get("phase") != "over"
+                   else ("last" if board[1] >= board[2] else "next"))
 
     @property
     def kind(self) -> str:
@@ -107,7 +113,7 @@ def _playing(ctx: KeyContext) -> bool:
 
 
 COMMON: tuple[Key, ...] = (
-    _k("chat", "slash", shown="/", label=pgettext("key", "chat")),
+    _k("chat", "slash", shown="/", label=pgettext("key", "chat"), when=lambda c: not c.event),
     _k("options", "o", shown="o", label=pgettext("key", "opts")),
     _k("help", "question_mark", shown="?", label=pgettext("key", "help")),
     # while cards are played q types a queen: x leaves (q too when it is not our turn)
@@ -166,7 +172,13 @@ MODES: dict[str, tuple[Key, ...]] = {
         _k("type_suit", chars=CARD_SUIT_CHARS, when=lambda c: c.rank not in (None, "1")),
         _k("type_one", chars="1"),
     ),
-    "idle": (),
+    "idle": (
+        # An event's board is over: on to the next board, or to the results.
+        _k("next_board", "enter space n", shown="⏎", label=pgettext("key", "next board"),
+           when=lambda c: c.board_over == "next"),
+        _k("next_board", "enter space n", shown="⏎", label=pgettext("key", "results"),
+           when=lambda c: c.board_over == "last"),
+    ),
 }
 
 

@@ -81,6 +81,8 @@ class TableFacts(NamedTuple):
     # Table.can_fill), and who may (the host's name as shown; None: nobody seated).
     may_fill: bool = False
     host: str | None = None
+    # An event's board (docs/events.md): (event, board, boards); None at other tables.
+    board: tuple[int, int, int] | None = None
 
     def name(self, seat: int | None, you: bool = True) -> str:
         if seat is None:

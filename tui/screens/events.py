@@ -1,0 +1,650 @@
+"""Duplicate events (docs/events.md): the list, entering and resuming an entry, making
+an event, the standings and a board's comparison — what the room's ``Events`` says,
+drawn; who may see what is decided there, never here.
+
+Each screen is a ``RecordScreen``: a title line, one block of text, the keys (and on a
+terminal under 80×24 only the request to enlarge it)."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+
+from engine import replay
+from engine.duplicate import BOARDS
+from engine.room import BOT_NAMES, RoomError
+from engine.room.duplicate import HOURS, Comparison, Events
+from engine.room.store import EventRow
+
+from ..i18n import N_, Speech
+from ..sentences import say
+from ..widgets.lines import KeyBar, Lines
+from .profile import RecordScreen, W
+from .seats import DIALOG, JoinCodeScreen
+from .words import block, columns, cut, game_title, pad, said_keys
+
+if TYPE_CHECKING:
+    from engine.room.members import Member
+
+    from ..app import LammaApp
+
+LIST_ROWS = 12          # events shown at once
+STANDING_ROWS = 14
+# The list's columns: heading and width (the name's first, left-aligned).
+EVENT_COLUMNS = ((N_("event"), 26), (N_("game"), 18), (N_("boards"), 8),
+                 (N_("closes"), 12), (N_("entries"), 8), (N_("you"), 7))
+YOU_WORDS = {"new": N_("new"), "playing": N_("playing"), "finished": N_("done")}
+LIST_KEYS = [("⏎", N_("play")), ("s", N_("standings")), ("j", N_("code")),
+             ("n", N_("new event")), ("esc", N_("back"))]
+STANDINGS_KEYS = [("←→", N_("board")), ("⏎", N_("compare")), ("↑↓", N_("scroll")),
+                  ("esc", N_("back"))]
+COMPARE_KEYS = [("tab", N_("replay")), ("←→", N_("board")), ("esc", N_("back"))]
+REPLAY_KEYS = [("tab", N_("the field")), ("←→", N_("board")), ("esc", N_("back"))]
+ROLE_WORDS = {"caller": N_("caller, called {call}"), "with": N_("With"), "dash": N_("dash"),
+              "": N_("declared")}
+HOURS_CHOICES = (1, 2, 3, 6, 12, 24, 48, 72)
+
+
+def said_name(speech: Speech, events: Events, ev: EventRow) -> str:
+    """An event's name in the player's language."""
+    return say(speech, events.name(ev))
+
+
+def listed_name(speech: Speech, events: Events, ev: EventRow) -> str:
+    """An event's name in the list, where its game has a column of its own: a daily
+    event is its day."""
+    if ev.daily is not None:
+        return speech._("Daily {date}").format(date=ev.daily.partition(":")[2])
+    return said_name(speech, events, ev)
+
+
+def closes_in(speech: Speech, ev: EventRow, now: float) -> str:
+    """How long an event stays open, or that it has closed."""
+    left = ev.closes - now
+    if left <= 0:
+        return speech._("closed")
+    hours, minutes = int(left // 3600), int(left % 3600 // 60)
+    if hours:
+        return speech._("{h} h {m} min").format(h=hours, m=minutes)
+    return speech._("{m} min").format(m=max(1, minutes))
+
+
+def signed(n: int) -> str:
+    return f"{n:+d}"
+
+
+class EventsScreen(RecordScreen):
+    """The events this player may see: enter one, come back to an entry, see results."""
+
+    BINDINGS = [
+        Binding("escape", "back", show=False, id="events.back"),
+        Binding("q", "back", show=False, id="events.back_q"),
+        Binding("up", "move(-1)", show=False, id="events.up"),
+        Binding("down", "move(1)", show=False, id="events.down"),
+        Binding("enter", "enter", show=False, id="events.enter"),
+        Binding("s", "standings", show=False, id="events.standings"),
+        Binding("j", "code", show=False, id="events.code"),
+        Binding("n", "new", show=False, id="events.new"),
+    ]
+    KEYS = LIST_KEYS
+    BLOCK_ID = "events-text"
+
+    def __init__(self, notice: str | None = None) -> None:
+        super().__init__()
+        self.cursor = 0
+        self.rows: list[tuple[EventRow, dict[str, Any]]] = []
+        self.status: Text | None = Text(" " + notice, style="bold") if notice else None
+
+    @property
+    def events(self) -> Events:
+        return self.app.registry.events
+
+    def paint(self) -> None:
+        self.rows = self.events.rows(self.app.member)
+        self.cursor = max(0, min(self.cursor, len(self.rows) - 1))
+        self.set_title(N_("Events"), self.app.speech._(
+            "the same deals for everyone, at any hour"))
+        self.show_rows()
+
+    def show_rows(self) -> None:
+        speech = self.app.speech
+        _ = speech._
+        now = self.events.clock()
+        lines: list[Text] = [self.head()]
+        if not self.rows:
+            lines += [Text(""), Text(" " + _("No events open now."), style="dim")]
+        first = max(0, min(self.cursor - LIST_ROWS // 2, len(self.rows) - LIST_ROWS))
+        for i in range(first, min(len(self.rows), first + LIST_ROWS)):
+            ev, row = self.rows[i]
+            lines.append(self.line(ev, row, now, i == self.cursor))
+        lines += [Text("")] * (LIST_ROWS + 1 - len(lines))
+        lines.append(Text(""))
+        lines += self.about(now)
+        lines += [Text("")] * (19 - len(lines))
+        lines.append(self.status or Text(""))
+        self.set_block(lines)
+
+    def head(self) -> Text:
+        speech = self.app.speech
+        if speech.rtl:
+            return columns(speech, [(speech._(h), w) for h, w in EVENT_COLUMNS], W,
+                           style="bold underline")
+        return Text(" " + "".join(pad(cut(h, w - 1), w) for h, w in EVENT_COLUMNS)[:W - 1],
+                    style="bold underline")
+
+    def line(self, ev: EventRow, row: dict[str, Any], now: float, selected: bool) -> Text:
+        speech = self.app.speech
+        cells = [listed_name(speech, self.events, ev), speech._(game_title(speech, ev.game)),
+                 str(ev.boards), closes_in(speech, ev, now), str(row["entries"]),
+                 speech._(YOU_WORDS.get(row["you"], row["you"]))]
+        style = "reverse" if selected else ""
+        if speech.rtl:
+            return columns(speech, [(c, w) for c, (_h, w) in
+                                    zip(cells, EVENT_COLUMNS, strict=True)], W, style=style)
+        # Each cell cut short of its column: a long name never runs into the game.
+        return Text(" " + "".join(pad(cut(c, w - 1), w) for c, (_h, w) in
+                                  zip(cells, EVENT_COLUMNS, strict=True))[:W - 1],
+                    style=style)
+
+    def about(self, now: float) -> list[Text]:
+        """The chosen event in words: what it is, how far the player is."""
+        speech = self.app.speech
+        _ = speech._
+        if not self.rows:
+            return [Text(" " + _("A daily event opens for each game at 00:00 UTC."),
+                         style="dim")]
+        ev, row = self.rows[self.cursor]
+        what = _("{game}: {boards} boards, each one deal played to its end with "
+                 "computer players.").format(game=game_title(speech, ev.game),
+                                             boards=ev.boards)
+        lines = [Text(" " + what)]
+        if row["you"] == "finished" or row["status"] == "closed":
+            lines.append(Text(" " + _("⏎ shows the standings and each board compared."),
+                              style="dim"))
+        elif row["you"] == "playing":
+            lines.append(Text(" " + _("⏎ goes on with your entry where you left it."),
+                              style="dim"))
+        else:
+            lines.append(Text(" " + _("⏎ enters it: one entry per player; the others' "
+                                      "scores show once you finish."), style="dim"))
+        if ev.private and row.get("code"):
+            lines.append(Text(" " + _("Private: friends press j and type {code}.").format(
+                code=row["code"][:4] + "-" + row["code"][4:]), style="bold"))
+        return lines
+
+    def selected(self) -> tuple[EventRow, dict[str, Any]] | None:
+        return self.rows[self.cursor] if self.rows else None
+
+    def action_move(self, delta: int) -> None:
+        if self.rows:
+            self.cursor = (self.cursor + delta) % len(self.rows)
+            self.show_rows()
+
+    def refused(self, exc: RoomError) -> None:
+        self.status = Text(" " + self.app.speech.error(exc), style="bold red")
+        self.show_rows()
+
+    def action_enter(self) -> None:
+        chosen = self.selected()
+        if chosen is None:
+            return
+        ev, row = chosen
+        if row["you"] == "finished" or row["status"] == "closed":
+            self.app.push_screen(StandingsScreen(ev.id))
+            return
+        self.enter(ev.id)
+
+    def enter(self, event: int, code: str | None = None) -> None:
+        app = self.app
+        try:
+            entered = app.registry.events.enter(app.member, event, code)
+        except RoomError as exc:
+            self.refused(exc)
+            return
+        from .table import TableScreen
+        speech = app.speech
+        notice = speech._("Board {board} of event {event}.").format(board=entered.board,
+                                                                    event=entered.event)
+        self.status = None
+        if app.member.table is not None:
+            app.push_screen(TableScreen(notice=notice))
+        entered.go()
+
+    def action_standings(self) -> None:
+        chosen = self.selected()
+        if chosen is not None:
+            self.app.push_screen(StandingsScreen(chosen[0].id))
+
+    def action_code(self) -> None:
+        def done(event: Any) -> None:
+            if event is not None:
+                self.paint()
+                self.cursor = next((i for i, (e, _r) in enumerate(self.rows)
+                                    if e.id == event.id), 0)
+                self.show_rows()
+        self.app.push_screen(EventCodeScreen(), done)
+
+    def action_new(self) -> None:
+        def done(made: EventRow | None) -> None:
+            if made is None:
+                return
+            speech = self.app.speech
+            said = speech._("Event {event} is open until {when} UTC.").format(
+                event=made.id, when=time.strftime("%m-%d %H:%M", time.gmtime(made.closes)))
+            if made.code:
+                said += " " + speech._("Its code: {code}").format(
+                    code=made.code[:4] + "-" + made.code[4:])
+            self.status = Text(" " + said, style="bold")
+            self.paint()
+        self.app.push_screen(CreateEventScreen(), done)
+
+
+class EventCodeScreen(JoinCodeScreen):
+    """A private event's code; dismissed with the event once the code is right."""
+
+    TITLE_WORDS = (N_("Find a private event"), N_("Type the code its maker gave you"))
+
+    async def find(self, member: Member, code: str) -> Any:
+        return self.app.registry.events.named(member, code=code)
+
+
+class StandingsScreen(RecordScreen):
+    """An event's standings; a board chosen below them opens its comparison."""
+
+    BINDINGS = [
+        Binding("escape", "back", show=False, id="standings.back"),
+        Binding("q", "back", show=False, id="standings.back_q"),
+        Binding("left", "board(-1)", show=False, id="standings.previous"),
+        Binding("right", "board(1)", show=False, id="standings.next"),
+        Binding("up", "move(-1)", show=False, id="standings.up"),
+        Binding("down", "move(1)", show=False, id="standings.down"),
+        Binding("enter", "compare", show=False, id="standings.compare"),
+    ]
+    KEYS = STANDINGS_KEYS
+    BLOCK_ID = "standings-text"
+
+    def __init__(self, event: int, notice: str | None = None) -> None:
+        super().__init__()
+        self.event = event
+        self.board = 1
+        self.first = 0
+        self.notice = notice
+        self.ev: EventRow | None = None
+        self.rows: list[dict[str, Any]] = []
+        self.error: str | None = None
+
+    def paint(self) -> None:
+        app = self.app
+        speech = app.speech
+        events = app.registry.events
+        try:
+            self.ev, self.rows = events.standings(app.member, self.event)
+        except RoomError as exc:
+            self.ev, self.rows, self.error = None, [], speech.error(exc)
+        name = said_name(speech, events, self.ev) if self.ev is not None else ""
+        self.set_title(N_("Standings"), name)
+        self.show_rows()
+
+    def show_rows(self) -> None:
+        speech = self.app.speech
+        _ = speech._
+        lines: list[Text] = []
+        if self.notice:
+            lines.append(Text(" " + self.notice, style="bold"))
+        if self.ev is None:
+            self.set_block([*lines, Text(" " + (self.error or ""), style="bold red")])
+            return
+        ev = self.ev
+        shown = bool(self.rows) and "percent" in self.rows[0]
+        me = self.app.member.name.casefold()
+        if speech.rtl:
+            lines.append(columns(speech, [(_("rank"), 8), (_("name"), 22), (_("score %"), 10),
+                                          (_("boards"), 8)], W, style="bold underline"))
+        else:
+            lines.append(Text(f" {'rank':>5}  {'name':<24}{'score %':>10}{'boards':>8}",
+                              style="bold underline"))
+        if not self.rows:
+            lines.append(Text(" " + _("Nobody has finished a board yet."), style="dim"))
+        for r in self.rows[self.first:self.first + STANDING_ROWS]:
+            rank = "" if r.get("rank") is None else str(r["rank"])
+            pct = f"{r['percent']:.2f}" if "percent" in r else "—"
+            mine = r["name"].casefold() == me
+            style = "bold reverse" if mine else ""
+            if speech.rtl:
+                lines.append(columns(speech, [(rank, 8), (r["name"], 22), (pct, 10),
+                                              (f"{r['boards']}/{ev.boards}", 8)], W,
+                                     style=style))
+            else:
+                lines.append(Text(f" {rank:>5}  {cut(r['name'], 23):<24}{pct:>10}"
+                                  f"{r['boards']:>5}/{ev.boards:<2}", style=style))
+        lines += [Text("")] * (STANDING_ROWS + 2 - len(lines))
+        if not shown:
+            for part in textwrap.wrap(_("Finish every board to see the others' scores and "
+                                        "each board compared (or wait until the event "
+                                        "closes)."), W - 4):
+                lines.append(Text(" " + part, style="dim"))
+        lines.append(self.boards_line())
+        self.set_block(lines)
+
+    def boards_line(self) -> Text:
+        """The boards, the chosen one marked: ⏎ compares it."""
+        assert self.ev is not None
+        speech = self.app.speech
+        t = Text(" " + speech._("Boards:") + " ")
+        for k in range(1, self.ev.boards + 1):
+            t.append(f"{k}", style="bold reverse" if k == self.board else "")
+            t.append(" ")
+        return t
+
+    def action_board(self, delta: int) -> None:
+        if self.ev is not None:
+            self.board = (self.board - 1 + delta) % self.ev.boards + 1
+            self.show_rows()
+
+    def action_move(self, delta: int) -> None:
+        top = max(0, len(self.rows) - STANDING_ROWS)
+        self.first = max(0, min(top, self.first + delta))
+        self.show_rows()
+
+    def action_compare(self) -> None:
+        if self.ev is not None:
+            self.app.push_screen(ComparisonScreen(self.ev.id, self.board))
+
+
+class ComparisonScreen(RecordScreen):
+    """One board after the event: the player's score and percentage, the field in
+    their seat, what was said there, and (tab) their board beside the best one."""
+
+    BINDINGS = [
+        Binding("escape", "back", show=False, id="compare.back"),
+        Binding("q", "back", show=False, id="compare.back_q"),
+        Binding("left", "board(-1)", show=False, id="compare.previous"),
+        Binding("right", "board(1)", show=False, id="compare.next"),
+        Binding("tab", "page", show=False, id="compare.page"),
+    ]
+    KEYS = COMPARE_KEYS
+    BLOCK_ID = "compare-text"
+
+    def __init__(self, event: int, board: int) -> None:
+        super().__init__()
+        self.event = event
+        self.board = board
+        self.replay = False
+        self.cmp: Comparison | None = None
+        self.error: str | None = None
+
+    def draw(self) -> None:
+        self.KEYS = REPLAY_KEYS if self.replay else COMPARE_KEYS
+        super().draw()
+
+    def paint(self) -> None:
+        app = self.app
+        speech = app.speech
+        try:
+            self.cmp = app.registry.events.comparison(app.member, self.event, self.board)
+            self.error = None
+        except RoomError as exc:
+            self.cmp, self.error = None, speech.error(exc)
+        if self.cmp is None:
+            self.set_title(N_("Board"), str(self.board))
+            self.set_block([Text(""), Text(" " + (self.error or ""), style="bold red")])
+            return
+        ev = self.cmp.event
+        self.set_title(N_("Board"), speech._("{n} of {total} · {name}").format(
+            n=self.board, total=ev.boards,
+            name=said_name(speech, app.registry.events, ev)))
+        self.set_block(self.replay_lines() if self.replay else self.field_lines())
+
+    def row(self, cells: list[tuple[str, int, bool]], style: str = "") -> Text:
+        """One row of cells (text, width, right-aligned), in reading order: in Arabic
+        each cell shaped on its own from the right (a number stays whole)."""
+        speech = self.app.speech
+        if speech.rtl:
+            return columns(speech, [(text, w) for text, w, _right in cells], W, style=style)
+        return Text(" " + "".join(cut(text, w - 1).rjust(w - 1) + " " if right
+                                  else pad(text, w) for text, w, right in cells).rstrip(),
+                    style=style)
+
+    def field_lines(self) -> list[Text]:
+        cmp = self.cmp
+        assert cmp is not None
+        speech = self.app.speech
+        _ = speech._
+        look = self.app.look
+        lines: list[Text] = []
+        mine = cmp.mine
+        if mine is not None:
+            cells = [(_("Your score"), 16, False), (signed(mine["score"]), 6, True),
+                     (f"{mine['percent']:.2f} %", 10, True), (_("of the matchpoints"), 22, False)]
+            if mine.get("side") is not None:
+                cells += [(_("your side"), 12, False), (signed(mine["side"]), 6, True)]
+            lines.append(self.row(cells, style="bold"))
+            lines.append(self.row([(self.bid_words(mine), 30, False),
+                                   (_("made") if mine.get("made") else _("failed"), 10,
+                                    False)], style="dim"))
+        else:
+            lines.append(Text(" " + _("You did not play this board."), style="dim"))
+        lines.append(Text(""))
+        lines.append(Text(" " + _("The field in your seat: scores, and how many had each"),
+                          style="bold underline"))
+        top = max((n for _s, n in cmp.scores), default=1)
+        for score, n in cmp.scores[:4]:
+            size = max(1, round(12 * n / top))
+            bar = ("█" if look.unicode else "#") * size
+            own = mine is not None and mine["score"] == score
+            lines.append(self.row([("", 2, False), (signed(score), 6, True), (bar, 14, False),
+                                   (str(n), 4, True), ("← " + _("you") if own else "", 10,
+                                                       False)],
+                                  style="bold" if own else ""))
+        if len(cmp.scores) > 4:
+            lines.append(Text("   " + _("… and {n} other scores").format(
+                n=len(cmp.scores) - 4), style="dim"))
+        lines.append(Text(""))
+        lines.append(Text(" " + _("Said most in your seat"), style="bold underline"))
+        for (role, n, call), said, made in cmp.bids:
+            words = self.bid_words({"role": role, "declared": n, "call": call})
+            lines.append(self.row([("", 2, False), (words, 28, False),
+                                   (speech.ngettext("{n} player", "{n} players", said).format(
+                                       n=said), 14, False),
+                                   (_("made by {n}").format(n=made), 16, False)]))
+        lines.append(Text(""))
+        lines.append(self.row([(_("Results on this board"), 30, False), (_("score"), 8, True),
+                               ("%", 8, True)], style="bold underline"))
+        me = self.app.member.name.casefold()
+        for r in cmp.results[:4]:
+            lines.append(self.row([("  " + r["name"], 30, False), (signed(r["score"]), 8, True),
+                                   (f"{r['percent']:.2f}", 8, True)],
+                                  style="bold" if r["name"].casefold() == me else ""))
+        if len(cmp.results) > 4:
+            lines.append(Text("   " + _("… and {n} others").format(n=len(cmp.results) - 4),
+                              style="dim"))
+        return lines
+
+    def bid_words(self, said: dict[str, Any]) -> str:
+        """What a seat said (its role and number) in words."""
+        speech = self.app.speech
+        role = str(said.get("role") or "")
+        n = said.get("declared")
+        if role == "dash":
+            return speech._(ROLE_WORDS["dash"])
+        if role == "caller":
+            call = str(said.get("call") or "")
+            shown = call[:-2] + self.app.look.suit("NT") if call.endswith("NT") else \
+                call[:-1] + self.app.look.suit(call[-1:]) if call else ""
+            return speech._(ROLE_WORDS["caller"]).format(call=shown)
+        words = speech._(ROLE_WORDS.get(role, ROLE_WORDS[""]))
+        return f"{words} {n}"
+
+    def replay_lines(self) -> list[Text]:
+        """The player's board beside the best of the others' in their seat, trick by
+        trick (their own cards marked *)."""
+        cmp = self.cmp
+        assert cmp is not None
+        speech = self.app.speech
+        _ = speech._
+        left = self.board_rows(cmp.my_record, _("Yours"), cmp.seat)
+        best = _("Best of the others: {name}").format(name=cmp.best_name or "—")
+        right = self.board_rows(cmp.best_record, best, cmp.seat)
+        blank: list[tuple[str, int, bool]] = [("", 39, False)]
+        rows = max(len(left), len(right))
+        left += [blank] * (rows - len(left))
+        right += [blank] * (rows - len(right))
+        return [self.row([*a, ("", 1, False), *b], style="bold underline" if i == 0 else "")
+                for i, (a, b) in enumerate(zip(left, right, strict=True))][:21]
+
+    def board_rows(self, record: dict[str, Any] | None, head: str, seat: int
+                   ) -> list[list[tuple[str, int, bool]]]:
+        """One board's column (39 cells wide), row by row, as cells: its head and
+        score, what each seat said and took, then each trick and who took it."""
+        speech = self.app.speech
+        _ = speech._
+        look = self.app.look
+        none = [[(head, 39, False)], [(_("(no replay kept)"), 39, False)]]
+        if record is None:
+            return none
+        try:
+            match = replay(record)
+        except Exception:
+            return none
+        rec = next((r for r in match.history if not r.get("void")), None)
+        if rec is None:
+            return none[:1]
+        decl = rec["declarations"]
+        names = [_("you") if s == seat else BOT_NAMES[s] for s in range(4)]
+        out = [[(head, 31, False), (signed(rec["scores"][seat]), 8, True)],
+               [(_("said"), 8, False),
+                (" ".join(f"{decl[s]}" + ("*" if s == seat else "") for s in range(4)), 12,
+                 False),
+                (_("took"), 8, False),
+                (" ".join(str(n) for n in rec["tricks_taken"]), 11, False)]]
+        for i, trick in enumerate(rec["tricks"], start=1):
+            cards = " ".join(look.card_str(c["card"]) + ("*" if c["seat"] == seat else "")
+                             for c in trick["cards"])
+            out.append([(f"{i:>2}.", 4, False), (cards, 24, False),
+                        (("← " if speech.rtl else "→ ") + names[trick["winner"]], 11, False)])
+        return out
+
+    def action_board(self, delta: int) -> None:
+        cmp = self.cmp
+        boards = cmp.event.boards if cmp is not None else max(self.board, 1)
+        self.board = (self.board - 1 + delta) % boards + 1
+        self.paint()
+
+    def action_page(self) -> None:
+        self.replay = not self.replay
+        self.draw()
+
+
+class CreateEventScreen(ModalScreen[EventRow]):
+    """Make an event for friends: game, boards, hours open, public or by code."""
+
+    BINDINGS = [
+        Binding("up", "field(-1)", show=False, id="new_event.previous_field"),
+        Binding("down", "field(1)", show=False, id="new_event.next_field"),
+        Binding("left", "value(-1)", show=False, id="new_event.previous_value"),
+        Binding("right", "value(1)", show=False, id="new_event.next_value"),
+        Binding("space", "value(1)", show=False, id="new_event.next_value_space"),
+        Binding("enter", "create", show=False, id="new_event.create"),
+        Binding("escape", "cancel", show=False, id="new_event.cancel"),
+    ]
+    FIELDS = ("game", "boards", "hours", "private")
+    LABELS = {"game": N_("Game"), "boards": N_("Boards"), "hours": N_("Open for"),
+              "private": N_("Visibility")}
+    KEYS = [("↑↓", N_("field")), ("←→", N_("change")), ("enter", N_("create")),
+            ("esc", N_("back"))]
+
+    if TYPE_CHECKING:
+        from textual import getters
+        app = getters.app(LammaApp)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.field = 0
+        self.values = {"game": 0, "boards": 8 - BOARDS[0], "hours": 5, "private": 1}
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Lines(None, id="new-event-form")
+            yield Lines(id="new-event-status")
+        yield KeyBar(id="keys")
+
+    def on_mount(self) -> None:
+        self.draw()
+
+    def options(self, field: str) -> list[Any]:
+        from engine.room import GAMES
+        if field == "game":
+            return list(GAMES)
+        if field == "boards":
+            return list(range(BOARDS[0], BOARDS[1] + 1))
+        if field == "hours":
+            return [h for h in HOURS_CHOICES if HOURS[0] <= h <= HOURS[1]]
+        return [False, True]
+
+    def value(self, field: str) -> Any:
+        opts = self.options(field)
+        return opts[self.values[field] % len(opts)]
+
+    def label(self, field: str, value: Any) -> str:
+        speech = self.app.speech
+        if field == "game":
+            return game_title(speech, value)
+        if field == "boards":
+            return speech.ngettext("{n} board", "{n} boards", value).format(n=value)
+        if field == "hours":
+            return speech.ngettext("{n} hour", "{n} hours", value).format(n=value)
+        return speech._("private (by code)") if value else speech._("public")
+
+    def draw(self) -> None:
+        speech = self.app.speech
+        rtl = speech.rtl
+        self.query_one("#keys", KeyBar).show(said_keys(speech, self.KEYS), speech)
+        lines: list[Text | str] = [Text(" " + speech._("New event"), style="bold"), ""]
+        for i, f in enumerate(self.FIELDS):
+            t = Text("  ")
+            t.append(pad(speech._(self.LABELS[f]), 18 if rtl else 12) + " ",
+                     style="bold" if i == self.field else "")
+            label = self.label(f, self.value(f))
+            t.append(f"▶ {label} ◀" if rtl else f"◀ {label} ▶",
+                     style="reverse" if i == self.field else "")
+            lines.append(t)
+        lines.append("")
+        for part in textwrap.wrap(speech._("Everyone who enters plays the same deals, each "
+                                           "with computer players; each board is compared "
+                                           "with those who held the same cards."),
+                                  DIALOG - 4):
+            lines.append(Text("  " + part, style="dim"))
+        self.query_one("#new-event-form", Lines).set(block(speech, lines, DIALOG))
+
+    def action_field(self, d: int) -> None:
+        self.field = (self.field + d) % len(self.FIELDS)
+        self.draw()
+
+    def action_value(self, d: int) -> None:
+        f = self.FIELDS[self.field]
+        self.values[f] = (self.values[f] + d) % len(self.options(f))
+        self.draw()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_create(self) -> None:
+        app = self.app
+        try:
+            made = app.registry.events.create(app.member, self.value("game"),
+                                              self.value("boards"), self.value("hours"),
+                                              self.value("private"))
+        except RoomError as exc:
+            speech = app.speech
+            self.query_one("#new-event-status", Lines).set(block(speech, [
+                Text(" " + line, style="bold red")
+                for line in textwrap.wrap(speech.error(exc), DIALOG - 4)], DIALOG))
+            return
+        self.dismiss(made)
