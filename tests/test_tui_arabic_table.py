@@ -381,10 +381,10 @@ async def test_match_end_in_arabic(size):
 
 
 def test_a_small_window_is_asked_in_arabic():
-    placed = draw.draw_screen(None, TableState(), facts("estimation", 18), Look(), 70, 20,
+    placed = draw.draw_screen(None, TableState(), facts("estimation", 18), Look(), 39, 20,
                               now=0.0, speech=Speech("ar"))
     text = "\n".join(line.plain for line in placed.lines)
-    assert Speech("ar").show("كبّر النافذة") in text and "80×24" in text
+    assert Speech("ar").show("كبّر النافذة") in text and "40×20" in text
 
 
 def test_said_lines_survive_a_copy():

@@ -40,10 +40,11 @@ class KeyContext(NamedTuple):
     can_with: bool = False
     suit_open: bool = False  # call: the suit can still be chosen (not fixed)
     may_fill: bool = False   # the table lets us fill its empty seats (Table.can_fill)
+    compact: bool = False    # drawn in the compact layout (a phone): the log is a key away
 
     @classmethod
     def of(cls, view: View | None, turn: Turn, rank: str | None,
-           may_fill: bool = False) -> KeyContext:
+           may_fill: bool = False, compact: bool = False) -> KeyContext:
         types = turn.types
         if "play" in types:
             mode = "play"
@@ -64,7 +65,7 @@ class KeyContext(NamedTuple):
                    can_pass="pass" in types, can_with="with" in types,
                    suit_open=mode == "call" and not all(a.get("suit") is None
                                                         for a in turn.of("call")),
-                   may_fill=may_fill)
+                   may_fill=may_fill, compact=compact)
 
     @property
     def kind(self) -> str:
@@ -108,6 +109,8 @@ def _playing(ctx: KeyContext) -> bool:
 
 COMMON: tuple[Key, ...] = (
     _k("chat", "slash", shown="/", label=pgettext("key", "chat")),
+    # the compact layout has no room for the narration and the chat: e shows them
+    _k("log", "e", shown="e", label=pgettext("key", "log"), when=lambda c: c.compact),
     _k("options", "o", shown="o", label=pgettext("key", "opts")),
     _k("help", "question_mark", shown="?", label=pgettext("key", "help")),
     # while cards are played q types a queen: x leaves (q too when it is not our turn)

@@ -4,10 +4,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.widget import Widget
 
 from .board import BLANK
+from .taps import line_taps, tap_at
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -122,6 +124,16 @@ class KeyBar(Line):
         if speech is None:
             return self._text
         return speech.line(self._text, self.size.width)
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap on a key presses it (``tui.widgets.taps``): the key goes to the app
+        as the terminal's would, through the screen's bindings."""
+        region = self.content_region
+        tap = tap_at(line_taps(self.render(), 0), event.screen_x - region.x,
+                     event.screen_y - region.y)
+        if tap is not None:
+            event.stop()
+            self.app.post_message(events.Key(tap.key, tap.char or None))
 
 
 def keys_text(keys: list[tuple[str, str]], speech: Speech) -> Text:
