@@ -21,6 +21,7 @@ from engine.room.events import TableChange
 from ..i18n import N_
 from ..widgets.board import BLANK, Board
 from ..widgets.taps import Tap, lines_taps, tap_at
+from .sizes import SMALL, enlarge_lines, layout
 from .table_compact import boxed, said_lines, summary_rows
 from .table_draw import W, fit
 from .table_keys import pgettext
@@ -102,6 +103,12 @@ class LogScreen(Screen[None]):
         width, height = board.size
         if width <= 0 or height <= 0:
             return
+        if layout(board.size.width, board.size.height) == SMALL:
+            self._taps = []
+            board.set_lines(enlarge_lines(board.size.width, board.size.height,
+                                          self.app.speech))
+            return
+
         speech = self.app.speech
         _ = speech._
         cw = min(width, W)

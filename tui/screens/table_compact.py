@@ -80,7 +80,7 @@ def wrap(text: Text, width: int, indent: str = " ") -> list[Text]:
     cuts: list[int] = []
     start = 0           # where the line being filled starts in the text
     lead = 0            # the indent it is drawn after
-    for m in re.finditer(r"\S+", plain):
+    for m in re.finditer(r"[^ ]+", plain):       # (a no-break space holds words together)
         if lead + cell_len(plain[start:m.end()]) <= width:
             continue
         if m.start() > start and plain[start:m.start()].strip():
