@@ -410,6 +410,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         table = self.table
         if table is None:
             return
+        self.state.tapped = None        # a tap's choice lasts until a move is made
         try:
             table.act(self.app.member, action)
         except RoomError as exc:
@@ -684,10 +685,13 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         turn = self.turn()
         look = self.look
         if "play" in turn.types and card in turn.playable():
-            if card == self.state.sel_card:
+            # A tap plays only the card a tap chose: the cursor's card (where the keys
+            # left it, or the first playable one) is chosen by a first tap too.
+            if card == self.state.sel_card and card == self.state.tapped:
+                self.state.tapped = None
                 self.act({"type": "play", "card": card})
             else:
-                self.state.sel_card = card
+                self.state.sel_card = self.state.tapped = card
                 self.state.rank = None
             return True
         v = self.view
