@@ -109,6 +109,18 @@ def _frame_carried(tid: str, text: str | None, age: float) -> dict[str, Any] | N
     return frame
 
 
+def _rows_read(rows: list[tuple[str, str, str, str, str | None]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for tid, driver, row, holders, code in rows:
+        try:
+            out.append({"id": tid, "driver": driver, "row": json.loads(row),
+                        "holders": json.loads(holders), "code": code})
+        except (ValueError, RecursionError):
+            # Said once where the rows are read (ClusterSide.damaged).
+            out.append({"id": tid, "$damaged": "its row is not JSON"})
+    return out
+
+
 class PgCluster:
     """The room's ``Cluster`` on a PostgreSQL database shared by every process."""
 
@@ -310,6 +322,9 @@ class PgCluster:
         if k == "bye":
             if msg.get("p") != self.process:
                 side.process_gone(str(msg.get("p")))
+                # Its leases ended with its goodbye (a clean stop): its tables are
+                # claimed now, not at the next heartbeat.
+                self.tick_now()
             return
         if k == "t":
             if msg.get("p") != self.process:
@@ -450,16 +465,18 @@ class PgCluster:
                 fn(rows)
 
         def job(store: Store) -> list[dict[str, Any]]:
-            out = []
-            for tid, driver, row, holders, code in store.table_rows():
-                try:
-                    out.append({"id": tid, "driver": driver, "row": json.loads(row),
-                                "holders": json.loads(holders), "code": code})
-                except (ValueError, RecursionError):
-                    # Said once where the rows are read (ClusterSide.damaged).
-                    out.append({"id": tid, "$damaged": "its row is not JSON"})
-            return out
+            return _rows_read(store.table_rows())
         self._job(job, answer, fallback=None)
+
+    def fetch_row(self, tid: str | None, code: str | None,
+                  done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+        """One table's row: by its id, or by its private code (a lookup that missed
+        this process's listing: the table may be a moment old)."""
+        def job(store: Store) -> list[dict[str, Any]]:
+            rows = store.table_row(tid) if tid is not None else \
+                store.table_row_with_code(code or "")
+            return _rows_read(rows)
+        self._job(job, done, fallback=None)
 
     def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None:
         def job(store: Store) -> list[dict[str, Any]]:
@@ -559,6 +576,18 @@ class PgCluster:
             self._on_loop(done, result)
         self._urgent.append(run)
         self._work.put(lambda store: None)          # wakes the worker if it waits
+
+    def tick_now(self) -> None:
+        """The heartbeat's work (claims of tables whose driver is gone included) at
+        once; the next one RENEW s after it."""
+        if self.loop is None or self._stopping.is_set():
+            return
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+        if self._ticking:
+            self._tick_handle = self.loop.call_later(0.05, self.tick_now)
+            return
+        self._tick()
 
     def _give_up(self, store: Store, tid: str, match_id: int, why: str) -> None:
         """A table this process claimed and cannot play (on the worker): its match is

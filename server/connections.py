@@ -24,6 +24,7 @@ from .limits import (
     TERM_MAX,
     Address,
     Bucket,
+    KeyHold,
     address_key,
 )
 from .refusals import looks_like, said_to, speech_for
@@ -34,9 +35,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lamma.ssh")
 
-# A key offered is asked about twice (query, then signature): 20 covers a client that
-# tries several keys, then keyboard-interactive, with room to spare.
-AUTH_TRIES = 20
+# A key offered is asked about twice (query, then signature): 20 attempts
+# (``Limits.auth_tries``) cover a client that tries several keys, then
+# keyboard-interactive, with room to spare.
 ADDRESS_BOOK_SWEEP = 4096   # addresses remembered before idle ones are forgotten
 
 
@@ -68,6 +69,11 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.channel_opens = Bucket(limits.channel_opens_rate, limits.channel_opens_burst)
         self.refusals = 0                 # requests refused past a limit (``refused``)
         self.counted = False              # in the room's count of connections
+        self.unproven = False             # in its address's count still authenticating
+        self.charged = False              # took a token of its address's connects rate
+        self.guest_slot = False           # in its address's count of guests
+        self.key_hold: KeyHold | None = None    # its key's connections and requests
+        self.fingerprint = ""
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -75,7 +81,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.transport: object = vars(conn).get("_transport")
         wire.coalesce(conn)
         wire.quiet(conn)
-        limits = self.room.config.limits
+        room_limits = self.room.config.limits
         peer = conn.get_extra_info("peername")
         key = address_key(str(peer[0])) if peer else "?"
         book = self.room.addresses
@@ -83,28 +89,51 @@ class LammaSSHServer(asyncssh.SSHServer):
         if address is None:
             if len(book) >= ADDRESS_BOOK_SWEEP:
                 self.room.forget_idle_addresses()
-            address = book[key] = Address(limits)
+            address = book[key] = Address(room_limits.for_address(key))
+        limits = address.limits
         # The cheap checks first: a flood they refuse costs no look-up in the store.
-        if address.connections >= limits.connections_per_address:
+        # What has proven nothing yet is counted by its address: connections still
+        # authenticating, and how fast they come. A connection that proves a key hands
+        # its token of that rate back (``auth_completed``; its key's login spends one of
+        # the address's keyed logins instead), so people behind one address (a
+        # carrier's NAT, a school) log in together, while a flood of idle sockets or
+        # guests is held to the rate.
+        reason = None
+        if address.unproven >= limits.handshakes_per_address:
             reason = (f"Too many connections from your address (at most "
-                      f"{limits.connections_per_address} at once).")
-        elif not address.connects.take():
+                      f"{limits.handshakes_per_address} at once).")
+        elif address.connects.take():
+            self.charged = True
+        else:
             reason = "Connections are coming too fast from your address; wait a little."
-        elif banned := self.room.moderation.banned(address=key):
+        if reason is None and (banned := self.room.moderation.banned(address=key)):
             reason = banned
-        elif not self.room.make_way():
+        if reason is None and not self.room.make_way():
             reason = "The room is full just now; try again in a few minutes."
             self.room.full.note(key)
-        else:
+        if reason is None:
             address.connections += 1
+            address.unproven += 1
+            self.unproven = True
             self.address = address
             self.address_key = key
             self.room.connected(self)
             return
-        log.info("refused a connection from %s: %s", key, reason)
+        # (a token taken stays spent: a banned address that keeps coming back is held
+        # to the rate before the store is asked again)
+        self.charged = False
+        log.info("refused a connection from %s: %s", key, reason,
+                 extra={"event": "refused", "address": key})
         # Said before the handshake ends, so no session, name or key is ever looked at.
         asyncio.get_running_loop().call_soon(
             conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, reason)
+
+    def _proven(self) -> None:
+        """Authentication is over (a key, a guest or a refusal): no longer counted among
+        its address's connections still authenticating."""
+        if self.unproven and self.address is not None:
+            self.unproven = False
+            self.address.unproven -= 1
 
     def connection_lost(self, exc: Exception | None) -> None:
         conn, self.conn = self.conn, None
@@ -113,10 +142,21 @@ class LammaSSHServer(asyncssh.SSHServer):
         if conn is not None:
             # asyncssh calls this from its clean-up, which goes on after: unlink after it.
             asyncio.get_running_loop().call_soon(wire.unlink_asyncssh, conn, processes, transport)
+        self._proven()
+        hold, self.key_hold = self.key_hold, None
+        if hold is not None:
+            hold.connections -= 1
+            if hold.connections == 0:
+                # (its allowance comes back whole with a new login: a whole SSH login
+                # costs the client more than the requests it could make with it)
+                self.room.keys.pop(self.fingerprint, None)
         address, self.address = self.address, None
         if address is not None:
             self.room.disconnected(self)
             address.connections -= 1
+            if self.guest_slot:
+                self.guest_slot = False
+                address.guests -= 1
             if address.connections == 0 and address.idle():
                 self.room.addresses.pop(self.address_key, None)
 
@@ -224,13 +264,14 @@ class LammaSSHServer(asyncssh.SSHServer):
 
     def _may_try(self) -> bool:
         """Authentication attempts on one connection are counted: a client that keeps
-        asking (each answer reads the store) is disconnected after AUTH_TRIES."""
+        asking (each answer reads the store) is disconnected after ``auth_tries``."""
+        tries = self.room.config.limits.auth_tries
         self.auth_tries += 1
-        if self.auth_tries <= AUTH_TRIES:
+        if self.auth_tries <= tries:
             return True
-        if self.auth_tries == AUTH_TRIES + 1 and self.conn is not None:
+        if self.auth_tries == tries + 1 and self.conn is not None:
             log.info("disconnecting %s: %d authentication attempts", self.address_key,
-                     AUTH_TRIES)
+                     tries, extra={"event": "refused", "address": self.address_key})
             asyncio.get_running_loop().call_soon(
                 self.conn.disconnect, asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
                 "Too many authentication attempts.")
@@ -242,6 +283,24 @@ class LammaSSHServer(asyncssh.SSHServer):
             return False
         reason = self._refusal()
         if reason is None:
+            address = self.address
+            over = None
+            if address is not None and not self.guest_slot and \
+                    address.guests >= address.limits.guests_per_address:
+                over = (f"Too many connections from your address (at most "
+                        f"{address.limits.guests_per_address} guests at once; players "
+                        "with an SSH key are not counted).")
+            if over is not None:
+                log.info("refused a guest from %s: %s", self.address_key, over,
+                         extra={"event": "refused", "address": self.address_key})
+                if self.conn is not None:
+                    asyncio.get_running_loop().call_soon(
+                        self.conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, over)
+                return False
+            if address is not None and not self.guest_slot:
+                # Held from now: guests are counted by their address, at once.
+                self.guest_slot = True
+                address.guests += 1
             self._guest_ok = True
             return True
         self._guest_ok = False
@@ -260,15 +319,28 @@ class LammaSSHServer(asyncssh.SSHServer):
     # ------------------------------------------------------------ success
     def auth_completed(self) -> None:
         self.room.unproven.pop(self, None)
+        self._proven()
         key = self._last_key
         self._last_key = None
         if key is not None and self.name is not None:
             fp = key.get_fingerprint("sha256")
-            cap = self.room.config.limits.names_per_key
+            limits = self.room.config.limits
+            cap = limits.names_per_key
             identity = self.room.identity
             new = identity.owner(self.name) is None
             like = identity.lookalike_of(self.name) if new else None
-            if like is not None:
+            hold = self.room.keys.get(fp)
+            address = self.address
+            if self.guest_slot and address is not None:
+                self.guest_slot = False         # (a guest's place asked for, then a key)
+                address.guests -= 1
+            if hold is not None and hold.connections >= limits.connections_per_key:
+                self.refusal = Said(N_("Your key has {n} connections open here already; "
+                                       "close one first."), n=limits.connections_per_key)
+            elif address is not None and not address.logins.take():
+                self.refusal = Said(N_("Connections are coming too fast from your "
+                                       "address; wait a little."))
+            elif like is not None:
                 # A new name may not pass for one already owned (names bound before
                 # this rule that already look alike keep working: they are not new).
                 self.refusal = looks_like(self.name, like, N_("a name already taken"))
@@ -279,6 +351,16 @@ class LammaSSHServer(asyncssh.SSHServer):
             elif identity.bind(self.name, fp):
                 self.ident = f"key:{fp}:{name_key(self.name)}"
                 self.guest = False
+                # Limited as its key from now on, not as its address: the connects
+                # token it took is handed back (its key's login took one instead).
+                if hold is None:
+                    hold = self.room.keys[fp] = KeyHold(limits)
+                hold.connections += 1
+                self.key_hold, self.fingerprint = hold, fp
+                if self.charged and address is not None:
+                    self.charged = False
+                    address.connects.level = min(address.connects.burst,
+                                                 address.connects.level + 1)
             else:
                 like = identity.lookalike_of(self.name)
                 self.refusal = (looks_like(self.name, like, N_("a name just taken")) if like

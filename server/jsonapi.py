@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Awaitable
 
 import asyncssh
 
@@ -36,7 +37,7 @@ from engine.room import (
 from engine.room.events import TableChange
 from engine.room.stats import STATS
 
-from .limits import OP_COST, REQUEST_STRIKES, Bucket
+from .limits import Bucket, Limits
 
 log = logging.getLogger("lamma.json")
 
@@ -54,15 +55,17 @@ class JsonSession(Session):
 
     def __init__(self, registry: Registry, process: asyncssh.SSHServerProcess,
                  name: str, ident: str, guest: bool = False, requests: Bucket | None = None,
-                 address_requests: Bucket | None = None):
+                 address_requests: Bucket | None = None, limits: Limits | None = None):
         super().__init__(name, ident, guest)
         self.registry = registry
         self.process = process
         self.bytes_out = 0
         self._done = asyncio.Event()
-        # Requests a second, this session's and its address's (server/limits.py).
+        # Requests a second, this session's and its key's (or for a guest its
+        # address's: server/limits.py), and what each op costs.
         self.requests = requests
         self.address_requests = address_requests
+        self.limits = limits or Limits()
         self.refused_in_a_row = 0
         self._timed_at: float | None = None     # the accepted action last timed to us
 
@@ -175,7 +178,9 @@ class JsonSession(Session):
                 return
             if not chunk:
                 if buf and not skipping:
-                    self.handle_line(bytes(buf))
+                    waiting = self.handle_line(bytes(buf))
+                    if waiting is not None:
+                        await waiting
                 return
             if isinstance(chunk, str):  # should not happen (encoding=None)
                 chunk = chunk.encode("utf-8", "replace")
@@ -189,7 +194,9 @@ class JsonSession(Session):
                 if skipping:
                     skipping = False
                     continue
-                self.handle_line(line)
+                waiting = self.handle_line(line)
+                if waiting is not None:
+                    await waiting       # a table looked up elsewhere: lines stay in order
                 if len(buf) > 256:
                     # Many lines in one read: the other sessions get the loop between
                     # them, so one client's burst never holds everyone else.
@@ -201,30 +208,40 @@ class JsonSession(Session):
                 buf.clear()
             await asyncio.sleep(0)  # let others run between bursts
 
-    def handle_line(self, raw: bytes) -> None:
+    def handle_line(self, raw: bytes) -> Awaitable[None] | None:
+        """One line, handled now; or, for a join or watch of a table this process does
+        not list yet (a room of several processes), what to wait for before the next
+        line is read: its row is read from the database first."""
         raw = raw.strip()
         if not raw:
-            return
+            return None
         if not self._allowed():
-            return
+            return None
         if len(raw) > MAX_LINE:
             self.error(f"Line too long (at most {MAX_LINE} bytes); it was ignored.")
-            return
+            return None
         try:
             msg = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
             self.error("Not a JSON object: send one JSON object per line.")
-            return
+            return None
         if not isinstance(msg, dict):
             self.error("Not a JSON object: send one JSON object per line.")
-            return
+            return None
         op = msg.get("op")
         if not isinstance(op, str) or op not in OPS:
             self.error("Unknown op; ops are: " + ", ".join(OPS) + ".")
-            return
-        if op in OP_COST and not self._allowed(OP_COST[op] - 1):
-            return
+            return None
+        cost = self.limits.op_cost.get(op)
+        if cost is not None and not self._allowed(cost - 1):
+            return None
         self.refused_in_a_row = 0
+        if op in ("join", "watch") and self._unknown_here(msg):
+            return self._looked_up(op, msg)
+        self._run_op(op, msg)
+        return None
+
+    def _run_op(self, op: str, msg: dict) -> None:
         try:
             getattr(self, "op_" + op)(msg)
         except RoomError as exc:
@@ -232,6 +249,29 @@ class JsonSession(Session):
         except Exception:
             log.exception("op %s failed", op)
             self.error("That could not be done (server error); nothing changed.")
+
+    def _unknown_here(self, msg: dict) -> bool:
+        """A table this process's listing does not know, in a room of several."""
+        reg = self.registry
+        if reg.side is None:
+            return False
+        if msg.get("table") is None and msg.get("code") is not None:
+            return not reg.knows_code(msg.get("code"))
+        return msg.get("table") is not None and not reg.knows(msg.get("table"))
+
+    async def _looked_up(self, op: str, msg: dict) -> None:
+        """The table's row read from the database before the op says "No table"."""
+        try:
+            if msg.get("table") is None:
+                self.code_guard.check()     # guessing codes reads nothing more
+            await self.registry.refresh(msg.get("table"), msg.get("code"))
+        except RoomError as exc:
+            self.error(str(exc))
+            return
+        except Exception:
+            log.exception("looking up a table")
+        if not self.closed:
+            self._run_op(op, msg)
 
     def _allowed(self, cost: float = 1.0) -> bool:
         """Within this session's and its address's request rates? A refused line is
@@ -241,7 +281,7 @@ class JsonSession(Session):
                 (self.address_requests is None or self.address_requests.take(cost)):
             return True
         self.refused_in_a_row += 1
-        if self.refused_in_a_row >= REQUEST_STRIKES:
+        if self.refused_in_a_row >= self.limits.request_strikes:
             log.info("closing JSON client %s: %d requests refused in a row", self.name,
                      self.refused_in_a_row)
             self.kick("Too many requests: this connection is closed.")

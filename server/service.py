@@ -12,15 +12,20 @@ from typing import TYPE_CHECKING
 
 import asyncssh
 
+from engine.catalogue import DEFAULT_LEVEL
 from engine.room import Member, Registry, Said
+from engine.room import bots as bot_pool
+from engine.room import text as room_text
 from engine.room.errors import N_
+from engine.room.members import ChatGuard
 from engine.room.text import clean_name, name_key, skeleton
 
 from . import wire
 from .admin import SOCKET_NAME
 from .cluster import PgCluster, default_name
+from .config import Config, ConfigError, reload
 from .keyfiles import AllowList
-from .limits import Address, Limits, RemoteRequests, Tally, connection_cap
+from .limits import Address, KeyHold, Limits, RemoteRequests, Tally, connection_cap
 from .moderation import Moderation
 from .persistence import TableStore, restore
 from .proxyproto import Network
@@ -51,6 +56,33 @@ class RoomConfig:
     proxy_protocol: bool = False      # each connection starts with a PROXY header (server/proxyproto.py)
     proxy_from: tuple[Network, ...] = ()   # ... and comes from these; empty: from anywhere
     limits: Limits = field(default_factory=Limits)
+    quick_level: str = DEFAULT_LEVEL  # the computer players quick play seats
+    drain_seconds: float = 30.0       # a clean restart: how long everyone is told to wait
+    drain_notice: str = ""            # ... in these words ({seconds}); "": the room's own
+    operators: tuple[str, ...] = ()   # operators' public keys beside KEYS/operators
+    bot_workers: int = 0              # the computer players' workers; 0: cores - 1
+    settings: Config | None = None    # the configuration it came from (reload reads it)
+
+    @classmethod
+    def of(cls, config: Config) -> RoomConfig:
+        """The room's part of an effective configuration (server/config.py)."""
+        serve = config.serve
+        database = serve("database") or None
+        return cls(data=Path(serve("data")), keys=Path(serve("keys")), database=database,
+                   process=serve("process-name"),
+                   guests=serve("guests") and not serve("allow-list"),
+                   allow_list=serve("allow-list"),
+                   bot_pause=config[("play", "bot-pause")],
+                   trick_pause=config[("play", "trick-pause")],
+                   absent_timeout=config[("play", "absent-timeout")],
+                   metrics=serve("metrics") or None, reuse_port=serve("reuse-port"),
+                   proxy_protocol=serve("proxy-protocol"),
+                   proxy_from=tuple(serve("proxy-from")), limits=config.limits(),
+                   quick_level=config[("play", "quick-play-level")],
+                   drain_seconds=config[("restart", "drain-seconds")],
+                   drain_notice=config[("restart", "notice")],
+                   operators=tuple(config[("moderation", "operators")]),
+                   bot_workers=config[("play", "bot-workers")], settings=config)
 
 
 class RoomService:
@@ -78,7 +110,12 @@ class RoomService:
         self.registry = Registry(store=self.table_store, bot_pause=config.bot_pause,
                                  trick_pause=config.trick_pause,
                                  absent_timeout=config.absent_timeout,
+                                 max_tables=config.limits.max_tables,
                                  tables_per_identity=config.limits.tables_per_identity)
+        self.registry.quick_level = config.quick_level
+        self._process_wide()
+        if config.bot_workers > 0:
+            bot_pool.WORKERS = config.bot_workers
         self.restored = restore(self.registry, self.store)
         # On PostgreSQL every process sharing the database is part of one room
         # (server/cluster.py, engine/room/remote.py).
@@ -103,6 +140,7 @@ class RoomService:
         self.allowed = AllowList(config.keys / "authorized_keys")
         self.online: dict[str, Member] = {}          # name_key -> Member
         self.addresses: dict[str, Address] = {}      # client address -> what it holds
+        self.keys: dict[str, KeyHold] = {}           # proven key -> what it holds
         # Every connection admitted and open now, and those of them not authenticated
         # yet, oldest first (issue 30: ``make_way``).
         self.connections = 0
@@ -116,6 +154,149 @@ class RoomService:
         self.session_tasks: set[asyncio.Task] = set()
         self.metrics: Exporter | None = None          # server/metrics.py, when asked
         self.table_store.listeners.append(self.store_health)
+        # The SSH listener(s) (start_server), closed as a clean restart begins; the
+        # drain under way, if any; set once the room may stop (``drain``, or at once).
+        self.listeners: list[asyncssh.SSHAcceptor] = []
+        self.drain_task: asyncio.Task[None] | None = None
+        self.drain_until: float | None = None      # loop time the room stops
+        self.finished = asyncio.Event()
+        self.abrupt = False                         # stop now, without waiting
+
+    # ------------------------------------------------------------ settings
+    def _process_wide(self) -> None:
+        """What the configuration sets for the whole process (one room per process):
+        the chat's length and pace."""
+        limits = self.config.limits
+        room_text.CHAT_MAX = limits.chat_chars
+        ChatGuard.lines, ChatGuard.window = limits.chat_lines, limits.chat_seconds
+
+    def apply(self, settings: Config) -> None:
+        """What can change while running, from ``settings`` (a reload): the limits (in
+        place: every check reads them; each address's allowance takes the new numbers
+        as it is next refilled), the pauses, quick play's level, guests, the restart's
+        wait and words, operators named in the file, the log level."""
+        config = self.config
+        settings.apply_limits(config.limits)
+        config.settings = settings
+        fresh = RoomConfig.of(settings)
+        for name in ("bot_pause", "trick_pause", "absent_timeout", "quick_level",
+                     "drain_seconds", "drain_notice", "operators"):
+            setattr(config, name, getattr(fresh, name))
+        if not config.allow_list:
+            config.guests = fresh.guests
+        reg = self.registry
+        reg.bot_pause, reg.trick_pause = config.bot_pause, config.trick_pause
+        reg.absent_timeout, reg.quick_level = config.absent_timeout, config.quick_level
+        reg.max_tables = config.limits.max_tables
+        reg.tables_per_identity = config.limits.tables_per_identity
+        self._process_wide()
+        for key, address in self.addresses.items():
+            address.retune(config.limits.for_address(key))
+        self.moderation.named_operators(config.operators)
+        logging.getLogger().setLevel(settings.serve("log-level"))
+
+    def reload(self) -> str:
+        """The configuration file read again (SIGHUP, ``lamma admin reload``): what can
+        change while running applied; what needs a restart said. ConfigError (nothing
+        changed) if the file cannot be used."""
+        settings = self.config.settings
+        if settings is None:
+            raise ConfigError("the room was started without --config: there is no file "
+                              "to read again")
+        fresh, fixed = reload(settings)
+        self.apply(fresh)
+        said = f"Read {fresh.path} again: limits, pauses, messages and operators applied."
+        if fixed:
+            said += " Not applied until a restart: " + ", ".join(fixed) + "."
+            for where in fixed:
+                section, _, key = where.strip("[").partition("] ")
+                fresh.values[(section, key)] = settings.values[(section, key)]
+        log.warning("%s", said, extra={"event": "reload"})
+        return said
+
+    # ------------------------------------------------------------ a clean restart
+    def restart_notice(self, seconds: float, now: bool = False) -> str:
+        """What everyone is told as the room restarts: the operator's words from the
+        configuration, or the room's own (said in each person's language)."""
+        n = max(0, round(seconds))
+        if self.config.drain_notice:
+            return self.config.drain_notice.replace("{seconds}", str(n))
+        if self.cluster is not None:
+            if now:
+                return Said(N_("This server of the room is restarting: connect again, and "
+                               "you will be back in your seat on another of its servers."))
+            return Said(N_("This server of the room restarts in {n} s: tricks under way "
+                           "are finished, then connect again, and you will be back in "
+                           "your seat on another of its servers."), n=n)
+        if now:
+            return Said(N_("The room is restarting: connect again in a moment, and you "
+                           "will be back in your seat."))
+        return Said(N_("The room restarts in {n} s: tricks under way are finished, then "
+                       "every table waits as it is. Connect again after it, and you "
+                       "will be back in your seat."), n=n)
+
+    def start_drain(self, seconds: float | None = None) -> str:
+        """Begins a clean restart (SIGTERM, ``lamma admin drain``); the room may stop
+        once it is over (``finished``). Said: what was done."""
+        if self.drain_task is not None:
+            left = 0.0
+            if self.drain_until is not None:
+                left = self.drain_until - asyncio.get_running_loop().time()
+            return f"A restart is under way already ({max(0.0, left):.0f} s left)."
+        wait = self.config.drain_seconds if seconds is None else max(0.0, seconds)
+        self.drain_task = asyncio.get_running_loop().create_task(self.drain(wait))
+        return f"The room restarts in {wait:.0f} s: everyone is told."
+
+    def stop_now(self) -> None:
+        """Stop without waiting (a second SIGINT)."""
+        self.abrupt = True
+        self.finished.set()
+
+    async def drain(self, seconds: float) -> None:
+        """A clean restart: no new connection; everyone told on their screen (and as a
+        JSON ``notice``) that the room restarts and in how long; tricks under way go
+        on and every other table holds as it is (``Table.holding``); at the end no
+        computer player or timer moves again (between two moves), everyone's session
+        is closed with the notice's words (their seats kept), and the room may stop:
+        ``close`` then commits every write and, on several processes, hands this
+        process's tables to the others at once."""
+        loop = asyncio.get_running_loop()
+        self.drain_until = loop.time() + seconds
+        log.warning("a clean restart: stopping in %.0f s", seconds, extra={"event": "drain"})
+        for server in self.listeners:
+            server.close()                  # no new connection; those open go on
+        self.registry.draining = True
+        for table in list(self.registry.tables.values()):
+            if table.holding():
+                table.hold()
+        notice = self.restart_notice(seconds)
+        for member in list(self.online.values()):
+            try:
+                member.notice(notice)
+            except Exception:
+                log.exception("telling %s about the restart", member.name)
+        try:
+            while loop.time() < self.drain_until and not self.abrupt:
+                if not self.online and not self._remote_members():
+                    break                   # nobody to wait for
+                await asyncio.sleep(0.1)
+            for table in list(self.registry.tables.values()):
+                table.hold()
+            words = self.restart_notice(0, now=True)
+            for member in list(self.online.values()):
+                try:
+                    member.kick(words)
+                except Exception:
+                    log.exception("closing %s for the restart", member.name)
+            if self.online or self.session_tasks:
+                await asyncio.sleep(0.3)        # the words reach them; seats are kept
+        finally:
+            self.finished.set()
+
+    def _remote_members(self) -> bool:
+        side = self.registry.side
+        return side is not None and any(
+            rm.table is not None for rm in side.remote_members.values())
 
     def store_health(self, down: bool) -> None:
         """The database stopped or started answering: everyone connected is told."""

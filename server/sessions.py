@@ -5,6 +5,7 @@ as it opens (how many, how fast, a name still free)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 
 import asyncssh
@@ -16,12 +17,13 @@ from engine.room.text import name_key, safe_text
 from . import wire
 from .connections import LammaSSHServer
 from .jsonapi import JsonSession
-from .limits import Address, Bucket
+from .limits import Bucket
 from .moderation import key_of
 from .refusals import looks_like, said_to, speech_for
 from .service import RoomService
 
 log = logging.getLogger("lamma.ssh")
+_session_ids = itertools.count(1)
 
 
 async def _unlink_when_closed(process: asyncssh.SSHServerProcess) -> None:
@@ -109,8 +111,26 @@ class SessionHandler:
         side = self.room.registry.side
         if side is not None and not srv.guest:
             await side.fresh_rows()     # a seat held at another process's table is found
+        session = f"s{next(_session_ids)}"
+        kind = "program" if json_mode else "terminal"
+        facts = {"session": session, "player": name, "address": srv.address_key}
+        log.info("%s session opened: %s from %s", kind, name, srv.address_key,
+                 extra={**facts, "event": "session-open"})
+        try:
+            await self._run(process, srv, name, json_mode)
+        finally:
+            log.info("%s session closed: %s", kind, name,
+                     extra={**facts, "event": "session-close"})
+
+    async def _run(self, process: asyncssh.SSHServerProcess, srv: LammaSSHServer,
+                   name: str, json_mode: bool) -> None:
+        assert srv.ident is not None
         if json_mode:
-            await self.run_json(process, name, srv.ident, srv.guest, srv.address,
+            # One allowance of requests for all of a key's sessions (wherever they come
+            # from), or for all of one address's guests.
+            together = (srv.key_hold.requests if srv.key_hold is not None
+                        else srv.address.requests if srv.address is not None else None)
+            await self.run_json(process, name, srv.ident, srv.guest, together,
                                 srv.address_key)
         else:
             await self.run_tui(process, name, srv.ident, srv.guest, srv.address_key)
@@ -168,11 +188,11 @@ class SessionHandler:
             pass
 
     async def run_json(self, process, name: str, ident: str, guest: bool,
-                       address: Address | None = None, where: str = "") -> None:
+                       together: Bucket | None = None, where: str = "") -> None:
         limits = self.room.config.limits
         session = JsonSession(self.room.registry, process, name, ident, guest,
                               requests=Bucket(limits.json_rate, limits.json_burst),
-                              address_requests=address.requests if address else None)
+                              address_requests=together, limits=limits)
         session.address = where
         nk = name_key(name)
         self.room.online[nk] = session

@@ -128,4 +128,5 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         reuse_port=config.reuse_port or None,
         **behind,
     )
+    room.listeners.append(server)
     return server, room, host_key

@@ -255,6 +255,7 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
     def _table_changed(self, change: TableChange) -> None:
         if change.what == "state":
             self.member._table_pending = False
+            self.member.latest = None           # shown now: it holds no table any more
         if not self.screen_stack:
             return          # no screen yet, or none left (the session is ending)
         handler = getattr(self.screen, "table_changed", None)

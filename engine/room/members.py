@@ -29,15 +29,22 @@ CHAT_WINDOW = 5.0       # ... per this many seconds, per player
 
 
 class ChatGuard:
-    """A few chat lines every few seconds, per session."""
+    """A few chat lines every few seconds, per session. ``lines`` and ``window`` are
+    the process's (the server's configuration sets them, and sets them again on a
+    reload)."""
+
+    lines = CHAT_BURST
+    window = CHAT_WINDOW
 
     def __init__(self) -> None:
-        self.times: deque[float] = deque(maxlen=CHAT_BURST)
+        self.times: deque[float] = deque(maxlen=max(1, ChatGuard.lines))
 
     def check(self) -> None:
         now = time.monotonic()
         times = self.times
-        if len(times) == times.maxlen and now - times[0] < CHAT_WINDOW:
+        if times.maxlen != max(1, ChatGuard.lines):
+            times = self.times = deque(times, maxlen=max(1, ChatGuard.lines))
+        if len(times) == times.maxlen and now - times[0] < ChatGuard.window:
             raise RoomError("Slow down: a few lines every few seconds.")
         times.append(now)
 

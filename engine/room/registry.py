@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine import Match
 
-from .catalogue import parse_game, parse_length, parse_timer
-from .codes import new_code
+from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
+from .codes import new_code, normalize_code
 from .errors import N_, RoomError, quoted
 from .members import Member
 from .moderation import Moderator, Mutes, NoModerator
@@ -45,6 +45,10 @@ class Registry:
         self.absent_timeout = absent_timeout
         self.max_tables = max_tables
         self.tables_per_identity = tables_per_identity   # None: no cap (tests)
+        self.quick_level = DEFAULT_LEVEL    # the computer players quick play seats
+        # A clean restart is under way (``drain``): no new table, and every table
+        # holds once its trick is over (``Table.held``).
+        self.draining = False
         self.moderator: Moderator = NoModerator()      # the server sets its own
         self.mutes = Mutes()
         self.lobby: set[Member] = set()     # told of listing changes (lobby screens)
@@ -81,6 +85,9 @@ class Registry:
         game = parse_game(game)
         length = parse_length(game, length)
         timer = parse_timer(timer)
+        if self.draining:
+            raise RoomError("The room is about to restart: no new table now; connect "
+                            "again in a minute.")
         if len(self.tables) >= self.max_tables:
             raise RoomError("The room is full of tables; join one instead.")
         cap = self.tables_per_identity
@@ -129,6 +136,38 @@ class Registry:
         if table is None and self.side is not None:
             table = self.side.remote.get(tid)
         return table
+
+    def knows(self, tid: object) -> bool:
+        """A table with this id is listed here (this process's, or another's)."""
+        if isinstance(tid, int) and not isinstance(tid, bool):
+            tid = str(tid)
+        return isinstance(tid, str) and self.find(tid) is not None
+
+    def knows_code(self, raw: object) -> bool:
+        """A private table listed here has this code (nothing counted: ``find_code``
+        counts the wrong guesses)."""
+        others = list(self.side.remote.values()) if self.side is not None else []
+        found = False
+        for t in list(self.tables.values()) + others:
+            found = (t.private and t.code_matches(raw)) or found
+        return found
+
+    async def refresh(self, tid: object = None, code: object = None) -> None:
+        """A table this process's listing does not know, by id or code: in a room of
+        several processes its row is read now (made through another a moment ago, it
+        may not be listed here yet); alone, nothing to read."""
+        if self.side is None:
+            return
+        if isinstance(tid, int) and not isinstance(tid, bool):
+            tid = str(tid)
+        if isinstance(tid, str) and tid and len(tid) <= 20:
+            await self.side.fresh_table(tid=tid)
+        elif tid is None and code is not None:
+            typed = normalize_code(code)
+            if typed is not None:
+                # (a guesser's wrong codes are counted by ``find_code`` after this,
+                # and one who has too many reads nothing: ``CodeGuard.check`` first)
+                await self.side.fresh_table(code=typed)
 
     def get(self, tid: object, member: Member | None = None) -> Table:
         if isinstance(tid, int) and not isinstance(tid, bool):

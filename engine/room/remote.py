@@ -311,6 +311,10 @@ class Cluster(Protocol):
 
     def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None: ...
 
+    def fetch_row(self, tid: str | None, code: str | None,
+                  done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+        """One table's row, by its id or its private code."""
+
     def login(self, name_key: str, ident: str) -> None: ...
 
 
@@ -630,6 +634,8 @@ PROMPT = ("state", "chat")
 # Requests from elsewhere run per loop turn at most (the rest on the next turns: one
 # batch taken from the database never holds the loop).
 REQUESTS_PER_TURN = 32
+# A lookup that missed the listing reads the table's row again this often (seconds).
+LOOKUP_AGAIN = 0.1
 TOO_MANY = N_("Too many requests: that was not done. Try again in a moment.")
 
 
@@ -963,7 +969,7 @@ class ClusterSide:
         self.requests_waiting(tid)
         STATS.cluster_takeovers.inc()
         log.warning("table %s (match %s) taken over: its driver stopped answering", tid,
-                    stored.id)
+                    stored.id, extra={"table": tid, "event": "takeover"})
 
     def lease_lost(self, tid: str, ref: object = None) -> None:
         """Another process drives this table now (we did not renew in time): ours
@@ -974,7 +980,8 @@ class ClusterSide:
             return
         if ref is not None and table.match_ref is not ref:
             return
-        log.error("table %s: another process took it over; stopped here", tid)
+        log.error("table %s: another process took it over; stopped here", tid,
+                  extra={"table": tid, "event": "lease-lost"})
         STATS.cluster_lost.inc()
         local = [m for m in table.members() if not isinstance(m, RemoteMember)]
         if table.match_ref is not None:
@@ -1080,6 +1087,51 @@ class ClusterSide:
             await asyncio.wait_for(got, within)
         except TimeoutError:
             log.warning("cluster: the tables' rows did not come in %.0f s", within)
+
+    async def fresh_table(self, tid: str | None = None, code: str | None = None,
+                          within: float = 1.0) -> None:
+        """A join, watch or code that this process's listing does not know: the
+        table's row read now, and again every ``LOOKUP_AGAIN`` s for ``within`` s (a
+        table made through another process a moment ago is listed here as soon as its
+        driver has stored its row)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + within
+        while True:
+            got: asyncio.Future[bool] = loop.create_future()
+
+            def done(rows: list[dict[str, Any]] | None, got: asyncio.Future[bool] = got
+                     ) -> None:
+                found = False
+                try:
+                    for raw in rows or []:
+                        found = self._apply_one(raw) or found
+                finally:
+                    if not got.done():
+                        got.set_result(found)
+            self.cluster.fetch_row(tid, code, done)
+            try:
+                if await asyncio.wait_for(got, max(0.1, until - loop.time() + 1.0)):
+                    return
+            except TimeoutError:
+                return
+            if loop.time() + LOOKUP_AGAIN > until:
+                return
+            await asyncio.sleep(LOOKUP_AGAIN)
+
+    def _apply_one(self, raw: dict[str, Any]) -> bool:
+        """One table's row as read: listed here (True), or damaged (said once)."""
+        try:
+            info = checked_row(raw)
+        except Damaged as e:
+            self.damaged("row", str(raw.get("id")), str(e))
+            return False
+        tid = info["id"]
+        own = self.registry.tables.get(tid)
+        if own is not None and not isinstance(own, RemoteTable):
+            return True
+        if self.remote_table(tid).apply_row(info):
+            self.registry.lobby_changed()
+        return True
 
     def damaged(self, what: str, tid: str, why: str) -> None:
         """A table's shared row (or frame) that cannot be shown: said once (per table,

@@ -546,7 +546,29 @@ class Table:
             raise RoomError("You are not seated at a table.")
         self._check_and_apply(member.seat, action, by="player")
 
+    def holding(self) -> bool:
+        """A clean restart is under way and this table's trick is over (or it is not
+        in a trick): it holds as it is, stored, until the room stops — nobody leads
+        a new trick, no computer player or timer moves (``Registry.draining``)."""
+        if not self.registry.draining:
+            return False
+        m = self.match
+        if m is None or self.status != "playing":
+            return True
+        view = self._public if self._public is not None else m.view(None)
+        return not view.get("trick")
+
+    def hold(self) -> None:
+        """The room stops now: no computer player or timer moves here again (a
+        decision on its way is dropped: the match stays between two moves)."""
+        self._cancel()
+        self._turn += 1
+        self._timer_changed()
+
     def _check_and_apply(self, seat: int, action: object, by: str) -> None:
+        if self.holding():
+            raise RoomError("The room is about to restart: this table waits as it is "
+                            "until then, and goes on after it.")
         if self.registry.store.down:
             # It could not be stored, so it is not accepted (nothing is shown unstored).
             raise RoomError("The room cannot store moves just now (its database does not "
@@ -646,7 +668,8 @@ class Table:
         the table plays on."""
         self._cancel()
         m = self.match
-        if m is None or self.status != "playing" or m.to_act is None or self.closed:
+        if (m is None or self.status != "playing" or m.to_act is None or self.closed
+                or self.holding()):
             self._timer_changed()
             return
         seat = m.to_act
@@ -679,7 +702,7 @@ class Table:
         self._handle = None
         m = self.match
         if (m is None or self._turn != version or m.to_act != seat
-                or self.status != "playing"):
+                or self.status != "playing" or self.holding()):
             return
         if self.registry.store.down:
             self._after_store_down()
@@ -713,7 +736,7 @@ class Table:
             action = await bots.decide(self.match, seat, level)
             m = self.match
             if (m is None or self._turn != version or m.to_act != seat
-                    or self.status != "playing"):
+                    or self.status != "playing" or self.holding()):
                 return
             if self.registry.store.down:
                 self._after_store_down()

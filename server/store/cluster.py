@@ -138,6 +138,19 @@ class ClusterRows(MatchRows):
             "SELECT id, driver, row, holders, code FROM room_tables "
             "WHERE row <> '{}'").fetchall()]
 
+    def table_row(self, tid: str) -> list[tuple[str, str, str, str, str | None]]:
+        """(id, driver, row, holders, code) of one listed table (none if not listed)."""
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in self._x(
+            "SELECT id, driver, row, holders, code FROM room_tables "
+            "WHERE id = ? AND row <> '{}'", (tid,)).fetchall()]
+
+    def table_row_with_code(self, code: str) -> list[tuple[str, str, str, str, str | None]]:
+        """(id, driver, row, holders, code) of the listed table with this private code
+        (as stored: normalised)."""
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in self._x(
+            "SELECT id, driver, row, holders, code FROM room_tables "
+            "WHERE code = ? AND private = 1 AND row <> '{}'", (code,)).fetchall()]
+
     def tables_driven_elsewhere(self, tids: list[str], process: str) -> list[str]:
         """Which of ``tids`` another process drives now (we lost their lease)."""
         return [r[0] for r in self._x(

@@ -973,7 +973,8 @@ async def attack_pty_sessions(srv: Server, probe: Probe, a) -> Attack:
 
 
 # --------------------------------------------------------------- 5. names per key
-KEY_NAMES_LIMITS = dict(connections_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9)
+KEY_NAMES_LIMITS = dict(handshakes_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9,
+                        key_logins_rate=1e9, key_logins_burst=1e9, connections_per_key=1_000_000)
 
 
 async def attack_key_names(srv: Server, probe: Probe, a) -> Attack:

@@ -559,7 +559,8 @@ class LobbyScreen(Screen[None]):
             except RoomError:
                 app.registry.gc_table(table)    # no empty table left behind
                 raise
-            table.fill_with_bots(app.member)     # quick play: its creator's choice
+            # quick play: its creator's choice, at the room's level for quick play
+            table.fill_with_bots(app.member, level=app.registry.quick_level)
         except RoomError as exc:
             self.refused(exc)
             return

@@ -70,11 +70,16 @@ class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
             lines += [" " + part for part in textwrap.wrap(said, width - 2) or [said]]
         self.query_one("#code-text", Lines).set(block(speech, lines, width))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         app = self.app
         box = self.query_one("#code-input", Input)
         try:
+            if not app.registry.knows_code(event.value):
+                # A room of several processes: made through another a moment ago, it
+                # may not be listed here yet (its row is read first).
+                app.member.code_guard.check()
+                await app.registry.refresh(code=event.value)
             table = app.registry.find_code(app.member, event.value)
         except RoomError as exc:
             box.value = ""
