@@ -195,3 +195,17 @@ async def test_below_40x20_every_screen_asks_for_that_size(size, language,
             assert "40×20" in text, f"{step}:\n{text}"
             assert any(word in text for word in enlarge_words()), f"{step}:\n{text}"
         assert seen == ["LobbyScreen", "ProfileScreen", "TableScreen", "HelpScreen"]
+
+
+async def test_the_arabic_test_line_at_40x20_keeps_both_lines_and_what_each_means():
+    """The first screen an Arabic player sees: at 40×20 the spacing goes first, then
+    the note about the options; the two test lines and what 1 and 2 mean stay."""
+    app = LammaApp(Registry(bot_pause=SLOW), ME, f"key:x:{ME}",
+                   look=Look(language="ar", text_mode=None))
+    async with app.run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        assert type(app.screen).__name__ == "TextModeScreen"
+        text = "\n".join(screen_rows(app))
+        for said in ("1: the server joins", "2: the terminal does it", "choose"):
+            assert said in text, text
+        assert sum("اضغط" in row or "ﻂﻐﺿﺍ" in row for row in screen_rows(app)) >= 2, text

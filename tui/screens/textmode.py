@@ -99,7 +99,8 @@ class TextModeScreen(PromptScreenMixin, Screen[None]):
             t.append(TEST_LINE.format(n=n))
             lines.append(Speech("ar", mode).line(t, width - 2))
             lines.append(Text(""))
-        lines += pair(SAID_1) + pair(SAID_2) + pair(SAID_LATER)
+        meaning = pair(SAID_1) + pair(SAID_2)        # what each number means
+        later = pair(SAID_LATER)
         keys = Text(" 1 2 ", style="bold reverse")
         keys.append(" choose  ")
         keys.append(" esc ", style="bold reverse")
@@ -114,7 +115,15 @@ class TextModeScreen(PromptScreenMixin, Screen[None]):
             else:                       # a narrow window: the Arabic on a row of its own
                 footer.append(lay(speech, Text(_("1 or 2: choose · esc: later")), width - 1))
         h = board.size.height
-        lines = lines[:max(1, h - len(footer))]
+        room = h - len(footer)
+        # A short window (a phone) keeps what each number means before the spacing
+        # and the note that the options change it later.
+        if len(lines) + len(meaning) + len(later) > room:
+            lines = [line for line in lines if line.plain.strip()]
+        lines += meaning
+        if len(lines) + len(later) <= room:
+            lines += later
+        lines = lines[:max(1, room)]
         self._lines = lines + [Text("")] * max(0, h - len(lines) - len(footer)) + footer
         board.set_lines(self._lines)
 
