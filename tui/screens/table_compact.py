@@ -154,6 +154,16 @@ def draw_compact(sc: Scene, width: int, height: int) -> Placed:
     message = message_rows(sc, cw)
     hand, hand_hits = hand_rows(sc, cw)
     keys = footer_rows(sc, cw)
+    v = sc.view
+    if v is not None and v.get("phase") == "play" and sc.keys.mode != "play" and \
+            sc.facts.seat is not None:
+        # In the play the footer keeps the rows it has on one's turn (blank above the
+        # keys meanwhile): the hand does not go up and down a row with every turn.
+        mine = sc.keys
+        sc.keys = mine._replace(mode="play", rank=None)
+        turn_rows = len(footer_rows(sc, cw))
+        sc.keys = mine
+        keys = [BLANK] * max(0, turn_rows - len(keys)) + keys
     room = height - len(top) - len(phase) - len(message) - len(hand) - len(keys)
     chat: list[Text] = []
     if room >= 3:
@@ -836,10 +846,25 @@ def message_rows(sc: Scene, cw: int) -> list[Text]:
 # ----------------------------------------------------------------------- hand
 def hand_split(cards: list[str], per_row: int) -> list[list[str]]:
     """The hand in rows of at most ``per_row`` cards: one row if it holds them, else
-    split where a suit ends if both rows then hold, else in the middle."""
+    whole suits to a row, as many as fit (so that a card played moves no suit to
+    another row, most of the time), if that needs no more rows than the count of
+    cards does; else split where a suit ends if both rows then hold, else in the
+    middle."""
     if len(cards) <= per_row:
         return [cards] if cards else []
-    rows: list[list[str]] = []
+    need = -(-len(cards) // per_row)
+    rows: list[list[str]] = [[]]
+    for i, c in enumerate(cards):
+        if i and c[1] != cards[i - 1][1]:
+            suit_len = sum(1 for d in cards[i:] if d[1] == c[1])
+            if len(rows[-1]) + suit_len > per_row:
+                rows.append([])
+        if len(rows[-1]) == per_row:
+            rows.append([])
+        rows[-1].append(c)
+    if len(rows) <= need:
+        return rows
+    rows = []
     rest = cards
     while len(rest) > per_row:
         n_rows = -(-len(rest) // per_row)
@@ -876,10 +901,13 @@ def hand_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
     lines: list[Text] = []
     hits: list[Hit] = []
     height = 2 if in_play else 1
+    # Every row starts at one column, the one that centres a full row (a whole hand
+    # where one row holds it): a card played moves only the cards after it in its row,
+    # not the rows under the player's finger, and redraws less on a slow link.
+    full = min(per_row, 13)
+    left = max(0, (cw - full * CARD_W - 3) // 2)
     for row in rows:
-        gaps = sum(1 for i in range(1, len(row)) if row[i][1] != row[i - 1][1])
-        width = len(row) * CARD_W + gaps
-        x = max(0, (cw - width) // 2)
+        x = left
         up = Text(" " * x, no_wrap=True)
         down = Text(" " * x, no_wrap=True)
         prev = None
