@@ -23,6 +23,7 @@ from tui.cards import Look
 from tui.screens import table_draw as draw
 from tui.screens.table import TableScreen, table_facts
 from tui.screens.table_keys import COMMON, MODES, KeyContext, actions, footer, resolve
+from tui.screens.table_layout import draw_screen
 from tui.screens.table_state import SeatFacts, TableFacts, TableState, Turn
 
 NAMES = ("ali", "bea", "cem", "dua")
@@ -106,7 +107,7 @@ def test_placed_on_a_larger_board_the_cards_are_where_the_hits_say(size):
     legal = {a["card"] for a in v["legal"]}
     look = Look()
     width, height = size
-    placed = draw.draw_screen(v, TableState(), facts(), look, width, height, now=0.0)
+    placed = draw_screen(v, TableState(), facts(), look, width, height, now=0.0)
     assert not placed.small and len(placed.lines) == height
     assert placed.x == (width - draw.W) // 2       # every line drawn from that column
     shown = [" " * placed.x + line.plain for line in placed.lines]
@@ -122,14 +123,14 @@ def test_placed_on_a_larger_board_the_cards_are_where_the_hits_say(size):
 
 def test_a_small_board_asks_to_be_enlarged_and_has_nothing_to_click():
     for width, height in ((39, 24), (80, 19), (30, 10)):
-        placed = draw.draw_screen(None, TableState(), facts(), Look(), width, height, now=0.0)
+        placed = draw_screen(None, TableState(), facts(), Look(), width, height, now=0.0)
         assert placed.small and not placed.hits
         text = " ".join(line.plain.strip() for line in placed.lines)
         assert "Please enlarge the window to at least 40×20." in text, text
         assert f"(now {width}×{height})" in text
         assert all(line.cell_len <= width for line in placed.lines)
     for width, height in ((40, 20), (70, 20), (80, 23), (79, 40)):
-        placed = draw.draw_screen(None, TableState(), facts(), Look(), width, height, now=0.0)
+        placed = draw_screen(None, TableState(), facts(), Look(), width, height, now=0.0)
         assert not placed.small and placed.compact, (width, height)
 
 

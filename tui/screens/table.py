@@ -37,6 +37,7 @@ from ..textual_compat import ShapedInput, app_is_closing, run_as_app
 from ..widgets.board import Board, PromptScreenMixin
 from . import table_draw as draw
 from .table_keys import KeyContext, footer, resolve
+from .table_layout import draw_screen
 from .table_state import (
     Action,
     MaybeView,
@@ -363,7 +364,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         # as for 24, cut there; under that the compact layout is drawn for the rows left.
         # (the chat box is looked for only when the board is short: a query a frame)
         chat_rows = CHAT_BOX_ROWS if height < draw.H and self._chatting() else 0
-        placed = draw.draw_screen(self.view, self.state, facts, self.look, width, height,
+        placed = draw_screen(self.view, self.state, facts, self.look, width, height,
                                   time.monotonic(), self._cache, self.app.speech,
                                   chat_rows=chat_rows)
         board.set_lines(placed.lines, at=[placed.x] * len(placed.lines))

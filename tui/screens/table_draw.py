@@ -42,7 +42,6 @@ from ..cards import Look
 from ..i18n import N_, Speech
 from ..widgets.board import BLANK
 from ..widgets.taps import line_taps
-from .sizes import COMPACT, SMALL, enlarge_lines, layout
 from .table_keys import KEY, KeyContext, footer, pgettext
 from .table_state import MaybeView, TableFacts, TableState, Turn, View
 
@@ -490,25 +489,6 @@ def place(frame: Frame, width: int, height: int) -> Placed:
     if x:
         hits = tuple(h.moved(x) for h in hits)
     return Placed(lines, hits, x=x)
-
-
-def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: Look,
-                width: int, height: int, now: float, cache: DrawCache | None = None,
-                speech: Speech | None = None, chat_rows: int = 0) -> Placed:
-    """The board's lines at ``width``×``height`` (its window ``chat_rows`` taller: the
-    chat box open under it): the table in the layout the window's size asks for
-    (``sizes.layout``): standard from 80×24 (``place``; with the chat box open at 24
-    rows the board shows it cut), compact from 40×20 (``table_compact``), and below
-    that a request to enlarge the window."""
-    kind = layout(width, height + chat_rows)
-    if kind == SMALL:
-        return Placed(enlarge_lines(width, height, speech), small=True)
-    if kind == COMPACT:
-        from .table_compact import draw_compact  # (it draws with the pieces here)
-        sc = Scene(view, state, facts, look, now, cache, speech)
-        return draw_compact(sc, width, height)
-    return place(draw_table(view, state, facts, look, now, cache, speech), width,
-                 max(height, H))
 
 
 # ----------------------------------------------------------------------- info
