@@ -204,11 +204,16 @@ async def one_run(port: int, size: tuple[int, int], rtt: float, rate: float,
             key_now = our_turn(term.footer())
             if key_now is not None:
                 reads = len(term.reads)
+                down_before = shaper.down
                 pressed = term.press(key_now)
                 while len(term.reads) == reads:
                     term.changed.clear()
                     await asyncio.wait_for(term.changed.wait(), 30)
                 echoes.append(term.reads[reads] - pressed)
+                if os.environ.get("SLOW_LINK_DEBUG"):
+                    print(f"echo {echoes[-1] * 1000:.0f} ms for {key_now!r}; "
+                          f"{shaper.down - down_before} B down the link before the key",
+                          flush=True)
                 await asyncio.sleep(rtt)                # the screen settles
             else:
                 term.changed.clear()
