@@ -146,3 +146,68 @@ async def test_the_lobby(request: pytest.FixtureRequest, language: str, mode: st
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         compare(request, f"lobby-{language}-{size[0]}x{size[1]}", screen_text(app))
+
+
+# A phone (issue 26): the compact layout at 40×20 (portrait, the smallest) and 50×32 (a
+# taller portrait), a handful of the states (the auction, a declaration, a card to
+# play, the round's summary) and the lobby, in English and in Arabic.
+PHONE_SIZES = [(40, 20), (50, 32)]
+PHONE_STATES = {"auction", "declare", "play", "summary"}
+
+
+@pytest.mark.parametrize("size", PHONE_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("language,mode", LANGUAGES, ids=[lang for lang, _ in LANGUAGES])
+async def test_a_phone_sees_the_key_states_of_estimation(
+        request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, language: str,
+        mode: str | None, size: tuple[int, int]) -> None:
+    monkeypatch.setattr(table_screen, "TRICK_HOLD", 0.0)
+    app = new_app(language, mode)
+    shown: list[str] = []
+    async with app.run_test(size=size) as pilot:
+
+        async def seen(phase: str) -> None:
+            if phase not in PHONE_STATES:
+                return
+            screen = app.screen
+            screen.state.notice = None
+            screen.redraw()
+            await pilot.pause()
+            shown.append(phase)
+            compare(request, f"phone-estimation-{phase}-{language}-{size[0]}x{size[1]}",
+                    screen_text(app))
+        await states(pilot, app, "estimation", 18, seen)
+    assert set(shown) == PHONE_STATES, shown
+
+
+@pytest.mark.parametrize("size", PHONE_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("language,mode", LANGUAGES, ids=[lang for lang, _ in LANGUAGES])
+async def test_a_phone_sees_the_lobby(request: pytest.FixtureRequest, language: str,
+                                      mode: str | None, size: tuple[int, int]) -> None:
+    await test_the_lobby(request, language, mode, size)
+
+
+@pytest.mark.parametrize("size", PHONE_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_a_phone_in_ascii_and_monochrome_keeps_the_whole_hand(
+        monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]) -> None:
+    """ASCII suits and no colour at a phone's size: each state shows every card of the
+    hand and every seat, and asks for no larger window (no golden file: the English
+    ones above show the layout)."""
+    monkeypatch.setattr(table_screen, "TRICK_HOLD", 0.0)
+    app = LammaApp(Registry(bot_pause=SLOW, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(unicode=False, colour=False))
+    shown: list[str] = []
+    async with app.run_test(size=size) as pilot:
+
+        async def seen(phase: str) -> None:
+            screen = app.screen
+            screen.redraw()
+            await pilot.pause()
+            text = screen_text(app)
+            shown.append(phase)
+            assert "enlarge" not in text and "♠" not in text, text
+            for card in screen.view["hand"]:
+                assert app.look.card_str(card) in text, f"{phase}: {card}\n{text}"
+            for name in ("ali", "bea", "cem", "dua"):
+                assert name in text, f"{phase}: {name}\n{text}"
+        await states(pilot, app, "estimation", 18, seen)
+    assert {"auction", "declare", "play"} <= set(shown), shown

@@ -23,6 +23,7 @@ from tui.cards import Look
 from tui.screens import table_draw as draw
 from tui.screens.table import TableScreen, table_facts
 from tui.screens.table_keys import COMMON, MODES, KeyContext, actions, footer, resolve
+from tui.screens.table_layout import draw_screen
 from tui.screens.table_state import SeatFacts, TableFacts, TableState, Turn
 
 NAMES = ("ali", "bea", "cem", "dua")
@@ -106,22 +107,31 @@ def test_placed_on_a_larger_board_the_cards_are_where_the_hits_say(size):
     legal = {a["card"] for a in v["legal"]}
     look = Look()
     width, height = size
-    placed = draw.draw_screen(v, TableState(), facts(), look, width, height, now=0.0)
+    placed = draw_screen(v, TableState(), facts(), look, width, height, now=0.0)
     assert not placed.small and len(placed.lines) == height
     assert placed.x == (width - draw.W) // 2       # every line drawn from that column
     shown = [" " * placed.x + line.plain for line in placed.lines]
     assert "chat" in shown[-1]                      # the footer on the last row
     for hit in placed.hits:
+        if not hit.card:                            # a key's box: the footer's
+            assert hit.y == height - 1 and hit.tap[0] == "key"
+            continue
         assert hit.x >= draw.HAND_X + placed.x
         row = shown[hit.y + (0 if hit.card in legal else 1)]
         assert row[hit.x:hit.x + 4].strip() == look.card_str(hit.card)
 
 
 def test_a_small_board_asks_to_be_enlarged_and_has_nothing_to_click():
-    placed = draw.draw_screen(None, TableState(), facts(), Look(), 70, 20, now=0.0)
-    assert placed.small and not placed.hits
-    assert "Please enlarge the window to at least 80×24." in "\n".join(
-        line.plain for line in placed.lines)
+    for width, height in ((39, 24), (80, 19), (30, 10)):
+        placed = draw_screen(None, TableState(), facts(), Look(), width, height, now=0.0)
+        assert placed.small and not placed.hits
+        text = " ".join(line.plain.strip() for line in placed.lines)
+        assert "Please enlarge the window to at least 40×20." in text, text
+        assert f"(now {width}×{height})" in text
+        assert all(line.cell_len <= width for line in placed.lines)
+    for width, height in ((40, 20), (70, 20), (80, 23), (79, 40)):
+        placed = draw_screen(None, TableState(), facts(), Look(), width, height, now=0.0)
+        assert not placed.small and placed.compact, (width, height)
 
 
 def test_waiting_for_players_and_watching():

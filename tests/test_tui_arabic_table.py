@@ -28,6 +28,7 @@ from tui.cards import Look
 from tui.i18n import ARABIC_KEYS, Speech
 from tui.screens import table_draw as draw
 from tui.screens.table import TableScreen, table_facts
+from tui.screens.table_layout import draw_screen
 from tui.screens.table_state import SeatFacts, TableFacts, TableState, Turn
 
 MODES = ("shaped", "logical")
@@ -381,10 +382,10 @@ async def test_match_end_in_arabic(size):
 
 
 def test_a_small_window_is_asked_in_arabic():
-    placed = draw.draw_screen(None, TableState(), facts("estimation", 18), Look(), 70, 20,
+    placed = draw_screen(None, TableState(), facts("estimation", 18), Look(), 39, 20,
                               now=0.0, speech=Speech("ar"))
     text = "\n".join(line.plain for line in placed.lines)
-    assert Speech("ar").show("كبّر النافذة") in text and "80×24" in text
+    assert Speech("ar").show("كبّر النافذة") in text and "40×20" in text
 
 
 def test_said_lines_survive_a_copy():

@@ -331,11 +331,16 @@ async def test_void_hands_abandoned_matches_and_a_small_window(tmp_path):
         await pilot.pause()
         assert "No complete round" in app.screen.query_one("#rp-board").plain
     app = app_for({"store": store})
-    async with app.run_test(size=(60, 20)) as pilot:
+    async with app.run_test(size=(60, 20)) as pilot:     # a phone's size: drawn (issue 26)
         await pilot.press("i")
+        await pilot.pause()
+        assert not app.screen.query_one("#too-small").display
+        assert app.screen.query_one("#body").display
+        await pilot.resize_terminal(39, 20)               # under 40×20: asked to enlarge
         await pilot.pause()
         assert app.screen.query_one("#too-small").display
         assert not app.screen.query_one("#body").display
+        assert "40×20" in app.screen.query_one("#too-small").render().plain
 
 
 # ------------------------------------------- private tables and computer seats

@@ -48,11 +48,16 @@ async def test_quick_play_opens_a_table_with_computer_players_and_plays_by_keys(
 async def test_too_small_terminal_asks_for_a_larger_window():
     reg = Registry()
     app = LammaApp(reg, "ali", "key:x:ali")
-    async with app.run_test(size=(60, 20)) as pilot:
+    async with app.run_test(size=(39, 20)) as pilot:
         await pilot.pause()
         shown = app.screen.query_one("Board").shown()
-        assert app.screen.too_small and "Please enlarge the window" in shown[1]
-        assert not any("card room" in row for row in shown)
+        assert app.screen.too_small and any("Please enlarge the window" in row for row in shown)
+        assert any("40×20" in row for row in shown)
+        assert not any("Lamma" in row for row in shown)
+        await pilot.resize_terminal(40, 20)         # a phone: the compact lobby at once
+        await pilot.pause(0.1)
+        shown = app.screen.query_one("Board").shown()
+        assert not app.screen.too_small and app.screen.compact and "Lamma" in shown[0]
     app = LammaApp(reg, "ali", "key:x:ali")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()

@@ -187,18 +187,22 @@ async def test_each_phase_is_drawn_and_the_round_summary_shown(game, length):
         assert "declare" in done and "play" in done
 
 
-async def test_table_below_80x24_asks_to_enlarge_and_redraws_on_resize():
+async def test_table_below_40x20_asks_to_enlarge_and_redraws_on_resize():
     app = new_app()
-    async with app.run_test(size=(70, 20)) as pilot:
+    async with app.run_test(size=(39, 20)) as pilot:
         _table, _members = await setup(pilot, app)
         await pilot.pause()
         board = app.screen.query_one("#board")
-        text = "\n".join(s.text for s in board._strips)
-        assert "enlarge the window" in text
-        await pilot.resize_terminal(80, 24)
+        text = "\n".join(board.shown())
+        assert "enlarge the window" in text and "40×20" in text
+        await pilot.resize_terminal(70, 20)         # compact, at once
         await pilot.pause(0.1)
-        text = "\n".join(s.text for s in board._strips)
-        assert "enlarge" not in text and "player" in text
+        text = "\n".join(board.shown())
+        assert "enlarge" not in text and "player" in text and " e log" in text
+        await pilot.resize_terminal(80, 24)         # standard
+        await pilot.pause(0.1)
+        text = "\n".join(board.shown())
+        assert "enlarge" not in text and "player" in text and " e log" not in text
 
 
 async def test_chat_at_80x24_keeps_the_table_in_sight():

@@ -116,8 +116,12 @@ class LammaApp(TeardownMixin, App):
     ENABLE_COMMAND_PALETTE = False
     AUTO_FOCUS = ""
     TITLE = "Lamma"
-    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-narrow"), (80, "-wide")]
-    VERTICAL_BREAKPOINTS: list[tuple[int, str]] | None = [(0, "-short"), (24, "-tall")]
+    # The layouts by size (tui/screens/sizes.py): under 40×20 -tiny or -flat, the
+    # compact one under 80×24 (-narrow or -short), the standard one from 80×24.
+    HORIZONTAL_BREAKPOINTS: list[tuple[int, str]] | None = [
+        (0, "-tiny"), (40, "-narrow"), (80, "-wide")]
+    VERTICAL_BREAKPOINTS: list[tuple[int, str]] | None = [
+        (0, "-flat"), (20, "-short"), (24, "-tall")]
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+l", "redraw", "Redraw", show=False, id="app.redraw"),
         Binding("ctrl+c", "quit_now", "Quit", show=False, priority=True, id="app.quit_now"),

@@ -116,7 +116,10 @@ class Terminal:
         return "\n".join(self.screen.display)
 
     def footer(self) -> str:
-        return self.screen.display[-1]
+        """The footer: the last row, or under 80 columns (the compact layout, whose keys
+        take as many rows as they need) the last three."""
+        rows = self.screen.display
+        return "\n".join(rows[-1:] if self.screen.columns >= 80 else rows[-3:])
 
     async def wait_for(self, what: str, timeout: float = 30.0) -> float:
         deadline = time.monotonic() + timeout
@@ -141,7 +144,7 @@ def our_turn(footer: str) -> bytes | None:
     our turn)."""
     if "⏎ play" in footer or "⏎ declare" in footer or "⏎ call" in footer:
         return b"\r"
-    if " pass" in footer:
+    if re.search(r"\bp pass\b", footer):
         return b"p"
     if "y take" in footer or "n play" in footer or "dash" in footer:
         return b"n"
@@ -180,7 +183,7 @@ async def one_run(port: int, size: tuple[int, int], rtt: float, rate: float,
     term = Terminal(proc, size)
     out: dict = {"size": f"{size[0]}x{size[1]}", "compression": compress}
     try:
-        first = await term.wait_for("card room", 30)
+        first = await term.wait_for("you:", 30)        # the lobby's title, at any size
         out["first screen s"] = first - t0
         out["after login s"] = first - logged_in
         out["first screen B"] = term.bytes
@@ -201,11 +204,16 @@ async def one_run(port: int, size: tuple[int, int], rtt: float, rate: float,
             key_now = our_turn(term.footer())
             if key_now is not None:
                 reads = len(term.reads)
+                down_before = shaper.down
                 pressed = term.press(key_now)
                 while len(term.reads) == reads:
                     term.changed.clear()
                     await asyncio.wait_for(term.changed.wait(), 30)
                 echoes.append(term.reads[reads] - pressed)
+                if os.environ.get("SLOW_LINK_DEBUG"):
+                    print(f"echo {echoes[-1] * 1000:.0f} ms for {key_now!r}; "
+                          f"{shaper.down - down_before} B down the link before the key",
+                          flush=True)
                 await asyncio.sleep(rtt)                # the screen settles
             else:
                 term.changed.clear()
@@ -275,8 +283,12 @@ async def main(a) -> None:
                   f"{r.get('wire B/move', float('nan')):.0f} | "
                   f"{'whole' if r.get('round played') else 'unfinished'} ({r.get('moves')} moves) |")
     finally:
-        server.terminate()
-        server.wait(10)
+        server.terminate()          # a clean restart: it tells everyone and stores first
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(10)
         shutil.rmtree(folder, ignore_errors=True)
 
 

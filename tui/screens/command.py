@@ -7,7 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import getters
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -19,17 +19,16 @@ from engine.room import RoomError
 from ..i18n import N_
 from ..sentences import say_lines
 from ..textual_compat import ShapedInput
-from ..widgets.lines import KeyBar, Lines
-from .words import block, said_keys
+from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
+from .words import block, dialog_width, said_keys, too_small_text
 
 if TYPE_CHECKING:
     from ..app import LammaApp
 
-DIALOG = 64             # the dialog's inside: 70 columns less its border and padding
 KEYS = [("enter", N_("run")), ("esc", N_("back"))]
 
 
-class CommandScreen(ModalScreen[None]):
+class CommandScreen(TapLinesMixin, ModalScreen[None]):
     """Type a command; its answer shows below; Esc goes back."""
 
     if TYPE_CHECKING:
@@ -44,18 +43,23 @@ class CommandScreen(ModalScreen[None]):
             box.cursor_blink = False
             yield box
             yield Lines(None, id="command-reply")
+        yield Line(id="too-small")
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
         self.draw()
         self.query_one("#command-input", Input).focus()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.draw()
+
     def draw(self) -> None:
         speech = self.app.speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
         _ = speech._
         self.query_one("#command-text", Lines).set(block(speech, [
             Text(" " + _("Command"), style="bold"), "",
-            " " + _("/help lists what you may do.")], DIALOG))
+            " " + _("/help lists what you may do.")], dialog_width(self.app.size.width)))
         self.query_one("#keys", KeyBar).show(said_keys(speech, KEYS), speech)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -74,12 +78,14 @@ class CommandScreen(ModalScreen[None]):
         except RoomError as exc:
             reply, style = speech.error(exc), "bold red"
         lines = []
-        width = DIALOG - 2 if speech.rtl else 74       # an Arabic line is cut at its end
+        inside = dialog_width(self.app.size.width)
+        # an Arabic line is cut at its end; an English one has the dialog's padding too
+        width = inside - 2 if speech.rtl or inside < 64 else 74
         for part in reply.splitlines()[:14]:        # the dialog shows a screenful at most
             lines.extend(textwrap.wrap(part, width, subsequent_indent="   ") or [""])
         if speech.rtl:
             self.query_one("#command-reply", Lines).set(block(speech, [
-                Text(" " + ln, style=style) for ln in lines[:16]], DIALOG))
+                Text(" " + ln, style=style) for ln in lines[:16]], inside))
             return
         self.query_one("#command-reply", Lines).set(
             Text("\n".join(" " + ln for ln in lines[:16]), style=style))

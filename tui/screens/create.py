@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import getters
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -14,8 +15,16 @@ from textual.screen import ModalScreen
 from engine.room import GAMES, LENGTHS, TIMERS, RoomError, ranked
 
 from ..i18n import N_
-from ..widgets.lines import KeyBar, Lines
-from .words import block, game_title, length_word, pad, said_keys
+from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
+from .words import (
+    block,
+    dialog_width,
+    game_title,
+    length_word,
+    pad,
+    said_keys,
+    too_small_text,
+)
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -25,10 +34,9 @@ LABELS = {"game": N_("Game"), "length": N_("Length"), "timer": N_("Turn timer"),
           "private": N_("Visibility"), "bots": N_("Empty seats")}
 KEYS = [("↑↓", N_("field")), ("←→", N_("change")), ("enter", N_("create")),
         ("esc", N_("back"))]
-DIALOG = 64             # the dialog's inside: 70 columns less its border and padding
 
 
-class CreateScreen(ModalScreen[None]):
+class CreateScreen(TapLinesMixin, ModalScreen[None]):
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
 
@@ -46,14 +54,19 @@ class CreateScreen(ModalScreen[None]):
         super().__init__()
         self.field = 0
         self.values = {"game": 0, "length": 0, "timer": 0, "private": 0, "bots": 0}
+        self._rows: list[int] = []      # the field each row of the form shows (-1: none)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             yield Lines(None, id="create-form")
             yield Lines(id="create-status")
+        yield Line(id="too-small")
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
+        self.draw()
+
+    def on_resize(self, event: events.Resize) -> None:
         self.draw()
 
     def options(self, field: str) -> list:
@@ -92,26 +105,57 @@ class CreateScreen(ModalScreen[None]):
 
     def draw(self) -> None:
         """The form: each label, then its value between the arrows. In Arabic from
-        the right, the value said right to left (its ◀ still at the left)."""
+        the right, the value said right to left (its ◀ still at the left). Where the
+        dialog is narrow (a phone) each value has a row of its own under its label."""
         speech = self.app.speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
         rtl = speech.rtl
+        width = dialog_width(self.app.size.width)
         self.query_one("#keys", KeyBar).show(said_keys(speech, KEYS), speech)
         lines: list[Text | str] = [Text(" " + speech._("New table"), style="bold"), ""]
+        rows = [-1, -1]
         for i, f in enumerate(FIELDS):
             many = len(self.options(f)) > 1
-            t = Text("  ")
-            t.append(pad(speech._(LABELS[f]), 18 if rtl else 12) + " ",
-                     style="bold" if i == self.field else "")
             label = self.label(f, self.value(f))
             if rtl:     # in reading order ▶ value ◀: shown right to left as ◀ value ▶
                 shown = f"▶ {label} ◀" if many else label
             else:
                 shown = f"◀ {label} ▶" if many else f"  {label}"
-            t.append(shown, style="reverse" if i == self.field else "")
+            name = speech._(LABELS[f])
+            t = Text("  ")
+            if 2 + (18 if rtl else 12) + 1 + len(shown) <= width:
+                t.append(pad(name, 18 if rtl else 12) + " ",
+                         style="bold" if i == self.field else "")
+                t.append(shown, style="reverse" if i == self.field else "")
+                lines.append(t)
+                rows.append(i)
+                continue
+            t.append(name, style="bold" if i == self.field else "")
             lines.append(t)
+            lines.append(Text("    " + shown, style="reverse" if i == self.field else ""))
+            rows += [i, i]
         lines.append("")
-        lines.append(Text("  " + speech._(self.ranked_note()), style="dim"))
-        self.query_one("#create-form", Lines).set(block(speech, lines, DIALOG))
+        note = speech._(self.ranked_note())
+        lines += [Text("  " + part, style="dim")
+                  for part in textwrap.wrap(note, width - 3) or [note]]
+        self._rows = rows
+        self.query_one("#create-form", Lines).set(block(speech, lines, width))
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap on a field chooses it; on the chosen field, its next value."""
+        form = self.query_one("#create-form", Lines)
+        y = event.screen_y - form.content_region.y
+        if not form.content_region.contains(event.screen_x, event.screen_y) or \
+                not 0 <= y < len(self._rows) or self._rows[y] < 0:
+            super().on_click(event)
+            return
+        event.stop()
+        field = self._rows[y]
+        if field == self.field:
+            self.action_value(1)
+        else:
+            self.field = field
+            self.draw()
 
     def ranked_note(self) -> str:
         """Whether the table made would be ranked (engine.records.ranked)."""
@@ -151,7 +195,9 @@ class CreateScreen(ModalScreen[None]):
         except RoomError as exc:
             speech = app.speech
             self.query_one("#create-status", Lines).set(
-                block(speech, [Text(speech.error(exc), style="bold red")], DIALOG))
+                block(speech, [Text(" " + part, style="bold red") for part in textwrap.wrap(
+                    speech.error(exc), dialog_width(app.size.width) - 1)],
+                      dialog_width(app.size.width)))
             return
         app.pop_screen()
         app.open_table()

@@ -27,8 +27,8 @@ from ..i18n import N_, Speech
 from ..sentences import say
 from ..widgets.lines import KeyBar, Lines
 from .profile import RecordScreen, W
-from .seats import DIALOG, JoinCodeScreen
-from .words import block, columns, cut, game_title, pad, said_keys
+from .seats import JoinCodeScreen
+from .words import block, columns, cut, dialog_width, game_title, pad, said_keys
 
 if TYPE_CHECKING:
     from engine.room.members import Member
@@ -616,12 +616,13 @@ class CreateEventScreen(ModalScreen[EventRow]):
                      style="reverse" if i == self.field else "")
             lines.append(t)
         lines.append("")
+        width = dialog_width(self.app.size.width)
         for part in textwrap.wrap(speech._("Everyone who enters plays the same deals, each "
                                            "with computer players; each board is compared "
                                            "with those who held the same cards."),
-                                  DIALOG - 4):
+                                  width - 4):
             lines.append(Text("  " + part, style="dim"))
-        self.query_one("#new-event-form", Lines).set(block(speech, lines, DIALOG))
+        self.query_one("#new-event-form", Lines).set(block(speech, lines, width))
 
     def action_field(self, d: int) -> None:
         self.field = (self.field + d) % len(self.FIELDS)
@@ -643,8 +644,9 @@ class CreateEventScreen(ModalScreen[EventRow]):
                                               self.value("private"))
         except RoomError as exc:
             speech = app.speech
+            width = dialog_width(app.size.width)
             self.query_one("#new-event-status", Lines).set(block(speech, [
                 Text(" " + line, style="bold red")
-                for line in textwrap.wrap(speech.error(exc), DIALOG - 4)], DIALOG))
+                for line in textwrap.wrap(speech.error(exc), width - 4)], width))
             return
         self.dismiss(made)

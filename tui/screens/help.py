@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -22,7 +23,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ..i18n import N_, Speech
-from ..widgets.lines import KeyBar
+from ..widgets.lines import KeyBar, Line
+from .words import too_small_text
 
 if TYPE_CHECKING:
     from textual.geometry import Size
@@ -226,10 +228,12 @@ def help_lines(speech: Speech, game: str | None, width: int) -> list[Text]:
         logical.extend(Text("  ") + t for t in key_items(speech, pairs, inner - 2))
         if heading == KEY_SECTIONS[-1][0]:
             logical.extend(Text(w) for w in wrap(_(OPERATOR_NOTE), inner))
-            logical.extend(Text(c, style="dim") for c in OPERATOR_COMMANDS)
+            logical.extend(Text(part, style="dim") for c in OPERATOR_COMMANDS
+                           for part in wrap(c, inner))
         logical.append(Text(""))
-    logical.extend(Text(w) for w in wrap(_(LAYOUT_NOTE), inner))
-    logical.append(Text(""))
+    if speech.code != "en":
+        logical.extend(Text(w) for w in wrap(_(LAYOUT_NOTE), inner))
+        logical.append(Text(""))
     for sentence in (RULES[game] if game in RULES else GAMES_NOTE):
         logical.extend(Text(w) for w in wrap(_(sentence), inner))
     return [speech.line(t, width) for t in logical]
@@ -286,26 +290,37 @@ class HelpScreen(ModalScreen):
         speech = getattr(self.app, "speech", None)
         return speech if isinstance(speech, Speech) else Speech()
 
+    def english(self) -> bool:
+        """English in a window of 80 columns or more: the keys as one picture (under
+        80, a phone, they are laid out for the width as another language's are)."""
+        return self.speech.code == "en" and self.app.size.width >= 80
+
     def compose(self) -> ComposeResult:
+        self._wide = self.english()
         with VerticalScroll(id="help"):
-            if self.speech.code == "en":
+            if self._wide:
                 yield Static(id="help-text")      # wraps to any width of 80 and up
             else:
                 yield HelpText(self.speech, self.game, id="help-text")
+        yield Line(id="too-small")
         yield KeyBar(id="keys")
+
+    async def on_resize(self, event: events.Resize) -> None:
+        if self.english() != self._wide:
+            await self.recompose()
+            self.on_mount()
 
     def on_mount(self) -> None:
         speech = self.speech
-        if speech.code == "en":
-            self.query_one("#help-text", Static).update(self.english())
+        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
+        if self._wide:
+            self.query_one("#help-text", Static).update(self.english_text())
             self.query_one("#keys", KeyBar).show([("esc", "back"), ("↑↓", "scroll")])
         else:
-            self.query_one("#keys", KeyBar).set(key_bar(
-                speech, [("esc", speech._(BACK)), ("↑↓", speech._(SCROLL))],
-                self.app.size.width))
+            self.query_one("#keys", KeyBar).show([("esc", BACK), ("↑↓", SCROLL)], speech)
         self.query_one("#help").focus()      # so ↑ ↓ PgUp PgDn scroll the text
 
-    def english(self) -> Text:
+    def english_text(self) -> Text:
         t = Text()
         t.append(" Help\n\n", style="bold")
         t.append(KEYS)

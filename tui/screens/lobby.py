@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, getters
 from textual.app import ComposeResult
@@ -16,8 +17,11 @@ from engine.room import RoomError, code_label, display_name, title
 from ..i18n import N_, Speech
 from ..widgets.board import BLANK, Board
 from ..widgets.lines import keys_text
-from .table_draw import H, W, fit  # the screen every terminal must hold: 80×24
-from .words import ENLARGE, columns, game_title, lay, length_word, said_keys
+from ..widgets.taps import Tap, lines_taps, tap_at
+from .sizes import COMPACT, SMALL, enlarge_lines, layout
+from .table_compact import boxed, wrap
+from .table_draw import W, fit  # the standard lobby: 80 columns
+from .words import columns, game_title, lay, length_word, said_keys
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -36,6 +40,9 @@ WATCH_KEYS = [("w", N_("watch")), ("p", N_("play")), ("n", N_("new")), ("e", N_(
 # ... and its computer players' seats taken.
 TAKE_KEYS = [("t", N_("take a seat")), ("w", N_("watch")), ("p", N_("play")),
              ("n", N_("new")), ("e", N_("events")), ("?", N_("help")), ("q", N_("quit"))]
+# The keys the row above shows (a tap on each does what it does: issue 26).
+MORE_KEYS = [("b", N_("leaderboard")), ("r", N_("replays")), ("o", N_("options")),
+             ("j", N_("code")), ("/", N_("command"))]
 EN = Speech("en")
 
 
@@ -218,12 +225,20 @@ class LobbyScreen(Screen[None]):
         self._title: Text = BLANK
         self._list: list[Text] = []
         self._status: Text = BLANK
+        self._status_said: Text = BLANK     # the status before it was laid out
         self._note: Text = BLANK
         self._note_said: Text = BLANK       # the note before it was cut to 80 columns
         self._keys: Text = BLANK
-        self._footer: tuple[Text, int, Text] | None = None   # (keys, width, laid out)
+        self._more: Text = BLANK            # the row of keys above the footer
+        # (keys, width, laid out, the row above laid out)
+        self._footer: tuple[Text, int, Text, Text] | None = None
         self._board: Board | None = None
         self.too_small = False
+        self.compact = False
+        self._taps: list[Tap] = []          # the keys' boxes as drawn (a tap presses one)
+        self._compact_first = 0             # the first table the compact listing shows
+        # the compact listing: its column, first row, width, tables shown
+        self._list_at = (0, 0, W, 0)
 
     def compose(self) -> ComposeResult:
         yield Board(id="board")
@@ -249,8 +264,9 @@ class LobbyScreen(Screen[None]):
         return footer[2] if footer is not None else self._keys
 
     def paint(self) -> None:
-        """The parts on the board: the body (80 columns, centred) at the top, the keys
-        on the last row; on a terminal under 80×24 only the request to enlarge it."""
+        """The parts on the board for its size (``sizes.layout``): the standard body (80
+        columns, centred) at the top, the keys on the last two rows; the compact one
+        under 80×24; under 40×20 only the request to enlarge the window."""
         board = self._board
         if board is None or not board.is_attached:
             return
@@ -258,11 +274,16 @@ class LobbyScreen(Screen[None]):
         if width <= 0 or height <= 0:
             return
         speech = self.app.speech
-        self.too_small = width < W or height < H
+        kind = layout(width, height)
+        self.too_small = kind == SMALL
+        self.compact = kind == COMPACT
         if self.too_small:
-            ask = Text(speech.show(speech._(ENLARGE)), style="bold")
-            pad = max(0, (width - ask.cell_len) // 2)
-            board.set_lines([BLANK, ask], at=[0, pad])
+            lines = enlarge_lines(width, height, speech)
+            board.set_lines(lines)
+            self._taps = []
+            return
+        if self.compact:
+            self.paint_compact(width, height)
             return
         body = [self._title, BLANK, *self._list]
         body += [BLANK] * (LIST_ROWS + 3 - len(body)) + [BLANK, self._status, self._note]
@@ -270,9 +291,94 @@ class LobbyScreen(Screen[None]):
         footer = self._footer
         if footer is None or footer[0] is not self._keys or footer[1] != width:
             laid = speech.line(self._keys, width) if speech.rtl else self._keys
-            footer = self._footer = (self._keys, width, laid)
-        lines = body + [BLANK] * (height - 1 - len(body)) + [footer[2]]
+            more = speech.line(self._more, width) if speech.rtl else self._more
+            footer = self._footer = (self._keys, width, laid, more)
+        lines = body + [BLANK] * (height - 2 - len(body)) + [footer[3], footer[2]]
         board.set_lines(lines, at=[x] * len(body))
+        self._taps = lines_taps(lines[-2:], first=height - 2)
+
+    def paint_compact(self, width: int, height: int) -> None:
+        """Under 80×24: the title, two rows a table (its number, game and length; then
+        its status, seats and watchers), the note and the status wrapped to the width,
+        and every key of the lobby over as many rows as they need."""
+        board = self._board
+        assert board is not None
+        speech = self.app.speech
+        _ = speech._
+        cw = min(width, W)
+        x = (width - cw) // 2
+        bar = TITLE_BAR if self.app.look.colour else "reverse"
+        head = Text(no_wrap=True)
+        head.append(" " + _("Lamma") + " ", style="bold reverse")
+        head.append("  " + _("you: {name}").format(name=self.app.member.display_name))
+        if self.app.member.guest:
+            head.append("  " + _("(guest: nothing is kept)"), style="dim")
+        title = Text(no_wrap=True, style=bar)
+        title.append_text(lay(speech, head, cw))
+        top = [fit(title, cw), BLANK]
+        keys = self._keys_for(self.rows[self.cursor] if self.rows else None)
+        shown_keys = said_keys(speech, keys + MORE_KEYS)
+        footer = [lay(speech, line, cw) for line in boxed(shown_keys, cw - 1)]
+        notes = []
+        for part in (self._note_said, self._status_said):
+            if part.plain.strip():
+                notes += [lay(speech, line, cw) for line in wrap(part, cw - 1)[:3]]
+        room = height - len(top) - len(notes) - len(footer) - (1 if notes else 0)
+        slots = max(1, room // 2)
+        rows = self.rows
+        listing: list[Text] = []
+        first = 0
+        if not rows:
+            listing = [lay(speech, line, cw) for line in
+                       wrap(Text("  " + _(NO_TABLES_SAID), style="dim"), cw - 1)]
+        else:
+            first = max(0, min(self.cursor - slots // 2, len(rows) - slots))
+            for i in range(first, min(len(rows), first + slots)):
+                one, two = self.compact_row(rows[i], cw)
+                if i == self.cursor:
+                    one, two = highlighted(one), highlighted(two)
+                listing += [one, two]
+        self._compact_first = first
+        lines = top + listing[:max(0, room)]
+        lines += [BLANK] * (height - len(lines) - len(notes) - len(footer))
+        lines += notes + footer
+        lines = lines[:height]
+        board.set_lines(lines, at=[x] * len(lines))
+        self._taps = lines_taps(lines, [x] * len(lines),
+                                rows=range(len(lines) - len(footer), len(lines)))
+        self._list_at = (x, len(top), cw, len(listing[:max(0, room)]) // 2 if rows else 0)
+
+    def _keys_for(self, chosen: dict | None) -> list[tuple[str, str]]:
+        """The keys for the table chosen: take a computer player's seat, watch a match
+        under way, or sit."""
+        if chosen is not None and self._takeable(chosen):
+            return TAKE_KEYS
+        if chosen is not None and chosen["status"] != "waiting":
+            return WATCH_KEYS
+        return LOBBY_KEYS
+
+    def compact_row(self, row: dict, cw: int) -> tuple[Text, Text]:
+        """A table's two rows in the compact lobby: its number, game and length (the
+        status after them where the width holds it), then the status, the seats and who
+        watches."""
+        speech = self.app.speech
+        _ = speech._
+        one = f"{row['id']:>3}  {game_title(speech, row['game'])}  " \
+              f"{said_length(speech, row['game'], row['length'], row.get('ranked'))}"
+        status = said_status(speech, row)
+        extras = [status]
+        if cell_len(one) + 3 + cell_len(status) <= cw - 1:
+            one = one + "  " + " " * (cw - 2 - cell_len(one) - cell_len(status)) + status
+            extras = []
+        extras.append(speech.pgettext("list", ", ").join(said_seats(speech, row)))
+        if row["spectators"]:
+            n = row["spectators"]
+            extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n))
+        if row["private"]:
+            extras.append(_("private"))
+        two = "     " + " · ".join(extras)
+        return (fit(lay(speech, Text(one, no_wrap=True), cw), cw),
+                fit(lay(speech, Text(two, no_wrap=True), cw), cw))
 
     def draw(self) -> None:
         """Everything again, in the player's language (also when it changes)."""
@@ -294,6 +400,7 @@ class LobbyScreen(Screen[None]):
         self._keys_shown = None
         self._note = self._note_said = BLANK
         self._footer = None
+        self._more = keys_text(said_keys(speech, MORE_KEYS), speech)
         self.lobby_changed()
 
     def on_screen_resume(self) -> None:
@@ -350,14 +457,8 @@ class LobbyScreen(Screen[None]):
         self._list = lines
         note = self.note()
         if note.plain != self._note_said.plain:
-            self._note_said, self._note = note, fit(note, W)
-        chosen = rows[self.cursor] if rows else None
-        if chosen is not None and self._takeable(chosen):
-            keys = TAKE_KEYS
-        elif chosen is not None and chosen["status"] != "waiting":
-            keys = WATCH_KEYS
-        else:
-            keys = LOBBY_KEYS
+            self._note_said, self._note = note, fit(lay(speech, note, W), W)
+        keys = self._keys_for(rows[self.cursor] if rows else None)
         if keys is not self._keys_shown:
             self._keys_shown = keys
             self._keys = keys_text(said_keys(speech, keys), speech)
@@ -375,7 +476,8 @@ class LobbyScreen(Screen[None]):
 
     def note(self) -> Text:
         """The code of a private table of yours, to read out to friends; else, when a
-        ranked table is listed, what its mark means."""
+        ranked table is listed, what its mark means (in reading order: laid out where
+        it is drawn)."""
         member = self.app.member
         for row in self.rows:
             if not row.get("code"):
@@ -385,15 +487,15 @@ class LobbyScreen(Screen[None]):
                 continue
             if member.table is table or any(s.held_by(member) for s in table.seats):
                 speech = self.app.speech
-                return lay(speech, Text(" " + speech._(
+                return Text(" " + speech._(
                     "Your private table #{table}: code {code} (friends press j and "
                     "type it)").format(table=row["id"], code=code_label(row["code"])),
-                    style="bold"), W)
+                    style="bold")
         if any(row.get("ranked") for row in self.rows):
             speech = self.app.speech
-            return lay(speech, Text(" " + speech._(
+            return Text(" " + speech._(
                 "{mark} ranked: pays level points and badge wins (four people to the "
-                "end)").format(mark=RANKED_MARK), style="dim"), W)
+                "end)").format(mark=RANKED_MARK), style="dim")
         return Text("")
 
     def notice(self, text: str) -> None:
@@ -405,6 +507,7 @@ class LobbyScreen(Screen[None]):
         """``text``: already in the player's language."""
         speech = self.app.speech
         line = Text(" " + text, style="bold red" if error else "dim")
+        self._status_said = line
         self._status = fit(lay(speech, line, W), W)
         self.paint()
 
@@ -582,15 +685,38 @@ class LobbyScreen(Screen[None]):
         self.app.push_screen(EventsScreen())
 
     def on_click(self, event: events.Click) -> None:
+        """A tap on a key presses it; on a table, chooses it, and on the chosen table
+        again sits there (as Enter: issue 26)."""
         board = self._board
         if board is None or self.too_small:
             return
         area = board.area
-        x = area.x + (area.width - W) // 2
-        top = area.y + LIST_TOP
-        if x <= event.screen_x < x + W and top < event.screen_y <= top + LIST_ROWS:
+        tap = tap_at(self._taps, event.screen_x - area.x, event.screen_y - area.y)
+        if tap is not None:
+            event.stop()
+            self.app.post_message(events.Key(tap.key, tap.char or None))
+            return
+        row = self._row_at(event.screen_x - area.x, event.screen_y - area.y, area.width)
+        if row is None:
+            return
+        event.stop()
+        if row == self.cursor:
+            self.action_sit()
+        else:
+            self.cursor = row
+            self.lobby_changed()
+
+    def _row_at(self, x: int, y: int, width: int) -> int | None:
+        """The table listed at (x, y) of the board, or None."""
+        if self.compact:
+            left, top, cw, shown = self._list_at
+            if not left <= x < left + cw or not top <= y < top + 2 * shown:
+                return None
+            row = self._compact_first + (y - top) // 2
+        else:
+            left = (width - W) // 2
+            if not (left <= x < left + W and LIST_TOP < y <= LIST_TOP + LIST_ROWS):
+                return None
             first = max(0, min(self.cursor - LIST_ROWS // 2, len(self.rows) - LIST_ROWS))
-            row = event.screen_y - top - 1 + first
-            if 0 <= row < len(self.rows):
-                self.cursor = row
-                self.lobby_changed()
+            row = y - LIST_TOP - 1 + first
+        return row if 0 <= row < len(self.rows) else None

@@ -14,6 +14,9 @@ from .. import settings
 from ..arabic import term
 from ..i18n import LANGUAGE_NAMES, LANGUAGES, N_
 from ..widgets.board import Board
+from ..widgets.taps import lines_taps, tap_at
+from .sizes import SMALL, enlarge_lines, layout
+from .table_compact import wrap
 from .textmode import TextModeScreen
 from .words import lay
 
@@ -33,6 +36,7 @@ class OptionsScreen(Screen[None]):
         app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
+    _lines: list[Text] = []
 
     def compose(self) -> ComposeResult:
         yield Board()
@@ -44,6 +48,12 @@ class OptionsScreen(Screen[None]):
         self.call_after_refresh(self.draw)
 
     def draw(self) -> None:
+        board = self.query_one(Board)
+        if layout(board.size.width, board.size.height) == SMALL:
+            self._lines = []
+            board.set_lines(enlarge_lines(board.size.width, board.size.height,
+                                          self.app.speech))
+            return
         look = self.app.look
         speech = self.app.speech
         _ = speech._
@@ -55,7 +65,8 @@ class OptionsScreen(Screen[None]):
             t.append(f" {key} ", style="bold reverse")
             # Arabic: the box is a run of its own, so that it stays [x] (not mirrored).
             t.append(f"  [{'x' if on else ' '}] ", style="bold" if rtl else "")
-            dash = "داش" if rtl else term("dash", "Dash")
+            # (the English word and its Arabic held together where a line is wrapped)
+            dash = "داش" if rtl else term("dash", "Dash").replace(" ", "\u00a0")
             t.append(_(label).format(dash=dash))
             lines.append(t)
         lines += [Text(""), Text("  " + _("Example:") + " ")]
@@ -81,16 +92,27 @@ class OptionsScreen(Screen[None]):
         t.append("  " + _("Arabic text:") + " " + (_("joined here") if speech.shaped
                                                   else _("joined by the terminal")))
         lines.append(t)
-        board = self.query_one(Board)
         keys = Text(" esc ", style="bold reverse")
         keys.append(" " + _("back") + "  ")
         keys.append(" a m e r ", style="bold reverse")
         keys.append(" " + _("switch"))
         h = board.size.height
         width = board.size.width or 80
-        lines = [lay(speech, line, width) for line in lines]
-        board.set_lines(lines + [Text("")] * max(0, h - len(lines) - 1)
-                        + [lay(speech, keys, width)])
+        # a line longer than the window (a phone) goes on under its words
+        lines = [lay(speech, part, width) for line in lines
+                 for part in wrap(line, width - 1, " " * 10)]
+        self._lines = lines + [Text("")] * max(0, h - len(lines) - 1) + [lay(speech, keys,
+                                                                            width)]
+        board.set_lines(self._lines)
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap on an option's key (or the footer's) presses it (issue 26)."""
+        board = self.query_one(Board)
+        tap = tap_at(lines_taps(self._lines), event.screen_x - board.region.x,
+                     event.screen_y - board.region.y)
+        if tap is not None:
+            event.stop()
+            self.app.post_message(events.Key(tap.key, tap.char or None))
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

@@ -8,7 +8,7 @@ import time
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import getters
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -17,8 +17,9 @@ from textual.screen import Screen
 from engine.room import title
 
 from ..i18n import N_
-from ..widgets.lines import Block, KeyBar, Line, title_bar
-from .words import ENLARGE, block, columns, game_title, lay, pad, said_keys
+from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
+from .sizes import MIN_H, MIN_W, STD_H, STD_W
+from .words import Laid, block, columns, game_title, lay, pad, said_keys, too_small_text
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -40,8 +41,10 @@ def pct(value) -> str:
     return "—" if value is None else f"{value:.0f}%"
 
 
-class RecordScreen(Screen[None]):
-    """Shared frame: a title line, a text block, the too-small notice, the keys."""
+class RecordScreen(TapLinesMixin, Screen[None]):
+    """Shared frame: a title line, a text block, the too-small notice, the keys. Laid
+    out for the window (80 columns at most; under 80×24 the compact layout, which
+    fills the window: lamma.tcss)."""
 
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
@@ -64,9 +67,28 @@ class RecordScreen(Screen[None]):
         if self.is_mounted:
             self.draw()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.draw()
+
+    @property
+    def width(self) -> int:
+        """The columns the block is laid out for: the window's, 80 at most."""
+        return max(MIN_W, min(W, self.app.size.width))
+
+    @property
+    def compact(self) -> bool:
+        size = self.app.size
+        return size.width < STD_W or size.height < STD_H
+
+    @property
+    def block_rows(self) -> int:
+        """The rows the block has: 21 in the standard layout, the window's less the
+        title and the keys in the compact one."""
+        return max(MIN_H - 3, self.app.size.height - 3) if self.compact else 21
+
     def draw(self) -> None:
         speech = self.app.speech
-        self.query_one("#too-small", Line).set(speech.show(speech._(ENLARGE)))
+        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
         self.query_one("#keys", KeyBar).show(said_keys(speech, self.KEYS), speech)
         self.paint()
 
@@ -76,11 +98,17 @@ class RecordScreen(Screen[None]):
     def set_title(self, title: str, right: str) -> None:
         speech = self.app.speech
         self.query_one("#record-title", Line).set(
-            lay(speech, title_bar(speech._(title), right), W))
+            lay(speech, title_bar(speech._(title), right), self.width))
 
     def set_block(self, lines: list[Text]) -> None:
-        """The block's lines (reading order), laid out for the language."""
-        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, lines, W))
+        """The block's lines (reading order), laid out for the language; a line longer
+        than the window (a phone) goes on under itself."""
+        from .table_compact import wrap
+        width = self.width
+        lines = [part for line in lines for part in (
+            wrap(line, width - 1) if line.cell_len > width and not isinstance(line, Laid)
+            else [line])]
+        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, lines, width))
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -138,17 +166,23 @@ class ProfileScreen(RecordScreen):
                                     for b in prof["badges"]), style="bold yellow")
         else:
             badges = Text(_("none yet (five wins in matches held by people earn one)"))
-        lines.append(self.field(N_("Badges"), badges))
+        lines += self.field_lines(N_("Badges"), badges)
         since = prof.get("since")
         if since:
             lines.append(self.field(N_("Playing since"),
                                     Text(time.strftime("%Y-%m-%d", time.gmtime(since)))))
         lines.append(Text(""))
-        lines.append(self.stats_head())
-        if not prof["stats"]:
-            lines.append(Text(" " + _("No finished matches yet."), style="dim"))
-        for game, st in prof["stats"].items():
-            lines.append(self.stats_row(game, st))
+        if self.compact:
+            if not prof["stats"]:
+                lines.append(Text(" " + _("No finished matches yet."), style="dim"))
+            for game, st in prof["stats"].items():
+                lines += self.stats_lines(game, st)
+        else:
+            lines.append(self.stats_head())
+            if not prof["stats"]:
+                lines.append(Text(" " + _("No finished matches yet."), style="dim"))
+            for game, st in prof["stats"].items():
+                lines.append(self.stats_row(game, st))
         lines += [Text(""),
                   *(Text(" " + line, style="dim") for line in self.note(_(
                       "decl. %, calls %, dash %: how many of your declarations, calls (as "
@@ -162,7 +196,37 @@ class ProfileScreen(RecordScreen):
         return lines
 
     def note(self, text: str) -> list[str]:
-        return textwrap.wrap(text, W - 6)
+        return textwrap.wrap(text, self.width - 6)
+
+    def stats_lines(self, game: str, st: dict) -> list[Text]:
+        """A game's statistics in the compact layout: its name, then each figure with
+        its heading, as many to a line as the width holds."""
+        speech = self.app.speech
+        figures = [st["matches"], st["wins"], st["draws"], st["losses"], st["rounds"],
+                   pct(st["declarations_made_pct"]), pct(st["calls_made_pct"]),
+                   pct(st["dash_calls_made_pct"])]
+        said = [f"{speech._(h)} {f}" for (h, _w), f in zip(STAT_COLUMNS[1:], figures,
+                                                            strict=True)]
+        out = [Text(" " + game_title(speech, game), style="bold underline")]
+        line = ""
+        for item in said:
+            if line and len(line) + 3 + len(item) > self.width - 4:
+                out.append(Text("   " + line))
+                line = item
+            else:
+                line = f"{line} · {item}" if line else item
+        if line:
+            out.append(Text("   " + line))
+        return out
+
+    def field_lines(self, label: str, value: Text, width: int = 13) -> list[Text]:
+        """``field``, its value wrapped under itself where the window is narrow."""
+        from .table_compact import wrap
+        room = self.width - width - 3
+        parts = wrap(value, room, "") if value.cell_len > room else [value]
+        out = [self.field(label, parts[0], width)]
+        out += [Text(" " * (width + 2)) + part for part in parts[1:]]
+        return out
 
     def field(self, label: str, value: Text, width: int = 13) -> Text:
         """`` Label  value``: the label in a column of its own (dim)."""
@@ -209,24 +273,31 @@ class LeaderboardScreen(RecordScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.rows: list[dict] | None = None
+        self.board: list[dict] | None = None     # the leaderboard's rows
         self.first = 0
+
+    @property
+    def board_rows(self) -> int:
+        """The players a page shows: 17, or what the compact block holds."""
+        return max(3, self.block_rows - 3) if self.compact else BOARD_ROWS
 
     def paint(self) -> None:
         store = self.app.registry.records
-        self.rows = store.leaderboard(limit=100) if store is not None else None
+        self.board = store.leaderboard(limit=100) if store is not None else None
         me = self.app.member
         self.set_title(N_("Leaderboard"), self.app.speech._("level points"))
-        if self.rows and not me.guest:
-            mine = [i for i, r in enumerate(self.rows) if r["name"].casefold() == me.name.casefold()]
-            if mine and not self.first <= mine[0] < self.first + BOARD_ROWS:
-                self.first = max(0, mine[0] - BOARD_ROWS // 2)
+        page = self.board_rows
+        if self.board and not me.guest:
+            mine = [i for i, r in enumerate(self.board)
+                    if r["name"].casefold() == me.name.casefold()]
+            if mine and not self.first <= mine[0] < self.first + page:
+                self.first = max(0, mine[0] - page // 2)
         self.show_rows()
 
     def action_move(self, delta: int) -> None:
-        if not self.rows:
+        if not self.board:
             return
-        top = max(0, len(self.rows) - BOARD_ROWS)
+        top = max(0, len(self.board) - self.board_rows)
         self.first = max(0, min(top, self.first + delta))
         self.show_rows()
 
@@ -235,33 +306,36 @@ class LeaderboardScreen(RecordScreen):
         speech = self.app.speech
         _ = speech._
         rtl = speech.rtl
+        width = self.width
+        page = self.board_rows
+        name_w = min(32, width - 32)
         lines: list[Text] = []
-        if self.rows is None:
+        if self.board is None:
             lines += [Text(""), Text(" " + _(NO_RECORDS), style="bold")]
-        elif not self.rows:
+        elif not self.board:
             lines += [Text(""), Text(" " + _("Nobody has finished a match yet."), style="dim")]
         else:
             if rtl:
-                lines.append(columns(speech, [(_("rank"), 8), (_("name"), 32),
-                                              (_("level points"), 14)], W,
+                lines.append(columns(speech, [(_("rank"), 8), (_("name"), name_w),
+                                              (_("level points"), 14)], width,
                                      style="bold underline"))
             else:
-                lines.append(Text(f" {'rank':>5}   {'name':<32}{'level points':>13}",
+                lines.append(Text(f" {'rank':>5}   {'name':<{name_w}}{'level points':>13}",
                                   style="bold underline"))
-            for row in self.rows[self.first:self.first + BOARD_ROWS]:
+            for row in self.board[self.first:self.first + page]:
                 mine = not me.guest and row["name"].casefold() == me.name.casefold()
                 style = "bold reverse" if mine else ""
                 if rtl:
                     lines.append(columns(speech, [
-                        (str(row["rank"]), 8), (row["name"], 32),
+                        (str(row["rank"]), 8), (row["name"], name_w),
                         (str(row["level_points"]), 14),
-                        ("→ " + _("you") if mine else "", 10)], W, style=style))
+                        ("→ " + _("you") if mine else "", 10)], width, style=style))
                     continue
-                lines.append(Text(f" {row['rank']:>5}   {row['name'][:31]:<32}"
+                lines.append(Text(f" {row['rank']:>5}   {row['name'][:name_w - 1]:<{name_w}}"
                                   f"{row['level_points']:>13}" + ("  ← you" if mine else ""),
                                   style=style))
-            if len(self.rows) > BOARD_ROWS:
-                last = min(len(self.rows), self.first + BOARD_ROWS)
+            if len(self.board) > page:
+                last = min(len(self.board), self.first + page)
                 lines.append(Text(" " + _("{first}–{last} of {total}").format(
-                    first=self.first + 1, last=last, total=len(self.rows)), style="dim"))
+                    first=self.first + 1, last=last, total=len(self.board)), style="dim"))
         self.set_block(lines)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import getters
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -24,9 +24,9 @@ from engine.room import replay_stored, seat_label, seat_labels, title
 
 from ..cards import RANKS, SUIT_ORDER, Look
 from ..i18n import N_, Speech
-from ..widgets.lines import Block, KeyBar, Line, title_bar
-from .help import key_bar
-from .words import length_word
+from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
+from .sizes import ENLARGE, MIN_W, STD_H, STD_W
+from .words import length_word, too_small_text
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -46,7 +46,21 @@ ENGLISH = Speech("en")
 # A left-to-right embedding: a signed number inside Arabic words kept whole ("-10",
 # not "10-") when the server orders the line (``Speech.show`` drops the marks after).
 LRE, PDF = "\u202a", "\u202c"
-TOO_SMALL = N_("Please enlarge the window to at least 80×24.")
+TOO_SMALL = ENLARGE     # said with the size it needs (sizes.MIN_W × MIN_H)
+
+
+def too_small(speech: Speech, width: int = 0, height: int = 0) -> Text:
+    return too_small_text(speech, width, height)
+
+
+def compact_size(screen: Screen[Any]) -> bool:
+    """The window is under 80×24: the compact layout (lamma.tcss)."""
+    size = screen.app.size
+    return size.width < STD_W or size.height < STD_H
+
+
+def window_width(screen: Screen[Any]) -> int:
+    return max(MIN_W, min(W, screen.app.size.width))
 
 
 def kind_words(speech: Speech, kind: str) -> str:
@@ -180,7 +194,7 @@ class ReplayModel:
 
 # --------------------------------------------------------------------- screens
 
-class ReplayListScreen(Screen[None]):
+class ReplayListScreen(TapLinesMixin, Screen[None]):
     """The finished matches, newest first; Enter watches one."""
 
     if TYPE_CHECKING:
@@ -216,34 +230,44 @@ class ReplayListScreen(Screen[None]):
     def on_mount(self) -> None:
         speech = self.speech
         _ = speech._
-        self.query_one("#too-small", Line).set(speech.show(_(TOO_SMALL)))
-        keys = [("↑↓", N_("select")), ("enter", N_("watch")), ("esc", N_("back"))]
-        if speech.code == "en":
-            self.query_one("#keys", KeyBar).show(keys)
-            self.query_one("#record-title", Line).set(title_bar("Replays", "finished matches"))
-        else:
-            self.query_one("#keys", KeyBar).set(key_bar(
-                speech, [(k, _(label)) for k, label in keys], self.app.size.width))
-            self.query_one("#record-title", Line).set(
-                speech.line(title_bar(_("Replays"), _("finished matches")), W))
         store = self.app.registry.records
         self.rows = store.finished_matches(limit=200) if store is not None else None
+        self.draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.draw()
+
+    def draw(self) -> None:
+        speech = self.speech
+        _ = speech._
+        self.query_one("#too-small", Line).set(too_small(speech, *self.app.size))
+        keys = [("↑↓", N_("select")), ("enter", N_("watch")), ("esc", N_("back"))]
+        self.query_one("#keys", KeyBar).show(keys, speech)
+        if speech.code == "en":
+            self.query_one("#record-title", Line).set(title_bar("Replays", "finished matches"))
+        else:
+            self.query_one("#record-title", Line).set(
+                speech.line(title_bar(_("Replays"), _("finished matches")),
+                            window_width(self)))
         self.paint()
 
     def paint(self) -> None:
+        if compact_size(self) and self.rows:
+            self.paint_compact()
+            return
         speech = self.speech
         _ = speech._
         t = Text(no_wrap=True, overflow="ellipsis")
-        if self.rows is None:
+        width = window_width(self)
+        if not self.rows:
+            said = (Text(" " + _("This room keeps no records (it runs without a data folder)."),
+                         style="bold") if self.rows is None
+                    else Text(" " + _("No finished matches yet."), style="dim"))
+            from .table_compact import wrap
             t.append("\n")
-            t.append_text(speech.line(Text(
-                " " + _("This room keeps no records (it runs without a data folder)."),
-                style="bold"), W))
-            t.append("\n")
-        elif not self.rows:
-            t.append("\n")
-            t.append_text(speech.line(Text(" " + _("No finished matches yet."), style="dim"), W))
-            t.append("\n")
+            for part in wrap(said, width - 1):
+                t.append_text(speech.line(part, width))
+                t.append("\n")
         elif not speech.rtl:
             t.append(f" {'#':>4}  {'game':<17}{'length':<10}{'players':<23}{'result':<17}"
                      f"{'date':<6}\n", style="bold underline")
@@ -273,12 +297,36 @@ class ReplayListScreen(Screen[None]):
                 t.append("\n")
         self.query_one("#replays-list", Block).set(t)
 
-    def shown_rows(self) -> list[tuple[int, dict]]:
-        """The rows in view (LIST_ROWS of them, the cursor's among them) by index."""
+    def paint_compact(self) -> None:
+        """Under 80×24: three rows a match (its number, game, length and date; its
+        players; its result), as many as the window holds, the cursor's among them."""
+        speech = self.speech
+        width = window_width(self)
+        t = Text(no_wrap=True, overflow="ellipsis")
+        for n, (i, row) in enumerate(self.shown_rows(max(1, (self.app.size.height - 4) // 3))):
+            names = [speech.pgettext("seat", "computer") if s is None and speech.rtl
+                     else seat_label(s) for s in row["seats"]]
+            when = time.strftime("%m-%d", time.localtime(row["finished"]))
+            one = (f"{row['id']:>4}  {speech._(title(row['game']))} · "
+                   f"{length_words(row['game'], row['length'], speech)} · {when}")
+            comma = speech.pgettext("list", ", ")
+            two = f"      {comma.join(names)}"
+            three = f"      {result_words(row['result'], names, speech)}"
+            style = "reverse" if i == self.cursor else ""
+            for j, line in enumerate((one, two, three)):
+                if n or j:
+                    t.append("\n")
+                laid = speech.line(Text(line, style=style), width) if speech.rtl else \
+                    Text(speech.show(line), style=style)
+                t.append_text(fit(laid, width))
+        self.query_one("#replays-list", Block).set(t)
+
+    def shown_rows(self, page: int = LIST_ROWS) -> list[tuple[int, dict]]:
+        """The rows in view (``page`` of them, the cursor's among them) by index."""
         rows = self.rows or []
         n = len(rows)
-        first = max(0, min(self.cursor - LIST_ROWS // 2, n - LIST_ROWS))
-        return list(enumerate(rows[first:first + LIST_ROWS], start=first))
+        first = max(0, min(self.cursor - page // 2, n - page))
+        return list(enumerate(rows[first:first + page], start=first))
 
     def action_move(self, delta: int) -> None:
         if self.rows:
@@ -293,7 +341,7 @@ class ReplayListScreen(Screen[None]):
         self.app.pop_screen()
 
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(TapLinesMixin, Screen[None]):
     """One finished match, trick by trick, every hand open.
 
     For Arabic the words are the player's and each line reads right to left (the
@@ -315,6 +363,8 @@ class ReplayScreen(Screen[None]):
         Binding("pageup", "round(-1)", show=False, id="replay.previous_round"),
         Binding("escape", "back", show=False, id="replay.back"),
         Binding("q", "back", show=False, id="replay.back_q"),
+        Binding("up", "scroll(-1)", show=False, id="replay.scroll_up"),
+        Binding("down", "scroll(1)", show=False, id="replay.scroll_down"),
     ]
 
     def __init__(self, match_id: int) -> None:
@@ -324,6 +374,7 @@ class ReplayScreen(Screen[None]):
         self.error: str | None = None
         self.pos = 0
         self.heading = ""
+        self.top = 0            # the compact layout: the first row of the board shown
 
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
@@ -342,18 +393,21 @@ class ReplayScreen(Screen[None]):
         return self.app.speech
 
     def on_mount(self) -> None:
-        speech = self.speech
-        _ = speech._
-        self.query_one("#too-small", Line).set(speech.show(_(TOO_SMALL)))
-        keys = [("← →", N_("trick")), ("PgUp PgDn", N_("round")),
-                ("Home End", N_("first/last")), ("esc", N_("back"))]
-        if speech.code == "en":
-            self.query_one("#keys", KeyBar).show(keys)
-        else:
-            self.query_one("#keys", KeyBar).set(key_bar(
-                speech, [(k, _(label)) for k, label in keys], self.app.size.width))
         self.load()
         self.draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.draw()
+
+    def draw_keys(self) -> None:
+        speech = self.speech
+        _ = speech._
+        self.query_one("#too-small", Line).set(too_small(speech, *self.app.size))
+        keys = [("← →", N_("trick")), ("PgUp PgDn", N_("round")),
+                ("Home End", N_("first/last")), ("esc", N_("back"))]
+        if compact_size(self):
+            keys.insert(3, ("↑↓", N_("scroll")))
+        self.query_one("#keys", KeyBar).show(keys, speech)
 
     def load(self) -> None:
         _ = self.speech._
@@ -442,8 +496,29 @@ class ReplayScreen(Screen[None]):
             return title_bar("Replay", speech.show(self.heading))
         return speech.line(title_bar(speech._("Replay"), self.heading), W)
 
+    def action_scroll(self, delta: int) -> None:
+        if compact_size(self):
+            self.top = max(0, self.top + delta)
+            self.draw()
+
     def draw(self) -> None:
+        self.draw_keys()
         q = self.query_one
+        if compact_size(self) and self.model is not None and not self.error:
+            r, k = self.model.positions[self.pos]
+            width = window_width(self)
+            q("#rp-head", Block).set(self.head(r, k, width))
+            lines = self.compact_board(r, k, width)
+            room = max(1, self.app.size.height - 4)
+            self.top = max(0, min(self.top, len(lines) - room))
+            out = Text(no_wrap=True, overflow="ellipsis")
+            for i, line in enumerate(lines[self.top:self.top + room]):
+                if i:
+                    out.append("\n")
+                out.append_text(line)
+            q("#rp-board", Block).set(out)
+            q("#rp-round", Block).set("")
+            return
         if self.model is None or self.error:
             q("#rp-head", Block).set(self.title_line())
             q("#rp-board", Block).set(Text("\n") + self.say(
@@ -455,11 +530,11 @@ class ReplayScreen(Screen[None]):
         q("#rp-board", Block).set(self.board(r, k))
         q("#rp-round", Block).set(self.round_panel(r, k))
 
-    def head(self, r: int, k: int) -> Text:
+    def head(self, r: int, k: int, width: int = W) -> Text:
         _ = self.speech._
         model = self.shown
         rec = model.rounds[r]["rec"]
-        t = fit(self.title_line(), W)
+        t = fit(self.title_line(), width)
         t.append("\n")
         where = " " + _("Round {round} ({i} of {n})").format(
             round=rec.get("round"), i=r + 1, n=len(model.rounds))
@@ -470,10 +545,54 @@ class ReplayScreen(Screen[None]):
         else:
             where += " · " + _("trick {k} of {n}").format(k=k, n=len(model.rounds[r]["tricks"]))
         line = Text(where, style="bold")
-        line.append("   " + _("step {i}/{n}").format(i=self.pos + 1, n=len(model.positions)),
-                    style="dim")
-        t.append_text(self.say(line, W))
+        step = _("step {i}/{n}").format(i=self.pos + 1, n=len(model.positions))
+        if line.cell_len + 3 + len(step) <= width or width >= W:
+            line.append("   " + step, style="dim")
+        t.append_text(self.say(line, width))
         return t
+
+    def compact_board(self, r: int, k: int, width: int) -> list[Text]:
+        """The board in the compact layout, one column: the round's facts, the trick
+        (its cards in order, who led and who won it), each player's cards (the trick's
+        reversed) by suit, then the round's table. ↑↓ scroll it."""
+        model = self.shown
+        rd = model.rounds[r]
+        rec = rd["rec"]
+        hands, now = model.hands_at(r, k)
+        taken = model.taken_at(r, k)
+        trump = rec.get("trump")
+        decl = rec.get("declarations") or [None] * 4
+        lines = [fit(self.say(x, width), width) for x in self.round_info(rec)]
+        if rd["hands"] is None:
+            lines.append(fit(self.say(Text(" " + self.speech._(
+                "The declarations came to less than 11: the hand was void and dealt again."),
+                style="bold"), width), width))
+        else:
+            lines.append(Text(""))
+            trick = self.trick_lines(rd, k)
+            if k == 0:
+                lines.append(fit(self.say(Text(" " + self.speech._("dealt: → to play"),
+                                               style="dim"), width), width))
+            for corner in trick["corner"]:
+                if corner.plain.strip():
+                    lines.append(fit(self.say(corner, width), width))
+            for seat in range(4):
+                hand = self.hand_lines(seat, hands[seat], now, trump, width - 2, decl[seat],
+                                       taken[seat], rec.get("dealer"), rec.get("caller"))
+                lines.append(fit(Text(" ") + hand[0], width))
+                # the four suits on one line where it holds them, else two a line
+                suits = [line for line in hand[1:] if line.plain.strip()]
+                suits = [Text(x.plain.rstrip(), spans=x.spans) for x in suits]
+                whole = Text("   ").join(suits)
+                if whole.cell_len <= width - 3:
+                    lines.append(fit(Text("   ") + whole, width))
+                else:
+                    for i in range(0, len(suits), 2):
+                        lines.append(fit(Text("   ") + Text("   ").join(suits[i:i + 2]), width))
+        lines.append(Text(""))
+        panel = self.round_panel(r, k)
+        lines += [fit(line, width) for line in panel.split("\n")]
+        return lines
 
     def hand_lines(self, seat: int, cards: list[str], now: set[str], trump, width: int,
                    decl, taken: int, dealer: int | None, caller: int | None) -> list[Text]:

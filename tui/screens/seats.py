@@ -7,7 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import getters
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -18,18 +18,17 @@ from engine.room import RoomError, Table
 
 from ..i18n import N_, Speech
 from ..sentences import say
-from ..widgets.lines import KeyBar, Lines
-from .words import block, said_keys
+from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
+from .words import block, dialog_width, said_keys, too_small_text
 
 if TYPE_CHECKING:
 
     from ..app import LammaApp
 
-DIALOG = 64             # the dialog's inside: 70 columns less its border and padding
 CODE_KEYS = [("enter", N_("join")), ("esc", N_("back"))]
 
 
-class JoinCodeScreen(ModalScreen[Table]):
+class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
     """Type a table's code; dismissed with the table once the code is right.
     A wrong code stays here with a message (the registry limits the tries)."""
 
@@ -61,21 +60,27 @@ class JoinCodeScreen(ModalScreen[Table]):
             code.cursor_blink = False
             yield code
             yield Lines(None, id="code-status")
+        yield Line(id="too-small")
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
         self.draw()
         self.query_one("#code-input", Input).focus()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.draw()
+
     def draw(self) -> None:
         speech = self.app.speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
         self.query_one("#keys", KeyBar).show(said_keys(speech, CODE_KEYS), speech)
         _ = speech._
-        self.query_one("#code-text", Lines).set(block(speech, [
-            Text(" " + _(self.TITLE_WORDS[0]), style="bold"), "",
-            " " + _(self.TITLE_WORDS[1]),
-            " " + _("(capitals and dashes do not matter)."),
-        ], DIALOG))
+        width = dialog_width(self.app.size.width)
+        lines: list[Text | str] = [Text(" " + _(self.TITLE_WORDS[0]), style="bold"), ""]
+        for said in (_(self.TITLE_WORDS[1]),
+                     _("(capitals and dashes do not matter).")):
+            lines += [" " + part for part in textwrap.wrap(said, width - 2) or [said]]
+        self.query_one("#code-text", Lines).set(block(speech, lines, width))
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -87,9 +92,10 @@ class JoinCodeScreen(ModalScreen[Table]):
             box.value = ""
             speech = app.speech
             # The dialog is 80 columns at most: wrap rather than cut the reason short.
+            width = dialog_width(app.size.width)
             self.query_one("#code-status", Lines).set(block(speech, [
                 Text(" " + line, style="bold red")
-                for line in textwrap.wrap(speech.error(exc), 59)], DIALOG))
+                for line in textwrap.wrap(speech.error(exc), min(59, width - 5))], width))
             return
         self.dismiss(table)
 
@@ -97,7 +103,7 @@ class JoinCodeScreen(ModalScreen[Table]):
         self.dismiss(None)
 
 
-class TakeSeatScreen(ModalScreen[int]):
+class TakeSeatScreen(TapLinesMixin, ModalScreen[int]):
     """Choose which computer player's seat to take at ``table``; dismissed with
     the seat number, or None (Esc)."""
 
@@ -124,22 +130,31 @@ class TakeSeatScreen(ModalScreen[int]):
         with Vertical(id="dialog"):
             yield Lines(None, id="take-text")
             yield Lines(id="take-status")
+        yield Line(id="too-small")
         yield KeyBar(id="keys")
 
     def on_mount(self) -> None:
         self.draw()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.draw()
+
     def draw(self) -> None:
         speech = self.app.speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
+        width = dialog_width(self.app.size.width)
         keys = [("0-3", N_("seat")), ("esc", N_("watch") if self.full else N_("back"))]
         self.query_one("#keys", KeyBar).show(said_keys(speech, keys), speech)
         _ = speech._
         table = self.table
         lines: list[Text | str] = [
-            Text(" " + _("Take a computer player's seat at table #{table}").format(
-                table=table.id), style="bold"), ""]
+            Text(" " + part, style="bold") for part in textwrap.wrap(
+                _("Take a computer player's seat at table #{table}").format(table=table.id),
+                width - 2)]
+        lines.append("")
         if self.full:
-            lines += [" " + _("The table is full: take a seat, or Esc to watch."), ""]
+            lines += [" " + part for part in textwrap.wrap(
+                _("The table is full: take a seat, or Esc to watch."), width - 2)] + [""]
         for i in self.seats():
             t = Text()
             t.append(f"  {i}  ", style="bold reverse")
@@ -149,18 +164,19 @@ class TakeSeatScreen(ModalScreen[int]):
         if table.status == "playing":
             lines += [Text(" " + line, style="dim") for line in textwrap.wrap(_(
                 "During a round you take the seat when the round ends; the match then "
-                "no longer counts for level points."), 60 if speech.rtl else 64)]
+                "no longer counts for level points."), min(60 if speech.rtl else 64,
+                                                            width - 2))]
         else:
-            lines.append(Text(" " + _(
-                "The match has not started: it still counts for level points."), style="dim"))
-        self.query_one("#take-text", Lines).set(block(speech, lines, DIALOG))
+            lines += [Text(" " + line, style="dim") for line in textwrap.wrap(_(
+                "The match has not started: it still counts for level points."), width - 2)]
+        self.query_one("#take-text", Lines).set(block(speech, lines, width))
 
     def action_choose(self, seat: int) -> None:
         if seat not in self.seats():
             speech = self.app.speech
             self.query_one("#take-status", Lines).set(block(speech, [Text(
                 speech._("Seat {seat} is not a computer player's.").format(seat=seat),
-                style="bold red")], DIALOG))
+                style="bold red")], dialog_width(self.app.size.width)))
             return
         self.dismiss(seat)
 

@@ -16,6 +16,8 @@ from textual.screen import Screen
 
 from ..i18n import N_
 from ..widgets.board import Board
+from ..widgets.taps import lines_taps, tap_at
+from .sizes import COMPACT, SMALL, enlarge_lines, layout
 from .table_draw import Cell, cells_row, right_align
 from .table_keys import pgettext
 
@@ -38,6 +40,7 @@ class SheetScreen(Screen):
         super().__init__()
         self.ts = table_screen
         self.top = 0
+        self._lines: list[Text] = []
 
     def compose(self) -> ComposeResult:
         yield Board()
@@ -112,6 +115,14 @@ class SheetScreen(Screen):
         h = board.size.height
         if h <= 0:
             return
+        if layout(board.size.width, board.size.height) == SMALL:
+            self._lines = []
+            board.set_lines(enlarge_lines(board.size.width, board.size.height,
+                                          self.app.speech))
+            return
+        if layout(board.size.width, h) == COMPACT:
+            self.draw_compact(board)
+            return
         ts, speech = self.ts, self.app.speech
         _ = speech._
         v = ts.view or {}
@@ -148,7 +159,78 @@ class SheetScreen(Screen):
             laid = {id(head), id(keys)}
             lines = [speech.line(line, w) if id(line) in laid else right_align(speech, line, w)
                      for line in lines]
+        self._lines = lines
         board.set_lines(lines)
+
+    def draw_compact(self, board: Board) -> None:
+        """Under 80×24 (a phone): two rows a round (its number and call, then each
+        player's declared/taken; under them the points), the players' names cut to
+        their column, the legend and the keys wrapped to the width."""
+        ts, speech = self.ts, self.app.speech
+        _ = speech._
+        width = min(board.size.width, 80)
+        h = board.size.height
+        cell = max(6, (width - 10) // 4)
+        v = ts.view or {}
+        totals = v.get("totals") or [0] * 4
+        look = ts.look
+
+        def row(cells: list[Cell], style: str = "") -> Text:
+            if speech.rtl:
+                return right_align(speech, cells_row(speech, cells, style=style), width)
+            t = Text(no_wrap=True, style=style)
+            for c in cells:
+                shown = speech.show(c.text)
+                t.append(shown.rjust(c.width) if c.right else shown.ljust(c.width),
+                         style=c.style or None)
+            return t
+
+        lead = [Cell("", 1), Cell("#", 2, True), Cell("", 1),
+                Cell(speech.pgettext("column", "call"), 6)]
+        hdr = row(lead + [Cell(ts.pname(s, you=False)[:cell - 1], cell, True)
+                          for s in range(4)], "bold underline")
+        body: list[Text] = []
+        for rec in v.get("history") or []:
+            call = rec.get("call") or {}
+            if rec.get("void"):
+                said = _("void")
+            else:
+                said = look.bid_str(call.get("n"), call.get("suit")) if call else "—"
+                if (rec.get("multiplier") or 1) > 1:
+                    said += f"×{rec['multiplier']}"
+            decl = rec.get("declarations") or [None] * 4
+            took = rec.get("tricks_taken") or [0] * 4
+            scores = rec.get("scores") or [0] * 4
+            bold = ["bold" if rec.get("caller") == s else "" for s in range(4)]
+            body.append(row([Cell("", 1), Cell(str(rec.get("round")), 2, True), Cell("", 1),
+                             Cell(said, 6)]
+                            + [Cell(f"{'-' if decl[s] is None else decl[s]}/{took[s]}", cell,
+                                    True, bold[s]) for s in range(4)]))
+            body.append(row([Cell("", 10)] + [Cell(f"{scores[s]:+d}", cell, True, bold[s])
+                                              for s in range(4)], "dim"))
+        tot = row([Cell("", 4), Cell(speech.pgettext("column", "total"), 6)]
+                  + [Cell(str(totals[s]), cell, True) for s in range(4)], "bold")
+        from .table_compact import boxed, wrap
+        legend = [speech.line(part, width) for part in wrap(Text(" " + _(LEGEND).split("   ", 1)[-1],
+                                                                 style="dim"), width - 1)]
+        keys = [speech.line(line, width) for line in boxed(
+            [("esc", speech.pgettext("key", "back")), ("↑↓", _("scroll"))], width - 1)]
+        head = speech.line(Text(" " + _("Score sheet"), style="bold reverse"), width)
+        room = max(2, h - 3 - len(legend) - len(keys))
+        self.top = max(0, min(self.top, len(body) - room))
+        shown = body[self.top:self.top + room]
+        lines = [head, hdr, *shown, *([Text("")] * (room - len(shown))), tot, *legend, *keys]
+        self._lines = lines
+        board.set_lines(lines)
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap on a key's box presses it (issue 26)."""
+        board = self.query_one(Board)
+        tap = tap_at(lines_taps(self._lines), event.screen_x - board.region.x,
+                     event.screen_y - board.region.y)
+        if tap is not None:
+            event.stop()
+            self.app.post_message(events.Key(tap.key, tap.char or None))
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

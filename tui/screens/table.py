@@ -37,6 +37,7 @@ from ..textual_compat import ShapedInput, run_as_app
 from ..widgets.board import Board
 from . import table_draw as draw
 from .table_keys import KeyContext, footer, resolve
+from .table_layout import draw_screen
 from .table_state import (
     Action,
     MaybeView,
@@ -101,7 +102,8 @@ class TableScreen(Screen[None]):
         self._timed_at: float | None = None     # the accepted action last timed to us
         self._board: Board | None = None        # found once, not queried per frame
         self._acted = False                     # the key being handled made a move
-        self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew the cards
+        self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew cards and keys
+        self._compact = False                   # the last frame was the compact layout
         self._trick_hold: asyncio.TimerHandle | None = None     # ``_hold_trick``
         self.rendered_version = -1
         self.change: TableChange | None = None   # the last change of the table shown
@@ -190,7 +192,7 @@ class TableScreen(Screen[None]):
         may_fill = self.change is not None and self.change.may_fill(self.app.member)
         facts = self.facts()
         return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill,
-                             facts.board if facts is not None else None)
+                             facts.board if facts is not None else None, self._compact)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
         facts = self.facts()
@@ -360,14 +362,16 @@ class TableScreen(Screen[None]):
         facts = self.facts()
         if facts is None:
             return              # the table closed: table_changed leaves the screen
-        # The open chat box takes the rows of the table's second chat line and footer
-        # (at 80×24 the board is then 22 rows): the table is drawn as for 24, cut there.
+        # The open chat box takes two rows under the board: at 80×24 the table is drawn
+        # as for 24, cut there; under that the compact layout is drawn for the rows left.
         # (the chat box is looked for only when the board is short: a query a frame)
-        rows = draw.H - (CHAT_BOX_ROWS if height < draw.H and self._chatting() else 0)
-        placed = draw.draw_screen(self.view, self.state, facts, self.look, width, height,
-                                  time.monotonic(), self._cache, self.app.speech, rows=rows)
+        chat_rows = CHAT_BOX_ROWS if height < draw.H and self._chatting() else 0
+        placed = draw_screen(self.view, self.state, facts, self.look, width, height,
+                                  time.monotonic(), self._cache, self.app.speech,
+                                  chat_rows=chat_rows)
         board.set_lines(placed.lines, at=[placed.x] * len(placed.lines))
         self._hits = placed.hits
+        self._compact = placed.compact
         if not placed.small:
             self.update_countdown(draw=False)
 
@@ -409,6 +413,7 @@ class TableScreen(Screen[None]):
         table = self.table
         if table is None:
             return
+        self.state.tapped = None        # a tap's choice lasts until a move is made
         try:
             table.act(self.app.member, action)
         except RoomError as exc:
@@ -492,14 +497,19 @@ class TableScreen(Screen[None]):
                 self.query_one(Board).direct = True
                 event.stop()
             return
+        if self.press(event.key, event.character or ""):
+            event.stop()
+            event.prevent_default()
+
+    def press(self, key: str, char: str, run: Callable[[], bool] | None = None) -> bool:
+        """What ``key`` (typed as ``char``) does now, or ``run()`` (a tap's choice), on
+        the view as it is, then the frame it leaves; False if it does nothing."""
         table = self.table
         if table is not None and table.version != self.rendered_version:
             self.redraw()   # never act on a stale view
         self._acted = False
-        handled = self.route_key(event.key, event.character or "")
+        handled = run() if run is not None else self.route_key(key, char)
         if handled:
-            event.stop()
-            event.prevent_default()
             table = self.table
             if table is not None and self.app.screen is self:
                 if table.version != self.rendered_version:
@@ -508,6 +518,7 @@ class TableScreen(Screen[None]):
                     self.draw()
                 # else: our move is accepted but not stored yet; its frame comes with
                 # the change (drawing now would show the old view without the choice)
+        return handled
 
     def route_key(self, key: str, char: str) -> bool:
         """Run what ``key`` does now (``table_keys``); False if it does nothing."""
@@ -523,6 +534,10 @@ class TableScreen(Screen[None]):
         from .help import HelpScreen
         table = self.table
         self.app.push_screen(HelpScreen(table.game if table is not None else None))
+
+    def _log(self, key: str, char: str, ctx: KeyContext) -> None:
+        from .log import LogScreen
+        self.app.push_screen(LogScreen(self))
 
     def _rounds(self, key: str, char: str, ctx: KeyContext) -> None:
         from .sheet import SheetScreen
@@ -677,7 +692,7 @@ class TableScreen(Screen[None]):
             self.flash(self._("You do not hold {card}.").format(card=look.card_str(card)))
 
     HANDLERS: dict[str, Handler] = {
-        "help": _help, "rounds": _rounds, "options": _options, "chat": _chat,
+        "help": _help, "log": _log, "rounds": _rounds, "options": _options, "chat": _chat,
         "leave": _leave, "nothing": _nothing, "fill_seats": _fill_seats,
         "next_board": _next_board,
         "take_dash": _take_dash, "play_normally": _play_normally, "pass": _pass,
@@ -690,21 +705,66 @@ class TableScreen(Screen[None]):
 
     # ----------------------------------------------------------------- mouse
     def on_click(self, event: events.Click) -> None:
-        """A click on a playable card chooses it; a second click plays it."""
+        """A tap (issue 26) does what a key does: on a card that can be played it
+        chooses it and a second tap plays it (on one that cannot, it says why); on a
+        number or a suit of the bid, call or declaration it chooses it; on a key's box
+        (the footer, the phase's keys) it presses the key."""
         board = self.query_one(Board)
         x = event.screen_x - board.region.x
         y = event.screen_y - board.region.y
         hit = next((h for h in self._hits if h.contains(x, y)), None)
         if hit is None:
             return
+        event.stop()
+        if hit.card:
+            self.press("", "", lambda: self.tap_card(hit.card))
+        elif hit.tap and hit.tap[0] == "key":
+            self.press(hit.tap[1], hit.tap[2])
+        elif hit.tap and hit.tap[0] == "number":
+            self.press("", "", lambda: self.tap_number(int(hit.tap[1])))
+        elif hit.tap and hit.tap[0] == "suit":
+            self.press("", "", lambda: self.tap_suit(hit.tap[1]))
+
+    def tap_card(self, card: str) -> bool:
         turn = self.turn()
-        if "play" not in turn.types or hit.card not in turn.playable():
-            return
-        if hit.card == self.state.sel_card:
-            self.act({"type": "play", "card": hit.card})
+        look = self.look
+        if "play" in turn.types and card in turn.playable():
+            # A tap plays only the card a tap chose: the cursor's card (where the keys
+            # left it, or the first playable one) is chosen by a first tap too.
+            if card == self.state.sel_card and card == self.state.tapped:
+                self.state.tapped = None
+                self.act({"type": "play", "card": card})
+            else:
+                self.state.sel_card = self.state.tapped = card
+                self.state.rank = None
+            return True
+        v = self.view
+        if v is None or self.seat is None:
+            return False
+        if v.get("phase") != "play":
+            self.flash(self._("The cards are played once the declarations are made."))
+        elif "play" not in turn.types:
+            self.flash(self._("It is not your turn."))
         else:
-            self.state.sel_card = hit.card
-            self.draw()
+            self.flash(self._("{card} cannot be played now (follow suit).").format(
+                card=look.card_str(card)))
+        return True
+
+    def tap_number(self, n: int) -> bool:
+        ctx = self.key_context()
+        if ctx.mode not in ("bid", "call", "declare"):
+            return False
+        if not self.choose_number(ctx.kind, n):
+            self.flash(self._("{n} is not possible now.").format(n=n))
+        return True
+
+    def tap_suit(self, suit: str) -> bool:
+        ctx = self.key_context()
+        if ctx.mode not in ("bid", "call"):
+            return False
+        char = next(k for k, s in SUIT_KEYS.items() if s == suit)
+        self._choose_suit(char, char, ctx)
+        return True
 
     # ------------------------------------------------------------------ chat
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -43,6 +43,7 @@ from ..arabic import term
 from ..cards import Look
 from ..i18n import N_, Speech
 from ..widgets.board import BLANK
+from ..widgets.taps import line_taps
 from .table_keys import KEY, KeyContext, footer, pgettext
 from .table_state import MaybeView, TableFacts, TableState, Turn, View
 
@@ -242,18 +243,21 @@ def cells_row(speech: Speech, cells: list[Cell], style: str | Style = "") -> Tex
 @dataclass(frozen=True)
 class Hit:
     """A clickable area of the picture: ``card`` drawn at columns x … x+width-1,
-    rows y … y+height-1."""
+    rows y … y+height-1; or, without a card, what a tap there does (``tap``):
+    ("key", key, character) presses a key, ("number", n) chooses a number of the
+    bid, call or declaration, ("suit", suit) a bid's suit."""
     x: int
     y: int
     width: int
     height: int
-    card: str
+    card: str = ""
+    tap: tuple[str, ...] = ()
 
     def contains(self, x: int, y: int) -> bool:
         return self.x <= x < self.x + self.width and self.y <= y < self.y + self.height
 
-    def moved(self, dx: int) -> Hit:
-        return Hit(self.x + dx, self.y, self.width, self.height, self.card)
+    def moved(self, dx: int, dy: int = 0) -> Hit:
+        return Hit(self.x + dx, self.y + dy, self.width, self.height, self.card, self.tap)
 
 
 @dataclass(frozen=True)
@@ -266,11 +270,13 @@ class Frame:
 
 @dataclass(frozen=True)
 class Placed:
-    """What a board of ``width``×``height`` shows, and where its cards are."""
+    """What a board of ``width``×``height`` shows, and where its cards and the keys
+    a tap presses are."""
     lines: list[Text]
     hits: tuple[Hit, ...] = ()
     small: bool = False          # too small: a request to enlarge the window
     x: int = 0                   # the column the lines start at (``place``)
+    compact: bool = False        # the compact layout (issue 26: under 80×24)
 
 
 @dataclass
@@ -443,12 +449,13 @@ def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Lo
     lines += middle                         # 6 lines (rows 7-12)
     # blank rows are the one BLANK object: the board skips a line it drew last frame
     lines.append(BLANK)                     # 13
-    lines += phase_lines(sc)                # 3 lines (14-16)
+    phase = phase_lines(sc)
+    lines += phase                          # 3 lines (14-16)
     lines.append(BLANK)                     # 17
     lines += hand                           # 2 lines (18-19)
     lines.append(BLANK)                     # 20
     lines += chat                           # 2 lines (21-22)
-    return Frame(lines[:H - 1], footer_line(sc), hits)
+    return Frame(lines[:H - 1], footer_line(sc), hits + tuple(phase_hits(sc, phase, 14)))
 
 
 Still = tuple[Text, list[Text], list[Text], list[Text]]
@@ -470,22 +477,6 @@ def still_lines(sc: Scene) -> Still:
     return lines
 
 
-def enlarge_lines(width: int, height: int, speech: Speech | None = None) -> list[Text]:
-    sp = speech or Speech()
-    msg = [Text("")] * (height // 2 - 1)
-    ask_for, now_is = (sp._("Please enlarge the window to at least {size}."),
-                       sp._("(now {size})"))
-    if sp.rtl:          # a size is kept whole, left to right (bidi would turn 80×24 around)
-        ask = sp.line(fields(ask_for, "bold", size="80×24"), 0)
-        now = sp.line(fields(now_is, "dim", size=f"{width}×{height}"), 0)
-    else:
-        ask = Text(ask_for.format(size="80×24"), style="bold")
-        now = Text(now_is.format(size=f"{width}×{height}"), style="dim")
-    msg.append(center(ask, width))
-    msg.append(center(now, width))
-    return msg
-
-
 def place(frame: Frame, width: int, height: int) -> Placed:
     """``frame`` on a board of ``width``×``height`` (at least 80×24): centred across
     (its lines left as they are, the column they start at in ``x``: a board draws them
@@ -496,22 +487,10 @@ def place(frame: Frame, width: int, height: int) -> Placed:
     lines += [BLANK] * (height - 1 - len(lines))
     lines.append(frame.footer)
     x = (width - W) // 2
-    hits = frame.hits
+    hits = frame.hits + footer_hits(frame.footer, height - 1)
     if x:
         hits = tuple(h.moved(x) for h in hits)
     return Placed(lines, hits, x=x)
-
-
-def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: Look,
-                width: int, height: int, now: float, cache: DrawCache | None = None,
-                speech: Speech | None = None, rows: int = H) -> Placed:
-    """The board's lines at ``width``×``height``: the table (``place``), or a request
-    to enlarge under ``W``×``rows``.  The table is drawn for at least ``H`` rows: with
-    ``rows`` fewer (the chat box open) the board shows it cut."""
-    if width < W or height < rows:
-        return Placed(enlarge_lines(width, height, speech), small=True)
-    return place(draw_table(view, state, facts, look, now, cache, speech), width,
-                    max(height, H))
 
 
 # ----------------------------------------------------------------------- info
@@ -828,11 +807,16 @@ def middle_lines(sc: Scene) -> list[Text]:
     return list(hit)
 
 
-def _middle_lines(sc: Scene) -> list[Text]:
+Slot = tuple[str, Any]
+
+
+def trick_slots(sc: Scene) -> tuple[dict[int, Slot], tuple[str, str]]:
+    """What each seat's place at the middle shows, as plain values ("card", code) /
+    ("pile", codes) / ("mark", text), and the note under it (text, style): the trick
+    as it is played, the finished one on its way to its winner, the seats before the
+    match."""
     facts, v, look, anim = sc.facts, sc.view, sc.look, sc.state.anim
-    # What each seat's slot shows, as plain values ("card", code) / ("pile", codes) /
-    # ("mark", text): a row is built from them only when they changed (``kept``).
-    slots: dict[int, tuple[str, Any]] = {}
+    slots: dict[int, Slot] = {}
     note: tuple[str, str] = ("", "")            # (text, style)
     if v is None:
         empty = sc.speech.show(sc._("empty"))
@@ -840,39 +824,46 @@ def _middle_lines(sc: Scene) -> list[Text]:
                  for s in range(4)}
         note = (sc._("Waiting for players · b: computer players fill the empty seats")
                 if facts.may_fill else sc._("Waiting for players"), "bold")
-    elif v.get("phase") == "over":
+        return slots, note
+    trick = v.get("trick") or []
+    if not trick and anim is not None:
+        who = sc.name(anim.winner)
+        if not anim.moved:
+            for c in anim.cards:
+                slots[c["seat"]] = ("card", c["card"])
+            note = (sc._("{who} takes the trick").format(who=who), "bold")
+        else:
+            note = (sc._("{who} took the trick").format(who=who), "bold")
+            if not look.reduce_motion:
+                slots[anim.winner] = ("pile", tuple(c["card"] for c in anim.cards))
+    elif not trick and v.get("tricks"):
+        last = v["tricks"][-1]
+        note = (sc._("{who} took the last trick").format(who=sc.name(last["winner"])), "dim")
+    for c in trick:
+        slots[c["seat"]] = ("card", c["card"])
+    if not note[0] and v.get("phase") == "play":
+        lead = v.get("leader")
+        if not trick and lead is not None:
+            note = (sc._("{who} leads").format(who=sc.name(lead)), "dim")
+    return slots, note
+
+
+def _middle_lines(sc: Scene) -> list[Text]:
+    facts, v, look = sc.facts, sc.view, sc.look
+    # What each seat's slot shows: a row is built from it only when it changed (``kept``).
+    if v is not None and v.get("phase") == "over":
         if facts.board is not None:
             return (board_lines(sc) + [Text("")] * 6)[:6]
         return ([Text(""), *result_lines(sc)] + [Text("")] * 6)[:6]
-    elif v.get("phase") != "play" and v.get("history") and not v.get("tricks"):
+    if v is not None and v.get("phase") != "play" and v.get("history") and not v.get("tricks"):
         return (summary_lines(sc, v["history"][-1]) + [Text("")] * 6)[:6]
-    else:
-        trick = v.get("trick") or []
-        if not trick and anim is not None:
-            who = sc.name(anim.winner)
-            if not anim.moved:
-                for c in anim.cards:
-                    slots[c["seat"]] = ("card", c["card"])
-                note = (sc._("{who} takes the trick").format(who=who), "bold")
-            else:
-                note = (sc._("{who} took the trick").format(who=who), "bold")
-                if not look.reduce_motion:
-                    slots[anim.winner] = ("pile", tuple(c["card"] for c in anim.cards))
-        elif not trick and v.get("tricks"):
-            last = v["tricks"][-1]
-            note = (sc._("{who} took the last trick").format(who=sc.name(last["winner"])), "dim")
-        for c in trick:
-            slots[c["seat"]] = ("card", c["card"])
-        if not note[0] and v.get("phase") == "play":
-            lead = v.get("leader")
-            if not trick and lead is not None:
-                note = (sc._("{who} leads").format(who=sc.name(lead)), "dim")
+    slots, note = trick_slots(sc)
     pos = facts.positions()
 
-    def slot(w: str) -> tuple[str, Any] | None:
+    def slot(w: str) -> Slot | None:
         return slots.get(pos[w])
 
-    def shown(d: tuple[str, Any] | None) -> Text:
+    def shown(d: Slot | None) -> Text:
         if d is None:
             return BLANK
         kind, what = d
@@ -1004,9 +995,9 @@ def summary_table(sc: Scene, used: list[str], decl: list[Any], took: list[int],
     return lines[:5]
 
 
-def board_lines(sc: Scene) -> list[Text]:
-    """An event's board over: the entrant's score (the side's beside it in Tarneeb 41),
-    then the round as its summary shows it."""
+def board_head(sc: Scene) -> tuple[Text, dict[str, Any]] | None:
+    """An event's board over: the entrant's score (the side's beside it in Tarneeb 41)
+    as a sentence not yet laid out, and the round's record its summary shows."""
     facts, _ = sc.facts, sc._
     v: MaybeView = sc.view or {}
     seat = facts.seat if facts.seat is not None else 0
@@ -1015,12 +1006,21 @@ def board_lines(sc: Scene) -> list[Text]:
         mine = result_of(history, seat)
         rec = dict(scored_round(history))
     except (ValueError, KeyError, IndexError):
-        return []
+        return None
     assert facts.board is not None
     head = Text(" " + _("Board {n} over: your score {score}").format(
         n=facts.board[1], score=f"{mine.score:+d}"), style="bold")
     if mine.side is not None:
         head.append("  " + _("(your side {side})").format(side=f"{mine.side:+d}"))
+    return head, rec
+
+
+def board_lines(sc: Scene) -> list[Text]:
+    """An event's board over: its head, then the round as its summary shows it."""
+    got = board_head(sc)
+    if got is None:
+        return []
+    head, rec = got
     return [sc.line(head) if sc.rtl else head, *summary_lines(sc, rec)[1:]]
 
 
@@ -1372,3 +1372,56 @@ def footer_line(sc: Scene) -> Text:
         t.append(f" {k} ", style="bold reverse")
         t.append(say(KEY, label))
     return cache.keep(key, sc.line(t))
+
+
+_TOKEN = re.compile(r"\S+")
+
+
+def token_hits(line: Text, y: int, kind: str, tokens: dict[str, str]) -> list[Hit]:
+    """Taps on the cells of a row of numbers or suits, found in the line as drawn (an
+    Arabic row is mirrored): each token of ``tokens`` (as shown → its value) a cell one
+    wider on each side."""
+    plain = line.plain
+    out = []
+    for m in _TOKEN.finditer(plain):
+        value = tokens.get(m.group(0))
+        if value is None:
+            continue
+        x = cell_len(plain[:m.start()])
+        out.append(Hit(max(0, x - 1), y, cell_len(m.group(0)) + 2, 1, tap=(kind, value)))
+    return out
+
+
+def number_tokens() -> dict[str, str]:
+    return {str(n): str(n) for n in range(14)}
+
+
+def phase_hits(sc: Scene, lines: list[Text], y0: int) -> list[Hit]:
+    """Taps on the phase's numbers and suits (rows from ``y0``): the standard picture's
+    number row and suit row of a bid or a call, the number row of a declaration."""
+    mode = sc.keys.mode
+    if mode in ("bid", "call"):
+        suits = {sc.look.suit(s): s for s in ("NT", "S", "H", "D", "C")}
+        return (token_hits(lines[0], y0, "number", number_tokens())
+                + token_hits(lines[1], y0 + 1, "suit", suits))
+    if mode == "declare":
+        return token_hits(lines[0], y0, "number", number_tokens())
+    return []
+
+
+_FOOTER_HITS: dict[tuple[int, int], tuple[Text, tuple[Hit, ...]]] = {}
+
+
+def footer_hits(line: Text, y: int, x: int = 0) -> tuple[Hit, ...]:
+    """The keys in the footer's boxes, each a tap that presses it (``tui.widgets.taps``);
+    worked out once per footer line (the footers are kept by what they show)."""
+    hit = _FOOTER_HITS.get((id(line), y))
+    if hit is not None and hit[0] is line:
+        return hit[1] if not x else tuple(h.moved(x) for h in hit[1])
+    hits = tuple(Hit(t.x, t.y, t.width, 1, tap=("key", t.key, t.char))
+                 for t in line_taps(line, y))
+    if len(_FOOTER_HITS) > 256:
+        _FOOTER_HITS.clear()
+    _FOOTER_HITS[(id(line), y)] = (line, hits)
+    return hits if not x else tuple(h.moved(x) for h in hits)
+

@@ -42,11 +42,12 @@ class KeyContext(NamedTuple):
     may_fill: bool = False   # the table lets us fill its empty seats (Table.can_fill)
     event: bool = False      # an event's board: no chat (docs/events.md)
     board_over: str = ""     # an event's board shown over: "next" board, or "last"
+    compact: bool = False    # drawn in the compact layout (a phone): the log is a key away
 
     @classmethod
     def of(cls, view: View | None, turn: Turn, rank: str | None,
-           may_fill: bool = False, board: tuple[int, int, int] | None = None
-           ) -> KeyContext:
+           may_fill: bool = False, board: tuple[int, int, int] | None = None,
+           compact: bool = False) -> KeyContext:
         types = turn.types
         if "play" in types:
             mode = "play"
@@ -70,7 +71,8 @@ class KeyContext(NamedTuple):
                    may_fill=may_fill, event=board is not None,
                    board_over="" if board is None or view is None
                    or view.get("phase") != "over"
-                   else ("last" if board[1] >= board[2] else "next"))
+                   else ("last" if board[1] >= board[2] else "next"),
+                   compact=compact)
 
     @property
     def kind(self) -> str:
@@ -114,6 +116,8 @@ def _playing(ctx: KeyContext) -> bool:
 
 COMMON: tuple[Key, ...] = (
     _k("chat", "slash", shown="/", label=pgettext("key", "chat"), when=lambda c: not c.event),
+    # the compact layout has no room for the narration and the chat: e shows them
+    _k("log", "e", shown="e", label=pgettext("key", "log"), when=lambda c: c.compact),
     _k("options", "o", shown="o", label=pgettext("key", "opts")),
     _k("help", "question_mark", shown="?", label=pgettext("key", "help")),
     # while cards are played q types a queen: x leaves (q too when it is not our turn)

@@ -45,6 +45,7 @@ class TableState:
     sel_n: int | None = None          # bid, call or declaration number
     sel_suit: str | None = None       # bid or call suit
     sel_card: str | None = None       # the card the cursor is on
+    tapped: str | None = None         # the card a tap chose (a second tap on it plays it)
     rank: str | None = None           # a typed rank waiting for its suit ("1" before 10)
     one_at: float = 0.0               # when "1" was typed (1 then 0–3 for 10–13)
     notice: str | None = None         # where the person landed, shown until notice_until

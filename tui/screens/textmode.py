@@ -19,6 +19,8 @@ from textual.screen import Screen
 from .. import settings
 from ..i18n import N_, Speech
 from ..widgets.board import Board
+from ..widgets.taps import lines_taps, tap_at
+from .sizes import SMALL, enlarge_lines, layout
 from .words import lay
 
 if TYPE_CHECKING:
@@ -42,6 +44,7 @@ class TextModeScreen(Screen[None]):
         app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
+    _lines: list[Text] = []
 
     def compose(self) -> ComposeResult:
         yield Board()
@@ -56,24 +59,35 @@ class TextModeScreen(Screen[None]):
         """English for whoever cannot read the Arabic yet, and the same in Arabic
         (drawn in the mode in force: the right line below says which mode that is)."""
         board = self.query_one(Board)
+        if layout(board.size.width, board.size.height) == SMALL:
+            self._lines = []
+            board.set_lines(enlarge_lines(board.size.width, board.size.height,
+                                          self.app.speech))
+            return
         width = board.size.width or 80
         speech = self.app.speech
         _ = speech._
         both = speech.code != "en"
 
         def pair(message: str) -> list[Text]:
-            lines = [Text(" " + message)]
+            lines = [Text(" " + part) for part in textwrap.wrap(message, width - 2)]
             if both:
-                lines.append(lay(speech, Text(" " + _(message)), width - 1))
+                lines += [lay(speech, Text(" " + part), width - 1)
+                          for part in textwrap.wrap(_(message), width - 2)]
             return lines
 
         title = Text(" Arabic on this terminal", style="bold reverse")
+        lines = [title]
         if both:
             shown = speech.show(_("Arabic on this terminal") + " ")
             gap = max(2, width - 1 - cell_len(title.plain) - cell_len(shown))
-            title.append(" " * gap + shown, style="bold reverse")
-        lines = [title, Text("")]
-        lines += [Text(" " + line) for line in textwrap.wrap(ASK, 61)]
+            if cell_len(title.plain) + gap + cell_len(shown) < width:
+                title.append(" " * gap + shown, style="bold reverse")
+            else:                       # a narrow window: the Arabic on a row of its own
+                lines.append(Text(" " * max(0, width - 1 - cell_len(shown)))
+                             + Text(shown, style="bold reverse"))
+        lines.append(Text(""))
+        lines += [Text(" " + line) for line in textwrap.wrap(ASK, min(61, width - 2))]
         if both:
             lines += [lay(speech, Text(" " + line), width - 1)
                       for line in textwrap.wrap(_(ASK), min(76, width - 4))]
@@ -85,18 +99,42 @@ class TextModeScreen(Screen[None]):
             t.append(TEST_LINE.format(n=n))
             lines.append(Speech("ar", mode).line(t, width - 2))
             lines.append(Text(""))
-        lines += pair(SAID_1) + pair(SAID_2) + pair(SAID_LATER)
+        meaning = pair(SAID_1) + pair(SAID_2)        # what each number means
+        later = pair(SAID_LATER)
         keys = Text(" 1 2 ", style="bold reverse")
         keys.append(" choose  ")
         keys.append(" esc ", style="bold reverse")
         keys.append(" " + "later")
+        footer = [keys]
         if both:
             said = speech.line(Text(_("1 or 2: choose · esc: later")), 0)
             gap = max(2, width - 1 - cell_len(keys.plain) - cell_len(said.plain))
-            keys.append(" " * gap)
-            keys.append_text(said)
+            if cell_len(keys.plain) + gap + cell_len(said.plain) < width:
+                keys.append(" " * gap)
+                keys.append_text(said)
+            else:                       # a narrow window: the Arabic on a row of its own
+                footer.append(lay(speech, Text(_("1 or 2: choose · esc: later")), width - 1))
         h = board.size.height
-        board.set_lines(lines + [Text("")] * max(0, h - len(lines) - 1) + [keys])
+        room = h - len(footer)
+        # A short window (a phone) keeps what each number means before the spacing
+        # and the note that the options change it later.
+        if len(lines) + len(meaning) + len(later) > room:
+            lines = [line for line in lines if line.plain.strip()]
+        lines += meaning
+        if len(lines) + len(later) <= room:
+            lines += later
+        lines = lines[:max(1, room)]
+        self._lines = lines + [Text("")] * max(0, h - len(lines) - len(footer)) + footer
+        board.set_lines(self._lines)
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap on a number's box (a test line's, or the footer's) chooses it."""
+        board = self.query_one(Board)
+        tap = tap_at(lines_taps(self._lines), event.screen_x - board.region.x,
+                     event.screen_y - board.region.y)
+        if tap is not None:
+            event.stop()
+            self.app.post_message(events.Key(tap.key, tap.char or None))
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from engine.room import title
 
-from ..i18n import N_, Speech
+from ..i18n import Speech
 
 
 def game_title(speech: Speech, game: str) -> str:
@@ -35,7 +35,28 @@ def length_word(speech: Speech, value: object) -> str:
     return str(value)
 
 
-ENLARGE = N_("Please enlarge the window to at least 80×24.")
+DIALOG = 64     # a dialog's inside: 70 columns less its border and padding (lamma.tcss)
+
+
+def too_small_text(speech: Speech, width: int = 0, height: int = 0) -> Text:
+    """The request to enlarge a window under 40×20, said with the size it needs and
+    wrapped to the window (``width`` columns; 0: one line), with the size it is when
+    known (a screen made of widgets shows it in its ``#too-small`` lines: lamma.tcss)."""
+    from .sizes import ENLARGE, MIN_H, MIN_W, enlarge_lines, size_text
+    if width <= 0:
+        return Text(speech.show(speech._(ENLARGE).format(size=size_text(MIN_W, MIN_H))))
+    lines = [line for line in enlarge_lines(width, height, speech) if line.plain.strip()]
+    return Text("\n").join(lines[:TOO_SMALL_ROWS])
+
+
+TOO_SMALL_ROWS = 4      # the rows of a screen's #too-small (lamma.tcss)
+
+
+def dialog_width(width: int) -> int:
+    """The inside of a dialog on a window ``width`` columns wide: ``DIALOG``, or under
+    80 columns (the compact layout: the dialog as wide as the window, less its border
+    and a column of padding each side) the window's width less four."""
+    return DIALOG if width >= 80 else max(20, width - 4)
 
 
 def said_keys(speech: Speech, keys: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -4,10 +4,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
+from textual.geometry import Size
 from textual.widget import Widget
 
 from .board import BLANK
+from .taps import line_taps, tap_at
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -96,13 +99,17 @@ class Lines(Widget):
 class KeyBar(Line):
     """The footer: only the keys that do something now, what they do said in the
     player's language (a label is looked up in the catalogue: a caller may pass it
-    marked with ``N_`` or already translated). An Arabic footer starts at the right."""
+    marked with ``N_`` or already translated). An Arabic footer starts at the right.
+    Where one row does not hold them (a phone), the keys go on over more rows, a
+    key with what it does never cut in two; a tap on a key presses it."""
 
     DEFAULT_CSS = """
-    KeyBar { dock: bottom; height: 1; width: 1fr; }
+    KeyBar { dock: bottom; height: auto; width: 1fr; }
     """
 
     _speech: Speech | None = None
+    _items: tuple[Text, ...] = ()
+    _said: Speech | None = None
 
     def show(self, keys: list[tuple[str, str]], speech: Speech | None = None) -> None:
         """``keys``: (key, what it does), the labels said in the player's language
@@ -111,17 +118,69 @@ class KeyBar(Line):
         if speech is None:
             speech = cast("LammaApp", self.app).speech
         t = keys_text(keys, speech)
+        items = tuple(keys_text([key], speech) for key in keys)
+        width = self.size.width
+        before = len(self.rows(width)) if width else 0
+        self._items, self._said = items, speech
         rtl = speech if speech.rtl else None
         if rtl is not self._speech:
             self._speech = rtl
             self.refresh()
         self.set(t)
+        if width and len(self.rows(width)) != before:
+            self.refresh(layout=True)
+
+    def rows(self, width: int) -> list[Text]:
+        """The keys as drawn ``width`` cells wide: one row when it holds them, else
+        as many as they need."""
+        text = self._text
+        if not width or text.cell_len <= width or not self._items:
+            speech = self._speech
+            return [speech.line(text, width) if speech is not None else text]
+        rows: list[Text] = []
+        line = Text(no_wrap=True)
+        for item in self._items:
+            if line.plain and line.cell_len + 2 + item.cell_len > width:
+                rows.append(line)
+                line = Text(no_wrap=True)
+            if line.plain:
+                line.append("  ")
+            line.append_text(item)
+        rows.append(line)
+        speech = self._speech
+        return [speech.line(row, width) if speech is not None else row for row in rows]
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.rows(width))
+
+    @property
+    def plain(self) -> str:
+        """The keys as drawn, a row a line."""
+        return "\n".join(row.plain for row in self.rows(self.size.width))
 
     def render(self) -> Text:
-        speech = self._speech
-        if speech is None:
-            return self._text
-        return speech.line(self._text, self.size.width)
+        rows = self.rows(self.size.width)
+        if len(rows) == 1:
+            return rows[0]
+        out = Text(no_wrap=True)
+        for i, row in enumerate(rows):
+            if i:
+                out.append("\n")
+            out.append_text(row)
+        return out
+
+    def on_click(self, event: events.Click) -> None:
+        """A tap on a key presses it (``tui.widgets.taps``): the key goes to the app
+        as the terminal's would, through the screen's bindings."""
+        region = self.content_region
+        rows = self.rows(self.size.width)
+        y = event.screen_y - region.y
+        if not 0 <= y < len(rows):
+            return
+        tap = tap_at(line_taps(rows[y], 0), event.screen_x - region.x, 0)
+        if tap is not None:
+            event.stop()
+            self.app.post_message(events.Key(tap.key, tap.char or None))
 
 
 def keys_text(keys: list[tuple[str, str]], speech: Speech) -> Text:
@@ -134,6 +193,26 @@ def keys_text(keys: list[tuple[str, str]], speech: Speech) -> Text:
         t.append(f" {k} ", style="bold reverse")
         t.append(" " + speech._(label))
     return t
+
+
+class TapLinesMixin:
+    """A screen drawn with ``Line`` widgets (dialogs, records): a tap on a key's box in
+    one of its lines presses that key (``tui.widgets.taps``), as the terminal's key
+    would (a ``KeyBar`` answers its own taps). Mix in before ``Screen``."""
+
+    def on_click(self, event: events.Click) -> None:
+        widget = getattr(event, "widget", None)
+        if not isinstance(widget, Line) or isinstance(widget, KeyBar):
+            return
+        region = widget.content_region
+        rows = widget.render().split("\n", allow_blank=True)
+        y = event.screen_y - region.y
+        if not 0 <= y < len(rows):
+            return
+        tap = tap_at(line_taps(rows[y], 0), event.screen_x - region.x, 0)
+        if tap is not None:
+            event.stop()
+            widget.app.post_message(events.Key(tap.key, tap.char or None))
 
 
 class Block(Line):

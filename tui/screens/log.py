@@ -1,0 +1,154 @@
+"""The table's log (issue 26): what the compact layout has no room for, one key away
+(``e``) — the last round's summary with every bonus, what was said at the table (the
+narration the table keeps) and the chat.
+
+Drawn on a ``Board`` from the table screen's own scene, in the player's language; it
+follows the table while it is open (a change is shown on the table screen under it
+and here). ↑↓ scroll; Esc, ``e`` or ``q`` go back to the table.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import events, getters
+from textual.app import ComposeResult
+from textual.screen import Screen
+
+from engine.room.events import TableChange
+
+from ..i18n import N_
+from ..widgets.board import BLANK, Board
+from ..widgets.taps import Tap, lines_taps, tap_at
+from .sizes import SMALL, enlarge_lines, layout
+from .table_compact import boxed, said_lines, summary_rows
+from .table_draw import W, fit
+from .table_keys import pgettext
+
+if TYPE_CHECKING:
+    from ..app import LammaApp
+    from .table import TableScreen
+
+TITLE = N_("Table log")
+CHAT_LINES = 20
+KEYS = ((pgettext("key", "back"), "esc"), (N_("scroll"), "↑↓"))
+
+
+class LogScreen(Screen[None]):
+    if TYPE_CHECKING:
+        app = getters.app(LammaApp)
+
+    AUTO_FOCUS = ""
+
+    def __init__(self, table_screen: TableScreen) -> None:
+        super().__init__()
+        self.ts = table_screen
+        self.top = 0                        # the first row shown
+        self._taps: list[Tap] = []
+
+    def compose(self) -> ComposeResult:
+        yield Board()
+
+    def on_mount(self) -> None:
+        self.draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self.draw)
+
+    def table_changed(self, change: TableChange) -> None:
+        """The table changed: the table screen under this one takes it, then the log
+        shows what is new."""
+        self.ts.table_changed(change)
+        if self.is_mounted and self.app.screen is self:
+            self.draw()
+
+    def body(self, width: int) -> list[Text]:
+        ts = self.ts
+        speech = self.app.speech
+        _ = speech._
+        facts = ts.facts()
+        if facts is None:
+            return []
+        sc = ts.scene()
+        lines: list[Text] = []
+        v: Any = ts.view or {}
+        history = v.get("history") or []
+        if history:
+            lines += summary_rows(sc, width, 999, history[-1])
+            lines.append(BLANK)
+        said = [text for _round, text in facts.events]
+        if said:
+            lines.append(sc.line(Text(" " + _("What was said at the table"),
+                                      style="bold underline"), width))
+            for text in said:
+                lines += said_lines(sc, Text(" " + sc.narrate(text)), width, 3)
+            lines.append(BLANK)
+        change = ts.change
+        chat = change.chat_for(self.app.member, CHAT_LINES) if change is not None else ()
+        lines.append(sc.line(Text(" " + speech.pgettext("key", "chat"), style="bold underline"),
+                             width))
+        if not chat:
+            lines.append(sc.line(Text("   " + _("Nobody has said anything yet."),
+                                      style="dim"), width))
+        for who, text in chat:
+            t = Text(" ")
+            t.append(sc.say(who) + ": ", style=sc.look.style("bold cyan"))
+            t.append(sc.say(text))
+            lines += said_lines(sc, t, width, 4)
+        return lines
+
+    def draw(self) -> None:
+        board = self.query_one(Board)
+        width, height = board.size
+        if width <= 0 or height <= 0:
+            return
+        if layout(board.size.width, board.size.height) == SMALL:
+            self._taps = []
+            board.set_lines(enlarge_lines(board.size.width, board.size.height,
+                                          self.app.speech))
+            return
+
+        speech = self.app.speech
+        _ = speech._
+        cw = min(width, W)
+        head = speech.line(Text(" " + _(TITLE) + " ", style="bold reverse"), cw) \
+            if speech.rtl else Text(" " + _(TITLE) + " ", style="bold reverse")
+        keys = [speech.line(line, cw) for line in boxed(
+            [(k, speech.pgettext("key", label) if label == "back" else _(label))
+             for label, k in KEYS], cw - 1)]
+        body = self.body(cw)
+        room = max(1, height - 1 - len(keys))
+        self.top = top = max(0, min(self.top, len(body) - room))
+        shown = body[top:top + room]
+        lines = [fit(head, cw), *shown]
+        lines += [BLANK] * (height - len(keys) - len(lines)) + keys
+        x = (width - cw) // 2
+        board.set_lines(lines, at=[x] * len(lines))
+        self._taps = lines_taps(lines, [x] * len(lines),
+                                rows=range(len(lines) - len(keys), len(lines)))
+
+    def scroll(self, delta: int) -> None:
+        self.top = max(0, self.top + delta)
+        self.draw()
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        if event.key in ("escape", "e", "q", "enter"):
+            self.app.pop_screen()
+        elif event.key == "up":
+            self.scroll(-1)
+        elif event.key == "down":
+            self.scroll(1)
+        elif event.key == "pageup":
+            self.scroll(-10)
+        elif event.key == "pagedown":
+            self.scroll(10)
+
+    def on_click(self, event: events.Click) -> None:
+        board = self.query_one(Board)
+        tap = tap_at(self._taps, event.screen_x - board.region.x,
+                     event.screen_y - board.region.y)
+        if tap is not None:
+            event.stop()
+            self.app.post_message(events.Key(tap.key, tap.char or None))

@@ -1,0 +1,31 @@
+"""The table in the layout the window's size asks for (issue 26): the standard 80×24
+picture (``table_draw``), the compact one from 40×20 (``table_compact``, which draws
+with ``table_draw``'s pieces), or the request to enlarge the window. Apart from both
+so that neither imports the other."""
+
+from __future__ import annotations
+
+from ..cards import Look
+from ..i18n import Speech
+from .sizes import COMPACT, SMALL, enlarge_lines, layout
+from .table_compact import draw_compact
+from .table_draw import DrawCache, H, Placed, Scene, draw_table, place
+from .table_state import TableFacts, TableState, View
+
+
+def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: Look,
+                width: int, height: int, now: float, cache: DrawCache | None = None,
+                speech: Speech | None = None, chat_rows: int = 0) -> Placed:
+    """The board's lines at ``width``×``height`` (its window ``chat_rows`` taller: the
+    chat box open under it): the table in the layout the window's size asks for
+    (``sizes.layout``): standard from 80×24 (``place``; with the chat box open at 24
+    rows the board shows it cut), compact from 40×20 (``table_compact``), and below
+    that a request to enlarge the window."""
+    kind = layout(width, height + chat_rows)
+    if kind == SMALL:
+        return Placed(enlarge_lines(width, height, speech), small=True)
+    if kind == COMPACT:
+        sc = Scene(view, state, facts, look, now, cache, speech)
+        return draw_compact(sc, width, height)
+    return place(draw_table(view, state, facts, look, now, cache, speech), width,
+                 max(height, H))
