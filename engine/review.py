@@ -360,11 +360,33 @@ def _step(m: Match, seat: int, action: dict[str, Any]) -> None:
         m.apply(seat, action)
 
 
+def _decision_at(m: Match, i: int, action: dict[str, Any], seat: int, round_no: int,
+                 lo: int, hi: int) -> Decision:
+    """The review of ``seat``'s ``action`` at log place ``i``; ``m`` is the match just
+    before it (not changed)."""
+    v = m.view(seat)
+    legal = v["legal"]
+    dec = Decision(index=i, phase=v["phase"], chosen=dict(action), suggested=dict(action))
+    if len(legal) <= 1:
+        dec.forced = True
+        return dec
+    rng = random.Random(seed_for(m.seed, round_no, seat, i))
+    if v["phase"] == "play":
+        _card_decision(v, action, rng, lo, hi, dec)
+    else:
+        dec.suggested = dict(bots.choose(v, "strong"))
+        _other_decision(m, v, seat, action, dec.suggested, rng, lo, hi, dec)
+    if dec.ev_chosen is not None and dec.ev_suggested is not None:
+        dec.mark = mark_for(dec.ev_suggested - dec.ev_chosen, dec.noise)
+    return dec
+
+
 def review_round(src: Match | dict[str, Any], round_no: int, seat: int,
                  min_samples: int = MIN_SAMPLES, max_samples: int = MAX_SAMPLES,
                  worth_samples: int = 64) -> Review:
     """The review of ``seat``'s decisions in round ``round_no`` (1-based) of a match
-    (a ``Match`` or its record, ``Match.to_dict()``). Raises RoundNotOver."""
+    (a ``Match`` or its record, ``Match.to_dict()``), in one pass. Raises RoundNotOver.
+    ``review_plan`` and ``review_part`` compute the same in pieces."""
     from . import new_match
     if seat not in (0, 1, 2, 3):
         raise ValueError("a seat is 0 to 3")
@@ -373,37 +395,127 @@ def review_round(src: Match | dict[str, Any], round_no: int, seat: int,
     m = _fresh(src, new_match)
     for s, a in log[:start]:
         _step(m, s, a)
-    seed = m.seed
     out = Review(round=round_no, seat=seat, worth=None, declared=None)
     lo = max(2, min(min_samples, max_samples))
     for i in range(start, end):
         s, action = log[i]
         if m.phase == "play" and out.worth is None and len(m._history) + 1 == round_no:
-            out.worth = _worth(m.view(seat), random.Random(seed_for(seed, round_no, seat, -1)),
+            out.worth = _worth(m.view(seat),
+                               random.Random(seed_for(m.seed, round_no, seat, -1)),
                                worth_samples)
         if s == seat and action.get("type") != "leave":
-            v = m.view(seat)
-            legal = v["legal"]
-            dec = Decision(index=i, phase=v["phase"], chosen=dict(action),
-                           suggested=dict(action))
-            if len(legal) <= 1:
-                dec.forced = True
-            else:
-                rng = random.Random(seed_for(seed, round_no, seat, i))
-                if v["phase"] == "play":
-                    _card_decision(v, action, rng, lo, max_samples, dec)
-                else:
-                    sug = bots.choose(v, "strong")
-                    dec.suggested = dict(sug)
-                    _other_decision(m, v, seat, action, dec.suggested, rng, lo, max_samples, dec)
-                if dec.ev_chosen is not None and dec.ev_suggested is not None:
-                    dec.mark = mark_for(dec.ev_suggested - dec.ev_chosen, dec.noise)
-            out.decisions.append(dec)
+            out.decisions.append(_decision_at(m, i, action, seat, round_no, lo, max_samples))
         _step(m, s, action)
+    out.declared = _declared(m, round_no, seat)
+    return out
+
+
+def _declared(m: Match, round_no: int, seat: int) -> int | None:
     decl = m.history[round_no - 1].get("declarations") if len(m.history) >= round_no else None
     if isinstance(decl, Sequence) and len(decl) == 4 and isinstance(decl[seat], int):
-        out.declared = decl[seat]
-    return out
+        return int(decl[seat])
+    return None
+
+
+def review_plan(record: dict[str, Any], round_no: int, seat: int) -> dict[str, Any]:
+    """The pieces of a review, to compute one at a time (``review_part``): the log
+    places of the seat's decisions in the round, where its cards began (None: no card
+    was played) and what it declared. Raises RoundNotOver."""
+    from . import new_match
+    start, end = round_span(record, round_no)
+    log = _log(record)
+    m = _fresh(record, new_match)
+    for s, a in log[:start]:
+        _step(m, s, a)
+    indices: list[int] = []
+    play_at = None
+    for i in range(start, end):
+        s, action = log[i]
+        if m.phase == "play" and play_at is None and len(m._history) + 1 == round_no:
+            play_at = i
+        if s == seat and action.get("type") != "leave":
+            indices.append(i)
+        _step(m, s, action)
+    return {"indices": indices, "play_at": play_at, "declared": _declared(m, round_no, seat)}
+
+
+def review_part(record: dict[str, Any], round_no: int, seat: int, index: int,
+                worth: bool = False, min_samples: int = MIN_SAMPLES,
+                max_samples: int = MAX_SAMPLES, worth_samples: int = 64) -> Any:
+    """One piece of a review: the decision at log place ``index`` (a dict), or with
+    ``worth`` the round's worth from the view at ``index`` (a float). The same numbers
+    as ``review_round``'s: the same seeds."""
+    from . import new_match
+    log = _log(record)
+    m = _fresh(record, new_match)
+    for s, a in log[:index]:
+        _step(m, s, a)
+    if worth:
+        return round(_worth(m.view(seat), random.Random(seed_for(m.seed, round_no, seat, -1)),
+                            worth_samples), 2)
+    lo = max(2, min(min_samples, max_samples))
+    return _decision_at(m, index, log[index][1], seat, round_no, lo, max_samples).to_dict()
+
+
+# ---- a hint: the strong player's choice now, against the next best ----------------------
+
+def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]:
+    """What the strong player would do now for ``seat`` (whose turn it is) and why: its
+    expected points against the next best choice's, on the same samples of what the
+    seat sees. ``{"action", "ev", "next_best": {"action", "ev"} | None}``."""
+    from . import replay
+    m = replay(record)
+    v = m.view(seat)
+    legal = v["legal"]
+    if not legal:
+        raise ValueError("it is not this seat's turn")
+    rng = random.Random(seed_for(m.seed, len(m._history) + 1, seat, len(m.log)))
+    if len(legal) == 1:
+        return {"action": dict(legal[0]), "ev": None, "next_best": None}
+    pub = Public(v)
+    if v["phase"] == "play":
+        plays = [CARD_INDEX[str(a.get("card"))] for a in legal]
+        reps = candidates(pub, plays)
+        score = make_scorer(v)
+        sums = [0.0] * len(reps)
+        for _ in range(samples):
+            hands = sample_fit(pub, rng)
+            for k, c in enumerate(reps):
+                h = list(hands)
+                h[pub.seat] ^= 1 << c
+                trick = [*pub.trick, c]
+                taken = list(pub.taken)
+                ld = pub.leader
+                if len(trick) == 4:
+                    w = (ld + current_winner(trick, pub.trump)) & 3
+                    taken[w] += 1
+                    ld = w
+                    trick = []
+                rollout(h, trick, ld, pub.trump, taken, pub.decl, pub.game == "tarneeb41")
+                sums[k] += score(pub.decl, taken)
+        options: list[tuple[dict[str, Any], float]] = [
+            ({"type": "play", "card": CODES[c]}, sums[k] / samples)
+                   for k, c in enumerate(reps)]
+    else:
+        best = dict(bots.choose(v, "strong"))
+        at = next(k for k, a in enumerate(legal) if a == best)
+        near = sorted(range(len(legal)), key=lambda k: abs(k - at))[:5]
+        acts = [dict(legal[k]) for k in near]
+        rounds_done = len(m._history)
+        sums = [0.0] * len(acts)
+        for _ in range(samples):
+            hands = sample_fit(pub, rng)
+            for k, a in enumerate(acts):
+                t = _clone(m)
+                _set_hands(t, hands)
+                t.apply(seat, dict(a))
+                sums[k] += _score_from_play(t, seat, rounds_done)[0]
+        options = [(a, sums[k] / samples) for k, a in enumerate(acts)]
+    options.sort(key=lambda o: -o[1])
+    top, ev = options[0]
+    nxt = options[1] if len(options) > 1 else None
+    return {"action": top, "ev": round(ev, 2),
+            "next_best": None if nxt is None else {"action": nxt[0], "ev": round(nxt[1], 2)}}
 
 
 def review_record(record: dict[str, Any], round_no: int, seat: int,
@@ -414,5 +526,17 @@ def review_record(record: dict[str, Any], round_no: int, seat: int,
     return review_round(record, round_no, seat, min_samples, max_samples).to_dict()
 
 
-__all__ = ["MARKS", "Decision", "Review", "RoundNotOver", "mark_for", "review_record", "review_round",
-           "round_span", "seed_for"]
+__all__ = [
+    "MARKS",
+    "Decision",
+    "Review",
+    "RoundNotOver",
+    "hint",
+    "mark_for",
+    "review_part",
+    "review_plan",
+    "review_record",
+    "review_round",
+    "round_span",
+    "seed_for",
+]
