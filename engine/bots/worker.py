@@ -17,8 +17,12 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing as mp
 import random
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..types import Action, View
+
+T = TypeVar("T")
 
 
 def _decide(view: View, level: str, budget_ms: float) -> Action:
@@ -69,6 +73,11 @@ class BotPool:
                budget_ms: float = 100) -> cf.Future[Action]:
         """A Future of the action dict for ``view``'s seat."""
         return self._pool.submit(_decide, view, level, budget_ms)
+
+    def run(self, fn: Callable[..., T], *args: Any) -> cf.Future[T]:
+        """A Future of ``fn(*args)`` computed in the pool (a module-level function of
+        plain data, such as ``engine.review.review_part``)."""
+        return self._pool.submit(fn, *args)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -61,5 +61,8 @@ def replay_stored(stored: StoredMatch) -> Match:
 
 def table_settings(table: Table) -> dict[str, Any]:
     """What a restart needs besides the log: the timer, visibility and who holds each seat."""
-    return {"timer": table.timer, "private": table.private, "code": table.code,
-            "seats": [s.settings() for s in table.seats]}
+    out = {"timer": table.timer, "private": table.private, "code": table.code,
+           "seats": [s.settings() for s in table.seats]}
+    if table.practice:
+        out["practice"] = True
+    return out
