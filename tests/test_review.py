@@ -1,5 +1,5 @@
 """Reviews of finished rounds and hints at practice tables (issue 29): over SSH by a
-program, and in the engine (engine/review.py, engine/room/reviews.py)."""
+program, and in the engine (engine/bots/review.py, engine/room/reviews.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import random
 import pytest
 
 from engine import bots, new_match, replay
-from engine.review import hint, mark_for, review_part, review_plan, review_round
+from engine.bots.review import hint, mark_for, review_part, review_plan, review_round
 from engine.room import reviews
 
 FEW = {"min": 16, "max": 64, "hint": 24}

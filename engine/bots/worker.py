@@ -76,7 +76,7 @@ class BotPool:
 
     def run(self, fn: Callable[..., T], *args: Any) -> cf.Future[T]:
         """A Future of ``fn(*args)`` computed in the pool (a module-level function of
-        plain data, such as ``engine.review.review_part``)."""
+        plain data, such as ``engine.bots.review.review_part``)."""
         return self._pool.submit(fn, *args)
 
     def close(self) -> None:

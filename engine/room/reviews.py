@@ -1,4 +1,4 @@
-"""Reviews of finished rounds, and hints at practice tables (``engine.review``), as the
+"""Reviews of finished rounds, and hints at practice tables (``engine.bots.review``), as the
 room gives them: who may ask for what is decided here, whichever front end asks.
 
 - A round's review for a seat: at a table, of the asker's own seat and a round that
@@ -18,7 +18,7 @@ import asyncio
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from engine.review import MAX_SAMPLES, MIN_SAMPLES, RoundNotOver
+from engine.bots.review import MAX_SAMPLES, MIN_SAMPLES, RoundNotOver
 
 from . import bots
 from .errors import RoomError
@@ -50,7 +50,7 @@ def _remember(key: tuple[Any, ...], body: dict[str, Any]) -> None:
 
 
 async def _compute(record: dict[str, Any], round_no: int, seat: int) -> dict[str, Any]:
-    from engine.review import review_part, review_plan
+    from engine.bots.review import review_part, review_plan
     serving = bots.pool()
     plan = await asyncio.wrap_future(serving.run(review_plan, record, round_no, seat))
     decisions = []
@@ -162,7 +162,7 @@ def hint_for(table: Table, member: Member) -> asyncio.Future[dict[str, Any]]:
     m = table.match
     if m is None or table.status != "playing" or m.to_act != member.seat:
         raise RoomError("A hint is for your own turn: it is not your turn.")
-    from engine.review import hint
+    from engine.bots.review import hint
     fut = bots.pool().run(hint, m.to_dict(), member.seat, SAMPLES["hint"])
 
     async def reply() -> dict[str, Any]:

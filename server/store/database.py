@@ -147,7 +147,7 @@ MIGRATIONS: list[list] = [
         """CREATE TABLE IF NOT EXISTS room_counters (
             name TEXT PRIMARY KEY, value INTEGER NOT NULL)""",
     ],
-    [  # 9: reviews of finished rounds (engine/review.py), computed once and kept with
+    [  # 9: reviews of finished rounds (engine/bots/review.py), computed once and kept with
        # their match: a replay or a restart shows them without computing them again
         """CREATE TABLE IF NOT EXISTS reviews (
             match_id INTEGER NOT NULL, round INTEGER NOT NULL, seat INTEGER NOT NULL,

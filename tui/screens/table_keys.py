@@ -40,10 +40,11 @@ class KeyContext(NamedTuple):
     can_with: bool = False
     suit_open: bool = False  # call: the suit can still be chosen (not fixed)
     may_fill: bool = False   # the table lets us fill its empty seats (Table.can_fill)
+    practice: bool = False   # a practice table: hints on our turn
 
     @classmethod
     def of(cls, view: View | None, turn: Turn, rank: str | None,
-           may_fill: bool = False) -> KeyContext:
+           may_fill: bool = False, practice: bool = False) -> KeyContext:
         types = turn.types
         if "play" in types:
             mode = "play"
@@ -64,7 +65,7 @@ class KeyContext(NamedTuple):
                    can_pass="pass" in types, can_with="with" in types,
                    suit_open=mode == "call" and not all(a.get("suit") is None
                                                         for a in turn.of("call")),
-                   may_fill=may_fill)
+                   may_fill=may_fill, practice=practice)
 
     @property
     def kind(self) -> str:
@@ -116,6 +117,13 @@ COMMON: tuple[Key, ...] = (
        when=lambda c: not _playing(c)),
     _k("leave", "q", when=lambda c: _playing(c) and c.mode != "play"),
     _k("rounds", "r", shown="r", label=pgettext("key", "rounds"), when=lambda c: c.history),
+    # the last ended round's review (v), a hint at a practice table on our turn (h; H
+    # while a bid or call is chosen, where h is hearts; never over a typed rank's suit)
+    _k("review", "v", shown="v", label=pgettext("key", "review"), when=lambda c: c.history),
+    _k("hint", "h", shown="h", label=pgettext("key", "hint"),
+       when=lambda c: c.practice and c.mode in ("dash", "declare", "play") and c.rank is None),
+    _k("hint", "H", shown="H", label=pgettext("key", "hint"),
+       when=lambda c: c.practice and c.mode in ("bid", "call")),
     _k("nothing", "escape", when=lambda c: c.mode != "play"),
 )
 

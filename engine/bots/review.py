@@ -1,7 +1,7 @@
 """A review of one seat's decisions in one finished round (learn from your own game).
 
     from engine import replay
-    from engine.review import review_round
+    from engine.bots.review import review_round
     r = review_round(replay(record), round_no=2, seat=0)
 
 For each decision the seat took in the round (the dash offer, every bid, With or pass,
@@ -44,13 +44,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import bots
-from .bots.cards import ABOVE, BELOW, CARD_INDEX, CODES
-from .bots.montecarlo import Public, candidates, make_scorer, sample_fit
-from .bots.play import current_winner
-from .bots.sim import rollout
-from .match import Match
-from .types import View
+from ..match import Match
+from ..types import View
+from . import choose, fast_play
+from .cards import ABOVE, BELOW, CARD_INDEX, CODES
+from .montecarlo import Public, candidates, make_scorer, sample_fit
+from .play import current_winner
+from .sim import rollout
 
 # Points lost from which a decision is marked (the largest that applies).
 MARKS: tuple[tuple[float, str], ...] = ((10.0, "blunder"), (5.0, "mistake"),
@@ -149,7 +149,7 @@ def _score_from_play(m: Match, seat: int, rounds_done: int) -> tuple[int, int]:
         if len(m._history) > rounds_done or m.to_act is None:
             return 0, 0           # the round ended without cards (a voided hand)
         s = m.to_act
-        m.apply(s, bots.choose(m.view(s), "strong"))
+        m.apply(s, choose(m.view(s), "strong"))
     v = m.view(seat)
     score = make_scorer(v)
     decl = [d if d is not None else 0 for d in m.declarations]
@@ -226,7 +226,7 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
     tarneeb = pub.game == "tarneeb41"
     seat, trump, leader, decl = pub.seat, pub.trump, pub.leader, pub.decl
     rows: list[list[int]] = []
-    prefer_code = bots.fast_play(v)
+    prefer_code = fast_play(v)
     prefer = _run_of(pub, reps, CARD_INDEX[prefer_code])
 
     def best_of() -> int:
@@ -322,7 +322,7 @@ def _worth(v: View, rng: random.Random, n: int) -> float:
 def round_span(record_or_match: Match | dict[str, Any], round_no: int) -> tuple[int, int]:
     """[start, end) of round ``round_no`` (1-based) in the match log; RoundNotOver if it
     has not ended."""
-    from . import new_match
+    from .. import new_match
     m = _fresh(record_or_match, new_match)
     log = _log(record_or_match)
     start = None
@@ -374,7 +374,7 @@ def _decision_at(m: Match, i: int, action: dict[str, Any], seat: int, round_no: 
     if v["phase"] == "play":
         _card_decision(v, action, rng, lo, hi, dec)
     else:
-        dec.suggested = dict(bots.choose(v, "strong"))
+        dec.suggested = dict(choose(v, "strong"))
         _other_decision(m, v, seat, action, dec.suggested, rng, lo, hi, dec)
     if dec.ev_chosen is not None and dec.ev_suggested is not None:
         dec.mark = mark_for(dec.ev_suggested - dec.ev_chosen, dec.noise)
@@ -387,7 +387,7 @@ def review_round(src: Match | dict[str, Any], round_no: int, seat: int,
     """The review of ``seat``'s decisions in round ``round_no`` (1-based) of a match
     (a ``Match`` or its record, ``Match.to_dict()``), in one pass. Raises RoundNotOver.
     ``review_plan`` and ``review_part`` compute the same in pieces."""
-    from . import new_match
+    from .. import new_match
     if seat not in (0, 1, 2, 3):
         raise ValueError("a seat is 0 to 3")
     start, end = round_span(src, round_no)
@@ -421,7 +421,7 @@ def review_plan(record: dict[str, Any], round_no: int, seat: int) -> dict[str, A
     """The pieces of a review, to compute one at a time (``review_part``): the log
     places of the seat's decisions in the round, where its cards began (None: no card
     was played) and what it declared. Raises RoundNotOver."""
-    from . import new_match
+    from .. import new_match
     start, end = round_span(record, round_no)
     log = _log(record)
     m = _fresh(record, new_match)
@@ -445,7 +445,7 @@ def review_part(record: dict[str, Any], round_no: int, seat: int, index: int,
     """One piece of a review: the decision at log place ``index`` (a dict), or with
     ``worth`` the round's worth from the view at ``index`` (a float). The same numbers
     as ``review_round``'s: the same seeds."""
-    from . import new_match
+    from .. import new_match
     log = _log(record)
     m = _fresh(record, new_match)
     for s, a in log[:index]:
@@ -463,7 +463,7 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
     """What the strong player would do now for ``seat`` (whose turn it is) and why: its
     expected points against the next best choice's, on the same samples of what the
     seat sees. ``{"action", "ev", "next_best": {"action", "ev"} | None}``."""
-    from . import replay
+    from .. import replay
     m = replay(record)
     v = m.view(seat)
     legal = v["legal"]
@@ -497,7 +497,7 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
             ({"type": "play", "card": CODES[c]}, sums[k] / samples)
                    for k, c in enumerate(reps)]
     else:
-        best = dict(bots.choose(v, "strong"))
+        best = dict(choose(v, "strong"))
         at = next(k for k, a in enumerate(legal) if a == best)
         near = sorted(range(len(legal)), key=lambda k: abs(k - at))[:5]
         acts = [dict(legal[k]) for k in near]
