@@ -242,3 +242,67 @@ def test_marks_need_the_points_lost_beyond_the_noise():
     assert mark_for(2.5, 0.5) == "inaccuracy"
     assert mark_for(1.9, 0.1) is None
     assert mark_for(12, 7) is None          # within two standard errors: not shown as one
+
+
+async def play_first_round(app, pilot, table) -> None:
+    """Seat 0 (the app's member) plays the first legal action until round 1 has ended."""
+    m = table.match
+    for _ in range(3000):
+        if m.history:
+            return
+        if m.to_act == 0:
+            table.act(app.member, m.legal_actions(0)[0])
+        await pilot.pause(0.01)
+    raise AssertionError("round 1 never ended")
+
+
+@pytest.mark.parametrize("language", ["en", "ar"])
+async def test_the_review_screen_goes_through_the_decisions(language):
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens.review import ReviewScreen
+
+    app = LammaApp(Registry(bot_pause=0.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="logical"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.registry.create("estimation", 13, creator=app.member, practice=True)
+        table.seed = 29
+        table.sit(app.member, 0)
+        table.fill_with_bots(app.member, [1, 2, 3], "easy")
+        app.open_table()
+        await pilot.pause()
+        # A hint on our turn, in one line.
+        for _ in range(500):
+            if table.match.to_act == 0 and {a["type"] for a in table.match.legal_actions(0)} \
+                    & {"dash", "declare", "play"}:
+                break
+            await pilot.pause(0.01)
+        await pilot.press("h")
+        for _ in range(500):
+            notice = app.screen.state.notice or ""
+            if notice.startswith(("Hint", "تلميح")):
+                break
+            await pilot.pause(0.01)
+        assert notice.startswith("Hint:" if language == "en" else "تلميح:"), notice
+        await play_first_round(app, pilot, table)
+        await pilot.pause(0.1)
+        await pilot.press("v")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        for _ in range(1500):
+            if screen.review is not None or screen.error is not None:
+                break
+            await pilot.pause(0.01)
+        assert screen.error is None and screen.review is not None
+        await pilot.pause()
+        text = screen.query_one("#review-text").plain
+        assert ("You chose" if language == "en" else "اخترتَ") in text
+        assert ("Hand" if language == "en" else "اليد") in text
+        first = screen.pos
+        await pilot.press("right")
+        assert screen.pos == first + 1
+        assert screen.query_one("#review-text").plain != text
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "TableScreen"

@@ -16,10 +16,12 @@ soft evidence). Nothing here reads another seat's hand.
   of the round by the fast player on each sample and scored with the game's real table
   (``montecarlo.make_scorer``) — the strong player's own method, with a fixed number of
   samples instead of a time budget, so the review is the same whoever asks.
-- Any other decision (dash, bid, With, pass, call, declaration): on each sample the
-  chosen and the suggested action are applied to a copy of the table; the other seats
-  go on with the strong player's bidding (``bots.choose``) until the cards are played,
-  then the round is rolled out and scored as above.
+- Any other decision (dash, bid, With, pass, call, declaration): the strong player's
+  bidding choice (``bots.choose``) and up to ``NEIGHBOURS`` legal actions next to it
+  (and the chosen one) are each applied to a copy of the table on each sample; the
+  other seats go on with the strong player's bidding until the cards are played, then
+  the round is rolled out and scored as above. The suggestion is the best of them
+  (ties: the strong player's own choice) — what the hint at a practice table says too.
 
 Samples are added in batches until the difference between the two choices is resolved
 (more than ``RESOLVE`` standard errors from zero, or a standard error under
@@ -59,8 +61,8 @@ SIGNIFICANT = 2.0        # a mark needs the points lost beyond this many standar
 RESOLVE = 3.0            # stop sampling once the difference is this many standard errors out
 CLEAR_SE = 0.4           # ... or once its standard error is under this many points
 BATCH = 16               # samples added at a time
-MIN_SAMPLES = 32         # default least samples per decision
-MAX_SAMPLES = 160        # default most samples per decision
+MIN_SAMPLES = 128        # default least samples per decision
+MAX_SAMPLES = 512       # default most samples per decision
 
 
 @dataclass
@@ -270,36 +272,67 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
     dec.suggested = {"type": "play", "card": str(chosen["card"]) if b == ci else CODES[reps[b]]}
 
 
-def _other_decision(m: Match, v: View, seat: int, chosen: dict[str, Any], suggested: dict[str, Any],
-                    rng: random.Random, lo: int, hi: int, dec: Decision) -> None:
+NEIGHBOURS = 4           # legal actions next to the strong player's choice weighed with it
+
+
+def bid_candidates(legal: list[Any], strong: dict[str, Any]) -> list[dict[str, Any]]:
+    """The strong player's bidding choice first, then up to ``NEIGHBOURS`` legal actions
+    next to it in the engine's order (a number either side, the pass, With …)."""
+    at = next((k for k, a in enumerate(legal) if a == strong), 0)
+    near = sorted(range(len(legal)), key=lambda k: (abs(k - at), k))[:NEIGHBOURS + 1]
+    out = [dict(strong)]
+    for k in near:
+        a = dict(legal[k])
+        if a not in out:
+            out.append(a)
+    return out
+
+
+def _other_decision(m: Match, v: View, seat: int, chosen: dict[str, Any],
+                    strong: dict[str, Any], rng: random.Random, lo: int, hi: int,
+                    dec: Decision) -> None:
+    """A bid, With, pass, call, declaration or dash offer: the strong player's choice
+    and its neighbours (and the chosen action) on the same samples; the suggestion is
+    the best of them (ties: the strong player's own choice)."""
     pub = Public(v)
     rounds_done = len(m._history)
-    same = chosen == suggested
-    p = _Pairs()
-    ev_c = ev_s = 0.0
-    while p.n < hi:
+    acts = bid_candidates(v["legal"], strong)
+    if chosen not in acts:
+        acts.append(dict(chosen))
+    ci = acts.index(chosen)
+    rows: list[list[int]] = []
+
+    def best_of() -> int:
+        sums = [sum(r[i] for r in rows) for i in range(len(acts))]
+        return max(range(len(acts)), key=lambda i: (sums[i], i == 0, -i))
+
+    while len(rows) < hi:
         for _ in range(BATCH):
             hands = sample_fit(pub, rng)
-            a = _clone(m)
-            _set_hands(a, hands)
-            a.apply(seat, dict(chosen))
-            xc, _ = _score_from_play(a, seat, rounds_done)
-            if same:
-                xs = xc
-            else:
-                b = _clone(m)
-                _set_hands(b, hands)
-                b.apply(seat, dict(suggested))
-                xs, _ = _score_from_play(b, seat, rounds_done)
-            ev_c += xc
-            ev_s += xs
-            p.add(xs - xc)
-        if same or (p.n >= lo and p.resolved()):
-            break
-    dec.samples = p.n
-    dec.ev_chosen = ev_c / p.n
-    dec.ev_suggested = ev_s / p.n
-    dec.noise = 0.0 if same else p.se
+            row = []
+            for a in acts:
+                t = _clone(m)
+                _set_hands(t, hands)
+                t.apply(seat, dict(a))
+                row.append(_score_from_play(t, seat, rounds_done)[0])
+            rows.append(row)
+        if len(rows) >= lo:
+            b = best_of()
+            p = _Pairs()
+            for r in rows:
+                p.add(r[b] - r[ci])
+            if b == ci or p.resolved():
+                break
+    b = best_of()
+    p = _Pairs()
+    for r in rows:
+        p.add(r[b] - r[ci])
+    n = len(rows)
+    dec.samples = n
+    dec.ev_chosen = sum(r[ci] for r in rows) / n
+    dec.ev_suggested = sum(r[b] for r in rows) / n
+    dec.noise = 0.0 if b == ci else p.se
+    dec.suggested = dict(acts[b])
 
 
 def _worth(v: View, rng: random.Random, n: int) -> float:
@@ -374,8 +407,7 @@ def _decision_at(m: Match, i: int, action: dict[str, Any], seat: int, round_no: 
     if v["phase"] == "play":
         _card_decision(v, action, rng, lo, hi, dec)
     else:
-        dec.suggested = dict(choose(v, "strong"))
-        _other_decision(m, v, seat, action, dec.suggested, rng, lo, hi, dec)
+        _other_decision(m, v, seat, action, dict(choose(v, "strong")), rng, lo, hi, dec)
     if dec.ev_chosen is not None and dec.ev_suggested is not None:
         dec.mark = mark_for(dec.ev_suggested - dec.ev_chosen, dec.noise)
     return dec
@@ -497,10 +529,7 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
             ({"type": "play", "card": CODES[c]}, sums[k] / samples)
                    for k, c in enumerate(reps)]
     else:
-        best = dict(choose(v, "strong"))
-        at = next(k for k, a in enumerate(legal) if a == best)
-        near = sorted(range(len(legal)), key=lambda k: abs(k - at))[:5]
-        acts = [dict(legal[k]) for k in near]
+        acts = bid_candidates(legal, dict(choose(v, "strong")))
         rounds_done = len(m._history)
         sums = [0.0] * len(acts)
         for _ in range(samples):
