@@ -306,3 +306,39 @@ async def test_the_review_screen_goes_through_the_decisions(language):
         assert screen.query_one("#review-text").plain != text
         await pilot.press("escape")
         assert type(app.screen).__name__ == "TableScreen"
+
+
+async def test_the_room_refuses_what_a_member_may_not_see():
+    """In process (the room's rules, whichever front end asks): another table, no seat,
+    a hint when it is not one's turn, a voided Tarneeb hand."""
+    from engine.room import Registry, RoomError, Session
+
+    reg = Registry(bot_pause=3600.0, trick_pause=0.0)
+    ali, ben = Session("ali", "key:a:ali"), Session("ben", "key:b:ben")
+    t = reg.create("tarneeb41", creator=ali, practice=True)
+    t.sit(ali, 0)
+    t.sit(ben, 1)
+    t.fill_with_bots(ali, [2, 3], "easy")
+    m = t.match
+    assert m is not None and t.practice and not t.ranked()
+    with pytest.raises(RoomError, match="not your turn"):
+        reviews.hint_for(t, ali if m.to_act != 0 else ben)
+    with pytest.raises(RoomError, match="has not ended"):
+        reviews.table_review(t, ali, 1)
+    with pytest.raises(RoomError, match="round"):
+        reviews.table_review(t, ali, 0)
+    # Everyone declares 0 but the last: the hand is void (T-8) and dealt again.
+    while not m.history:
+        s = m.to_act
+        legal = m.legal_actions(s)
+        m.apply(s, min(legal, key=lambda a: a.get("n", 99)))
+    assert m.history[0].get("void")
+    with pytest.raises(RoomError, match="was void"):
+        reviews.table_review(t, ali, 1)
+    cat = Session("cat", "key:c:cat")
+    other = reg.create("estimation", 13, creator=cat)
+    with pytest.raises(RoomError, match="sit at the table"):
+        reviews.table_review(other, ali, 1)
+    other.sit(cat, 0)
+    with pytest.raises(RoomError, match="practice tables only"):
+        reviews.hint_for(other, cat)

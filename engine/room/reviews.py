@@ -112,6 +112,11 @@ def table_review(table: Table, member: Member, raw_round: object) -> asyncio.Fut
     if round_no > len(m.history):
         raise RoomError("Round {round} has not ended: a round is reviewed once it is "
                         "over.", round=round_no)
+    if m.history[round_no - 1].get("void"):
+        # A voided hand (Tarneeb): no card was played, so its hands never became
+        # public; whoever holds the seat now may not have held it then.
+        raise RoomError("Round {round} was void: no card was played in it, so there is "
+                        "nothing to review.", round=round_no)
     seat = member.seat
     mid = table.match_id
     records = table.registry.records
