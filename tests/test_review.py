@@ -278,6 +278,9 @@ async def test_the_review_screen_goes_through_the_decisions(language):
                     & {"dash", "declare", "play"}:
                 break
             await pilot.pause(0.01)
+        await pilot.pause(0.1)
+        footer = app.screen.query_one("Board").shown()[-1]
+        assert ("h hint" if language == "en" else " h ") in footer, footer
         await pilot.press("h")
         for _ in range(500):
             notice = app.screen.state.notice or ""

@@ -68,7 +68,8 @@ def table_facts(change: TableChange, member: Member) -> TableFacts:
         seconds_left=change.table.seconds_left(), deadline_seat=shown.deadline_seat,
         events=shown.events, chat=change.chat_for(member),
         request=change.request_for(member), points=shown.points,
-        may_fill=change.may_fill(member), host=shown.host)
+        may_fill=change.may_fill(member), host=shown.host,
+        practice=change.table.practice)
 
 
 Handler = Callable[["TableScreen", str, str, KeyContext], None]

@@ -342,7 +342,8 @@ class Scene:
         self.now = now
         self.cache = cache if cache is not None else DrawCache()
         self.turn = self.cache.turn(view, facts.seat)
-        self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill)
+        self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill,
+                                  practice=facts.practice)
         self.you = " " + speech._("(you)")
 
     def _(self, message: str) -> str:

@@ -81,6 +81,7 @@ class TableFacts(NamedTuple):
     # Table.can_fill), and who may (the host's name as shown; None: nobody seated).
     may_fill: bool = False
     host: str | None = None
+    practice: bool = False      # a practice table: hints (h) on the viewer's turn
 
     def name(self, seat: int | None, you: bool = True) -> str:
         if seat is None:
