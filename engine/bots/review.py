@@ -407,7 +407,11 @@ def _decision_at(m: Match, i: int, action: dict[str, Any], seat: int, round_no: 
     if v["phase"] == "play":
         _card_decision(v, action, rng, lo, hi, dec)
     else:
-        _other_decision(m, v, seat, action, dict(choose(v, "strong")), rng, lo, hi, dec)
+        # Each sample plays the rest of the bidding for up to six actions: half the
+        # samples at most, so that one piece of a review in the bots' worker stays
+        # near a second (a computer player's decision may be queued behind it).
+        _other_decision(m, v, seat, action, dict(choose(v, "strong")), rng, lo,
+                        max(lo, hi // 2), dec)
     if dec.ev_chosen is not None and dec.ev_suggested is not None:
         dec.mark = mark_for(dec.ev_suggested - dec.ev_chosen, dec.noise)
     return dec
