@@ -130,6 +130,11 @@ async def test_a_poor_round_over_ssh_is_marked_kept_and_refused_where_it_must(tm
         ali.send({"op": "review", "match": mid, "round": 1, "seat": 1})
         other = await ali.expect("review", timeout=120)
         assert other["seat"] == 1 and other["decisions"]
+        # Worked out again from nothing (no cache, no stored row): the very same.
+        srv.registry.records._x("DELETE FROM reviews WHERE match_id = ? AND seat = 1", (mid,))
+        reviews.forget()
+        ali.send({"op": "review", "match": mid, "round": 1, "seat": 1})
+        assert await ali.expect("review", timeout=120) == other
         await ali.close()
         await ben.close()
     finally:
