@@ -534,7 +534,10 @@ class TableScreen(PromptScreenMixin, Screen[None]):
 
         from .review import ReviewScreen
         table, view = self.table, self.view
-        if table is None or table.match is None or view is None or self.seat is None:
+        if table is None or table.match is None or view is None:
+            return
+        if self.seat is None:       # watching: the room's own words for it
+            self.flash(self._("A review is of your own seat: sit at the table first."))
             return
         round_no = len(view["history"])
         member = self.app.member
