@@ -2,11 +2,11 @@
 
 The server says first {"type":"hello","protocol":PROTOCOL}.
 Client ops: tables, create, join, watch, fill, act, leave, chat, profile, leaderboard,
-command, and the duplicate events' events, enter, standings, board, create_event.
-Server messages: hello, joined, watching, filled, left, tables, view, chat,
-profile, leaderboard, command, notice, error, bye, pending (a computer player's
-seat you asked for is yours when the round ends), and events, board_over, event_done,
-standings, board, event.
+command, review, hint, and the duplicate events' events, enter, standings, board,
+create_event. Server messages: hello, joined, watching, filled, left, tables, view,
+chat, profile, leaderboard, command, review, hint, notice, error, bye, pending (a
+computer player's seat you asked for is yours when the round ends), and events,
+board_over, event_done, standings, board, event.
 A program may do at a table what a person in the same role may (docs/roles.md): the
 table checks, whichever front end asks.
 A bad line of any kind gets ``{"type":"error","message":...}``, changes
@@ -35,6 +35,7 @@ from engine.room import (
     is_seat,
     parse_seat,
     parse_seats,
+    reviews,
 )
 from engine.room.duplicate import BoardOver, Entered
 from engine.room.events import TableChange
@@ -47,7 +48,8 @@ log = logging.getLogger("lamma.json")
 MAX_LINE = 64 * 1024          # longer lines are refused (and skipped)
 MAX_BACKLOG = 4 * 1024 * 1024  # a client that stops reading is dropped
 OPS = ("tables", "create", "join", "watch", "fill", "act", "leave", "chat", "profile",
-       "leaderboard", "command", "events", "enter", "standings", "board", "create_event")
+       "leaderboard", "command", "review", "hint", "events", "enter", "standings", "board",
+       "create_event")
 # The version of this interface (docs/protocol.md), said first to every program that
 # connects: {"type":"hello","protocol":1}. A change a program must know of is a new one.
 PROTOCOL = 1
@@ -331,15 +333,17 @@ class JsonSession(Session):
             raise RoomError(f"You are playing at table {self.table.id}; leave it first.")
         table = self.registry.create(msg.get("game"), msg.get("length"),
                                      msg.get("timer", 0), msg.get("private", False),
-                                     creator=self)
+                                     creator=self, practice=msg.get("practice", False))
         try:
             table.sit(self, seat)
         except RoomError:
             self.registry.gc_table(table)
             raise
-        reply = {"type": "joined", "table": table.id, "seat": seat}
+        reply: dict = {"type": "joined", "table": table.id, "seat": seat}
         if table.code:
             reply["code"] = table.code
+        if table.practice:
+            reply["practice"] = True
         self.send(reply)
         if computer:
             table.fill_with_bots(self, computer, level)   # may start the match: views follow
@@ -492,3 +496,37 @@ class JsonSession(Session):
                              msg.get("private", False))
         row = events.row(self, made)
         self.send({"type": "event", "event": row})
+    def op_review(self, msg: dict) -> None:
+        """A round's review: of your seat at your table (``table``, ``round``), or of
+        any seat of a finished match you played (``match``, ``round``, ``seat``)."""
+        if "match" in msg:
+            fut = reviews.match_review(self.registry.records, self, msg.get("match"),
+                                       msg.get("round"), msg.get("seat"))
+        else:
+            table = self.table
+            if table is None or msg.get("table") != table.id:
+                raise RoomError("A review is of a table you sit at (\"table\") or of a "
+                                "finished match you played (\"match\").")
+            fut = reviews.table_review(table, self, msg.get("round"))
+        self._answer_later(fut)
+
+    def op_hint(self, msg: dict) -> None:
+        """What the strong computer player would do now: at a practice table, on your turn."""
+        table = self.table
+        if table is None or self.seat is None:
+            raise RoomError("A hint is for your own turn: sit at a practice table first.")
+        self._answer_later(reviews.hint_for(table, self))
+
+    def _answer_later(self, fut: asyncio.Future) -> None:
+        def done(f: asyncio.Future) -> None:
+            if f.cancelled():
+                return
+            exc = f.exception()
+            if isinstance(exc, RoomError):
+                self.error(str(exc))
+            elif exc is not None:
+                log.error("a review or hint failed", exc_info=exc)
+                self.error("That could not be done (server error); nothing changed.")
+            else:
+                self.send(f.result())
+        fut.add_done_callback(done)

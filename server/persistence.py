@@ -409,7 +409,7 @@ class TableStore:
         # What it pays is worked out here, by the rules (engine.records), from the
         # match as it is now; the store writes it.
         people = table.counts_for_points and all(s.kind == "human" for s in table.seats)
-        over = finished(m, people)
+        over = finished(m, people, practice=table.practice)
         self._submit(table, "result",
                      lambda: self.writes.finish_match(_id(ref), over),
                      done, group=False)     # its own transaction, read first

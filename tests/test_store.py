@@ -110,6 +110,25 @@ def test_computer_player_means_statistics_only(opener):
     assert s.profile("ana")["stats"]["estimation"]["matches"] == 1
 
 
+def test_reviews_are_kept_once_and_practice_counts_nothing(opener):
+    s = opener()
+    m = random_match("estimation", 13, seed=5)
+    mid = stored(s, m)
+    assert s.review(mid, 1, 0) is None
+    body = {"type": "review", "round": 1, "seat": 0, "worth": 3.5, "decisions": []}
+    s.save_review(mid, 1, 0, body)
+    s.save_review(mid, 1, 0, {**body, "worth": 9.0})       # the first one stays
+    s.close()
+    s = opener()
+    assert s.review(mid, 1, 0) == body and s.review(mid, 1, 1) is None
+    assert not s.match(mid).finished
+    paid = s.finish_match(mid, finished(m, True, practice=True))
+    assert paid is None and s.match(mid).finished
+    assert all(s.profile(n) is None or not s.profile(n)["stats"] for n in ("ana", "ben"))
+    assert all(s.profile(n) is None or s.profile(n)["level_points"] == 0
+               for n in ("ana", "ben", "cat", "dee"))
+
+
 def test_badge_at_fifth_win(opener):
     """E-40: five Estimation wins (kotshina counts too) earn the badge, once."""
     s = opener()

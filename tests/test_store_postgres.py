@@ -23,6 +23,7 @@ from test_store import (  # noqa: F401
     test_newer_schema_refused,
     test_processes_starting_together_migrate_once,
     test_result_recorded_once_with_points,
+    test_reviews_are_kept_once_and_practice_counts_nothing,
     test_settings_and_profile_since,
     test_two_processes_finish_one_match_once,
     test_v2_database_opens_after_upgrade,

@@ -419,14 +419,18 @@ def test_every_action_of_the_key_table_has_a_handler_on_the_screen():
     (ctx("waiting"), "/ o ? q"),                  # not the host's: b says why not
     (ctx("dash", "dash"), "/ o ? q y n"),
     (ctx("bid", "auction", history=True, can_pass=True, can_with=True),
-     "/ o ? q r ←→ nshdc ⏎ p w"),
+     "/ o ? q r v ←→ nshdc ⏎ p w"),
     (ctx("bid", "auction", can_pass=True), "/ o ? q ←→ nshdc ⏎ p"),
     (ctx("call", "call", suit_open=True), "/ o ? q ←→ nshdc ⏎"),
     (ctx("call", "call", suit_open=False), "/ o ? q ←→ ⏎"),
     (ctx("declare", "declare"), "/ o ? q ←→/0-9 ⏎"),
-    (ctx("play", "play", history=True), "/ o ? x r ←→ ⏎ qs…"),
+    (ctx("play", "play", history=True), "/ o ? x r v ←→ ⏎ qs…"),
     (ctx("idle", "play"), "/ o ? x"),
-    (ctx("idle", "over", history=True), "/ o ? q r"),
+    (ctx("idle", "over", history=True), "/ o ? q r v"),
+    # a practice table: h for a hint (H while bidding or calling, where h is hearts)
+    (ctx("play", "play", practice=True), "/ o ? x h ←→ ⏎ qs…"),
+    (ctx("bid", "auction", can_pass=True, practice=True), "/ o ? q H ←→ nshdc ⏎ p"),
+    (ctx("idle", "play", practice=True), "/ o ? x"),
 ])
 def test_the_footer_lists_the_keys_that_do_something_now(context, shown):
     assert " ".join(k for k, _ in footer(context)) == shown
@@ -442,6 +446,15 @@ def test_b_before_the_start_asks_the_table_whoever_presses_it():
     assert action(ctx("waiting", may_fill=True), "b") == "fill_seats"
     assert action(ctx("waiting"), "b") == "fill_seats"
     assert action(ctx("idle", "play"), "b") is None
+
+
+def test_h_is_a_hint_at_a_practice_table_and_still_hearts_where_it_was():
+    assert action(ctx("play", "play", practice=True), "h") == "hint"
+    assert action(ctx("play", "play", practice=True, rank="q"), "h") == "type_suit"
+    assert action(ctx("bid", "auction", practice=True), "h") == "choose_suit"
+    assert action(ctx("bid", "auction", practice=True), "H") == "hint"
+    assert action(ctx("play", "play"), "h") != "hint"
+    assert action(ctx("idle", "over", history=True), "v") == "review"
 
 
 def test_q_types_a_queen_on_your_turn_to_play_and_leaves_otherwise():

@@ -17,8 +17,12 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing as mp
 import random
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..types import Action, View
+
+T = TypeVar("T")
 
 
 def _decide(view: View, level: str, budget_ms: float, seed: int | None = None,
@@ -71,6 +75,11 @@ class BotPool:
         """A Future of the action dict for ``view``'s seat (``seed`` and ``samples``: a
         choice made the same way every time, see ``choose``)."""
         return self._pool.submit(_decide, view, level, budget_ms, seed, samples)
+
+    def run(self, fn: Callable[..., T], *args: Any) -> cf.Future[T]:
+        """A Future of ``fn(*args)`` computed in the pool (a module-level function of
+        plain data, such as ``engine.bots.review.review_part``)."""
+        return self._pool.submit(fn, *args)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -86,7 +86,8 @@ class Registry:
         return self.store.records
 
     def create(self, game: object, length: object = None, timer: object = 0,
-               private: object = False, creator: Member | None = None) -> Table:
+               private: object = False, creator: Member | None = None,
+               practice: object = False) -> Table:
         game = parse_game(game)
         length = parse_length(game, length)
         timer = parse_timer(timer)
@@ -103,7 +104,12 @@ class Registry:
                 raise RoomError("You have {mine} open tables (at most {cap}); finish or "
                                 "leave one first.", mine=mine, cap=cap)
         tid = self.side.cluster.new_table_id() if self.side is not None else str(next(self._ids))
+        if type(practice) is not bool:
+            raise RoomError("\"practice\" is true or false.")
         table = Table(self, tid, game, length, timer, bool(private))
+        if practice:
+            table.practice = True
+            table.counts_for_points = False
         table.creator = creator.ident if creator is not None else None
         while table.private and any(t.code == table.code for t in self.tables.values()):
             table.code = new_code()         # a code names one table

@@ -33,6 +33,7 @@ class StoredMatch:
     seats: list[str | None]      # per seat: a player name ("guest:NAME"), None: computer
     settings: dict[str, Any]
     humans_throughout: bool
+    finished: bool = False       # its result is recorded (or it was abandoned)
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,15 @@ class FinishedMatch:
     result: Result
     rounds: int
     records: dict[int, SeatRecord]
+    practice: bool = False       # a practice table's: no statistics, nothing paid
 
 
-def finished(match: Match, people_throughout: bool) -> FinishedMatch:
+def finished(match: Match, people_throughout: bool, practice: bool = False) -> FinishedMatch:
     """``match``, over, as the store records it: what it pays is the rules'."""
     assert match.result is not None
     return FinishedMatch(match.game, match.result, len(match.history),
-                         match_record(match, people_throughout=people_throughout))
+                         match_record(match, people_throughout=people_throughout
+                                      and not practice), practice)
 
 
 def people_throughout(stored: StoredMatch) -> bool:
@@ -211,6 +214,11 @@ class Records(Protocol):
     def finished_matches(self, limit: int = 50) -> list[dict[str, Any]]: ...
 
     def match(self, match_id: int) -> StoredMatch | None: ...
+
+    def review(self, match_id: int, round_no: int, seat: int) -> dict[str, Any] | None: ...
+
+    def save_review(self, match_id: int, round_no: int, seat: int,
+                    body: dict[str, Any]) -> None: ...
 
 
 class IdentityStore(Protocol):

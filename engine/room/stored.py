@@ -60,10 +60,12 @@ def replay_stored(stored: StoredMatch) -> Match:
 
 
 def table_settings(table: Table) -> dict[str, Any]:
-    """What a restart needs besides the log: the timer, visibility, who holds each seat
-    and, at an event's board, its event (``boards.EventBoard``)."""
+    """What a restart needs besides the log: the timer, visibility, who holds each seat,
+    at an event's board its event (``boards.EventBoard``), and whether it is practice."""
     out: dict[str, Any] = {"timer": table.timer, "private": table.private, "code": table.code,
            "seats": [s.settings() for s in table.seats]}
     if table.event is not None:
         out["event"] = table.event.settings()
+    if table.practice:
+        out["practice"] = True
     return out

@@ -94,6 +94,8 @@ class Table:
         self._timer: tuple[float | None, int | None] = (None, None)   # the engine side's
         self._handle: asyncio.TimerHandle | None = None
         self.counts_for_points = True
+        # A practice table: hints on one's turn; no level points, no statistics.
+        self.practice = False
         self.created = time.time()
         self.creator: str | None = None      # the identity that opened it (caps per person)
         self.seed: int | None = None        # fixed by tests / tournaments; None: random
@@ -136,6 +138,9 @@ class Table:
         self.match_ref = MatchRef(match_id)
         self.status = self.shown_status = "playing"
         self.counts_for_points = counts_for_points
+        self.practice = bool(settings.get("practice"))
+        if self.practice:
+            self.counts_for_points = False
         self._views = self._snapshot()      # stored already: shown at once
 
     @property
@@ -173,6 +178,7 @@ class Table:
             **({"event": {"id": self.event.event, "board": self.event.board,
                           "boards": self.event.boards}}
                if self.event is not None else {}),
+            "practice": self.practice,
         }
 
     def ranked(self) -> bool:
@@ -180,7 +186,8 @@ class Table:
         ranked play is the 18-round Estimation match and Tarneeb 41), as far as can be
         told now: not once a computer player sits or sat at it (E-38's Decision)."""
         return (ranked(self.game, self.length) and self.counts_for_points
-                and self.event is None and not any(s.kind == "bot" for s in self.seats))
+                and self.event is None and not self.practice
+                and not any(s.kind == "bot" for s in self.seats))
 
     def leaving_ends_match(self) -> bool:
         """Would a seated player who leaves now end the match for everyone (E-37), or

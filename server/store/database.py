@@ -170,6 +170,12 @@ MIGRATIONS: list[list] = [
         lambda store: store._add_column("matches", "entrant", "TEXT"),
         "CREATE INDEX IF NOT EXISTS matches_event ON matches (event_id, entrant)",
     ],
+    [  # 10: reviews of finished rounds (engine/bots/review.py), computed once and kept with
+       # their match: a replay or a restart shows them without computing them again
+        """CREATE TABLE IF NOT EXISTS reviews (
+            match_id INTEGER NOT NULL, round INTEGER NOT NULL, seat INTEGER NOT NULL,
+            body TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (match_id, round, seat))""",
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 

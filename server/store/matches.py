@@ -115,7 +115,7 @@ class MatchRows(RecordRows):
                     (json.dumps(seats), json.dumps(settings), humans, match_id, *mine))
 
     def _load(self, row) -> StoredMatch:
-        mid, table_id, game, length, seed, deals, seats, settings, humans, board = row
+        mid, table_id, game, length, seed, deals, seats, settings, humans, board, done = row
         log = [[seat, json.loads(a)] for seat, a in self._x(
             "SELECT seat, action FROM actions WHERE match_id = ? ORDER BY seq", (mid,))]
         record = {"game": game, "length": json.loads(length), "seed": int(seed),
@@ -123,10 +123,29 @@ class MatchRows(RecordRows):
         if board is not None:
             record["board"] = json.loads(board)
         return StoredMatch(mid, table_id, record, json.loads(seats), json.loads(settings),
-                           bool(humans))
+                           bool(humans), done is not None)
 
     _COLUMNS = ("id, table_id, game, length, seed, deals, seats, settings, humans_throughout, "
-                "board")
+                "board, finished")
+
+    def review(self, match_id: int, round_no: int, seat: int) -> dict | None:
+        """A stored review (``engine.room.reviews``), None if there is none yet."""
+        row = self._x("SELECT body FROM reviews WHERE match_id = ? AND round = ? AND seat = ?",
+                      (match_id, round_no, seat)).fetchone()
+        if row is None:
+            return None
+        try:
+            body = json.loads(row[0])
+        except ValueError:
+            return None                 # damaged: computed again
+        return body if isinstance(body, dict) else None
+
+    def save_review(self, match_id: int, round_no: int, seat: int, body: dict) -> None:
+        """Keep a review with its match (the same for every asker: the first one stays)."""
+        self._x("INSERT INTO reviews (match_id, round, seat, body, at) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (match_id, round, seat) DO NOTHING",
+                (match_id, round_no, seat, json.dumps(body, separators=(",", ":")),
+                 time.time()))
 
     def unfinished(self) -> list[StoredMatch]:
         """This process's unfinished matches (another process sharing the database
@@ -182,6 +201,13 @@ class MatchRows(RecordRows):
         if stored is None:
             return None
         game = finished.game
+        if finished.practice:
+            # A practice table's match: its result is kept (replays, reviews), and nothing
+            # else: no statistics, no level points, no badges.
+            self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
+                    "WHERE id = ? AND finished IS NULL",
+                    (time.time(), json.dumps(finished.result), finished.rounds, match_id))
+            return None
         with self._tx():
             # Only the first writer finds the row unfinished: SQLite's write lock, or
             # PostgreSQL's row lock (the second UPDATE waits, then matches nothing).

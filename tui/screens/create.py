@@ -29,9 +29,9 @@ from .words import (
 if TYPE_CHECKING:
     from ..app import LammaApp
 
-FIELDS = ["game", "length", "timer", "private", "bots"]
+FIELDS = ["game", "length", "timer", "private", "bots", "practice"]
 LABELS = {"game": N_("Game"), "length": N_("Length"), "timer": N_("Turn timer"),
-          "private": N_("Visibility"), "bots": N_("Empty seats")}
+          "private": N_("Visibility"), "bots": N_("Empty seats"), "practice": N_("Practice")}
 KEYS = [("↑↓", N_("field")), ("←→", N_("change")), ("enter", N_("create")),
         ("esc", N_("back"))]
 
@@ -53,7 +53,8 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.field = 0
-        self.values = {"game": 0, "length": 0, "timer": 0, "private": 0, "bots": 0}
+        self.values = {"game": 0, "length": 0, "timer": 0, "private": 0, "bots": 0,
+                       "practice": 0}
         self._rows: list[int] = []      # the field each row of the form shows (-1: none)
 
     def compose(self) -> ComposeResult:
@@ -77,7 +78,7 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
             return list(LENGTHS[game])
         if field == "timer":
             return list(TIMERS)
-        if field == "private":
+        if field in ("private", "practice"):
             return [False, True]
         return [True, False]
 
@@ -97,6 +98,8 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
             return _("off") if not value else _("{n} s").format(n=value)
         if field == "private":
             return _("private (by code)") if value else _("public")
+        if field == "practice":
+            return _("yes: hints (h), nothing counts") if value else _("no")
         return _("computer players fill them") if value else _("wait for people")
 
     def value(self, field: str):
@@ -159,6 +162,8 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
 
     def ranked_note(self) -> str:
         """Whether the table made would be ranked (engine.records.ranked)."""
+        if self.value("practice"):
+            return N_("Practice: hints on your turn; no statistics, no level points.")
         if self.value("bots"):
             return N_("Unranked: computer players; statistics only.")
         if ranked(self.value("game"), self.value("length")):
@@ -184,7 +189,8 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
         try:
             table = app.registry.create(self.value("game"), self.value("length"),
                                         self.value("timer"), self.value("private"),
-                                        creator=app.member)
+                                        creator=app.member,
+                                        practice=self.value("practice"))
             try:
                 table.sit(app.member, 0)
             except RoomError:

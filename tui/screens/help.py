@@ -45,6 +45,7 @@ Profile, leaderboard, replays
   b  leaderboard   r  replays   ↑ ↓  choose   Enter  watch   Esc  back
   Replay   ← → (or p n)  trick by trick    PgUp PgDn  round by round
            Home End  first and last trick   (every hand is open)
+           v  the round's review (Tab: another seat)
 
 Table
   Dash offer   y  take the dash call (no trick at all)   n  play normally
@@ -53,6 +54,9 @@ Table
   Declaring    ← → or digits (1 then 0–3 for 10–13), Enter declares
   Play         ← →  move between playable cards, Enter or Space plays;
                or type it: rank a k q j t 2-9 (10 for ten), suit s h d c
+  Review       v  the last round's decisions, the strong player's choices and
+               their expected points (← → through them); at a practice table
+               h  a hint on your turn (H while bidding or calling)
   Anywhere     r  score sheet   /  chat   o  options (ASCII suits,
                monochrome, English terms only, reduce motion)
                b  computer players fill empty seats (the host, before the start)
@@ -88,6 +92,7 @@ KEY_SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("Enter", N_("watch")), ("Esc", N_("back")),
         ("← →", N_("trick by trick (also p n)")), ("PgUp PgDn", N_("round by round")),
         ("Home End", N_("first and last trick (every hand is open)")),
+        ("v", N_("the round's review (Tab: another seat)")),
     )),
     (N_("Table"), (
         ("", N_("Dash offer")), ("y", N_("take the dash call (no trick at all)")),
@@ -101,6 +106,9 @@ KEY_SECTIONS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("", N_("Play")), ("← →", N_("move between playable cards")),
         ("Enter Space", N_("plays")),
         ("a k q j t 2-9 10", N_("or type the rank")), ("s h d c", N_("then the suit")),
+        ("", N_("Review")), ("v", N_("the last round's decisions, the strong player's "
+                                     "choices and their expected points (← → through them)")),
+        ("h", N_("a hint on your turn at a practice table (H while bidding or calling)")),
         ("", N_("Anywhere")), ("r", N_("score sheet")), ("/", N_("chat")),
         ("o", N_("options")), ("b", N_("computer players fill empty seats (the host, before the start)")),
         ("?", N_("help")), ("Ctrl+L", N_("redraw")), ("Esc", N_("back")),

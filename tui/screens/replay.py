@@ -361,6 +361,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         Binding("end", "jump(-1)", show=False, id="replay.last"),
         Binding("pagedown", "round(1)", show=False, id="replay.next_round"),
         Binding("pageup", "round(-1)", show=False, id="replay.previous_round"),
+        Binding("v", "review", show=False, id="replay.review"),
         Binding("escape", "back", show=False, id="replay.back"),
         Binding("q", "back", show=False, id="replay.back_q"),
         Binding("up", "scroll(-1)", show=False, id="replay.scroll_up"),
@@ -404,7 +405,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         _ = speech._
         self.query_one("#too-small", Line).set(too_small(speech, *self.app.size))
         keys = [("← →", N_("trick")), ("PgUp PgDn", N_("round")),
-                ("Home End", N_("first/last")), ("esc", N_("back"))]
+                ("Home End", N_("first/last")), ("v", N_("review")), ("esc", N_("back"))]
         if compact_size(self):
             keys.insert(3, ("↑↓", N_("scroll")))
         self.query_one("#keys", KeyBar).show(keys, speech)
@@ -464,6 +465,26 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+    def action_review(self) -> None:
+        """The shown round's review: of the player's own seat if they held one, else of
+        seat 0 (tab in the review goes through the others)."""
+        if not self.model:
+            return
+        from engine.room import reviews
+
+        from .review import ReviewScreen
+        store = self.app.registry.records
+        stored = store.match(self.match_id) if store is not None else None
+        if stored is None:
+            return
+        member = self.app.member
+        seat = stored.seats.index(member.name) if member.name in stored.seats else 0
+        r, _k = self.model.positions[self.pos]
+        mid = self.match_id
+        self.app.push_screen(ReviewScreen(
+            stored.record, r + 1, seat, self.model.names,
+            lambda s: reviews.match_review(store, member, mid, r + 1, s), any_seat=True))
 
     @property
     def shown(self) -> ReplayModel:

@@ -69,7 +69,8 @@ def table_facts(change: TableChange, member: Member) -> TableFacts:
         seconds_left=change.table.seconds_left(), deadline_seat=shown.deadline_seat,
         events=shown.events, chat=change.chat_for(member),
         request=change.request_for(member), points=shown.points,
-        may_fill=change.may_fill(member), host=shown.host, board=shown.board)
+        may_fill=change.may_fill(member), host=shown.host, board=shown.board,
+        practice=change.table.practice)
 
 
 Handler = Callable[["TableScreen", str, str, KeyContext], None]
@@ -191,8 +192,10 @@ class TableScreen(Screen[None]):
     def key_context(self) -> KeyContext:
         may_fill = self.change is not None and self.change.may_fill(self.app.member)
         facts = self.facts()
+        table = self.table
         return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill,
-                             facts.board if facts is not None else None, self._compact)
+                             facts.board if facts is not None else None, self._compact,
+                             practice=table is not None and table.practice)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
         facts = self.facts()
@@ -543,6 +546,66 @@ class TableScreen(Screen[None]):
         from .sheet import SheetScreen
         self.app.push_screen(SheetScreen(self))
 
+    def _review(self, key: str, char: str, ctx: KeyContext) -> None:
+        from engine.room import reviews
+
+        from .review import ReviewScreen
+        table, view = self.table, self.view
+        if table is None or table.match is None or view is None:
+            return
+        if self.seat is None:       # watching: the room's own words for it
+            self.flash(self._("A review is of your own seat: sit at the table first."))
+            return
+        round_no = len(view["history"])
+        member = self.app.member
+        names = [self.pname(s, you=False) for s in range(4)]
+        self.app.push_screen(ReviewScreen(
+            table.match.to_dict(), round_no, self.seat, names,
+            lambda seat: reviews.table_review(table, member, round_no)))
+
+    def _hint(self, key: str, char: str, ctx: KeyContext) -> None:
+        from engine.room import reviews
+        table = self.table
+        if table is None:
+            return
+        try:
+            fut = reviews.hint_for(table, self.app.member)
+        except RoomError as exc:
+            self.flash(self.app.speech.error(exc))
+            return
+        self.notice(self._("Thinking…"))
+
+        def done(f: asyncio.Future[dict[str, Any]]) -> None:
+            if f.cancelled():
+                return
+            if f.exception() is not None:
+                self.notice(self._("No hint now."))
+                return
+            self.notice(self.hint_line(f.result()))
+        fut.add_done_callback(done)
+
+    def hint_line(self, h: dict[str, Any]) -> str:
+        """A hint in one line: the choice, its expected points, the next best's."""
+        _ = self._
+        words = self.move_words(h["action"])
+        if h.get("ev") is None:
+            return _("Hint: {move} (the only choice)").format(move=words)
+        nxt = h.get("next_best")
+        if nxt is None:
+            return _("Hint: {move}, {ev} points expected").format(move=words,
+                                                                  ev=f"{h['ev']:+.1f}")
+        return _("Hint: {move}, {ev} points expected; next best {other}, {ev2}").format(
+            move=words, ev=f"{h['ev']:+.1f}", other=self.move_words(nxt["action"]),
+            ev2=f"{nxt['ev']:+.1f}")
+
+    def move_words(self, action: dict[str, Any]) -> str:
+        from engine.room.narration import describe
+
+        from ..sentences import say
+        if action.get("type") == "play":
+            return self.look.card_str(str(action["card"]))
+        return say(self.app.speech, describe("", action, "player")).strip()
+
     def _options(self, key: str, char: str, ctx: KeyContext) -> None:
         from .options import OptionsScreen
 
@@ -700,7 +763,7 @@ class TableScreen(Screen[None]):
         "type_number": _type_number, "choose_suit": _choose_suit, "submit": _submit,
         "step_card": _step_card, "play_card": _play_card, "clear_rank": _clear_rank,
         "type_ten": _type_ten, "type_one": _type_one, "type_rank": _type_rank,
-        "type_suit": _type_suit,
+        "type_suit": _type_suit, "review": _review, "hint": _hint,
     }
 
     # ----------------------------------------------------------------- mouse

@@ -350,7 +350,8 @@ class Scene:
         self.now = now
         self.cache = cache if cache is not None else DrawCache()
         self.turn = self.cache.turn(view, facts.seat)
-        self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill, facts.board)
+        self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill, facts.board,
+                                  practice=facts.practice)
         self.you = " " + speech._("(you)")
 
     def _(self, message: str) -> str:

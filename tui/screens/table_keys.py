@@ -43,11 +43,12 @@ class KeyContext(NamedTuple):
     event: bool = False      # an event's board: no chat (docs/events.md)
     board_over: str = ""     # an event's board shown over: "next" board, or "last"
     compact: bool = False    # drawn in the compact layout (a phone): the log is a key away
+    practice: bool = False   # a practice table: hints on our turn
 
     @classmethod
     def of(cls, view: View | None, turn: Turn, rank: str | None,
            may_fill: bool = False, board: tuple[int, int, int] | None = None,
-           compact: bool = False) -> KeyContext:
+           compact: bool = False, practice: bool = False) -> KeyContext:
         types = turn.types
         if "play" in types:
             mode = "play"
@@ -72,7 +73,7 @@ class KeyContext(NamedTuple):
                    board_over="" if board is None or view is None
                    or view.get("phase") != "over"
                    else ("last" if board[1] >= board[2] else "next"),
-                   compact=compact)
+                   compact=compact, practice=practice)
 
     @property
     def kind(self) -> str:
@@ -126,6 +127,13 @@ COMMON: tuple[Key, ...] = (
        when=lambda c: not _playing(c)),
     _k("leave", "q", when=lambda c: _playing(c) and c.mode != "play"),
     _k("rounds", "r", shown="r", label=pgettext("key", "rounds"), when=lambda c: c.history),
+    # the last ended round's review (v), a hint at a practice table on our turn (h; H
+    # while a bid or call is chosen, where h is hearts; never over a typed rank's suit)
+    _k("review", "v", shown="v", label=pgettext("key", "review"), when=lambda c: c.history),
+    _k("hint", "h", shown="h", label=pgettext("key", "hint"),
+       when=lambda c: c.practice and c.mode in ("dash", "declare", "play") and c.rank is None),
+    _k("hint", "H", shown="H", label=pgettext("key", "hint"),
+       when=lambda c: c.practice and c.mode in ("bid", "call")),
     _k("nothing", "escape", when=lambda c: c.mode != "play"),
 )
 

@@ -1,0 +1,575 @@
+"""A review of one seat's decisions in one finished round (learn from your own game).
+
+    from engine import replay
+    from engine.bots.review import review_round
+    r = review_round(replay(record), round_no=2, seat=0)
+
+For each decision the seat took in the round (the dash offer, every bid, With or pass,
+the call, the declaration, every card) the review gives the strong computer player's
+choice at that point and the expected points of both, measured on the *same* sampled
+deals of the hidden cards. Those samples are drawn only from what the seat knew then:
+its view at that moment (``Match.view(seat)``), through the strong player's own
+sampler (``bots.montecarlo.sample_fit``: voids, the shown card, the declarations as
+soft evidence). Nothing here reads another seat's hand.
+
+- A card: every candidate card (touching cards count once) is rolled out to the end
+  of the round by the fast player on each sample and scored with the game's real table
+  (``montecarlo.make_scorer``) — the strong player's own method, with a fixed number of
+  samples instead of a time budget, so the review is the same whoever asks.
+- Any other decision (dash, bid, With, pass, call, declaration): the strong player's
+  bidding choice (``bots.choose``) and up to ``NEIGHBOURS`` legal actions next to it
+  (and the chosen one) are each applied to a copy of the table on each sample; the
+  other seats go on with the strong player's bidding until the cards are played, then
+  the round is rolled out and scored as above. The suggestion is the best of them
+  (ties: the strong player's own choice) — what the hint at a practice table says too.
+
+Samples are added in batches until the difference between the two choices is resolved
+(more than ``RESOLVE`` standard errors from zero, or a standard error under
+``CLEAR_SE`` points) or ``max_samples`` is reached; each decision reports its noise
+(the standard error of the difference). The points lost mark a decision when they are
+above the noise (``SIGNIFICANT`` standard errors) and above a threshold: an
+inaccuracy from 2 points, a mistake from 5, a blunder from 10 (``MARKS``).
+
+The round's ``worth`` is the seat's expected tricks when it plays to take them, from
+its view as the cards began (declarations known), next to what it declared.
+
+Every sample is drawn from a ``random.Random`` seeded from the match's seed, the round,
+the seat and the decision's place in the log: a review never changes with who asks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..match import Match
+from ..types import View
+from . import choose, fast_play
+from .cards import ABOVE, BELOW, CARD_INDEX, CODES
+from .montecarlo import Public, candidates, make_scorer, sample_fit
+from .play import current_winner
+from .sim import rollout
+
+# Points lost from which a decision is marked (the largest that applies).
+MARKS: tuple[tuple[float, str], ...] = ((10.0, "blunder"), (5.0, "mistake"),
+                                        (2.0, "inaccuracy"))
+SIGNIFICANT = 2.0        # a mark needs the points lost beyond this many standard errors
+RESOLVE = 3.0            # stop sampling once the difference is this many standard errors out
+CLEAR_SE = 0.4           # ... or once its standard error is under this many points
+BATCH = 16               # samples added at a time
+MIN_SAMPLES = 128        # default least samples per decision
+MAX_SAMPLES = 512       # default most samples per decision
+
+
+@dataclass
+class Decision:
+    """One of the seat's decisions, at ``index`` in the match log."""
+
+    index: int
+    phase: str
+    chosen: dict[str, Any]
+    suggested: dict[str, Any]
+    ev_chosen: float | None = None        # None for a forced decision (nothing to weigh)
+    ev_suggested: float | None = None
+    noise: float = 0.0                    # standard error of ev_suggested - ev_chosen
+    samples: int = 0
+    forced: bool = False
+    mark: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"index": self.index, "phase": self.phase,
+                             "chosen": dict(self.chosen), "suggested": dict(self.suggested),
+                             "ev_chosen": _r(self.ev_chosen),
+                             "ev_suggested": _r(self.ev_suggested),
+                             "noise": round(self.noise, 2), "samples": self.samples}
+        if self.forced:
+            d["forced"] = True
+        if self.mark is not None:
+            d["mark"] = self.mark
+        return d
+
+
+@dataclass
+class Review:
+    round: int
+    seat: int
+    worth: float | None                   # expected tricks with strong play
+    declared: int | None
+    decisions: list[Decision] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "seat": self.seat, "worth": _r(self.worth),
+                "declared": self.declared,
+                "decisions": [d.to_dict() for d in self.decisions]}
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 2)
+
+
+def mark_for(lost: float, noise: float) -> str | None:
+    """The mark of a decision that lost ``lost`` expected points with that noise."""
+    if lost <= SIGNIFICANT * noise:
+        return None
+    for threshold, name in MARKS:
+        if lost >= threshold:
+            return name
+    return None
+
+
+def seed_for(match_seed: int, round_no: int, seat: int, index: int) -> int:
+    """A stable seed (no ``hash()``: it differs between processes)."""
+    h = hashlib.sha256(f"review:{match_seed}:{round_no}:{seat}:{index}".encode()).digest()
+    return int.from_bytes(h[:8], "big")
+
+
+class RoundNotOver(ValueError):
+    """The round asked for has not ended (or does not exist)."""
+
+
+# ---- the table at a decision -----------------------------------------------------
+
+def _clone(m: Match) -> Match:
+    """A copy of ``m`` that the rest of a round's bidding may change (not its history)."""
+    c = object.__new__(type(m))
+    d = {}
+    for k, v in m.__dict__.items():
+        d[k] = v.copy() if isinstance(v, (list, dict, set)) else v
+    c.__dict__.update(d)
+    c._rng = random.Random(0)         # nothing in a round's bidding draws from it
+    return c
+
+
+def _score_from_play(m: Match, seat: int, rounds_done: int) -> tuple[int, int]:
+    """Bid the rest with the strong player, roll the cards out with the fast one:
+    (points for ``seat``, tricks it took). ``m`` is a clone, changed here."""
+    while m.phase != "play":
+        if len(m._history) > rounds_done or m.to_act is None:
+            return 0, 0           # the round ended without cards (a voided hand)
+        s = m.to_act
+        m.apply(s, choose(m.view(s), "strong"))
+    v = m.view(seat)
+    score = make_scorer(v)
+    decl = [d if d is not None else 0 for d in m.declarations]
+    trump = m.trump if m.trump is not None else -1
+    leader = m.leader if m.leader is not None else m.to_act
+    assert leader is not None
+    taken = list(m.taken)
+    rollout(list(m.hands), list(m.trick), leader, trump, taken, decl,
+            m.game == "tarneeb41")
+    return score(decl, taken), taken[seat]
+
+
+def _set_hands(m: Match, hands: list[int]) -> None:
+    m.hands = list(hands)
+
+
+# ---- one decision ------------------------------------------------------------------
+
+class _Pairs:
+    """Running sums for the difference suggested - chosen."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.s = 0.0
+        self.ss = 0.0
+
+    def add(self, d: float) -> None:
+        self.n += 1
+        self.s += d
+        self.ss += d * d
+
+    @property
+    def mean(self) -> float:
+        return self.s / self.n if self.n else 0.0
+
+    @property
+    def se(self) -> float:
+        if self.n < 2:
+            return math.inf
+        var = max(0.0, (self.ss - self.s * self.s / self.n) / (self.n - 1))
+        return math.sqrt(var / self.n)
+
+    def resolved(self) -> bool:
+        se = self.se
+        return se < CLEAR_SE or abs(self.mean) > RESOLVE * se
+
+
+def _run_of(pub: Public, reps: list[int], c: int) -> int:
+    """The candidate standing for card ``c`` (the lowest of its touching run)."""
+    best = -1
+    for i, r in enumerate(reps):
+        if r // 13 == c // 13 and r <= c and not pub.unseen & ABOVE[r] & BELOW[c]:
+            best = i
+    return best
+
+
+def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int, hi: int,
+                   dec: Decision) -> None:
+    pub = Public(v)
+    legal = [CARD_INDEX[a["card"]] for a in v["legal"] if a["type"] == "play"]
+    reps = candidates(pub, legal)
+    ci = _run_of(pub, reps, CARD_INDEX[str(chosen["card"])])
+    if ci < 0:                                    # cannot happen: the card was legal
+        reps.append(CARD_INDEX[str(chosen["card"])])
+        ci = len(reps) - 1
+    allowed = list(range(len(reps)))
+    if pub.game == "tarneeb41" and pub.trick and pub.trump >= 0:
+        w = current_winner(pub.trick, pub.trump)
+        if (pub.leader + w) & 3 == pub.seat ^ 2:   # the strong player never trumps it
+            led = pub.trick[0] // 13
+            keep = [i for i, c in enumerate(reps) if c // 13 == led or c // 13 != pub.trump]
+            allowed = keep or allowed
+    score = make_scorer(v)
+    tarneeb = pub.game == "tarneeb41"
+    seat, trump, leader, decl = pub.seat, pub.trump, pub.leader, pub.decl
+    rows: list[list[int]] = []
+    prefer_code = fast_play(v)
+    prefer = _run_of(pub, reps, CARD_INDEX[prefer_code])
+
+    def best_of() -> int:
+        sums = [sum(r[i] for r in rows) for i in range(len(reps))]
+        return max(allowed, key=lambda i: (sums[i], i == prefer, -(reps[i] % 13)))
+
+    while len(rows) < hi:
+        for _ in range(BATCH):
+            hands = sample_fit(pub, rng)
+            row = []
+            for c in reps:
+                h = list(hands)
+                h[seat] ^= 1 << c
+                trick = [*pub.trick, c]
+                taken = list(pub.taken)
+                ld = leader
+                if len(trick) == 4:
+                    w = (ld + current_winner(trick, trump)) & 3
+                    taken[w] += 1
+                    ld = w
+                    trick = []
+                rollout(h, trick, ld, trump, taken, decl, tarneeb)
+                row.append(score(decl, taken))
+            rows.append(row)
+        if len(rows) >= lo:
+            b = best_of()
+            p = _Pairs()
+            for r in rows:
+                p.add(r[b] - r[ci])
+            if p.resolved():
+                break
+    b = best_of()
+    n = len(rows)
+    p = _Pairs()
+    for r in rows:
+        p.add(r[b] - r[ci])
+    dec.samples = n
+    dec.ev_chosen = sum(r[ci] for r in rows) / n
+    dec.ev_suggested = sum(r[b] for r in rows) / n
+    dec.noise = 0.0 if b == ci else p.se
+    dec.suggested = {"type": "play", "card": str(chosen["card"]) if b == ci else CODES[reps[b]]}
+
+
+NEIGHBOURS = 4           # legal actions next to the strong player's choice weighed with it
+
+
+def bid_candidates(legal: list[Any], strong: dict[str, Any]) -> list[dict[str, Any]]:
+    """The strong player's bidding choice first, then up to ``NEIGHBOURS`` legal actions
+    next to it in the engine's order (a number either side, the pass, With …)."""
+    at = next((k for k, a in enumerate(legal) if a == strong), 0)
+    near = sorted(range(len(legal)), key=lambda k: (abs(k - at), k))[:NEIGHBOURS + 1]
+    out = [dict(strong)]
+    for k in near:
+        a = dict(legal[k])
+        if a not in out:
+            out.append(a)
+    return out
+
+
+def _other_decision(m: Match, v: View, seat: int, chosen: dict[str, Any],
+                    strong: dict[str, Any], rng: random.Random, lo: int, hi: int,
+                    dec: Decision) -> None:
+    """A bid, With, pass, call, declaration or dash offer: the strong player's choice
+    and its neighbours (and the chosen action) on the same samples; the suggestion is
+    the best of them (ties: the strong player's own choice)."""
+    pub = Public(v)
+    rounds_done = len(m._history)
+    acts = bid_candidates(v["legal"], strong)
+    if chosen not in acts:
+        acts.append(dict(chosen))
+    ci = acts.index(chosen)
+    rows: list[list[int]] = []
+
+    def best_of() -> int:
+        sums = [sum(r[i] for r in rows) for i in range(len(acts))]
+        return max(range(len(acts)), key=lambda i: (sums[i], i == 0, -i))
+
+    while len(rows) < hi:
+        for _ in range(BATCH):
+            hands = sample_fit(pub, rng)
+            row = []
+            for a in acts:
+                t = _clone(m)
+                _set_hands(t, hands)
+                t.apply(seat, dict(a))
+                row.append(_score_from_play(t, seat, rounds_done)[0])
+            rows.append(row)
+        if len(rows) >= lo:
+            b = best_of()
+            p = _Pairs()
+            for r in rows:
+                p.add(r[b] - r[ci])
+            if b == ci or p.resolved():
+                break
+    b = best_of()
+    p = _Pairs()
+    for r in rows:
+        p.add(r[b] - r[ci])
+    n = len(rows)
+    dec.samples = n
+    dec.ev_chosen = sum(r[ci] for r in rows) / n
+    dec.ev_suggested = sum(r[b] for r in rows) / n
+    dec.noise = 0.0 if b == ci else p.se
+    dec.suggested = dict(acts[b])
+
+
+def _worth(v: View, rng: random.Random, n: int) -> float:
+    """Expected tricks of the seat playing to take them, from its view as play begins."""
+    pub = Public(v)
+    decl = list(pub.decl)
+    decl[pub.seat] = 13
+    total = 0
+    for _ in range(n):
+        hands = sample_fit(pub, rng)
+        taken = list(pub.taken)
+        rollout(hands, list(pub.trick), pub.leader, pub.trump, taken, decl,
+                pub.game == "tarneeb41")
+        total += taken[pub.seat]
+    return total / n
+
+
+# ---- the round ---------------------------------------------------------------------
+
+def round_span(record_or_match: Match | dict[str, Any], round_no: int) -> tuple[int, int]:
+    """[start, end) of round ``round_no`` (1-based) in the match log; RoundNotOver if it
+    has not ended."""
+    from .. import new_match
+    m = _fresh(record_or_match, new_match)
+    log = _log(record_or_match)
+    start = None
+    for i, (s, action) in enumerate(log):
+        done = len(m._history)
+        if done == round_no - 1 and start is None:
+            start = i
+        if done >= round_no:
+            assert start is not None
+            return start, i
+        _step(m, s, action)
+    if len(m._history) >= round_no and start is not None:
+        return start, len(log)
+    raise RoundNotOver(f"round {round_no} has not ended")
+
+
+def _log(src: Match | dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+    if isinstance(src, Match):
+        return [(s, dict(a)) for s, a in src.log]
+    return [(int(s), dict(a)) for s, a in src["log"]]
+
+
+def _fresh(src: Match | dict[str, Any], new_match: Any) -> Match:
+    if isinstance(src, Match):
+        deals = [[[CODES[c] for c in hand] for hand in d] for d in src.deals]
+        return new_match(src.game, src.length, src.seed, deals)   # type: ignore[no-any-return]
+    return new_match(src["game"], src.get("length"), src.get("seed") or 0,  # type: ignore[no-any-return]
+                     src.get("deals"))
+
+
+def _step(m: Match, seat: int, action: dict[str, Any]) -> None:
+    if action.get("type") == "leave":
+        m.leave(seat)
+    else:
+        m.apply(seat, action)
+
+
+def _decision_at(m: Match, i: int, action: dict[str, Any], seat: int, round_no: int,
+                 lo: int, hi: int) -> Decision:
+    """The review of ``seat``'s ``action`` at log place ``i``; ``m`` is the match just
+    before it (not changed)."""
+    v = m.view(seat)
+    legal = v["legal"]
+    dec = Decision(index=i, phase=v["phase"], chosen=dict(action), suggested=dict(action))
+    if len(legal) <= 1:
+        dec.forced = True
+        return dec
+    rng = random.Random(seed_for(m.seed, round_no, seat, i))
+    if v["phase"] == "play":
+        _card_decision(v, action, rng, lo, hi, dec)
+    else:
+        # Each sample plays the rest of the bidding for up to six actions: half the
+        # samples at most, so that one piece of a review in the bots' worker stays
+        # near a second (a computer player's decision may be queued behind it).
+        _other_decision(m, v, seat, action, dict(choose(v, "strong")), rng, lo,
+                        max(lo, hi // 2), dec)
+    if dec.ev_chosen is not None and dec.ev_suggested is not None:
+        dec.mark = mark_for(dec.ev_suggested - dec.ev_chosen, dec.noise)
+    return dec
+
+
+def review_round(src: Match | dict[str, Any], round_no: int, seat: int,
+                 min_samples: int = MIN_SAMPLES, max_samples: int = MAX_SAMPLES,
+                 worth_samples: int = 64) -> Review:
+    """The review of ``seat``'s decisions in round ``round_no`` (1-based) of a match
+    (a ``Match`` or its record, ``Match.to_dict()``), in one pass. Raises RoundNotOver.
+    ``review_plan`` and ``review_part`` compute the same in pieces."""
+    from .. import new_match
+    if seat not in (0, 1, 2, 3):
+        raise ValueError("a seat is 0 to 3")
+    start, end = round_span(src, round_no)
+    log = _log(src)
+    m = _fresh(src, new_match)
+    for s, a in log[:start]:
+        _step(m, s, a)
+    out = Review(round=round_no, seat=seat, worth=None, declared=None)
+    lo = max(2, min(min_samples, max_samples))
+    for i in range(start, end):
+        s, action = log[i]
+        if m.phase == "play" and out.worth is None and len(m._history) + 1 == round_no:
+            out.worth = _worth(m.view(seat),
+                               random.Random(seed_for(m.seed, round_no, seat, -1)),
+                               worth_samples)
+        if s == seat and action.get("type") != "leave":
+            out.decisions.append(_decision_at(m, i, action, seat, round_no, lo, max_samples))
+        _step(m, s, action)
+    out.declared = _declared(m, round_no, seat)
+    return out
+
+
+def _declared(m: Match, round_no: int, seat: int) -> int | None:
+    decl = m.history[round_no - 1].get("declarations") if len(m.history) >= round_no else None
+    if isinstance(decl, Sequence) and len(decl) == 4 and isinstance(decl[seat], int):
+        return int(decl[seat])
+    return None
+
+
+def review_plan(record: dict[str, Any], round_no: int, seat: int) -> dict[str, Any]:
+    """The pieces of a review, to compute one at a time (``review_part``): the log
+    places of the seat's decisions in the round, where its cards began (None: no card
+    was played) and what it declared. Raises RoundNotOver."""
+    from .. import new_match
+    start, end = round_span(record, round_no)
+    log = _log(record)
+    m = _fresh(record, new_match)
+    for s, a in log[:start]:
+        _step(m, s, a)
+    indices: list[int] = []
+    play_at = None
+    for i in range(start, end):
+        s, action = log[i]
+        if m.phase == "play" and play_at is None and len(m._history) + 1 == round_no:
+            play_at = i
+        if s == seat and action.get("type") != "leave":
+            indices.append(i)
+        _step(m, s, action)
+    return {"indices": indices, "play_at": play_at, "declared": _declared(m, round_no, seat)}
+
+
+def review_part(record: dict[str, Any], round_no: int, seat: int, index: int,
+                worth: bool = False, min_samples: int = MIN_SAMPLES,
+                max_samples: int = MAX_SAMPLES, worth_samples: int = 64) -> Any:
+    """One piece of a review: the decision at log place ``index`` (a dict), or with
+    ``worth`` the round's worth from the view at ``index`` (a float). The same numbers
+    as ``review_round``'s: the same seeds."""
+    from .. import new_match
+    log = _log(record)
+    m = _fresh(record, new_match)
+    for s, a in log[:index]:
+        _step(m, s, a)
+    if worth:
+        return round(_worth(m.view(seat), random.Random(seed_for(m.seed, round_no, seat, -1)),
+                            worth_samples), 2)
+    lo = max(2, min(min_samples, max_samples))
+    return _decision_at(m, index, log[index][1], seat, round_no, lo, max_samples).to_dict()
+
+
+# ---- a hint: the strong player's choice now, against the next best ----------------------
+
+def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]:
+    """What the strong player would do now for ``seat`` (whose turn it is) and why: its
+    expected points against the next best choice's, on the same samples of what the
+    seat sees. ``{"action", "ev", "next_best": {"action", "ev"} | None}``."""
+    from .. import replay
+    m = replay(record)
+    v = m.view(seat)
+    legal = v["legal"]
+    if not legal:
+        raise ValueError("it is not this seat's turn")
+    rng = random.Random(seed_for(m.seed, len(m._history) + 1, seat, len(m.log)))
+    if len(legal) == 1:
+        return {"action": dict(legal[0]), "ev": None, "next_best": None}
+    pub = Public(v)
+    if v["phase"] == "play":
+        plays = [CARD_INDEX[str(a.get("card"))] for a in legal]
+        reps = candidates(pub, plays)
+        score = make_scorer(v)
+        sums = [0.0] * len(reps)
+        for _ in range(samples):
+            hands = sample_fit(pub, rng)
+            for k, c in enumerate(reps):
+                h = list(hands)
+                h[pub.seat] ^= 1 << c
+                trick = [*pub.trick, c]
+                taken = list(pub.taken)
+                ld = pub.leader
+                if len(trick) == 4:
+                    w = (ld + current_winner(trick, pub.trump)) & 3
+                    taken[w] += 1
+                    ld = w
+                    trick = []
+                rollout(h, trick, ld, pub.trump, taken, pub.decl, pub.game == "tarneeb41")
+                sums[k] += score(pub.decl, taken)
+        options: list[tuple[dict[str, Any], float]] = [
+            ({"type": "play", "card": CODES[c]}, sums[k] / samples)
+                   for k, c in enumerate(reps)]
+    else:
+        acts = bid_candidates(legal, dict(choose(v, "strong")))
+        rounds_done = len(m._history)
+        sums = [0.0] * len(acts)
+        for _ in range(samples):
+            hands = sample_fit(pub, rng)
+            for k, a in enumerate(acts):
+                t = _clone(m)
+                _set_hands(t, hands)
+                t.apply(seat, dict(a))
+                sums[k] += _score_from_play(t, seat, rounds_done)[0]
+        options = [(a, sums[k] / samples) for k, a in enumerate(acts)]
+    options.sort(key=lambda o: -o[1])
+    top, ev = options[0]
+    nxt = options[1] if len(options) > 1 else None
+    return {"action": top, "ev": round(ev, 2),
+            "next_best": None if nxt is None else {"action": nxt[0], "ev": round(nxt[1], 2)}}
+
+
+def review_record(record: dict[str, Any], round_no: int, seat: int,
+                  min_samples: int = MIN_SAMPLES,
+                  max_samples: int = MAX_SAMPLES) -> dict[str, Any]:
+    """``review_round`` of a match record as JSON-ready data (what the bots' worker
+    pool runs: plain data in, plain data out)."""
+    return review_round(record, round_no, seat, min_samples, max_samples).to_dict()
+
+
+__all__ = [
+    "MARKS",
+    "Decision",
+    "Review",
+    "RoundNotOver",
+    "hint",
+    "mark_for",
+    "review_part",
+    "review_plan",
+    "review_record",
+    "review_round",
+    "round_span",
+    "seed_for",
+]

@@ -1,0 +1,181 @@
+"""Reviews of finished rounds, and hints at practice tables (``engine.bots.review``), as the
+room gives them: who may ask for what is decided here, whichever front end asks.
+
+- A round's review for a seat: at a table, of the asker's own seat and a round that
+  has ended; of a stored match, any seat of a *finished* match the asker played (its
+  name in the match's seats). Never a running round, never another seat's while the
+  match is played.
+- Computed in the computer players' worker pool (``bots.pool``), one decision per
+  task, so a computer player's decision waits at most one piece behind it; kept in
+  memory and, for a stored match, in the store (``Records.save_review``): a replay or a
+  restart shows it without computing it again. The same for every asker (seeded).
+- A hint: at a practice table, for the seat whose turn it is, on its own view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from engine.bots.review import MAX_SAMPLES, MIN_SAMPLES, RoundNotOver
+
+from . import bots
+from .errors import RoomError
+
+if TYPE_CHECKING:
+    from .members import Member
+    from .store import Records
+    from .table import Table
+
+# Samples per decision (tests make them few); hint samples per choice.
+SAMPLES = {"min": MIN_SAMPLES, "max": MAX_SAMPLES, "hint": 48}
+CACHE = 256             # reviews kept in memory
+
+_cache: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
+_running: dict[tuple[Any, ...], asyncio.Future[dict[str, Any]]] = {}
+
+
+def _round_no(raw: object) -> int:
+    if type(raw) is not int or not 1 <= raw <= 10_000:
+        raise RoomError("\"round\" is a round's number (1 for the first).")
+    return raw
+
+
+def _remember(key: tuple[Any, ...], body: dict[str, Any]) -> None:
+    _cache[key] = body
+    _cache.move_to_end(key)
+    while len(_cache) > CACHE:
+        _cache.popitem(last=False)
+
+
+async def _compute(record: dict[str, Any], round_no: int, seat: int) -> dict[str, Any]:
+    from engine.bots.review import review_part, review_plan
+    serving = bots.pool()
+    plan = await asyncio.wrap_future(serving.run(review_plan, record, round_no, seat))
+    decisions = []
+    for i in plan["indices"]:
+        decisions.append(await asyncio.wrap_future(serving.run(
+            review_part, record, round_no, seat, i, False, SAMPLES["min"], SAMPLES["max"])))
+    worth = None
+    if plan["play_at"] is not None:
+        worth = await asyncio.wrap_future(serving.run(
+            review_part, record, round_no, seat, plan["play_at"], True))
+    return {"type": "review", "round": round_no, "seat": seat, "worth": worth,
+            "declared": plan["declared"], "decisions": decisions}
+
+
+async def _review(key: tuple[Any, ...], record: dict[str, Any], round_no: int, seat: int,
+                  records: Records | None, match_id: int | None) -> dict[str, Any]:
+    body = _cache.get(key)
+    if body is not None:
+        return body
+    if records is not None and match_id is not None:
+        body = records.review(match_id, round_no, seat)
+        if body is not None:
+            _remember(key, body)
+            return body
+    running = _running.get(key)
+    if running is not None:
+        return await asyncio.shield(running)
+    fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    _running[key] = fut
+    try:
+        try:
+            body = await _compute(record, round_no, seat)
+        except RoundNotOver:
+            raise RoomError("Round {round} has not ended: a round is reviewed once it is "
+                            "over.", round=round_no) from None
+        if records is not None and match_id is not None:
+            records.save_review(match_id, round_no, seat, body)
+        _remember(key, body)
+        fut.set_result(body)
+        return body
+    except BaseException as exc:
+        if not fut.done():
+            fut.set_exception(exc)
+            fut.exception()         # retrieved: nobody else may be waiting
+        raise
+    finally:
+        _running.pop(key, None)
+
+
+def table_review(table: Table, member: Member, raw_round: object) -> asyncio.Future[dict[str, Any]]:
+    """The review of ``member``'s seat at ``table`` for an ended round; refusals
+    (RoomError) are raised at once, before anything is computed."""
+    round_no = _round_no(raw_round)
+    if member.table is not table or member.seat is None:
+        raise RoomError("A review is of your own seat: sit at the table first.")
+    m = table.match
+    if m is None:
+        raise RoomError("No match has started at this table.")
+    if round_no > len(m.history):
+        raise RoomError("Round {round} has not ended: a round is reviewed once it is "
+                        "over.", round=round_no)
+    if m.history[round_no - 1].get("void"):
+        # A voided hand (Tarneeb): no card was played, so its hands never became
+        # public; whoever holds the seat now may not have held it then.
+        raise RoomError("Round {round} was void: no card was played in it, so there is "
+                        "nothing to review.", round=round_no)
+    seat = member.seat
+    mid = table.match_id
+    records = table.registry.records
+    key = ("match", mid, round_no, seat) if mid is not None else (
+        "table", table.id, m.seed, round_no, seat)
+    return asyncio.ensure_future(_review(key, m.to_dict(), round_no, seat, records, mid))
+
+
+def match_review(records: Records | None, member: Member, raw_match: object,
+                 raw_round: object, raw_seat: object) -> asyncio.Future[dict[str, Any]]:
+    """The review of any seat of a finished stored match that ``member`` played."""
+    round_no = _round_no(raw_round)
+    if type(raw_seat) is not int or not 0 <= raw_seat <= 3:
+        raise RoomError("\"seat\" is 0, 1, 2 or 3.")
+    if type(raw_match) is not int or raw_match < 1:
+        raise RoomError("\"match\" is a stored match's number (see the replays).")
+    stored = records.match(raw_match) if records is not None else None
+    mine = member.name if not member.guest else None
+    if stored is None or mine is None or mine not in stored.seats:
+        raise RoomError("No such match of yours: a review is of a match you played "
+                        "(guests' matches are not kept).")
+    if not stored.finished:
+        raise RoomError("That match is still being played: review your own rounds at its "
+                        "table, and the others once it is over.")
+    rounds = _rounds_of(stored.record)
+    if round_no > rounds:
+        raise RoomError("Round {round} has not ended: a round is reviewed once it is "
+                        "over.", round=round_no)
+    key = ("match", raw_match, round_no, raw_seat)
+    return asyncio.ensure_future(_review(key, stored.record, round_no, raw_seat, records,
+                                         raw_match))
+
+
+def _rounds_of(record: dict[str, Any]) -> int:
+    from engine import replay
+    try:
+        return len(replay(record).history)
+    except Exception:           # a damaged row: nothing to review
+        return 0
+
+
+def hint_for(table: Table, member: Member) -> asyncio.Future[dict[str, Any]]:
+    """The strong player's choice for ``member``'s turn at a practice table."""
+    if member.table is not table or member.seat is None:
+        raise RoomError("A hint is for your own turn: sit at a practice table first.")
+    if not table.practice:
+        raise RoomError("Hints are given at practice tables only: this table counts.")
+    m = table.match
+    if m is None or table.status != "playing" or m.to_act != member.seat:
+        raise RoomError("A hint is for your own turn: it is not your turn.")
+    from engine.bots.review import hint
+    fut = bots.pool().run(hint, m.to_dict(), member.seat, SAMPLES["hint"])
+
+    async def reply() -> dict[str, Any]:
+        got = await asyncio.wrap_future(fut)
+        return {"type": "hint", **got}
+    return asyncio.ensure_future(reply())
+
+
+def forget() -> None:
+    """Empty the memory cache (tests: a restart)."""
+    _cache.clear()

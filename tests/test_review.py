@@ -1,0 +1,352 @@
+"""Reviews of finished rounds and hints at practice tables (issue 29): over SSH by a
+program, and in the engine (engine/bots/review.py, engine/room/reviews.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from engine import bots, new_match, replay
+from engine.bots.review import hint, mark_for, review_part, review_plan, review_round
+from engine.room import reviews
+
+FEW = {"min": 16, "max": 64, "hint": 24}
+
+
+@pytest.fixture(autouse=True)
+def few_samples(monkeypatch):
+    for k, v in FEW.items():
+        monkeypatch.setitem(reviews.SAMPLES, k, v)
+    reviews.forget()
+    yield
+    reviews.forget()
+
+
+def poor(view: dict) -> dict:
+    """Deliberately poor. In the first round it bids, calls and declares the most it
+    may, then leads and follows low; in the others it bids as the normal computer
+    player does and plays as it does, but whenever it cannot follow suit it throws its
+    highest card away (a winner)."""
+    legal = view["legal"]
+    kinds = {a["type"] for a in legal}
+    first = len(view["history"]) == 0
+    if "dash" in kinds:
+        return {"type": "dash", "take": False}
+    if "play" not in kinds:
+        if not first:
+            return bots.choose(view, "normal")
+        ns = [a for a in legal if "n" in a]
+        return max(ns, key=lambda a: a["n"]) if ns else legal[0]
+    rank = "23456789TJQKA"
+    cards = [a["card"] for a in legal]
+    trick = view["trick"]
+    if trick and all(c[-1] != trick[0]["card"][-1] for c in cards):
+        return {"type": "play", "card": max(cards, key=lambda c: rank.index(c[0]))}
+    if not first:
+        return bots.choose(view, "normal")
+    return {"type": "play", "card": min(cards, key=lambda c: rank.index(c[0]))}
+
+
+async def play_round(client, rounds: int = 1) -> None:
+    """Act for seat 0 with ``poor`` until ``rounds`` rounds have ended."""
+    while True:
+        msg = await client.expect("view", timeout=60)
+        v = msg["view"]
+        if len(v["history"]) >= rounds:
+            return
+        if v["to_act"] == 0 and v["legal"]:
+            client.send({"op": "act", "action": poor(v)})
+
+
+def error_of(msg: dict) -> str:
+    assert msg["type"] == "error", msg
+    return msg["message"]
+
+
+@pytest.mark.slow
+async def test_a_poor_round_over_ssh_is_marked_kept_and_refused_where_it_must(tmp_path):
+    from conftest import start_room, stop_room
+
+    srv = await start_room(tmp_path, bot_pause=0.0)
+    try:
+        ali = await srv.json_client("ali")
+        ben = await srv.json_client("ben")
+        ali.send({"op": "create", "game": "estimation", "length": 13})
+        tid = (await ali.expect("joined"))["table"]
+        table = srv.registry.tables[tid]
+        table.seed = 2906                   # the same deals every run
+        ali.send({"op": "fill", "seats": [1, 2, 3], "level": "normal"})
+        await ali.expect("filled")
+        # Refused while the first round is played.
+        ali.send({"op": "review", "table": tid, "round": 1})
+        assert "has not ended" in (await ali.expect("error"))["message"]
+        await play_round(ali, 2)
+        # Not a table one sits at; another round; no such round yet.
+        ben.send({"op": "review", "table": tid, "round": 1})
+        assert "table you sit at" in (await ben.expect("error"))["message"]
+        ali.send({"op": "review", "table": tid, "round": 3})
+        assert "has not ended" in (await ali.expect("error"))["message"]
+        ali.send({"op": "review", "table": tid, "round": "1"})
+        assert "round" in (await ali.expect("error"))["message"]
+        ali.send({"op": "review", "table": tid, "round": 1})
+        got = await ali.expect("review", timeout=120)
+        assert got["round"] == 1 and got["seat"] == 0
+        decs = got["decisions"]
+        declare = next(d for d in decs if d["phase"] in ("call", "declare"))
+        assert declare["chosen"]["n"] >= got["worth"] + 3       # far above its hand
+        assert got["declared"] == declare["chosen"]["n"]
+        # The bid that led to it (the call could only follow it) is marked.
+        bids = [d for d in decs if d["phase"] in ("auction", "call", "declare")]
+        assert any(d.get("mark") in ("mistake", "blunder") for d in bids), bids
+        # The second round: winners thrown away when it could not follow.
+        ali.send({"op": "review", "table": tid, "round": 2})
+        second = await ali.expect("review", timeout=120)
+        thrown = [d for d in second["decisions"] if d["phase"] == "play" and d.get("mark")]
+        assert thrown, second["decisions"]
+        log = table.match.to_dict()["log"]
+        for d in decs:
+            assert log[d["index"]] == [0, d["chosen"]]
+        # Another seat of a running match, a match one did not play: refused.
+        mid = table.match_id
+        assert mid is not None
+        ali.send({"op": "review", "match": mid, "round": 1, "seat": 1})
+        assert "still being played" in (await ali.expect("error"))["message"]
+        ben.send({"op": "review", "match": mid, "round": 1, "seat": 0})
+        assert "of yours" in (await ben.expect("error"))["message"]
+        # Leaving ends an Estimation match (E-37): then every seat may be reviewed.
+        ali.send({"op": "leave"})
+        await ali.expect("left")
+        for _ in range(200):
+            stored = srv.registry.records.match(mid)
+            if stored is not None and stored.finished:
+                break
+            await asyncio.sleep(0.05)
+        reviews.forget()
+        ali.send({"op": "review", "match": mid, "round": 1, "seat": 0})
+        again = await ali.expect("review", timeout=60)
+        assert again == got                         # stored, the same whoever asks
+        ali.send({"op": "review", "match": mid, "round": 1, "seat": 1})
+        other = await ali.expect("review", timeout=120)
+        assert other["seat"] == 1 and other["decisions"]
+        # Worked out again from nothing (no cache, no stored row): the very same.
+        srv.registry.records._x("DELETE FROM reviews WHERE match_id = ? AND seat = 1", (mid,))
+        reviews.forget()
+        ali.send({"op": "review", "match": mid, "round": 1, "seat": 1})
+        assert await ali.expect("review", timeout=120) == other
+        await ali.close()
+        await ben.close()
+    finally:
+        await stop_room(srv)
+    # After a restart the review is read back, not computed again.
+    key = srv.key("ali")
+    srv = await start_room(tmp_path, bot_pause=0.0)
+    srv._keys["ali"] = key
+    try:
+        reviews.forget()
+
+        async def never(*a, **k):
+            raise AssertionError("computed again")
+        old = reviews._compute
+        reviews._compute = never
+        try:
+            ali = await srv.json_client("ali")
+            ali.send({"op": "review", "match": mid, "round": 1, "seat": 0})
+            assert await ali.expect("review", timeout=30) == got
+            await ali.close()
+        finally:
+            reviews._compute = old
+    finally:
+        await stop_room(srv)
+
+
+async def test_hints_at_a_practice_table_and_nowhere_else(lamma_server):
+    srv = lamma_server
+    ali = await srv.json_client("ali")
+    ali.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3],
+              "level": "easy", "practice": True})
+    joined = await ali.expect("joined")
+    assert joined.get("practice") is True
+    table = srv.registry.tables[joined["table"]]
+    assert not table.ranked() and not table.counts_for_points
+    while True:
+        v = (await ali.expect("view", timeout=30))["view"]
+        if v["to_act"] == 0 and v["legal"]:
+            break
+    ali.send({"op": "hint"})
+    h = await ali.expect_any(("hint", "error"), timeout=60)
+    assert h["type"] == "hint", h
+    assert h["action"] in v["legal"]
+    if h["next_best"] is not None:
+        assert h["ev"] >= h["next_best"]["ev"]
+    ali.send({"op": "leave"})
+    await ali.expect("left")
+    ali.send({"op": "hint"})
+    assert "practice table" in (await ali.expect("error"))["message"]
+    ali.send({"op": "create", "game": "estimation", "practice": "yes"})
+    assert "practice" in (await ali.expect("error"))["message"]
+    ali.send({"op": "create", "game": "tarneeb41", "computer": [1, 2, 3], "level": "easy"})
+    await ali.expect("joined")
+    ali.send({"op": "hint"})
+    assert "practice tables only" in (await ali.expect("error"))["message"]
+    await ali.close()
+
+
+def played(game: str, seed: int, policy):
+    """A match played until a round whose cards were played (a voided Tarneeb hand has
+    none) has ended."""
+    m = new_match(game, seed=seed)
+    rng = random.Random(seed)
+    while not m.history or sum(m.history[-1].get("tricks_taken") or [0]) != 13:
+        s = m.to_act
+        v = m.view(s)
+        m.apply(s, policy(v, rng) if s == 0 else bots.choose(v, "normal", rng=rng))
+    return m
+
+
+@pytest.mark.parametrize("game", ["estimation", "estimation-kotshina", "tarneeb41"])
+def test_every_suggestion_is_legal_where_it_is_made_and_pieces_agree(game):
+    m = played(game, 31, lambda v, rng: rng.choice(v["legal"]))
+    rec = m.to_dict()
+    k = len(m.history)
+    r = review_round(rec, k, 0, min_samples=8, max_samples=16, worth_samples=8)
+    assert r.decisions and r.worth is not None and 0 <= r.worth <= 13
+    assert sum(d.phase == "play" for d in r.decisions) == 13
+    for d in r.decisions:
+        at = replay({**rec, "log": rec["log"][:d.index]})
+        assert at.canonical(0, d.suggested) is not None, d
+        assert at.canonical(0, d.chosen) is not None, d
+        assert d.forced == (len(at.legal_actions(0)) == 1)
+    plan = review_plan(rec, k, 0)
+    assert plan["indices"] == [d.index for d in r.decisions]
+    for d in r.decisions[:4]:
+        assert review_part(rec, k, 0, d.index, min_samples=8, max_samples=16) == d.to_dict()
+
+
+def test_a_strong_players_round_gets_few_marks():
+    m = new_match("estimation", seed=77)
+    rng = random.Random(77)
+    while not m.history:
+        s = m.to_act
+        v = m.view(s)
+        if s == 0 and len(v["legal"]) > 1:
+            a = hint(m.to_dict(), 0, samples=24)["action"]
+        else:
+            a = bots.choose(v, "normal", rng=rng)
+        m.apply(s, a)
+    r = review_round(m, 1, 0, min_samples=16, max_samples=48, worth_samples=16)
+    marked = [d for d in r.decisions if d.mark]
+    assert len(marked) <= 2, [d.to_dict() for d in marked]
+    assert not any(d.mark == "blunder" for d in marked)
+
+
+def test_marks_need_the_points_lost_beyond_the_noise():
+    assert mark_for(12, 1) == "blunder"
+    assert mark_for(6, 1) == "mistake"
+    assert mark_for(2.5, 0.5) == "inaccuracy"
+    assert mark_for(1.9, 0.1) is None
+    assert mark_for(12, 7) is None          # within two standard errors: not shown as one
+
+
+async def play_first_round(app, pilot, table) -> None:
+    """Seat 0 (the app's member) plays the first legal action until round 1 has ended."""
+    m = table.match
+    for _ in range(3000):
+        if m.history:
+            return
+        if m.to_act == 0:
+            table.act(app.member, m.legal_actions(0)[0])
+        await pilot.pause(0.01)
+    raise AssertionError("round 1 never ended")
+
+
+@pytest.mark.parametrize("language", ["en", "ar"])
+async def test_the_review_screen_goes_through_the_decisions(language):
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens.review import ReviewScreen
+
+    app = LammaApp(Registry(bot_pause=0.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="logical"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table = app.registry.create("estimation", 13, creator=app.member, practice=True)
+        table.seed = 29
+        table.sit(app.member, 0)
+        table.fill_with_bots(app.member, [1, 2, 3], "easy")
+        app.open_table()
+        await pilot.pause()
+        # A hint on our turn, in one line.
+        for _ in range(500):
+            if table.match.to_act == 0 and {a["type"] for a in table.match.legal_actions(0)} \
+                    & {"dash", "declare", "play"}:
+                break
+            await pilot.pause(0.01)
+        await pilot.pause(0.1)
+        footer = app.screen.query_one("Board").shown()[-1]
+        assert ("h hint" if language == "en" else " h ") in footer, footer
+        await pilot.press("h")
+        for _ in range(500):
+            notice = app.screen.state.notice or ""
+            if notice.startswith(("Hint", "تلميح")):
+                break
+            await pilot.pause(0.01)
+        assert notice.startswith("Hint:" if language == "en" else "تلميح:"), notice
+        await play_first_round(app, pilot, table)
+        await pilot.pause(0.1)
+        await pilot.press("v")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        for _ in range(1500):
+            if screen.review is not None or screen.error is not None:
+                break
+            await pilot.pause(0.01)
+        assert screen.error is None and screen.review is not None
+        await pilot.pause()
+        text = screen.query_one("#review-text").plain
+        assert ("You chose" if language == "en" else "اخترتَ") in text
+        assert ("Hand" if language == "en" else "اليد") in text
+        first = screen.pos
+        await pilot.press("right")
+        assert screen.pos == first + 1
+        assert screen.query_one("#review-text").plain != text
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "TableScreen"
+
+
+async def test_the_room_refuses_what_a_member_may_not_see():
+    """In process (the room's rules, whichever front end asks): another table, no seat,
+    a hint when it is not one's turn, a voided Tarneeb hand."""
+    from engine.room import Registry, RoomError, Session
+
+    reg = Registry(bot_pause=3600.0, trick_pause=0.0)
+    ali, ben = Session("ali", "key:a:ali"), Session("ben", "key:b:ben")
+    t = reg.create("tarneeb41", creator=ali, practice=True)
+    t.sit(ali, 0)
+    t.sit(ben, 1)
+    t.fill_with_bots(ali, [2, 3], "easy")
+    m = t.match
+    assert m is not None and t.practice and not t.ranked()
+    with pytest.raises(RoomError, match="not your turn"):
+        reviews.hint_for(t, ali if m.to_act != 0 else ben)
+    with pytest.raises(RoomError, match="has not ended"):
+        reviews.table_review(t, ali, 1)
+    with pytest.raises(RoomError, match="round"):
+        reviews.table_review(t, ali, 0)
+    # Everyone declares 0 but the last: the hand is void (T-8) and dealt again.
+    while not m.history:
+        s = m.to_act
+        legal = m.legal_actions(s)
+        m.apply(s, min(legal, key=lambda a: a.get("n", 99)))
+    assert m.history[0].get("void")
+    with pytest.raises(RoomError, match="was void"):
+        reviews.table_review(t, ali, 1)
+    cat = Session("cat", "key:c:cat")
+    other = reg.create("estimation", 13, creator=cat)
+    with pytest.raises(RoomError, match="sit at the table"):
+        reviews.table_review(other, ali, 1)
+    other.sit(cat, 0)
+    with pytest.raises(RoomError, match="practice tables only"):
+        reviews.hint_for(other, cat)
