@@ -45,7 +45,7 @@ __all__ = ["GAMES", "LENGTHS", "Action", "AuctionView", "BadDeal", "BidAction", 
            "CardPlayed", "Contract", "DashAction", "Deal", "DeclareAction", "IllegalAction",
            "Kind", "LeaveAction", "Length", "LoggedAction", "Match", "PassAction", "Phase",
            "PlayAction", "Result", "SuitCode", "TrickView", "View", "WithAction", "from_json",
-           "new_match", "replay"]
+           "leaving_ends_match", "new_match", "replay"]
 
 
 def new_match(game: str, length: Length = None, seed: int | None = None,
@@ -78,6 +78,16 @@ def replay(game: str | dict[str, Any], length: Length = None, seed: int | None =
         else:
             m.apply(seat, action)
     return m
+
+
+def leaving_ends_match(game: str) -> bool:
+    """Does a player who leaves a match of ``game`` on purpose end it for everyone
+    (Estimation, E-37), or take a computer player's place (Tarneeb 41)?"""
+    if game in ("estimation", "estimation-kotshina"):
+        return EstimationMatch.LEAVING_ENDS_MATCH
+    if game == "tarneeb41":
+        return TarneebMatch.LEAVING_ENDS_MATCH
+    raise ValueError(f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
 
 
 def from_json(text: str) -> Match:

@@ -133,6 +133,7 @@ class Match:
     """What both games share: dealing, trick play, the log and the record."""
 
     game: str = ""
+    LEAVING_ENDS_MATCH: bool            # a player who leaves on purpose ends the match
     # Subclasses set these in __init__.
     length: Length = None
     rounds: int | None                # None: Tarneeb plays hands until a team wins
@@ -439,6 +440,9 @@ BID_NUMBERS = range(4, 14)                        # E-10: a bid is 4 to 13 trick
 
 class EstimationMatch(Match):
     """Estimation (``estimation``) and its calculator scoring (``estimation-kotshina``)."""
+
+    # E-37: a player who leaves on purpose ends the match for everyone.
+    LEAVING_ENDS_MATCH = True
 
     rounds: int
 
@@ -904,6 +908,8 @@ _ESTIMATION_HANDLERS: dict[str, Handler] = {
 
 class TarneebMatch(Match):
     game = "tarneeb41"
+    # Leaving does not end a Tarneeb match: the room seats a computer player.
+    LEAVING_ENDS_MATCH = False
 
     def __init__(self, length: Length, seed: int | None, deals: Sequence[Deal] | None):
         if length is not None:

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .room import RoomError
+from engine.room import RoomError
 
 if TYPE_CHECKING:
     from .moderation import Moderation

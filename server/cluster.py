@@ -1,6 +1,6 @@
 """One room across processes and machines, on PostgreSQL (issue 13).
 
-Every process sharing a database is a part of one room (``server.room.remote`` has the
+Every process sharing a database is a part of one room (``engine.room.remote`` has the
 room's side). Here is the transport, PostgreSQL only — no protocol of our own between
 processes:
 
@@ -44,14 +44,16 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .room.store import StoreUnavailable
+from engine.room.store import StoreUnavailable, finished, people_throughout
+
 from .store import StoreError
 
 if TYPE_CHECKING:
-    from .room.persistence import TableStore
-    from .room.registry import Registry
-    from .room.remote import ClusterSide
-    from .room.table import Table
+    from engine.room.registry import Registry
+    from engine.room.remote import ClusterSide
+    from engine.room.table import Table
+
+    from .persistence import TableStore
     from .store import Store
 
 log = logging.getLogger("lamma.cluster")
@@ -64,7 +66,6 @@ GONE_AFTER = 3 * LEASE  # seconds of silence before a process is taken for dead 
 DEAF_AFTER = 4 * RENEW  # seconds without hearing our own heartbeat: listen again
 FORGET_AFTER = 86400.0  # seconds after which a dead process's row is deleted
 # The database's clock, not each machine's: leases compared across machines.
-NOW = "EXTRACT(EPOCH FROM clock_timestamp())::float8"
 WORKER_SESSION = ("SET synchronous_commit = off", "SET lock_timeout = '1s'",
                   "SET statement_timeout = '5s'")
 ID_BLOCK = 1000         # table ids reserved at a time
@@ -85,7 +86,39 @@ def _notify(store: Store, payload: dict[str, Any]) -> None:
     if len(text.encode()) > MAX_PAYLOAD:
         log.error("cluster: a message of %d bytes is too long to send; dropped", len(text))
         return
-    store._x("SELECT pg_notify(?, ?)", (CHANNEL, text))
+    store.notify(CHANNEL, text)
+
+
+def _frame_carried(tid: str, text: str | None, age: float) -> dict[str, Any] | None:
+    """A dead driver's last frame, for the process taking its table over (its chat,
+    narration and turn timer; ``ClusterSide.adopt`` checks the rest): None if there is
+    none or it cannot be read (the match goes on without them: it is in the log)."""
+    if not text:
+        return None
+    try:
+        frame = json.loads(text)
+        if not isinstance(frame, dict):
+            raise ValueError("not an object")
+        if frame.get("deadline_in") is not None:
+            # The turn's time left, less what passed since the frame was written.
+            frame["deadline_in"] = float(frame["deadline_in"]) - age
+    except (ValueError, TypeError, RecursionError) as e:
+        log.error("table %s: its last frame is damaged (%s); taken over without it", tid,
+                  str(e)[:200])
+        return None
+    return frame
+
+
+def _rows_read(rows: list[tuple[str, str, str, str, str | None]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for tid, driver, row, holders, code in rows:
+        try:
+            out.append({"id": tid, "driver": driver, "row": json.loads(row),
+                        "holders": json.loads(holders), "code": code})
+        except (ValueError, RecursionError):
+            # Said once where the rows are read (ClusterSide.damaged).
+            out.append({"id": tid, "$damaged": "its row is not JSON"})
+    return out
 
 
 class PgCluster:
@@ -127,40 +160,29 @@ class PgCluster:
             if tid.isdigit():
                 highest = max(highest, int(tid))
         self._reserve(self.store, highest)
-        ask = f"SELECT seen, {NOW} - seen FROM room_processes WHERE name = ?"
-        other = self.store._x(ask, (self.process,)).fetchone()
+        other = self.store.heartbeat_of(self.process)
         if other is not None and other[1] < LEASE:
             # A heartbeat under our name, fresh: this process killed a moment ago, or
             # another one running under the same name. Listen for its next beat.
             time.sleep(2 * RENEW)
-            again = self.store._x(ask, (self.process,)).fetchone()
+            again = self.store.heartbeat_of(self.process)
             if again is not None and again[0] > other[0]:
                 raise ClusterError(f"another process named {self.process!r} is running on "
                                    "this database: give each process its own --process-name")
         # Our heartbeat from now: the tables we resume are ours, not a dead process's.
-        self.store._x(f"INSERT INTO room_processes (name, seen, token) VALUES (?, {NOW}, ?) "
-                      "ON CONFLICT (name) DO UPDATE SET seen = excluded.seen, "
-                      "token = excluded.token", (self.process, self.token))
+        self.store.beat(self.process, self.token)
         self.store.fenced = False
         for tid, table in list(registry.tables.items()):
-            with self.store._tx():
-                # Ours still, or its driver is silent: ours now (another process may
-                # have taken it while we were away; then it is left to that one).
-                row = self.store._x(
-                    "INSERT INTO room_tables (id, driver, epoch, match_id, status, private, "
-                    f"code, row, holders, updated) VALUES (?, ?, 0, ?, ?, ?, ?, '{{}}', '[]', "
-                    f"{NOW}) ON CONFLICT (id) DO UPDATE SET driver = excluded.driver, "
-                    "epoch = room_tables.epoch + 1 WHERE room_tables.driver = excluded.driver "
-                    "OR NOT EXISTS (SELECT 1 FROM room_processes p WHERE "
-                    f"p.name = room_tables.driver AND p.seen >= {NOW} - ?) RETURNING epoch",
-                    (tid, self.process, table.match_id, table.status, int(table.private),
-                     table.code, LEASE)).fetchone()
-            if row is None:
+            # Ours still, or its driver is silent: ours now (another process may have
+            # taken it while we were away; then it is left to that one).
+            epoch = self.store.claim_table(tid, self.process, table.match_id, table.status,
+                                           table.private, table.code, LEASE)
+            if epoch is None:
                 log.warning("table %s is driven by another process now; not resumed here", tid)
                 table.close()
                 del registry.tables[tid]
                 continue
-            self.side.epochs[tid] = int(row[0])
+            self.side.epochs[tid] = epoch
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -185,8 +207,7 @@ class PgCluster:
         me = self.process
 
         def last(store: Store) -> None:
-            store._x("UPDATE room_processes SET seen = 0 WHERE name = ? AND token = ?",
-                     (me, self.token))
+            store.stop_beating(me, self.token)
             _notify(store, {"k": "bye", "p": me})
         self._work.put(last)
         self._work.put(None)
@@ -216,9 +237,7 @@ class PgCluster:
         # no fsync to wait for (a lost request is a move not made, asked again). Nothing
         # it does may wait long on a lock another process holds (one frozen mid-write):
         # the heartbeat comes after it.
-        store.session = list(WORKER_SESSION)
-        for setting in store.session:
-            store._x(setting)
+        store.set_session(WORKER_SESSION)
         while True:
             job = self._work.get()
             while self._urgent:
@@ -252,8 +271,8 @@ class PgCluster:
         self._work.put(run)
 
     def _listen(self) -> None:
-        from .store import _psycopg
-        psycopg = _psycopg()
+        from .store.database import psycopg_module
+        psycopg = psycopg_module()
         wait = 0.25
         first = True
         while not self._stopping.is_set():
@@ -303,6 +322,9 @@ class PgCluster:
         if k == "bye":
             if msg.get("p") != self.process:
                 side.process_gone(str(msg.get("p")))
+                # Its leases ended with its goodbye (a clean stop): its tables are
+                # claimed now, not at the next heartbeat.
+                self.tick_now()
             return
         if k == "t":
             if msg.get("p") != self.process:
@@ -339,12 +361,7 @@ class PgCluster:
 
     # ------------------------------------------------------------ Cluster
     def _reserve(self, store: Store, at_least: int = 0) -> None:
-        with store._tx():
-            store._x("INSERT INTO room_counters (name, value) VALUES ('table', 0) "
-                     "ON CONFLICT (name) DO NOTHING")
-            top = store._x("UPDATE room_counters SET value = GREATEST(value, ?) + ? "
-                           "WHERE name = 'table' RETURNING value",
-                           (at_least, ID_BLOCK)).fetchone()[0]
+        top = store.reserve_table_ids(at_least, ID_BLOCK)
         self._ids.extend(range(top - ID_BLOCK + 1, top + 1))
 
     def new_table_id(self) -> str:
@@ -356,7 +373,7 @@ class PgCluster:
             self._job(self._reserve, refilled)
         if not self._ids:
             # Five hundred tables made while the database did not answer: no id to give.
-            from .room.errors import RoomError
+            from engine.room.errors import RoomError
             raise RoomError("The room cannot open tables just now; try again in a moment.")
         return str(self._ids.pop(0))
 
@@ -372,14 +389,8 @@ class PgCluster:
             tid, driver, match_id, status, private, code, row_j, holders_j, frame_j = args
             if match_id is None and ref is not None:
                 match_id = ref.id           # committed by the writes before this one
-            store._x(
-                "INSERT INTO room_tables (id, driver, epoch, match_id, status, private, code, "
-                f"row, holders, frame, updated) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, {NOW}) "
-                "ON CONFLICT (id) DO UPDATE SET match_id = excluded.match_id, "
-                "status = excluded.status, private = excluded.private, code = excluded.code, "
-                "row = excluded.row, holders = excluded.holders, frame = excluded.frame, "
-                "updated = excluded.updated WHERE room_tables.driver = excluded.driver",
-                (tid, driver, match_id, status, private, code, row_j, holders_j, frame_j))
+            store.publish_table(tid, driver, match_id, status, private, code, row_j,
+                                holders_j, frame_j)
 
         def written(_: object) -> None:
             # Said by the worker once the row is committed, not inside the writer's
@@ -392,10 +403,8 @@ class PgCluster:
         tid, me = table.id, self.process
 
         def job(store: Store) -> None:
-            if store._x("DELETE FROM room_tables WHERE id = ? AND driver = ? RETURNING id",
-                        (tid, me)).fetchone() is None:
+            if not store.drop_table(tid, me):
                 return                      # another process drives it now
-            store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
             _notify(store, {"k": "g", "id": tid, "p": me})
         self.table_store.submit_job(tid, "gone", job)
 
@@ -405,13 +414,10 @@ class PgCluster:
 
         def job(store: Store) -> bool:
             # Only to a table that exists (a request to one that went is refused here).
-            made = store._x("INSERT INTO room_requests (table_id, origin, session, body, at) "
-                            f"SELECT ?, ?, ?, ?, {NOW} WHERE EXISTS (SELECT 1 FROM room_tables "
-                            "WHERE id = ?) RETURNING id",
-                            (tid, me, session, text, tid)).fetchone()
-            if made is not None:
+            made = store.add_request(tid, me, session, text)
+            if made:
                 _notify(store, {"k": "r", "id": tid})
-            return made is not None
+            return made
 
         def sent(ok: bool | None) -> None:
             if ok is False and self.side is not None and session:
@@ -436,8 +442,15 @@ class PgCluster:
 
     def fetch_frame(self, tid: str, done: Callable[[dict[str, Any] | None], None]) -> None:
         def job(store: Store) -> dict[str, Any] | None:
-            row = store._x("SELECT frame FROM room_tables WHERE id = ?", (tid,)).fetchone()
-            return json.loads(row[0]) if row and row[0] else None
+            text = store.table_frame(tid)
+            if text is None:
+                return None
+            try:
+                frame: dict[str, Any] = json.loads(text)
+            except (ValueError, RecursionError) as e:
+                # Said where it is shown (once: ClusterSide.damaged), not as a failed job.
+                return {"$damaged": f"{type(e).__name__}: {str(e)[:100]}"}
+            return frame
         self._job(job, done)
 
     def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None:
@@ -452,24 +465,23 @@ class PgCluster:
                 fn(rows)
 
         def job(store: Store) -> list[dict[str, Any]]:
-            out = []
-            for tid, driver, row, holders, code in store._x(
-                    "SELECT id, driver, row, holders, code FROM room_tables "
-                    "WHERE row <> '{}'").fetchall():
-                try:
-                    out.append({"id": tid, "driver": driver, "row": json.loads(row),
-                                "holders": json.loads(holders), "code": code})
-                except ValueError:
-                    continue
-            return out
+            return _rows_read(store.table_rows())
         self._job(job, answer, fallback=None)
+
+    def fetch_row(self, tid: str | None, code: str | None,
+                  done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+        """One table's row: by its id, or by its private code (a lookup that missed
+        this process's listing: the table may be a moment old)."""
+        def job(store: Store) -> list[dict[str, Any]]:
+            rows = store.table_row(tid) if tid is not None else \
+                store.table_row_with_code(code or "")
+            return _rows_read(rows)
+        self._job(job, done, fallback=None)
 
     def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None:
         def job(store: Store) -> list[dict[str, Any]]:
-            rows = store._x("DELETE FROM room_requests WHERE table_id = ? "
-                            "RETURNING id, origin, session, body", (tid,)).fetchall()
             out = []
-            for _id, origin, session, body in sorted(rows):
+            for _id, origin, session, body in store.take_requests(tid):
                 try:
                     req = json.loads(body)
                 except ValueError:
@@ -500,69 +512,39 @@ class PgCluster:
         me, token = self.process, self.token
 
         def job(store: Store) -> dict[str, Any]:
-            now = store._x(f"SELECT {NOW}").fetchone()[0]
-            store._x("INSERT INTO room_processes (name, seen, token) VALUES (?, ?, ?) "
-                     "ON CONFLICT (name) DO UPDATE SET seen = excluded.seen, "
-                     "token = excluded.token", (me, now, token))
+            now = store.now()
+            store.beat(me, token, at=now)
             _notify(store, {"k": "hb", "p": me})
             lost, waiting = [], []
             if mine:
-                lost = [r[0] for r in store._x(
-                    "SELECT id FROM room_tables WHERE id = ANY(?) AND driver <> ?",
-                    (mine, me)).fetchall()]
-                waiting = [r[0] for r in store._x(
-                    "SELECT DISTINCT table_id FROM room_requests WHERE table_id = ANY(?)",
-                    (mine,)).fetchall()]
-            processes = store._x("SELECT name, seen, token FROM room_processes "
-                                 "WHERE name <> ?", (me,)).fetchall()
+                lost = store.tables_driven_elsewhere(mine, me)
+                waiting = store.tables_with_requests(mine)
+            processes = store.other_processes(me)
             dead = [name for name, seen, _ in processes if seen < now - GONE_AFTER]
             tokens = {name: token for name, _, token in processes}
-            store._x("DELETE FROM room_processes WHERE seen < ?", (now - FORGET_AFTER,))
+            store.forget_processes(now - FORGET_AFTER)
             adopted = []
             # Tables with nobody to go on with them, of processes gone (not merely late).
-            for tid, driver in store._x(
-                    "SELECT t.id, t.driver FROM room_tables t LEFT JOIN room_processes p "
-                    "ON p.name = t.driver WHERE t.driver <> ? AND (p.seen IS NULL OR "
-                    "p.seen < ?) AND (t.status <> 'playing' OR t.match_id IS NULL) LIMIT ?",
-                    (me, now - GONE_AFTER, ADOPT_PER_TICK)).fetchall():
-                if store._x("DELETE FROM room_tables WHERE id = ? AND driver = ? RETURNING id",
-                            (tid, driver)).fetchone() is not None:
-                    store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
+            for tid, driver in store.orphan_tables(me, now - GONE_AFTER, ADOPT_PER_TICK):
+                if store.drop_table(tid, driver):
                     _notify(store, {"k": "g", "id": tid, "p": me})
             # Playing tables whose driver's heartbeat is older than a lease (or who has
             # none): each claimed by naming it, if it is still silent and nobody is in
             # the middle of writing it (a frozen process's lock is skipped, not waited on).
-            expired = store._x(
-                "SELECT t.id, t.match_id, t.driver FROM room_tables t LEFT JOIN "
-                "room_processes p ON p.name = t.driver WHERE t.driver <> ? AND "
-                "(p.seen IS NULL OR p.seen < ?) AND t.status = 'playing' AND "
-                "t.match_id IS NOT NULL ORDER BY t.updated LIMIT ?",
-                (me, now - LEASE, ADOPT_PER_TICK)).fetchall()
+            expired = store.expired_tables(me, now - LEASE, ADOPT_PER_TICK)
             for tid, match_id, driver in expired:
                 try:
-                    with store._tx():
-                        won = store._x(
-                            "UPDATE room_tables SET driver = ?, epoch = epoch + 1 WHERE id = "
-                            "(SELECT id FROM room_tables WHERE id = ? AND driver = ? FOR UPDATE "
-                            "SKIP LOCKED) AND NOT EXISTS (SELECT 1 FROM room_processes p WHERE "
-                            "p.name = room_tables.driver AND p.seen >= ?) "
-                            "RETURNING epoch, frame, ? - updated",
-                            (me, tid, driver, now - LEASE, now)).fetchone()
-                        if won is None:
-                            continue
-                        store._x("UPDATE matches SET process = ? WHERE id = ? "
-                                 "AND finished IS NULL", (me, match_id))
-                        stored = store.match(match_id)
+                    won = store.take_over(tid, me, driver, match_id, now - LEASE, now)
+                    if won is None:
+                        continue
+                    epoch, frame_text, age, stored = won
                 except StoreUnavailable as e:
                     log.info("cluster: table %s not taken over this time (%s)", tid, e)
                     continue
                 if stored is None:
                     self._give_up(store, tid, match_id, "its match is not stored")
                     continue
-                frame = json.loads(won[1]) if won[1] else None
-                if frame is not None and frame.get("deadline_in") is not None:
-                    # The turn's time left, less what passed since the frame was written.
-                    frame["deadline_in"] = float(frame["deadline_in"]) - float(won[2])
+                frame = _frame_carried(tid, frame_text, age)
                 try:
                     from engine import replay
                     over = replay(stored.record)
@@ -572,15 +554,12 @@ class PgCluster:
                 if over.result is not None:
                     # Its last action was stored, then its driver died before the result:
                     # recorded now (once, durably), and the table goes.
-                    store._x("SET synchronous_commit = on")
-                    try:
-                        store.finish_match(match_id, over)
-                    finally:
-                        store._x("SET synchronous_commit = off")
-                    store._x("DELETE FROM room_tables WHERE id = ?", (tid,))
+                    with store.durably():
+                        store.finish_match(match_id, finished(over, people_throughout(stored)))
+                    store.drop_table(tid)
                     _notify(store, {"k": "g", "id": tid, "p": me})
                     continue
-                adopted.append((stored, int(won[0]), frame))
+                adopted.append((stored, epoch, frame))
             return {"lost": lost, "dead": dead, "adopted": adopted, "waiting": waiting,
                     "tokens": tokens}
 
@@ -598,6 +577,18 @@ class PgCluster:
         self._urgent.append(run)
         self._work.put(lambda store: None)          # wakes the worker if it waits
 
+    def tick_now(self) -> None:
+        """The heartbeat's work (claims of tables whose driver is gone included) at
+        once; the next one RENEW s after it."""
+        if self.loop is None or self._stopping.is_set():
+            return
+        if self._tick_handle is not None:
+            self._tick_handle.cancel()
+        if self._ticking:
+            self._tick_handle = self.loop.call_later(0.05, self.tick_now)
+            return
+        self._tick()
+
     def _give_up(self, store: Store, tid: str, match_id: int, why: str) -> None:
         """A table this process claimed and cannot play (on the worker): its match is
         recorded as abandoned and the table goes, rather than staying listed and
@@ -605,8 +596,7 @@ class PgCluster:
         log.error("cluster: table %s (match %s) cannot be taken over: %s; closed", tid,
                   match_id, why)
         store.abandon(match_id)
-        store._x("DELETE FROM room_tables WHERE id = ? AND driver = ?", (tid, self.process))
-        store._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
+        store.drop_table(tid, self.process)
         _notify(store, {"k": "g", "id": tid, "p": self.process})
 
     def _ticked(self, result: dict[str, Any] | None) -> None:

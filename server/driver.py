@@ -299,15 +299,23 @@ class SSHDriver(Driver):
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._closed = False
         self.bytes_out = 0
-        # Input limits (issue 11).
-        self._gate = PasteGate(PASTE_MAX_BYTES)
+        # Input limits (issue 11), the room's (its configuration) where there is one.
+        get_owner = getattr(self._conn, "get_owner", None)
+        owner = get_owner() if callable(get_owner) else None
+        lim = getattr(getattr(getattr(owner, "room", None), "config", None), "limits", None)
+        paste_max = getattr(lim, "paste_max_bytes", PASTE_MAX_BYTES)
+        key_rate = getattr(lim, "key_bytes_rate", KEY_BYTES_RATE)
+        key_burst = getattr(lim, "key_bytes_burst", KEY_BYTES_BURST)
+        resize_rate = getattr(lim, "resize_rate", RESIZE_RATE)
+        resize_burst = getattr(lim, "resize_burst", RESIZE_BURST)
+        self._gate = PasteGate(paste_max)
         self._paste = bytearray()           # the current paste's content kept so far
-        self._key_bytes = Bucket(KEY_BYTES_RATE, KEY_BYTES_BURST)
+        self._key_bytes = Bucket(key_rate, key_burst)
         self._keys = Bucket(KEY_RATE, KEY_BURST)
         self._refusing = False              # the last read was dropped
         self._resync = False                # the next key bytes fed may finish a dropped sequence
         self._seq_tail = b""                # the escape sequence the key bytes end inside
-        self._resizes = Bucket(RESIZE_RATE, RESIZE_BURST)
+        self._resizes = Bucket(resize_rate, resize_burst)
         self._pending_size: tuple[object, object] | None = None
         self._pending_since = 0.0
         self._changes = 0                   # window changes received ...

@@ -1,8 +1,10 @@
-"""``ssh -p PORT NAME@HOST play``: one JSON object per line each way.
+"""``ssh -p PORT NAME@HOST play``: one JSON object per line each way (docs/protocol.md).
 
-Client ops: tables, create, join, watch, fill, act, leave, chat.
-Server messages: joined, watching, filled, left, tables, view, chat, error, bye, and
-pending (a computer player's seat you asked for is yours when the round ends).
+The server says first {"type":"hello","protocol":PROTOCOL}.
+Client ops: tables, create, join, watch, fill, act, leave, chat, profile, leaderboard,
+command. Server messages: hello, joined, watching, filled, left, tables, view, chat,
+profile, leaderboard, command, notice, error, bye, and pending (a computer player's
+seat you asked for is yours when the round ends).
 A program may do at a table what a person in the same role may (docs/roles.md): the
 table checks, whichever front end asks.
 A bad line of any kind gets ``{"type":"error","message":...}``, changes
@@ -15,11 +17,12 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Awaitable
 
 import asyncssh
 
-from .limits import OP_COST, REQUEST_STRIKES, Bucket
-from .room import (
+from engine import View
+from engine.room import (
     DEFAULT_LEVEL,
     LEVELS,
     SEATS,
@@ -27,12 +30,14 @@ from .room import (
     RoomError,
     Session,
     Table,
-    ignores,
     is_seat,
     parse_seat,
     parse_seats,
 )
-from .room.stats import STATS
+from engine.room.events import TableChange
+from engine.room.stats import STATS
+
+from .limits import Bucket, Limits
 
 log = logging.getLogger("lamma.json")
 
@@ -40,6 +45,9 @@ MAX_LINE = 64 * 1024          # longer lines are refused (and skipped)
 MAX_BACKLOG = 4 * 1024 * 1024  # a client that stops reading is dropped
 OPS = ("tables", "create", "join", "watch", "fill", "act", "leave", "chat", "profile",
        "leaderboard", "command")
+# The version of this interface (docs/protocol.md), said first to every program that
+# connects: {"type":"hello","protocol":1}. A change a program must know of is a new one.
+PROTOCOL = 1
 
 
 class JsonSession(Session):
@@ -47,15 +55,17 @@ class JsonSession(Session):
 
     def __init__(self, registry: Registry, process: asyncssh.SSHServerProcess,
                  name: str, ident: str, guest: bool = False, requests: Bucket | None = None,
-                 address_requests: Bucket | None = None):
+                 address_requests: Bucket | None = None, limits: Limits | None = None):
         super().__init__(name, ident, guest)
         self.registry = registry
         self.process = process
         self.bytes_out = 0
         self._done = asyncio.Event()
-        # Requests a second, this session's and its address's (server/limits.py).
+        # Requests a second, this session's and its key's (or for a guest its
+        # address's: server/limits.py), and what each op costs.
         self.requests = requests
         self.address_requests = address_requests
+        self.limits = limits or Limits()
         self.refused_in_a_row = 0
         self._timed_at: float | None = None     # the accepted action last timed to us
 
@@ -81,28 +91,31 @@ class JsonSession(Session):
     def error(self, message: str) -> None:
         self.send({"type": "error", "message": message})
 
-    def push_view(self) -> None:
+    def push_view(self, view: View | None = None) -> None:
         table = self.table
-        view = table.view(self.seat) if table is not None else None
+        if view is None and table is not None:
+            view = table.view_of(self)
         if view is None:
             return          # no match shown yet: its start comes as a "state" change
         self.send({"type": "view", "view": view})
 
     # ----------------------------------------------------- table callbacks
-    def table_changed(self, table: Table, what: str) -> None:
+    def table_changed(self, change: TableChange) -> None:
+        table, what = change.table, change.what
         if what == "state":
             if table is self.table:
-                self.push_view()
+                self.push_view(change.view_for(self))
                 # once per accepted action shown (a seat change shows no new action)
                 at = table.accepted_at
                 if at is not None and at != self._timed_at:
                     self._timed_at = at
                     STATS.act_to_view.observe(time.monotonic() - at)
         elif what == "chat":
-            if table.chat:
-                who, text = table.chat[-1]
-                if not ignores(self, who):
-                    self.send({"type": "chat", "table": table.id, "from": who, "text": text})
+            # The newest line, unless it is one this session ignores.
+            lines = change.chat_for(self, 1)
+            if table.chat and lines and lines[-1] is table.chat[-1]:
+                who, text = lines[-1]
+                self.send({"type": "chat", "table": table.id, "from": who, "text": text})
         elif what == "closed":
             self.send({"type": "left", "table": table.id, "reason": "the table was closed"})
 
@@ -131,13 +144,15 @@ class JsonSession(Session):
 
     # ------------------------------------------------------------ reading
     async def run(self) -> None:
+        self.send({"type": "hello", "protocol": PROTOCOL})
         held = self.registry.held_seat(self.ident)
         if held is not None:
             table, seat = held
             try:
                 table.sit(self, seat)
-                self.send({"type": "joined", "table": table.id, "seat": seat})
-                self.push_view()
+                if self.seat == seat:       # else "joined" comes when the driver gives it
+                    self.send({"type": "joined", "table": table.id, "seat": seat})
+                    self.push_view()
             except RoomError:
                 pass
         reader = asyncio.ensure_future(self._read())
@@ -163,7 +178,9 @@ class JsonSession(Session):
                 return
             if not chunk:
                 if buf and not skipping:
-                    self.handle_line(bytes(buf))
+                    waiting = self.handle_line(bytes(buf))
+                    if waiting is not None:
+                        await waiting
                 return
             if isinstance(chunk, str):  # should not happen (encoding=None)
                 chunk = chunk.encode("utf-8", "replace")
@@ -177,7 +194,9 @@ class JsonSession(Session):
                 if skipping:
                     skipping = False
                     continue
-                self.handle_line(line)
+                waiting = self.handle_line(line)
+                if waiting is not None:
+                    await waiting       # a table looked up elsewhere: lines stay in order
                 if len(buf) > 256:
                     # Many lines in one read: the other sessions get the loop between
                     # them, so one client's burst never holds everyone else.
@@ -189,30 +208,40 @@ class JsonSession(Session):
                 buf.clear()
             await asyncio.sleep(0)  # let others run between bursts
 
-    def handle_line(self, raw: bytes) -> None:
+    def handle_line(self, raw: bytes) -> Awaitable[None] | None:
+        """One line, handled now; or, for a join or watch of a table this process does
+        not list yet (a room of several processes), what to wait for before the next
+        line is read: its row is read from the database first."""
         raw = raw.strip()
         if not raw:
-            return
+            return None
         if not self._allowed():
-            return
+            return None
         if len(raw) > MAX_LINE:
             self.error(f"Line too long (at most {MAX_LINE} bytes); it was ignored.")
-            return
+            return None
         try:
             msg = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
             self.error("Not a JSON object: send one JSON object per line.")
-            return
+            return None
         if not isinstance(msg, dict):
             self.error("Not a JSON object: send one JSON object per line.")
-            return
+            return None
         op = msg.get("op")
         if not isinstance(op, str) or op not in OPS:
             self.error("Unknown op; ops are: " + ", ".join(OPS) + ".")
-            return
-        if op in OP_COST and not self._allowed(OP_COST[op] - 1):
-            return
+            return None
+        cost = self.limits.op_cost.get(op)
+        if cost is not None and not self._allowed(cost - 1):
+            return None
         self.refused_in_a_row = 0
+        if op in ("join", "watch") and self._unknown_here(msg):
+            return self._looked_up(op, msg)
+        self._run_op(op, msg)
+        return None
+
+    def _run_op(self, op: str, msg: dict) -> None:
         try:
             getattr(self, "op_" + op)(msg)
         except RoomError as exc:
@@ -220,6 +249,29 @@ class JsonSession(Session):
         except Exception:
             log.exception("op %s failed", op)
             self.error("That could not be done (server error); nothing changed.")
+
+    def _unknown_here(self, msg: dict) -> bool:
+        """A table this process's listing does not know, in a room of several."""
+        reg = self.registry
+        if reg.side is None:
+            return False
+        if msg.get("table") is None and msg.get("code") is not None:
+            return not reg.knows_code(msg.get("code"))
+        return msg.get("table") is not None and not reg.knows(msg.get("table"))
+
+    async def _looked_up(self, op: str, msg: dict) -> None:
+        """The table's row read from the database before the op says "No table"."""
+        try:
+            if msg.get("table") is None:
+                self.code_guard.check()     # guessing codes reads nothing more
+            await self.registry.refresh(msg.get("table"), msg.get("code"))
+        except RoomError as exc:
+            self.error(str(exc))
+            return
+        except Exception:
+            log.exception("looking up a table")
+        if not self.closed:
+            self._run_op(op, msg)
 
     def _allowed(self, cost: float = 1.0) -> bool:
         """Within this session's and its address's request rates? A refused line is
@@ -229,7 +281,7 @@ class JsonSession(Session):
                 (self.address_requests is None or self.address_requests.take(cost)):
             return True
         self.refused_in_a_row += 1
-        if self.refused_in_a_row >= REQUEST_STRIKES:
+        if self.refused_in_a_row >= self.limits.request_strikes:
             log.info("closing JSON client %s: %d requests refused in a row", self.name,
                      self.refused_in_a_row)
             self.kick("Too many requests: this connection is closed.")
@@ -290,6 +342,9 @@ class JsonSession(Session):
                                       "longer counts for level points."})
             return
         seat = table.sit(self, seat)
+        if self.seat != seat:
+            return      # asked of the table's driver on another process: "joined" (and
+                        # the seat's view) when it gives the seat (seat_granted)
         self.send({"type": "joined", "table": table.id, "seat": seat})
         self.push_view()
 
@@ -315,7 +370,11 @@ class JsonSession(Session):
         table = self.table
         if table is None or self.seat is None:
             raise RoomError("You are not seated at a table.")
-        table.act(self, msg.get("action"))
+        action = msg.get("action")
+        if not isinstance(action, dict):
+            # Said in the protocol's words here; the table engine knows no JSON.
+            raise RoomError("An action is a JSON object such as {\"type\":\"pass\"}.")
+        table.act(self, action)
 
     def op_leave(self, msg: dict) -> None:
         table = self.table

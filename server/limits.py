@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 
 class Bucket:
@@ -73,7 +73,7 @@ TERM_MAX = 64                   # a terminal type's length (terminfo names are s
 # Requests past these limits (a channel too many, env past ENV_REQUESTS_MAX, a TERM too
 # long) each count against the connection: at this many it is closed.
 REFUSED_REQUESTS_MAX = 16
-CONNECTIONS_PER_ADDRESS = 16    # open at once from one address
+CONNECTIONS_PER_ADDRESS = 16    # still authenticating at once from one address
 CONNECTS_RATE, CONNECTS_BURST = 1.0, 20.0            # per address: new connections a second
 # The whole room (issue 30): connections that have not authenticated yet (a client that
 # sends a version line and waits holds a socket and asyncssh's state for nothing), and
@@ -100,40 +100,117 @@ TABLES_PER_IDENTITY = 3         # open tables one person (or guest connection) c
 NAMES_PER_KEY = 5               # names one key may bind
 
 
+# Per address, for what has not proven anything (issue 28): connections still
+# authenticating, and guests. A connection that proves a key is limited as that key
+# (CONNECTIONS_PER_KEY, the key's requests), not as its neighbours behind one address
+# (a mobile carrier's NAT, an office, a school, a café).
+GUESTS_PER_ADDRESS = 16         # guest connections at once from one address
+# Keyed logins from one address: a connection that proves a key hands its CONNECTS
+# token back and spends one of these instead, so the rate of new connections holds
+# what proves nothing (idle sockets, guests) while 400 people behind one address may
+# all log in at once, then ten a second.
+KEY_LOGINS_RATE, KEY_LOGINS_BURST = 10.0, 400.0
+CONNECTIONS_PER_KEY = 8         # connections at once under one key (every name of it)
+AUTH_TRIES = 20                 # authentication attempts on one connection
+MAX_TABLES = 500                # tables open at once in the room (this process's)
+CHAT_CHARS, CHAT_LINES, CHAT_SECONDS = 200, 3, 5.0   # a line's length; lines per seconds
+
+# The per-address limits a trusted network (``[[limits.networks]]`` in the
+# configuration) may set for itself.
+ADDRESS_LIMITS = ("handshakes_per_address", "guests_per_address", "connects_rate",
+                  "connects_burst", "key_logins_rate", "key_logins_burst",
+                  "address_json_rate", "address_json_burst")
+
+
+@dataclass
+class Network:
+    """Addresses an operator trusts (a school's, an office's), with limits of their own
+    for each address in them (None: the room's)."""
+
+    cidrs: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
+    limits: dict[str, float] = field(default_factory=dict)
+    name: str = ""
+
+    def holds(self, key: str) -> bool:
+        try:
+            net = ipaddress.ip_network(key, strict=False)
+        except ValueError:
+            return False
+        return any(net.version == c.version and net.subnet_of(c)     # type: ignore[arg-type]
+                   for c in self.cidrs)
+
+
 @dataclass
 class Limits:
-    """The numbers a server runs with (tests and benchmarks that put hundreds of clients
-    on one loopback address raise the per-address ones)."""
+    """The numbers a server runs with: production's by default, every one of them
+    settable in the configuration file (server/config.py); tests and benchmarks that
+    put hundreds of clients on one loopback address raise the per-address ones."""
 
+    # JSON lines, per session, and all of one key's sessions (or one address's guests')
     json_rate: float = JSON_RATE
     json_burst: float = JSON_BURST
-    address_json_rate: float = 5 * JSON_RATE     # all of one address's programs together
+    key_json_rate: float = 5 * JSON_RATE        # all of one key's programs together
+    key_json_burst: float = 5 * JSON_BURST
+    address_json_rate: float = 5 * JSON_RATE    # all of one address's guests together
     address_json_burst: float = 5 * JSON_BURST
+    request_strikes: int = REQUEST_STRIKES
+    op_cost: dict[str, int] = field(default_factory=lambda: dict(OP_COST))
+    # terminal input
+    key_bytes_rate: float = KEY_BYTES_RATE
+    key_bytes_burst: float = KEY_BYTES_BURST
+    resize_rate: float = RESIZE_RATE
+    resize_burst: float = RESIZE_BURST
+    paste_max_bytes: int = PASTE_MAX_BYTES
+    # sessions and channels, per connection
     sessions_per_connection: int = SESSIONS_PER_CONNECTION
     session_opens_rate: float = SESSION_OPENS_RATE
     session_opens_burst: float = SESSION_OPENS_BURST
     channels_per_connection: int = CHANNELS_PER_CONNECTION
     channel_opens_rate: float = CHANNEL_OPENS_RATE
     channel_opens_burst: float = CHANNEL_OPENS_BURST
-    connections_per_address: int = CONNECTIONS_PER_ADDRESS
+    # connections: per address (before a key is proven), per key (after), the room's
+    handshakes_per_address: int = CONNECTIONS_PER_ADDRESS
+    guests_per_address: int = GUESTS_PER_ADDRESS
     connects_rate: float = CONNECTS_RATE
     connects_burst: float = CONNECTS_BURST
+    key_logins_rate: float = KEY_LOGINS_RATE
+    key_logins_burst: float = KEY_LOGINS_BURST
+    connections_per_key: int = CONNECTIONS_PER_KEY
+    auth_tries: int = AUTH_TRIES
     proxy_header_timeout: float = PROXY_HEADER_TIMEOUT
     proxy_pending: int = PROXY_PENDING
     proxy_pending_per_address: int = PROXY_PENDING_PER_ADDRESS
     unauthenticated_max: int = UNAUTHENTICATED_MAX
     login_timeout: float = LOGIN_TIMEOUT
     connections_max: int = 0        # 0: as many as the open-files limit allows
+    # the room
     tables_per_identity: int = TABLES_PER_IDENTITY
     names_per_key: int = NAMES_PER_KEY
+    max_tables: int = MAX_TABLES
+    chat_chars: int = CHAT_CHARS
+    chat_lines: int = CHAT_LINES
+    chat_seconds: float = CHAT_SECONDS
+    # trusted networks, each with per-address limits of its own
+    networks: list[Network] = field(default_factory=list)
 
     @classmethod
     def generous(cls) -> Limits:
         """For a benchmark's hundreds of clients on one address and one key: the limits
         per address and per key off, per session as in production."""
-        return cls(address_json_rate=1e9, address_json_burst=1e9,
-                   connections_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9,
+        return cls(address_json_rate=1e9, address_json_burst=1e9, key_json_rate=1e9,
+                   key_json_burst=1e9, handshakes_per_address=1_000_000,
+                   guests_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9,
+                   key_logins_rate=1e9, key_logins_burst=1e9,
+                   connections_per_key=1_000_000,
                    names_per_key=1_000_000)        # its clients share one key
+
+    def for_address(self, key: str) -> Limits:
+        """The limits for one client address: the room's, or those of the first trusted
+        network that holds it."""
+        for net in self.networks:
+            if net.limits and net.holds(key):
+                return replace(self, **net.limits)       # type: ignore[arg-type]
+        return self
 
 
 def address_key(host: str) -> str:
@@ -151,21 +228,100 @@ def address_key(host: str) -> str:
     return str(ip)
 
 
-class Address:
-    """What one client address holds and may still open."""
+class RemoteRequests:
+    """What members connected to other processes of the room may ask of the tables this
+    process drives (``ClusterSide.allowed``): each session's and each address's requests
+    a second as a JSON session's here (``json_rate``, ``op_cost``), whatever its own
+    process let through, so that a request from elsewhere costs what it does here.
+    Guests are counted by their address, a key's sessions by their key."""
 
-    __slots__ = ("connections", "connects", "requests")
+    KEEP = 4096                 # buckets kept before the idle ones are forgotten
 
     def __init__(self, limits: Limits):
-        self.connections = 0
+        self.limits = limits
+        self.sessions: dict[tuple[str, str], Bucket] = {}
+        self.addresses: dict[str, Bucket] = {}
+        self.keys: dict[str, Bucket] = {}
+
+    def allow(self, req: dict) -> bool:
+        session = req.get("session")
+        if not session:
+            return True                 # the room's own (computer players to fill seats)
+        op_cost = self.limits.op_cost
+        cost = float({"sit": op_cost.get("join", 5), "take": op_cost.get("join", 5),
+                      "watch": op_cost.get("watch", 5)}.get(str(req.get("op")), 1))
+        lim = self.limits
+        mine = self._bucket(self.sessions, (str(req.get("origin")), str(session)),
+                            lim.json_rate, lim.json_burst)
+        if not mine.take(cost):
+            return False
+        ident = str(req.get("ident") or "")
+        if ident.startswith("key:"):
+            # A key's sessions together, as here (``KeyHold``), wherever they connect.
+            fp = ident[4:].rpartition(":")[0]
+            return self._bucket(self.keys, fp, lim.key_json_rate,
+                                lim.key_json_burst).take(cost)
+        address = req.get("address")
+        if isinstance(address, str) and address:
+            return self._bucket(self.addresses, address, lim.address_json_rate,
+                                lim.address_json_burst).take(cost)
+        return True
+
+    def _bucket(self, book: dict, key: object, rate: float, burst: float) -> Bucket:
+        b = book.get(key)
+        if b is None:
+            if len(book) >= self.KEEP:
+                # Whole again: forgetting it hands a returning client nothing it would
+                # not have had anyway.
+                for k in [k for k, v in book.items() if v.take(0) and v.level >= v.burst]:
+                    del book[k]
+            b = book[key] = Bucket(rate, burst)
+        return b
+
+
+class Address:
+    """What one client address holds and may still open: its connections still
+    authenticating and its guests (a key's connections are its key's: ``KeyHold``)."""
+
+    __slots__ = ("connections", "connects", "guests", "limits", "logins", "requests",
+                 "unproven")
+
+    def __init__(self, limits: Limits):
+        self.limits = limits                # the room's, or its trusted network's
+        self.connections = 0                # open now, of every kind
+        self.unproven = 0                   # ... of which not authenticated yet
+        self.guests = 0                     # ... and guests
         self.connects = Bucket(limits.connects_rate, limits.connects_burst)
+        self.logins = Bucket(limits.key_logins_rate, limits.key_logins_burst)
         self.requests = Bucket(limits.address_json_rate, limits.address_json_burst)
+
+    def retune(self, limits: Limits) -> None:
+        """The configuration was read again: the new numbers from now on."""
+        self.limits = limits
+        for bucket, rate, burst in (
+                (self.connects, limits.connects_rate, limits.connects_burst),
+                (self.logins, limits.key_logins_rate, limits.key_logins_burst),
+                (self.requests, limits.address_json_rate, limits.address_json_burst)):
+            bucket.take(0)
+            bucket.rate, bucket.burst = rate, burst
+            bucket.level = min(bucket.level, burst)
 
     def idle(self) -> bool:
         """Its allowances are whole again: forgetting it now hands a fast reconnector
         nothing it would not have had anyway."""
-        return (self.connects.take(0) and self.connects.level >= self.connects.burst
-                and self.requests.take(0) and self.requests.level >= self.requests.burst)
+        return all(b.take(0) and b.level >= b.burst
+                   for b in (self.connects, self.logins, self.requests))
+
+
+class KeyHold:
+    """What one proven key holds, whatever address each of its connections comes from:
+    its connections, and one allowance of JSON requests for all its sessions."""
+
+    __slots__ = ("connections", "requests")
+
+    def __init__(self, limits: Limits):
+        self.connections = 0
+        self.requests = Bucket(limits.key_json_rate, limits.key_json_burst)
 
 
 def connection_cap(limits: Limits, open_files: int) -> int:

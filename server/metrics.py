@@ -1,7 +1,7 @@
 """Numbers an operator can watch (issue 12): a Prometheus endpoint, the loop's lag,
 and a one-line status in the log every minute.
 
-The figures live in ``server.room.stats.STATS``, kept by whoever measures them; the
+The figures live in ``engine.room.stats.STATS``, kept by whoever measures them; the
 endpoint reads them at each scrape (a custom collector: no copy, no second set of
 metrics to keep in step) and counts sessions and tables from the room itself.
 
@@ -33,11 +33,12 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
-from .room.stats import STATS, Histogram, Stats
+from engine.room.stats import STATS, Histogram, Stats
+
 from .runtime import frozen_count
 
 if TYPE_CHECKING:
-    from .ssh import Room
+    from .service import RoomService
 
 log = logging.getLogger("lamma.metrics")
 status_log = logging.getLogger("lamma.status")
@@ -67,7 +68,7 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 
 # ------------------------------------------------------------ what the room holds now
-def room_counts(room: Room) -> tuple[dict[str, int], int, dict[str, int]]:
+def room_counts(room: RoomService) -> tuple[dict[str, int], int, dict[str, int]]:
     """(sessions by kind, spectators, tables by status), read from any thread: each
     container is copied in one C-level call (atomic under the GIL) before it is walked."""
     sessions = dict.fromkeys(SESSION_KINDS.values(), 0)
@@ -85,7 +86,7 @@ def room_counts(room: Room) -> tuple[dict[str, int], int, dict[str, int]]:
 class RoomCollector(Collector):
     """The room's figures at the moment of a scrape."""
 
-    def __init__(self, room: Room, stats: Stats = STATS):
+    def __init__(self, room: RoomService, stats: Stats = STATS):
         self.room = room
         self.stats = stats
 
@@ -150,7 +151,7 @@ class Exporter:
     """The HTTP endpoint: one thread, one request at a time (a scraper asks every
     few seconds; a flood of clients queues up on the socket, it gets no threads)."""
 
-    def __init__(self, room: Room, host: str, port: int):
+    def __init__(self, room: RoomService, host: str, port: int):
         self.registry = CollectorRegistry(auto_describe=True)
         self.registry.register(RoomCollector(room))
         # process_resident_memory_bytes, process_cpu_seconds_total, python_gc_*.
@@ -191,7 +192,7 @@ def _server_class(host: str) -> type[WSGIServer]:
     return Server
 
 
-def start_exporter(room: Room, listen: str) -> Exporter:
+def start_exporter(room: RoomService, listen: str) -> Exporter:
     host, port = parse_listen(listen)
     return Exporter(room, host, port)
 
@@ -244,7 +245,7 @@ class StatusLine:
     """The minute's one line: each call tells what happened since the previous one
     (the histograms' difference), and what the room holds now."""
 
-    def __init__(self, room: Room, stats: Stats = STATS, lag: LoopLag = LOOP_LAG):
+    def __init__(self, room: RoomService, stats: Stats = STATS, lag: LoopLag = LOOP_LAG):
         self.room = room
         self.stats = stats
         self.lag = lag
@@ -305,7 +306,7 @@ class StatusLine:
                 f"rss {'-' if rss is None else f'{rss / 2**20:.0f}MB'}")
 
 
-async def status_task(room: Room, every: float = STATUS_EVERY) -> None:
+async def status_task(room: RoomService, every: float = STATUS_EVERY) -> None:
     """The status line in the log every ``every`` seconds (logger ``lamma.status``)."""
     status = StatusLine(room)
     while True:

@@ -17,15 +17,16 @@ from typing import TYPE_CHECKING
 
 import asyncssh
 
+from engine.room import PLAYER_HELP, Member, RoomError, Said, own_command
+from engine.room.errors import N_
+from engine.room.moderation import bare_name
+from engine.room.text import clean_chat, name_key
+
 from .keyfiles import KeyFile
 from .limits import address_key
-from .room import PLAYER_HELP, Member, RoomError, Said, own_command
-from .room.errors import N_
-from .room.moderation import bare_name
-from .room.text import clean_chat, name_key
 
 if TYPE_CHECKING:
-    from .ssh import Room
+    from .service import RoomService
 
 log = logging.getLogger("lamma.moderation")
 
@@ -96,15 +97,21 @@ def fingerprints(text: str) -> set[str]:
 class Moderation:
     """The room's ``Moderator``: runs slash commands, keeps bans, logs what operators do."""
 
-    def __init__(self, room: Room):
+    def __init__(self, room: RoomService):
         self.room = room
         self.operators: KeyFile[set[str]] = KeyFile(room.config.keys / "operators",
                                                     fingerprints, set())
+        self.named: set[str] = set()        # named in the configuration file
+        self.named_operators(room.config.operators)
+
+    def named_operators(self, lines: tuple[str, ...] | list[str]) -> None:
+        """Operators named in the configuration (``[moderation] operators``)."""
+        self.named = fingerprints("\n".join(lines))
 
     # ------------------------------------------------------------- who is who
     def is_operator(self, member: Member) -> bool:
         fp = key_of(member.ident)
-        return fp is not None and fp in self.operators.current()
+        return fp is not None and (fp in self.named or fp in self.operators.current())
 
     def banned(self, *, address: str | None = None, fingerprint: str | None = None,
                name: str | None = None) -> str | None:
@@ -153,7 +160,9 @@ class Moderation:
         if words and not words[0].startswith("/"):
             words[0] = "/" + words[0]
         if not words or words[0] == "/help":
-            return OPERATOR_HELP
+            return OPERATOR_HELP + (" · From the server machine: reload (the "
+                                    "configuration file again) · drain [SECONDS] (a "
+                                    "clean restart)")
         return self.operate(ADMIN, words)
 
     def operate(self, by: str, words: list[str]) -> str:
@@ -339,6 +348,32 @@ class Moderation:
                              "to close it.")
         self.room.registry.close_table(table, Said(N_("An operator closed this table.")))
         return f"Table {table.id} was closed."
+
+    def op_reload(self, by: str, args: list[str]) -> str:
+        """The configuration file read again (as SIGHUP): only from the server machine."""
+        self._console_only(by, "reload")
+        from .config import ConfigError
+        try:
+            return self.room.reload()
+        except ConfigError as e:
+            raise RoomError("Not reloaded (nothing changed): {why}", why=str(e)) from None
+
+    def op_drain(self, by: str, args: list[str]) -> str:
+        """A clean restart (as SIGTERM), in SECONDS or the configured wait."""
+        self._console_only(by, "drain [SECONDS]")
+        seconds = None
+        if args:
+            try:
+                seconds = float(args[0])
+            except ValueError:
+                raise RoomError("Usage: drain [SECONDS]") from None
+            if not 0 <= seconds <= 3600:
+                raise RoomError("Usage: drain [SECONDS] (0 to 3600)")
+        return self.room.start_drain(seconds)
+
+    def _console_only(self, by: str, usage: str) -> None:
+        if by != ADMIN:
+            raise RoomError("Only on the server machine: lamma admin {usage}", usage=usage)
 
     def op_reports(self, by: str, args: list[str]) -> str:
         rows = [f"{time.strftime('%m-%d %H:%M', time.gmtime(r['at']))} {r['by']} about "

@@ -14,7 +14,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .room.stats import STATS
+from engine.room.stats import STATS
 
 log = logging.getLogger("lamma.runtime")
 

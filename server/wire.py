@@ -286,3 +286,38 @@ def refused(chan: asyncssh.SSHServerChannel, what: str) -> None:
     count = getattr(owner, "refused", None)
     if count is not None:
         count(what)
+
+
+# ---------------------------------------------------- a closed connection
+UNLINKED = ("_session_factory", "_stdin", "_stdout", "_stderr")   # of a process
+
+
+def unlink_process(process: asyncssh.SSHServerProcess) -> None:
+    """``unlink_asyncssh``'s part for one session (see there)."""
+    attrs = vars(process)
+    for name in UNLINKED:
+        if name in attrs:
+            attrs[name] = None
+
+
+def unlink_asyncssh(conn: asyncssh.SSHServerConnection,
+                    processes: list[asyncssh.SSHServerProcess],
+                    transport: object = None) -> None:
+    """Break the reference cycles asyncssh leaves in a closed connection, so that
+    it and its sessions go by reference counting, not in a full collection
+    (issue 12): the connection keeps a bound method of its own as its packet
+    handler (``_recv_handler``); a process keeps one as its ``_session_factory``
+    and its ``_stdin``/``_stdout``/``_stderr`` streams, which point back at it.
+    Each is replaced by what holds nothing (asyncssh itself parks
+    ``_recv_handler`` on ``lambda: False``).  So is asyncio's socket
+    transport under it (``conn._transport``), whose ``_read_ready_cb`` is a
+    bound method of its own (CPython 3.11): the one cycle per connection
+    that was left, and with objects frozen by ``runtime.collect_and_freeze``
+    one that is never collected (asyncssh drops ``_transport`` before
+    ``connection_lost``: it is taken at ``connection_made``).  Checked by
+    tests/test_session_garbage.py."""
+    conn._recv_handler = lambda: False
+    if transport is not None and not is_lingering(transport):
+        drop_read_callback(transport)      # a lingering one does it when it closes
+    for process in processes:
+        unlink_process(process)

@@ -1,15 +1,23 @@
-"""Shared fixtures: a real Lamma server on a free loopback port in temp dirs,
-and SSH clients (JSON lines, or a PTY rendered with pyte)."""
+"""What the tests share: a real Lamma server on a free loopback port in temp dirs, SSH
+clients (JSON lines, or a PTY rendered with pyte), the run's throwaway PostgreSQL, and
+Textual set up once as ``lamma serve`` sets it up for every session."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 import time
 from pathlib import Path
 
 import pytest
+
+from server import runtime
+
+# As in the server: one App per session in one process (apps do not swap the process's
+# stdout, CSS parsed once...): runtime.patch_textual, once for the whole run.
+runtime.patch_textual()
 
 ANSI_RE = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)")
 
@@ -60,7 +68,7 @@ class LammaServer:
         except BrokenPipeError:
             pass                        # refused and closed already: its line is waiting
         try:
-            return json.loads(await asyncio.wait_for(proc.stdout.readline(), 5))
+            return json.loads(await reply_line(proc.stdout))
         finally:
             conn.close()
 
@@ -73,6 +81,15 @@ class LammaServer:
         return client
 
 
+async def reply_line(stdout, timeout: float = 5) -> bytes:
+    """The next line a program is sent after the server's hello (every program is first
+    told the protocol's version: docs/protocol.md)."""
+    while True:
+        line = await asyncio.wait_for(stdout.readline(), timeout)
+        if not line.startswith(b'{"type":"hello"'):
+            return line
+
+
 class JsonClient:
     def __init__(self, conn, proc):
         self.conn = conn
@@ -81,6 +98,7 @@ class JsonClient:
         self.view: dict | None = None
         self.errors: list[str] = []
         self.bytes_in = 0
+        self.hello: dict | None = None      # the server's first line (its protocol)
         self._task = asyncio.ensure_future(self._read())
 
     async def _read(self) -> None:
@@ -91,6 +109,9 @@ class JsonClient:
                 return
             self.bytes_in += len(line)
             msg = json.loads(line)
+            if msg.get("type") == "hello":
+                self.hello = msg
+                continue
             if msg.get("type") == "view":
                 self.view = msg["view"]
             elif msg.get("type") == "error":
@@ -206,7 +227,8 @@ class PtyClient:
 async def start_room(tmp_path: Path, **config) -> LammaServer:
     """A real server on a free loopback port, with RoomConfig's ``config`` (by default
     computer players that never move, so seats stay where a test puts them)."""
-    from server.ssh import RoomConfig, start_server
+    from server.service import RoomConfig
+    from server.ssh import start_server
 
     settings = {"bot_pause": 3600.0, "trick_pause": 0.0, **config}
     keys = settings.pop("keys", tmp_path / "keys")
@@ -247,3 +269,44 @@ async def lamma_server(tmp_path: Path):
         yield srv
     finally:
         await stop_room(srv)
+
+
+# ------------------------------------------------------------- PostgreSQL
+@pytest.fixture(scope="session")
+def postgres():
+    """One throwaway PostgreSQL for the whole run (tests/pg.py): (URL template with
+    {db}, an admin connection). Skipped with the reason where it cannot be had."""
+    from pg import throwaway_postgres, why_not
+
+    reason = why_not()
+    if reason:
+        pytest.skip(reason)
+    with throwaway_postgres() as server:
+        yield server
+
+
+_fresh_db = itertools.count(1)
+
+
+@pytest.fixture
+def pg_url(postgres):
+    """A URL to a new, empty database on the run's PostgreSQL."""
+    url, admin = postgres
+    name = f"t{next(_fresh_db)}"
+    admin.execute(f"CREATE DATABASE {name}")
+    return url.format(db=name)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="write tests/golden/ again from the screens as they are now "
+                          "(review the diff before committing)")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The collector's timing callback (runtime.measure_gc, as the server installs it)
+    goes with the run: else the collections at the interpreter's exit log 'slow
+    collection' warnings after pytest's summary."""
+    import gc
+    if runtime._on_gc in gc.callbacks:
+        gc.callbacks.remove(runtime._on_gc)

@@ -40,9 +40,9 @@ from textual import events
 from textual.widgets import Input
 
 from engine import new_match
-from server import runtime
-from server.room import Registry, TableStore
-from server.room import Session as Member
+from engine.room import Registry
+from engine.room import Session as Member
+from server.persistence import TableStore
 from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look
@@ -51,7 +51,7 @@ from tui.screens.textmode import TextModeScreen
 from tui.widgets.board import Board
 from tui.widgets.lines import Line
 
-runtime.patch_textual()
+pytestmark = pytest.mark.slow      # every screen in Arabic, both modes, two sizes
 
 SIZES = [(80, 24), (120, 36)]
 MODES = ["shaped", "logical"]

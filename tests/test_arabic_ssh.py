@@ -180,6 +180,7 @@ def card_keys(card: str, i: int) -> list[str]:
     return [TWIN[rank], TWIN[suit]]
 
 
+@pytest.mark.slow
 async def test_a_round_played_with_arabic_layout_keys_end_to_end(lamma_server):
     """One player, Arabic locale: ى (n) opens a new table, Enter creates it with three
     computer players, and the whole first round is played with Arabic-layout keys

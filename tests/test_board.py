@@ -22,16 +22,14 @@ from rich.text import Span, Text
 from stacked import quick_policy as first_legal
 from textual.strip import Strip
 
-from server import runtime
-from server.room import Registry
-from server.room import Session as Member
+from engine.room import Registry
+from engine.room import Session as Member
+from engine.room.events import TableChange
 from tui.cards import Look
 from tui.screens import table_draw as draw
 from tui.screens.table import table_facts
 from tui.screens.table_state import TableState
 from tui.widgets import board
-
-runtime.patch_textual()
 
 CONSOLE = Console(width=80, height=24, file=io.StringIO(), force_terminal=True,
                   color_system="256")
@@ -78,7 +76,7 @@ def frames_lines() -> list[Text]:
             for seat in range(4):
                 for look in (Look(), Look(colour=False), Look(language="ar")):
                     frame = draw.draw_table(table.view(seat), TableState(),
-                                            table_facts(table, members[seat]), look,
+                                            table_facts(TableChange(table, "state"), members[seat]), look,
                                             time.monotonic())
                     out.extend(frame.lines)
                     out.append(frame.footer)
@@ -327,7 +325,7 @@ async def test_the_boards_area_is_its_content_region_placed_and_styled():
 async def test_the_lobby_is_one_widget():
     """The lobby is drawn by one Board (issue 12: a new session's first screen cost
     ~25 ms of one loop step with twenty-odd one-line widgets; ~2 ms with one)."""
-    from server.room import Registry
+    from engine.room import Registry
     from tui.app import LammaApp
     from tui.screens.lobby import LobbyScreen
 

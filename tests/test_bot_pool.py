@@ -10,7 +10,7 @@ import os
 import signal
 
 from engine import new_match
-from server.room import bots
+from engine.room import bots
 
 
 def worker_pids(pool) -> list[int]:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import asyncssh
 import pytest
-from conftest import start_room, stop_room
+from conftest import reply_line, start_room, stop_room
 
 from server import runtime
 from server.limits import OPEN_FILES_RESERVE, Limits, connection_cap
@@ -88,6 +88,7 @@ async def test_a_room_full_of_proven_players_refuses_in_words(tmp_path: Path) ->
         await stop_room(srv)
 
 
+@pytest.mark.slow
 async def test_an_idle_connection_is_closed_at_the_login_timeout(tmp_path: Path) -> None:
     srv = await start_room(tmp_path, limits=Limits(login_timeout=1.0))
     try:
@@ -181,7 +182,7 @@ async def _login(port: int) -> float:
     try:
         proc = await conn.create_process("play", encoding=None)
         proc.stdin.write(b'{"op":"tables"}\n')
-        line = await asyncio.wait_for(proc.stdout.readline(), 5)
+        line = await reply_line(proc.stdout)
         assert b'"tables"' in line, line
     finally:
         conn.close()

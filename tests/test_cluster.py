@@ -38,11 +38,13 @@ from pathlib import Path
 
 import asyncssh
 import pytest
+from pg import throwaway_postgres, why_not
 from stacked import view_policy
 from test_crash import consistent
-from test_store_postgres import throwaway_postgres, why_not
 
 from engine import replay
+
+pytestmark = pytest.mark.slow      # three processes on PostgreSQL
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME, LENGTH = "estimation-kotshina", "micro"

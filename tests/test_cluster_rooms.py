@@ -6,13 +6,17 @@ processes and SIGKILLs one)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 
 import psycopg
 import pytest
 from conftest import start_room, stop_room
 from stacked import view_policy
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
+
+from engine.room.remote import FRAME_EVERY
+
+pytestmark = pytest.mark.slow      # processes on PostgreSQL
 
 
 async def until(cond, timeout: float = 15.0, what: str = "") -> None:
@@ -22,7 +26,7 @@ async def until(cond, timeout: float = 15.0, what: str = "") -> None:
         await asyncio.sleep(0.02)
 
 
-def ages(pg_url):  # noqa: F811
+def ages(pg_url):
     """Seconds since each process's heartbeat, by the database's clock."""
     with psycopg.connect(pg_url, autocommit=True) as db:
         return dict(db.execute("SELECT name, EXTRACT(EPOCH FROM clock_timestamp())::float8 "
@@ -59,7 +63,7 @@ async def seated(srv, name: str, tid: str):
 
 
 @pytest.fixture
-async def rooms(tmp_path, pg_url):  # noqa: F811
+async def rooms(tmp_path, pg_url):
     started = []
     keys = tmp_path / "keys"
     try:
@@ -103,8 +107,8 @@ async def test_a_table_made_in_one_process_is_listed_joined_watched_and_chatted_
         msg = await alice.expect("chat")
     assert (msg["from"], msg["text"]) == ("bob", "ahlan")
     # What an operator watches: requests, frames, the tables shown from elsewhere.
+    from engine.room.stats import STATS
     from server.metrics import StatusLine
-    from server.room.stats import STATS
     assert STATS.cluster_requests.value >= 3 and STATS.cluster_served.value >= 3
     assert STATS.cluster_frames.value >= 2
     assert "1 tables of other processes shown here" in StatusLine(p2.room).line()
@@ -146,7 +150,7 @@ def dead(srv) -> None:
     room.registry.tables.clear()
 
 
-async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms, pg_url):  # noqa: F811
+async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms, pg_url):
     p1, p2, p3 = rooms
     alice = await p1.json_client("alice")
     alice.send({"op": "create", "game": "estimation-kotshina", "length": "micro",
@@ -157,7 +161,7 @@ async def test_the_match_goes_on_when_its_driver_dies_and_is_recorded_once(rooms
     await play([alice, bob], lambda: bool(alice.view and alice.view.get("trick")))
     before = alice.view
     dead(p1)
-    from server.room.stats import STATS
+    from engine.room.stats import STATS
     takeovers = STATS.cluster_takeovers.value
     alice2 = await p3.json_client("alice")
     joined = await alice2.expect("joined", timeout=20)
@@ -293,6 +297,9 @@ async def test_a_member_let_go_while_its_process_seemed_gone_plays_on(rooms):
     bob = await seated(p2, "bob", tid)
     table = p1.registry.tables[tid]
     await until(lambda: table.match is not None, what="the match begins")
+    # Playing: his hand shown (let go before the match's first frame was written, p2
+    # would show him no hand to move from, and no frame comes until he moves).
+    await until(lambda: bob.view is not None, what="bob's hand")
     p1.registry.side.process_gone("p2")
     assert table.seats[1].member is None            # let go: held for him
     await play([alice, bob], lambda: len(table.match.log) > 8)
@@ -303,7 +310,7 @@ async def test_a_member_let_go_while_its_process_seemed_gone_plays_on(rooms):
 
 
 async def test_a_driver_that_lost_its_lease_stores_nothing_more_and_the_match_goes_on(
-        rooms, pg_url):  # noqa: F811
+        rooms, pg_url):
     """p1 stalled past its lease and p2 took the table: p1's next action is refused by the
     database (its row is no longer p1's), p1 stops playing it, and the match goes on
     under its new driver with alice still in her seat."""
@@ -356,7 +363,7 @@ async def test_an_operators_kick_announcement_and_close_reach_every_process(room
         await c.close()
 
 
-async def test_a_process_frozen_mid_write_stops_no_other_process(rooms, pg_url):  # noqa: F811
+async def test_a_process_frozen_mid_write_stops_no_other_process(rooms, pg_url):
     """p1 freezes (SIGSTOP, a VM pause, a partition) while its writer's transaction
     holds a lock on its match: the others skip that table when claiming it (a lock is
     never waited on) and their heartbeats, requests and frames go on (found in review:
@@ -396,7 +403,7 @@ async def test_a_process_frozen_mid_write_stops_no_other_process(rooms, pg_url):
         await c.close()
 
 
-async def test_a_stale_driver_cannot_abandon_the_match_its_successor_plays(rooms, pg_url):  # noqa: F811
+async def test_a_stale_driver_cannot_abandon_the_match_its_successor_plays(rooms, pg_url):
     """p1's worker is stuck (heartbeat late), p2/p3 take its table; before p1's tick runs,
     p1 removes its copy (an operator's /close here; a guest's table emptied the same way):
     its 'abandoned' is not written over the match the successor plays."""
@@ -425,7 +432,7 @@ async def test_a_stale_driver_cannot_abandon_the_match_its_successor_plays(rooms
     await alice.close()
 
 
-async def test_a_dead_process_s_idle_tables_do_not_hold_back_its_playing_ones(rooms, pg_url):  # noqa: F811
+async def test_a_dead_process_s_idle_tables_do_not_hold_back_its_playing_ones(rooms, pg_url):
     """A dead process with many waiting tables: its playing table is taken over after
     the lease (5 s), not after its idle tables are cleared (15 s: found in review)."""
     p1, p2, p3 = rooms
@@ -465,7 +472,7 @@ async def test_asking_for_a_seat_elsewhere_while_playing_is_refused_as_here(room
     await carol.close()
 
 
-async def test_members_of_a_table_whose_lease_was_lost_play_on_without_a_close(rooms, pg_url):  # noqa: F811
+async def test_members_of_a_table_whose_lease_was_lost_play_on_without_a_close(rooms, pg_url):
     """The driver lost its lease: its own members are moved to the table as driven by the
     other process without being told it closed (a terminal would have gone back to the
     lobby), and play on."""
@@ -483,4 +490,154 @@ async def test_members_of_a_table_whose_lease_was_lost_play_on_without_a_close(r
     assert "left" not in msgs and "view" in msgs
     member = p1.room.online["alice"]
     assert member.table is not None and member.seat == 0 and member.table is not table
+    await alice.close()
+
+
+async def test_a_damaged_shared_row_is_said_once_and_left_out(rooms, pg_url, caplog):
+    """Rows another process wrote are hostile input: a table's row with no game, a
+    timer or a seat's name of another type, seats that are no list, holders that are no
+    list, or no JSON at all is left out of every lobby, and each process says so once
+    (not on every read); a damaged frame likewise, while the row lists the table. The
+    rest of the listing is whole."""
+    p1, p2, _ = rooms
+    alice, tid = await made(p2, "alice", [2, 3])
+    good = p2.registry.tables[tid].summary()
+
+    def row(**change):
+        r = {**good, **change}
+        return {k: v for k, v in r.items() if v is not ...}
+    damaged = {
+        "950": (json.dumps(row(id="950", game=...)), "[null,null,null,null]"),
+        "951": (json.dumps(row(id="951", timer="60")), "[null,null,null,null]"),
+        "952": (json.dumps(row(id="952", seats="four")), "[null,null,null,null]"),
+        "953": (json.dumps(row(id="953", seats=[{**good["seats"][0], "name": 7},
+                                                *good["seats"][1:]])), "[null,null,null,null]"),
+        "954": ("{nope", "[null,null,null,null]"),
+        "955": (json.dumps(row(id="955")), '"everyone"'),
+    }
+    frames = {"956": "{not a frame", "957": json.dumps({"id": "957", "chat": [[1, 2]]})}
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        # Driven (as named) by p2, which is alive: nobody takes them over or clears them.
+        for t, (r, holders) in damaged.items():
+            db.execute("INSERT INTO room_tables (id, driver, epoch, status, private, row, "
+                       "holders, updated) VALUES (%s, 'p2', 0, 'waiting', 0, %s, %s, 1)",
+                       (t, r, holders))
+        for t, frame in frames.items():
+            db.execute("INSERT INTO room_tables (id, driver, epoch, status, private, row, "
+                       "holders, frame, updated) VALUES (%s, 'p2', 0, 'waiting', 0, %s, "
+                       "'[null,null,null,null]', %s, 1)",
+                       (t, json.dumps(row(id=t)), frame))
+        for t in [*damaged, *frames]:
+            db.execute("SELECT pg_notify('lamma', %s)", (json.dumps({"k": "t", "id": t,
+                                                                     "p": "p9"}),))
+    bob = await p1.json_client("bob")
+    for t in (tid, "956", "957"):
+        await listed(bob, t)
+    for _ in range(3):                  # read again and again: nothing more is said
+        for srv in rooms:
+            await srv.registry.side.fresh_rows()
+    bob.send({"op": "tables"})
+    ids = {r["id"] for r in (await bob.expect("tables"))["tables"]}
+    assert tid in ids and not ids & set(damaged), ids
+    bob.send({"op": "watch", "table": "956"})
+    await bob.expect("watching")
+    carol = await p1.json_client("carol")
+    carol.send({"op": "watch", "table": "957"})
+    await carol.expect("watching")
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        for _ in range(3):
+            for t in frames:
+                db.execute("SELECT pg_notify('lamma', %s)",
+                           (json.dumps({"k": "t", "id": t, "p": "p9"}),))
+    await asyncio.sleep(1.0)
+    said = [r.getMessage() for r in caplog.records if "is damaged" in r.getMessage()]
+    for t in damaged:
+        mine = [m for m in said if m.startswith(f"table {t}: its shared row is damaged")]
+        assert len(mine) == 3, (t, said)                 # once in each of the processes
+    for t in frames:
+        mine = [m for m in said if m.startswith(f"table {t}: its shared frame is damaged")]
+        assert len(mine) == 1, (t, said)                 # p1 shows them: once
+    assert not [r for r in caplog.records if r.exc_info], \
+        [r.getMessage() for r in caplog.records if r.exc_info]
+    assert bob.view is None and carol.view is None and not bob.errors
+    for c in (alice, bob, carol):
+        await c.close()
+
+
+def send_requests(pg_url, tid: str, requests: list[tuple[str, dict]]) -> None:
+    """Requests from members of p1 (session, body), in one transaction and one word to
+    the driver: it takes them in one read, as it would a flood's."""
+    with psycopg.connect(pg_url) as db:
+        for session, body in requests:
+            db.execute("INSERT INTO room_requests (table_id, origin, session, body, at) "
+                       "VALUES (%s, 'p1', %s, %s, 0)", (tid, session, json.dumps(body)))
+        db.execute("SELECT pg_notify('lamma', %s)", (json.dumps({"k": "r", "id": tid}),))
+        db.commit()
+
+
+def body(op: str, i: int, **args) -> dict:
+    return {"op": op, "args": args, "name": f"w{i}", "ident": f"key:w{i}:w{i}",
+            "guest": False, "address": f"10.0.0.{i % 3}"}
+
+
+async def test_a_flood_of_watchers_from_elsewhere_writes_a_few_frames_not_one_each(rooms,
+                                                                                    pg_url):
+    """Issue 30: watch/leave from another process cost what they cost here. 100 people
+    of p1 come to watch alice's table on p2 and go (200 requests, taken in one read)
+    while carol watches it from p3: p2 serves them all, and writes the table's frame
+    a few times (at most once every FRAME_EVERY for such changes), not 200 times."""
+    from engine.room.stats import STATS
+    _, p2, p3 = rooms
+    alice, tid = await made(p2, "alice", [])
+    carol = await p3.json_client("carol")
+    await listed(carol, tid)
+    carol.send({"op": "watch", "table": tid})
+    await carol.expect("watching")
+    table = p2.registry.tables[tid]
+    await until(lambda: len(table.watchers) == 1, what="carol watches at p2")
+    await asyncio.sleep(0.3)
+    served, frames = STATS.cluster_served.value, STATS.cluster_frames.value
+    send_requests(pg_url, tid, [(f"s-{i}", body(op, i)) for i in range(100)
+                                for op in ("watch", "detach")])
+    await until(lambda: STATS.cluster_served.value - served == 200, what="all 200 served")
+    await asyncio.sleep(2 * FRAME_EVERY + 0.2)          # the last one written
+    written = STATS.cluster_frames.value - frames
+    assert 1 <= written <= 10, written
+    assert len(table.watchers) == 1                     # carol, as before the flood
+    carol.send({"op": "chat", "text": "still here"})
+    msg = await alice.expect("chat")
+    assert msg["text"] == "still here"
+    for c in (alice, carol):
+        await c.close()
+
+
+async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, pg_url):
+    """One session of p1 asks to watch p2's table 300 times at once (p1 let them through:
+    another version, or not a JSON session): p2 runs what a session here may ask (its
+    burst: JSON_BURST / OP_COST["watch"] = 80, and what refills meanwhile) and refuses the
+    rest; another session's requests in the same read are served, and a leave is never
+    refused."""
+    from engine.room.stats import STATS
+    from server.limits import JSON_BURST, OP_COST
+    _, p2, _ = rooms
+    alice, tid = await made(p2, "alice", [])
+    table = p2.registry.tables[tid]
+    told: list[dict] = []
+    tell = p2.room.cluster.tell
+    p2.room.cluster.tell = lambda process, session, m: (told.append(m),
+                                                         tell(process, session, m))
+    served = STATS.cluster_served.value
+    flood = [("s-flood", body("watch", 0))] * 300
+    send_requests(pg_url, tid, [*flood[:150], ("s-other", body("watch", 1)), *flood[150:]])
+    await until(lambda: len(told) + STATS.cluster_served.value - served >= 301,
+                what="every request served or refused")
+    ran = STATS.cluster_served.value - served
+    burst = JSON_BURST // OP_COST["watch"]
+    assert burst + 1 <= ran < 160, ran                  # the other's, and the flood's burst
+    refused = [m for m in told if m["k"] == "refused"]
+    assert len(refused) == 301 - ran and "Too many requests" in refused[0]["error"]["$said"]
+    assert any(m.ident == "key:w1:w1" for m in table.watchers)
+    send_requests(pg_url, tid, [("s-flood", body("detach", 0))])
+    await until(lambda: STATS.cluster_served.value - served == ran + 1, what="the leave")
+    assert not any(m.ident == "key:w0:w0" for m in table.watchers)
     await alice.close()

@@ -1,4 +1,4 @@
-"""The room's side of a room across processes (server/room/remote.py), without a
+"""The room's side of a room across processes (engine/room/remote.py), without a
 database: a cluster that keeps what it is asked to send, and one table driven here."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import json
 from stacked import quick_policy
 
 from engine import new_match
-from server.room import Registry, Session
-from server.room.errors import N_, RoomError, Said
-from server.room.remote import RemoteMember, frame_of, pack, unpack
+from engine.room import Registry, Session
+from engine.room.errors import N_, RoomError, Said
+from engine.room.remote import Damaged, RemoteMember, checked_row, frame_of, pack, unpack
 
 
 class Kept:
@@ -52,6 +52,13 @@ class Kept:
 
     def login(self, name_key, ident):
         pass
+
+
+def lobby_row(tid: str, status: str = "waiting") -> dict:
+    """A table's lobby row as a driver writes it (``Table.summary``)."""
+    return {"id": tid, "game": "estimation", "length": 13, "timer": 0, "private": False,
+            "status": status, "round": None, "rounds": None, "spectators": 0,
+            "seats": [{"kind": "empty", "name": None, "guest": False, "connected": True}] * 4}
 
 
 def test_frames_come_back_exactly():
@@ -102,8 +109,8 @@ async def test_versions_never_go_back_when_another_driver_takes_over_and_chat_is
     heard: list[str] = []
 
     class Ear(Session):
-        def table_changed(self, table, what):
-            heard.append(what)
+        def table_changed(self, change):
+            heard.append(change.what)
     ear = Ear("ear", "key:e:ear")
     rt.local.add(ear)
     ear.table = rt
@@ -111,7 +118,7 @@ async def test_versions_never_go_back_when_another_driver_takes_over_and_chat_is
             "timer": 0, "private": False, "code": None, "status": "waiting", "version": 40,
             "views": None, "events": [], "chat": [], "seats": [{"kind": "empty"}] * 4,
             "deadline_in": None, "deadline_seat": None, "points": None, "match_id": None,
-            "takeovers": {}, "between": True, "row": {}}
+            "takeovers": {}, "between": True, "row": lobby_row("7")}
     side.reattach = lambda table: None          # nobody to send to
     rt.apply_frame(pack(base))
     assert rt.version == 40
@@ -179,3 +186,78 @@ def test_a_remote_table_refuses_at_once_what_its_frame_can_answer():
     assert side.cluster.requests == []
     assert isinstance(RemoteMember(side, "p1", "s", "n", "key:n:n", False), Session)
     assert asyncio.iscoroutinefunction(side.fresh_rows)
+
+
+async def test_a_remote_table_shows_a_seat_only_to_whom_its_driver_gave_it():
+    """bob asks for seat 1 as this process's (stale) row shows it free: nothing of the
+    seat is shown to him until the driver says it is his, and then only once its frame
+    says so too (not frank's cards, whatever this process was told)."""
+    reg = Registry()
+    side = reg.join_cluster(Kept("p2"))
+    side.reattach = lambda table: None
+    rt = side.remote_table("7")
+    people = [{"kind": "human", "name": "dave", "guest": False, "connected": True},
+              {"kind": "empty", "name": None, "guest": False, "connected": True},
+              {"kind": "bot", "name": "Bot-3", "guest": False, "connected": True},
+              {"kind": "bot", "name": "Bot-4", "guest": False, "connected": True}]
+    rt.apply_row({"row": {"game": "estimation", "length": 13, "timer": 0, "private": False,
+                          "status": "waiting", "seats": people},
+                  "holders": ["key:d:dave", None, None, None], "code": None})
+    bob = Session("bob", "key:b:bob")
+    assert rt.sit(bob, 1) == 1
+    assert side.cluster.requests[-1][2]["op"] == "sit"
+    assert bob.table is rt and bob.seat is None and rt.view_of(bob) is None
+
+    def frame(holder: str, ident: str, version: int) -> dict:
+        seats = [{"kind": "human", "name": "dave", "ident": "key:d:dave", "guest": False},
+                 {"kind": "human", "name": holder, "ident": ident, "guest": False},
+                 {"kind": "bot", "name": "Bot-3"}, {"kind": "bot", "name": "Bot-4"}]
+        return pack({"id": "7", "driver": "p1", "epoch": 0, "game": "estimation",
+                     "length": 13, "timer": 0, "private": False, "code": None,
+                     "status": "playing", "version": version,
+                     "views": {None: {"seat": None, "hand": []},
+                               **{s: {"seat": s, "hand": [f"card{s}"]} for s in range(4)}},
+                     "events": [], "chat": [], "seats": seats, "deadline_in": None,
+                     "deadline_seat": None, "points": None, "match_id": None,
+                     "takeovers": {}, "between": True, "row": lobby_row("7")})
+    rt.apply_frame(frame("frank", "key:f:frank", 1))       # frank sat first
+    assert rt.view_of(bob) is None
+    # A driver's word that the seat is bob's, with a frame that still says frank's.
+    side.told(side.session_of(bob), {"k": "seated", "table": "7", "seat": 1})
+    assert bob.seat == 1 and rt.view_of(bob) is None
+    rt.apply_frame(frame("bob", "key:b:bob", 2))
+    assert rt.view_of(bob) == {"seat": 1, "hand": ["card1"]}
+    # Another driver's frame (a takeover) in which seat 1 is someone else's: nothing.
+    rt.apply_frame(frame("frank", "key:f:frank", 3))
+    assert rt.view_of(bob) is None
+    # A seat "seated" while none was asked for is not taken, nor a seat that is none.
+    carol = Session("carol", "key:c:carol")
+    rt.watch(carol)
+    side.told(side.session_of(carol), {"k": "seated", "table": "7", "seat": 2})
+    assert carol.seat is None and rt.view_of(carol) == {"seat": None, "hand": []}
+    side.told(side.session_of(carol), {"k": "granted", "table": "7", "seat": 9})
+    assert carol.seat is None
+
+
+def test_a_row_another_process_wrote_is_checked_field_by_field_and_built_again():
+    row = lobby_row("5")
+    row["seats"] = [{"kind": "human", "name": "\x1b[2Jeve", "guest": False,
+                     "connected": True}, *row["seats"][1:]]
+    row["extra"] = {"x": 1}
+    got = checked_row({"id": "5", "row": row, "holders": ["key:e:eve", None, None, None],
+                       "code": None})
+    assert "\x1b" not in got["row"]["seats"][0]["name"] and "extra" not in got["row"]
+    for change in ({"timer": True}, {"spectators": -1}, {"status": "won"}, {"id": "6"},
+                   {"private": "no"}, {"round": "1"}, {"length": [13]}, {"game": None}):
+        try:
+            checked_row({"id": "5", "row": {**row, **change}, "code": None,
+                         "holders": [None] * 4})
+        except Damaged:
+            continue
+        raise AssertionError(f"{change} passed as whole")
+    for holders in (None, [None] * 3, [1, None, None, None]):
+        try:
+            checked_row({"id": "5", "row": row, "holders": holders, "code": None})
+        except Damaged:
+            continue
+        raise AssertionError(f"holders {holders} passed as whole")

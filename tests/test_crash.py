@@ -20,8 +20,11 @@ from collections import deque
 from pathlib import Path
 
 import asyncssh
+import pytest
 
 from engine import new_match, replay
+
+pytestmark = pytest.mark.slow      # real servers killed and started again
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,6 +78,8 @@ class Player:
 
     async def next_msg(self, timeout=20.0) -> dict | None:
         line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        if line.startswith(b'{"type":"hello"'):     # the protocol's version, first
+            line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
         if not line:
             return None
         msg = json.loads(line)
@@ -279,7 +284,10 @@ class Person:
                 if not line:
                     self.gone = True
                     return
-                self.inbox.append(json.loads(line))
+                msg = json.loads(line)
+                if msg.get("type") == "hello":
+                    continue                # the protocol's version, first
+                self.inbox.append(msg)
                 self.arrived.set()
         finally:
             self.arrived.set()
@@ -713,7 +721,7 @@ class Room:
         listing = (await t.reply(t.people[0], "tables"))["tables"]
         assert not [x for x in listing if x["status"] == "playing"], listing
         self.srv.kill()
-        from server.room.text import name_key
+        from engine.room.text import name_key
         with self.db() as db:
             for t in self.tables:
                 rows = db.execute("SELECT result, finished FROM matches WHERE id = ?",

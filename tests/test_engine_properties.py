@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 
 from engine import IllegalAction, from_json, new_match, replay
 
+pytestmark = pytest.mark.slow      # random play over every game and length
+
 GAMES = [("estimation", 18), ("estimation", 13), ("estimation", 24),
          ("estimation-kotshina", "micro"), ("estimation-kotshina", "mini"),
          ("estimation-kotshina", "full"), ("tarneeb41", None)]

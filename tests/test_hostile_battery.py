@@ -14,9 +14,11 @@ import time
 from pathlib import Path
 
 import asyncssh
+import pytest
 from conftest import JsonClient
 
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow      # floods from another process
 
 ATTACKER = r"""
 import asyncio, json, sys

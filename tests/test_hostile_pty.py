@@ -14,6 +14,8 @@ import statistics
 import sys
 import time
 
+import pytest
+
 from server.driver import (
     PASTE_END,
     PASTE_START,
@@ -25,6 +27,8 @@ from server.driver import (
 )
 from server.limits import KEY_BYTES_BURST, PASTE_MAX_BYTES, RESIZE_BURST, RESIZE_RATE
 from tui.textual_compat import app_driver
+
+pytestmark = pytest.mark.slow      # floods held for seconds
 
 TOO_FAST = "Too much input"
 P95_BOUND = 0.100           # seconds, key to screen, for a client next to a flooder

@@ -33,9 +33,11 @@ KEYWORDS = {
     "_": None, "N_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2),
     "IllegalAction": None, "RoomError": None,
 }
-SOURCES = ("tui", "server/room", "engine")
+SOURCES = ("tui", "engine")
 # Transport modules that say something to a person (refusals before the app, kicks).
-SOURCE_FILES = ("server/ssh.py", "server/moderation.py", "server/cli.py", "server/cluster.py")
+SOURCE_FILES = ("server/ssh.py", "server/connections.py", "server/sessions.py",
+                "server/service.py", "server/refusals.py", "server/moderation.py",
+                "server/cli.py", "server/cluster.py")
 
 
 def marked_messages() -> dict[tuple[str | None, str], tuple[str, int]]:

@@ -16,10 +16,11 @@ import re
 import pytest
 
 from engine import IllegalAction, new_match
-from server.room import Registry, RoomError, Said, Session, own_command
-from server.room.catalogue import parse_game, parse_length, parse_level, parse_seats, parse_timer
-from server.room.text import check_name
-from server.ssh import SessionHandler, said_to, speech_for
+from engine.room import Registry, RoomError, Said, Session, own_command
+from engine.room.catalogue import parse_game, parse_length, parse_level, parse_seats, parse_timer
+from engine.room.text import check_name
+from server.refusals import said_to, speech_for
+from server.sessions import SessionHandler
 from tui.i18n import Speech, catalogue
 
 AR = Speech("ar", "logical")

@@ -23,14 +23,11 @@ from textual import events, messages
 from textual.pilot import Pilot
 from textual.screen import Screen
 
-from server import runtime
-from server.room import Table
+from engine.room import Table
 from tui.app import LammaApp
 from tui.i18n import ARABIC_KEYS
 from tui.screens.table import TableScreen
 from tui.widgets.board import Board
-
-runtime.patch_textual()
 
 ARABIC_B = next(ar for ar, latin in ARABIC_KEYS.items() if latin == "b")
 

@@ -1,5 +1,7 @@
-"""The layers of issue 10, read from the source: engine ← server.room ← tui ← the
-transport (server/ssh.py, driver.py, jsonapi.py, cli.py, store.py, runtime.py).
+"""The layers, read from the source, bottom-up as the tree reads (issue 25): the rules
+(``engine``) ← the computer players (``engine.bots``) ← the table engine
+(``engine.room``) ← the screens (``tui``) ← the transport and its adapters
+(``server``: SSH, the driver, JSON lines, the stores, the cluster, the CLI).
 
 Every import counts, also one inside a function (a late import is still a
 dependency); only imports under ``if TYPE_CHECKING:`` are left out, since they
@@ -72,28 +74,32 @@ def graph() -> dict[str, set[str]]:
 
 
 def layer(module: str) -> str:
-    if module == "engine" or module.startswith("engine."):
-        return "engine"
-    if module == "server.room" or module.startswith("server.room."):
-        return "room"
-    if module == "tui" or module.startswith("tui."):
+    top, _, rest = module.partition(".")
+    if top == "engine":
+        sub = rest.partition(".")[0]
+        return {"bots": "bots", "room": "room"}.get(sub, "rules")
+    if top == "tui":
         return "tui"
-    if module == "server" or module.startswith("server."):
+    if top == "server":
         return "transport"
     return "outside"
 
 
 # What each layer may import of ours, and third-party packages it must not need.
 ALLOWED = {
-    "engine": {"engine"},
-    "room": {"engine", "room"},
-    "tui": {"room", "tui"},
-    "transport": {"engine", "room", "tui", "transport"},
+    "rules": {"rules"},
+    "bots": {"rules", "bots"},
+    "room": {"rules", "bots", "room"},
+    "tui": {"rules", "room", "tui"},
+    "transport": {"rules", "bots", "room", "tui", "transport"},
 }
+# The rules are pure: no I/O, no asyncio, no threads (deterministic from a seed or deals).
 FORBIDDEN_OUTSIDE = {
-    "engine": ("textual", "rich", "asyncssh", "asyncio", "sqlite3", "psycopg"),
-    "room": ("textual", "rich", "asyncssh", "sqlite3", "psycopg"),
-    "tui": ("asyncssh", "sqlite3", "psycopg"),
+    "rules": ("textual", "rich", "asyncssh", "asyncio", "sqlite3", "psycopg", "socket",
+              "threading", "multiprocessing", "subprocess"),
+    "bots": ("textual", "rich", "asyncssh", "asyncio", "sqlite3", "psycopg", "socket"),
+    "room": ("textual", "rich", "asyncssh", "sqlite3", "psycopg", "socket"),
+    "tui": ("asyncssh", "sqlite3", "psycopg", "socket"),
 }
 
 
@@ -143,7 +149,7 @@ def test_no_import_cycles():
 def test_the_check_sees_a_crossing(tmp_path, monkeypatch):
     """The reader is not blind: a late import inside a function is found, and an
     import under TYPE_CHECKING is not."""
-    pkg = tmp_path / "server" / "room"
+    pkg = tmp_path / "engine" / "room"
     pkg.mkdir(parents=True)
     (tmp_path / "tui").mkdir()
     (tmp_path / "tui" / "app.py").write_text("")
@@ -154,4 +160,4 @@ def test_the_check_sees_a_crossing(tmp_path, monkeypatch):
     (pkg / "y.py").write_text("")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     found = imports_of(mod)
-    assert "tui.app" in found and "server.room.y" in found and "server" not in found
+    assert "tui.app" in found and "engine.room.y" in found and "server" not in found

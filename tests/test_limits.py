@@ -9,7 +9,7 @@ import time
 
 import asyncssh
 import pytest
-from conftest import LammaServer, start_room, stop_room
+from conftest import LammaServer, reply_line, start_room, stop_room
 
 from server.limits import Limits
 
@@ -22,7 +22,7 @@ stop = stop_room
 
 
 async def first_line(proc) -> dict:
-    return json.loads(await asyncio.wait_for(proc.stdout.readline(), 5))
+    return json.loads(await reply_line(proc.stdout))
 
 
 async def test_a_flood_of_requests_is_refused_and_the_flooder_closed_while_others_are_served(room):
@@ -96,24 +96,83 @@ async def test_sessions_per_connection_and_how_fast_they_open(room):
     conn.close()
 
 
-async def test_connections_per_address_and_how_fast_they_come(tmp_path):
-    srv = await start(tmp_path, Limits(connections_per_address=4, connects_burst=6))
+async def test_guests_per_address_and_how_fast_they_come(tmp_path):
+    """Per address: guests (a proven key is not counted with them: issue 28), and how
+    fast connections come; a connection that proves a key hands its token of that rate
+    back, and spends one of the address's keyed logins instead."""
+    srv = await start(tmp_path, Limits(guests_per_address=4, connects_burst=6,
+                                       connects_rate=1e-6, key_logins_burst=5,
+                                       key_logins_rate=1e-6))
     try:
-        conns = [await srv.connect(f"p{i}") for i in range(4)]
+        guests = [await srv.connect(f"g{i}", keyless=True) for i in range(4)]
         with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
-            await srv.connect("p4")
-        assert "Too many connections" in str(err.value)
-        conns.pop().close()
+            await srv.connect("g4", keyless=True)
+        assert "Too many connections" in str(err.value) and "4 guests" in str(err.value)
+        # People with keys behind the same address are not their neighbours' guests,
+        # and their logins do not spend the rate: five of them, one token left.
+        keyed = [await srv.json_client(f"k{i}") for i in range(5)]
+        for k in keyed:
+            k.send({"op": "tables"})
+            await k.expect("tables")
+        address = srv.room.addresses["127.0.0.1"]
+        assert round(address.connects.level) == 1 and address.logins.level < 1
+        said = await srv.first_reply("k5")          # the keyed logins spent: in words
+        assert said["type"] == "error" and "too fast" in said["message"], said
+        guests.pop().close()
         await asyncio.sleep(0.1)
-        conns.append(await srv.connect("p5"))            # room again: allowed
-        for c in conns:
-            c.close()
-        await asyncio.sleep(0.1)
-        # The burst is spent (6 connections so far): the next ones wait for the rate.
+        # The rate is spent now (4 guests, the refused fifth, k5): the next guest waits.
         with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
-            for i in range(3):
-                (await srv.connect(f"q{i}")).close()
+            await srv.connect("g6", keyless=True)
         assert "too fast" in str(err.value)
+        for c in guests:
+            c.close()
+        for k in keyed:
+            await k.close()
+    finally:
+        await stop(srv)
+
+
+async def test_handshakes_per_address(tmp_path):
+    """Connections still authenticating are counted by their address: an address that
+    opens connections and never authenticates holds at most so many, and the people
+    of other addresses log in meanwhile."""
+    from test_ceilings import closed, idle
+    srv = await start(tmp_path, Limits(handshakes_per_address=3))
+    try:
+        held = [await idle(srv.port, "127.0.0.5") for _ in range(3)]
+        await asyncio.sleep(0.1)
+        refused = await idle(srv.port, "127.0.0.5")
+        assert await closed(refused[0], 5)
+        other = await asyncssh.connect("127.0.0.1", srv.port, username="ana",
+                                       known_hosts=None, client_keys=[srv.key("ana")],
+                                       agent_path=None, local_addr=("127.0.0.6", 0))
+        other.close()
+        assert srv.room.addresses["127.0.0.5"].unproven == 3
+        for _, writer in [*held, refused]:
+            writer.close()
+    finally:
+        await stop(srv)
+
+
+async def test_connections_per_key(tmp_path):
+    """A proven key is limited as that key, whatever address: its connections at once
+    (every name of it), refused in words."""
+    srv = await start(tmp_path, Limits(connections_per_key=2))
+    try:
+        key = srv.key("ana")
+        a = await srv.json_client("ana", key=key)
+        b = await srv.json_client("ana2", key=key)
+        said = await srv.first_reply("ana3", key=key)
+        assert said["type"] == "error" and "2 connections open" in said["message"], said
+        await b.close()
+        await asyncio.sleep(0.1)
+        c = await srv.json_client("ana3", key=key)             # a place again
+        c.send({"op": "tables"})
+        await c.expect("tables")
+        await a.close()
+        await c.close()
+        await asyncio.sleep(0.1)
+        assert not srv.room.keys                                # forgotten once idle
     finally:
         await stop(srv)
 
@@ -121,7 +180,7 @@ async def test_connections_per_address_and_how_fast_they_come(tmp_path):
 def test_tables_per_identity():
     """One identity opens at most so many tables that are not over (sitting at a new one
     normally leaves the last, so this is the backstop, checked in the registry)."""
-    from server.room import Registry, RoomError, Session
+    from engine.room import Registry, RoomError, Session
     reg = Registry(tables_per_identity=2)
     ana, ben = Session("ana", "key:a:ana"), Session("ben", "key:b:ben")
     first = reg.create("estimation", creator=ana)
@@ -218,8 +277,8 @@ async def test_a_client_that_keeps_asking_to_log_in_is_disconnected(room):
 
 async def test_the_address_book_forgets_idle_addresses(room):
     """Refused connections from many addresses do not pile up in memory."""
+    from server.connections import ADDRESS_BOOK_SWEEP
     from server.limits import Address
-    from server.ssh import ADDRESS_BOOK_SWEEP
     book = room.room.addresses
     for i in range(ADDRESS_BOOK_SWEEP):
         book[f"10.0.{i // 256}.{i % 256}"] = Address(room.room.config.limits)
@@ -230,3 +289,42 @@ async def test_the_address_book_forgets_idle_addresses(room):
     (await room.connect("newcomer")).close()
     assert "10.0.0.1" in book and "10.0.0.2" in book
     assert len(book) < 10
+
+
+def test_requests_from_other_processes_spend_a_session_s_and_an_address_s_tokens():
+    """``RemoteRequests``: a request from a member elsewhere costs what its JSON line
+    would here (a watch 5, an act 1), from its session's bucket and its address's."""
+    from server.limits import Limits, RemoteRequests
+    slow = dict(json_rate=1e-6, json_burst=10, address_json_rate=1e-6,
+                address_json_burst=16)
+    limits = RemoteRequests(Limits(**slow))
+
+    def req(op, session, address="10.0.0.1", origin="p1"):
+        return {"op": op, "origin": origin, "session": session, "address": address}
+    assert limits.allow(req("watch", "a")) and limits.allow(req("watch", "a"))
+    assert not limits.allow(req("watch", "a"))          # its 10 tokens are spent
+    assert limits.allow(req("act", "b"))                # the address: 16 - 10 - 1 left
+    assert limits.allow(req("watch", "b"))
+    assert not limits.allow(req("sit", "b"))            # the address's are spent
+    assert limits.allow(req("take", "c", address="10.0.0.2"))
+    assert limits.allow(req("watch", "a", address="10.0.0.3", origin="p2"))  # p2's "a"
+    assert limits.allow({"op": "fill", "origin": "p1", "session": ""})   # the room's own
+
+
+async def test_the_seventeenth_guest_from_one_address_is_refused_in_words(room):
+    """The production limits: 16 guests from one address, the 17th refused with why
+    (and a person with a key from the same address still comes in)."""
+    guests = [await room.connect(f"guest{i}", keyless=True) for i in range(16)]
+    try:
+        with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
+            await room.connect("guest16", keyless=True)
+        assert str(err.value).startswith("Too many connections from your address (at most "
+                                         "16 guests at once; players with an SSH key are "
+                                         "not counted)."), str(err.value)
+        keyed = await room.json_client("keyed")
+        keyed.send({"op": "tables"})
+        await keyed.expect("tables")
+        await keyed.close()
+    finally:
+        for g in guests:
+            g.close()

@@ -13,14 +13,11 @@ import asyncio
 import gc
 import weakref
 
-from server import runtime
-from server.room import Registry
-from server.room import Session as Member
-from server.room.registry import LOBBY_BATCH
+from engine.room import Registry
+from engine.room import Session as Member
+from engine.room.registry import LOBBY_BATCH
 from tui.app import LammaApp
 from tui.screens.lobby import LobbyScreen
-
-runtime.patch_textual()
 
 SIZE = (80, 24)
 SLOW = 3600.0       # computer players that never move by themselves

@@ -11,8 +11,8 @@ import pytest
 from conftest import start_room, stop_room
 from prometheus_client.parser import text_string_to_metric_families
 
+from engine.room.stats import STATS
 from server.metrics import LoopLag, StatusLine, parse_listen
-from server.room.stats import STATS
 
 FAMILIES = {"lamma_sessions", "lamma_spectators", "lamma_tables", "lamma_moves",
             "lamma_act_to_view_seconds", "lamma_loop_lag_seconds", "lamma_gc_pause_seconds",

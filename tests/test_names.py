@@ -1,6 +1,6 @@
 """Names that cannot impersonate, and stored text cleaned where it is drawn (issue 11).
 
-The rules (server/room/text.py): one script per name; no invisible code point; at most
+The rules (engine/room/text.py): one script per name; no invisible code point; at most
 2 marks stacked on one letter and 4 script-less accents in a name; nothing that looks
 like a reserved word or a computer player's name; and a new name whose skeleton (Unicode
 TR39, case-folded) is that of an owned name or of someone online is refused. Names and
@@ -17,14 +17,13 @@ import unicodedata
 
 import asyncssh
 import pytest
-from conftest import LammaServer, start_room, stop_room
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, by name)
+from conftest import LammaServer, reply_line, start_room, stop_room
 
-import server.store as store_module
+import server.store.database as store_module
 from engine import new_match
-from server.room.catalogue import display_name
-from server.room.seats import Seat
-from server.room.text import (
+from engine.room.catalogue import display_name
+from engine.room.seats import Seat
+from engine.room.text import (
     DEFAULT_IGNORABLE,
     check_name,
     clean_name,
@@ -314,7 +313,7 @@ async def guest(srv: LammaServer, name: str):
     conn = await srv.connect(name, keyless=True)
     proc = await conn.create_process("play", encoding=None)
     proc.stdin.write(b'{"op":"tables"}\n')
-    assert b'"tables"' in await asyncio.wait_for(proc.stdout.readline(), 5)
+    assert b'"tables"' in await reply_line(proc.stdout)
     return conn
 
 

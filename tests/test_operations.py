@@ -14,7 +14,8 @@ from pathlib import Path
 import asyncssh
 import pytest
 
-from server.ssh import HOST_KEY_NAME, RoomConfig, start_server
+from server.service import RoomConfig
+from server.ssh import HOST_KEY_NAME, start_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CONNECTIONS = 20

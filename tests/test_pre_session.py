@@ -26,6 +26,7 @@ from asyncssh.packet import String, UInt32
 from conftest import LammaServer
 from test_session_garbage import collector_off, cycle_garbage, ended, wait_until
 
+from server.connections import GuardedProcess
 from server.limits import (
     CHANNELS_PER_CONNECTION,
     ENV_REQUESTS_MAX,
@@ -33,7 +34,6 @@ from server.limits import (
     REFUSED_REQUESTS_MAX,
     TERM_MAX,
 )
-from server.ssh import GuardedProcess
 from server.wire import GuardedChannel
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import asyncssh
 import pytest
-from conftest import LammaServer, start_room, stop_room
+from conftest import LammaServer, reply_line, start_room, stop_room
 
 from server.limits import Limits
 from server.proxyproto import (
@@ -181,7 +181,11 @@ class Balancer:
         up_w.close()
         self.streams -= {writer, up_w}
 
-    async def connect(self, name: str) -> asyncssh.SSHClientConnection:
+    async def connect(self, name: str, guest: bool = False) -> asyncssh.SSHClientConnection:
+        if guest:
+            return await asyncssh.connect(
+                "127.0.0.1", self.port, username=name, known_hosts=None, client_keys=None,
+                agent_path=None, password="x", preferred_auth="keyboard-interactive")
         if name not in self.keys:
             self.keys[name] = asyncssh.generate_private_key("ssh-ed25519")
         return await asyncssh.connect(
@@ -267,9 +271,9 @@ async def test_an_address_ban_holds_the_headers_address_not_the_balancers(tmp_pa
 
 async def test_per_address_limits_count_each_client_behind_the_balancer(tmp_path):
     """What HAProxy showed before the option: the 21st connection in a row refused
-    for everyone. Now each header address has its own allowance."""
+    for everyone. Now each header address has its own allowance (here of guests)."""
     srv = await proxied_room(tmp_path, Limits(proxy_header_timeout=1.0,
-                                              connections_per_address=3, connects_burst=50))
+                                              guests_per_address=3, connects_burst=50))
     clients = [f"10.7.0.{i}" for i in range(1, 5)]
     order = iter([c for c in clients for _ in range(4)])
     bal = await Balancer(srv.port, lambda: v2(next(order))).start()
@@ -277,12 +281,12 @@ async def test_per_address_limits_count_each_client_behind_the_balancer(tmp_path
         held, refused = [], 0
         for i in range(16):                   # 4 clients, 4 connections each
             try:
-                held.append(await bal.connect(f"p{i}"))
+                held.append(await bal.connect(f"p{i}", guest=True))
             except (asyncssh.DisconnectError, ConnectionError) as e:
                 assert "Too many connections" in str(e)
                 refused += 1
         assert len(held) == 12 and refused == 4       # 3 each: the 4th of each refused
-        assert {srv.room.addresses[c].connections for c in clients} == {3}
+        assert {srv.room.addresses[c].guests for c in clients} == {3}
         for conn in held:
             conn.close()
     finally:
@@ -361,7 +365,7 @@ async def test_a_silent_or_slow_connection_is_closed_after_the_timeout(tmp_path)
         conn = await bal.connect("ana")
         proc = await conn.create_process("play", encoding=None)
         proc.stdin.write(b'{"op":"tables"}\n')
-        assert b'"tables"' in await asyncio.wait_for(proc.stdout.readline(), 5)
+        assert b'"tables"' in await reply_line(proc.stdout)
         since = time.monotonic() - opened         # the login took this long
         waited = await asyncio.gather(closed_within(silent[0], 3.0),
                                       closed_within(slow[0], 3.0))
@@ -369,7 +373,7 @@ async def test_a_silent_or_slow_connection_is_closed_after_the_timeout(tmp_path)
         assert all(0.95 < t < 2.5 for t in lived), lived
         assert "10.6.6.6" not in srv.room.addresses
         proc.stdin.write(b'{"op":"tables"}\n')                 # still served
-        assert b'"tables"' in await asyncio.wait_for(proc.stdout.readline(), 5)
+        assert b'"tables"' in await reply_line(proc.stdout)
         conn.close()
         for _, w in (silent, slow):
             w.close()
@@ -479,7 +483,8 @@ async def test_reuse_port_with_proxy_protocol(tmp_path):
     """Two rooms on one port (SO_REUSEPORT), both reading PROXY headers."""
     if not hasattr(socket, "SO_REUSEPORT"):
         pytest.skip("no SO_REUSEPORT here")
-    from server.ssh import RoomConfig, start_server
+    from server.service import RoomConfig
+    from server.ssh import start_server
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 import stat
 
-from server.room import Registry, Session, TableStore, restore
+from engine.room import Registry, Session
+from server.persistence import TableStore, restore
 from server.store import Store
 
 SLOW = 3600.0
@@ -44,10 +45,10 @@ async def test_damaged_rows_are_reported_and_skipped(tmp_path, caplog):
 
 
 def test_database_and_data_folder_are_private(tmp_path):
-    from server.ssh import Room, RoomConfig
+    from server.service import RoomConfig, RoomService
     data = tmp_path / "data"
     data.mkdir(mode=0o755)
-    room = Room(RoomConfig(data=data, keys=tmp_path / "keys"))
+    room = RoomService(RoomConfig(data=data, keys=tmp_path / "keys"))
     try:
         assert stat.S_IMODE(data.stat().st_mode) == 0o700
         for f in data.iterdir():                               # lamma.db, -wal, -shm

@@ -15,10 +15,9 @@ import time
 import pytest
 from conftest import LammaServer, PtyClient
 from test_cluster_rooms import listed, rooms  # noqa: F401  (the fixture: three processes)
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 
-from server.room import Registry, RoomError, Session
-from server.room.remote import RemoteMember, frame_of
+from engine.room import Registry, RoomError, Session
+from engine.room.remote import RemoteMember, frame_of
 
 GAME, LENGTH = "estimation-kotshina", "micro"
 ONLY_HOST = "Only {name}, the host, may add computer players at table {table}."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.room import Registry, RoomError, Session, ignores
+from engine.room import Registry, RoomError, Session, ignores
 
 
 class Ear(Session):
@@ -17,9 +17,9 @@ class Ear(Session):
     def notice(self, text: str) -> None:
         self.notices.append(text)
 
-    def table_changed(self, table, what: str) -> None:
-        if what == "closed":
-            self.closed_tables.append(table.id)
+    def table_changed(self, change) -> None:
+        if change.what == "closed":
+            self.closed_tables.append(change.table.id)
 
 
 def test_ignore_list_is_per_member_and_by_name():
@@ -67,7 +67,7 @@ def test_an_operator_closing_a_table_tells_everyone_at_it():
 
 
 def test_the_ignore_list_takes_names_only_and_has_a_cap():
-    from server.room.moderation import IGNORE_MAX
+    from engine.room.moderation import IGNORE_MAX
     reg = Registry()
     ann = Ear("ann")
     with pytest.raises(RoomError, match="not a player's name"):

@@ -167,6 +167,7 @@ async def play_match(srv, game, length, names, policy=any_policy, deals=None):
             await c.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game,length", GAMES)
 async def test_four_json_clients_play_a_whole_match(lamma_server, game, length):
     kwargs = {}
@@ -178,6 +179,7 @@ async def test_four_json_clients_play_a_whole_match(lamma_server, game, length):
     assert bad >= 5
 
 
+@pytest.mark.slow
 async def test_json_create_with_computer_players_and_views_hide_other_hands(lamma_server):
     c = await lamma_server.json_client("solo")
     try:

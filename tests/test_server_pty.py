@@ -7,6 +7,8 @@ import asyncio
 import re
 import time
 
+import pytest
+
 from tui.cards import Look
 
 LOOK = Look()
@@ -70,6 +72,7 @@ def cards_in(text: str) -> set[str]:
     return out
 
 
+@pytest.mark.slow
 async def test_four_pty_clients_play_a_kotshina_micro_match_by_keys(lamma_server, monkeypatch):
     srv = lamma_server
     # The clients type each move as soon as the last one shows, faster than a person:
@@ -162,6 +165,7 @@ async def test_four_pty_clients_play_a_kotshina_micro_match_by_keys(lamma_server
             await c.close()
 
 
+@pytest.mark.slow
 async def test_one_ssh_client_plays_a_whole_estimation_round_by_keys(lamma_server):
     """A real SSH client (PTY, rendered with pyte) opens quick play with three
     computer players and plays a whole Estimation round by key presses only;

@@ -10,7 +10,7 @@ import json
 import pytest
 from stacked import quick_policy as policy
 
-from server.room import (
+from engine.room import (
     CODE_ALPHABET,
     CODE_LEN,
     CODE_TRIES,
@@ -18,12 +18,11 @@ from server.room import (
     NullStore,
     Registry,
     RoomError,
-    TableStore,
     code_label,
-    restore,
 )
-from server.room import Session as Member
-from server.room import codes as tables_mod
+from engine.room import Session as Member
+from engine.room import codes as tables_mod
+from server.persistence import TableStore, restore
 from server.store import Store
 
 SLOW = 3600.0      # computer players never move by themselves in these tests
@@ -232,8 +231,9 @@ def finish(table):
 
 
 async def test_no_level_points_after_a_seat_taken_from_a_computer_player(tmp_path):
-    """store.py decides: a computer player held a seat, so nobody earns level points
-    (E-38 Decision); a match held by four people from start to end does pay."""
+    """The rules decide (engine.records): a computer player held a seat, so nobody
+    earns level points (E-38 Decision); a ranked match (18 rounds, issue 33) held by
+    four people from start to end does pay."""
     store = Store(tmp_path / "lamma.db")
     reg = Registry(store=TableStore(store), bot_pause=SLOW)
     names = ["ana", "ben", "cat", "dee"]
@@ -255,7 +255,7 @@ async def test_no_level_points_after_a_seat_taken_from_a_computer_player(tmp_pat
     assert [store.profile(n)["level_points"] for n in names] == [0, 0, 0, 0]
     assert all(store.profile(n)["stats"]["estimation"]["matches"] == 1 for n in names)
     # the same four from the first deal: level points are paid
-    t2 = reg.create("estimation", 13)
+    t2 = reg.create("estimation", 18)
     for seat, n in enumerate(names):
         t2.sit(people[n], seat)
     finish(t2)
@@ -460,7 +460,7 @@ async def test_a_closed_table_drops_a_computer_players_decision_in_flight(tmp_pa
     player is thinking in the worker: the answer that arrives afterwards is neither
     applied nor stored, and nothing is scheduled again (a closed table must not play
     on by itself, out of sight)."""
-    from server.room import bots as bots_mod
+    from engine.room import bots as bots_mod
     release = asyncio.Event()
     asked = []
 

@@ -9,6 +9,7 @@ import weakref
 
 import asyncssh
 import pytest
+from conftest import reply_line
 
 
 async def wait_until(pred, timeout=5.0, step=0.01):
@@ -21,6 +22,7 @@ async def wait_until(pred, timeout=5.0, step=0.01):
     return pred()
 
 
+@pytest.mark.slow
 async def test_dropped_client_mid_trick_does_not_disturb_others_and_nothing_leaks(lamma_server):
     srv = lamma_server
     await asyncio.sleep(0.05)
@@ -185,14 +187,14 @@ async def test_guests_and_bad_names(lamma_server):
     conn = await srv.connect("Guesty", keyless=True)
     proc = await conn.create_process("play", encoding=None)
     proc.stdin.write(b'{"op":"tables"}\n')
-    line = await proc.stdout.readline()
+    line = await reply_line(proc.stdout)
     assert b'"tables"' in line
     conn.close()
     assert srv.room.identity.owner("Guesty") is None          # nothing kept for guests
     for bad in ("admin", "bot-2", "Bot3", "a" * 17, "x y", "семь;rm"):
         with pytest.raises(asyncssh.PermissionDenied):
             await srv.connect(bad)
-    from server.room.text import check_name
+    from engine.room.text import check_name
     for bad in ("evil\x1b[2J", "a\u202eb", "\u200bx", "x\ny"):  # asyncssh won't send these
         assert check_name(bad)[0] is None
     # letters of any script are fine
@@ -220,6 +222,7 @@ async def test_newer_terminal_takes_the_seat_over(lamma_server):
     await a2.close()
 
 
+@pytest.mark.slow
 async def test_hostile_pty_input_does_not_hurt_the_room(lamma_server):
     srv = lamma_server
     evil = await srv.pty_client("mallory", size=(100000, 100000), screen_size=(400, 200))

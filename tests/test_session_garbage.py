@@ -27,7 +27,7 @@ from typing import Any
 
 from conftest import JsonClient, LammaServer, PtyClient
 
-from server.ssh import UNLINKED, unlink_asyncssh
+from server.wire import UNLINKED, unlink_asyncssh
 
 OURS = ("textual", "rich", "tui", "server")
 ALLOWED = 10     # a few stray objects at most (a session had thousands)
@@ -188,8 +188,8 @@ def test_collect_and_freeze_scans_only_what_is_new() -> None:
 
 def test_every_collection_is_timed_and_slow_ones_logged(
         monkeypatch: Any, caplog: Any) -> None:
+    from engine.room.stats import STATS
     from server import runtime
-    from server.room.stats import STATS
 
     runtime.measure_gc()
     runtime.measure_gc()
@@ -252,7 +252,10 @@ async def test_each_tick_collects_and_freezes_what_was_made_since_the_last() -> 
         scanned = {id(x) for generation in range(3) for x in gc.get_objects(generation)}
         assert len(scanned) < 2000
         assert not any(id(x) in scanned for x in old)       # the new lists: frozen ...
-        assert gc.get_freeze_count() >= frozen              # (in place of the old ones)
+        # ... in place of the old ones, which went by reference counting: about as many
+        # frozen as before (unfrozen, the count would have fallen by 20,000; other
+        # objects frozen meanwhile come and go, so not exactly).
+        assert gc.get_freeze_count() > frozen - 2000
     finally:
         task.cancel()
         gc.unfreeze()

@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pyte
 import pytest
-from conftest import LammaServer
+from conftest import LammaServer, reply_line
+
+pytestmark = pytest.mark.slow      # OpenSSH, PuTTY and dropbear as processes
 
 CLIENTS = {
     "ssh": "openssh-client",
@@ -114,7 +116,7 @@ async def json_tables(client: str, srv: LammaServer, name: str, key: Path | None
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(b'{"op":"tables"}\n')
     try:
-        line = await asyncio.wait_for(proc.stdout.readline(), 20)
+        line = await reply_line(proc.stdout, 20)
     finally:
         proc.stdin.close()
         try:

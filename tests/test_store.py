@@ -18,9 +18,16 @@ import time
 import pytest
 from stacked import random_match
 
-import server.store as store_module
+import server.store.database as store_module
 from engine import replay
+from engine.room.store import finished, people_throughout
 from server.store import MIGRATIONS, Store, StoreError
+
+
+def finish(store, mid, m):
+    """``m`` recorded as finished, paid as the rules say for the stored seats."""
+    return store.finish_match(mid, finished(m, people_throughout(store.match(mid))))
+
 
 
 @pytest.fixture
@@ -63,16 +70,20 @@ def test_name_binding_first_key_wins(opener):
     assert s.bind("ana", "fp1")
 
 
-@pytest.mark.parametrize("game,length,points", [("estimation", 13, 30),
+@pytest.mark.parametrize("game,length,points", [("estimation", 18, 30),
+                                                ("estimation", 13, 0),
+                                                ("estimation", 24, 0),
                                                 ("tarneeb41", None, 20),
                                                 ("estimation-kotshina", "micro", 0)])
 def test_result_recorded_once_with_points(opener, game, length, points):
+    """Ranked play pays (E-38 at 18 rounds only, issue 33; Tarneeb's Decision); the
+    other matches count for statistics alone."""
     s = opener()
     m = random_match(game, length, seed=11)
     mid = stored(s, m)
-    paid = s.finish_match(mid, m)
+    paid = finish(s, mid, m)
     assert paid is not None
-    assert s.finish_match(mid, m) is None              # exactly once
+    assert finish(s, mid, m) is None              # exactly once
     names = ["ana", "ben", "cat", "dee"]
     for seat, name in enumerate(names):
         prof = s.profile(name)
@@ -80,7 +91,7 @@ def test_result_recorded_once_with_points(opener, game, length, points):
         assert st["matches"] == 1
         if seat in m.result["winners"]:
             if m.result["draw"]:
-                assert st["draws"] == 1 and prof["level_points"] == (10 if game == "estimation" else 0)
+                assert st["draws"] == 1 and prof["level_points"] == (10 if points == 30 else 0)
             else:
                 assert st["wins"] == 1 and prof["level_points"] == points     # E-38 / Tarneeb
         else:
@@ -94,7 +105,7 @@ def test_computer_player_means_statistics_only(opener):
     s = opener()
     m = random_match("estimation", 13, seed=5)
     mid = stored(s, m, seats=("ana", None, "cat", "dee"))
-    s.finish_match(mid, m)
+    finish(s, mid, m)
     assert all(s.profile(n)["level_points"] == 0 for n in ("ana", "cat", "dee"))
     assert s.profile("ana")["stats"]["estimation"]["matches"] == 1
 
@@ -111,7 +122,7 @@ def test_badge_at_fifth_win(opener):
         if m.result["draw"] or 0 not in m.result["winners"]:
             continue
         mid = stored(s, m)
-        paid = s.finish_match(mid, m)
+        paid = finish(s, mid, m)
         wins += 1
         earned.append(paid[0]["badge"])
     assert earned == [None] * 4 + ["estimation", None]
@@ -126,14 +137,14 @@ def test_wins_before_the_counted_wins_column_still_count_for_the_badge(opener):
             seed += 1
             m = random_match("estimation-kotshina", "micro", seed=seed)
             if not m.result["draw"] and 0 in m.result["winners"]:
-                return seed, s.finish_match(stored(s, m), m)
+                return seed, finish(s, stored(s, m), m)
     seed = 0
     old = opener()
     for _ in range(4):
         seed, paid = win(old, seed)
         assert paid[0]["badge"] is None
     m = random_match("estimation", 13, seed=5)     # a computer player: not counted
-    old.finish_match(stored(old, m, seats=("ana", None, "cat", "dee")), m)
+    finish(old, stored(old, m, seats=("ana", None, "cat", "dee")), m)
     # Back to what schema 3 wrote: the same rows without the column.
     with old._tx():
         old.db.execute("ALTER TABLE stats DROP COLUMN counted_wins")
@@ -150,8 +161,8 @@ def test_wins_before_the_counted_wins_column_still_count_for_the_badge(opener):
 
 def test_leaderboard_orders_by_points(opener):
     s = opener()
-    m = random_match("estimation", 13, seed=2)
-    paid = s.finish_match(stored(s, m), m)
+    m = random_match("estimation", 18, seed=2)
+    paid = finish(s, stored(s, m), m)
     s.bind("zed", "fp-zed")                          # no match: 0 points
     board = s.leaderboard()
     assert [r["level_points"] for r in board] == sorted((r["level_points"] for r in board), reverse=True)
@@ -190,7 +201,7 @@ def test_each_process_resumes_only_its_own_matches(opener):
     # A player bound through one process owns the name in the other.
     assert b.owner("ana") == "fp-ana" and not b.bind("ana", "other")
     whole = random_match("estimation", 13, seed=2)
-    paid = a.finish_match(stored(a, whole), whole)
+    paid = finish(a, stored(a, whole), whole)
     assert b.profile("ana")["level_points"] == paid[0]["points"]
     assert [f["id"] for f in b.finished_matches()] == [a.finished_matches()[0]["id"]]
     b.abandon(idb)
@@ -225,7 +236,7 @@ def test_two_processes_finish_one_match_once(opener):
     first = opener("a")
     mid = stored(first, m)
     stores = [first, opener("b")]
-    results = together(2, lambda i: stores[i].finish_match(mid, m))
+    results = together(2, lambda i: finish(stores[i], mid, m))
     assert sum(r is not None for r in results) == 1
     for name in ("ana", "ben", "cat", "dee"):
         assert stores[1].profile(name)["stats"]["estimation"]["matches"] == 1
@@ -360,3 +371,21 @@ def test_serve_reports_an_unreachable_postgres(tmp_path):
     assert out.returncode == 1
     assert "cannot start" in out.stderr and "PostgreSQL" in out.stderr
     assert "secret" not in out.stderr
+
+
+def test_the_store_implements_every_interface_of_the_table_engine() -> None:
+    """server.store.Store answers each typed interface engine.room.store names."""
+    import inspect
+
+    from engine.room import store as interfaces
+
+    protocols = [interfaces.IdentityStore, interfaces.MatchStore, interfaces.Records,
+                 interfaces.ModerationStore]
+    for proto in protocols:
+        for name, member in vars(proto).items():
+            if name.startswith("_") or not callable(member):
+                continue
+            mine = getattr(Store, name, None)
+            assert mine is not None, f"Store has no {name} ({proto.__name__})"
+            assert list(inspect.signature(member).parameters) == \
+                list(inspect.signature(mine).parameters), f"{proto.__name__}.{name}"

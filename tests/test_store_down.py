@@ -18,12 +18,12 @@ import time
 
 import pytest
 from test_server_seats import policy
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 from test_store_writer import drained, stored_log
 
-from server.room import Registry, RoomError, Session, TableStore
-from server.room.persistence import Writer
-from server.store import Store, StoreUnavailable
+from engine.room import Registry, RoomError, Session
+from engine.room.store import StoreUnavailable
+from server.persistence import TableStore, Writer
+from server.store import Store
 
 FAST = 0.01         # computer players' pause
 
@@ -33,7 +33,7 @@ class Heard(Session):
         super().__init__(name, f"key:{name}")
         self.changes = 0
 
-    def table_changed(self, table, what):
+    def table_changed(self, change):
         self.changes += 1
 
 

@@ -16,11 +16,11 @@ import threading
 
 import pytest
 from test_server_seats import policy
-from test_store_postgres import pg_url, postgres  # noqa: F401  (fixtures, PostgreSQL)
 
 from engine import replay
-from server.room import Registry, Session, TableStore, restore
-from server.room.stats import STATS
+from engine.room import Registry, Session
+from engine.room.stats import STATS
+from server.persistence import TableStore, restore
 from server.store import Store
 
 SLOW = 3600.0       # computer players never move by themselves here
@@ -81,8 +81,9 @@ class Watcher(Session):
         self.store = store
         self.seen: list[tuple[int, dict | None, int]] = []   # (version, view, stored)
 
-    def table_changed(self, table, what):
-        if what != "state":
+    def table_changed(self, change):
+        table = change.table
+        if change.what != "state":
             return
         stored = 0
         if table.match_id is not None:
@@ -284,7 +285,7 @@ async def test_the_end_of_a_match_and_its_points_show_once_the_result_is_committ
 async def test_a_result_is_handed_back_at_its_commit_not_held_for_the_next_write():
     """A write committed while the next one waits (a slow commit behind it) is shown
     at once: a move never waits for the writes queued after it."""
-    from server.room.persistence import Writer, _Write
+    from server.persistence import Writer, _Write
 
     writer = Writer(asyncio.get_running_loop())
     first_may, second_may = threading.Event(), threading.Event()

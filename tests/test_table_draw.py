@@ -15,17 +15,15 @@ from stacked import play_to as drive
 from stacked import quick_policy as first_legal
 
 from engine import new_match
-from server import runtime
-from server.room import Registry
-from server.room import Session as Member
+from engine.room import Registry
+from engine.room import Session as Member
+from engine.room.events import TableChange
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.screens import table_draw as draw
 from tui.screens.table import TableScreen, table_facts
 from tui.screens.table_keys import COMMON, MODES, KeyContext, actions, footer, resolve
 from tui.screens.table_state import SeatFacts, TableFacts, TableState, Turn
-
-runtime.patch_textual()
 
 NAMES = ("ali", "bea", "cem", "dua")
 SUITS = "♠♥♦♣"
@@ -475,7 +473,8 @@ async def test_table_facts_are_plain_data_from_the_room():
     table.say(members[2], "two")
     table.say(members[3], "three")
     table.seats[3].member = None                     # away, the seat kept
-    f = table_facts(table, members[0])
+    change = TableChange(table, "state")
+    f = table_facts(change, members[0])
     assert f.seat == 0 and f.title == "Tarneeb 41" and f.code_label == "K7QM-R2XD"
     assert [s.away for s in f.seats] == [False, False, False, True]
     assert f.chat == (("cem", "two"), ("dua", "three"))
@@ -484,13 +483,15 @@ async def test_table_facts_are_plain_data_from_the_room():
     text = "\n".join(plain(draw.draw_table(table.view(0), TableState(), f, Look(), now=0.0)))
     assert "dua away" in text and "Private table · code K7QM-R2XD" in text
     # the events said (plays left out) are worked out once per change of the table's events
-    assert table_facts(table, members[1]).events is f.events
+    assert table_facts(change, members[1]).events is f.events
+    # ... and what is the same for everyone is worked out once per change, for them all
+    assert table_facts(change, members[2]).seats is f.seats
     assert f.events == tuple((e.round, e.text) for e in table.events
                              if not (e.action and e.action.get("type") == "play"))
     seat = table.match.to_act
     table.seats[3].member = members[3]
     table.act(members[seat], first_legal(table.match, seat))
-    moved = table_facts(table, members[0]).events
+    moved = table_facts(TableChange(table, "state"), members[0]).events
     assert moved is not f.events and moved == tuple(
         (e.round, e.text) for e in table.events
         if not (e.action and e.action.get("type") == "play"))
@@ -503,7 +504,7 @@ async def test_table_facts_are_plain_data_from_the_room():
     assert said()[-1] == said()[0] == (first.round, first.text)
     # the last two chat lines not ignored
     members[0].ignoring.add("dua")
-    assert table_facts(table, members[0]).chat == (("bea", "one"), ("cem", "two"))
+    assert table_facts(TableChange(table, "state"), members[0]).chat == (("bea", "one"), ("cem", "two"))
     table.close()
 
 
@@ -524,7 +525,7 @@ async def test_a_click_on_a_drawn_card_chooses_it_and_a_second_click_plays_it(si
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, TableScreen)
-        screen.table_changed("state")
+        screen.redraw()
         await pilot.pause()
         card = next(c for c in sorted(screen.turn().playable()) if c != screen.sel_card)
         label = app.look.card_str(card)

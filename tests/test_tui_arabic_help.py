@@ -8,8 +8,8 @@ import pytest
 from rich.cells import cell_len
 from test_tui_lobby_extras import keep
 
-from server import runtime
-from server.room import Registry, TableStore
+from engine.room import Registry
+from server.persistence import TableStore
 from server.store import Store
 from tests.stacked import random_match
 from tui.app import LammaApp
@@ -17,9 +17,6 @@ from tui.cards import Look
 from tui.i18n import Speech
 from tui.screens.help import HelpScreen, HelpText
 from tui.screens.replay import ReplayListScreen, ReplayScreen
-
-# As in the server: apps do not swap the process-wide stdout/stderr.
-runtime.patch_textual()
 
 SIZES = [(80, 24), (120, 36)]
 MODES = ["shaped", "logical"]

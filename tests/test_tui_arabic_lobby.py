@@ -10,11 +10,12 @@ import pytest
 from rich.cells import cell_len
 from stacked import random_match
 
-from server import runtime
+from engine.room import PLAYER_HELP, Registry, Said, code_label
+from engine.room import Session as Member
+from engine.room.errors import N_
+from engine.room.store import finished, people_throughout
 from server.moderation import _muted
-from server.room import PLAYER_HELP, Registry, Said, TableStore, code_label
-from server.room import Session as Member
-from server.room.errors import N_
+from server.persistence import TableStore
 from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look
@@ -30,11 +31,14 @@ from tui.screens.seats import JoinCodeScreen, TakeSeatScreen
 from tui.screens.textmode import TextModeScreen
 from tui.sentences import say
 
-runtime.patch_textual()
-
 SLOW = 3600.0          # computer players never move by themselves here
 MODES = ("shaped", "logical")
 SIZES = ((80, 24), (120, 36))
+
+
+def finish(store, mid, m):
+    """``m`` recorded as finished, paid as the rules say for the stored seats."""
+    return store.finish_match(mid, finished(m, people_throughout(store.match(mid))))
 
 
 def arabic_app(reg, mode: str | None = "shaped", name: str = "ali", guest: bool = False):
@@ -427,7 +431,7 @@ def records(tmp_path_factory):
     mid = store.create_match("t1", {**m.to_dict(), "log": []}, list(names), {"timer": 30})
     for seq, (seat, action) in enumerate(m.log):
         store.append_action(mid, seq, seat, action)
-    store.finish_match(mid, m)
+    finish(store, mid, m)
     return store, m
 
 

@@ -19,18 +19,16 @@ from stacked import quick_policy as first_legal
 from test_tui_table import redraw
 
 from engine import new_match
-from server import runtime
-from server.room import Registry
-from server.room import Session as Member
-from server.room.narration import Event, Said, describe, round_text
+from engine.room import Registry
+from engine.room import Session as Member
+from engine.room.events import TableChange
+from engine.room.narration import Event, Said, describe, round_text
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.i18n import ARABIC_KEYS, Speech
 from tui.screens import table_draw as draw
 from tui.screens.table import TableScreen, table_facts
 from tui.screens.table_state import SeatFacts, TableFacts, TableState, Turn
-
-runtime.patch_textual()
 
 MODES = ("shaped", "logical")
 SIZES = [(80, 24), (120, 36)]
@@ -247,13 +245,13 @@ async def test_arabic_seat_hears_arabic_while_an_english_seat_hears_english():
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, TableScreen)
-        screen.table_changed("state")
+        screen.redraw()
         await pilot.pause()
         shown = "\n".join(t.plain for t in draw.score_lines(screen.scene()))
         assert "bea باس" in shown                  # "bea passes", in Arabic
         assert "passes" not in shown
         # the same events, drawn for bea (English): English
-        bea = table_facts(table, members[1])
+        bea = table_facts(TableChange(table, "state"), members[1])
         english = draw.draw_table(table.view(1), TableState(), bea, Look(), now=0.0,
                                   speech=Speech("en"))
         assert "passes" in frame_text(english)

@@ -17,15 +17,12 @@ import pytest
 from stacked import quick_policy as first_legal
 from textual import messages
 
-from server import runtime
-from server.room import Registry
-from server.room import Session as Member
+from engine.room import Registry
+from engine.room import Session as Member
 from tui.app import LammaApp
 from tui.messages import TableChanged
 from tui.textual_compat import handling_app, run_as_app
 from tui.widgets.board import Board
-
-runtime.patch_textual()
 
 
 class Told(Member):
@@ -35,8 +32,8 @@ class Told(Member):
         super().__init__(name, f"key:x:{name}")
         self.told: list[str] = []
 
-    def table_changed(self, table, what: str) -> None:
-        self.told.append(what)
+    def table_changed(self, change) -> None:
+        self.told.append(change.what)
 
 
 async def seated(pilot, app):
@@ -62,7 +59,7 @@ def counting_messages(app) -> list[str]:
 
     def post_message(message) -> bool:
         if isinstance(message, TableChanged):
-            posted.append(message.what)
+            posted.append(message.change.what)
         return post(message)
     app.post_message = post_message
     return posted
@@ -146,7 +143,7 @@ async def test_a_failing_draw_ends_that_session_only():
         async with app.run_test(size=(80, 24)) as pilot:
             table, members = await seated(pilot, app)
 
-            def broken(what: str) -> None:
+            def broken(change: object) -> None:
                 raise RuntimeError("a broken screen")
             app.screen.table_changed = broken
             for seat in (1, 2, 3):

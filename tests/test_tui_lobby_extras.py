@@ -10,9 +10,10 @@ from stacked import quick_policy as first_legal
 from stacked import random_match
 
 from engine import new_match
-from server import runtime
-from server.room import CODE_ALPHABET, CODE_TRIES, Registry, TableStore, code_label
-from server.room import Session as Member
+from engine.room import CODE_ALPHABET, CODE_TRIES, Registry, code_label
+from engine.room import Session as Member
+from engine.room.store import finished, people_throughout
+from server.persistence import TableStore
 from server.store import Store
 from tui.app import LammaApp
 from tui.cards import Look
@@ -22,10 +23,12 @@ from tui.screens.profile import LeaderboardScreen, ProfileScreen
 from tui.screens.replay import MID, SIDE, ReplayListScreen, ReplayScreen, suit_order
 from tui.screens.seats import JoinCodeScreen, TakeSeatScreen
 
-# As in the server: apps do not swap the process-wide stdout/stderr.
-runtime.patch_textual()
-
 SIZE = (80, 24)
+
+
+def record_finished(store, mid, m):
+    """``m`` recorded as finished, paid as the rules say for the stored seats."""
+    return store.finish_match(mid, finished(m, people_throughout(store.match(mid))))
 
 
 def keep(store, m, seats, finish=True):
@@ -37,8 +40,7 @@ def keep(store, m, seats, finish=True):
     for seq, (seat, action) in enumerate(m.log):
         store.append_action(mid, seq, seat, action)
     if finish:
-        store.finish_match(mid, m)
-    return mid
+        record_finished(store, mid, m)
     return mid
 
 
@@ -55,7 +57,15 @@ def room(tmp_path_factory):
     est_id = keep(store, est, ("ana", "ben", "cat", "dee"))
     tar = random_match("tarneeb41", None, 4)
     tar_id = keep(store, tar, ("ana", None, "guest:zed", "dee"))
-    return {"store": store, "est": est, "est_id": est_id, "tar": tar, "tar_id": tar_id}
+    # Ranked play is the 18-round match (issue 33): the only one here that pays.
+    ranked = next(m for m in (random_match("estimation", 18, seed) for seed in range(1, 40))
+                  if not m.result["draw"])
+    keep(store, ranked, RANKED)
+    return {"store": store, "est": est, "est_id": est_id, "tar": tar, "tar_id": tar_id,
+            "ranked": ranked}
+
+
+RANKED = ("eve", "fay", "gus", "hal")
 
 
 def app_for(room, name="ana", guest=False):
@@ -78,8 +88,8 @@ async def test_profile_shows_the_right_figures(room):
         text = app.screen.query_one("#profile-text").plain
         lines = text.splitlines()
         won = 0 in est.result["winners"]
-        points = 30 if won else -4             # E-38; Tarneeb with a computer pays nothing
-        assert f"Level points  {points}" in text
+        # 13 rounds and a Tarneeb match with a computer player: statistics only (E-38)
+        assert "Level points  0" in text
         assert "Badges        none yet" in text
         row = next(x for x in lines if x.startswith(" Estimation "))
         rounds = len(est.history)
@@ -115,7 +125,6 @@ async def test_guest_profile_says_guests_are_not_kept(room):
 
 
 async def test_leaderboard_order(room):
-    est = room["est"]
     app = app_for(room, "ben")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("b")
@@ -123,12 +132,14 @@ async def test_leaderboard_order(room):
         assert isinstance(app.screen, LeaderboardScreen)
         text = app.screen.query_one("#board-text").plain
         rows = [x.split() for x in text.splitlines()[1:] if x.strip()]
-        names = ["ana", "ben", "cat", "dee"]
-        points = {n: 30 if s in est.result["winners"] else -4 for s, n in enumerate(names)}
-        expect = sorted(names, key=lambda n: (-points[n], n))
+        ranked = room["ranked"]
+        points = {n: 0 for n in ("ana", "ben", "cat", "dee")}      # 13 rounds: unranked
+        points.update({n: 30 if s in ranked.result["winners"] else -4
+                       for s, n in enumerate(RANKED)})
+        expect = sorted(points, key=lambda n: (-points[n], n))
         assert [r[1] for r in rows] == expect
         assert [int(r[2]) for r in rows] == [points[n] for n in expect]
-        assert [int(r[0]) for r in rows] == [1, 2, 3, 4]
+        assert [int(r[0]) for r in rows] == list(range(1, 9))
         mine = [x for x in text.splitlines() if "← you" in x]
         assert len(mine) == 1 and " ben " in mine[0]
 
@@ -455,7 +466,7 @@ async def test_creator_sees_the_code_at_the_table_and_in_the_lobby():
         await pilot.press("b")                                # computer players: it starts
         await pilot.pause()
         assert table.status == "playing"
-        app.screen.table_changed("state")
+        app.screen.redraw()
         await pilot.pause()
         assert f"Private table · code {code_label(table.code)}" in board_text(app)
         lobby = app.screen_stack[-2]
@@ -493,7 +504,7 @@ async def test_take_a_computer_seat_mid_round_then_at_the_round_end():
         while len(table.match.history) == rounds:
             step(table)
         await pilot.pause()
-        app.screen.table_changed("state")
+        app.screen.redraw()
         await pilot.pause()
         assert app.member.seat == 2 and table.seats[2].name == "ben"
         text = board_text(app)

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from server import runtime
-from server.room import Registry
+from engine.room import Registry
 from tui.app import LammaApp
-
-# As in the server: apps do not swap the process-wide stdout/stderr.
-runtime.patch_textual()
-
 
 
 async def test_quick_play_opens_a_table_with_computer_players_and_plays_by_keys():

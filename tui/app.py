@@ -13,7 +13,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Input
 
-from server.room import Registry, RoomError, Said, Session, Table
+from engine.room import Registry, RoomError, Said, Session, Table
+from engine.room.events import TableChange
 
 from .cards import Look
 from .i18n import Speech, latin_key
@@ -62,6 +63,9 @@ class TuiMember(Session):
         self._app_ref = weakref.ref(app)
         self._table_pending = False
         self._lobby_pending = False
+        # The newest "state" change of the member's table: a message already on its
+        # way shows this one (one message pending is enough).
+        self.latest: TableChange | None = None
 
     def _app(self) -> LammaApp | None:
         app = self._app_ref()
@@ -69,17 +73,18 @@ class TuiMember(Session):
             return None
         return app
 
-    def table_changed(self, table: Table, what: str) -> None:
+    def table_changed(self, change: TableChange) -> None:
         app = self._app()
         if app is None:
             return
-        if what == "state":
+        if change.what == "state":
+            self.latest = change
             if self._table_pending:
-                return  # one pending message is enough: the screen reads the latest
-            if app.table_changed_now():
+                return  # one pending message is enough: it shows the latest
+            if app.table_changed_now(change):
                 return
             self._table_pending = True
-        app.post_message(TableChanged(what))
+        app.post_message(TableChanged(change))
 
     def lobby_changed(self) -> None:
         app = self._app()
@@ -219,7 +224,7 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
         return True
 
     # --------------------------------------------------------------- messages
-    def table_changed_now(self) -> bool:
+    def table_changed_now(self, change: TableChange) -> bool:
         """Show the table's new state now, not through a ``TableChanged`` message,
         where that changes nothing but the cost: the change comes from outside
         every session's handling (a move's commit, a computer player's decision,
@@ -234,24 +239,29 @@ class LammaApp(TeardownMixin, FrameHookMixin, App):
         if (handling_app() is not None or not self.is_running or self.message_queue_size
                 or not self.screen_stack):
             return False
-        run_as_app(self, partial(self._table_changed, "state"))
+        run_as_app(self, partial(self._table_changed, change))
         return True
 
     def on_table_changed(self, message: TableChanged) -> None:
-        self._table_changed(message.what)
+        change = message.change
+        if change.what == "state" and self.member.latest is not None:
+            change = self.member.latest         # newer ones came while it waited
+        self._table_changed(change)
 
-    def _table_changed(self, what: str) -> None:
-        if what == "state":
+    def _table_changed(self, change: TableChange) -> None:
+        if change.what == "state":
             self.member._table_pending = False
-        screen = self.screen
-        handler = getattr(screen, "table_changed", None)
+            self.member.latest = None           # shown now: it holds no table any more
+        if not self.screen_stack:
+            return          # no screen yet, or none left (the session is ending)
+        handler = getattr(self.screen, "table_changed", None)
         if handler is not None:
-            handler(what)
+            handler(change)
         else:
             for s in self.screen_stack:
                 h = getattr(s, "table_changed", None)
                 if h is not None:
-                    h(what)
+                    h(change)
 
     def on_seat_notice(self, message: SeatNotice) -> None:
         text = say(self.speech, message.text)

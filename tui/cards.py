@@ -5,10 +5,13 @@ from __future__ import annotations
 from rich.style import Style
 from rich.text import Text
 
+from engine.cards import BID_SUIT_ORDER
+
 from .i18n import LANGUAGES, TEXT_MODES
 
 SUIT_ORDER = ["S", "H", "D", "C"]          # display order within a hand (after trump)
-BID_SUITS = ["NT", "S", "H", "D", "C"]      # E-5: NT > S > H > D > C
+# The bid suits from the highest, as the rules order them (E-5: NT > S > H > D > C).
+BID_SUITS = sorted(BID_SUIT_ORDER, key=BID_SUIT_ORDER.__getitem__, reverse=True)
 RANKS = "AKQJT98765432"
 UNICODE_SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣", "NT": "NT"}
 ASCII_SUITS = {"S": "S", "H": "H", "D": "D", "C": "C", "NT": "NT"}

@@ -13,12 +13,17 @@ from textual.message import Message
 from .i18n import N_
 
 if TYPE_CHECKING:
+    from engine.room.events import TableChange
+
     from .i18n import Speech
 
 
 class TableChanged(Message):
-    def __init__(self, what: str) -> None:
-        self.what = what
+    """The member's table changed (a move's view posted, not drawn at once: see
+    ``LammaApp.table_changed_now``)."""
+
+    def __init__(self, change: TableChange) -> None:
+        self.change = change
         super().__init__()
 
 

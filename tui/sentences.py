@@ -1,7 +1,7 @@
 """What the room says to a session, said in its player's language (issue 14).
 
 The room's words to a person (a notice, why a seat request was dropped, why the
-session is closed, a command's reply) are ``server.room.Said`` strings: English,
+session is closed, a command's reply) are ``engine.room.Said`` strings: English,
 with the template (marked for the catalogue where it is written) and parameters they
 were made from; ``Speech.error`` says them again. A plain string is looked up as it is.
 """

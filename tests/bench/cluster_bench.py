@@ -70,8 +70,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent.parent), str(HERE.parent)]
 
 import asyncssh  # noqa: E402
+from pg import throwaway_postgres, why_not  # noqa: E402
 from test_cluster import Serve, pick, state  # noqa: E402
-from test_store_postgres import throwaway_postgres, why_not  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 

@@ -29,6 +29,11 @@ NAMES (default: all, in this order):
   proxy-silent  --proxy-protocol without --proxy-from: 512 connections from one
                 address that never send a header; the normal client comes through
                 a balancer (a relay that sends PROXY v1 headers)
+  cluster-quiet no attack: two processes, A and B, on one PostgreSQL; four honest
+                people play at a table on B (the baseline of the next two)
+  cluster-flood 15 JSON sessions on A from 3 addresses, each alternating watch and
+                leave at B's table within every limit (~60 lines a second each), 10 s
+  cluster-flood-local  the same flood through B itself (what it costs on one process)
 
 For each attack it prints who was refused at what count, the latency a normal
 client sees at the same moment, and the server's memory (RSS) before, after and
@@ -56,6 +61,13 @@ Three processes, so that no client's work lands on the server's loop:
   the redrawn rows, a press every >= 50 ms once the screen is quiet;
 * the attackers, in this process.
 
+The ``cluster-*`` attacks (issue 30) start a throwaway PostgreSQL (durable, as
+tests/test_store_postgres.py makes it) and two servers on it, A and B (``--serve``
+with ``--database``), and their normal client is four honest people playing at a
+table on B as fast as a program would (20 ms after their view), timed from each
+move to the mover's own next view. Printed besides: B's loop lag, the requests B
+served for A and the frames it wrote for it.
+
 Everything is on loopback and bounded: each attack stops by itself within
 about 10 s (``--quick`` shortens them), the whole run takes a few minutes.
 Timestamps are CLOCK_MONOTONIC.  The machine's load is printed next to each
@@ -82,7 +94,7 @@ from pathlib import Path
 import asyncssh
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 PROBE_ADDR = "127.0.0.2"        # the normal client's address (attackers use 127.0.0.1)
 TERM = "xterm-256color"
@@ -139,9 +151,12 @@ def say(text: str) -> None:
 
 
 # ====================================================================== server
-async def serve_main(folder: str, overrides: dict) -> None:
+async def serve_main(folder: str, overrides: dict, database: str | None = None,
+                     process: str = "") -> None:
     """``--serve``: the room under attack, as ``lamma serve`` runs it (its own
-    process), on a free loopback port; stdin takes ``stats`` and ``stop``."""
+    process), on a free loopback port; stdin takes ``stats`` and ``stop``. With
+    ``database`` (a PostgreSQL URL) it is one process (``process``) of a room that
+    several share."""
     import logging
     # WARNING, as `lamma serve` logs by default (at INFO asyncssh writes a line per
     # window change, which would add to what attack 7 costs)
@@ -149,7 +164,8 @@ async def serve_main(folder: str, overrides: dict) -> None:
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     from server import runtime
     from server.limits import Limits
-    from server.ssh import RoomConfig, start_server
+    from server.service import RoomConfig
+    from server.ssh import start_server
     tmp = Path(folder)
     # Settings of the process and the room rather than of Limits (issue 30's attacks).
     nofile = overrides.pop("_nofile", None)
@@ -158,7 +174,7 @@ async def serve_main(folder: str, overrides: dict) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
     proxy = bool(overrides.pop("_proxy", False))
     config = RoomConfig(data=tmp / "data", keys=tmp / "keys", limits=Limits(**overrides),
-                        proxy_protocol=proxy)
+                        proxy_protocol=proxy, database=database, process=process)
     server, room, _ = await start_server(config, "127.0.0.1", 0)
     runtime.tune_gc()
     gc_task = asyncio.create_task(runtime.gc_task())
@@ -199,6 +215,9 @@ async def serve_main(folder: str, overrides: dict) -> None:
                 st["matches"] = room.store.db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
             except Exception:
                 st["matches"] = "?"
+            from engine.room.stats import STATS
+            st["frames"] = STATS.cluster_frames.value       # written for other processes
+            st["served"] = STATS.cluster_served.value       # their members' requests run here
             out.write(json.dumps(st) + "\n")
             out.flush()
     gc_task.cancel()
@@ -236,8 +255,10 @@ class Child:
 class Server(Child):
     """The server process, seen from here: its port, RSS, CPU time and stats."""
 
-    def __init__(self, overrides: dict | None = None):
+    def __init__(self, overrides: dict | None = None, database: str | None = None,
+                 process: str = ""):
         self.overrides = overrides or {}
+        self.room = ["--database", database, "--process", process] if database else []
         self.tmp = Path(tempfile.mkdtemp(prefix="hostile_bench_"))
         self.log = self.tmp / "server.log"
         self.errfh = open(self.log, "wb")      # closed in stop()
@@ -245,7 +266,7 @@ class Server(Child):
     async def start(self) -> Server:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--serve", str(self.tmp), "--limits",
-            json.dumps(self.overrides), cwd=ROOT, stdin=subprocess.PIPE,
+            json.dumps(self.overrides), *self.room, cwd=ROOT, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self.errfh, limit=1 << 24)
         line = await self.line(60)
         if not line:
@@ -343,9 +364,11 @@ class Json:
                         msg = json.loads(line)
                     except ValueError:
                         msg = {"type": "?", "raw": line[:80].decode(errors="replace")}
+                    t = msg.get("type")
+                    if t == "hello":
+                        continue            # the protocol's version, first
                     if self.first is None:
                         self.first = msg
-                    t = msg.get("type")
                     self.types[t] += 1
                     if t == "error":
                         self.errors[msg.get("message", "")] += 1
@@ -528,8 +551,14 @@ async def probe_main(kind: str, port: int) -> None:
     lat: list[float] = []
     listing: list[float] = []
     counts: collections.Counter = collections.Counter()
-    conn = await connect(port, "probe" if kind == "json" else "watcher", local=PROBE_ADDR)
-    if kind == "json":
+    ready: dict = {"ready": True}
+    if kind == "players":
+        conn, run, ready["table"] = await players(port, lat)
+    else:
+        conn = await connect(port, "probe" if kind == "json" else "watcher", local=PROBE_ADDR)
+    if kind == "players":
+        pass                    # ``run`` plays (players())
+    elif kind == "json":
         s = await Json.open(conn)
         s.send({"op": "tables"})
         await s.expect("tables")
@@ -584,7 +613,7 @@ async def probe_main(kind: str, port: int) -> None:
             counts["closed"] += 1
     task = asyncio.ensure_future(run())
     await asyncio.sleep(0.5)
-    out.write('{"ready": true}\n')
+    out.write(json.dumps(ready) + "\n")
     out.flush()
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
@@ -603,16 +632,73 @@ async def probe_main(kind: str, port: int) -> None:
     conn.close()
 
 
+PLAYERS_THINK = 0.02     # the honest players' pause before each of their moves
+
+
+async def players(port: int, lat: list[float]):
+    """The ``players`` probe: four people at one table (Estimation, 24 rounds, no computer
+    player, no timer) on the server at ``port``, each moving PLAYERS_THINK after its view
+    asks it to; ``lat`` gets each move's time to the mover's own next view. Returns
+    (a connection, the coroutine that plays, the table's id)."""
+    from stacked import view_policy
+    conns, sessions = [], []
+    for i in range(4):
+        conns.append(await connect(port, f"honest{i}", local=PROBE_ADDR))
+        sessions.append(await Json.open(conns[-1]))
+    sessions[0].send({"op": "create", "game": "estimation", "length": 24, "timer": 0})
+    made = await sessions[0].expect("joined", timeout=15)
+    if made is None or made.get("type") != "joined":
+        raise RuntimeError(f"the players' table: {made}")
+    table = made["table"]
+    for s in sessions[1:]:
+        s.send({"op": "join", "table": table})
+        joined = await s.expect("joined", timeout=15)
+        if joined is None or joined.get("type") != "joined":
+            raise RuntimeError(f"joining the players' table: {joined}")
+
+    async def one(s: Json) -> None:
+        sent: float | None = None
+        while not s.done.is_set():
+            msg = await s.queue.get()
+            if msg is None:
+                return
+            if msg.get("type") == "error":
+                sent = None
+                continue
+            if msg.get("type") != "view":
+                continue
+            if sent is not None:
+                lat.append(time.monotonic() - sent)
+                sent = None
+            v = msg["view"]
+            if v["phase"] != "over" and v["to_act"] == v["seat"] and v["legal"]:
+                await asyncio.sleep(PLAYERS_THINK)
+                sent = time.monotonic()
+                s.send({"op": "act", "action": view_policy(v)})
+
+    async def run() -> None:
+        await asyncio.gather(*(one(s) for s in sessions))
+
+    class All:
+        def close(self) -> None:
+            for c in conns:
+                c.close()
+    return All(), run, table
+
+
 class Probe(Child):
     def __init__(self, kind: str, port: int):
         self.kind, self.port = kind, port
+        self.info: dict = {}
 
     async def start(self) -> Probe:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--probe", self.kind, "--port", str(self.port), cwd=ROOT,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, limit=1 << 24)
-        if not await self.line():
+        line = await self.line()
+        if not line:
             raise RuntimeError("the probe did not start")
+        self.info = json.loads(line)
         return self
 
     async def take(self) -> dict:
@@ -887,7 +973,8 @@ async def attack_pty_sessions(srv: Server, probe: Probe, a) -> Attack:
 
 
 # --------------------------------------------------------------- 5. names per key
-KEY_NAMES_LIMITS = dict(connections_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9)
+KEY_NAMES_LIMITS = dict(handshakes_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9,
+                        key_logins_rate=1e9, key_logins_burst=1e9, connections_per_key=1_000_000)
 
 
 async def attack_key_names(srv: Server, probe: Probe, a) -> Attack:
@@ -1467,6 +1554,119 @@ async def attack_quiet(srv: Server, probe: Probe, a) -> Attack:
     return out
 
 
+# ------------------------------------------------- 11. across processes (issue 30)
+FLOOD_ADDRESSES = ("127.0.0.3", "127.0.0.4", "127.0.0.5")
+FLOOD_SESSIONS = 15             # five from each address
+FLOOD_PACE = 1 / 60             # a line every ~17 ms a session: watch (5 tokens) and
+                                # leave (1) in turn spend ~180 of the 200 a second
+
+
+async def flood_watch_leave(port: int, table: str, seconds: float) -> str:
+    """FLOOD_SESSIONS JSON sessions on the server at ``port``, from three addresses,
+    each alternating watch and leave at ``table`` within every per-session and
+    per-address limit, for ``seconds``. Returns what came of it."""
+    conns, sessions = [], []
+    for i in range(FLOOD_SESSIONS):
+        conns.append(await connect(port, f"flood{i}",
+                                   local=FLOOD_ADDRESSES[i % len(FLOOD_ADDRESSES)]))
+        sessions.append(await Json.open(conns[-1], keep=False))
+    # The flooders' process lists the table (another process's: within a second). Asked
+    # under a name of its own: a second session of a flooder's name would close its first.
+    look = await connect(port, "floodlook", local=FLOOD_ADDRESSES[0])
+    probe = await Json.open(look)
+    end = time.monotonic() + 15
+    while time.monotonic() < end:
+        probe.send({"op": "tables"})
+        msg = await probe.expect("tables", timeout=5)
+        if msg and any(r.get("id") == table for r in msg.get("tables", [])):
+            break
+        await asyncio.sleep(0.2)
+    look.close()
+
+    async def one(s: Json) -> None:
+        t0 = time.monotonic()
+        n = 0
+        while time.monotonic() - t0 < seconds and not s.done.is_set():
+            s.send({"op": "watch", "table": table} if n % 2 == 0 else {"op": "leave"})
+            n += 1
+            await asyncio.sleep(max(0.0, t0 + n * FLOOD_PACE - time.monotonic()))
+    t0 = time.monotonic()
+    await asyncio.gather(*(one(s) for s in sessions))
+    secs = time.monotonic() - t0
+    for s in sessions:
+        await s.settle(0.5, 5)
+    sent = sum(s.sent_lines for s in sessions)
+    types: collections.Counter = collections.Counter()
+    errors: collections.Counter = collections.Counter()
+    for s in sessions:
+        types.update(s.types)
+        errors.update(s.errors)
+    closed = sum(1 for s in sessions if s.done.is_set())
+    await close_all(conns)
+    other = {m[:60]: n for m, n in errors.items() if not m.startswith("Too many")}
+    return (f"{sent:,} lines in {secs:.1f} s ({sent / secs:,.0f}/s): {types['watching']:,} "
+            f"watching, {types['left']:,} left, {sum(errors.values()):,} errors"
+            + (f" ({other})" if other else "") + (f", {closed} sessions closed" if closed else ""))
+
+
+async def run_cluster(name: str, a) -> tuple[str, str, str, str]:
+    """Two processes, A and B, on one PostgreSQL (durable); four honest people play at a
+    table on B (the ``players`` probe, from PROBE_ADDR); the flood comes through A (or B
+    itself for ``cluster-flood-local``; none for ``cluster-quiet``)."""
+    from pg import throwaway_postgres, why_not
+    title = ATTACKS[name][2]
+    reason = why_not()
+    if reason:
+        raise RuntimeError(f"no PostgreSQL here: {reason}")
+    with throwaway_postgres(durable=True) as (url, admin):
+        admin.execute("CREATE DATABASE hostile")
+        database = url.format(db="hostile")
+        b = await Server(database=database, process="B").start()
+        other = probe = None
+        try:
+            other = await Server(database=database, process="A").start()
+            probe = await Probe("players", b.port).start()
+            table = probe.info["table"]
+            await asyncio.sleep(1.0)
+            await probe.take()
+            await b.lag()
+            await other.lag()
+            before, cpu0, st0 = b.rss(), b.cpu(), await b.stats()
+            via = {"cluster-flood": other, "cluster-flood-local": b}.get(name)
+            say(f"\n== {title} [{name}] (Limits(); two processes on one PostgreSQL; four "
+                f"people play at table {table} on B from {PROBE_ADDR}, moving "
+                f"{PLAYERS_THINK * 1000:.0f} ms after their view); {load()}")
+            t0 = time.monotonic()
+            if via is None:
+                await asyncio.sleep(a.cluster_seconds)
+                outcome = "no attack (baseline)"
+            else:
+                outcome = await flood_watch_leave(via.port, table, a.cluster_seconds)
+            secs = time.monotonic() - t0
+            sample = await probe.take()
+            lag_b, lag_a = await b.lag(), await other.lag()
+            st1 = await b.stats()
+            cpu = b.cpu() - cpu0
+            after, peak = b.rss(), b.peak()
+            frames, served = st1["frames"] - st0["frames"], st1["served"] - st0["served"]
+            outcome += (f"; B served {served:,} requests from A and wrote {frames:,} frames; "
+                        f"B's loop late by p95 {pct(lag_b, 95) * 1000:.0f} ms, "
+                        f"max {max(lag_b, default=0) * 1000:.0f} ms")
+            say(f"  {outcome}")
+            say(f"  honest players, move -> own view: {probe_line(sample)}")
+            say(f"  B: RSS {mb(before)} -> {mb(after)} MB (peak {mb(peak)} MB), CPU {cpu:.1f} s "
+                f"in {secs:.1f} s; its loop woke a 10 ms sleep late by {fmt_ms(lag_b)}; A's "
+                f"by {fmt_ms(lag_a)}; {load()}")
+            return (title, outcome, short_ms(sample["lat"]),
+                    f"{mb(before)} → {mb(after)} MB (peak {mb(peak)})")
+        finally:
+            if probe is not None:
+                await probe.stop()
+            if other is not None:
+                await other.stop()
+            await b.stop()
+
+
 # name: (function, probe kind, title, limits overrides)
 ATTACKS = {
     "quiet": (attack_quiet, "json", "quiet room, JSON client", None),
@@ -1488,6 +1688,12 @@ ATTACKS = {
                    IDLE_FLOOD_LIMITS),
     "proxy-silent": (attack_proxy_silent, "json", "15. PROXY mode: silent connections",
                      PROXY_SILENT_LIMITS),
+    # Two processes on one PostgreSQL (run_cluster): the probe is four honest players.
+    "cluster-quiet": (None, "cluster", "quiet room of two processes, players on B", None),
+    "cluster-flood": (None, "cluster", "11. watch/leave flood through another process",
+                      None),
+    "cluster-flood-local": (None, "cluster", "11b. the same flood on the table's process",
+                            None),
 }
 
 
@@ -1577,7 +1783,9 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--serve", help=argparse.SUPPRESS)
     p.add_argument("--limits", default="{}", help=argparse.SUPPRESS)
-    p.add_argument("--probe", choices=["json", "pty"], help=argparse.SUPPRESS)
+    p.add_argument("--probe", choices=["json", "pty", "players"], help=argparse.SUPPRESS)
+    p.add_argument("--database", help=argparse.SUPPRESS)
+    p.add_argument("--process", default="", help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, help=argparse.SUPPRESS)
     p.add_argument("--quick", action="store_true", help="shorter attacks (about a minute in all)")
     p.add_argument("--only", default="", help="comma-separated: " + ",".join(ATTACKS))
@@ -1617,7 +1825,8 @@ if __name__ == "__main__":
     args = parse_args()
     if args.serve:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        asyncio.run(serve_main(args.serve, json.loads(args.limits)))
+        asyncio.run(serve_main(args.serve, json.loads(args.limits), args.database,
+                               args.process))
     elif args.probe:
         asyncio.run(probe_main(args.probe, args.port))
     else:

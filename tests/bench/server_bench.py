@@ -619,7 +619,8 @@ async def bench_memory(n: int) -> None:
 async def start_inprocess(bot_pause=0.0, trick_pause=0.0, collector=False):
     """The server on this loop.  ``collector``: also the full-collection task `lamma serve`
     runs (server/cli.py), for the scenarios that last minutes and count collections."""
-    from server.ssh import RoomConfig, start_server
+    from server.service import RoomConfig
+    from server.ssh import start_server
     tmp = Path(tempfile.mkdtemp())
     # Hundreds of clients from one loopback address: the per-address limits would refuse
     # them (issue 11); the per-session ones stay as in production (each client here opens
@@ -843,7 +844,7 @@ async def bench_bots(args, mode: str) -> None:
     the worker process (as the server runs them), and, for contrast, with the
     same decisions computed on the event loop (what the worker saves)."""
     from engine.bots.worker import BotPool
-    from server.room import bots
+    from engine.room import bots
 
     server, room, port = await start_inprocess(bot_pause=0.0)
     reg = room.registry
@@ -1035,13 +1036,13 @@ class GcWatch:
 
 
 class ServerStats:
-    """What the server counts itself (server/room/stats.py, the figures its metrics
+    """What the server counts itself (engine/room/stats.py, the figures its metrics
     endpoint exports) over a scenario's window: a cross-check of the clients' figures
     by whoever records into them (a histogram nobody records into is left out)."""
 
     def __init__(self):
         try:
-            from server.room.stats import STATS
+            from engine.room.stats import STATS
         except ImportError:
             self.stats = None
             return
@@ -1051,7 +1052,7 @@ class ServerStats:
 
     def summary(self) -> str:
         if self.stats is None:
-            return "(no server/room/stats.py)"
+            return "(no engine/room/stats.py)"
         parts = [f"moves {self.stats.moves.value - self.moves0}"]
         for h in self.stats.histograms():
             counts = [b - a for a, b in zip(self.snaps.get(h.name, [0] * len(h.counts)),
@@ -1247,7 +1248,7 @@ async def bench_lobby(args, mode: str) -> None:
     server, room, port = await start_inprocess()
     reg = room.registry
     agents = await make_agent(mode, 2)      # 0: the programs, 1: the idle terminals
-    from server.room.text import name_key
+    from engine.room.text import name_key
     n_tables, n_idle, secs = args.lobby_tables, args.lobby_idle, args.lobby_seconds
     period = 0.25
     prog = [[f"p{t}s{i}" for i in range(4)] for t in range(n_tables)]

@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
-from server.room import RoomError
+from engine.room import RoomError
 
 from ..i18n import N_
 from ..sentences import say_lines

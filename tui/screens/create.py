@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 
-from server.room import GAMES, LENGTHS, TIMERS, RoomError
+from engine.room import GAMES, LENGTHS, TIMERS, RoomError, ranked
 
 from ..i18n import N_
 from ..widgets.lines import KeyBar, Lines
@@ -110,7 +110,16 @@ class CreateScreen(ModalScreen[None]):
             t.append(shown, style="reverse" if i == self.field else "")
             lines.append(t)
         lines.append("")
+        lines.append(Text("  " + speech._(self.ranked_note()), style="dim"))
         self.query_one("#create-form", Lines).set(block(speech, lines, DIALOG))
+
+    def ranked_note(self) -> str:
+        """Whether the table made would be ranked (engine.records.ranked)."""
+        if self.value("bots"):
+            return N_("Unranked: computer players; statistics only.")
+        if ranked(self.value("game"), self.value("length")):
+            return N_("Ranked: level points and badge wins, with four people throughout.")
+        return N_("Unranked: statistics only (ranked Estimation is the 18-round match).")
 
     def action_field(self, d: int) -> None:
         self.field = (self.field + d) % len(FIELDS)

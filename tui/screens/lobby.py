@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 
-from server.room import RoomError, code_label, display_name, title
+from engine.room import RoomError, code_label, display_name, title
 
 from ..i18n import N_, Speech
 from ..widgets.board import BLANK, Board
@@ -38,8 +38,8 @@ EN = Speech("en")
 def row_line(row: dict) -> str:
     """One table's line in an English listing (80 columns)."""
     line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
-            f"{said_length(EN, row['game'], row['length']):<8}"
-            f"{', '.join(said_seats(EN, row))[:25]:<26}{said_status(EN, row)}")
+            f"{said_length(EN, row['game'], row['length'], row.get('ranked')):<9}"
+            f"{', '.join(said_seats(EN, row))[:24]:<25}{said_status(EN, row)}")
     if row["spectators"]:
         line += f" · {row['spectators']} watching"
     if row["private"] and len(line) <= 70:      # only where 80 columns hold it
@@ -48,12 +48,17 @@ def row_line(row: dict) -> str:
 
 
 # The columns' words, in the player's language (the English listing too).
-def said_length(speech: Speech, game: str, length) -> str:
+RANKED_MARK = "*"        # after a ranked table's length (the lobby's note says what it is)
+
+
+def said_length(speech: Speech, game: str, length, ranked: object = False) -> str:
     if length is None:
-        return speech._("to 41")
-    if game == "estimation":
-        return speech.ngettext("{n} rd", "{n} rds", length).format(n=length)
-    return length_word(speech, length)
+        said = speech._("to 41")
+    elif game == "estimation":
+        said = speech.ngettext("{n} rd", "{n} rds", length).format(n=length)
+    else:
+        said = length_word(speech, length)
+    return f"{said} {RANKED_MARK}" if ranked else said
 
 
 def said_seats(speech: Speech, summary: dict) -> list[str]:
@@ -82,8 +87,9 @@ def said_status(speech: Speech, summary: dict) -> str:
 
 
 # ------------------------------------------------------------ right to left
-# #, game, length, seats; the status has the rest (24: the Arabic titles are shorter).
-ROW_COLUMNS = (5, 17, 8, 26)
+# #, game, length (and the ranked mark), seats; the status has the rest (the Arabic titles
+# are shorter).
+ROW_COLUMNS = (5, 17, 10, 24)
 
 
 def said_row(speech: Speech, row: dict) -> Text:
@@ -101,7 +107,8 @@ def said_row(speech: Speech, row: dict) -> Text:
             status += " · " + extra
     cells = [(f"{row['id']:>3}", ROW_COLUMNS[0]),
              (game_title(speech, row["game"]), ROW_COLUMNS[1]),
-             (said_length(speech, row["game"], row["length"]), ROW_COLUMNS[2]),
+             (said_length(speech, row["game"], row["length"], row.get("ranked")),
+              ROW_COLUMNS[2]),
              (said_seats(speech, row), ROW_COLUMNS[3]),
              (status, room)]
     return columns(speech, cells, W)
@@ -160,7 +167,7 @@ def row_text(row: dict, shaped: bool = False) -> Text:
 
 
 # Shared by every lobby screen too.
-LIST_HEAD = Text.assemble((f" {'#':>3}  {'game':<19}{'length':<8}{'seats':<26}status",
+LIST_HEAD = Text.assemble((f" {'#':>3}  {'game':<19}{'length':<9}{'seats':<25}status",
                            "bold underline"), no_wrap=True, overflow="ellipsis")
 NO_TABLES = Text.assemble(("  No tables yet: press p for quick play or n for a new table.",
                            "dim"), no_wrap=True, overflow="ellipsis")
@@ -356,7 +363,8 @@ class LobbyScreen(Screen[None]):
         return row["status"] == "playing" and any(s["kind"] == "bot" for s in row["seats"])
 
     def note(self) -> Text:
-        """The code of a private table of yours, to read out to friends."""
+        """The code of a private table of yours, to read out to friends; else, when a
+        ranked table is listed, what its mark means."""
         member = self.app.member
         for row in self.rows:
             if not row.get("code"):
@@ -370,6 +378,11 @@ class LobbyScreen(Screen[None]):
                     "Your private table #{table}: code {code} (friends press j and "
                     "type it)").format(table=row["id"], code=code_label(row["code"])),
                     style="bold"), W)
+        if any(row.get("ranked") for row in self.rows):
+            speech = self.app.speech
+            return lay(speech, Text(" " + speech._(
+                "{mark} ranked: pays level points and badge wins (four people to the "
+                "end)").format(mark=RANKED_MARK), style="dim"), W)
         return Text("")
 
     def notice(self, text: str) -> None:
@@ -446,7 +459,8 @@ class LobbyScreen(Screen[None]):
             except RoomError:
                 app.registry.gc_table(table)    # no empty table left behind
                 raise
-            table.fill_with_bots(app.member)     # quick play: its creator's choice
+            # quick play: its creator's choice, at the room's level for quick play
+            table.fill_with_bots(app.member, level=app.registry.quick_level)
         except RoomError as exc:
             self.refused(exc)
             return

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from server.room import title
+from engine.room import title
 
 from ..i18n import N_
 from ..widgets.lines import Block, KeyBar, Line, title_bar
@@ -155,9 +155,10 @@ class ProfileScreen(RecordScreen):
                       "the caller) and dash calls you made exactly."))),
                   Text(""),
                   *(Text(" " + line, style="dim") for line in self.note(_(
-                      "Level points: Estimation win +30, draw +10, loss −4; Tarneeb 41 win "
-                      "+20, loss −4; only matches held by people from the first deal to "
-                      "the end.")))]
+                      "Level points: ranked matches only — 18-round Estimation (win +30, "
+                      "draw +10, loss −4) and Tarneeb 41 (win +20, loss −4), held by people "
+                      "from the first deal to the end; 13- and 24-round Estimation and the "
+                      "calculator scoring count for statistics.")))]
         return lines
 
     def note(self, text: str) -> list[str]:

@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import Screen
 
-from server.room import replay_stored, seat_label, seat_labels, title
+from engine.room import replay_stored, seat_label, seat_labels, title
 
 from ..cards import RANKS, SUIT_ORDER, Look
 from ..i18n import N_, Speech

@@ -14,7 +14,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
-from server.room import RoomError, Table
+from engine.room import RoomError, Table
 
 from ..i18n import N_, Speech
 from ..sentences import say
@@ -65,11 +65,16 @@ class JoinCodeScreen(ModalScreen[Table]):
             " " + _("(capitals and dashes do not matter)."),
         ], DIALOG))
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         app = self.app
         box = self.query_one("#code-input", Input)
         try:
+            if not app.registry.knows_code(event.value):
+                # A room of several processes: made through another a moment ago, it
+                # may not be listed here yet (its row is read first).
+                app.member.code_guard.check()
+                await app.registry.refresh(code=event.value)
             table = app.registry.find_code(app.member, event.value)
         except RoomError as exc:
             box.value = ""

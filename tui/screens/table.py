@@ -27,8 +27,9 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
-from server.room import Member, RoomError, Table, code_label, ignores, title
-from server.room.stats import STATS
+from engine.room import Member, RoomError, Table
+from engine.room.events import TableChange
+from engine.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key
 from ..i18n import N_
@@ -36,7 +37,15 @@ from ..textual_compat import ShapedInput, app_is_closing, run_as_app
 from ..widgets.board import Board, PromptScreenMixin
 from . import table_draw as draw
 from .table_keys import KeyContext, footer, resolve
-from .table_state import SeatFacts, TableFacts, TableState, TrickAnim, Turn, View
+from .table_state import (
+    Action,
+    MaybeView,
+    TableFacts,
+    TableState,
+    TrickAnim,
+    Turn,
+    View,
+)
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -48,37 +57,18 @@ CHAT_BOX_ROWS = 2      # the chat box and the margin under it (TableScreen #chat
 CHAT_PROMPT = N_("say something, Enter sends, Esc cancels")
 
 
-def table_facts(table: Table, member: Member) -> TableFacts:
-    """What the table screen shows of ``table``, for ``member``, as plain data."""
-    request = table.request_of(member)
-    may_fill, host = False, None
-    if table.status == "waiting":
-        may_fill = table.can_fill(member)
-        seat = table.host()
-        host = table.seats[seat].label if seat is not None else None
+def table_facts(change: TableChange, member: Member) -> TableFacts:
+    """What the table screen shows, for ``member``, as plain data: what everyone at
+    the table is shown (worked out once for them all: ``change.facts``) and what is
+    ``member``'s own (their seat, chat, wait for a seat, whether they may fill)."""
+    shown = change.facts
     return TableFacts(
-        id=table.id, game=table.game, title=title(table.game), length=table.length,
-        seats=tuple(SeatFacts(s.label, s.kind, s.kind == "human" and s.member is None)
-                    for s in table.seats),
-        seat=member.seat,
-        code_label=code_label(table.code) if table.private and table.code else None,
-        seconds_left=table.seconds_left(), deadline_seat=table.deadline_seat,
-        events=table.narration(),
-        chat=last_chat(table, member),
-        request=table.request_text(request) if request is not None else None,
-        points=table.points, may_fill=may_fill, host=host)
-
-
-def last_chat(table: Table, member: Member, n: int = 2) -> tuple[tuple[str, str], ...]:
-    """The last ``n`` chat lines ``member`` does not ignore, read from the end (the
-    table keeps 50, every frame reads them)."""
-    out: list[tuple[str, str]] = []
-    for line in reversed(table.chat):
-        if not ignores(member, line[0]):
-            out.append(line)
-            if len(out) == n:
-                break
-    return tuple(reversed(out))
+        id=shown.id, game=shown.game, title=shown.title, length=shown.length,
+        seats=shown.seats, seat=member.seat, code_label=shown.code_label,
+        seconds_left=change.table.seconds_left(), deadline_seat=shown.deadline_seat,
+        events=shown.events, chat=change.chat_for(member),
+        request=change.request_for(member), points=shown.points,
+        may_fill=change.may_fill(member), host=shown.host)
 
 
 Handler = Callable[["TableScreen", str, str, KeyContext], None]
@@ -114,6 +104,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew the cards
         self._trick_hold: asyncio.TimerHandle | None = None     # ``_hold_trick``
         self.rendered_version = -1
+        self.change: TableChange | None = None   # the last change of the table shown
 
     # ------------------------------------------------------------- compose
     def compose(self) -> ComposeResult:
@@ -131,7 +122,15 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         settings.load(self.app)
         if self.state.notice:
             self.set_timer(NOTICE_SECONDS + 0.05, self.draw)
-        self.table_changed("state")
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Show the table as it is now (not a change it told us of)."""
+        table = self.table
+        if table is None:
+            self._left()
+        else:
+            self.table_changed(TableChange(table, "state"))
 
     def on_board_resized(self, message: Board.Resized) -> None:
         self.draw()
@@ -181,16 +180,14 @@ class TableScreen(PromptScreenMixin, Screen[None]):
     def turn(self) -> Turn:
         return self._cache.turn(self.view, self.seat)
 
-    def legal(self, kind: str) -> list[dict[str, Any]]:
+    def legal(self, kind: str) -> list[Action]:
         return self.turn().of(kind)
 
     def legal_types(self) -> set[str]:
         return self.turn().types
 
     def key_context(self) -> KeyContext:
-        table = self.table
-        may_fill = (table is not None and table.status == "waiting"
-                    and table.can_fill(self.app.member))
+        may_fill = self.change is not None and self.change.may_fill(self.app.member)
         return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
@@ -198,8 +195,10 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         return facts.name(seat, you) if facts is not None else "?"
 
     def facts(self) -> TableFacts | None:
-        table = self.table
-        return table_facts(table, self.app.member) if table is not None else None
+        change = self.change
+        if change is None or change.table is not self.table:
+            return None
+        return table_facts(change, self.app.member)
 
     def scene(self) -> draw.Scene:
         """The drawing's arguments now (the pieces below are drawn from it)."""
@@ -235,25 +234,34 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         return list(footer(self.key_context()))
 
     # -------------------------------------------------------------- updates
-    def table_changed(self, what: str) -> None:
+    def _left(self) -> None:
+        """The table is gone (closed, or we are no longer at it): back to the lobby."""
+        if self.app.screen is self:
+            self.app.pop_screen()
+            lobby = self.app.screen
+            set_status = getattr(lobby, "set_status", None)
+            if set_status is not None:
+                set_status(self.app.speech._("The table was closed."))
+
+    def table_changed(self, change: TableChange) -> None:
+        """The table changed: drawn from ``change`` (what it carries for us)."""
         if not self.is_mounted:
             return          # on_mount draws the state of the moment
-        table = self.table
+        table, what = self.table, change.what
         if table is None or what == "closed":
-            if self.app.screen is self:
-                self.app.pop_screen()
-                lobby = self.app.screen
-                set_status = getattr(lobby, "set_status", None)
-                if set_status is not None:
-                    set_status(self.app.speech._("The table was closed."))
+            self._left()
             return
+        if change.table is not table:
+            return          # a table we have left since
+        self.change = change
         if what == "chat":
             self.draw()
             return
-        if self.view is not None and table.version == self.rendered_version and what == "state":
-            return          # already drawn
-        self.view = table.view(self.seat)
-        self.rendered_version = table.version
+        if (self.view is not None and change.version == self.rendered_version
+                and what == "state" and self.view.get("seat") == self.seat):
+            return          # already drawn (from the seat we hold now)
+        self.view = change.view_for(self.app.member)
+        self.rendered_version = change.version
         key = None
         v = self.view
         state = self.state
@@ -313,13 +321,13 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         state.rank = None
         turn = self.turn()
         types = turn.types
-        v = self.view or {}
+        v: MaybeView = self.view or {}
         if "bid" in types:
-            low = min(turn.of("bid"), key=lambda a: (
+            low = min(turn.contracts("bid"), key=lambda a: (
                 a["n"], -BID_SUITS.index(a["suit"]) if a.get("suit") in BID_SUITS else 0))
             state.sel_n, state.sel_suit = low["n"], low.get("suit")
         elif "call" in types:
-            calls = turn.of("call")
+            calls = turn.contracts("call")
             want = (v.get("auction") or {}).get("bid") or v.get("call") or {}
             pick = next((a for a in calls if a["n"] == want.get("n")
                          and a.get("suit") == want.get("suit")), None)
@@ -331,7 +339,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             pick = pick or calls[0]
             state.sel_n, state.sel_suit = pick["n"], pick.get("suit")
         elif "declare" in types:
-            state.sel_n = turn.of("declare")[0]["n"]
+            state.sel_n = turn.declares()[0]["n"]
         elif "play" in types:
             playable = turn.playable_in_order()
             state.sel_card = playable[0] if playable else None
@@ -395,7 +403,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         self.draw()
 
     # -------------------------------------------------------------- actions
-    def act(self, action: dict[str, Any]) -> None:
+    def act(self, action: Action) -> None:
         table = self.table
         if table is None:
             return
@@ -408,9 +416,8 @@ class TableScreen(PromptScreenMixin, Screen[None]):
 
     def choose_number(self, kind: str, n: int) -> bool:
         state = self.state
-        acts = self.legal(kind)
         if kind in ("bid", "call"):
-            ok = [a for a in acts if a["n"] == n]
+            ok = [a for a in self.turn().contracts(kind) if a["n"] == n]
             if not ok:
                 return False
             state.sel_n = n
@@ -420,13 +427,13 @@ class TableScreen(PromptScreenMixin, Screen[None]):
                                 if a.get("suit") in BID_SUITS else 0)
                 state.sel_suit = ranked[0].get("suit")
             return True
-        if any(a["n"] == n for a in acts):
+        if n in self.turn().numbers(kind):
             state.sel_n = n
             return True
         return False
 
     def step_number(self, kind: str, d: int) -> None:
-        numbers = sorted({a["n"] for a in self.legal(kind)})
+        numbers = self.turn().numbers(kind)
         if not numbers:
             return
         if self.state.sel_n not in numbers:
@@ -438,7 +445,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
     def step_suit(self, kind: str, d: int) -> None:
         state = self.state
         ok = [s for s in BID_SUITS if any(a["n"] == state.sel_n and a.get("suit") == s
-                                          for a in self.legal(kind))]
+                                          for a in self.turn().contracts(kind))]
         if not ok:
             return
         i = ok.index(state.sel_suit) if state.sel_suit in ok else 0
@@ -460,14 +467,14 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             if self.choose_number(kind, 10 + d):
                 return
         state.one_at = 0.0
-        numbers = {a["n"] for a in self.legal(kind)}
+        numbers = set(self.turn().numbers(kind))
         if d == 1 and numbers & {10, 11, 12, 13}:
             state.one_at = now
         if not self.choose_number(kind, d) and not (d == 1 and state.one_at):
             self.flash(self._("{n} is not possible now.").format(n=d))
 
     def submit(self, kind: str) -> None:
-        for a in self.legal(kind):
+        for a in self.turn().contracts(kind):
             if a["n"] == self.state.sel_n and a.get("suit") == self.state.sel_suit:
                 self.act(a)
                 return
@@ -485,7 +492,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             return
         table = self.table
         if table is not None and table.version != self.rendered_version:
-            self.table_changed("state")   # never act on a stale view
+            self.redraw()   # never act on a stale view
         self._acted = False
         handled = self.route_key(event.key, event.character or "")
         if handled:
@@ -494,7 +501,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             table = self.table
             if table is not None and self.app.screen is self:
                 if table.version != self.rendered_version:
-                    self.table_changed("state")   # our own move, shown: draw it
+                    self.redraw()   # our own move, shown: draw it
                 elif not self._acted:
                     self.draw()
                 # else: our move is accepted but not stored yet; its frame comes with
@@ -573,7 +580,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
     def _choose_suit(self, key: str, char: str, ctx: KeyContext) -> None:
         suit = SUIT_KEYS[char]
         state = self.state
-        acts = self.legal(ctx.kind)
+        acts = self.turn().contracts(ctx.kind)
         if any(a["n"] == state.sel_n and a.get("suit") == suit for a in acts):
             state.sel_suit = suit
         elif any(a.get("suit") == suit for a in acts):
@@ -584,7 +591,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
 
     def _submit(self, key: str, char: str, ctx: KeyContext) -> None:
         if ctx.kind == "declare":
-            for a in self.legal("declare"):
+            for a in self.turn().declares():
                 if a["n"] == self.state.sel_n:
                     self.act(a)
                     return
@@ -621,7 +628,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
         if card in self.turn().playable():
             state.sel_card = card
             self.act({"type": "play", "card": card})
-        elif card in ((self.view or {}).get("hand") or []):
+        elif self.view is not None and card in self.view["hand"]:
             self.flash(self._("{card} cannot be played now (follow suit).").format(
                 card=look.card_str(card)))
         else:
@@ -685,7 +692,7 @@ class TableScreen(PromptScreenMixin, Screen[None]):
             return
         if table.status == "playing" and self.seat is not None:
             from .confirm import ConfirmScreen
-            if table.game.startswith("estimation"):
+            if table.leaving_ends_match():
                 q = self._("Leave the match? In Estimation leaving ends the match for everyone "
                            "and counts as your loss.  y / n")
             else:

@@ -42,7 +42,7 @@ from ..cards import Look
 from ..i18n import N_, Speech
 from ..widgets.board import BLANK
 from .table_keys import KEY, KeyContext, footer, pgettext
-from .table_state import TableFacts, TableState, Turn, View
+from .table_state import MaybeView, TableFacts, TableState, Turn, View
 
 W = 80
 H = 24
@@ -394,13 +394,13 @@ class Scene:
         return _BID_RE.sub(lambda m: m.group(1) + look.suit(m.group(2)), text)
 
     def narrate(self, text: str) -> str:
-        """A line of the table's narration (``server.room.narration.Said``) in this
+        """A line of the table's narration (``engine.room.narration.Said``) in this
         language, with suit symbols."""
         return self.pretty(said_in(self.speech, text))
 
 
 def said_in(speech: Speech, text: str) -> str:
-    """A line of narration (``server.room.narration.Said``: English, with the
+    """A line of narration (``engine.room.narration.Said``: English, with the
     template and parameters it was said from) in ``speech``'s language, in reading
     order for an Arabic interface (its line is laid out whole); names in it shown
     for an English one. A plain string is said as it is."""
@@ -568,8 +568,9 @@ def _info_line(sc: Scene) -> Text:
                 t.append(f"×{v['multiplier']}", style="bold")
             else:
                 t.append(f" · ×{v['multiplier']}", style="bold")
-        if v.get("shown_card"):
-            t.append(" · " + _("Shown") + f" {look.card_str(v['shown_card'])}")
+        shown = v.get("shown_card")
+        if shown:
+            t.append(" · " + _("Shown") + f" {look.card_str(shown)}")
     right = Text(" " * 6, style=bar)
     left = facts.seconds_left
     if left is not None:
@@ -742,8 +743,9 @@ def _score_rows(sc: Scene) -> Rows:
                 tags += "W"
             if s in (v.get("dash_players") or []):
                 tags += "X"
-            if tarneeb and v.get("teams"):
-                tags += "ab"[0 if s in v["teams"][0] else 1]
+            teams = v.get("teams")
+            if tarneeb and teams:
+                tags += "ab"[0 if s in teams[0] else 1]
         decl = tricks = total = ""
         if v:
             d = (v.get("declarations") or [None] * 4)[s]
@@ -776,8 +778,9 @@ def side_lines(sc: Scene) -> list[tuple[str, str]]:
     """Right of the scores: Tarneeb teams, then the latest events (text, style)."""
     facts, v = sc.facts, sc.view
     out: list[tuple[str, str]] = []
-    if v and v.get("team_totals"):
-        a, b = v["team_totals"]
+    team_totals = v.get("team_totals") if v else None
+    if v and team_totals:
+        a, b = team_totals
         teams = v.get("teams") or [[0, 2], [1, 3]]
         out.append((sc._("Teams  a {a}  ·  b {b}   ({first}+{second} vs …)").format(
             a=a, b=b, first=sc.name(teams[0][0], False, 8),
@@ -926,7 +929,7 @@ def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
     scores = rec.get("scores") or [0] * 4
     bd = rec.get("breakdown") or [{}] * 4
     made = rec.get("made")
-    totals = (sc.view or {}).get("totals") or [0] * 4
+    totals = sc.view["totals"] if sc.view else [0] * 4
     used = [k for k in BONUS_KEYS if any(isinstance(b, dict) and b.get(k) for b in bd)]
     if sc.rtl:
         return [sc.line(head), *summary_table(sc, used, decl, took, scores, bd, made, totals)]
@@ -992,7 +995,9 @@ def summary_table(sc: Scene, used: list[str], decl: list[Any], took: list[int],
 
 
 def result_lines(sc: Scene) -> list[Text]:
-    facts, v, _ = sc.facts, sc.view or {}, sc._
+    facts = sc.facts
+    v: MaybeView = sc.view or {}
+    _ = sc._
     res = v.get("result") or {}
     winners = res.get("winners") or []
     comma = sc.speech.pgettext("list", ", ")
@@ -1085,7 +1090,8 @@ def phase_lines(sc: Scene) -> list[Text]:
 
 
 def auction_state(sc: Scene) -> Text:
-    v, _ = sc.view or {}, sc._
+    v: MaybeView = sc.view or {}
+    _ = sc._
     a = v.get("auction") or {}
     comma = sc.speech.pgettext("list", ", ")
     t = Text(" ")
@@ -1108,7 +1114,11 @@ def auction_state(sc: Scene) -> Text:
 
 
 def auction_lines(sc: Scene, kind: str) -> list[Text]:
-    v, look, turn, state, _ = sc.view or {}, sc.look, sc.turn, sc.state, sc._
+    v: MaybeView = sc.view or {}
+    look = sc.look
+    turn = sc.turn
+    state = sc.state
+    _ = sc._
     key = sc.speech.pgettext
     acts = turn.of(kind)
     row = Text(" " + (_("Bid") + " " if kind == "bid" else _("Call")) + " ", style="bold")
@@ -1166,7 +1176,9 @@ def auction_lines(sc: Scene, kind: str) -> list[Text]:
 
 
 def declare_lines(sc: Scene) -> list[Text]:
-    v, state, _ = sc.view or {}, sc.state, sc._
+    v: MaybeView = sc.view or {}
+    state = sc.state
+    _ = sc._
     row = Text(" " + _("Declare") + " ", style="bold")
     numbers = Text(style="bold") if sc.rtl else row
     styles = {"sel": "reverse bold", "ok": "bold", "dim": "dim", "forbidden": "dim strike"}
@@ -1192,7 +1204,9 @@ def declare_lines(sc: Scene) -> list[Text]:
 
 
 def waiting_lines(sc: Scene) -> list[Text]:
-    facts, v, _ = sc.facts, sc.view or {}, sc._
+    facts = sc.facts
+    v: MaybeView = sc.view or {}
+    _ = sc._
     who = v.get("to_act")
     t0 = Text(" ")
     if who is not None and v.get("phase") != "play":

@@ -14,10 +14,19 @@ from typing import Any, NamedTuple
 
 from rich.text import Text
 
+from engine import Action as EngineAction
+from engine import BidAction, CallAction, DeclareAction, PlayAction
+from engine import View as EngineView
+from engine.room.events import SeatShown
+
 from ..cards import BID_SUITS, sort_hand
 
-View = Mapping[str, Any]      # the engine's view of one seat (a JSON object)
-Action = dict[str, Any]
+# The screens are drawn from the engine's own types: a key a screen reads that the
+# view does not have is a type error.
+View = EngineView
+Action = EngineAction
+# A view, or {} before the first one has come: read with .get (the keys still checked).
+MaybeView = EngineView | dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -45,13 +54,10 @@ class TableState:
     anim: TrickAnim | None = None
 
 
-# SeatFacts and TableFacts are named tuples, not frozen dataclasses: made for every
-# frame (a frozen dataclass sets each field through object.__setattr__) and SeatFacts
-# hashed in the drawing's keys (a dataclass hashes in Python, a tuple in C).
-class SeatFacts(NamedTuple):
-    label: str                  # the seat's name as shown ("(empty)", "ali", "Bot 2")
-    kind: str                   # "empty" | "human" | "bot"
-    away: bool = False          # a person's seat whose connection is gone
+# A seat as shown: the table engine's (engine.room.events.SeatShown), the same for
+# every screen at the table. TableFacts is a named tuple, not a frozen dataclass: made
+# for every frame (a frozen dataclass sets each field through object.__setattr__).
+SeatFacts = SeatShown
 
 
 class TableFacts(NamedTuple):
@@ -107,10 +113,27 @@ class Turn:
     def of(self, kind: str) -> list[Action]:
         return self.by_type.get(kind, [])
 
+    # The same, typed by kind (the engine's action types narrowed by their "type").
+    def contracts(self, kind: str) -> list[BidAction | CallAction]:
+        """The legal bids (``kind`` "bid") or calls ("call"): a number and a suit (a
+        fast round's bid has none: its trump is fixed)."""
+        return [a for a in self.of(kind) if a["type"] == "bid" or a["type"] == "call"]
+
+    def declares(self) -> list[DeclareAction]:
+        return [a for a in self.of("declare") if a["type"] == "declare"]
+
+    def numbers(self, kind: str) -> list[int]:
+        """The numbers the legal bids, calls or declarations (``kind``) offer, low first."""
+        acts = self.declares() if kind == "declare" else self.contracts(kind)
+        return sorted({a["n"] for a in acts})
+
+    def plays(self) -> list[PlayAction]:
+        return [a for a in self.of("play") if a["type"] == "play"]
+
     # ------------------------------------------------------------ auction rows
     def number_cells(self, kind: str, sel_n: int | None) -> list[tuple[int, str]]:
         """(number, state) for the number row: "sel", "ok", "dim" (cannot be chosen)."""
-        numbers = sorted({a["n"] for a in self.of(kind)})
+        numbers = sorted({a["n"] for a in self.contracts(kind)})
         lo = 4 if kind == "bid" else (min(numbers) if numbers else 4)
         return [(n, ("sel" if n == sel_n else "ok") if n in numbers else "dim")
                 for n in range(min([lo, *numbers]), 14)]
@@ -118,7 +141,7 @@ class Turn:
     def suit_cells(self, kind: str, sel_n: int | None,
                    sel_suit: str | None) -> list[tuple[str, str]]:
         """(suit, state) for the suit row; [] when the suit is fixed."""
-        acts = self.of(kind)
+        acts = self.contracts(kind)
         if all(a.get("suit") is None for a in acts):
             return []
         ok = {a.get("suit") for a in acts if a["n"] == sel_n}
@@ -126,7 +149,7 @@ class Turn:
                 for s in BID_SUITS]
 
     def declare_cells(self, sel_n: int | None) -> list[tuple[int, str]]:
-        numbers = {a["n"] for a in self.of("declare")}
+        numbers = {a["n"] for a in self.declares()}
         forbidden = self.view.get("forbidden") if self.view is not None else None
         cand = numbers | ({forbidden} if forbidden is not None else set())
         lo, hi = (min(cand), max(cand)) if cand else (0, 13)
@@ -146,7 +169,7 @@ class Turn:
         return sort_hand(list(v.get("hand") or []), v.get("trump") or v.get("fixed_trump"))
 
     def playable(self) -> set[str]:
-        return {a["card"] for a in self.of("play")}
+        return {a["card"] for a in self.plays()}
 
     def playable_in_order(self) -> list[str]:
         ok = self.playable()

@@ -14,7 +14,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 from rich.text import Text
 
-from server.room import title
+from engine.room import title
 
 from ..i18n import N_, Speech
 

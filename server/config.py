@@ -1,0 +1,561 @@
+"""The room's configuration file (issue 28): ``lamma serve --config FILE``.
+
+One TOML file (read with the standard library's ``tomllib``), one table per area:
+
+- ``[serve]``: every option of ``lamma serve``, under the flag's own name
+  (``port``, ``host``, ``data``, ``keys``, ``database``, ``reuse-port`` …);
+- ``[play]``: the pauses, the turn a person away is given, quick play's computer
+  players, the computer players' worker processes;
+- ``[restart]``: how long a clean restart waits, and what it says;
+- ``[moderation]``: operators named in the file (beside ``KEYS/operators``);
+- ``[limits]``: every limit of "A public room" (docs/operations.md), with
+  ``[limits.op-cost]`` and ``[[limits.networks]]`` (trusted networks with per-address
+  limits of their own).
+
+A new area is a new table: its settings are declared in ``SETTINGS`` below (section,
+key, default, unit, comment; whether a reload applies it) and nothing else here needs
+to change — ``lamma config`` prints it, a file is checked against it. (Daily events,
+for one, would be ``[events]``.)
+
+Defaults, then the file, then the flags: ``effective``. Unknown keys and bad values
+stop the start with the file, the line and what is wrong (``ConfigError``). ``lamma
+config`` prints the effective configuration as a file to start from (``render``);
+SIGHUP and ``lamma admin reload`` read the file again (``reload``), and the room applies
+what can change while running (``RoomService.apply``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from engine.catalogue import DEFAULT_LEVEL, LEVELS
+
+from .limits import ADDRESS_LIMITS, OP_COST, Limits, Network
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used: the file, the line and what is wrong."""
+
+
+# ------------------------------------------------------------------ value checks
+# Each takes the value as TOML gave it and returns it as the room uses it, or raises
+# ValueError with what was expected.
+Check = Callable[[Any], Any]
+
+
+def _number(minimum: float = 0.0, integer: bool = False) -> Check:
+    def check(v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise ValueError(f"expected {'a whole number' if integer else 'a number'}")
+        if integer and not isinstance(v, int):
+            raise ValueError("expected a whole number")
+        if v < minimum:
+            raise ValueError(f"expected at least {minimum:g}")
+        return int(v) if integer else float(v)
+    return check
+
+
+def _bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError("expected true or false")
+    return v
+
+
+def _text(v: Any) -> str:
+    if not isinstance(v, str):
+        raise ValueError("expected text in quotes")
+    return v
+
+
+def _choice(*options: str) -> Check:
+    def check(v: Any) -> str:
+        if v not in options:
+            raise ValueError("expected one of " + ", ".join(repr(o) for o in options))
+        return str(v)
+    return check
+
+
+def _port(v: Any) -> int:
+    n = _number(0, integer=True)(v)
+    if n > 65535:
+        raise ValueError("expected a port, 0-65535")
+    return int(n)
+
+
+def _cidrs(v: Any) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    if isinstance(v, str):
+        v = [p.strip() for p in v.split(",") if p.strip()]
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ValueError("expected a list of addresses or CIDRs, e.g. [\"10.0.0.0/8\"]")
+    out = []
+    for part in v:
+        try:
+            out.append(ipaddress.ip_network(part.strip(), strict=False))
+        except ValueError:
+            raise ValueError(f"not an address or CIDR: {part!r}") from None
+    return tuple(out)
+
+
+def _listen(v: Any) -> str:
+    text = _text(v)
+    if text:
+        from .metrics import parse_listen
+        parse_listen(text)
+    return text
+
+
+def _log_level(v: Any) -> str:
+    text = _text(v).upper()
+    if text not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+        raise ValueError("expected DEBUG, INFO, WARNING, ERROR or CRITICAL")
+    return text
+
+
+def _keys_lines(v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ValueError("expected a list of OpenSSH public-key lines")
+    import asyncssh
+    for line in v:
+        try:
+            asyncssh.import_public_key(line)
+        except (asyncssh.KeyImportError, ValueError):
+            raise ValueError(f"not an OpenSSH public key: {line[:40]!r}") from None
+    return tuple(v)
+
+
+def _op_cost(v: Any) -> dict[str, int]:
+    if not isinstance(v, dict):
+        raise ValueError("expected a table of op = tokens")
+    out = dict(OP_COST)
+    for op, cost in v.items():
+        if op not in OP_COST:
+            raise ValueError(f"no op {op!r} has a cost (ops: {', '.join(OP_COST)})")
+        out[op] = int(_number(1, integer=True)(cost))
+    return out
+
+
+# ------------------------------------------------------------------ the settings
+@dataclass(frozen=True)
+class Setting:
+    section: str
+    key: str                # as in the file: the flag's own name, words joined by -
+    default: Any
+    unit: str               # said in the comment: "seconds", "a second", "" …
+    comment: str
+    check: Check
+    live: bool              # a reload applies it to the running room
+    flag: bool = False      # ``lamma serve --KEY``
+
+    @property
+    def attr(self) -> str:
+        return self.key.replace("-", "_")
+
+
+S = Setting
+_n = _number()
+_i = _number(0, integer=True)
+_i1 = _number(1, integer=True)
+
+
+def _limit(key: str, unit: str, comment: str, check: Check = _n) -> Setting:
+    default = getattr(Limits(), key.replace("-", "_"))
+    return S("limits", key, default, unit, comment, check, True)
+
+
+SETTINGS: tuple[Setting, ...] = (
+    # ---- [serve]: the options of lamma serve
+    S("serve", "host", "127.0.0.1", "", "address to listen on; 0.0.0.0 (or ::) accepts "
+      "other machines", _text, False, True),
+    S("serve", "port", 2222, "", "the SSH port", _port, False, True),
+    S("serve", "reuse-port", False, "", "listen with SO_REUSEPORT: several processes on "
+      "this machine share the port (docs/cluster.md)", _bool, False, True),
+    S("serve", "proxy-protocol", False, "", "every connection begins with a PROXY "
+      "protocol header from a balancer, which names the client", _bool, False, True),
+    S("serve", "proxy-from", (), "", "with proxy-protocol: the balancers' addresses "
+      "(CIDRs); [] takes headers from any address", _cidrs, False, True),
+    S("serve", "data", "./data", "", "the data folder: the SQLite database, lamma "
+      "admin's socket", _text, False, True),
+    S("serve", "keys", "./keys", "", "the keys folder: the host key (made on first "
+      "start), authorized_keys, operators", _text, False, True),
+    S("serve", "database", "", "", "a postgresql://USER@HOST/DB URL to share one room "
+      "between processes, or a SQLite file; \"\": DATA/lamma.db", _text, False, True),
+    S("serve", "process-name", "", "", "this process's name in a room on PostgreSQL "
+      "(\"\": HOST:PID)", _text, False, True),
+    S("serve", "guests", True, "", "admit clients without a key as guests", _bool, True,
+      True),
+    S("serve", "allow-list", False, "", "admit only keys listed in KEYS/authorized_keys "
+      "(no guests)", _bool, False, True),
+    S("serve", "metrics", "", "", "HOST:PORT of a Prometheus endpoint (no "
+      "authentication: bind it to localhost); \"\": off", _listen, False, True),
+    S("serve", "status-every", 60.0, "seconds", "a status line in the log this often; "
+      "0: never", _n, False, True),
+    S("serve", "log-level", "WARNING", "", "DEBUG, INFO, WARNING, ERROR", _log_level,
+      True, True),
+    S("serve", "log-format", "text", "", "text, or json: one JSON object a line with "
+      "time, level, logger, message and session, name, address, table, event where "
+      "known", _choice("text", "json"), False, True),
+    # ---- [play]
+    S("play", "bot-pause", 0.8, "seconds", "a computer player waits this long before it "
+      "moves", _n, True, True),
+    S("play", "trick-pause", 1.0, "seconds", "a finished trick stays on the table this "
+      "long", _n, True, True),
+    S("play", "absent-timeout", 60.0, "seconds", "a person away from an untimed table is "
+      "played for after this long", _number(1.0), True),
+    S("play", "quick-play-level", DEFAULT_LEVEL, "", "the computer players quick play "
+      "(p in the lobby) seats: " + ", ".join(LEVELS), _choice(*LEVELS), True),
+    S("play", "bot-workers", 0, "processes", "worker processes the computer players "
+      "think in; 0: one less than the cores (at least one)", _i, False),
+    # ---- [restart]
+    S("restart", "drain-seconds", 30.0, "seconds", "on SIGTERM (and lamma admin drain): "
+      "how long people are told to wait, and play goes on until the trick ends",
+      _n, True, True),
+    S("restart", "notice", "", "", "said to everyone as the restart begins, instead of "
+      "the room's own words (which are said in each person's language; {seconds} is "
+      "replaced)", _text, True),
+    # ---- [moderation]
+    S("moderation", "operators", (), "", "operators' OpenSSH public keys, beside those "
+      "in KEYS/operators", _keys_lines, True),
+    # ---- [limits]: every limit of "A public room"
+    _limit("json-rate", "tokens a second", "JSON lines, per session: a line costs 1, and "
+           "an op its cost in [limits.op-cost]"),
+    _limit("json-burst", "tokens", "... at once"),
+    _limit("key-json-rate", "tokens a second", "all the JSON sessions of one key together"),
+    _limit("key-json-burst", "tokens", "... at once"),
+    _limit("address-json-rate", "tokens a second", "all the guests' JSON sessions of one "
+           "address together"),
+    _limit("address-json-burst", "tokens", "... at once"),
+    _limit("request-strikes", "lines", "a JSON session refused this many times in a row "
+           "is closed", _i1),
+    _limit("key-bytes-rate", "bytes a second", "terminal input, per session"),
+    _limit("key-bytes-burst", "bytes", "... at once"),
+    _limit("resize-rate", "a second", "window changes applied, per session (the last one "
+           "always)"),
+    _limit("resize-burst", "changes", "... at once"),
+    _limit("paste-max-bytes", "bytes", "a paste is cut here", _i1),
+    _limit("sessions-per-connection", "sessions", "open at once on one connection", _i1),
+    _limit("session-opens-rate", "a second", "sessions opened on one connection"),
+    _limit("session-opens-burst", "sessions", "... at once"),
+    _limit("channels-per-connection", "channels", "open at once on one connection, "
+           "started or not", _i1),
+    _limit("channel-opens-rate", "a second", "channels opened on one connection"),
+    _limit("channel-opens-burst", "channels", "... at once"),
+    _limit("handshakes-per-address", "connections", "from one address, still "
+           "authenticating at once (an IPv6 client counted by its /64)", _i1),
+    _limit("guests-per-address", "connections", "guests from one address at once "
+           "(players with a key are counted by their key)", _i),
+    _limit("connects-rate", "a second", "new connections from one address; a "
+           "connection that proves a key gives its token back"),
+    _limit("connects-burst", "connections", "... at once"),
+    _limit("key-logins-rate", "a second", "logins with a proven key from one address "
+           "(people behind one carrier's NAT, a school, an office)"),
+    _limit("key-logins-burst", "logins", "... at once"),
+    _limit("connections-per-key", "connections", "open at once under one key, from any "
+           "address", _i1),
+    _limit("auth-tries", "attempts", "authentication attempts on one connection", _i1),
+    _limit("proxy-header-timeout", "seconds", "with proxy-protocol: a header must arrive "
+           "whole within this"),
+    _limit("proxy-pending", "connections", "... at most this many wait for theirs at "
+           "once", _i1),
+    _limit("proxy-pending-per-address", "connections", "... from one address (without "
+           "proxy-from)", _i1),
+    _limit("unauthenticated-max", "connections", "not authenticated yet, in the whole "
+           "room (past it the oldest of the address holding most makes way)", _i1),
+    _limit("login-timeout", "seconds", "from the TCP connection to a proven identity"),
+    _limit("connections-max", "connections", "in the whole room; 0: as many as the "
+           "open-files limit allows", _i),
+    _limit("tables-per-identity", "tables", "open tables one person (or guest) created",
+           _i1),
+    _limit("names-per-key", "names", "names one key may bind", _i1),
+    _limit("max-tables", "tables", "open at once in the room (this process)", _i1),
+    _limit("chat-chars", "characters", "a chat line is cut here", _i1),
+    _limit("chat-lines", "lines", "chat lines one person may say ...", _i1),
+    _limit("chat-seconds", "seconds", "... within this many seconds"),
+    S("limits", "op-cost", dict(OP_COST), "tokens", "what a JSON op costs beyond its "
+      "line", _op_cost, True),
+)
+
+BY_KEY = {(s.section, s.key): s for s in SETTINGS}
+SECTIONS = tuple(dict.fromkeys(s.section for s in SETTINGS))
+SECTION_NOTES = {
+    "serve": "The options of `lamma serve`, under the flags' own names (a flag given "
+             "overrides the file).",
+    "play": "Play at the tables.",
+    "restart": "A clean restart: SIGTERM, or `lamma admin drain [SECONDS]`.",
+    "moderation": "Operators (docs/operations.md, Moderation).",
+    "limits": "Every limit of a public room (docs/operations.md, \"A public room\"). A "
+              "reload (SIGHUP, `lamma admin reload`) applies them.",
+}
+# Per-address limits a trusted network may set for itself ([[limits.networks]]).
+NETWORK_KEYS = tuple(a.replace("_", "-") for a in ADDRESS_LIMITS)
+
+
+# ------------------------------------------------------------------ the config
+class Config:
+    """Every setting's value: the defaults, then a file, then flags."""
+
+    def __init__(self) -> None:
+        self.values: dict[tuple[str, str], Any] = {
+            (s.section, s.key): s.default for s in SETTINGS}
+        self.networks: list[Network] = []
+        self.path: Path | None = None
+        self.from_file: set[tuple[str, str]] = set()
+        self.from_flags: set[tuple[str, str]] = set()
+
+    def __getitem__(self, where: tuple[str, str]) -> Any:
+        return self.values[where]
+
+    def serve(self, key: str) -> Any:
+        return self.values[("serve", key)]
+
+    def limits(self) -> Limits:
+        lim = Limits()
+        self.apply_limits(lim)
+        return lim
+
+    def apply_limits(self, lim: Limits) -> None:
+        """Every limit set on ``lim`` (in place: what holds it sees the new numbers)."""
+        for s in SETTINGS:
+            if s.section == "limits":
+                setattr(lim, s.attr, self.values[("limits", s.key)])
+        lim.networks = list(self.networks)
+
+
+def _line_of(text: str, section: str, key: str | None = None, index: int = 0) -> int:
+    """The line of ``key`` in ``[section]`` (or of the ``index``-th ``[[section]]``),
+    or of the section's header; 0 if not found."""
+    current, seen, header_line = None, -1, 0
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        m = re.match(r"^\[\[\s*([^\]]+?)\s*\]\]", stripped) or \
+            re.match(r"^\[\s*([^\]]+?)\s*\]", stripped)
+        if m:
+            name = m.group(1).replace('"', "")
+            if name == section:
+                seen += 1
+                if seen == index:
+                    current, header_line = name, number
+                    if key is None:
+                        return number
+                    continue
+            current = None
+            continue
+        if current is None or key is None:
+            continue
+        m = re.match(r'^"?([A-Za-z0-9_-]+)"?\s*=', stripped)
+        if m and m.group(1) == key:
+            return number
+    if key is not None and "." not in key and section == "" and text:
+        for number, line in enumerate(text.splitlines(), 1):
+            if re.match(rf'^\s*"?{re.escape(key)}"?\s*=', line):
+                return number
+    return header_line
+
+
+def _say(path: Path, line: int, what: str) -> ConfigError:
+    return ConfigError(f"{path}" + (f", line {line}" if line else "") + f": {what}")
+
+
+def read_file(path: Path, config: Config | None = None) -> Config:
+    """``path`` over the defaults (or over ``config``); ConfigError if it cannot be
+    read, is not TOML, or has a key or value the room does not take."""
+    config = config or Config()
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot be read ({e.strerror or e})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        where = f", line {m.group(1)}" if m else ""
+        what = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
+        raise ConfigError(f"{path}{where}: not TOML ({what})") from None
+    config.path = path
+    for section, table in data.items():
+        if section not in SECTIONS:
+            raise _say(path, _line_of(text, section), f"unknown section [{section}] "
+                       f"(sections: {', '.join('[' + s + ']' for s in SECTIONS)})")
+        if not isinstance(table, dict):
+            raise _say(path, _line_of(text, "", section), f"{section} is a section: "
+                       f"write it [{section}]")
+        for key, value in table.items():
+            if section == "limits" and key == "networks":
+                config.networks = _networks(path, text, value)
+                continue
+            setting = BY_KEY.get((section, key))
+            if setting is None:
+                near = [s.key for s in SETTINGS if s.section == section]
+                hint = _closest(key, near)
+                raise _say(path, _line_of(text, section, key),
+                           f"[{section}] has no setting {key!r}"
+                           + (f" (did you mean {hint!r}?)" if hint else ""))
+            line = _line_of(text, section, key)
+            if setting.key == "op-cost":
+                line = _line_of(text, "limits.op-cost") or line
+            try:
+                config.values[(section, key)] = setting.check(value)
+            except ValueError as e:
+                raise _say(path, line, f"[{section}] {key} = {value!r}: {e}") from None
+            config.from_file.add((section, key))
+    return config
+
+
+def _closest(word: str, options: list[str]) -> str | None:
+    import difflib
+    found = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def _networks(path: Path, text: str, value: Any) -> list[Network]:
+    if not isinstance(value, list):
+        raise _say(path, _line_of(text, "limits", "networks"), "write each trusted "
+                   "network as a [[limits.networks]] table")
+    out = []
+    for i, entry in enumerate(value):
+        line = _line_of(text, "limits.networks", None, i)
+        if not isinstance(entry, dict):
+            raise _say(path, line, "a trusted network is a [[limits.networks]] table")
+        if "cidr" not in entry:
+            raise _say(path, line, "[[limits.networks]] needs cidr = [\"ADDRESS/BITS\", …]")
+        limits: dict[str, float] = {}
+        cidrs: tuple[Any, ...] = ()
+        for key, v in entry.items():
+            at = _line_of(text, "limits.networks", key, i) or line
+            try:
+                if key == "cidr":
+                    cidrs = _cidrs(v)
+                elif key == "name":
+                    _text(v)
+                elif key in NETWORK_KEYS:
+                    setting = BY_KEY[("limits", key)]
+                    limits[setting.attr] = setting.check(v)
+                else:
+                    raise ValueError("no such setting here (a trusted network sets: name, "
+                                     "cidr, " + ", ".join(NETWORK_KEYS) + ")")
+            except ValueError as e:
+                raise _say(path, at, f"[[limits.networks]] {key} = {v!r}: {e}") from None
+        out.append(Network(cidrs, limits, str(entry.get("name", ""))))
+    return out
+
+
+def effective(path: Path | None, flags: dict[str, Any]) -> Config:
+    """The defaults, then the file at ``path`` (if any), then the flags given
+    (``flags``: a setting's key -> value, only those given on the command line)."""
+    config = read_file(path) if path is not None else Config()
+    for key, value in flags.items():
+        setting = next((s for s in SETTINGS if s.flag and s.key == key), None)
+        if setting is None:
+            raise ConfigError(f"--{key}: no such option")
+        try:
+            config.values[(setting.section, key)] = setting.check(value)
+        except ValueError as e:
+            raise ConfigError(f"--{key} {value!r}: {e}") from None
+        config.from_flags.add((setting.section, key))
+    return config
+
+
+def reload(config: Config) -> tuple[Config, list[str]]:
+    """The file read again (ConfigError if it cannot be used: nothing changes), with the
+    flags of the start still over it; and what changed that needs a restart to apply."""
+    if config.path is None:
+        raise ConfigError("the room was started without --config: there is no file to "
+                          "read again")
+    new = read_file(config.path)
+    for where in config.from_flags:
+        new.values[where] = config.values[where]
+    new.from_flags = set(config.from_flags)
+    fixed = [f"[{s.section}] {s.key}" for s in SETTINGS
+             if not s.live and new.values[(s.section, s.key)] != config.values[(s.section, s.key)]]
+    return new, fixed
+
+
+# ------------------------------------------------------------------ lamma config
+def _toml(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if v == int(v) and abs(v) < 1e15:
+            return f"{v:.1f}"
+        return repr(v)
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml(str(x) if not isinstance(x, (str, int, float))
+                                     else x) for x in v) + "]"
+    raise TypeError(f"cannot write {v!r}")
+
+
+def _wrap(text: str, indent: str = "# ") -> list[str]:
+    import textwrap
+    return [indent + line for line in textwrap.wrap(text, 88 - len(indent))]
+
+
+def render(config: Config) -> str:
+    """The configuration as a file one can start from: every setting with its value,
+    its default, its unit and what it does."""
+    out = ["# Lamma's configuration: lamma serve --config FILE (flags override it).",
+           "# Printed by `lamma config`: every setting, its default and its unit. A",
+           "# reload (SIGHUP, or `lamma admin reload`) applies the settings marked",
+           "# \"(reload)\"; the others need a restart.", ""]
+    for section in SECTIONS:
+        out.extend(_wrap(SECTION_NOTES.get(section, "")))
+        out.append(f"[{section}]")
+        for s in SETTINGS:
+            if s.section != section or s.key == "op-cost":
+                continue
+            value = config.values[(section, s.key)]
+            note = s.comment
+            if s.unit:
+                note += f" ({s.unit})"
+            note += f"; default {_toml(s.default)}"
+            if s.live:
+                note += " (reload)"
+            out.extend(_wrap(note))
+            out.append(f"{s.key} = {_toml(value)}")
+        out.append("")
+        if section == "limits":
+            s = BY_KEY[("limits", "op-cost")]
+            out.extend(_wrap(s.comment + f" ({s.unit}) (reload)"))
+            out.append("[limits.op-cost]")
+            costs = config.values[("limits", "op-cost")]
+            for op in OP_COST:
+                out.append(f"{op} = {costs[op]}  # default {OP_COST[op]}")
+            out.append("")
+            out.extend(_wrap("Trusted networks: each address in them has these "
+                             "per-address limits instead of the room's (reload). One "
+                             "table per network, e.g.:"))
+            example = ["[[limits.networks]]", 'name = "school"',
+                       'cidr = ["192.0.2.0/24"]', "handshakes-per-address = 64",
+                       "guests-per-address = 64", "connects-rate = 5.0"]
+            if not config.networks:
+                out.extend("# " + line for line in example)
+                out.append("# Settable there: " + ", ".join(NETWORK_KEYS) + ".")
+                out.append("")
+            for net in config.networks:
+                out.append("[[limits.networks]]")
+                if net.name:
+                    out.append(f"name = {_toml(net.name)}")
+                out.append("cidr = " + _toml([str(c) for c in net.cidrs]))
+                for attr, v in net.limits.items():
+                    out.append(f"{attr.replace('_', '-')} = {_toml(v)}")
+                out.append("")
+    out.extend(_wrap("Daily events and other areas to come: one table each ([events] …), "
+                     "declared in server/config.py's SETTINGS."))
+    return "\n".join(out) + "\n"
+
+
+def limits_fields() -> list[str]:
+    """Every field of Limits the file sets (tests: none is left out)."""
+    return [f.name for f in fields(Limits)]

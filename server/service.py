@@ -1,0 +1,388 @@
+"""The composition root: the room as this process serves it (``RoomService``), and
+the configuration it is built from (``RoomConfig``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import asyncssh
+
+from engine.catalogue import DEFAULT_LEVEL
+from engine.room import Member, Registry, Said
+from engine.room import bots as bot_pool
+from engine.room import text as room_text
+from engine.room.errors import N_
+from engine.room.members import ChatGuard
+from engine.room.text import clean_name, name_key, skeleton
+
+from . import wire
+from .admin import SOCKET_NAME
+from .cluster import PgCluster, default_name
+from .config import Config, ConfigError, reload
+from .keyfiles import AllowList
+from .limits import Address, KeyHold, Limits, RemoteRequests, Tally, connection_cap
+from .moderation import Moderation
+from .persistence import TableStore, restore
+from .proxyproto import Network
+from .refusals import STORE_BACK_NOTICE, STORE_DOWN_NOTICE
+from .store import Store, is_postgres
+
+if TYPE_CHECKING:
+    from .connections import LammaSSHServer
+    from .metrics import Exporter
+
+log = logging.getLogger("lamma.ssh")
+
+
+@dataclass
+class RoomConfig:
+    data: Path
+    keys: Path
+    guests: bool = True
+    allow_list: bool = False
+    bot_pause: float = 0.8
+    trick_pause: float = 1.0
+    absent_timeout: float = 60.0
+    mouse: bool = True
+    database: str | None = None       # a postgresql:// URL; None: SQLite in data/lamma.db
+    process: str = ""                 # this process's name in a shared database
+    metrics: str | None = None        # HOST:PORT of the Prometheus endpoint; None: off
+    reuse_port: bool = False          # listen with SO_REUSEPORT: processes share one port
+    proxy_protocol: bool = False      # each connection starts with a PROXY header (server/proxyproto.py)
+    proxy_from: tuple[Network, ...] = ()   # ... and comes from these; empty: from anywhere
+    limits: Limits = field(default_factory=Limits)
+    quick_level: str = DEFAULT_LEVEL  # the computer players quick play seats
+    drain_seconds: float = 30.0       # a clean restart: how long everyone is told to wait
+    drain_notice: str = ""            # ... in these words ({seconds}); "": the room's own
+    operators: tuple[str, ...] = ()   # operators' public keys beside KEYS/operators
+    bot_workers: int = 0              # the computer players' workers; 0: cores - 1
+    settings: Config | None = None    # the configuration it came from (reload reads it)
+
+    @classmethod
+    def of(cls, config: Config) -> RoomConfig:
+        """The room's part of an effective configuration (server/config.py)."""
+        serve = config.serve
+        database = serve("database") or None
+        return cls(data=Path(serve("data")), keys=Path(serve("keys")), database=database,
+                   process=serve("process-name"),
+                   guests=serve("guests") and not serve("allow-list"),
+                   allow_list=serve("allow-list"),
+                   bot_pause=config[("play", "bot-pause")],
+                   trick_pause=config[("play", "trick-pause")],
+                   absent_timeout=config[("play", "absent-timeout")],
+                   metrics=serve("metrics") or None, reuse_port=serve("reuse-port"),
+                   proxy_protocol=serve("proxy-protocol"),
+                   proxy_from=tuple(serve("proxy-from")), limits=config.limits(),
+                   quick_level=config[("play", "quick-play-level")],
+                   drain_seconds=config[("restart", "drain-seconds")],
+                   drain_notice=config[("restart", "notice")],
+                   operators=tuple(config[("moderation", "operators")]),
+                   bot_workers=config[("play", "bot-workers")], settings=config)
+
+
+class RoomService:
+    """This process's room, put together: the store and its writer, the table
+    engine's registry, the cluster (on PostgreSQL), moderation, the allow-list, who
+    is online, and what each client address holds. One per process; every SSH
+    connection and session reaches the rest through it."""
+
+    def __init__(self, config: RoomConfig):
+        self.config = config
+        # The data folder is the room's alone (the database holds private table codes).
+        config.data.mkdir(mode=0o700, parents=True, exist_ok=True)
+        config.data.chmod(0o700)
+        # One database for identity, matches, statistics (issue 6); a damaged file
+        # stops the start with a clear StoreError rather than losing anything.
+        clustered = is_postgres(config.database)
+        if clustered and not config.process:
+            config.process = default_name()     # each process of the room has a name
+        self.identity = self.store = Store(config.database or config.data / "lamma.db",
+                                           process=config.process)
+        # The tables' writes go through a connection of their own, on the writer thread
+        # that start_server starts (restore, below, still writes at once).
+        self.writes = self.store.another()
+        self.table_store = TableStore(self.store, writes=self.writes)
+        self.registry = Registry(store=self.table_store, bot_pause=config.bot_pause,
+                                 trick_pause=config.trick_pause,
+                                 absent_timeout=config.absent_timeout,
+                                 max_tables=config.limits.max_tables,
+                                 tables_per_identity=config.limits.tables_per_identity)
+        self.registry.quick_level = config.quick_level
+        self._process_wide()
+        if config.bot_workers > 0:
+            bot_pool.WORKERS = config.bot_workers
+        self.restored = restore(self.registry, self.store)
+        # On PostgreSQL every process sharing the database is part of one room
+        # (server/cluster.py, engine/room/remote.py).
+        self.cluster: PgCluster | None = None
+        if clustered:
+            self.writes.fenced = True       # actions only at tables this process drives
+            # Frozen mid-write (a paused VM, a cut network), this process's transaction
+            # and its locks end within seconds, so others can take its tables over.
+            self.writes.set_session([*self.writes.session,
+                                     "SET idle_in_transaction_session_timeout = '10s'"])
+            self.cluster = PgCluster(self.store, self.table_store)
+            self.cluster.prepare(self.registry)
+            assert self.registry.side is not None
+            self.registry.side.on_login = self.remote_login
+            self.registry.side.allowed = RemoteRequests(config.limits).allow
+            self.table_store.on_lease_lost = self.registry.side.lease_lost
+        self.moderation = Moderation(self)
+        self.registry.moderator = self.moderation
+        if self.cluster is not None:
+            self.cluster.on_moderate = self.moderation.heard
+        self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
+        self.allowed = AllowList(config.keys / "authorized_keys")
+        self.online: dict[str, Member] = {}          # name_key -> Member
+        self.addresses: dict[str, Address] = {}      # client address -> what it holds
+        self.keys: dict[str, KeyHold] = {}           # proven key -> what it holds
+        # Every connection admitted and open now, and those of them not authenticated
+        # yet, oldest first (issue 30: ``make_way``).
+        self.connections = 0
+        self.unproven: dict[LammaSSHServer, None] = {}
+        self.connection_cap = connection_cap(config.limits, 1024)   # start_server sets it
+        self.full = Tally(log, "%d connection(s) refused: the room holds its most at once "
+                               "(the latest from %s)")
+        self.made_way = Tally(log, "%d unauthenticated connection(s) closed to make way "
+                                   "for new ones (the latest from %s)")
+        self.apps: weakref.WeakSet = weakref.WeakSet()
+        self.session_tasks: set[asyncio.Task] = set()
+        self.metrics: Exporter | None = None          # server/metrics.py, when asked
+        self.table_store.listeners.append(self.store_health)
+        # The SSH listener(s) (start_server), closed as a clean restart begins; the
+        # drain under way, if any; set once the room may stop (``drain``, or at once).
+        self.listeners: list[asyncssh.SSHAcceptor] = []
+        self.drain_task: asyncio.Task[None] | None = None
+        self.drain_until: float | None = None      # loop time the room stops
+        self.finished = asyncio.Event()
+        self.abrupt = False                         # stop now, without waiting
+
+    # ------------------------------------------------------------ settings
+    def _process_wide(self) -> None:
+        """What the configuration sets for the whole process (one room per process):
+        the chat's length and pace."""
+        limits = self.config.limits
+        room_text.CHAT_MAX = limits.chat_chars
+        ChatGuard.lines, ChatGuard.window = limits.chat_lines, limits.chat_seconds
+
+    def apply(self, settings: Config) -> None:
+        """What can change while running, from ``settings`` (a reload): the limits (in
+        place: every check reads them; each address's allowance takes the new numbers
+        as it is next refilled), the pauses, quick play's level, guests, the restart's
+        wait and words, operators named in the file, the log level."""
+        config = self.config
+        settings.apply_limits(config.limits)
+        config.settings = settings
+        fresh = RoomConfig.of(settings)
+        for name in ("bot_pause", "trick_pause", "absent_timeout", "quick_level",
+                     "drain_seconds", "drain_notice", "operators"):
+            setattr(config, name, getattr(fresh, name))
+        if not config.allow_list:
+            config.guests = fresh.guests
+        reg = self.registry
+        reg.bot_pause, reg.trick_pause = config.bot_pause, config.trick_pause
+        reg.absent_timeout, reg.quick_level = config.absent_timeout, config.quick_level
+        reg.max_tables = config.limits.max_tables
+        reg.tables_per_identity = config.limits.tables_per_identity
+        self._process_wide()
+        for key, address in self.addresses.items():
+            address.retune(config.limits.for_address(key))
+        self.moderation.named_operators(config.operators)
+        logging.getLogger().setLevel(settings.serve("log-level"))
+
+    def reload(self) -> str:
+        """The configuration file read again (SIGHUP, ``lamma admin reload``): what can
+        change while running applied; what needs a restart said. ConfigError (nothing
+        changed) if the file cannot be used."""
+        settings = self.config.settings
+        if settings is None:
+            raise ConfigError("the room was started without --config: there is no file "
+                              "to read again")
+        fresh, fixed = reload(settings)
+        self.apply(fresh)
+        said = f"Read {fresh.path} again: limits, pauses, messages and operators applied."
+        if fixed:
+            said += " Not applied until a restart: " + ", ".join(fixed) + "."
+            for where in fixed:
+                section, _, key = where.strip("[").partition("] ")
+                fresh.values[(section, key)] = settings.values[(section, key)]
+        log.warning("%s", said, extra={"event": "reload"})
+        return said
+
+    # ------------------------------------------------------------ a clean restart
+    def restart_notice(self, seconds: float, now: bool = False) -> str:
+        """What everyone is told as the room restarts: the operator's words from the
+        configuration, or the room's own (said in each person's language)."""
+        n = max(0, round(seconds))
+        if self.config.drain_notice:
+            return self.config.drain_notice.replace("{seconds}", str(n))
+        if self.cluster is not None:
+            if now:
+                return Said(N_("This server of the room is restarting: connect again, and "
+                               "you will be back in your seat on another of its servers."))
+            return Said(N_("This server of the room restarts in {n} s: tricks under way "
+                           "are finished, then connect again, and you will be back in "
+                           "your seat on another of its servers."), n=n)
+        if now:
+            return Said(N_("The room is restarting: connect again in a moment, and you "
+                           "will be back in your seat."))
+        return Said(N_("The room restarts in {n} s: tricks under way are finished, then "
+                       "every table waits as it is. Connect again after it, and you "
+                       "will be back in your seat."), n=n)
+
+    def start_drain(self, seconds: float | None = None) -> str:
+        """Begins a clean restart (SIGTERM, ``lamma admin drain``); the room may stop
+        once it is over (``finished``). Said: what was done."""
+        if self.drain_task is not None:
+            left = 0.0
+            if self.drain_until is not None:
+                left = self.drain_until - asyncio.get_running_loop().time()
+            return f"A restart is under way already ({max(0.0, left):.0f} s left)."
+        wait = self.config.drain_seconds if seconds is None else max(0.0, seconds)
+        self.drain_task = asyncio.get_running_loop().create_task(self.drain(wait))
+        return f"The room restarts in {wait:.0f} s: everyone is told."
+
+    def stop_now(self) -> None:
+        """Stop without waiting (a second SIGINT)."""
+        self.abrupt = True
+        self.finished.set()
+
+    async def drain(self, seconds: float) -> None:
+        """A clean restart: no new connection; everyone told on their screen (and as a
+        JSON ``notice``) that the room restarts and in how long; tricks under way go
+        on and every other table holds as it is (``Table.holding``); at the end no
+        computer player or timer moves again (between two moves), everyone's session
+        is closed with the notice's words (their seats kept), and the room may stop:
+        ``close`` then commits every write and, on several processes, hands this
+        process's tables to the others at once."""
+        loop = asyncio.get_running_loop()
+        self.drain_until = loop.time() + seconds
+        log.warning("a clean restart: stopping in %.0f s", seconds, extra={"event": "drain"})
+        for server in self.listeners:
+            server.close()                  # no new connection; those open go on
+        self.registry.draining = True
+        for table in list(self.registry.tables.values()):
+            if table.holding():
+                table.hold()
+        notice = self.restart_notice(seconds)
+        for member in list(self.online.values()):
+            try:
+                member.notice(notice)
+            except Exception:
+                log.exception("telling %s about the restart", member.name)
+        try:
+            while loop.time() < self.drain_until and not self.abrupt:
+                if not self.online and not self._remote_members():
+                    break                   # nobody to wait for
+                await asyncio.sleep(0.1)
+            for table in list(self.registry.tables.values()):
+                table.hold()
+            words = self.restart_notice(0, now=True)
+            for member in list(self.online.values()):
+                try:
+                    member.kick(words)
+                except Exception:
+                    log.exception("closing %s for the restart", member.name)
+            if self.online or self.session_tasks:
+                await asyncio.sleep(0.3)        # the words reach them; seats are kept
+        finally:
+            self.finished.set()
+
+    def _remote_members(self) -> bool:
+        side = self.registry.side
+        return side is not None and any(
+            rm.table is not None for rm in side.remote_members.values())
+
+    def store_health(self, down: bool) -> None:
+        """The database stopped or started answering: everyone connected is told."""
+        text = Said(STORE_DOWN_NOTICE if down else STORE_BACK_NOTICE)
+        for m in list(self.online.values()):
+            try:
+                m.notice(text)
+            except Exception:
+                log.exception("telling %s about the database", m.name)
+
+    def remote_login(self, nk: str, ident: str, process: str) -> None:
+        """Someone logged in under a name through another process of the room: as in
+        one process, the same identity's older terminal here is closed (and a guest
+        gives a key's name up to its owner)."""
+        old = self.online.get(nk)
+        if old is None:
+            return
+        if old.ident == ident:
+            old.kick(Said(N_("You connected from another terminal; this one is closed.")))
+        elif old.guest and not ident.startswith("guest:"):
+            old.kick(Said(N_("The name '{name}' belongs to its key's owner, who has just "
+                             "arrived; connect again under another name."), name=old.name))
+
+    def online_lookalike(self, name: str) -> str | None:
+        """Someone online now under another name that looks like ``name`` (the same
+        skeleton; ``online`` is keyed by the exact name's key), as it may be shown."""
+        nk, look = name_key(name), skeleton(name)
+        for key, member in list(self.online.items()):
+            if key != nk and skeleton(member.name) == look:
+                return clean_name(member.name)
+        return None
+
+    def make_way(self) -> bool:
+        """Room for one more connection? At the cap on connections not yet
+        authenticated, or on all of them, the oldest unauthenticated connection of the
+        address that holds most of them is closed to make way: a flood of idle
+        connections from many addresses cannot keep an honest login out (a login takes
+        well under a second; a connection that never proves anything is the flood's).
+        False if every connection is authenticated and the room is full."""
+        limits = self.config.limits
+        if len(self.unproven) < limits.unauthenticated_max and \
+                self.connections < self.connection_cap:
+            return True
+        if self.unproven:
+            held: dict[str, int] = {}
+            for srv in self.unproven:
+                held[srv.address_key] = held.get(srv.address_key, 0) + 1
+            most = max(held, key=held.__getitem__)
+            victim = next(srv for srv in self.unproven if srv.address_key == most)
+            self.made_way.note(most)
+            # Not counted from now on: its socket lingers a moment at most (wire.linger,
+            # bounded and within OPEN_FILES_RESERVE).
+            self.disconnected(victim)
+            if victim.conn is not None:
+                victim.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS,
+                                       "The room is busy; connect again.")
+        return self.connections < self.connection_cap
+
+    def connected(self, srv: LammaSSHServer) -> None:
+        self.connections += 1
+        self.unproven[srv] = None
+        srv.counted = True
+
+    def disconnected(self, srv: LammaSSHServer) -> None:
+        if srv.counted:
+            srv.counted = False
+            self.connections -= 1
+            self.unproven.pop(srv, None)
+
+    def forget_idle_addresses(self) -> None:
+        """Addresses that hold nothing and whose allowance is whole again (refused ones
+        from many addresses would otherwise pile up)."""
+        for key, address in list(self.addresses.items()):
+            if address.connections == 0 and address.idle():
+                del self.addresses[key]
+
+    def close(self) -> None:
+        if self.metrics is not None:
+            self.metrics.close()
+        if self.admin_server is not None:
+            self.admin_server.close()
+            (self.config.data / SOCKET_NAME).unlink(missing_ok=True)
+        self.registry.close()
+        self.table_store.close()            # every submitted write committed first
+        if self.cluster is not None:
+            self.cluster.close()            # then our leases and our heartbeat end
+        self.writes.close()
+        self.identity.close()
+        wire.stop_lingering()

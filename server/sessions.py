@@ -1,0 +1,250 @@
+"""One SSH session: a terminal gets its own Textual app (``tui``) on the SSH driver,
+``ssh ... play`` gets the JSON-lines interface; before either, the checks of a session
+as it opens (how many, how fast, a name still free)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+
+import asyncssh
+
+from engine.room import Said
+from engine.room.errors import N_
+from engine.room.text import name_key, safe_text
+
+from . import wire
+from .connections import LammaSSHServer
+from .jsonapi import JsonSession
+from .limits import Bucket
+from .moderation import key_of
+from .refusals import looks_like, said_to, speech_for
+from .service import RoomService
+
+log = logging.getLogger("lamma.ssh")
+_session_ids = itertools.count(1)
+
+
+async def _unlink_when_closed(process: asyncssh.SSHServerProcess) -> None:
+    """``unlink_asyncssh``'s part for one finished session, once asyncssh has closed
+    its channel (a connection that ends first unlinks it with the others)."""
+    try:
+        await asyncio.wait_for(process.wait_closed(), 30)
+    except Exception:
+        pass
+    wire.unlink_process(process)
+
+
+def _clean_term(term: object) -> str:
+    t = safe_text(term or "", 40)
+    return "".join(ch for ch in t if ch.isalnum() or ch in "-_.+") or "xterm"
+
+
+class SessionHandler:
+    def __init__(self, room: RoomService):
+        self.room = room
+
+    async def __call__(self, process: asyncssh.SSHServerProcess) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self.room.session_tasks.add(task)
+        conn = process.get_extra_info("connection")
+        owner = conn.get_owner() if conn is not None else None
+        srv = owner if isinstance(owner, LammaSSHServer) else None
+        if srv is not None:
+            srv.sessions += 1       # (its channel is in srv.processes since it opened)
+        try:
+            await self.handle(process, srv)
+        except Exception:
+            log.exception("session failed")
+        finally:
+            if srv is not None:
+                srv.sessions -= 1
+            if task is not None:
+                self.room.session_tasks.discard(task)
+            try:
+                process.exit(0)
+            except Exception:
+                pass
+            if srv is not None and process in srv.processes:
+                # A connection that lives on (sessions opened one after another) keeps
+                # none of its finished ones: each is unlinked once its channel closes.
+                srv.processes.remove(process)
+                forget = asyncio.ensure_future(_unlink_when_closed(process))
+                self.room.session_tasks.add(forget)
+                forget.add_done_callback(self.room.session_tasks.discard)
+
+    async def handle(self, process: asyncssh.SSHServerProcess,
+                     srv: LammaSSHServer | None) -> None:
+        json_mode = (process.command or "").strip() == "play"
+        if srv is None or srv.refusal or srv.ident is None or srv.name is None:
+            reason = (srv.refusal if srv else None) or Said(N_("Authentication failed."))
+            self._refuse(process, reason, json_mode)
+            return
+        limits = self.room.config.limits
+        if srv.sessions > limits.sessions_per_connection:
+            self._refuse(process, Said(N_("At most {n} sessions at once on one connection."),
+                                       n=limits.sessions_per_connection), json_mode)
+            return
+        if not srv.session_opens.take():
+            self._refuse(process, Said(N_("Sessions are opened too fast on this connection; "
+                                          "wait a few seconds.")), json_mode)
+            return
+        if not json_mode and process.command:
+            self._refuse(process, Said(N_("Commands: 'play' (JSON lines). Without a command "
+                                          "you get the card room (use ssh -t).")), False)
+            return
+        if not json_mode and not srv.terminal_allowed:
+            self._refuse(process, Said(N_("Your key is listed for programs only (no-pty): use "
+                                          "'ssh ... play'.")), False)
+            return
+        if not json_mode and process.get_terminal_type() is None:
+            self._refuse(process, Said(N_("No terminal: use 'ssh -t' for the card room or "
+                                          "'ssh ... play' for the JSON interface.")), False)
+            return
+        name = srv.name
+        refusal = self.claim_name(srv)
+        if refusal:
+            self._refuse(process, refusal, json_mode)
+            return
+        side = self.room.registry.side
+        if side is not None and not srv.guest:
+            await side.fresh_rows()     # a seat held at another process's table is found
+        session = f"s{next(_session_ids)}"
+        kind = "program" if json_mode else "terminal"
+        facts = {"session": session, "player": name, "address": srv.address_key}
+        log.info("%s session opened: %s from %s", kind, name, srv.address_key,
+                 extra={**facts, "event": "session-open"})
+        try:
+            await self._run(process, srv, name, json_mode)
+        finally:
+            log.info("%s session closed: %s", kind, name,
+                     extra={**facts, "event": "session-close"})
+
+    async def _run(self, process: asyncssh.SSHServerProcess, srv: LammaSSHServer,
+                   name: str, json_mode: bool) -> None:
+        assert srv.ident is not None
+        if json_mode:
+            # One allowance of requests for all of a key's sessions (wherever they come
+            # from), or for all of one address's guests.
+            together = (srv.key_hold.requests if srv.key_hold is not None
+                        else srv.address.requests if srv.address is not None else None)
+            await self.run_json(process, name, srv.ident, srv.guest, together,
+                                srv.address_key)
+        else:
+            await self.run_tui(process, name, srv.ident, srv.guest, srv.address_key)
+
+    def claim_name(self, srv: LammaSSHServer) -> str | None:
+        """Checked again as each session opens (a connection may outlive the moment its
+        name was free): the name's key wins over a guest, and one identity holds a name
+        at a time. Returns why this session is refused, or None (then any older session
+        of the same identity has been closed: the newer terminal takes over)."""
+        assert srv.name is not None and srv.ident is not None
+        name, nk = srv.name, name_key(srv.name)
+        banned = self.room.moderation.banned(fingerprint=key_of(srv.ident), name=name)
+        if banned:
+            return banned
+        if srv.guest and self.room.identity.owner(name) is not None:
+            return Said(N_("The name '{name}' now belongs to a key's owner; guests cannot "
+                           "use it. Choose another name."), name=name)
+        if srv.guest:
+            # Bound or arrived since this guest's authentication: look-alikes too.
+            like = (self.room.identity.lookalike_of(name)
+                    or self.room.online_lookalike(name))
+            if like is not None:
+                return looks_like(name, like, N_("a name in use"))
+        if self.room.cluster is not None:
+            self.room.cluster.login(nk, srv.ident)     # the same name elsewhere in the room
+        old = self.room.online.get(nk)
+        if old is None:
+            return None
+        if old.ident == srv.ident:
+            old.kick(Said(N_("You connected from another terminal; this one is closed.")))
+        elif old.guest and not srv.guest:
+            # A guest who came in before the key bound the name gives it up to the key.
+            old.kick(Said(N_("The name '{name}' belongs to its key's owner, who has just "
+                             "arrived; connect again under another name."), name=name))
+        else:
+            return Said(N_("The name '{name}' is in use."), name=name)
+        return None
+
+    def _refuse(self, process, reason: str, json_mode: bool) -> None:
+        """``reason`` to the client: in English for the JSON interface, in the
+        language of the connection's locale (LANG/LC_*) on a terminal."""
+        if json_mode:
+            import json
+            data = json.dumps({"type": "error", "message": str(reason)}) + "\n"
+        else:
+            try:
+                env = process.env or {}
+            except Exception:
+                env = {}
+            data = "lamma: " + said_to(speech_for(env), reason) + "\r\n"
+        try:
+            process.stdout.write(data.encode())
+            process.exit(1)
+        except Exception:
+            pass
+
+    async def run_json(self, process, name: str, ident: str, guest: bool,
+                       together: Bucket | None = None, where: str = "") -> None:
+        limits = self.room.config.limits
+        session = JsonSession(self.room.registry, process, name, ident, guest,
+                              requests=Bucket(limits.json_rate, limits.json_burst),
+                              address_requests=together, limits=limits)
+        session.address = where
+        nk = name_key(name)
+        self.room.online[nk] = session
+        try:
+            await session.run()
+        finally:
+            if self.room.online.get(nk) is session:
+                del self.room.online[nk]
+            session.closed = True
+            self.room.registry.detach(session, keep_seat=True)
+
+    async def run_tui(self, process, name: str, ident: str, guest: bool,
+                      where: str = "") -> None:
+        from tui.app import LammaApp
+        from tui.i18n import language_from_env
+
+        from .driver import SSHDriver, clamp_size
+
+        term = _clean_term(process.get_terminal_type())
+        env = process.env or {}
+        colorterm = _clean_term(env.get("COLORTERM", "")) if env.get("COLORTERM") else ""
+        width, height, _, _ = process.get_terminal_size()
+        size = clamp_size(width, height)
+        app = LammaApp(self.room.registry, name, ident, guest, term=term,
+                       colorterm=colorterm, driver_class=SSHDriver,
+                       language=language_from_env(env))
+        app.ssh_process = process
+        app.member.address = where
+        nk = name_key(name)
+        self.room.online[nk] = app.member
+        self.room.apps.add(app)
+        finished = False
+        try:
+            await app.run_async(size=size, mouse=self.room.config.mouse)
+            finished = True
+        except Exception:
+            log.exception("app for %s failed", name)
+        finally:
+            app.release()
+            if self.room.online.get(nk) is app.member:
+                del self.room.online[nk]
+            app.ssh_process = None
+            reason = app.exit_reason
+            if reason:
+                try:
+                    # In the player's language and text mode (a kick's reason is a Said).
+                    said = said_to(app.speech, reason)
+                    process.stdout.write(("lamma: " + said + "\r\n").encode())
+                except Exception:
+                    pass
+            if finished:
+                # Its objects go now, by reference counting, not in a full collection
+                # (an app cancelled or failed half-way is left to the collector).
+                self.room.apps.discard(app)
+                app.break_cycles()

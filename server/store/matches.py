@@ -1,0 +1,217 @@
+"""Every match and every accepted action, committed before anyone is shown it; a
+match's result recorded once, with what it pays (``records``)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from engine.room.store import FinishedMatch, LeaseLost, StoredMatch
+from engine.room.text import clean_name, name_key
+
+from .database import StoreError, psycopg_module
+from .records import RecordRows
+
+log = logging.getLogger("lamma.store")
+
+
+class MatchRows(RecordRows):
+    """Matches and their action log (``engine.room.store.MatchStore``)."""
+
+
+    def create_match(self, table_id: str, record: dict, seats: list, settings: dict) -> int:
+        humans = all(s is not None for s in seats)
+        # RETURNING (SQLite ≥ 3.35) instead of lastrowid, which psycopg has not;
+        # fetchall ends the statement, so SQLite's autocommit commits now.
+        rows = self._x(
+            "INSERT INTO matches (table_id, game, length, seed, deals, seats, settings, "
+            "humans_throughout, created, process) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "RETURNING id",
+            (table_id, record["game"], json.dumps(record["length"]), str(record["seed"]),
+             json.dumps(record["deals"]), json.dumps(seats), json.dumps(settings),
+             int(humans), time.time(), self.process)).fetchall()
+        return rows[0][0]
+
+    def append_action(self, match_id: int, seq: int, seat: int,
+                      action: Mapping[str, Any]) -> None:
+        """Durable before anyone sees it (autocommit: one transaction per action).
+
+        Written twice (a commit whose answer was lost with the connection, then tried
+        again) it is stored once: the same action at the same place is no error; a
+        different one is."""
+        text = json.dumps(dict(action), separators=(",", ":"))
+        if self.fenced:
+            self._append_fenced(match_id, seq, seat, text)
+            return
+        try:
+            self._x("INSERT INTO actions (match_id, seq, seat, action, at) "
+                    "VALUES (?, ?, ?, ?, ?)", (match_id, seq, seat, text, time.time()))
+        except self._errors:
+            row = self._x("SELECT seat, action FROM actions WHERE match_id = ? AND seq = ?",
+                          (match_id, seq)).fetchone()
+            if row is None or row[0] != seat or json.loads(row[1]) != json.loads(text):
+                raise
+
+    def _check_owner(self, match_id: int) -> None:
+        """The match is still this process's (a process taking its table over makes it
+        its own in the same transaction as its claim); read FOR SHARE, so that claim
+        waits for our commit, or we wait for its and are refused (LeaseLost)."""
+        row = self._x("SELECT process FROM matches WHERE id = ? FOR SHARE",
+                      (match_id,)).fetchone()
+        if row is not None and row[0] != self.process:
+            raise LeaseLost(f"process {row[0]} plays match {match_id} now")
+
+    def _append_fenced(self, match_id: int, seq: int, seat: int, text: str) -> None:
+        """``append_action`` for a process of a room that spans several (server.cluster):
+        only while the match's table is still this process's to drive. The table's row
+        is read FOR SHARE, so a process taking the table over waits for this commit (and
+        then replays this action), or this write waits for its and is refused."""
+        psycopg = psycopg_module()
+        own = self.db.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        if own:
+            self._x("BEGIN")
+        try:
+            self._check_owner(match_id)
+            done = self._x("INSERT INTO actions (match_id, seq, seat, action, at) "
+                           "VALUES (?, ?, ?, ?, ?) ON CONFLICT (match_id, seq) DO NOTHING "
+                           "RETURNING seq", (match_id, seq, seat, text, time.time())).fetchall()
+            if not done:
+                old = self._x("SELECT seat, action FROM actions WHERE match_id = ? AND seq = ?",
+                              (match_id, seq)).fetchone()
+                if old is None or old[0] != seat or json.loads(old[1]) != json.loads(text):
+                    raise StoreError(f"match {match_id}: action {seq} is stored already, "
+                                     "and it is another")
+        except BaseException:
+            if own:
+                try:
+                    self.db.execute("ROLLBACK")
+                except self._errors:
+                    pass
+            raise
+        if own:
+            self._x("COMMIT")
+
+    def set_seats(self, match_id: int, seats: list, settings: dict | None = None) -> None:
+        """A seat changed hands; a computer player anywhere ends level-point eligibility.
+        ``settings`` (the table's, with who holds each seat) replaces the stored ones, so a
+        restart seats the same people and computer players."""
+        humans = int(all(s is not None for s in seats))
+        # Fenced: only a match still ours (another process may have taken it over).
+        ours, mine = (" AND process = ?", (self.process,)) if self.fenced else ("", ())
+        if settings is None:
+            self._x("UPDATE matches SET seats = ?, humans_throughout = humans_throughout * ? "
+                    "WHERE id = ?" + ours, (json.dumps(seats), humans, match_id, *mine))
+        else:
+            self._x("UPDATE matches SET seats = ?, settings = ?, "
+                    "humans_throughout = humans_throughout * ? WHERE id = ?" + ours,
+                    (json.dumps(seats), json.dumps(settings), humans, match_id, *mine))
+
+    def _load(self, row) -> StoredMatch:
+        mid, table_id, game, length, seed, deals, seats, settings, humans = row
+        log = [[seat, json.loads(a)] for seat, a in self._x(
+            "SELECT seat, action FROM actions WHERE match_id = ? ORDER BY seq", (mid,))]
+        return StoredMatch(mid, table_id, {"game": game, "length": json.loads(length),
+                                           "seed": int(seed), "deals": json.loads(deals),
+                                           "log": log},
+                           json.loads(seats), json.loads(settings), bool(humans))
+
+    _COLUMNS = "id, table_id, game, length, seed, deals, seats, settings, humans_throughout"
+
+    def unfinished(self) -> list[StoredMatch]:
+        """This process's unfinished matches (another process sharing the database
+        resumes its own)."""
+        rows = self._x(f"SELECT {self._COLUMNS} FROM matches WHERE finished IS NULL "
+                       "AND process = ? ORDER BY id", (self.process,)).fetchall()
+        out = []
+        for row in rows:
+            try:
+                out.append(self._load(row))
+            except (ValueError, TypeError) as e:     # bad JSON, a column of the wrong kind
+                log.error("match %s: its stored row cannot be read (%s); left as it is, "
+                          "not resumed", row[0], e)
+        return out
+
+    def match(self, match_id: int) -> StoredMatch | None:
+        row = self._x(f"SELECT {self._COLUMNS} FROM matches WHERE id = ?", (match_id,)).fetchone()
+        return self._load(row) if row else None
+
+    def finished_matches(self, limit: int = 50) -> list[dict]:
+        """The newest finished matches with something to replay (a round played)."""
+        rows = self._x("SELECT id, game, length, seats, result, finished FROM matches "
+                       "WHERE finished IS NOT NULL AND (rounds IS NULL OR rounds > 0) "
+                       "ORDER BY finished DESC LIMIT ?", (limit,))
+        return [{"id": r[0], "game": r[1], "length": json.loads(r[2]),
+                 "seats": _shown_seats(json.loads(r[3])),
+                 "result": json.loads(r[4]), "finished": r[5]} for r in rows]
+
+    def abandon(self, match_id: int, rounds: int | None = None) -> None:
+        """A match nobody will finish (its table was closed before the end) after
+        ``rounds`` rounds (None: not known)."""
+        if self.fenced:
+            # Only a match still ours: one another process took over plays on.
+            self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
+                    "WHERE id = ? AND finished IS NULL AND process = ?",
+                    (time.time(), json.dumps({"abandoned": True}), rounds, match_id,
+                     self.process))
+            return
+        self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
+                "WHERE id = ? AND finished IS NULL",
+                (time.time(), json.dumps({"abandoned": True}), rounds, match_id))
+
+    def finish_match(self, match_id: int, finished: FinishedMatch) -> dict | None:
+        """Record the result once, with statistics, level points and badges as the
+        rules worked them out (``finished.records``).
+
+        Returns per-seat ``{"points": int, "badge": str|None}`` the first time,
+        None if the match was already recorded.
+        """
+        stored = self.match(match_id)
+        if stored is None:
+            return None
+        game = finished.game
+        with self._tx():
+            # Only the first writer finds the row unfinished: SQLite's write lock, or
+            # PostgreSQL's row lock (the second UPDATE waits, then matches nothing).
+            cur = self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
+                          "WHERE id = ? AND finished IS NULL",
+                          (time.time(), json.dumps(finished.result), finished.rounds,
+                           match_id))
+            if cur.rowcount != 1:
+                return None                   # already recorded; nothing was written
+            records = finished.records
+            paid = {}
+            for seat, name in enumerate(stored.seats):
+                if name is None or name.startswith("guest:"):
+                    continue
+                rec = records[seat]
+                key = name_key(name)
+                self._count(key, game, rec)
+                badge = None
+                if rec.level_points:
+                    self._x("UPDATE players SET level_points = level_points + ? "
+                            "WHERE name_key = ?", (rec.level_points, key))
+                if rec.counted_win:
+                    self._x("UPDATE stats SET counted_wins = counted_wins + 1 "
+                            "WHERE name = ? AND game = ?", (key, game))
+                    badge = self._maybe_badge(key, rec.badge)
+                paid[seat] = {"points": rec.level_points, "badge": badge}
+            return paid
+
+
+def _shown_seats(stored: object) -> list[str | None]:
+    """A match's stored seat names (``guest:NAME``, a name, None for a computer player)
+    as the screens may draw them: each name cleaned (``clean_name``)."""
+    if not isinstance(stored, list):
+        return []
+    out: list[str | None] = []
+    for name in stored:
+        if name is None:
+            out.append(None)
+        elif isinstance(name, str) and name.startswith("guest:"):
+            out.append("guest:" + clean_name(name[6:]))
+        else:
+            out.append(clean_name(name))
+    return out
