@@ -176,3 +176,21 @@ def test_trick_shift_reads_the_styles():
     assert at("num") == 0.0
     assert at("greedy") < -0.1 and at("over") < -0.1
     assert at("under") > 0.1 and at("cautious") > 0.1
+
+
+def test_model_for_one_seat_is_the_weights_the_player_uses():
+    """The review's entry point: one seat's weights by name, from any seat's view."""
+    v = _position()
+    w = model.weights(v)
+    m3 = model.model_for(v, 3)
+    assert m3.seat == 3 and m3.likeliest == "greedy"
+    assert list(m3.weights.values()) == w[3]
+    assert abs(sum(m3.weights.values()) - 1.0) < 1e-9
+    assert m3.events > 10
+    # Its share of strong's trick shift: the three others' shares add up to it.
+    total = sum(model.model_for(v, s).shift for s in (1, 2, 3))
+    assert abs(total - model.trick_shift(v)) < 1e-9
+    own = model.model_for(v, 0)
+    assert own.weights["num"] == 1.0 and own.events == 0 and own.shift == 0.0
+    with pytest.raises(ValueError):
+        model.model_for(v, 4)

@@ -23,7 +23,8 @@ declarations, bids and calls (``trick_shift``: the tricks it takes, more or fewe
 its count, against each style, weighed by the seats' weights).
 
     from engine.bots import model
-    w = model.weights(view)            # per seat, a weight per name in model.NAMES
+    m = model.model_for(view, seat)    # one seat: its style weights, by name (the review)
+    w = model.weights(view)            # every seat, a weight per name in model.NAMES
     pts = model.expected_points(view)  # per legal card, expected points for the seat
 """
 
@@ -247,6 +248,37 @@ def weights(v: View, events: Sequence[tuple[int, str]] | None = None) -> Weights
     return out
 
 
+class SeatModel(NamedTuple):
+    """What the strong player believes of one seat, from a view (``model_for``)."""
+    seat: int
+    weights: dict[str, float]   # style name (``NAMES``) -> posterior weight, summing to 1
+    likeliest: str              # the name of the heaviest style
+    events: int                 # public events of that seat the weights were read from
+    shift: float                # tricks its style adds to strong's count (0: own seat, spectator)
+
+
+def model_for(v: View, seat: int) -> SeatModel:
+    """The model of ``seat`` as the seat of ``v`` sees it (a spectator's view: as any
+    seat would; the view's own seat: our own policy). The review of decisions (issue 29)
+    and the hints read the same weights the strong player plays by."""
+    from . import model_table as tb
+    if not 0 <= seat < 4:
+        raise ValueError("seat is 0..3")
+    events = view_events(v)
+    w = weights(v, events)[seat]
+    tarneeb = v["game"] == "tarneeb41"
+    own = v["seat"]
+    if own is None or seat == own:
+        shift = 0.0
+    else:
+        row = (tb.SHIFT_PARTNER if seat == own ^ 2 else tb.SHIFT_TARNEEB) if tarneeb \
+            else tb.SHIFT_ESTIMATION
+        shift = sum(x * d for x, d in zip(w, row, strict=True))
+    named = dict(zip(NAMES, w, strict=True))
+    read = 0 if seat == own else sum(1 for s, _ in events if s == seat)
+    return SeatModel(seat, named, max(named, key=lambda k: named[k]), read, shift)
+
+
 def draw(w: Weights, rng: random.Random) -> list[int]:
     """A model index for every seat, drawn from its weights."""
     out = []
@@ -318,6 +350,6 @@ def expected_points(v: View, budget_ms: float = 100, rng: random.Random | None =
     return {code: value[run[c]] for c, code in codes.items()}
 
 
-__all__ = ["MODELS", "NAMES", "NUM", "TARNEEB_MODELS", "Style", "Weights", "draw",
-           "expected_points", "is_plain", "models", "play_events", "round_events",
-           "trick_shift", "view_events", "weights"]
+__all__ = ["MODELS", "NAMES", "NUM", "TARNEEB_MODELS", "SeatModel", "Style", "Weights",
+           "draw", "expected_points", "is_plain", "model_for", "models", "play_events",
+           "round_events", "trick_shift", "view_events", "weights"]

@@ -39,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine import new_match
+from engine import bots, new_match
 from engine.bots import styles
 
 EST_STYLES = ("greedy", "cautious", "over", "under", "dash", "random", "easy", "normal",
@@ -232,6 +232,11 @@ def report(units, game, label=""):
               f"{made[0]:.1f} ± {made[1]:.1f} % / {bmade[0]:.1f} % | {over:+.2f} | {tm} |")
 
 
+def _init(plain: bool) -> None:
+    if plain:
+        bots.READ_TABLE = False
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--game", default="estimation",
@@ -244,6 +249,9 @@ def main():
                     help="rounds a unit (default: 4; the calculator's whole match, 5)")
     ap.add_argument("--budget", type=float, default=100)
     ap.add_argument("--level", default="strong")
+    ap.add_argument("--plain", action="store_true",
+                    help="strong without the opponent model (bots.READ_TABLE off: as before "
+                         "issue 31), the before of a before/after pair run in the same minutes")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--first", type=int, default=0, help="first unit index (to split runs)")
@@ -265,6 +273,8 @@ def main():
                 report(us, game, f"{game}: {len(us)} units from {len(a.report)} file(s)")
         return
     game = a.game
+    if a.plain:
+        bots.READ_TABLE = False
     rounds = a.rounds or (5 if game == "estimation-kotshina" else 4)
     names = a.styles.split(",") if a.styles else list(
         TAR_STYLES if game == "tarneeb41" else EST_STYLES)
@@ -280,7 +290,7 @@ def main():
     fn = tar_unit if game == "tarneeb41" else est_unit
     dump = open(a.dump, "a") if a.dump else None
     t0 = time.time()
-    print(f"{game}: {a.level} at {a.budget:g} ms, seed {a.seed}, units {a.first}.."
+    print(f"{game}: {a.level}{' (plain)' if a.plain else ''} at {a.budget:g} ms, seed {a.seed}, units {a.first}.."
           f"{a.first + a.units - 1}, {len(jobs)} jobs, {a.jobs} process(es)", flush=True)
     units = []
 
@@ -294,7 +304,7 @@ def main():
             print(f"  … {len(units)}/{len(jobs)} units, {time.time() - t0:.0f} s", flush=True)
 
     if a.jobs > 1:
-        with Pool(a.jobs) as pool:
+        with Pool(a.jobs, initializer=_init, initargs=(a.plain,)) as pool:
             for u in pool.imap(fn, jobs):
                 take(u)
                 if a.minutes and time.time() - t0 > 60 * a.minutes:
@@ -306,7 +316,7 @@ def main():
                 print("  time is up", flush=True)
                 break
             take(fn(job))
-    report(units, game, f"{game}, {a.level} at {a.budget:g} ms: {len(units)} units "
+    report(units, game, f"{game}, {a.level}{' (plain)' if a.plain else ''} at {a.budget:g} ms: {len(units)} units "
            f"({time.time() - t0:.0f} s)")
 
 
