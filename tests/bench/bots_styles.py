@@ -232,6 +232,38 @@ def report(units, game, label=""):
               f"{made[0]:.1f} ± {made[1]:.1f} % / {bmade[0]:.1f} % | {over:+.2f} | {tm} |")
 
 
+def compare(after, before):
+    """After minus before, paired by unit (same style, seed and game): the tested
+    player's points a round (Tarneeb: matches won, in points of %)."""
+    def load(paths):
+        units = {}
+        for path in paths:
+            with open(path) as f:
+                for line in f:
+                    u = json.loads(line)
+                    units[(u["game"], u["style"], u["seed"])] = u
+        return units
+
+    a, b = load(after), load(before)
+    by = {}
+    for key, ua in a.items():
+        ub = b.get(key)
+        if ub is None:
+            continue
+        if key[0] == "tarneeb41":
+            x = statistics.fmean(100 * r["won"] for r in ua["seats"]) - statistics.fmean(
+                100 * r["won"] for r in ub["seats"])
+        else:
+            x = statistics.fmean(v for r in ua["seats"] for v in r["s"]) - statistics.fmean(
+                v for r in ub["seats"] for v in r["s"])
+        by.setdefault((key[0], key[1]), []).append(x)
+    print("| game | opponents | units | after − before (tested seat; Tarneeb: won, pts of %) |")
+    print("|---|---|---|---|")
+    for (game, style), xs in by.items():
+        d = mean_ci(xs)
+        print(f"| {game} | {style} | {d[2]} | {d[0]:+.2f} ± {d[1]:.2f} |")
+
+
 def _init(plain: bool) -> None:
     if plain:
         bots.READ_TABLE = False
@@ -259,7 +291,12 @@ def main():
                     help="start no new unit after this long")
     ap.add_argument("--dump", default=None, help="append every unit as a JSON line")
     ap.add_argument("--report", nargs="+", default=None, metavar="DUMP")
+    ap.add_argument("--compare", nargs=2, default=None, metavar=("AFTER", "BEFORE"),
+                    help="two dumps (comma-separated files each): after minus before, paired")
     a = ap.parse_args()
+    if a.compare:
+        compare(a.compare[0].split(","), a.compare[1].split(","))
+        return
     if a.report:
         units = {}
         for path in a.report:
