@@ -38,50 +38,19 @@ from typing import NamedTuple
 
 from ..types import CardPlayed, TrickView, View
 from .cards import ABOVE, CARD_INDEX, SM, SUIT_INDEX
-from .sim import M_DUCK, M_GREEDY, M_NUM, M_RANDOM
-
-
-class Style(NamedTuple):
-    """A style model: how a seat plays and what its declarations say of its hand."""
-    name: str
-    mode: int          # rollout policy (``sim.M_*``)
-    offset: float      # declaration minus the raw hand count (``expected_tricks``)
-    sd: float          # spread of the declaration around it
-    dash: float        # the dash danger under which it takes the dash
-    evidence: bool     # whether its declarations say anything of its hand
-
-
-# Estimation and Tarneeb share the names; the numbers are each style's own rule
-# (``styles.py``) or, for ``num`` (our levels), their calibration.
-MODELS: tuple[Style, ...] = (
-    Style("num", M_NUM, 0.2, 0.8, 1.0, True),
-    Style("greedy", M_GREEDY, 1.0, 0.8, -1.0, True),
-    Style("cautious", M_DUCK, -1.0, 0.8, 1.0, True),
-    Style("over", M_NUM, 2.0, 0.8, 0.6, True),
-    Style("under", M_NUM, -2.0, 0.8, 1.0, True),
-    Style("dash", M_NUM, 0.0, 1.0, 3.0, True),
-    Style("random", M_RANDOM, 0.0, 1.0, 99.0, False),
+from .montecarlo import Public, evaluate, runs
+from .stylemodel import (
+    MODELS,
+    NAMES,
+    NUM,
+    TARNEEB_MODELS,
+    K,
+    Style,
+    Weights,
+    draw,
+    is_plain,
+    models,
 )
-TARNEEB_MODELS: tuple[Style, ...] = (
-    Style("num", M_NUM, 0.4, 1.0, 0.0, True),
-    Style("greedy", M_GREEDY, 1.0, 0.8, 0.0, True),
-    Style("cautious", M_DUCK, -1.0, 0.8, 0.0, True),
-    Style("over", M_NUM, 2.0, 0.8, 0.0, True),
-    Style("under", M_NUM, -2.0, 0.8, 0.0, True),
-    Style("dash", M_NUM, 0.0, 1.0, 0.0, False),
-    Style("random", M_RANDOM, 0.0, 1.0, 0.0, False),
-)
-NAMES: tuple[str, ...] = tuple(s.name for s in MODELS)
-K = len(MODELS)
-NUM = 0                 # the index of our own rollout policy's model
-
-# Weights: per seat, one weight per model (the own seat: all on ``num``).
-Weights = list[list[float]]
-
-
-def models(game: str) -> tuple[Style, ...]:
-    return TARNEEB_MODELS if game == "tarneeb41" else MODELS
-
 
 # ---- events ------------------------------------------------------------------------
 # An event is (seat, key): the key names the context and the outcome ("context|outcome");
@@ -279,26 +248,6 @@ def model_for(v: View, seat: int) -> SeatModel:
     return SeatModel(seat, named, max(named, key=lambda k: named[k]), read, shift)
 
 
-def draw(w: Weights, rng: random.Random) -> list[int]:
-    """A model index for every seat, drawn from its weights."""
-    out = []
-    for ws in w:
-        r = rng.random()
-        pick = len(ws) - 1
-        for k, x in enumerate(ws):
-            r -= x
-            if r < 0:
-                pick = k
-                break
-        out.append(pick)
-    return out
-
-
-def is_plain(w: Weights) -> bool:
-    """Every seat on our own policy alone (the model says nothing)."""
-    return all(ws[NUM] >= 1.0 - 1e-9 for ws in w)
-
-
 # ---- declarations ------------------------------------------------------------------
 # How many tricks more (or fewer) ``strong`` takes than its own count says when one of
 # the other seats plays a style: fitted over ``strong``'s own rounds against each
@@ -332,7 +281,6 @@ def expected_points(v: View, budget_ms: float = 100, rng: random.Random | None =
     other seats playing as ``w`` says (default: ``weights(v)``). Touching cards share a
     value. Empty if no sample finished in the budget (or it is not a card to play).
     ``samples``: at most that many deals (the same answer on any machine)."""
-    from .montecarlo import Public, evaluate, runs
     if rng is None:
         rng = random.Random(0)
     if w is None:

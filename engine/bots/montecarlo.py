@@ -24,9 +24,9 @@ from .. import scoring
 from ..types import View
 from .cards import ABOVE, BELOW, CARD_INDEX, CODES, SM, SUIT_INDEX
 from .evaluate import dash_danger, expected_tricks
-from .model import Style, Weights, draw, is_plain, models
 from .play import current_winner
 from .sim import M_NUM, rollout, rollout_modes
+from .stylemodel import Style, Weights, draw, is_plain, models
 
 # (seat, kind, number): kind 0 a declaration, 1 the caller's, 2 a dash player's.
 Evidence = list[tuple[int, int, int]]
