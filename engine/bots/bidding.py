@@ -25,6 +25,15 @@ TAR_A, TAR_B, TAR_SD = 0.97, 0.40, 1.05
 TRUMPS = ("NT", "S", "H", "D", "C")
 
 
+def strong_count(v: View, hand: int) -> float:
+    """``strong``'s count of its hand for a declaration, before the table's styles."""
+    code = v["trump"] or v.get("fixed_trump")
+    trump = SUIT_INDEX[code] if code is not None else -1
+    if v["game"] == "tarneeb41":
+        return TAR_A * expected_tricks(hand, trump) + TAR_B
+    return mean_tricks(hand, trump, "strong") - STRONG_SHIFT
+
+
 def mean_tricks(hand: int, trump: int | None, level: str) -> float:
     raw = expected_tricks(hand, trump, simple=level == "easy")
     if level == "easy":
@@ -69,14 +78,14 @@ def dash(v: View, hand: int, level: str) -> DashAction:
     return {"type": "dash", "take": take}
 
 
-def auction(v: View, hand: int, level: str) -> Action:
+def auction(v: View, hand: int, level: str, shift: float = 0.0) -> Action:
     legal = v["legal"]
     bids: list[BidAction] = [a for a in legal if a["type"] == "bid"]
     fast = v["kind"] == "fast"
     fixed = v["fixed_trump"]
     margin = 0.0 if level == "easy" else 0.15
     agg = 0.0 if level == "easy" else _aggression(v)
-    ests = {code: mean_tricks(hand, SUIT_INDEX[code], level)
+    ests = {code: mean_tricks(hand, SUIT_INDEX[code], level) + shift
             for code in ((fixed,) if fast and fixed is not None else TRUMPS)}
     best: tuple[tuple[int, float], Action] | None = None
     for a in bids:
@@ -98,7 +107,7 @@ def auction(v: View, hand: int, level: str) -> Action:
     return {"type": "pass"}
 
 
-def call(v: View, hand: int, level: str) -> CallAction:
+def call(v: View, hand: int, level: str, shift: float = 0.0) -> CallAction:
     legal: list[CallAction] = [a for a in v["legal"] if a["type"] == "call"]
     if v["kind"] == "fixed":
         # K-3: keep the number, choose the trump that suits the hand.
@@ -107,7 +116,7 @@ def call(v: View, hand: int, level: str) -> CallAction:
         return best
     agg = 0.0 if level == "easy" else _aggression(v)
     scored: list[tuple[float, float, int, CallAction]] = []
-    ests = {s: mean_tricks(hand, SUIT_INDEX[s], level) for s in TRUMPS}
+    ests = {s: mean_tricks(hand, SUIT_INDEX[s], level) + shift for s in TRUMPS}
     for a in legal:
         e = ests[a["suit"]] + agg
         n = a["n"]
@@ -124,7 +133,8 @@ def call(v: View, hand: int, level: str) -> CallAction:
     return scored[0][3]
 
 
-def declare(v: View, hand: int, level: str) -> DeclareAction:
+def declare(v: View, hand: int, level: str, shift: float = 0.0) -> DeclareAction:
+    """``shift``: tricks to add to the count for the table's styles (``model.trick_shift``)."""
     legal = [a["n"] for a in v["legal"] if a["type"] == "declare"]
     trump = SUIT_INDEX[v["trump"]] if v["trump"] is not None else None
     fixed_trump = v.get("fixed_trump")
@@ -140,7 +150,7 @@ def declare(v: View, hand: int, level: str) -> DeclareAction:
     after = len(v.get("declaration_order") or []) - 1
     projected = known + mean + 3.0 * max(after, 0)
     if level == "strong":
-        mean -= STRONG_SHIFT
+        mean -= STRONG_SHIFT - shift
         mean += max(-5 * STRONG_TABLE, min(5 * STRONG_TABLE, STRONG_TABLE * (13 - projected)))
         probs = trick_probs(max(0.0, mean), STRONG_SD)
     else:
@@ -192,7 +202,7 @@ def declare(v: View, hand: int, level: str) -> DeclareAction:
 
 # ---- Tarneeb 41 -------------------------------------------------------------------
 
-def tarneeb_declare(v: View, hand: int, level: str) -> DeclareAction:
+def tarneeb_declare(v: View, hand: int, level: str, shift: float = 0.0) -> DeclareAction:
     legal = [a["n"] for a in v["legal"] if a["type"] == "declare"]
     trump_code = v["trump"]
     assert trump_code is not None                 # T-9: known from the shown card
@@ -201,7 +211,7 @@ def tarneeb_declare(v: View, hand: int, level: str) -> DeclareAction:
     if level == "easy":
         want = max(2, round(raw))
         return {"type": "declare", "n": min(legal, key=lambda n: (abs(n - want), n))}
-    mean = TAR_A * raw + TAR_B
+    mean = TAR_A * raw + TAR_B + shift
     probs = trick_probs(mean, TAR_SD)
     at_least = [sum(probs[n:]) for n in range(14)]
     seat = _seat(v)
@@ -232,4 +242,5 @@ def tarneeb_declare(v: View, hand: int, level: str) -> DeclareAction:
     return {"type": "declare", "n": best[1]}
 
 
-__all__ = ["auction", "call", "dash", "declare", "mask", "mean_tricks", "tarneeb_declare"]
+__all__ = ["auction", "call", "dash", "declare", "mask", "mean_tricks", "strong_count",
+           "tarneeb_declare"]

@@ -25,7 +25,8 @@ from ..types import View
 from .cards import ABOVE, BELOW, CARD_INDEX, CODES, SM, SUIT_INDEX
 from .evaluate import dash_danger, expected_tricks
 from .play import current_winner
-from .sim import rollout
+from .sim import M_NUM, rollout, rollout_modes
+from .stylemodel import Style, Weights, draw, is_plain, models
 
 # (seat, kind, number): kind 0 a declaration, 1 the caller's, 2 a dash player's.
 Evidence = list[tuple[int, int, int]]
@@ -218,30 +219,39 @@ def evidence_model(v: View, seat: int, trump: int) -> Evidence:
     return out
 
 
-def fit_weight(pub: Public, hands: list[int]) -> float:
-    """How well a sampled deal fits the other seats' declarations (0..1]."""
+def fit_weight(pub: Public, hands: list[int], styles: Sequence[Style] | None = None) -> float:
+    """How well a sampled deal fits the other seats' declarations (0..1]; with
+    ``styles`` (a style model per seat), each declaration is read by its seat's model."""
     trump = pub.trump
     pb = pub.played_by
     z = 0.0
     for s, kind, n in pub.evidence:
         h = hands[s] | pb[s]
+        st = styles[s] if styles is not None else None
+        if st is not None and not st.evidence:
+            continue
         if kind == 2:
-            d = dash_danger(h) - EV_DASH
+            d = dash_danger(h) - (EV_DASH if st is None else st.dash)
             if d > 0:
                 z += d * d * 2.0
             continue
-        x = expected_tricks(h, trump) + EV_OFFSET - n
+        offset, sd = (EV_OFFSET, EV_SD) if st is None else (st.offset, st.sd)
+        x = expected_tricks(h, trump) + offset - n
         if kind == 1:
             if x < 0:
                 z += (x / EV_SD_CALL) ** 2
             elif x > 1.5:
                 z += ((x - 1.5) / 1.5) ** 2
+        elif n == 0 and offset < 0:
+            if x > 0:
+                z += (x / sd) ** 2          # a low declarer's 0: only a hand above it misfits
         else:
-            z += (x / EV_SD) ** 2
+            z += (x / sd) ** 2
     return math.exp(-0.5 * z)
 
 
-def sample_fit(pub: Public, rng: random.Random, k: int = EV_CANDIDATES) -> list[int]:
+def sample_fit(pub: Public, rng: random.Random, k: int = EV_CANDIDATES,
+               styles: Sequence[Style] | None = None) -> list[int]:
     """One deal drawn among ``k`` candidates in proportion to ``fit_weight``."""
     if not pub.evidence or k <= 1:
         return sample(pub, rng)
@@ -250,7 +260,7 @@ def sample_fit(pub: Public, rng: random.Random, k: int = EV_CANDIDATES) -> list[
     for _ in range(k):
         h = sample(pub, rng)
         deals.append(h)
-        ws.append(fit_weight(pub, h))
+        ws.append(fit_weight(pub, h, styles))
     tot = sum(ws)
     if tot <= 0.0:
         return deals[0]
@@ -264,16 +274,19 @@ def sample_fit(pub: Public, rng: random.Random, k: int = EV_CANDIDATES) -> list[
 
 def candidates(pub: Public, legal: list[int]) -> list[int]:
     """One card per run of touching legal cards (the lowest of each run)."""
-    legal = sorted(legal)
-    reps = []
-    prev = None
-    for c in legal:
-        if prev is not None and prev // 13 == c // 13 and not pub.unseen & ABOVE[prev] & BELOW[c]:
-            prev = c
-            continue
-        reps.append(c)
+    return sorted(set(runs(pub, legal).values()))
+
+
+def runs(pub: Public, legal: list[int]) -> dict[int, int]:
+    """Each legal card's run of touching legal cards, named by its lowest card."""
+    out: dict[int, int] = {}
+    prev = rep = -1
+    for c in sorted(legal):
+        if prev < 0 or prev // 13 != c // 13 or pub.unseen & ABOVE[prev] & BELOW[c]:
+            rep = c
+        out[c] = rep
         prev = c
-    return reps
+    return out
 
 
 def make_scorer(v: View) -> Scorer:
@@ -324,9 +337,14 @@ def make_scorer(v: View) -> Scorer:
     return score_committee
 
 
-def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | None = None,
-                prefer_card: str | None = None, samples: int | None = None) -> str | None:
-    """The card code to play, or None if no sample finished in time.
+def evaluate(v: View, budget_ms: float, rng: random.Random, start: float | None = None,
+             w: Weights | None = None, reps: list[int] | None = None,
+             samples: int | None = None) -> tuple[list[int], list[float], int] | None:
+    """Every candidate card (``reps``, default one per run of touching legal cards) rolled
+    out on the same sampled deals until the budget: (cards, summed points, samples), or
+    None if no sample finished. With ``w`` (style weights per seat, ``model.weights``),
+    each sample draws a style model for every other seat: its declarations weigh the
+    deal (``fit_weight``) and it plays the rollout by its policy.
 
     ``samples``: exactly that many samples, however long they take (the time budget is
     not looked at): with a seeded ``rng`` the choice is then a function of the view
@@ -336,31 +354,31 @@ def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | No
         start = time.perf_counter()
     deadline = start + budget_ms / 1000.0 * 0.9
     pub = Public(v)
-    plays = [a for a in v["legal"] if a["type"] == "play"]
-    legal = [CARD_INDEX[a["card"]] for a in plays]
-    if len(legal) == 1:
-        return plays[0]["card"]
-    reps = candidates(pub, legal)
-    if pub.game == "tarneeb41" and pub.trick:
-        # Never trump the partner's winning trick.
-        w = current_winner(pub.trick, pub.trump)
-        if (pub.leader + w) & 3 == pub.seat ^ 2 and pub.trump >= 0:
-            led = pub.trick[0] // 13
-            keep = [c for c in reps if c // 13 == led or c // 13 != pub.trump]
-            reps = keep or reps
-    if len(reps) == 1:
-        return CODES[reps[0]]
+    if reps is None:
+        legal = [CARD_INDEX[a["card"]] for a in v["legal"] if a["type"] == "play"]
+        reps = candidates(pub, legal)
     score = make_scorer(v)
     tarneeb = pub.game == "tarneeb41"
     seat, trump, leader = pub.seat, pub.trump, pub.leader
     decl = pub.decl
+    mods = models(pub.game)
+    styled = w is not None and not is_plain(w)
     sums = [0.0] * len(reps)
     n = 0
     now = time.perf_counter
     slowest = 0.0                       # the longest rollout so far: never start one late
     counted = samples is not None
+    modes = [M_NUM] * 4
     while (n < samples) if samples is not None else (now() + slowest < deadline):
-        hands = sample_fit(pub, rng)
+        if styled:
+            assert w is not None
+            ks = draw(w, rng)
+            st = [mods[k] for k in ks]
+            hands = sample_fit(pub, rng, styles=st)
+            modes = [x.mode for x in st]
+            modes[seat] = M_NUM
+        else:
+            hands = sample_fit(pub, rng)
         row: list[int] = []
         for c in reps:
             t0 = now()
@@ -372,11 +390,14 @@ def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | No
             taken = list(pub.taken)
             ld = leader
             if len(trick) == 4:
-                w = (ld + current_winner(trick, trump)) & 3
-                taken[w] += 1
-                ld = w
+                wn = (ld + current_winner(trick, trump)) & 3
+                taken[wn] += 1
+                ld = wn
                 trick = []
-            rollout(h, trick, ld, trump, taken, decl, tarneeb)
+            if styled:
+                rollout_modes(h, trick, ld, trump, taken, decl, tarneeb, modes, rng)
+            else:
+                rollout(h, trick, ld, trump, taken, decl, tarneeb)
             row.append(score(decl, taken))
             dt = now() - t0
             if dt > slowest:
@@ -388,6 +409,34 @@ def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | No
         n += 1
     if n == 0:
         return None
+    return reps, sums, n
+
+
+def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | None = None,
+                prefer_card: str | None = None, w: Weights | None = None,
+                samples: int | None = None) -> str | None:
+    """The card code to play, or None if no sample finished in time."""
+    if start is None:
+        start = time.perf_counter()
+    pub = Public(v)
+    plays = [a for a in v["legal"] if a["type"] == "play"]
+    legal = [CARD_INDEX[a["card"]] for a in plays]
+    if len(legal) == 1:
+        return plays[0]["card"]
+    reps = candidates(pub, legal)
+    if pub.game == "tarneeb41" and pub.trick:
+        # Never trump the partner's winning trick.
+        wi = current_winner(pub.trick, pub.trump)
+        if (pub.leader + wi) & 3 == pub.seat ^ 2 and pub.trump >= 0:
+            led = pub.trick[0] // 13
+            keep = [c for c in reps if c // 13 == led or c // 13 != pub.trump]
+            reps = keep or reps
+    if len(reps) == 1:
+        return CODES[reps[0]]
+    res = evaluate(v, budget_ms, rng, start, w, reps, samples)
+    if res is None:
+        return None
+    reps, sums, _ = res
     # Ties (often: the rollouts play the same card later anyway) go to the fast
     # player's own choice, then to the lowest card.
     prefer = -1
@@ -400,5 +449,5 @@ def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | No
     return CODES[reps[best]]
 
 
-__all__ = ["Public", "candidates", "choose_card", "fit_weight", "make_scorer", "sample",
-           "sample_fit"]
+__all__ = ["Public", "candidates", "choose_card", "evaluate", "fit_weight", "make_scorer",
+           "runs", "sample", "sample_fit"]

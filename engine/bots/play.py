@@ -8,7 +8,10 @@ Three moods:
 - ``DUMP`` (Estimation, number made or a dash player): lose on purpose; under a
   winning card throw the highest card that still loses; void, throw the highest card;
 - ``CHEAP`` (Tarneeb, partner already winning the trick): play the lowest card and
-  never trump the partner's trick.
+  never trump the partner's trick;
+- ``DUCK`` (a cautious player that still needs tricks, ``styles.py``): take only a
+  trick that is sure or cheap (last to play, or the highest card left in the led
+  suit), otherwise play low; lead a sure winner or else the lowest card.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from __future__ import annotations
 from ..cards import trick_winner as current_winner  # E-27, T-16: one definition
 from .cards import ABOVE, SM, hi, lo
 
-WIN, DUMP, CHEAP = 0, 1, 2
+WIN, DUMP, CHEAP, DUCK = 0, 1, 2, 3
 
-__all__ = ["CHEAP", "DUMP", "WIN", "current_winner", "fast_card"]
+__all__ = ["CHEAP", "DUCK", "DUMP", "WIN", "current_winner", "fast_card"]
 
 
 def _rank_max(m: int) -> int:
@@ -85,6 +88,21 @@ def fast_card(hand: int, others: int, trick: list[int], trump: int, mood: int,
             return lo(follow)
         side = hand & ~tmask
         return _rank_min(side or hand)
+    if mood == DUCK:
+        if winners:
+            if last:
+                return lo(winners)
+            if follow:
+                m = winners
+                while m:
+                    c = lo(m)
+                    if not others & ABOVE[c]:
+                        return c                        # sure in the suit: take it
+                    m &= m - 1
+        if follow:
+            return lo(follow)
+        side = hand & ~tmask
+        return _rank_min(side or hand)
     if mood == CHEAP:
         if follow:
             return lo(follow)
@@ -124,6 +142,14 @@ def _lead(hand: int, others: int, tmask: int, mood: int) -> int:
                 if n > blen:
                     best, blen = lo(sub), n
         return best if best >= 0 else lo(hand)
+    if mood == DUCK:
+        for s in (0, 1, 2, 3):
+            sub = hand & SM[s]
+            if sub:
+                c = hi(sub)
+                if not others & ABOVE[c] and (sub & tmask or not others & tmask):
+                    return c                            # a sure winner
+        return _rank_min(hand & ~tmask or hand)
     # DUMP / CHEAP: the lowest card that someone can still beat.
     best, br = -1, 99
     for s in (0, 1, 2, 3):

@@ -15,7 +15,10 @@ soft evidence). Nothing here reads another seat's hand.
 - A card: every candidate card (touching cards count once) is rolled out to the end
   of the round by the fast player on each sample and scored with the game's real table
   (``montecarlo.make_scorer``) — the strong player's own method, with a fixed number of
-  samples instead of a time budget, so the review is the same whoever asks.
+  samples instead of a time budget, so the review is the same whoever asks. Where the
+  strong player reads the table (Estimation: ``bots.model``), each sample also draws a
+  style for every other seat from what it has shown, and that seat plays the rollout
+  by it: the review's picture of the opponents is the player's own.
 - Any other decision (dash, bid, With, pass, call, declaration): the strong player's
   bidding choice (``bots.choose``) and up to ``NEIGHBOURS`` legal actions next to it
   (and the chosen one) are each applied to a copy of the table on each sample; the
@@ -48,11 +51,12 @@ from typing import Any
 
 from ..match import Match
 from ..types import View
-from . import choose, fast_play
+from . import choose, fast_play, model
 from .cards import ABOVE, BELOW, CARD_INDEX, CODES
 from .montecarlo import Public, candidates, make_scorer, sample_fit
 from .play import current_winner
-from .sim import rollout
+from .sim import M_NUM, rollout, rollout_modes
+from .stylemodel import Weights, draw, is_plain, models
 
 # Points lost from which a decision is marked (the largest that applies).
 MARKS: tuple[tuple[float, str], ...] = ((10.0, "blunder"), (5.0, "mistake"),
@@ -199,6 +203,38 @@ class _Pairs:
         return se < CLEAR_SE or abs(self.mean) > RESOLVE * se
 
 
+def _reading(v: View) -> Weights | None:
+    """The other seats' styles as the strong player reads them at this view (as
+    ``bots.choose`` does: in Estimation only, while ``READ_TABLE``), None where it
+    plays every seat as its own kind."""
+    from . import READ_TABLE
+    if not READ_TABLE or v["game"] == "tarneeb41":
+        return None
+    sw = model.weights(v)
+    return None if is_plain(sw) else sw
+
+
+def _deal(pub: Public, rng: random.Random, sw: Weights | None
+          ) -> tuple[list[int], list[int] | None]:
+    """One sampled deal of the unseen cards and, where the table is read, a style drawn
+    for each other seat (its declarations weigh the deal; it plays the rollout so)."""
+    if sw is None:
+        return sample_fit(pub, rng), None
+    st = [models(pub.game)[k] for k in draw(sw, rng)]
+    modes = [x.mode for x in st]
+    modes[pub.seat] = M_NUM
+    return sample_fit(pub, rng, styles=st), modes
+
+
+def _roll(h: list[int], trick: list[int], ld: int, trump: int, taken: list[int],
+          decl: list[int], tarneeb: bool, modes: list[int] | None,
+          rng: random.Random) -> None:
+    if modes is None:
+        rollout(h, trick, ld, trump, taken, decl, tarneeb)
+    else:
+        rollout_modes(h, trick, ld, trump, taken, decl, tarneeb, modes, rng)
+
+
 def _run_of(pub: Public, reps: list[int], c: int) -> int:
     """The candidate standing for card ``c`` (the lowest of its touching run)."""
     best = -1
@@ -235,9 +271,10 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
         sums = [sum(r[i] for r in rows) for i in range(len(reps))]
         return max(allowed, key=lambda i: (sums[i], i == prefer, -(reps[i] % 13)))
 
+    sw = _reading(v)
     while len(rows) < hi:
         for _ in range(BATCH):
-            hands = sample_fit(pub, rng)
+            hands, modes = _deal(pub, rng, sw)
             row = []
             for c in reps:
                 h = list(hands)
@@ -250,7 +287,7 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
                     taken[w] += 1
                     ld = w
                     trick = []
-                rollout(h, trick, ld, trump, taken, decl, tarneeb)
+                _roll(h, trick, ld, trump, taken, decl, tarneeb, modes, rng)
                 row.append(score(decl, taken))
             rows.append(row)
         if len(rows) >= lo:
@@ -514,8 +551,9 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
         reps = candidates(pub, plays)
         score = make_scorer(v)
         sums = [0.0] * len(reps)
+        sw = _reading(v)
         for _ in range(samples):
-            hands = sample_fit(pub, rng)
+            hands, modes = _deal(pub, rng, sw)
             for k, c in enumerate(reps):
                 h = list(hands)
                 h[pub.seat] ^= 1 << c
@@ -527,7 +565,8 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
                     taken[w] += 1
                     ld = w
                     trick = []
-                rollout(h, trick, ld, pub.trump, taken, pub.decl, pub.game == "tarneeb41")
+                _roll(h, trick, ld, pub.trump, taken, pub.decl, pub.game == "tarneeb41",
+                      modes, rng)
                 sums[k] += score(pub.decl, taken)
         options: list[tuple[dict[str, Any], float]] = [
             ({"type": "play", "card": CODES[c]}, sums[k] / samples)
