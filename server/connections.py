@@ -294,7 +294,11 @@ class LammaSSHServer(asyncssh.SSHServer):
                 if self.conn is not None:
                     asyncio.get_running_loop().call_soon(
                         self.conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, over)
-                return False
+                # Said as the challenge's text, then the disconnect: a plain failure
+                # would reach the client first (asyncssh sends each packet as it is
+                # made), and it would stop at "Permission denied" without the reason.
+                self._guest_ok = False
+                return ("Lamma", over, "", [])
             if address is not None and not self.guest_slot:
                 # Held from now: guests are counted by their address, at once.
                 self.guest_slot = True
