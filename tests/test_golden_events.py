@@ -22,6 +22,8 @@ from tui.cards import Look
 from tui.screens import table as table_screen
 from tui.screens.events import ComparisonScreen, EventsScreen, StandingsScreen
 
+# And a phone's, portrait (issue 26): the compact layout.
+EVENT_SIZES = [*SIZES, (40, 20), (50, 32)]
 DAY = 1_716_940_800.0           # 2024-05-29 00:00 UTC
 NOW = DAY + 15 * 3600 + 20 * 60  # 15:20 UTC
 
@@ -54,7 +56,7 @@ def finish(app: LammaApp, event: int) -> None:
     play_here(app.registry.events, app.member, event, middle)
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", EVENT_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("language,mode", LANGUAGES, ids=[lang for lang, _ in LANGUAGES])
 async def test_the_events_and_a_board(request: pytest.FixtureRequest,
                                       monkeypatch: pytest.MonkeyPatch, language: str,
@@ -82,7 +84,7 @@ async def test_the_events_and_a_board(request: pytest.FixtureRequest,
         compare(request, f"events-board-{name}", screen_text(app))
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", EVENT_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("language,mode", LANGUAGES, ids=[lang for lang, _ in LANGUAGES])
 async def test_the_standings_and_a_board_compared(request: pytest.FixtureRequest,
                                                   language: str, mode: str | None,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import getters
+from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -95,10 +95,20 @@ class ReviewScreen(Screen[None]):
     def set_title(self, title: str, right: str) -> None:
         speech = self.app.speech
         self.query_one("#record-title", Line).set(
-            lay(speech, title_bar(speech._(title), right), W))
+            lay(speech, title_bar(speech._(title), right), self.width))
 
     def set_block(self, lines: list[Text]) -> None:
-        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, lines, W))
+        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, lines, self.width))
+
+    @property
+    def width(self) -> int:
+        """The columns the screen draws in: 80 at most, the window's under it (a phone:
+        a right-to-left line is then laid out from the window's right edge)."""
+        return max(40, min(W, self.app.size.width))
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.is_mounted:
+            self.draw()
 
     def action_back(self) -> None:
         self.app.pop_screen()
