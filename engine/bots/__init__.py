@@ -47,7 +47,7 @@ READ_TABLE = True
 # only a ceiling): tests set it to get the same answer on any machine.
 SAMPLES: int | None = None
 
-__all__ = ["LEVELS", "choose", "fast_play"]
+__all__ = ["LEVELS", "choose", "fast_play", "reads_table"]
 
 
 def fast_play(v: View) -> str:
@@ -74,6 +74,14 @@ def fast_play(v: View) -> str:
     return CODES[fast_card(hand, others, trick, trump, mood)]
 
 
+def reads_table(view: View) -> bool:
+    """Does ``strong`` read the other seats' styles (``model.py``) at this view? Not in
+    Tarneeb 41: there the model cost it 6.3 ± 4.5 points of match win rate beside a
+    partner of another style (docs/bots.md), and gained nothing beyond the noise beside
+    its own kind. The review (``review.py``) reads the table where it does."""
+    return READ_TABLE and view["game"] != "tarneeb41"
+
+
 def choose(view: View, level: str = "strong", budget_ms: float = 100,
            rng: random.Random | None = None, samples: int | None = None) -> Action:
     """One legal action for the seat of ``view`` (``view["legal"]`` must not be empty).
@@ -92,10 +100,7 @@ def choose(view: View, level: str = "strong", budget_ms: float = 100,
         rng = random.Random()
     phase = view["phase"]
     action: Action | None = None
-    # Not in Tarneeb 41: there the model cost the strong player next to a partner of
-    # another style 6.3 ± 4.5 points of match win rate (docs/bots.md), and gained
-    # nothing beyond the noise beside its own kind.
-    reads = READ_TABLE and view["game"] != "tarneeb41"
+    reads = reads_table(view)
     if phase == "play":
         code = None
         if level == "strong":

@@ -337,6 +337,42 @@ def make_scorer(v: View) -> Scorer:
     return score_committee
 
 
+def deal(pub: Public, rng: random.Random, w: Weights | None = None
+         ) -> tuple[list[int], list[int] | None]:
+    """One sample of the unseen cards and, with ``w`` (style weights per seat,
+    ``model.weights``; not all our own kind), a style drawn for every other seat: its
+    declarations weigh the deal (``fit_weight``) and it plays the rollout by its policy
+    (the modes, ``sim.rollout_modes``); ``None`` modes: every seat plays as we do."""
+    if w is None or is_plain(w):
+        return sample_fit(pub, rng), None
+    st = [models(pub.game)[k] for k in draw(w, rng)]
+    modes = [x.mode for x in st]
+    modes[pub.seat] = M_NUM
+    return sample_fit(pub, rng, styles=st), modes
+
+
+def play_out(pub: Public, hands: list[int], c: int, score: Scorer,
+             modes: list[int] | None, rng: random.Random) -> int:
+    """The seat's points when it plays card ``c`` into the deal ``hands`` and the round
+    is rolled out to its end (each seat by its mode, where ``modes`` are given)."""
+    h = list(hands)
+    h[pub.seat] ^= 1 << c
+    trick = [*pub.trick, c]
+    taken = list(pub.taken)
+    ld = pub.leader
+    if len(trick) == 4:
+        wn = (ld + current_winner(trick, pub.trump)) & 3
+        taken[wn] += 1
+        ld = wn
+        trick = []
+    tarneeb = pub.game == "tarneeb41"
+    if modes is None:
+        rollout(h, trick, ld, pub.trump, taken, pub.decl, tarneeb)
+    else:
+        rollout_modes(h, trick, ld, pub.trump, taken, pub.decl, tarneeb, modes, rng)
+    return score(pub.decl, taken)
+
+
 def evaluate(v: View, budget_ms: float, rng: random.Random, start: float | None = None,
              w: Weights | None = None, reps: list[int] | None = None,
              samples: int | None = None) -> tuple[list[int], list[float], int] | None:
@@ -358,47 +394,19 @@ def evaluate(v: View, budget_ms: float, rng: random.Random, start: float | None 
         legal = [CARD_INDEX[a["card"]] for a in v["legal"] if a["type"] == "play"]
         reps = candidates(pub, legal)
     score = make_scorer(v)
-    tarneeb = pub.game == "tarneeb41"
-    seat, trump, leader = pub.seat, pub.trump, pub.leader
-    decl = pub.decl
-    mods = models(pub.game)
-    styled = w is not None and not is_plain(w)
     sums = [0.0] * len(reps)
     n = 0
     now = time.perf_counter
     slowest = 0.0                       # the longest rollout so far: never start one late
     counted = samples is not None
-    modes = [M_NUM] * 4
     while (n < samples) if samples is not None else (now() + slowest < deadline):
-        if styled:
-            assert w is not None
-            ks = draw(w, rng)
-            st = [mods[k] for k in ks]
-            hands = sample_fit(pub, rng, styles=st)
-            modes = [x.mode for x in st]
-            modes[seat] = M_NUM
-        else:
-            hands = sample_fit(pub, rng)
+        hands, modes = deal(pub, rng, w)
         row: list[int] = []
         for c in reps:
             t0 = now()
             if not counted and t0 + slowest >= deadline:
                 break
-            h = list(hands)
-            h[seat] ^= 1 << c
-            trick = [*pub.trick, c]
-            taken = list(pub.taken)
-            ld = leader
-            if len(trick) == 4:
-                wn = (ld + current_winner(trick, trump)) & 3
-                taken[wn] += 1
-                ld = wn
-                trick = []
-            if styled:
-                rollout_modes(h, trick, ld, trump, taken, decl, tarneeb, modes, rng)
-            else:
-                rollout(h, trick, ld, trump, taken, decl, tarneeb)
-            row.append(score(decl, taken))
+            row.append(play_out(pub, hands, c, score, modes, rng))
             dt = now() - t0
             if dt > slowest:
                 slowest = dt

@@ -51,12 +51,12 @@ from typing import Any
 
 from ..match import Match
 from ..types import View
-from . import choose, fast_play, model
+from . import choose, fast_play, model, reads_table
 from .cards import ABOVE, BELOW, CARD_INDEX, CODES
-from .montecarlo import Public, candidates, make_scorer, sample_fit
+from .montecarlo import Public, candidates, deal, make_scorer, play_out, sample_fit
 from .play import current_winner
-from .sim import M_NUM, rollout, rollout_modes
-from .stylemodel import Weights, draw, is_plain, models
+from .sim import rollout
+from .stylemodel import Weights
 
 # Points lost from which a decision is marked (the largest that applies).
 MARKS: tuple[tuple[float, str], ...] = ((10.0, "blunder"), (5.0, "mistake"),
@@ -204,35 +204,9 @@ class _Pairs:
 
 
 def _reading(v: View) -> Weights | None:
-    """The other seats' styles as the strong player reads them at this view (as
-    ``bots.choose`` does: in Estimation only, while ``READ_TABLE``), None where it
-    plays every seat as its own kind."""
-    from . import READ_TABLE
-    if not READ_TABLE or v["game"] == "tarneeb41":
-        return None
-    sw = model.weights(v)
-    return None if is_plain(sw) else sw
-
-
-def _deal(pub: Public, rng: random.Random, sw: Weights | None
-          ) -> tuple[list[int], list[int] | None]:
-    """One sampled deal of the unseen cards and, where the table is read, a style drawn
-    for each other seat (its declarations weigh the deal; it plays the rollout so)."""
-    if sw is None:
-        return sample_fit(pub, rng), None
-    st = [models(pub.game)[k] for k in draw(sw, rng)]
-    modes = [x.mode for x in st]
-    modes[pub.seat] = M_NUM
-    return sample_fit(pub, rng, styles=st), modes
-
-
-def _roll(h: list[int], trick: list[int], ld: int, trump: int, taken: list[int],
-          decl: list[int], tarneeb: bool, modes: list[int] | None,
-          rng: random.Random) -> None:
-    if modes is None:
-        rollout(h, trick, ld, trump, taken, decl, tarneeb)
-    else:
-        rollout_modes(h, trick, ld, trump, taken, decl, tarneeb, modes, rng)
+    """The other seats' styles as the strong player reads them at this view (None
+    where it does not read the table: ``bots.reads_table``)."""
+    return model.weights(v) if reads_table(v) else None
 
 
 def _run_of(pub: Public, reps: list[int], c: int) -> int:
@@ -261,8 +235,6 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
             keep = [i for i, c in enumerate(reps) if c // 13 == led or c // 13 != pub.trump]
             allowed = keep or allowed
     score = make_scorer(v)
-    tarneeb = pub.game == "tarneeb41"
-    seat, trump, leader, decl = pub.seat, pub.trump, pub.leader, pub.decl
     rows: list[list[int]] = []
     prefer_code = fast_play(v)
     prefer = _run_of(pub, reps, CARD_INDEX[prefer_code])
@@ -274,21 +246,8 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
     sw = _reading(v)
     while len(rows) < hi:
         for _ in range(BATCH):
-            hands, modes = _deal(pub, rng, sw)
-            row = []
-            for c in reps:
-                h = list(hands)
-                h[seat] ^= 1 << c
-                trick = [*pub.trick, c]
-                taken = list(pub.taken)
-                ld = leader
-                if len(trick) == 4:
-                    w = (ld + current_winner(trick, trump)) & 3
-                    taken[w] += 1
-                    ld = w
-                    trick = []
-                _roll(h, trick, ld, trump, taken, decl, tarneeb, modes, rng)
-                row.append(score(decl, taken))
+            hands, modes = deal(pub, rng, sw)
+            row = [play_out(pub, hands, c, score, modes, rng) for c in reps]
             rows.append(row)
         if len(rows) >= lo:
             b = best_of()
@@ -553,21 +512,9 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
         sums = [0.0] * len(reps)
         sw = _reading(v)
         for _ in range(samples):
-            hands, modes = _deal(pub, rng, sw)
+            hands, modes = deal(pub, rng, sw)
             for k, c in enumerate(reps):
-                h = list(hands)
-                h[pub.seat] ^= 1 << c
-                trick = [*pub.trick, c]
-                taken = list(pub.taken)
-                ld = pub.leader
-                if len(trick) == 4:
-                    w = (ld + current_winner(trick, pub.trump)) & 3
-                    taken[w] += 1
-                    ld = w
-                    trick = []
-                _roll(h, trick, ld, pub.trump, taken, pub.decl, pub.game == "tarneeb41",
-                      modes, rng)
-                sums[k] += score(pub.decl, taken)
+                sums[k] += play_out(pub, hands, c, score, modes, rng)
         options: list[tuple[dict[str, Any], float]] = [
             ({"type": "play", "card": CODES[c]}, sums[k] / samples)
                    for k, c in enumerate(reps)]
