@@ -55,6 +55,8 @@ from .table_draw import (
     fit,
     join,
     number_tokens,
+    paid_words,
+    result_head,
     right_align,
     rtl_fit,
     score_head,
@@ -609,30 +611,12 @@ def result_rows(sc: Scene, cw: int, room: int) -> list[Text]:
     """The match's end: who won, then each player's total, level points and badge."""
     facts = sc.facts
     v: Any = sc.view or {}
-    _ = sc._
-    res = v.get("result") or {}
-    winners = res.get("winners") or []
-    comma = sc.speech.pgettext("list", ", ")
-    head = Text(" " + _("Match over:") + " ", style="bold")
-    if res.get("draw"):
-        head.append(_("a draw between {names}").format(
-            names=comma.join(sc.name(w) for w in winners)))
-    elif winners:
-        head.append(sc.speech.ngettext("{names} wins", "{names} win", len(winners)).format(
-            names=comma.join(sc.name(w) for w in winners)))
-    if v.get("left") is not None:
-        head.append("  " + _("({who} left)").format(who=sc.name(v["left"])), style="dim")
-    rows = said_lines(sc, head, cw, 2)
+    winners = (v.get("result") or {}).get("winners") or []
+    rows = said_lines(sc, result_head(sc), cw, 2)
     totals = v.get("totals") or [0] * 4
-    paid = facts.points or {}
     nw = max(6, min(16, cw - 12))
     for s in sorted(range(4), key=lambda s: -totals[s]):
-        got = paid.get(s)
-        extra = []
-        if got and got.get("points"):
-            extra.append(_("{points} level points").format(points=f"{got['points']:+d}"))
-        if got and got.get("badge"):
-            extra.append(_("new badge: {badge}").format(badge=_(got["badge"])))
+        extra = [w for w in paid_words(sc, s) if w]
         style = "bold" if s in winners else ""
         label = facts.seats[s].label + (sc.you if s == facts.seat else "")
         if sc.rtl:

@@ -1025,8 +1025,9 @@ def board_lines(sc: Scene) -> list[Text]:
     return [sc.line(head) if sc.rtl else head, *summary_lines(sc, rec)[1:]]
 
 
-def result_lines(sc: Scene) -> list[Text]:
-    facts = sc.facts
+def result_head(sc: Scene) -> Text:
+    """The match's end in a sentence (not yet laid out): who won, or the draw, and who
+    left."""
     v: MaybeView = sc.view or {}
     _ = sc._
     res = v.get("result") or {}
@@ -1041,16 +1042,30 @@ def result_lines(sc: Scene) -> list[Text]:
             names=comma.join(sc.name(w) for w in winners)))
     if v.get("left") is not None:
         head.append("  " + _("({who} left)").format(who=sc.name(v["left"])), style="dim")
+    return head
+
+
+def paid_words(sc: Scene, seat: int) -> tuple[str | None, str | None]:
+    """What the match paid ``seat``, as the store paid it (E-38 … E-40, Tarneeb 20/−4):
+    its level points and its new badge, in words (None: nothing)."""
+    _ = sc._
+    got = (sc.facts.points or {}).get(seat)
+    points = _("{points} level points").format(points=f"{got['points']:+d}") \
+        if got and got.get("points") else None
+    badge = _("new badge: {badge}").format(badge=_(got["badge"])) \
+        if got and got.get("badge") else None
+    return points, badge
+
+
+def result_lines(sc: Scene) -> list[Text]:
+    facts = sc.facts
+    v: MaybeView = sc.view or {}
+    winners = (v.get("result") or {}).get("winners") or []
+    head = result_head(sc)
     lines = [sc.line(head) if sc.rtl else head]
     totals = v.get("totals") or [0] * 4
-    # Level points and badges (E-38 … E-40, Tarneeb 20/−4), as the store paid them.
-    paid = facts.points or {}
     for s in sorted(range(4), key=lambda s: -totals[s]):
-        got = paid.get(s)
-        points = _("{points} level points").format(points=f"{got['points']:+d}") \
-            if got and got.get("points") else None
-        badge = _("new badge: {badge}").format(badge=_(got["badge"])) \
-            if got and got.get("badge") else None
+        points, badge = paid_words(sc, s)
         style = "bold" if s in winners else ""
         if sc.rtl:
             row = cells_row(sc.speech, [Cell("", 1), Cell("★" if s in winners else "", 2),
