@@ -81,17 +81,6 @@ def signed(n: int) -> str:
 
 
 
-def fitted(cells: list[tuple[str, int]], width: int) -> list[tuple[str, int]]:
-    """Right-to-left cells whose widths fit a window ``width`` columns wide (a phone):
-    the widest column gives way, down to six columns."""
-    over = sum(w for _t, w in cells) - (width - 1)
-    if over <= 0:
-        return cells
-    out = list(cells)
-    i = max(range(len(out)), key=lambda k: out[k][1])
-    text, w = out[i]
-    out[i] = (text, max(6, w - over))
-    return out
 
 class EventsScreen(RecordScreen):
     """The events this player may see: enter one, come back to an entry, see results."""
@@ -147,8 +136,8 @@ class EventsScreen(RecordScreen):
     def head(self) -> Text:
         speech = self.app.speech
         if speech.rtl:
-            return columns(speech, fitted([(speech._(h), w) for h, w in EVENT_COLUMNS],
-                                          self.width), self.width, style="bold underline")
+            return columns(speech, [(speech._(h), w) for h, w in EVENT_COLUMNS], self.width,
+                           style="bold underline")
         return Text(" " + "".join(pad(cut(h, w - 1), w) for h, w in EVENT_COLUMNS)[:W - 1],
                     style="bold underline")
 
@@ -159,8 +148,8 @@ class EventsScreen(RecordScreen):
                  speech._(YOU_WORDS.get(row["you"], row["you"]))]
         style = "reverse" if selected else ""
         if speech.rtl:
-            return columns(speech, fitted([(c, w) for c, (_h, w) in
-                                           zip(cells, EVENT_COLUMNS, strict=True)], self.width),
+            return columns(speech, [(c, w) for c, (_h, w) in
+                                    zip(cells, EVENT_COLUMNS, strict=True)],
                            self.width, style=style)
         # Each cell cut short of its column: a long name never runs into the game.
         return Text(" " + "".join(pad(cut(c, w - 1), w) for c, (_h, w) in
@@ -320,10 +309,8 @@ class StandingsScreen(RecordScreen):
         me = self.app.member.name.casefold()
         nw = max(6, min(24, self.width - 26))     # the name's column (narrower on a phone)
         if speech.rtl:
-            lines.append(columns(speech, fitted([(_("rank"), 8), (_("name"), 22),
-                                                 (_("score %"), 10), (_("boards"), 8)],
-                                                self.width), self.width,
-                                 style="bold underline"))
+            lines.append(columns(speech, [(_("rank"), 8), (_("name"), 22), (_("score %"), 10),
+                                          (_("boards"), 8)], self.width, style="bold underline"))
         else:
             lines.append(Text(f" {'rank':>5}  {'name':<{nw}}{'score %':>10}{'boards':>8}",
                               style="bold underline"))
@@ -335,9 +322,9 @@ class StandingsScreen(RecordScreen):
             mine = r["name"].casefold() == me
             style = "bold reverse" if mine else ""
             if speech.rtl:
-                lines.append(columns(speech, fitted([(rank, 8), (r["name"], 22), (pct, 10),
-                                                     (f"{r['boards']}/{ev.boards}", 8)],
-                                                    self.width), self.width, style=style))
+                lines.append(columns(speech, [(rank, 8), (r["name"], 22), (pct, 10),
+                                              (f"{r['boards']}/{ev.boards}", 8)], self.width,
+                                     style=style))
             else:
                 lines.append(Text(f" {rank:>5}  {cut(r['name'], nw - 1):<{nw}}{pct:>10}"
                                   f"{r['boards']:>5}/{ev.boards:<2}", style=style))
@@ -424,7 +411,7 @@ class ComparisonScreen(RecordScreen):
         each cell shaped on its own from the right (a number stays whole)."""
         speech = self.app.speech
         if speech.rtl:
-            return columns(speech, fitted([(text, w) for text, w, _right in cells], self.width),
+            return columns(speech, [(text, w) for text, w, _right in cells],
                            self.width, style=style)
         return Text(" " + "".join(cut(text, w - 1).rjust(w - 1) + " " if right
                                   else pad(text, w) for text, w, right in cells).rstrip(),

@@ -119,7 +119,13 @@ def columns(speech: Speech, cells: Sequence[Cell], width: int,
     column (the first at the right), each cut to its width; a cell given as a list
     of items says them one after another, separated by Arabic commas (names keep
     their own direction: the first at the right). Shaped: each cell joined and
-    ordered on its own; logical: the row in reading order, the terminal orders it."""
+    ordered on its own; logical: the row in reading order, the terminal orders it.
+    Wider than ``width`` (a phone), the widest column gives way (down to six), so the
+    row's start, at the right, stays in the window."""
+    over = sum(w for _v, w in cells) - width
+    if over > 0 and cells:
+        i = max(range(len(cells)), key=lambda k: cells[k][1])
+        cells = [*cells[:i], (cells[i][0], max(6, cells[i][1] - over)), *cells[i + 1:]]
     parts: list[str] = []
     for value, w in cells:
         if isinstance(value, str):
