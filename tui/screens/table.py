@@ -190,12 +190,13 @@ class TableScreen(Screen[None]):
         return self.turn().types
 
     def key_context(self) -> KeyContext:
-        may_fill = self.change is not None and self.change.may_fill(self.app.member)
-        facts = self.facts()
-        table = self.table
-        return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill,
-                             facts.board if facts is not None else None, self._compact,
-                             practice=table is not None and table.practice)
+        change, table = self.change, self.table
+        may_fill = change is not None and change.may_fill(self.app.member)
+        # The board from the change's shared facts (worked out once a change), not a
+        # whole TableFacts made again at every key press.
+        board = change.facts.board if change is not None and change.table is table else None
+        return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill, board,
+                             self._compact, practice=table is not None and table.practice)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
         facts = self.facts()
