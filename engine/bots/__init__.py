@@ -35,7 +35,7 @@ import time
 from ..catalogue import LEVELS
 from ..types import Action, View
 from . import bidding, model
-from .cards import CARD_INDEX, CODES, SUIT_INDEX, mask
+from .cards import CODES, mask, view_cards
 from .montecarlo import choose_card as mc_card
 from .play import CHEAP, DUMP, WIN, current_winner, fast_card
 
@@ -54,16 +54,7 @@ def fast_play(v: View) -> str:
     """The fast card player's choice from a view (card code)."""
     seat = v["seat"]
     assert seat is not None
-    hand = mask(v["hand"])
-    played = 0
-    for t in v["tricks"]:
-        for e in t["cards"]:
-            played |= 1 << CARD_INDEX[e["card"]]
-    trick = [CARD_INDEX[e["card"]] for e in v["trick"]]
-    for c in trick:
-        played |= 1 << c
-    others = ((1 << 52) - 1) & ~played & ~hand
-    trump = SUIT_INDEX[v["trump"]] if v["trump"] is not None else -1
+    hand, others, trick, trump = view_cards(v)
     if v["game"] == "tarneeb41":
         mood = WIN
         if trick and v["trick"][current_winner(trick, trump)]["seat"] == seat ^ 2:

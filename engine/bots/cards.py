@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..cards import CARD_INDEX, CODES, NT, SUIT_CODES, SUIT_MASKS, suit_index
+from ..types import View
 
 SM = SUIT_MASKS
 # ABOVE[c]: the cards of c's suit higher than c; BELOW[c]: lower than c.
@@ -31,3 +32,19 @@ def mask(codes: Iterable[str]) -> int:
 
 
 __all__ = ["ABOVE", "BELOW", "CARD_INDEX", "CODES", "NT", "SM", "SUIT_INDEX", "hi", "lo", "mask"]
+
+
+def view_cards(v: View) -> tuple[int, int, list[int], int]:
+    """What a fast card choice needs from a view: the seat's hand (a mask), the cards
+    nobody has shown (a mask), the trick so far (indices) and the trump (-1: none)."""
+    hand = mask(v["hand"])
+    played = 0
+    for t in v["tricks"]:
+        for e in t["cards"]:
+            played |= 1 << CARD_INDEX[e["card"]]
+    trick = [CARD_INDEX[e["card"]] for e in v["trick"]]
+    for c in trick:
+        played |= 1 << c
+    others = ((1 << 52) - 1) & ~played & ~hand
+    trump = SUIT_INDEX[v["trump"]] if v["trump"] is not None else -1
+    return hand, others, trick, trump

@@ -26,7 +26,7 @@ import random
 from collections.abc import Callable
 
 from ..types import Action, View
-from .cards import CARD_INDEX, CODES, SUIT_INDEX, mask
+from .cards import CARD_INDEX, CODES, SUIT_INDEX, mask, view_cards
 from .evaluate import best_suit, dash_danger, expected_tricks
 from .play import CHEAP, DUCK, DUMP, WIN, current_winner, fast_card
 
@@ -93,16 +93,7 @@ def _call(v: View) -> Action:
 
 
 def _card(v: View, mood: int) -> Action:
-    hand = mask(v["hand"])
-    played = 0
-    for t in v["tricks"]:
-        for e in t["cards"]:
-            played |= 1 << CARD_INDEX[e["card"]]
-    trick = [CARD_INDEX[e["card"]] for e in v["trick"]]
-    for c in trick:
-        played |= 1 << c
-    others = ((1 << 52) - 1) & ~played & ~hand
-    trump = SUIT_INDEX[v["trump"]] if v["trump"] is not None else -1
+    hand, others, trick, trump = view_cards(v)
     return _pick(v, {"type": "play", "card": CODES[fast_card(hand, others, trick, trump, mood)]})
 
 
