@@ -9,7 +9,7 @@ import json
 from stacked import quick_policy
 
 from engine import new_match
-from engine.room import Registry, Session
+from engine.room import Registry, Session, remote
 from engine.room.errors import N_, RoomError, Said
 from engine.room.remote import Damaged, RemoteMember, checked_row, frame_of, pack, unpack
 
@@ -237,6 +237,108 @@ async def test_a_remote_table_shows_a_seat_only_to_whom_its_driver_gave_it():
     assert carol.seat is None and rt.view_of(carol) == {"seat": None, "hand": []}
     side.told(side.session_of(carol), {"k": "granted", "table": "7", "seat": 9})
     assert carol.seat is None
+
+
+async def test_a_seat_is_shown_with_a_frame_as_new_as_the_driver_that_gave_it():
+    """alice saw a trick's lead at p1; p1 died before p3 heard of its last frame. She
+    comes back through p3, and p2 (which took the table over from the stored log) seats
+    her: p3 shows her seat only with p2's frame, never the dead driver's older one (she
+    would see the lead taken back)."""
+    reg = Registry()
+    side = reg.join_cluster(Kept("p3"))
+    rt = side.remote_table("7")
+    reattached: list[str] = []
+    side.reattach = lambda table: reattached.append(table.id)
+
+    def frame(driver: str, epoch: int, version: int, trick: list) -> dict:
+        seats = [{"kind": "human", "name": "alice", "ident": "key:a:alice", "guest": False},
+                 {"kind": "bot", "name": "Bot-2"}, {"kind": "bot", "name": "Bot-3"},
+                 {"kind": "bot", "name": "Bot-4"}]
+        return pack({"id": "7", "driver": driver, "epoch": epoch, "game": "estimation",
+                     "length": 13, "timer": 0, "private": False, "code": None,
+                     "status": "playing", "version": version,
+                     "views": {None: {"seat": None, "hand": [], "trick": trick},
+                               **{s: {"seat": s, "hand": ["KS"], "trick": trick}
+                                  for s in range(4)}},
+                     "events": [], "chat": [], "seats": seats, "deadline_in": None,
+                     "deadline_seat": None, "points": None, "match_id": None,
+                     "takeovers": {}, "between": False, "row": lobby_row("7", "playing")})
+    heard: list[tuple] = []
+
+    class Alice(Session):
+        def seat_granted(self, table, seat):
+            heard.append(("granted", seat))
+
+        def table_changed(self, change):
+            heard.append((change.what, rt.view_of(self)))
+    alice = Alice("alice", "key:a:alice")
+    watcher = Session("carol", "key:c:carol")
+    rt.watch(watcher)
+    rt.apply_frame(frame("p1", 0, 8, []))           # p1's frame before the lead
+    assert rt.sit(alice, 0) == 0 and rt.view_of(alice) is None
+    heard.clear()
+    # p2 drives it now (epoch 1) and seats her before p3 has its frame.
+    side.told(side.session_of(alice), {"k": "seated", "table": "7", "seat": 0,
+                                       "at": [1, 4]})
+    assert alice.seat == 0 and rt.view_of(alice) is None and heard == []
+    rt.apply_frame(frame("p1", 0, 9, []))           # a late frame of the dead driver
+    assert rt.view_of(alice) is None and heard == [("state", None)]
+    heard.clear()
+    rt.apply_frame(frame("p2", 1, 4, ["KC"]))       # the new driver's: with the lead
+    assert heard == [("granted", 0), ("state", {"seat": 0, "hand": ["KS"],
+                                                "trick": ["KC"]})]
+    assert reattached == ["7"] and rt.awaiting == {}
+    # A word without "at" (an older process) is shown as before, with what is here.
+    bob = Alice("bob", "key:b:bob")
+    rt.pending[bob] = 1
+    rt.local.add(bob)
+    bob.table = rt
+    side.told(side.session_of(bob), {"k": "seated", "table": "7", "seat": 1, "at": "x"})
+    assert bob.seat == 1 and bob not in rt.awaiting
+
+
+async def test_a_seat_whose_frame_never_comes_is_read_again_then_shown(monkeypatch):
+    """The driver's frame is read again every LOOKUP_AGAIN s (a lost notice) and, if
+    none as new comes within AWAIT_FRAME s, the seat is shown with the frame here."""
+    monkeypatch.setattr(remote, "AWAIT_FRAME", 0.3)
+    reg = Registry()
+    kept = Kept("p3")
+    fetched: list[float] = []
+
+    def fetch_frame(tid, done):
+        fetched.append(asyncio.get_running_loop().time())
+        done(None)                      # nothing newer in the database
+    kept.fetch_frame = fetch_frame
+    side = reg.join_cluster(kept)
+    rt = side.remote_table("7")
+    rt.apply_row({"row": lobby_row("7"), "holders": [None] * 4, "code": None})
+    heard: list[str] = []
+
+    class Ear(Session):
+        def table_changed(self, change):
+            heard.append(change.what)
+    bob = Ear("bob", "key:b:bob")
+    rt.sit(bob, 1)
+    side.told(side.session_of(bob), {"k": "seated", "table": "7", "seat": 1, "at": [2, 5]})
+    assert bob in rt.awaiting and heard == []
+    await asyncio.sleep(0.6)
+    assert bob not in rt.awaiting and heard == ["state"] and bob.seat == 1
+    assert len(fetched) >= 3, fetched
+
+
+async def test_a_driver_says_where_its_table_was_when_it_seated_someone():
+    reg = Registry(bot_pause=3600)
+    side = reg.join_cluster(Kept("p2"))
+    side.epochs["1"] = 3
+    alice = Session("alice", "key:a:alice")
+    table = reg.create("estimation", 13)
+    table.sit(alice, 0)
+    table.version = 17
+    req = {"origin": "p3", "session": "c-1", "name": "carol", "ident": "key:c:carol",
+           "guest": False, "table": table.id}
+    side._run_one(table, {**req, "op": "sit", "args": {"seat": 2}})
+    seated = [m for _, _, m in side.cluster.told if m["k"] == "seated"]
+    assert seated == [{"k": "seated", "table": table.id, "seat": 2, "at": [3, 17]}]
 
 
 def test_a_row_another_process_wrote_is_checked_field_by_field_and_built_again():

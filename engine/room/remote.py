@@ -365,7 +365,8 @@ class RemoteMember(Session):
             self.side.cluster.tell(self.process, self.session, message)
 
     def seat_granted(self, table: Table, seat: int) -> None:
-        self._tell({"k": "granted", "table": table.id, "seat": seat})
+        self._tell({"k": "granted", "table": table.id, "seat": seat,
+                    "at": self.side.mark(table)})
 
     def request_dropped(self, table: Table, seat: int, reason: str) -> None:
         self._tell({"k": "dropped", "table": table.id, "seat": seat, "reason": pack(reason)})
@@ -398,6 +399,11 @@ class RemoteTable(Table):
         self._takeover_idents: dict[int, str] = {}
         self.fetching = False           # a frame is on its way
         self.stale = False              # changed again while it was
+        self.frame_version = -1         # the last frame's own version (no offset)
+        # Members seated by the driver whose seat is shown once a frame at least as new
+        # as the driver's table when it seated them is here: (epoch, version).
+        self.awaiting: dict[Member, tuple[int, int]] = {}
+        self.awaiting_since = 0.0       # loop time the first of them was seated
 
     # ---------------------------------------------------------------- reading
     def apply_row(self, info: dict[str, Any]) -> bool:
@@ -444,6 +450,7 @@ class RemoteTable(Table):
         if new_driver and not first:
             self._offset = max(self._offset, self.version + 1 - f["version"])
         self.version = f["version"] + self._offset
+        self.frame_version = f["version"]
         self._views = _whole_history(f["views"])
         self.events = deque((Event(s, a, t, r) for s, a, t, r in f["events"]), maxlen=20)
         self.chat = deque((tuple(c) for c in f["chat"]), maxlen=self.chat.maxlen)
@@ -468,8 +475,9 @@ class RemoteTable(Table):
         self.creator = f.get("creator")
         if new_driver and not first:
             self.side.reattach(self)    # another process drives it now: our members again
+        shown_now = self.show_awaiting()
         what: What
-        if self.version != old_version:
+        if self.version != old_version or shown_now:
             what = "state"
         elif list(self.chat) != old_chat:
             what = "chat"
@@ -500,7 +508,7 @@ class RemoteTable(Table):
         """A seat's view only to the member its driver gave the seat (``seated``) and
         its last frame says holds it; nothing while the seat is asked for. This
         process's listing may be a second old: a seat free in it may be someone's."""
-        if member.table is not self or member in self.pending:
+        if member.table is not self or member in self.pending or member in self.awaiting:
             return None
         seat = member.seat
         if seat is not None and not (0 <= seat < len(self.seats)
@@ -525,6 +533,7 @@ class RemoteTable(Table):
             self.side._fetch(self)          # the driver's frame now, if it has one
         self.local.add(member)
         self.pending.pop(member, None)
+        self.awaiting.pop(member, None)
         member.table, member.seat = self, None
 
     def sit(self, member: Member, seat: int | None = None) -> int:
@@ -544,12 +553,44 @@ class RemoteTable(Table):
         self._send(member, "sit", seat=chosen if (held or named) else None)
         return chosen
 
-    def seated(self, member: Member, seat: int) -> None:
+    def show_awaiting(self, anyway: bool = False) -> bool:
+        """The seats of members ``seated`` whose frame is here now (``anyway``: all of
+        them, with what is here) are theirs on the screen: True if any (the caller tells
+        them with a "state")."""
+        shown = False
+        for m, at in list(self.awaiting.items()):
+            if m.table is not self or m.seat is None:
+                del self.awaiting[m]
+            elif anyway or self.shows(at):
+                del self.awaiting[m]
+                if self.seats[m.seat].held_by(m):
+                    self.seats[m.seat].member = m
+                m.seat_granted(self, m.seat)
+                shown = True
+        return shown
+
+    def shows(self, at: tuple[int, int]) -> bool:
+        """This process's frame is at least as new as the driver's table at ``at``
+        (its epoch, its version): a later driver's, or the same one's as late."""
+        return (self.epoch, self.frame_version) >= at
+
+    def seated(self, member: Member, seat: int, at: tuple[int, int] | None = None) -> None:
         """The driver gave ``member`` ``seat`` (a seat asked for, or a computer player's):
         theirs here from now, and its view shown once a frame says so."""
         self.pending.pop(member, None)
         self.local.add(member)
         member.table, member.seat = self, seat
+        if at is not None and not self.shows(at):
+            # The driver says "seated" apart from its frames (a word is no frame, and
+            # it may come first), and our frame may be older than one another process
+            # showed (a dead driver's last, whose notice never came): the seat is shown
+            # with a frame as new as the driver's table when it seated them
+            # (apply_frame), never an older one.
+            if not self.awaiting:
+                self.awaiting_since = asyncio.get_running_loop().time()
+            self.awaiting[member] = at
+            self.side._fetch(self)
+            return
         if self.seats[seat].held_by(member):
             self.seats[seat].member = member
         member.seat_granted(self, seat)
@@ -603,6 +644,7 @@ class RemoteTable(Table):
             return
         self.local.discard(member)
         asked = self.pending.pop(member, None)
+        self.awaiting.pop(member, None)
         seat = member.seat if member.seat is not None else asked
         if seat is not None and self.seats[seat].member is member:
             self.seats[seat].member = None
@@ -612,7 +654,7 @@ class RemoteTable(Table):
             # Nobody here shows it now: frames stop being read, so the one kept would be
             # stale when someone comes back (they see nothing until a fresh one).
             self._views = None
-            self.driver = ""
+            self.driver, self.epoch, self.frame_version = "", -1, -1
 
     def close(self) -> None:
         self.closed = True
@@ -625,6 +667,7 @@ class RemoteTable(Table):
                 log.exception("notifying %s failed", member.name)
         self.local.clear()
         self.pending.clear()
+        self.awaiting.clear()
 
 
 def _back_at(table: Table, member: Member, held_in: Table | None = None) -> bool:
@@ -656,6 +699,9 @@ PROMPT = ("state", "chat")
 REQUESTS_PER_TURN = 32
 # A lookup that missed the listing reads the table's row again this often (seconds).
 LOOKUP_AGAIN = 0.1
+# A seat given by a driver is shown with a frame at least as new as its table then; if
+# none comes within this (seconds), with the one here.
+AWAIT_FRAME = 5.0
 TOO_MANY = N_("Too many requests: that was not done. Try again in a moment.")
 
 
@@ -720,6 +766,11 @@ class ClusterSide:
         self.cluster.request(table.id, sid, body)
 
     # ------------------------------------------------------------ driving
+    def mark(self, table: Table) -> list[int]:
+        """Where a table this process drives is now, as its frames will say: [epoch,
+        version] (a member elsewhere is shown its seat with a frame at least this new)."""
+        return [self.epochs.get(table.id, 0), table.version]
+
     def frame_written(self, table: Table, what: What = "state") -> bool:
         """``table`` (ours, or shown here for another process) is about to tell its
         members ``what`` changed. With members elsewhere its frame is written first
@@ -914,7 +965,8 @@ class ClusterSide:
         if op == "sit":
             seat = table.sit(rm, args.get("seat"))
             if isinstance(rm, RemoteMember):
-                rm._tell({"k": "seated", "table": table.id, "seat": seat})
+                rm._tell({"k": "seated", "table": table.id, "seat": seat,
+                          "at": self.mark(table)})
         elif op == "watch":
             table.watch(rm)
         elif op == "act":
@@ -1069,7 +1121,23 @@ class ClusterSide:
                     log.exception("showing table %s", rt.id)
             if rt.stale and rt.local:
                 self._fetch(rt)
+            elif rt.awaiting and not rt.closed:
+                # The frame that shows a seat given is not written yet (or its notice
+                # was lost): read again soon rather than wait for a notice.
+                asyncio.get_running_loop().call_later(LOOKUP_AGAIN, self._await_frame, rt)
         self.cluster.fetch_frame(rt.id, got)
+
+    def _await_frame(self, rt: RemoteTable) -> None:
+        if rt.closed or not rt.awaiting or rt.fetching:
+            return
+        if asyncio.get_running_loop().time() - rt.awaiting_since > AWAIT_FRAME:
+            log.warning("table %s: no frame as new as its driver's within %.0f s; seats "
+                        "shown with the one here", rt.id, AWAIT_FRAME,
+                        extra={"table": rt.id, "event": "frame-late"})
+            if rt.show_awaiting(anyway=True):
+                rt._notify("state")
+            return
+        self._fetch(rt)
 
     def rows_changed(self) -> None:
         """Some table's row changed: every row is read again, at most once a second."""
@@ -1211,6 +1279,7 @@ class ClusterSide:
                 # Not seated (or watching) there after all: the screen leaves the table.
                 rt.local.discard(member)
                 rt.pending.pop(member, None)
+                rt.awaiting.pop(member, None)
                 member.table, member.seat = None, None
                 member.table_changed(TableChange(rt, "closed"))
             refused = getattr(member, "refused", None)
@@ -1220,16 +1289,19 @@ class ClusterSide:
             if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < 4:
                 log.warning("table %s: a seat %r given by its driver; ignored", rt.id, seat)
                 return
+            raw_at = message.get("at")
+            at = ((raw_at[0], raw_at[1]) if isinstance(raw_at, list) and len(raw_at) == 2
+                  and all(_is_int(x) for x in raw_at) else None)
             if k == "seated":
                 # The seat asked for (or another the driver found free) is theirs.
                 if member.table is rt and member in rt.pending:
-                    rt.seated(member, seat)
+                    rt.seated(member, seat, at)
                 return
             if member.table is not rt:
                 # Gone elsewhere meanwhile: the seat is held for them, the timer plays.
                 self.request(rt, member, "detach", {"keep": True, "seat": seat})
                 return
-            rt.seated(member, seat)
+            rt.seated(member, seat, at)
         elif k == "dropped" and rt is not None:
             member.request_dropped(rt, int(message["seat"]), unpack(message["reason"]))
         elif k == "kick":
