@@ -350,3 +350,33 @@ async def test_the_room_refuses_what_a_member_may_not_see():
     other.sit(cat, 0)
     with pytest.raises(RoomError, match="practice tables only"):
         reviews.hint_for(other, cat)
+
+
+@pytest.mark.parametrize("size", [(40, 20), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("language", ["en", "ar"])
+async def test_the_new_table_screen_says_the_hint_keys_truly_and_whole(language, size):
+    """The practice option's words: a hint is h, but H while a bid or a call is chosen
+    (h is hearts there); said whole on a phone too (nothing cut)."""
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens.create import CreateScreen
+
+    app = LammaApp(Registry(bot_pause=3600.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="logical"))
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CreateScreen)
+        while screen.field != 5:
+            await pilot.press("down")
+        await pilot.press("right")
+        await pilot.pause()
+        assert screen.value("practice")
+        form = "\n".join(line.plain for line in screen.query_one("#create-form")
+                         .query("Line"))
+        assert "…" not in form, form
+        assert "(h)" not in form, form                  # not h alone: H while bidding
+        said = " ".join(form.split())
+        assert " H " in said and "h" in said.replace(" H ", ""), form
