@@ -380,3 +380,78 @@ async def test_the_new_table_screen_says_the_hint_keys_truly_and_whole(language,
         assert "(h)" not in form, form                  # not h alone: H while bidding
         said = " ".join(form.split())
         assert " H " in said and "h" in said.replace(" H ", ""), form
+
+
+def practice_table(app, game: str = "estimation", length=13):
+    """A practice table of ``app``'s member (seat 0) and three people whose moves the
+    test makes (``table.act``): nothing moves by itself. (table, the others by seat)."""
+    from engine.room import Session
+    table = app.registry.create(game, length, creator=app.member, practice=True)
+    table.seed = 29
+    table.sit(app.member, 0)
+    others = {}
+    for s, name in ((1, "bea"), (2, "cem"), (3, "dua")):
+        others[s] = Session(name, f"key:x:{name}")
+        table.sit(others[s], s)
+    return table, others
+
+
+async def until_ours(pilot, table, others, kinds=("dash", "bid", "pass", "declare", "play")):
+    """The others move (their first legal action) until seat 0 may choose among several
+    actions of ``kinds``."""
+    m = table.match
+    for _ in range(2000):
+        if m.to_act == 0:
+            legal = m.legal_actions(0)
+            if len(legal) > 1 and {a["type"] for a in legal} & set(kinds):
+                await pilot.pause()
+                return
+            table.act(pilot.app.member, legal[0])
+        else:
+            table.act(others[m.to_act], m.legal_actions(m.to_act)[0])
+    raise AssertionError("seat 0 never had a choice")
+
+
+async def test_a_hint_goes_once_the_decision_it_was_for_has_passed(monkeypatch):
+    """A hint shown stays only while its position does; one that comes after the turn
+    moved on is not shown at all."""
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+
+    asked: list[asyncio.Future] = []
+
+    def hint_for(table, member):
+        fut = asyncio.get_running_loop().create_future()
+        asked.append(fut)
+        return fut
+    monkeypatch.setattr(reviews, "hint_for", hint_for)
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language="en", text_mode="logical"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, others = practice_table(app)
+        app.open_table()
+        await pilot.pause()
+        await until_ours(pilot, table, others, ("play",))
+        screen = app.screen
+        legal = table.match.legal_actions(0)
+        # Shown while it is still our turn, gone once we have played.
+        await pilot.press("H" if screen.key_context().mode in ("bid", "call") else "h")
+        assert screen.state.notice == "Thinking…"
+        asked[-1].set_result({"action": legal[0], "ev": 1.5, "next_best": None})
+        await pilot.pause()
+        assert (screen.state.notice or "").startswith("Hint:"), screen.state.notice
+        table.act(app.member, legal[-1])
+        await pilot.pause()
+        assert not (screen.state.notice or "").startswith("Hint"), screen.state.notice
+        # Asked, then the turn moves on before it comes: never shown.
+        await until_ours(pilot, table, others, ("play",))
+        legal = table.match.legal_actions(0)
+        await pilot.press("h")
+        assert screen.state.notice == "Thinking…"
+        table.act(app.member, legal[0])
+        await pilot.pause()
+        assert screen.state.notice != "Thinking…"
+        asked[-1].set_result({"action": legal[-1], "ev": 1.5, "next_best": None})
+        await pilot.pause()
+        assert not (screen.state.notice or "").startswith("Hint"), screen.state.notice
