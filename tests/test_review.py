@@ -455,3 +455,44 @@ async def test_a_hint_goes_once_the_decision_it_was_for_has_passed(monkeypatch):
         asked[-1].set_result({"action": legal[-1], "ev": 1.5, "next_best": None})
         await pilot.pause()
         assert not (screen.state.notice or "").startswith("Hint"), screen.state.notice
+
+
+@pytest.mark.parametrize("unicode", [True, False], ids=["suits", "ascii"])
+@pytest.mark.parametrize("language", ["en", "ar"])
+async def test_hints_and_reviews_say_bids_and_cards_as_the_table_does(language, unicode):
+    """4♠, not 4S (and 4S where the player chose letters for suits): the table's words."""
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens.review import ReviewScreen
+    from tui.screens.table_draw import pretty
+
+    look = Look(unicode=unicode, language=language, text_mode="logical")
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=look)
+    async with app.run_test(size=(80, 24)) as pilot:
+        practice_table(app)
+        app.open_table()
+        await pilot.pause()
+        screen = app.screen
+        line = screen.hint_line({"action": {"type": "bid", "n": 4, "suit": "S"}, "ev": 2.0,
+                                 "next_best": {"action": {"type": "call", "n": 5,
+                                                          "suit": "H"}, "ev": 1.0}})
+        for code in ("4S", "5H"):
+            assert pretty(look, code) in line, line
+        if unicode:
+            assert "4S" not in line and "5H" not in line, line
+        card = screen.hint_line({"action": {"type": "play", "card": "TD"}, "ev": 1.0,
+                                 "next_best": None})
+        assert look.card_str("TD") in card and "TD" not in card, card
+        # The review says them as the hint does (the table's words: NT stays NT).
+        for action in ({"type": "bid", "n": 4, "suit": "S"},
+                       {"type": "call", "n": 6, "suit": "NT"}, {"type": "declare", "n": 3}):
+            assert ReviewScreen.action_words(_AppOf(app), action) == screen.move_words(action)
+
+
+class _AppOf:
+    """Just enough of a screen for ``ReviewScreen.action_words``: its app."""
+
+    def __init__(self, app) -> None:
+        self.app = app

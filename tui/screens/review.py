@@ -19,11 +19,9 @@ from textual.screen import Screen
 
 from engine import replay
 from engine.room import RoomError
-from engine.room.narration import describe
 
 from ..cards import RANKS, SUIT_ORDER
 from ..i18n import N_
-from ..sentences import say
 from ..widgets.lines import Block, KeyBar, Line, title_bar
 from .words import block, lay, said_keys, too_small_text
 
@@ -158,16 +156,10 @@ class ReviewScreen(Screen[None]):
 
     # ------------------------------------------------------------- drawing
     def action_words(self, action: dict[str, Any]) -> str:
-        """An action in the player's words, without the player's name."""
-        speech = self.app.speech
-        look = self.app.look
-        if action.get("type") == "play":
-            return look.card_str(str(action["card"]))
-        if action.get("type") in ("bid", "call") and action.get("suit"):
-            suit = str(action["suit"])
-            shown = look.suit(suit) if suit != "NT" else speech._("NT")
-            return say(speech, describe("", {**action, "suit": ""}, "player")).strip() + shown
-        return say(speech, describe("", action, "player")).strip()
+        """An action in the player's words, without the player's name: its card or bid
+        as the table shows it (``table_draw.move_words``)."""
+        from .table_draw import move_words
+        return move_words(self.app.speech, self.app.look, action)
 
     def paint(self) -> None:
         _ = self.app.speech._

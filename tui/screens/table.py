@@ -629,12 +629,7 @@ class TableScreen(Screen[None]):
             ev2=f"{nxt['ev']:+.1f}")
 
     def move_words(self, action: dict[str, Any]) -> str:
-        from engine.room.narration import describe
-
-        from ..sentences import say
-        if action.get("type") == "play":
-            return self.look.card_str(str(action["card"]))
-        return say(self.app.speech, describe("", action, "player")).strip()
+        return draw.move_words(self.app.speech, self.look, action)
 
     def _options(self, key: str, char: str, ctx: KeyContext) -> None:
         from .options import OptionsScreen
