@@ -496,3 +496,59 @@ class _AppOf:
 
     def __init__(self, app) -> None:
         self.app = app
+
+
+def styled(name: str):
+    """``model.weights`` as if every other seat had shown style ``name`` beyond doubt."""
+    from engine.bots.stylemodel import NAMES, NUM
+    k = NAMES.index(name)
+
+    def weights(v, events=None):
+        return [[1.0 if j == (NUM if s == v["seat"] else k) else 0.0 for j in range(len(NAMES))]
+                for s in range(4)]
+    return weights
+
+
+def last_declaration(seed: int = 5):
+    """A first round of Estimation in which seat 0 declares last (after it: the cards),
+    and where in the log it does."""
+    for s in range(seed, seed + 40):
+        m = played("estimation", s, lambda v, rng: bots.choose(v, "normal", rng=rng))
+        rec = m.to_dict()
+        log = rec["log"]
+        for i, (seat, action) in enumerate(log):
+            if seat == 0 and action["type"] == "declare":
+                after = replay({**rec, "log": log[:i + 1]})
+                if after.phase == "play" and not after.history:
+                    before = replay({**rec, "log": log[:i]})
+                    if len(before.legal_actions(0)) > 1:
+                        return rec, i
+    raise AssertionError("no round where seat 0 declares last")
+
+
+def test_bids_and_declarations_are_weighed_with_the_strong_players_model(monkeypatch):
+    """The others' styles as the strong player reads them decide a declaration's
+    expected points in the review and in the hint, as they decide a card's: the last
+    declaration of a round (no bidding after it) is worth another thing against greedy
+    players than against random ones."""
+    from engine.bots import model
+    from engine.bots import review as rv
+    rec, i = last_declaration()
+    chosen = rec["log"][i][1]
+    upto = {**rec, "log": rec["log"][:i]}
+    monkeypatch.setattr(rv, "bid_candidates", lambda legal, strong: [dict(chosen)])
+    seen = {}
+    for name in ("greedy", "random"):
+        monkeypatch.setattr(model, "weights", styled(name))
+        d = review_part(rec, 1, 0, i, min_samples=32, max_samples=32)
+        h = hint(upto, 0, samples=32)
+        assert h["action"] == chosen
+        seen[name] = (d["ev_chosen"], h["ev"])
+    assert seen["greedy"][0] != seen["random"][0], seen
+    assert seen["greedy"][1] != seen["random"][1], seen
+    # Where the strong player does not read the table, nor does the review.
+    monkeypatch.setattr(bots, "READ_TABLE", False)
+    plain = {name: (monkeypatch.setattr(model, "weights", styled(name)),
+                    review_part(rec, 1, 0, i, min_samples=32, max_samples=32)["ev_chosen"])[1]
+             for name in ("greedy", "random")}
+    assert plain["greedy"] == plain["random"], plain
