@@ -552,3 +552,50 @@ def test_bids_and_declarations_are_weighed_with_the_strong_players_model(monkeyp
                     review_part(rec, 1, 0, i, min_samples=32, max_samples=32)["ev_chosen"])[1]
              for name in ("greedy", "random")}
     assert plain["greedy"] == plain["random"], plain
+
+
+@pytest.mark.parametrize("size", [(40, 20), (50, 32), (60, 20), (80, 24)],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("language", ["en", "ar"])
+async def test_the_review_screen_holds_every_decision_whole_from_40x20_up(language, size):
+    """At every decision, on a phone too: no line longer than the window, no more lines
+    than the block has, and all the decision needs is there (the hand's cards, the
+    trick, both choices, their expected points, the mark)."""
+    from reviewshow import open_review
+    from rich.cells import cell_len
+
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens.review import MARK_WORDS
+    from tui.screens.table_draw import move_words
+
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="logical"))
+    async with app.run_test(size=size) as pilot:
+        screen, rec, body = await open_review(app, pilot, ["ali", "Bot-2", "Bot-3", "Bot-4"],
+                                              at=0)
+        block = screen.query_one("#review-text")
+        look, speech = app.look, app.speech
+        for k, d in enumerate(body["decisions"]):
+            assert screen.pos == k
+            rows = block.plain.split("\n")
+            assert len(rows) <= block.size.height, (k, len(rows), block.size.height, rows)
+            assert all(cell_len(r.rstrip()) <= block.size.width for r in rows), rows
+            said = " ".join(block.plain.split())
+            v = replay({**rec, "log": rec["log"][:d["index"]]}).view(0)
+            need = [look.card_str(e["card"]) for e in v["trick"]]
+            need += move_words(speech, look, d["chosen"]).split()
+            if not d.get("forced"):
+                need += move_words(speech, look, d["suggested"]).split()
+                need += [f"{d['ev_chosen']:+.1f}", f"{d['ev_suggested']:+.1f}"]
+            if d.get("mark"):
+                need += speech._(MARK_WORDS[d["mark"]]).split()
+            for suit in "SHDC":
+                ranks = "".join(look.rank(c[0]) for c in sorted(
+                    (c for c in v["hand"] if c[1] == suit), key=lambda c: "AKQJT98765432".index(c[0])))
+                if ranks:
+                    need.append(look.suit(suit) + ranks)
+            missing = [w for w in need if w not in said]
+            assert not missing, (k, missing, rows)
+            await pilot.press("right")
