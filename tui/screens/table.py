@@ -569,7 +569,7 @@ class TableScreen(Screen[None]):
 
         from .review import ReviewScreen
         table, view = self.table, self.view
-        if table is None or table.match is None or view is None:
+        if table is None or view is None:
             return
         if self.seat is None:       # watching: the room's own words for it
             self.flash(self._("A review is of your own seat: sit at the table first."))
@@ -577,8 +577,14 @@ class TableScreen(Screen[None]):
         round_no = len(view["history"])
         member = self.app.member
         names = [self.pname(s, you=False) for s in range(4)]
+        try:
+            # The match this process drives, or (driven elsewhere) the store's.
+            record, _mid = reviews.table_record(table)
+        except RoomError as exc:
+            self.flash(self.app.speech.error(exc))
+            return
         self.app.push_screen(ReviewScreen(
-            table.match.to_dict(), round_no, self.seat, names,
+            record, round_no, self.seat, names,
             lambda seat: reviews.table_review(table, member, round_no)))
 
     def _hint(self, key: str, char: str, ctx: KeyContext) -> None:
