@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 from rich.cells import cell_len
+from stacked import random_match
 from test_tui_lobby_extras import keep
 
 from engine.room import Registry
 from server.persistence import TableStore
 from server.store import Store
-from tests.stacked import random_match
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.i18n import Speech
