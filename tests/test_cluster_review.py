@@ -9,6 +9,10 @@ over bob's review of it comes through p2 too — the very review worked out here
 stored match with the same seeds (a review is the same whoever asks, wherever) — and is
 kept with the match. Then p1 is killed mid-round: p2 takes the table over, and it is
 still a practice table there (a hint is given, the listing says so).
+
+And a terminal: bob's screens on p2 at alice's practice table (p1 drives it; rooms in
+one test process, tests/test_cluster_rooms.py) give his hint on his turn and the
+first round's review once it is over.
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ import time
 import pytest
 from pg import throwaway_postgres, why_not
 from test_cluster import Cluster, Serve, drive, listed, rejoin
+from test_cluster_rooms import play, rooms, until  # noqa: F401  (rooms: a fixture)
 
 from engine.bots.review import review_record
+from engine.room import reviews
 
 pytestmark = pytest.mark.slow      # two processes on PostgreSQL
 
@@ -57,6 +63,20 @@ def has_choice(c, seat: int) -> bool:
     v = c.view
     return (v is not None and v.get("seat") == seat and v["to_act"] == seat
             and len(v["legal"]) > 1)
+
+
+async def until_choice(c, seat: int, others, timeout: float, what: str) -> None:
+    """The ``others`` play (and ``c``, at ``seat``, its forced moves) until ``c`` has a
+    choice to make (a hint is worth something)."""
+
+    def ready() -> bool:
+        if has_choice(c, seat):
+            return True
+        v = c.view
+        if v is not None and v["to_act"] == v.get("seat") and len(v["legal"]) == 1:
+            c.act_if_my_turn()
+        return False
+    await drive(others, ready, timeout, what)
 
 
 async def hint_on_turn(c) -> dict:
@@ -110,10 +130,10 @@ async def test_reviews_and_hints_for_a_member_attached_through_another_process(t
         assert joined["seat"] == 1, joined
 
         # bob's turn (the dash offer): his hint, from p2.
-        await drive([alice], lambda: has_choice(bob, 1), 30, "bob's first turn")
+        await until_choice(bob, 1, [alice], 30, "bob's first turn")
         await hint_on_turn(bob)
         # alice's turn, not bob's: refused.
-        await drive([bob], lambda: has_choice(alice, 0), 30, "alice's turn")
+        await until_choice(alice, 0, [bob], 30, "alice's turn")
         refused = await bob.ask({"op": "hint"}, "hint", timeout=30)
         assert refused["type"] == "error" and "not your turn" in refused["message"], refused
 
@@ -156,9 +176,9 @@ async def test_reviews_and_hints_for_a_member_attached_through_another_process(t
         clients.append(alice)
         row = await listed(bob, table)
         assert row.get("practice") is True, row
-        await drive([alice], lambda: has_choice(bob, 1), 60, "bob's turn after the takeover")
+        await until_choice(bob, 1, [alice], 60, "bob's turn after the takeover")
         await hint_on_turn(bob)
-        await drive([bob], lambda: has_choice(alice, 0), 60, "alice's turn after it")
+        await until_choice(alice, 0, [bob], 60, "alice's turn after it")
         await hint_on_turn(alice)
         # Round 1's review for bob now comes from p2's own table: read back, the same.
         again = await bob.ask({"op": "review", "table": table, "round": 1}, "review",
@@ -173,3 +193,55 @@ async def test_reviews_and_hints_for_a_member_attached_through_another_process(t
     finally:
         for c in clients:
             await c.close()
+
+
+async def test_a_terminal_elsewhere_gets_its_hint_and_its_review(rooms, monkeypatch):  # noqa: F811
+    for k, v in {"min": 16, "max": 64, "hint": 24}.items():
+        monkeypatch.setitem(reviews.SAMPLES, k, v)
+    reviews.forget()
+    p1, p2, _ = rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [2, 3],
+                "level": "easy", "practice": True})
+    tid = (await alice.expect("joined"))["table"]
+    bob = await p2.pty_client("bob", size=(100, 30))
+    try:
+        await bob.wait_for("card room")
+        for _ in range(300):
+            if "alice" in bob.text():
+                break
+            await asyncio.sleep(0.02)
+        bob.press("enter")                       # sit at the selected (only) table
+        await bob.wait_for("Bot-3", timeout=10)
+        member = next(m for m in p2.room.online.values() if m.name == "bob")
+        await until(lambda: member.seat == 1, what="bob seated through p2")
+        table = member.table
+        assert table is not None and table is not p1.registry.tables[tid]    # shown here
+        await until(lambda: table.practice, what="p2 shows the table as practice")
+
+        def bobs_turn() -> bool:
+            v = table.view_of(member)
+            return bool(v and v["to_act"] == 1 and len(v["legal"]) > 1)
+        await play([alice], bobs_turn, timeout=30)
+        phase = table.view_of(member)["phase"]
+        bob.press("H" if phase in ("auction", "call") else "h")
+        await bob.wait_for("Hint:", timeout=30)
+        # Round 1 to its end: bob's moves made for him at p2's table, as his keys would.
+        acted: set[int] = set()
+
+        def over() -> bool:
+            v = table.view_of(member)
+            if v is None:
+                return False
+            if v["history"]:
+                return True
+            if v["to_act"] == 1 and v["legal"] and id(v) not in acted:
+                acted.add(id(v))
+                table.act(member, v["legal"][0])
+            return False
+        await play([alice], over, timeout=120)
+        bob.press("v")
+        await bob.wait_for("You chose", timeout=60)
+    finally:
+        await bob.close()
+        await alice.close()
