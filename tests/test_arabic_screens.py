@@ -422,6 +422,13 @@ async def _(pilot, app):
     await press(pilot, "right", "right")
 
 
+# --- a round's review (issue 29): a decision at a trick, the list of the others
+@scenario("review")
+async def _(pilot, app):
+    from reviewshow import open_review
+    await open_review(app, pilot, [ME, P1, P2, P3])
+
+
 # --- the table: Estimation
 @scenario("options")
 async def _(pilot, app):

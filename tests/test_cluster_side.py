@@ -349,8 +349,12 @@ def test_a_row_another_process_wrote_is_checked_field_by_field_and_built_again()
     got = checked_row({"id": "5", "row": row, "holders": ["key:e:eve", None, None, None],
                        "code": None})
     assert "\x1b" not in got["row"]["seats"][0]["name"] and "extra" not in got["row"]
+    # A practice table is said as one elsewhere too (its hints: engine/room/reviews.py).
+    assert checked_row({"id": "5", "row": {**row, "practice": True}, "code": None,
+                        "holders": [None] * 4})["row"]["practice"] is True
     for change in ({"timer": True}, {"spectators": -1}, {"status": "won"}, {"id": "6"},
-                   {"private": "no"}, {"round": "1"}, {"length": [13]}, {"game": None}):
+                   {"private": "no"}, {"round": "1"}, {"length": [13]}, {"game": None},
+                   {"practice": "yes"}):
         try:
             checked_row({"id": "5", "row": {**row, **change}, "code": None,
                          "holders": [None] * 4})

@@ -350,3 +350,252 @@ async def test_the_room_refuses_what_a_member_may_not_see():
     other.sit(cat, 0)
     with pytest.raises(RoomError, match="practice tables only"):
         reviews.hint_for(other, cat)
+
+
+@pytest.mark.parametrize("size", [(40, 20), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("language", ["en", "ar"])
+async def test_the_new_table_screen_says_the_hint_keys_truly_and_whole(language, size):
+    """The practice option's words: a hint is h, but H while a bid or a call is chosen
+    (h is hearts there); said whole on a phone too (nothing cut)."""
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens.create import CreateScreen
+
+    app = LammaApp(Registry(bot_pause=3600.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="logical"))
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CreateScreen)
+        while screen.field != 5:
+            await pilot.press("down")
+        await pilot.press("right")
+        await pilot.pause()
+        assert screen.value("practice")
+        form = "\n".join(line.plain for line in screen.query_one("#create-form")
+                         .query("Line"))
+        assert "…" not in form, form
+        assert "(h)" not in form, form                  # not h alone: H while bidding
+        said = " ".join(form.split())
+        assert " H " in said and "h" in said.replace(" H ", ""), form
+
+
+def practice_table(app, game: str = "estimation", length=13):
+    """A practice table of ``app``'s member (seat 0) and three people whose moves the
+    test makes (``table.act``): nothing moves by itself. (table, the others by seat)."""
+    from engine.room import Session
+    table = app.registry.create(game, length, creator=app.member, practice=True)
+    table.seed = 29
+    table.sit(app.member, 0)
+    others = {}
+    for s, name in ((1, "bea"), (2, "cem"), (3, "dua")):
+        others[s] = Session(name, f"key:x:{name}")
+        table.sit(others[s], s)
+    return table, others
+
+
+async def until_ours(pilot, table, others, kinds=("dash", "bid", "pass", "declare", "play")):
+    """The others move (their first legal action) until seat 0 may choose among several
+    actions of ``kinds``."""
+    m = table.match
+    for _ in range(2000):
+        if m.to_act == 0:
+            legal = m.legal_actions(0)
+            if len(legal) > 1 and {a["type"] for a in legal} & set(kinds):
+                await pilot.pause()
+                return
+            table.act(pilot.app.member, legal[0])
+        else:
+            table.act(others[m.to_act], m.legal_actions(m.to_act)[0])
+    raise AssertionError("seat 0 never had a choice")
+
+
+async def test_a_hint_goes_once_the_decision_it_was_for_has_passed(monkeypatch):
+    """A hint shown stays only while its position does; one that comes after the turn
+    moved on is not shown at all."""
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+
+    asked: list[asyncio.Future] = []
+
+    def hint_for(table, member):
+        fut = asyncio.get_running_loop().create_future()
+        asked.append(fut)
+        return fut
+    monkeypatch.setattr(reviews, "hint_for", hint_for)
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language="en", text_mode="logical"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, others = practice_table(app)
+        app.open_table()
+        await pilot.pause()
+        await until_ours(pilot, table, others, ("play",))
+        screen = app.screen
+        legal = table.match.legal_actions(0)
+        # Shown while it is still our turn, gone once we have played.
+        await pilot.press("H" if screen.key_context().mode in ("bid", "call") else "h")
+        assert screen.state.notice == "Thinking…"
+        asked[-1].set_result({"action": legal[0], "ev": 1.5, "next_best": None})
+        await pilot.pause()
+        assert (screen.state.notice or "").startswith("Hint:"), screen.state.notice
+        table.act(app.member, legal[-1])
+        await pilot.pause()
+        assert not (screen.state.notice or "").startswith("Hint"), screen.state.notice
+        # Asked, then the turn moves on before it comes: never shown.
+        await until_ours(pilot, table, others, ("play",))
+        legal = table.match.legal_actions(0)
+        await pilot.press("h")
+        assert screen.state.notice == "Thinking…"
+        table.act(app.member, legal[0])
+        await pilot.pause()
+        assert screen.state.notice != "Thinking…"
+        asked[-1].set_result({"action": legal[-1], "ev": 1.5, "next_best": None})
+        await pilot.pause()
+        assert not (screen.state.notice or "").startswith("Hint"), screen.state.notice
+
+
+@pytest.mark.parametrize("unicode", [True, False], ids=["suits", "ascii"])
+@pytest.mark.parametrize("language", ["en", "ar"])
+async def test_hints_and_reviews_say_bids_and_cards_as_the_table_does(language, unicode):
+    """4♠, not 4S (and 4S where the player chose letters for suits): the table's words."""
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens.review import ReviewScreen
+    from tui.screens.table_draw import pretty
+
+    look = Look(unicode=unicode, language=language, text_mode="logical")
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=look)
+    async with app.run_test(size=(80, 24)) as pilot:
+        practice_table(app)
+        app.open_table()
+        await pilot.pause()
+        screen = app.screen
+        line = screen.hint_line({"action": {"type": "bid", "n": 4, "suit": "S"}, "ev": 2.0,
+                                 "next_best": {"action": {"type": "call", "n": 5,
+                                                          "suit": "H"}, "ev": 1.0}})
+        for code in ("4S", "5H"):
+            assert pretty(look, code) in line, line
+        if unicode:
+            assert "4S" not in line and "5H" not in line, line
+        card = screen.hint_line({"action": {"type": "play", "card": "TD"}, "ev": 1.0,
+                                 "next_best": None})
+        assert look.card_str("TD") in card and "TD" not in card, card
+        # The review says them as the hint does (the table's words: NT stays NT).
+        for action in ({"type": "bid", "n": 4, "suit": "S"},
+                       {"type": "call", "n": 6, "suit": "NT"}, {"type": "declare", "n": 3}):
+            assert ReviewScreen.action_words(_AppOf(app), action) == screen.move_words(action)
+
+
+class _AppOf:
+    """Just enough of a screen for ``ReviewScreen.action_words``: its app."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+
+def styled(name: str):
+    """``model.weights`` as if every other seat had shown style ``name`` beyond doubt."""
+    from engine.bots.stylemodel import NAMES, NUM
+    k = NAMES.index(name)
+
+    def weights(v, events=None):
+        return [[1.0 if j == (NUM if s == v["seat"] else k) else 0.0 for j in range(len(NAMES))]
+                for s in range(4)]
+    return weights
+
+
+def last_declaration(seed: int = 5):
+    """A first round of Estimation in which seat 0 declares last (after it: the cards),
+    and where in the log it does."""
+    for s in range(seed, seed + 40):
+        m = played("estimation", s, lambda v, rng: bots.choose(v, "normal", rng=rng))
+        rec = m.to_dict()
+        log = rec["log"]
+        for i, (seat, action) in enumerate(log):
+            if seat == 0 and action["type"] == "declare":
+                after = replay({**rec, "log": log[:i + 1]})
+                if after.phase == "play" and not after.history:
+                    before = replay({**rec, "log": log[:i]})
+                    if len(before.legal_actions(0)) > 1:
+                        return rec, i
+    raise AssertionError("no round where seat 0 declares last")
+
+
+def test_bids_and_declarations_are_weighed_with_the_strong_players_model(monkeypatch):
+    """The others' styles as the strong player reads them decide a declaration's
+    expected points in the review and in the hint, as they decide a card's: the last
+    declaration of a round (no bidding after it) is worth another thing against greedy
+    players than against random ones."""
+    from engine.bots import model
+    from engine.bots import review as rv
+    rec, i = last_declaration()
+    chosen = rec["log"][i][1]
+    upto = {**rec, "log": rec["log"][:i]}
+    monkeypatch.setattr(rv, "bid_candidates", lambda legal, strong: [dict(chosen)])
+    seen = {}
+    for name in ("greedy", "random"):
+        monkeypatch.setattr(model, "weights", styled(name))
+        d = review_part(rec, 1, 0, i, min_samples=32, max_samples=32)
+        h = hint(upto, 0, samples=32)
+        assert h["action"] == chosen
+        seen[name] = (d["ev_chosen"], h["ev"])
+    assert seen["greedy"][0] != seen["random"][0], seen
+    assert seen["greedy"][1] != seen["random"][1], seen
+    # Where the strong player does not read the table, nor does the review.
+    monkeypatch.setattr(bots, "READ_TABLE", False)
+    plain = {name: (monkeypatch.setattr(model, "weights", styled(name)),
+                    review_part(rec, 1, 0, i, min_samples=32, max_samples=32)["ev_chosen"])[1]
+             for name in ("greedy", "random")}
+    assert plain["greedy"] == plain["random"], plain
+
+
+@pytest.mark.parametrize("size", [(40, 20), (50, 32), (60, 20), (80, 24)],
+                         ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("language", ["en", "ar"])
+async def test_the_review_screen_holds_every_decision_whole_from_40x20_up(language, size):
+    """At every decision, on a phone too: no line longer than the window, no more lines
+    than the block has, and all the decision needs is there (the hand's cards, the
+    trick, both choices, their expected points, the mark)."""
+    from reviewshow import open_review
+    from rich.cells import cell_len
+
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens.review import MARK_WORDS
+    from tui.screens.table_draw import move_words
+
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="logical"))
+    async with app.run_test(size=size) as pilot:
+        screen, rec, body = await open_review(app, pilot, ["ali", "Bot-2", "Bot-3", "Bot-4"],
+                                              at=0)
+        block = screen.query_one("#review-text")
+        look, speech = app.look, app.speech
+        for k, d in enumerate(body["decisions"]):
+            assert screen.pos == k
+            rows = block.plain.split("\n")
+            assert len(rows) <= block.size.height, (k, len(rows), block.size.height, rows)
+            assert all(cell_len(r.rstrip()) <= block.size.width for r in rows), rows
+            said = " ".join(block.plain.split())
+            v = replay({**rec, "log": rec["log"][:d["index"]]}).view(0)
+            need = [look.card_str(e["card"]) for e in v["trick"]]
+            need += move_words(speech, look, d["chosen"]).split()
+            if not d.get("forced"):
+                need += move_words(speech, look, d["suggested"]).split()
+                need += [f"{d['ev_chosen']:+.1f}", f"{d['ev_suggested']:+.1f}"]
+            if d.get("mark"):
+                need += speech._(MARK_WORDS[d["mark"]]).split()
+            for suit in "SHDC":
+                ranks = "".join(look.rank(c[0]) for c in sorted(
+                    (c for c in v["hand"] if c[1] == suit), key=lambda c: "AKQJT98765432".index(c[0])))
+                if ranks:
+                    need.append(look.suit(suit) + ranks)
+            missing = [w for w in need if w not in said]
+            assert not missing, (k, missing, rows)
+            await pilot.press("right")

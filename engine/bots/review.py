@@ -23,8 +23,11 @@ soft evidence). Nothing here reads another seat's hand.
   bidding choice (``bots.choose``) and up to ``NEIGHBOURS`` legal actions next to it
   (and the chosen one) are each applied to a copy of the table on each sample; the
   other seats go on with the strong player's bidding until the cards are played, then
-  the round is rolled out and scored as above. The suggestion is the best of them
-  (ties: the strong player's own choice) — what the hint at a practice table says too.
+  the round is rolled out and scored as above — with the same model of the others as
+  a card: where the strong player reads the table each sample draws every other
+  seat's style, which weighs the deal and plays its cards. The suggestion is the best
+  of them (ties: the strong player's own choice) — what the hint at a practice table
+  says too, from the same samples' method.
 
 Samples are added in batches until the difference between the two choices is resolved
 (more than ``RESOLVE`` standard errors from zero, or a standard error under
@@ -34,7 +37,8 @@ above the noise (``SIGNIFICANT`` standard errors) and above a threshold: an
 inaccuracy from 2 points, a mistake from 5, a blunder from 10 (``MARKS``).
 
 The round's ``worth`` is the seat's expected tricks when it plays to take them, from
-its view as the cards began (declarations known), next to what it declared.
+its view as the cards began (declarations known; the others as the model reads them),
+next to what it declared.
 
 Every sample is drawn from a ``random.Random`` seeded from the match's seed, the round,
 the seat and the decision's place in the log: a review never changes with who asks.
@@ -53,9 +57,9 @@ from ..match import Match
 from ..types import View
 from . import choose, fast_play, model, reads_table
 from .cards import ABOVE, BELOW, CARD_INDEX, CODES
-from .montecarlo import Public, candidates, deal, make_scorer, play_out, sample_fit
+from .montecarlo import Public, candidates, deal, make_scorer, play_out
 from .play import current_winner
-from .sim import rollout
+from .sim import rollout, rollout_modes
 from .stylemodel import Weights
 
 # Points lost from which a decision is marked (the largest that applies).
@@ -148,8 +152,10 @@ def _clone(m: Match) -> Match:
     return c
 
 
-def _score_from_play(m: Match, seat: int, rounds_done: int) -> tuple[int, int]:
-    """Bid the rest with the strong player, roll the cards out with the fast one:
+def _score_from_play(m: Match, seat: int, rounds_done: int, modes: list[int] | None = None,
+                     rng: random.Random | None = None) -> tuple[int, int]:
+    """Bid the rest with the strong player, roll the cards out with the fast one (each
+    seat by its style's policy where ``modes`` are given: ``sim.rollout_modes``):
     (points for ``seat``, tricks it took). ``m`` is a clone, changed here."""
     while m.phase != "play":
         if len(m._history) > rounds_done or m.to_act is None:
@@ -163,8 +169,13 @@ def _score_from_play(m: Match, seat: int, rounds_done: int) -> tuple[int, int]:
     leader = m.leader if m.leader is not None else m.to_act
     assert leader is not None
     taken = list(m.taken)
-    rollout(list(m.hands), list(m.trick), leader, trump, taken, decl,
-            m.game == "tarneeb41")
+    if modes is None:
+        rollout(list(m.hands), list(m.trick), leader, trump, taken, decl,
+                m.game == "tarneeb41")
+    else:
+        assert rng is not None
+        rollout_modes(list(m.hands), list(m.trick), leader, trump, taken, decl,
+                      m.game == "tarneeb41", modes, rng)
     return score(decl, taken), taken[seat]
 
 
@@ -284,6 +295,27 @@ def bid_candidates(legal: list[Any], strong: dict[str, Any]) -> list[dict[str, A
     return out
 
 
+def _bid_row(m: Match, seat: int, acts: list[dict[str, Any]], pub: Public,
+             rng: random.Random, sw: Weights | None, rounds_done: int) -> list[int]:
+    """One sample for a decision other than a card: the hidden cards dealt from what the
+    seat knows and, where the strong player reads the table (``sw``: ``_reading``), a
+    style drawn for every other seat (its declarations weigh the deal, it plays the
+    rollout by its policy: ``montecarlo.deal``); then each action of ``acts`` applied
+    to a copy of the table and the round played out on that deal. The seat's points,
+    per action. Where the model says nothing the deal is drawn as it always was."""
+    hands, modes = deal(pub, rng, sw)
+    # The same random choices (a random style's cards) for every action of the sample.
+    seed = rng.getrandbits(64) if modes is not None else 0
+    row = []
+    for a in acts:
+        t = _clone(m)
+        _set_hands(t, hands)
+        t.apply(seat, dict(a))
+        row.append(_score_from_play(t, seat, rounds_done, modes,
+                                    random.Random(seed) if modes is not None else None)[0])
+    return row
+
+
 def _other_decision(m: Match, v: View, seat: int, chosen: dict[str, Any],
                     strong: dict[str, Any], rng: random.Random, lo: int, hi: int,
                     dec: Decision) -> None:
@@ -302,16 +334,10 @@ def _other_decision(m: Match, v: View, seat: int, chosen: dict[str, Any],
         sums = [sum(r[i] for r in rows) for i in range(len(acts))]
         return max(range(len(acts)), key=lambda i: (sums[i], i == 0, -i))
 
+    sw = _reading(v)
     while len(rows) < hi:
         for _ in range(BATCH):
-            hands = sample_fit(pub, rng)
-            row = []
-            for a in acts:
-                t = _clone(m)
-                _set_hands(t, hands)
-                t.apply(seat, dict(a))
-                row.append(_score_from_play(t, seat, rounds_done)[0])
-            rows.append(row)
+            rows.append(_bid_row(m, seat, acts, pub, rng, sw, rounds_done))
         if len(rows) >= lo:
             b = best_of()
             p = _Pairs()
@@ -336,12 +362,17 @@ def _worth(v: View, rng: random.Random, n: int) -> float:
     pub = Public(v)
     decl = list(pub.decl)
     decl[pub.seat] = 13
+    sw = _reading(v)
     total = 0
     for _ in range(n):
-        hands = sample_fit(pub, rng)
+        hands, modes = deal(pub, rng, sw)
         taken = list(pub.taken)
-        rollout(hands, list(pub.trick), pub.leader, pub.trump, taken, decl,
-                pub.game == "tarneeb41")
+        if modes is None:
+            rollout(hands, list(pub.trick), pub.leader, pub.trump, taken, decl,
+                    pub.game == "tarneeb41")
+        else:
+            rollout_modes(hands, list(pub.trick), pub.leader, pub.trump, taken, decl,
+                          pub.game == "tarneeb41", modes, rng)
         total += taken[pub.seat]
     return total / n
 
@@ -522,13 +553,10 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
         acts = bid_candidates(legal, dict(choose(v, "strong")))
         rounds_done = len(m._history)
         sums = [0.0] * len(acts)
+        sw = _reading(v)
         for _ in range(samples):
-            hands = sample_fit(pub, rng)
-            for k, a in enumerate(acts):
-                t = _clone(m)
-                _set_hands(t, hands)
-                t.apply(seat, dict(a))
-                sums[k] += _score_from_play(t, seat, rounds_done)[0]
+            for k, x in enumerate(_bid_row(m, seat, acts, pub, rng, sw, rounds_done)):
+                sums[k] += x
         options = [(a, sums[k] / samples) for k, a in enumerate(acts)]
     options.sort(key=lambda o: -o[1])
     top, ev = options[0]

@@ -150,6 +150,9 @@ def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
     if "code" in row:
         _need(row["code"] is None or isinstance(row["code"], str), "its code is not text")
         out["code"] = row["code"]
+    if "practice" in row:
+        _need(isinstance(row["practice"], bool), "its practice is not true or false")
+        out["practice"] = row["practice"]
     if "event" in row:
         ev = row["event"]
         _need(isinstance(ev, dict) and all(_is_int(ev.get(k)) for k in ("id", "board", "boards"))
@@ -243,6 +246,8 @@ def checked_frame(tid: str, f: object) -> dict[str, Any]:
         and (v.get("badge") is None or isinstance(v.get("badge"), str))
         for k, v in points.items())), "its frame's level points are not points")
     _need(isinstance(f.get("between"), bool), "its frame's between is not true or false")
+    _need(f.get("match_id") is None or _is_int(f.get("match_id")),
+          "its frame's match is not a number")
     takeovers = f.get("takeovers")
     _need(isinstance(takeovers, dict) and all(
         isinstance(k, str) and k in ("0", "1", "2", "3") and isinstance(v, str)
@@ -397,6 +402,10 @@ class RemoteTable(Table):
         self._between = False
         self._offset = 0                # added to a later driver's versions
         self._takeover_idents: dict[int, str] = {}
+        # The stored match its last frame shows (reviews and hints read it from the
+        # store: engine/room/reviews.py); ``match_id`` stays None here (nothing is
+        # written for it by this process).
+        self.stored_id: int | None = None
         self.fetching = False           # a frame is on its way
         self.stale = False              # changed again while it was
         self.frame_version = -1         # the last frame's own version (no offset)
@@ -415,6 +424,7 @@ class RemoteTable(Table):
         self.row, self.holders = row, holders
         self.game, self.length = row["game"], row["length"]
         self.timer, self.private = row["timer"], bool(row["private"])
+        self.practice = bool(row.get("practice"))
         self.code = info["code"]
         self.event = shown_board(self.game, row)
         if self.shown_status == "waiting" or not self.local:
@@ -471,6 +481,8 @@ class RemoteTable(Table):
         self._between = f["between"]
         self._takeover_idents = {int(k): v for k, v in f["takeovers"].items()}
         self.row = f["row"]
+        self.practice = bool(self.row.get("practice"))
+        self.stored_id = f.get("match_id")
         self.event = shown_board(self.game, self.row)
         self.creator = f.get("creator")
         if new_driver and not first:

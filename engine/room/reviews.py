@@ -10,6 +10,11 @@ room gives them: who may ask for what is decided here, whichever front end asks.
   memory and, for a stored match, in the store (``Records.save_review``): a replay or a
   restart shows it without computing it again. The same for every asker (seeded).
 - A hint: at a practice table, for the seat whose turn it is, on its own view.
+- At a table another process drives (``remote.RemoteTable``, a room on PostgreSQL) both
+  are worked out here, from the match as the store has it (the driver stores every
+  action before anyone is shown it, so the store is never behind what the asker
+  saw): the same seeds, so the same review as its driver would give; a hint only
+  while the stored match says it is the asker's turn at a table stored as practice.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from .errors import RoomError
 
 if TYPE_CHECKING:
     from .members import Member
-    from .store import Records
+    from .store import Records, StoredMatch
     from .table import Table
 
 # Samples per decision (tests make them few); hint samples per choice.
@@ -100,29 +105,61 @@ async def _review(key: tuple[Any, ...], record: dict[str, Any], round_no: int, s
         _running.pop(key, None)
 
 
+def _stored(table: Table) -> StoredMatch:
+    """The match a table driven by another process shows, as the store has it."""
+    from .store import StoreUnavailable
+    mid = getattr(table, "stored_id", None)
+    records = table.registry.records
+    if mid is None or records is None:
+        raise RoomError("No match has started at this table.")
+    try:
+        stored = records.match(mid)
+    except StoreUnavailable:
+        raise RoomError("The room's database does not answer just now: try again in a "
+                        "moment.") from None
+    if stored is None or stored.table_id != table.id:
+        raise RoomError("No match has started at this table.")
+    return stored
+
+
+def table_record(table: Table) -> tuple[dict[str, Any], int | None]:
+    """The record of the match at ``table`` (``Match.to_dict()``) and its stored id:
+    its own match where this process drives it, else the store's (RoomError if there
+    is none). Only ever read through a seat's views (``engine.bots.review``)."""
+    m = table.match
+    if m is not None:
+        return m.to_dict(), table.match_id
+    stored = _stored(table)
+    return stored.record, stored.id
+
+
 def table_review(table: Table, member: Member, raw_round: object) -> asyncio.Future[dict[str, Any]]:
     """The review of ``member``'s seat at ``table`` for an ended round; refusals
     (RoomError) are raised at once, before anything is computed."""
     round_no = _round_no(raw_round)
     if member.table is not table or member.seat is None:
         raise RoomError("A review is of your own seat: sit at the table first.")
-    m = table.match
-    if m is None:
+    shown = table.view_of(member)
+    if table.match is not None:
+        history = table.match.history
+    elif shown is not None:
+        history = shown["history"]      # driven elsewhere: what its frame shows us
+    else:
         raise RoomError("No match has started at this table.")
-    if round_no > len(m.history):
+    if round_no > len(history):
         raise RoomError("Round {round} has not ended: a round is reviewed once it is "
                         "over.", round=round_no)
-    if m.history[round_no - 1].get("void"):
+    if history[round_no - 1].get("void"):
         # A voided hand (Tarneeb): no card was played, so its hands never became
         # public; whoever holds the seat now may not have held it then.
         raise RoomError("Round {round} was void: no card was played in it, so there is "
                         "nothing to review.", round=round_no)
     seat = member.seat
-    mid = table.match_id
+    record, mid = table_record(table)
     records = table.registry.records
     key = ("match", mid, round_no, seat) if mid is not None else (
-        "table", table.id, m.seed, round_no, seat)
-    return asyncio.ensure_future(_review(key, m.to_dict(), round_no, seat, records, mid))
+        "table", table.id, record.get("seed"), round_no, seat)
+    return asyncio.ensure_future(_review(key, record, round_no, seat, records, mid))
 
 
 def match_review(records: Records | None, member: Member, raw_match: object,
@@ -164,14 +201,34 @@ def hint_for(table: Table, member: Member) -> asyncio.Future[dict[str, Any]]:
         raise RoomError("A hint is for your own turn: sit at a practice table first.")
     if not table.practice:
         raise RoomError("Hints are given at practice tables only: this table counts.")
+    not_yours = RoomError("A hint is for your own turn: it is not your turn.")
+    if table.status != "playing":
+        raise not_yours
     m = table.match
-    if m is None or table.status != "playing" or m.to_act != member.seat:
-        raise RoomError("A hint is for your own turn: it is not your turn.")
+    if m is not None:
+        if m.to_act != member.seat:
+            raise not_yours
+        record = m.to_dict()
+    else:
+        # Driven elsewhere: our turn as its frame shows it, then the store says what
+        # the table is (a frame is another process's word) and where the match is.
+        shown = table.view_of(member)
+        if shown is None or shown.get("to_act") != member.seat:
+            raise not_yours
+        stored = _stored(table)
+        if not stored.settings.get("practice"):
+            raise RoomError("Hints are given at practice tables only: this table counts.")
+        if stored.finished:
+            raise not_yours
+        record = stored.record
     from engine.bots.review import hint
-    fut = bots.pool().run(hint, m.to_dict(), member.seat, SAMPLES["hint"])
+    fut = bots.pool().run(hint, record, member.seat, SAMPLES["hint"])
 
     async def reply() -> dict[str, Any]:
-        got = await asyncio.wrap_future(fut)
+        try:
+            got = await asyncio.wrap_future(fut)
+        except ValueError:
+            raise not_yours from None      # the stored match moved on: not our turn now
         return {"type": "hint", **got}
     return asyncio.ensure_future(reply())
 

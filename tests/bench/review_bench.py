@@ -5,15 +5,18 @@ decisions. A script that prints figures (docs/review.md).
 Rounds: round 1 of matches of each game, seat 0 played by the ``normal`` computer
 player (its choices are often not the strong player's, so there is something to
 review), the others by ``normal`` too. Each round is reviewed with the defaults
-(``engine.bots.review``: at least 32, at most 160 samples per decision); the time is
-the whole ``review_round`` in one process.
+(``engine.bots.review``: 128 to 512 samples per card, up to 256 for the other
+decisions); the time is the whole ``review_round`` in one process.
 
-The deeper search, on every decision that is not forced, with other samples:
+The deeper search, on every decision that is not forced, on other samples (its own
+seeds) and with the same model of the other players as the review:
 - a card: every candidate card on four times the review's samples of that decision;
-- any other decision: the strong player's choice and up to four legal actions next
-  to it (``hint``), on four times the samples.
+- any other decision: the strong player's choice, up to four legal actions next to it
+  and the review's suggestion, on four times the samples.
 Agreement is the share of decisions whose suggested action the deeper search also
-chooses (a card touching the suggested one counts as the same).
+chooses (a card touching the suggested one counts as the same); where they differ,
+what the suggestion loses is measured by the deeper search (its choice's expected
+points less the suggestion's, on its samples).
 
 Run:  .venv/bin/python tests/bench/review_bench.py --rounds 12 --pool
 """
@@ -33,8 +36,9 @@ from engine.bots.montecarlo import Public, candidates
 from engine.bots.review import (
     Decision,
     _card_decision,
+    _other_decision,
     _run_of,
-    hint,
+    review_part,
     review_round,
 )
 from engine.cards import CARD_INDEX
@@ -70,11 +74,11 @@ def deeper(rec: dict, k: int, d: Decision) -> tuple[bool, float]:
         _card_decision(v, d.suggested, random.Random(d.index * 7919 + k), n, n, deep)
         lost = (deep.ev_suggested or 0.0) - (deep.ev_chosen or 0.0)
         return same_card(v, str(deep.suggested["card"]), str(d.suggested["card"])), lost
-    h = hint({**rec, "log": rec["log"][:d.index]}, 0, samples=n)
-    if h["action"] == d.suggested:
-        return True, 0.0
-    nb = h["next_best"]
-    return False, h["ev"] - (nb["ev"] if nb and nb["action"] == d.suggested else h["ev"])
+    deep = Decision(d.index, d.phase, d.suggested, d.suggested)
+    _other_decision(at, v, 0, d.suggested, dict(bots.choose(v, "strong")),
+                    random.Random(d.index * 7919 + k), n, n, deep)
+    lost = (deep.ev_suggested or 0.0) - (deep.ev_chosen or 0.0)
+    return deep.suggested == d.suggested, lost
 
 
 def main() -> None:
@@ -86,9 +90,11 @@ def main() -> None:
     args = ap.parse_args()
     times: list[float] = []
     agree = {"play": [0, 0], "other": [0, 0]}
+    by_game = {g: [0, 0] for g in GAMES}         # agreement per game (all decisions)
     losses: list[float] = []
     marks: dict[str, int] = {}
     decisions = 0
+    pieces: list[tuple[float, int, str, str]] = []
     for i in range(args.rounds):
         game = GAMES[i % len(GAMES)]
         m = a_round(game, args.seed * 1000 + i)
@@ -98,6 +104,12 @@ def main() -> None:
         r = review_round(rec, k, 0)
         times.append(time.perf_counter() - t)
         for d in r.decisions:
+            if d.phase != "play" and not d.forced:
+                # One piece as the worker pool runs it (a bid weighs up to six actions,
+                # each bidding the round out: the longest pieces of a review).
+                t = time.perf_counter()
+                review_part(rec, k, 0, d.index)
+                pieces.append((time.perf_counter() - t, d.samples, game, d.phase))
             decisions += 1
             if d.mark:
                 marks[d.mark] = marks.get(d.mark, 0) + 1
@@ -107,6 +119,8 @@ def main() -> None:
             agree[kind][1] += 1
             same, lost = deeper(rec, k, d)
             agree[kind][0] += same
+            by_game[game][0] += same
+            by_game[game][1] += 1
             if not same:
                 losses.append(lost)
         print(f"round {i + 1:>2} {game:<20} {times[-1]:.2f} s  "
@@ -125,12 +139,19 @@ def main() -> None:
                   "with four times the samples")
     tot = sum(a[0] for a in agree.values()), sum(a[1] for a in agree.values())
     print(f"agreement (all)        {tot[0]}/{tot[1]} = {100 * tot[0] / max(1, tot[1]):.0f}%")
+    for game, (same, n) in by_game.items():
+        if n:
+            print(f"  {game:<20} {same}/{n} = {100 * same / n:.0f}%")
     if losses:
         print(f"where they differ      the suggestion loses {statistics.mean(losses):.2f} "
               f"points on average by the deeper search's measure (median "
               f"{statistics.median(losses):.2f}, {sum(x < 1 for x in losses)}/{len(losses)} "
               "under 1 point)")
     print(f"marks                  {marks}")
+    if pieces:
+        took, n, game, phase = max(pieces)
+        print(f"longest other piece    {took:.2f} s ({game} {phase}, {n} samples); mean "
+              f"{statistics.mean(p[0] for p in pieces):.2f} s over {len(pieces)}")
     if args.pool:
         pool_time(args.seed)
 

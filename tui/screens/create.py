@@ -99,7 +99,9 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
         if field == "private":
             return _("private (by code)") if value else _("public")
         if field == "practice":
-            return _("yes: hints (h), nothing counts") if value else _("no")
+            # the keys are said in the note under the form: a hint is h, but H while a bid
+            # or a call is chosen (h is hearts there), and the value must fit a phone
+            return _("yes: hints, nothing counts") if value else _("no")
         return _("computer players fill them") if value else _("wait for people")
 
     def value(self, field: str):
@@ -163,7 +165,8 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
     def ranked_note(self) -> str:
         """Whether the table made would be ranked (engine.records.ranked)."""
         if self.value("practice"):
-            return N_("Practice: hints on your turn; no statistics, no level points.")
+            return N_("Practice: a hint on your turn (h, or H while bidding or calling); no "
+                      "statistics, no level points.")
         if self.value("bots"):
             return N_("Unranked: computer players; statistics only.")
         if ranked(self.value("game"), self.value("length")):

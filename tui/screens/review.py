@@ -2,7 +2,14 @@
 decisions in order with their marks; ← → go through them, each shown with the table
 as it was then (the hand, the trick, the bids and declarations) and both choices with
 their expected points. Opened from the table (``v``, once a round has ended) and from
-a replay (``v``: the round shown, ``tab`` another seat)."""
+a replay (``v``: the round shown, ``tab`` another seat).
+
+Laid out for the window as the profile's screens are (the frame of
+``profile.RecordScreen``, not imported: the profile opens the replays, which open this
+screen): 80 columns at most; under 80×24 the compact layout, which fills the window.
+Every line too long for it goes on under itself (nothing is cut), the decision shown
+is always whole, and the list of decisions around it has the rows that are left (7 at
+most in the standard layout)."""
 
 from __future__ import annotations
 
@@ -19,12 +26,11 @@ from textual.screen import Screen
 
 from engine import replay
 from engine.room import RoomError
-from engine.room.narration import describe
 
 from ..cards import RANKS, SUIT_ORDER
 from ..i18n import N_
-from ..sentences import say
-from ..widgets.lines import Block, KeyBar, Line, title_bar
+from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
+from .sizes import MIN_W, STD_H, STD_W
 from .words import block, lay, said_keys, too_small_text
 
 if TYPE_CHECKING:
@@ -33,14 +39,15 @@ if TYPE_CHECKING:
 MARK_WORDS = {"inaccuracy": N_("inaccuracy"), "mistake": N_("mistake"),
               "blunder": N_("blunder")}
 MARK_STYLE = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
-LIST_ROWS = 7
+LIST_ROWS = 7           # decisions listed in the standard layout
+BLOCK_ROWS = 21         # the block's rows in the standard layout (lamma.tcss)
 Loader = Callable[[int], "asyncio.Future[dict[str, Any]]"]    # seat -> the review
 
 
 W = 80
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(TapLinesMixin, Screen[None]):
     """A title line, the review as one text block, the too-small notice, the keys
     (the frame of the profile's screens)."""
 
@@ -48,6 +55,7 @@ class ReviewScreen(Screen[None]):
         app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
+
     BINDINGS = [
         Binding("right", "step(1)", show=False, id="review.next"),
         Binding("left", "step(-1)", show=False, id="review.previous"),
@@ -86,6 +94,13 @@ class ReviewScreen(Screen[None]):
         self.fetch()
         self.draw()
 
+    def on_resize(self, event: events.Resize) -> None:
+        if self.is_mounted:
+            self.draw()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
     def draw(self) -> None:
         speech = self.app.speech
         self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
@@ -98,20 +113,29 @@ class ReviewScreen(Screen[None]):
             lay(speech, title_bar(speech._(title), right), self.width))
 
     def set_block(self, lines: list[Text]) -> None:
-        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, lines, self.width))
+        """The block's lines (reading order, each within the width: ``fold``)."""
+        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, lines,
+                                                             self.width))
 
     @property
     def width(self) -> int:
-        """The columns the screen draws in: 80 at most, the window's under it (a phone:
-        a right-to-left line is then laid out from the window's right edge)."""
-        return max(40, min(W, self.app.size.width))
+        """The columns the block is laid out for: the window's, 80 at most."""
+        return max(MIN_W, min(W, self.app.size.width))
 
-    def on_resize(self, event: events.Resize) -> None:
-        if self.is_mounted:
-            self.draw()
+    @property
+    def compact(self) -> bool:
+        size = self.app.size
+        return size.width < STD_W or size.height < STD_H
 
-    def action_back(self) -> None:
-        self.app.pop_screen()
+    @property
+    def block_rows(self) -> int:
+        """The block's rows: 21 in the standard layout; in the compact one the window's
+        less the title, the block's margin and the keys (one row or more)."""
+        if not self.compact:
+            return BLOCK_ROWS
+        width, height = self.app.size
+        keys = len(self.query_one("#keys", KeyBar).rows(width))
+        return max(3, height - 2 - keys)
 
     def fetch(self) -> None:
         self.review, self.error, self.pos = None, None, 0
@@ -158,16 +182,10 @@ class ReviewScreen(Screen[None]):
 
     # ------------------------------------------------------------- drawing
     def action_words(self, action: dict[str, Any]) -> str:
-        """An action in the player's words, without the player's name."""
-        speech = self.app.speech
-        look = self.app.look
-        if action.get("type") == "play":
-            return look.card_str(str(action["card"]))
-        if action.get("type") in ("bid", "call") and action.get("suit"):
-            suit = str(action["suit"])
-            shown = look.suit(suit) if suit != "NT" else speech._("NT")
-            return say(speech, describe("", {**action, "suit": ""}, "player")).strip() + shown
-        return say(speech, describe("", action, "player")).strip()
+        """An action in the player's words, without the player's name: its card or bid
+        as the table shows it (``table_draw.move_words``)."""
+        from .table_draw import move_words
+        return move_words(self.app.speech, self.app.look, action)
 
     def paint(self) -> None:
         _ = self.app.speech._
@@ -175,21 +193,29 @@ class ReviewScreen(Screen[None]):
         self.set_title(N_("Review"), _("round {round}").format(round=self.round_no)
                        + " · " + who)
         if self.error is not None:
-            self.set_block([Text(""), Text(" " + self.error, style="bold")])
+            self.set_block(self.fold([Text(""), Text(" " + self.error, style="bold")]))
             return
         if self.review is None:
             self.set_block([Text(""), Text(" " + _("Working out the review…"), style="dim")])
             return
         self.set_block(self.lines())
 
+    def fold(self, lines: list[Text]) -> list[Text]:
+        """Each line too long for the window goes on under itself (wrapped at spaces)."""
+        from .table_compact import wrap
+        room = self.width - 1
+        return [part for line in lines
+                for part in (wrap(line, room) if line.cell_len > room else [line])]
+
     def ev(self, x: float | None) -> str:
         return "—" if x is None else f"{x:+.1f}"
 
     def lines(self) -> list[Text]:
+        """The head, the decisions around the one shown (as many as the rows left hold)
+        and that one's table and choices; blank lines between them where there is room."""
         _ = self.app.speech._
         rv = self.review
         assert rv is not None
-        out: list[Text] = []
         worth, declared = rv.get("worth"), rv.get("declared")
         head = Text(" ")
         if worth is not None:
@@ -199,73 +225,117 @@ class ReviewScreen(Screen[None]):
                 head.append(" · " + _("declared {n}").format(n=declared))
         else:
             head.append(_("No card was played in this round."), style="dim")
-        out.append(head)
         decs = rv["decisions"]
         marks = sum(1 for d in decs if d.get("mark"))
-        out.append(Text(" " + _("{n} decisions, {m} marked").format(n=len(decs), m=marks),
-                        style="dim"))
-        out.append(Text(""))
-        first = max(0, min(self.pos - LIST_ROWS // 2, len(decs) - LIST_ROWS))
-        for i in range(first, min(len(decs), first + LIST_ROWS)):
-            d = decs[i]
-            row = Text(("▶ " if i == self.pos else "  ") + f"{i + 1:>2}. ",
-                       style="bold" if i == self.pos else "")
-            row.append(self.action_words(d["chosen"]))
-            if d.get("forced"):
-                row.append("  " + _("forced"), style="dim")
-            elif d["suggested"] != d["chosen"]:
-                row.append("  → " + self.action_words(d["suggested"]), style="cyan")
-            if d.get("mark"):
-                row.append("  " + _(MARK_WORDS[d["mark"]]), style=MARK_STYLE[d["mark"]])
-            out.append(row)
-        out.append(Text(""))
-        if decs:
-            out.extend(self.detail(decs[self.pos]))
-        return out
+        top = self.fold([head, Text(" " + _("{n} decisions, {m} marked").format(
+            n=len(decs), m=marks), style="dim")])
+        if not decs:
+            return top
+        detail = self.fold(self.detail(decs[self.pos]))
+        rows = self.block_rows
+        room = rows - len(top) - len(detail) - 2
+        gap = [Text("")]
+        if room < min(3, len(decs)):        # a small window: no blank lines
+            room, gap = room + 2, []
+        listed = self.listed(decs, max(1, room))
+        return [*top, *gap, *listed, *gap, *detail]
+
+    def listed(self, decs: list[dict[str, Any]], room: int) -> list[Text]:
+        """The rows of the decisions around the one shown, within ``room`` lines (a
+        decision's row may take two on a narrow window)."""
+        rows = {i: self.fold([self.row(i, decs[i])]) for i in range(len(decs))}
+        most = len(decs) if self.compact else LIST_ROWS
+        first = last = self.pos
+        used = len(rows[self.pos])
+        grew = True
+        while grew and last - first + 1 < most:
+            grew = False
+            # below first (the next decisions), then above, as a centred list does
+            for i in ((last + 1, first - 1) if self.pos - first >= last - self.pos
+                      else (first - 1, last + 1)):
+                if 0 <= i < len(decs) and used + len(rows[i]) <= room \
+                        and last - first + 1 < most:
+                    used += len(rows[i])
+                    first, last = min(first, i), max(last, i)
+                    grew = True
+        return [part for i in range(first, last + 1) for part in rows[i]]
+
+    def row(self, i: int, d: dict[str, Any]) -> Text:
+        """Decision ``i`` in the list: its number, the choice, the strong player's where
+        it differs, its mark. In Arabic the marker and the arrow point the other way,
+        and the number is a run of its own (it stays at the row's start, the right)."""
+        speech = self.app.speech
+        _ = speech._
+        rtl = speech.rtl
+        now = i == self.pos
+        row = Text()
+        row.append(("◀ " if rtl else "▶ ") if now else "  ", style="bold")
+        row.append(f"{i + 1:>2}" if rtl else f"{i + 1:>2}.", style="bold" if now else "dim")
+        row.append("  " if rtl else " ")
+        row.append(self.action_words(d["chosen"]))
+        if d.get("forced"):
+            row.append("  " + _("forced"), style="dim")
+        elif d["suggested"] != d["chosen"]:
+            row.append(("  ← " if rtl else "  → ") + self.action_words(d["suggested"]),
+                       style="cyan")
+        if d.get("mark"):
+            row.append("  " + _(MARK_WORDS[d["mark"]]), style=MARK_STYLE[d["mark"]])
+        return row
 
     def detail(self, d: dict[str, Any]) -> list[Text]:
         """The table as it was at decision ``d``, and both choices."""
+        from .table_draw import pretty
         _ = self.app.speech._
         look = self.app.look
         rec = self.record
         m = replay({**rec, "log": rec["log"][:d["index"]]})
         v = m.view(self.seat)
         out: list[Text] = []
-        hand = Text(" " + _("Hand") + ": ", style="bold")
+        hand = Text(" " + _("Hand") + ":", style="bold")
         by_suit: dict[str, list[str]] = {s: [] for s in SUIT_ORDER}
         for c in v["hand"]:
             by_suit.setdefault(c[1], []).append(c)
         for s in SUIT_ORDER:
             held = sorted(by_suit.get(s, []), key=lambda c: RANKS.index(c[0]))
-            if not held:
-                continue
-            hand.append(look.suit(s), style=look.suit_style(s))
-            hand.append("".join(look.rank(c[0]) for c in held) + " ")
+            if held:
+                # A suit's cards one run (it stays left to right in an Arabic line).
+                hand.append(" ")
+                hand.append(look.suit(s) + "".join(look.rank(c[0]) for c in held),
+                            style=look.suit_style(s))
         out.append(hand)
         if v["trick"]:
-            trick = Text(" " + _("Trick") + ": ")
+            trick = Text(" " + _("Trick") + ":")
             for e in v["trick"]:
-                trick.append(f"{self.names[e['seat']]} {look.card_str(e['card'])}  ")
+                trick.append(("  " if trick.plain[-1] != ":" else " ")
+                             + f"{self.names[e['seat']]} ")
+                trick.append(look.card_str(e["card"]), style=look.suit_style(e["card"][1]))
             out.append(trick)
         decl = v.get("declarations") or []
         if any(x is not None for x in decl):
-            said = "  ".join(f"{self.names[s]} {x}" for s, x in enumerate(decl) if x is not None)
-            out.append(Text(" " + _("Declared") + ": " + said))
+            said = Text(" " + _("Declared") + ":")
+            for who, x in enumerate(decl):
+                if x is not None:       # each name and number a run (Arabic: in order)
+                    said.append(("  " if said.plain[-1] != ":" else " ")
+                                + f"{self.names[who]} ")
+                    said.append(str(x), style="bold")
+            out.append(said)
         auction: dict[str, Any] = dict(v.get("auction") or {})
         b = auction.get("bid")
         if v["phase"] == "auction" and b:
             owner = auction.get("owner")
-            out.append(Text(" " + _("Bid so far") + ": " + self.action_words(
-                {"type": "bid", "n": b["n"], "suit": b["suit"]})
-                + (f" ({self.names[owner]})" if owner is not None else "")))
+            out.append(Text(" " + _("Bid so far") + ": "
+                            + pretty(look, f"{b['n']}{b['suit']}")
+                            + (f" ({self.names[owner]})" if owner is not None else "")))
         chosen = Text(" " + _("You chose") + ": ", style="bold")
-        chosen.append(self.action_words(d["chosen"]) + "  " + self.ev(d.get("ev_chosen")))
+        chosen.append(self.action_words(d["chosen"]) + "  ")
+        chosen.append(self.ev(d.get("ev_chosen")), style="bold")
         out.append(chosen)
         if d.get("forced"):
             out.append(Text(" " + _("The only legal choice."), style="dim"))
             return out
         sug = Text(" " + _("Strong player") + ": ", style="bold cyan")
-        sug.append(self.action_words(d["suggested"]) + "  " + self.ev(d.get("ev_suggested")))
+        sug.append(self.action_words(d["suggested"]) + "  ")
+        sug.append(self.ev(d.get("ev_suggested")), style="bold cyan")
         out.append(sug)
         lost = (d.get("ev_suggested") or 0.0) - (d.get("ev_chosen") or 0.0)
         note = Text(" " + _("expected points lost {x} (noise ±{s}, {n} deals)").format(

@@ -73,6 +73,17 @@ def table_facts(change: TableChange, member: Member) -> TableFacts:
         practice=change.table.practice)
 
 
+def position(v: View | None) -> tuple[Any, ...]:
+    """Where a match is, as far as a decision goes: it changes with every action (a
+    hint is for one position; ``TableScreen.drop_hint``)."""
+    if v is None:
+        return ()
+    return (v.get("round"), v.get("phase"), v.get("to_act"), len(v.get("history") or []),
+            len(v.get("tricks") or []), len(v.get("trick") or []), len(v.get("hand") or []),
+            repr(v.get("auction")), repr(v.get("declarations")),
+            repr(v.get("dash_players")), repr(v.get("call")))
+
+
 Handler = Callable[["TableScreen", str, str, KeyContext], None]
 
 
@@ -97,6 +108,10 @@ class TableScreen(Screen[None]):
             notice=notice, notice_until=time.monotonic() + NOTICE_SECONDS if notice else 0.0)
         self.view: View | None = None
         self._phase_key: tuple[Any, ...] | None = None
+        # The position a hint was asked at (``position``) and its notice (None: none
+        # shown or on its way): the hint goes once the decision it was for has passed.
+        self._hint_at: tuple[Any, ...] | None = None
+        self._hint_notice: str | None = None
         self._countdown: Any = None           # the 1 s timer while a turn timer runs
         self._seen: tuple[Any, int] = (None, 0)   # (round, finished tricks) last drawn
         self._cache = draw.DrawCache()
@@ -288,6 +303,8 @@ class TableScreen(Screen[None]):
         if key != self._phase_key:
             self._phase_key = key
             self.reset_selection()
+        if self._hint_at is not None and position(v) != self._hint_at:
+            self.drop_hint()
         self.draw()
         # act → view, once per accepted action this screen shows (issue 12's metrics)
         at = table.accepted_at
@@ -552,7 +569,7 @@ class TableScreen(Screen[None]):
 
         from .review import ReviewScreen
         table, view = self.table, self.view
-        if table is None or table.match is None or view is None:
+        if table is None or view is None:
             return
         if self.seat is None:       # watching: the room's own words for it
             self.flash(self._("A review is of your own seat: sit at the table first."))
@@ -560,8 +577,14 @@ class TableScreen(Screen[None]):
         round_no = len(view["history"])
         member = self.app.member
         names = [self.pname(s, you=False) for s in range(4)]
+        try:
+            # The match this process drives, or (driven elsewhere) the store's.
+            record, _mid = reviews.table_record(table)
+        except RoomError as exc:
+            self.flash(self.app.speech.error(exc))
+            return
         self.app.push_screen(ReviewScreen(
-            table.match.to_dict(), round_no, self.seat, names,
+            record, round_no, self.seat, names,
             lambda seat: reviews.table_review(table, member, round_no)))
 
     def _hint(self, key: str, char: str, ctx: KeyContext) -> None:
@@ -574,16 +597,28 @@ class TableScreen(Screen[None]):
         except RoomError as exc:
             self.flash(self.app.speech.error(exc))
             return
-        self.notice(self._("Thinking…"))
+        at = self._hint_at = position(self.view)
+        self.show_hint(self._("Thinking…"))
 
         def done(f: asyncio.Future[dict[str, Any]]) -> None:
-            if f.cancelled():
-                return
+            if f.cancelled() or self._hint_at != at:
+                return          # the decision it was for has passed (or another asked)
             if f.exception() is not None:
-                self.notice(self._("No hint now."))
+                self.show_hint(self._("No hint now."))
                 return
-            self.notice(self.hint_line(f.result()))
+            self.show_hint(self.hint_line(f.result()))
         fut.add_done_callback(done)
+
+    def show_hint(self, text: str) -> None:
+        self._hint_notice = text
+        self.notice(text)
+
+    def drop_hint(self) -> None:
+        """The decision a hint was for has passed (the turn moved on, the phase
+        changed): its notice goes, and one still on its way is not shown."""
+        if self._hint_notice is not None and self.state.notice == self._hint_notice:
+            self.state.notice = None
+        self._hint_at = self._hint_notice = None
 
     def hint_line(self, h: dict[str, Any]) -> str:
         """A hint in one line: the choice, its expected points, the next best's."""
@@ -600,12 +635,7 @@ class TableScreen(Screen[None]):
             ev2=f"{nxt['ev']:+.1f}")
 
     def move_words(self, action: dict[str, Any]) -> str:
-        from engine.room.narration import describe
-
-        from ..sentences import say
-        if action.get("type") == "play":
-            return self.look.card_str(str(action["card"]))
-        return say(self.app.speech, describe("", action, "player")).strip()
+        return draw.move_words(self.app.speech, self.look, action)
 
     def _options(self, key: str, char: str, ctx: KeyContext) -> None:
         from .options import OptionsScreen

@@ -398,14 +398,28 @@ class Scene:
 
     def pretty(self, text: str) -> str:
         """Event texts use card codes (QS) and bids (5H); show suit symbols."""
-        look = self.look
-        text = _CARD_RE.sub(lambda m: look.card_str(m.group(0)), text)
-        return _BID_RE.sub(lambda m: m.group(1) + look.suit(m.group(2)), text)
+        return pretty(self.look, text)
 
     def narrate(self, text: str) -> str:
         """A line of the table's narration (``engine.room.narration.Said``) in this
         language, with suit symbols."""
         return self.pretty(said_in(self.speech, text))
+
+
+def pretty(look: Look, text: str) -> str:
+    """Card codes (QS) and bids (5H) in ``text`` as the table shows them: with the
+    look's suit signs (letters in its ASCII mode)."""
+    text = _CARD_RE.sub(lambda m: look.card_str(m.group(0)), text)
+    return _BID_RE.sub(lambda m: m.group(1) + look.suit(m.group(2)), text)
+
+
+def move_words(speech: Speech, look: Look, action: Any) -> str:
+    """An action in the player's words, without a player's name (a hint, a review),
+    its card or bid as the table's narration shows it (``pretty``)."""
+    from engine.room.narration import describe
+    if action.get("type") == "play":
+        return look.card_str(str(action["card"]))
+    return pretty(look, said_in(speech, describe("", action, "player")).strip())
 
 
 def said_in(speech: Speech, text: str) -> str:

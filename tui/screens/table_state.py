@@ -84,7 +84,7 @@ class TableFacts(NamedTuple):
     host: str | None = None
     # An event's board (docs/events.md): (event, board, boards); None at other tables.
     board: tuple[int, int, int] | None = None
-    practice: bool = False      # a practice table: hints (h) on the viewer's turn
+    practice: bool = False      # a practice table: hints (h; H while bidding) on the viewer's turn
 
     def name(self, seat: int | None, you: bool = True) -> str:
         if seat is None:
