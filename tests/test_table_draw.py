@@ -561,3 +561,29 @@ async def test_a_click_on_a_drawn_card_chooses_it_and_a_second_click_plays_it(si
         await pilot.click(offset=(x + 1, draw.HAND_Y + 1))    # the same card's cells
         await pilot.pause()
         assert m.log[before] == (0, {"type": "play", "card": card})
+
+
+HINT = ("Hint: plays normally, +14.8 points expected; next best takes the dash call, "
+        "-9.7")
+
+
+@pytest.mark.parametrize("size", [(40, 20), (50, 32), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("language", ["en", "ar"])
+def test_a_long_hint_is_shown_whole_at_every_size(language, size):
+    """A notice longer than its row (a hint) goes on under itself, never cut (issue 29):
+    every word of it is on the screen, and the table's rows are all still there."""
+    m = new_match("estimation", 18, seed=5)
+    v = drive(m, lambda v: v["to_act"] == 0 and v["phase"] == "dash")
+    look = Look(language=language, text_mode="logical")
+    state = TableState(notice=HINT, notice_until=10.0)
+    placed = draw_screen(v, state, facts(), look, *size, now=9.0)
+    rows = [line.plain.rstrip() for line in placed.lines]
+    said = " ".join(" ".join(rows).split())
+    assert "…" not in said, rows
+    for word in HINT.split():
+        assert word in said, (word, rows)
+    if size == (80, 24):
+        calm = draw_screen(v, TableState(), facts(), look, *size, now=9.0)
+        before = [line.plain.rstrip() for line in calm.lines]
+        # the hand, the phase's rows and the chat stay where they were
+        assert rows[13:] == before[13:], (rows, before)

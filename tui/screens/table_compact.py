@@ -820,8 +820,9 @@ def message_rows(sc: Scene, cw: int) -> list[Text]:
     if state.message is not None and sc.now < state.message_until:
         return said_lines(sc, state.message, cw, 2)
     if state.notice and sc.now < state.notice_until:
+        # (whole, in the lines it needs: a hint is read to the end)
         return said_lines(sc, Text(" " + sc.say(sc._(state.notice)), style=look.style("bold")),
-                          cw, 2)
+                          cw, 9)
     if facts.request is not None:
         return said_lines(sc, Text(" " + said_in(sc.speech, facts.request),
                                    style=look.style("bold")), cw, 2)

@@ -459,18 +459,26 @@ def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Lo
     sc = Scene(view, state, facts, look, now, cache, speech)
     hand, hits = hand_rows(sc)
     info, scores, middle, chat = still_lines(sc)
-    lines: list[Text] = [info, note_line(sc)]
+    notes = note_lines(sc)
+    lines: list[Text] = [info, *notes[:1]]
+    # A notice longer than a row (a hint) goes on under itself: the scores and the
+    # middle move down a row into the blank row 13 (and the phase a row into 17).
+    lines += notes[1:3]
     lines += scores                         # 5 lines (rows 2-6)
     lines += middle                         # 6 lines (rows 7-12)
     # blank rows are the one BLANK object: the board skips a line it drew last frame
-    lines.append(BLANK)                     # 13
+    if len(notes) < 2:
+        lines.append(BLANK)                 # 13
     phase = phase_lines(sc)
+    phase_row = len(lines)
     lines += phase                          # 3 lines (14-16)
-    lines.append(BLANK)                     # 17
+    if len(notes) < 3:
+        lines.append(BLANK)                 # 17
     lines += hand                           # 2 lines (18-19)
     lines.append(BLANK)                     # 20
     lines += chat                           # 2 lines (21-22)
-    return Frame(lines[:H - 1], footer_line(sc), hits + tuple(phase_hits(sc, phase, 14)))
+    return Frame(lines[:H - 1], footer_line(sc),
+                 hits + tuple(phase_hits(sc, phase, phase_row)))
 
 
 Still = tuple[Text, list[Text], list[Text], list[Text]]
@@ -592,6 +600,17 @@ def _info_line(sc: Scene) -> Text:
         return join(right, line) if sc.speech.shaped else join(line, right)
     t.append(" " * max(0, W - 6 - t.cell_len))
     return join(fit(t, W - 6), right)
+
+
+def note_lines(sc: Scene) -> list[Text]:
+    """Row 1 (``note_line``); a notice too long for it (a hint) whole, in as many
+    lines as it needs (three at most: a hint takes two at 80 columns)."""
+    state = sc.state
+    if state.notice and sc.now < state.notice_until:
+        from .table_compact import wrap
+        said = Text(" " + sc.say(sc._(state.notice)), style=sc.look.style("bold"))
+        return [sc.line(part) for part in wrap(said, W - 1)]
+    return [note_line(sc)]
 
 
 def note_line(sc: Scene) -> Text:
