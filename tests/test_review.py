@@ -599,3 +599,26 @@ async def test_the_review_screen_holds_every_decision_whole_from_40x20_up(langua
             missing = [w for w in need if w not in said]
             assert not missing, (k, missing, rows)
             await pilot.press("right")
+
+
+def test_signed_numbers_cards_and_names_in_brackets_keep_their_reading_order_shaped():
+    """Shaped Arabic (the room orders the line): a bid and the name after it in
+    brackets, and a number with its sign, come out as they are read (issue 29: the
+    review's "(4♥ (Bot-3", a hint's "10.2+", the noise's "0.0±")."""
+    from rich.text import Text
+
+    from tui.i18n import Speech
+    speech = Speech("ar", "shaped")
+    _ = speech._
+
+    def shown(text: str) -> str:
+        return speech.line(Text(text), 0).plain
+
+    bid = shown(_("Bid so far") + ": 4♥ (Bot-3)")
+    assert bid.startswith("(Bot-3) 4♥ :"), bid          # read from the right: bid, name
+    hint = shown(_("Hint: {move}, {ev} points expected; next best {other}, {ev2}").format(
+        move="4♠", ev="+10.2", other="5♥", ev2="-9.7"))
+    assert "+10.2" in hint and "-9.7" in hint and "10.2+" not in hint, hint
+    note = shown(_("expected points lost {x} (noise ±{s}, {n} deals)").format(
+        x="0.0", s="0.0", n=256))
+    assert "±0.0" in note and "0.0±" not in note, note

@@ -122,11 +122,15 @@ def _reshape(text: str) -> str:
     return str(arabic_reshaper.reshape(text))
 
 
-_LRE, _PDF = "\u202a", "\u202c"
-# What stays left to right whole inside Arabic: a card (10♠), a /command, a client's
-# quoted value or JSON object in a refusal.
-_LTR_WHOLE = re.compile(r"(?:10|[2-9AKQJT])?[\u2660\u2665\u2666\u2663]|/[A-Za-z]+"
-                        r"|\"[^\"]*\"|\{[^{}]*\}")
+_LRE, _PDF, _RLM = "\u202a", "\u202c", "\u200f"
+# What stays left to right whole inside Arabic: a name or bid in brackets without
+# Arabic in it ("(Bot-3)"), a card (10♠), a number with its sign (+10.2, -9.7, ±0.4;
+# not after a Latin word, "ali +3", which the bidi algorithm keeps with it), a /command, a client's quoted value or JSON object in a refusal.
+_LATIN_IN = r"[\x20-\x27\x2a-\x7e\u2660-\u2667]"
+_LTR_WHOLE = re.compile(rf"\({_LATIN_IN}*[A-Za-z0-9]{_LATIN_IN}*\)"
+                        r"|(?:10|[2-9AKQJT])?[\u2660\u2665\u2666\u2663]"
+                        r"|(?<![\w.])(?<![A-Za-z0-9)] )[+\-±\u2212]\d+(?:\.\d+)?"
+                        r"|/[A-Za-z]+|\"[^\"]*\"|\{[^{}]*\}")
 _MARKS = str.maketrans("", "", "\u200e\u200f\u202a\u202b\u202c\u202d\u202e")
 
 
@@ -139,7 +143,15 @@ def _shape(chunk: str, base: str | None) -> str:
     # The pure-Python algorithm: it mirrors brackets (L4), the compiled one does not.
     from bidi.algorithm import get_display
 
-    marked = _LTR_WHOLE.sub(lambda m: _LRE + m.group(0) + _PDF, chunk.translate(_MARKS))
+    # In a right-to-left line a Latin bracket or a signed number is a unit of its
+    # own, said in the line's order (a right-to-left mark either side: "4♥ (Bot-3)" is
+    # the bid, then the name, not one left-to-right stretch whose closing bracket
+    # strays; "±0.6، 256" keeps its order).
+    def whole(m: re.Match[str]) -> str:
+        iso = _RLM if base == "R" and m.group(0)[0] in "(+-±\u2212" else ""
+        return iso + _LRE + m.group(0) + _PDF + iso
+
+    marked = _LTR_WHOLE.sub(whole, chunk.translate(_MARKS))
     shown = get_display(_reshape(marked), base_dir=base)
     return str(shown).translate(_MARKS)
 
