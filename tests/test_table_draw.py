@@ -587,3 +587,26 @@ def test_a_long_hint_is_shown_whole_at_every_size(language, size):
         before = [line.plain.rstrip() for line in calm.lines]
         # the hand, the phase's rows and the chat stay where they were
         assert rows[13:] == before[13:], (rows, before)
+
+
+def test_a_shaped_arabic_line_too_long_loses_its_end_not_its_start():
+    """Cut in reading order (issue 29): the round's line keeps the player's own score
+    (the start of its left-to-right run), the replay's title keeps "Replay" and the
+    start of its heading."""
+    from types import SimpleNamespace
+
+    from tui.i18n import Speech
+    from tui.screens.replay import ReplayScreen
+    from tui.widgets.lines import title_bar
+
+    speech = Speech("ar", "shaped")
+    line = Text(" " + speech._("Round {round}: {scores}").format(
+        round=1, scores="ali -17, bea -2, cem -2, dua -2"))
+    cut = draw.rtl_fit(speech, line, 30)
+    assert cut.cell_len == 30 and "ali -17" in cut.plain and "…" in cut.plain, cut.plain
+    screen = SimpleNamespace(speech=speech, heading="Estimation · ali, Bot-2, Bot-3, Bot-4")
+    screen.laid = lambda text, width: ReplayScreen.laid(screen, text, width)
+    title = ReplayScreen.title_line(screen, 40).plain
+    head = speech.line(title_bar(speech._("Replay")), 0).plain.strip()
+    assert len(title) == 40 and title.rstrip().endswith(head), title
+    assert "Estimation" in title, title

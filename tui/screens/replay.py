@@ -498,6 +498,14 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         as it is in English; right-aligned and mirrored for Arabic."""
         return self.speech.line(text, width) if self.speech.rtl else text
 
+    def laid(self, text: Text, width: int) -> Text:
+        """``say`` to exactly ``width`` cells: a line too long loses its end in reading
+        order (in Arabic its left once mirrored: the start of the line is kept)."""
+        if not self.speech.rtl:
+            return fit(text, width)
+        from .table_draw import rtl_fit
+        return rtl_fit(self.speech, text, width)
+
     def seat_name(self, seat: int) -> str:
         """A player's name as drawn on its own (Arabic names shaped if need be); inside
         a line that ``say`` lays out, the name as it is."""
@@ -511,11 +519,11 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
             return LRE + text + PDF
         return text
 
-    def title_line(self) -> Text:
+    def title_line(self, width: int = W) -> Text:
         speech = self.speech
         if not speech.rtl:
             return title_bar("Replay", speech.show(self.heading))
-        return speech.line(title_bar(speech._("Replay"), self.heading), W)
+        return self.laid(title_bar(speech._("Replay"), self.heading), width)
 
     def action_scroll(self, delta: int) -> None:
         if compact_size(self):
@@ -555,7 +563,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         _ = self.speech._
         model = self.shown
         rec = model.rounds[r]["rec"]
-        t = fit(self.title_line(), width)
+        t = fit(self.title_line(width), width)
         t.append("\n")
         where = " " + _("Round {round} ({i} of {n})").format(
             round=rec.get("round"), i=r + 1, n=len(model.rounds))
@@ -569,7 +577,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         step = _("step {i}/{n}").format(i=self.pos + 1, n=len(model.positions))
         if line.cell_len + 3 + len(step) <= width or width >= W:
             line.append("   " + step, style="dim")
-        t.append_text(self.say(line, width))
+        t.append_text(self.laid(line, width))
         return t
 
     def compact_board(self, r: int, k: int, width: int) -> list[Text]:
@@ -583,20 +591,20 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         taken = model.taken_at(r, k)
         trump = rec.get("trump")
         decl = rec.get("declarations") or [None] * 4
-        lines = [fit(self.say(x, width), width) for x in self.round_info(rec)]
+        lines = [self.laid(x, width) for x in self.round_info(rec)]
         if rd["hands"] is None:
-            lines.append(fit(self.say(Text(" " + self.speech._(
+            lines.append(self.laid(Text(" " + self.speech._(
                 "The declarations came to less than 11: the hand was void and dealt again."),
-                style="bold"), width), width))
+                style="bold"), width))
         else:
             lines.append(Text(""))
             trick = self.trick_lines(rd, k)
             if k == 0:
-                lines.append(fit(self.say(Text(" " + self.speech._("dealt: → to play"),
-                                               style="dim"), width), width))
+                lines.append(self.laid(Text(" " + self.speech._("dealt: → to play"),
+                                            style="dim"), width))
             for corner in trick["corner"]:
                 if corner.plain.strip():
-                    lines.append(fit(self.say(corner, width), width))
+                    lines.append(self.laid(corner, width))
             for seat in range(4):
                 hand = self.hand_lines(seat, hands[seat], now, trump, width - 2, decl[seat],
                                        taken[seat], rec.get("dealer"), rec.get("caller"))
@@ -683,9 +691,9 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
                 style="bold"), W))
         else:
             for i in range(5):
-                line = fit(self.say(info[i], SIDE - 1) if i < len(info) else Text(""), SIDE)
+                line = fit(self.laid(info[i], SIDE - 1) if i < len(info) else Text(""), SIDE)
                 line.append_text(north[i])
-                line.append_text(fit(self.say(trick["corner"][i], SIDE - 1), SIDE))
+                line.append_text(fit(self.laid(trick["corner"][i], SIDE - 1), SIDE))
                 rows.append(line)
             for i in range(5):
                 line = Text(" ")

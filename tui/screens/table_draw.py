@@ -158,12 +158,33 @@ def crop_left(text: Text, width: int) -> Text:
     return fit(out, width, right=True)
 
 
+def cut_end(speech: Speech, text: Text, width: int) -> Text:
+    """A right-to-left line in reading order, cut at its end (with "…") so that laid
+    out (``Speech.line``) it takes at most ``width`` cells: its start is kept, also
+    where a left-to-right run ends it ("… ali -17, bea -2": cut at the right of that
+    run, not at the line's left, which would lose "ali -17")."""
+    over = speech.line(text, 0).cell_len - width
+    if over <= 0:
+        return text
+    plain = text.plain
+    k = len(plain) - over - 1
+    while k > 0:
+        t = text[:k]
+        t.rstrip()
+        t.append("…")
+        if speech.line(t, 0).cell_len <= width:
+            return t
+        k -= 1
+    return Text("…"[:width])
+
+
 def rtl_fit(speech: Speech, text: Text, width: int) -> Text:
     """An Arabic interface's line: right-aligned to exactly ``width`` cells and, when
     the text is joined here, mirrored (``Speech.line``); too long, it loses its end
-    (at the left once mirrored)."""
+    in reading order (``cut_end``: at the left once mirrored, or at the right of a
+    left-to-right run that ends it)."""
     if speech.shaped:
-        return crop_left(speech.line(text, width), width)
+        return crop_left(speech.line(cut_end(speech, text, width), width), width)
     if text.cell_len > width:
         text = fit(text, width)
     return fit(speech.line(text, width), width)
