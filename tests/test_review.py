@@ -622,3 +622,23 @@ def test_signed_numbers_cards_and_names_in_brackets_keep_their_reading_order_sha
     note = shown(_("expected points lost {x} (noise ±{s}, {n} deals)").format(
         x="0.0", s="0.0", n=256))
     assert "±0.0" in note and "0.0±" not in note, note
+
+
+async def test_the_list_of_decisions_takes_the_rows_that_are_left():
+    """No blank rows above the footer while decisions are left out of the list
+    (issue 29: at 80×24 the list stopped at 7 and left four rows empty)."""
+    from reviewshow import open_review
+
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language="en", text_mode="logical"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, _rec, body = await open_review(app, pilot, ["ali", "Bot-2", "Bot-3", "Bot-4"])
+        block = screen.query_one("#review-text")
+        rows = block.plain.split("\n")
+        listed = [r for r in rows if r[:5].lstrip("▶ ").rstrip(".").isdigit()]
+        assert len(listed) < len(body["decisions"])
+        assert len(rows) == screen.block_rows, (len(rows), screen.block_rows, rows)

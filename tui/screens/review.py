@@ -8,8 +8,7 @@ Laid out for the window as the profile's screens are (the frame of
 ``profile.RecordScreen``, not imported: the profile opens the replays, which open this
 screen): 80 columns at most; under 80×24 the compact layout, which fills the window.
 Every line too long for it goes on under itself (nothing is cut), the decision shown
-is always whole, and the list of decisions around it has the rows that are left (7 at
-most in the standard layout)."""
+is always whole, and the list of decisions around it has the rows that are left."""
 
 from __future__ import annotations
 
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
 MARK_WORDS = {"inaccuracy": N_("inaccuracy"), "mistake": N_("mistake"),
               "blunder": N_("blunder")}
 MARK_STYLE = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
-LIST_ROWS = 7           # decisions listed in the standard layout
 BLOCK_ROWS = 21         # the block's rows in the standard layout (lamma.tcss)
 Loader = Callable[[int], "asyncio.Future[dict[str, Any]]"]    # seat -> the review
 
@@ -244,17 +242,15 @@ class ReviewScreen(TapLinesMixin, Screen[None]):
         """The rows of the decisions around the one shown, within ``room`` lines (a
         decision's row may take two on a narrow window)."""
         rows = {i: self.fold([self.row(i, decs[i])]) for i in range(len(decs))}
-        most = len(decs) if self.compact else LIST_ROWS
         first = last = self.pos
         used = len(rows[self.pos])
         grew = True
-        while grew and last - first + 1 < most:
+        while grew:
             grew = False
             # below first (the next decisions), then above, as a centred list does
             for i in ((last + 1, first - 1) if self.pos - first >= last - self.pos
                       else (first - 1, last + 1)):
-                if 0 <= i < len(decs) and used + len(rows[i]) <= room \
-                        and last - first + 1 < most:
+                if 0 <= i < len(decs) and used + len(rows[i]) <= room:
                     used += len(rows[i])
                     first, last = min(first, i), max(last, i)
                     grew = True
