@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 import pytest
 
 from engine import bots, new_match, replay
 from engine.bots.review import hint, mark_for, review_part, review_plan, review_round
-from engine.room import reviews
+from engine.room import RoomError, reviews
 
 FEW = {"min": 16, "max": 64, "hint": 24}
 
@@ -642,3 +643,49 @@ async def test_the_list_of_decisions_takes_the_rows_that_are_left():
         listed = [r for r in rows if r[:5].lstrip("▶ ").rstrip(".").isdigit()]
         assert len(listed) < len(body["decisions"])
         assert len(rows) == screen.block_rows, (len(rows), screen.block_rows, rows)
+
+
+async def test_a_hint_stays_while_pending_and_a_refusal_goes_with_the_position(monkeypatch):
+    """Issue 29: a hint stays past the notices' seconds while its decision is pending; a
+    refusal ("it is not your turn") goes once the position changes (the turn came)."""
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+    from tui.screens import table as table_screen
+
+    asked: list[asyncio.Future] = []
+
+    def hint_for(table, member):
+        if table.match.to_act != 0:
+            raise RoomError("A hint is for your own turn: it is not your turn.")
+        fut = asyncio.get_running_loop().create_future()
+        asked.append(fut)
+        return fut
+    monkeypatch.setattr(reviews, "hint_for", hint_for)
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language="en", text_mode="logical"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        table, others = practice_table(app)
+        app.open_table()
+        await pilot.pause()
+        await until_ours(pilot, table, others, ("play",))
+        screen = app.screen
+        legal = table.match.legal_actions(0)
+        await pilot.press("h")
+        asked[-1].set_result({"action": legal[0], "ev": 1.5, "next_best": None})
+        await pilot.pause()
+        state = screen.state
+        assert (state.notice or "").startswith("Hint:")
+        later = time.monotonic() + table_screen.NOTICE_SECONDS + 1
+        assert state.notice_until > later, "a pending hint must not time out"
+        # Our move: the hint goes; asked off our turn: refused, until the turn comes.
+        table.act(app.member, legal[0])
+        await pilot.pause()
+        assert table.match.to_act != 0
+        screen._hint("h", "h", screen.key_context())    # (h is not offered off our turn)
+        assert state.message is not None and "not your turn" in state.message.plain
+        m = table.match
+        while m.to_act != 0:
+            table.act(others[m.to_act], m.legal_actions(m.to_act)[0])
+        await pilot.pause()
+        assert state.message is None, state.message

@@ -112,6 +112,8 @@ class TableScreen(Screen[None]):
         # shown or on its way): the hint goes once the decision it was for has passed.
         self._hint_at: tuple[Any, ...] | None = None
         self._hint_notice: str | None = None
+        # The position a refusal was said at: it goes once the position changes.
+        self._message_at: tuple[Any, ...] | None = None
         self._countdown: Any = None           # the 1 s timer while a turn timer runs
         self._seen: tuple[Any, int] = (None, 0)   # (round, finished tricks) last drawn
         self._cache = draw.DrawCache()
@@ -305,6 +307,8 @@ class TableScreen(Screen[None]):
             self.reset_selection()
         if self._hint_at is not None and position(v) != self._hint_at:
             self.drop_hint()
+        if state.message is not None and position(v) != self._message_at:
+            state.message = None        # a refusal no longer true (the turn came)
         self.draw()
         # act → view, once per accepted action this screen shows (issue 12's metrics)
         at = table.accepted_at
@@ -426,6 +430,7 @@ class TableScreen(Screen[None]):
         """A refusal, said (``text`` in the player's language) for a few seconds."""
         self.state.message = Text(" " + text, style=self.look.style("bold red"))
         self.state.message_until = time.monotonic() + 4
+        self._message_at = position(self.view)
         self.set_timer(4.05, self.draw)
         self.draw()
 
@@ -610,8 +615,11 @@ class TableScreen(Screen[None]):
         fut.add_done_callback(done)
 
     def show_hint(self, text: str) -> None:
+        """A hint (or its "Thinking…") stays while its decision is pending: it goes
+        with the position (``drop_hint``), not after the notices' seconds."""
         self._hint_notice = text
         self.notice(text)
+        self.state.notice_until = float("inf")
 
     def drop_hint(self) -> None:
         """The decision a hint was for has passed (the turn moved on, the phase
