@@ -87,3 +87,32 @@ async def test_the_new_table_screen_says_whether_it_is_ranked(language: str) -> 
         await pilot.pause()
         assert screen.value("length") == 13
         assert words[1] in form() and words[0] not in form()
+
+
+def test_the_lobby_marks_a_practice_table_in_both_languages_and_at_40_columns():
+    """Issue 29: a practice table's row says so (the JSON listing's "practice": true):
+    the English and the Arabic rows at 80 columns, the compact lobby's at 40."""
+    from types import SimpleNamespace
+
+    from rich.cells import cell_len
+
+    from tui.screens.lobby import LobbyScreen, row_text
+    seat = {"kind": "bot", "guest": False, "connected": True}
+    row = {"id": "12", "game": "estimation", "length": 18, "timer": 0, "private": False,
+           "status": "playing", "round": 12, "rounds": 18, "spectators": 0,
+           "ranked": False, "practice": True,
+           "seats": [{**seat, "kind": "human", "name": "ali"},
+                     *({**seat, "name": f"Bot-{k}"} for k in (2, 3, 4))]}
+    plain = {"id": "2", **{k: v for k, v in row.items() if k != "id"}, "practice": False}
+    english = row_text(row).plain
+    assert "practice" in english and "…" not in english, english
+    assert "practice" not in row_text(plain).plain
+    for mode in ("logical", "shaped"):
+        arabic = Speech("ar", mode)
+        assert arabic.show(arabic._("practice")) in said_row(arabic, row).plain
+    for speech in (Speech("en"), Speech("ar", "logical")):
+        screen = SimpleNamespace(app=SimpleNamespace(speech=speech))
+        one, two = LobbyScreen.compact_row(screen, row, 40)
+        said = one.plain + " " + two.plain
+        assert speech._("practice") in said, said
+        assert cell_len(one.plain) <= 40 and cell_len(two.plain) <= 40

@@ -48,9 +48,13 @@ EN = Speech("en")
 
 def row_line(row: dict) -> str:
     """One table's line in an English listing (80 columns)."""
+    # A practice table's seats give up 11 columns to its mark after the status.
+    seats = 14 if row.get("practice") else 25
     line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
             f"{said_length(EN, row['game'], row['length'], row.get('ranked')):<9}"
-            f"{', '.join(said_seats(EN, row))[:24]:<25}{said_status(EN, row)}")
+            f"{', '.join(said_seats(EN, row))[:seats - 1]:<{seats}}{said_status(EN, row)}")
+    if row.get("practice"):
+        line += " · practice"
     if row["spectators"]:
         line += f" · {row['spectators']} watching"
     if row["private"] and len(line) <= 70:      # only where 80 columns hold it
@@ -108,6 +112,8 @@ def said_row(speech: Speech, row: dict) -> Text:
     status = said_status(speech, row)
     room = W - sum(ROW_COLUMNS)
     extras = []
+    if row.get("practice"):
+        extras.append(speech._("practice"))
     if row["spectators"]:
         n = row["spectators"]
         extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n))
@@ -365,6 +371,8 @@ class LobbyScreen(Screen[None]):
         _ = speech._
         one = f"{row['id']:>3}  {game_title(speech, row['game'])}  " \
               f"{said_length(speech, row['game'], row['length'], row.get('ranked'))}"
+        if row.get("practice"):
+            one += "  " + _("practice")
         status = said_status(speech, row)
         extras = [status]
         if cell_len(one) + 3 + cell_len(status) <= cw - 1:
