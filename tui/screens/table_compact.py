@@ -25,7 +25,6 @@ breakdown are behind ``e`` (the log), the score sheet behind ``r``.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from rich.cells import cell_len
@@ -64,6 +63,7 @@ from .table_draw import (
     token_hits,
     trick_slots,
     units,
+    wrap,  # (a sentence cut at spaces into lines: the standard table uses it too)
 )
 from .table_keys import KEY, footer
 
@@ -73,37 +73,6 @@ EVENTS_FROM = 20     # columns left beside the scores from which the events are 
 
 
 # ---------------------------------------------------------------- text tools
-def wrap(text: Text, width: int, indent: str = " ") -> list[Text]:
-    """``text`` cut at spaces into lines of at most ``width`` cells (its styles kept);
-    a word longer than a line is cut where the line ends; the lines after the first
-    start with ``indent``."""
-    plain = text.plain
-    if cell_len(plain) <= width:
-        return [text]
-    cuts: list[int] = []
-    start = 0           # where the line being filled starts in the text
-    lead = 0            # the indent it is drawn after
-    for m in re.finditer(r"[^ ]+", plain):       # (a no-break space holds words together)
-        if lead + cell_len(plain[start:m.end()]) <= width:
-            continue
-        if m.start() > start and plain[start:m.start()].strip():
-            cuts.append(m.start())
-            start, lead = m.start(), len(indent)
-        while lead + cell_len(plain[start:m.end()]) > width:     # longer than a line
-            k = start + 1
-            while k < m.end() and lead + cell_len(plain[start:k + 1]) <= width:
-                k += 1
-            cuts.append(k)
-            start, lead = k, len(indent)
-    out: list[Text] = []
-    for i, piece in enumerate(text.divide(cuts)):
-        piece.rstrip()
-        if i and indent:
-            piece = Text(indent, style=piece.style) + piece
-        out.append(piece)
-    return out
-
-
 def said_lines(sc: Scene, text: Text, width: int, limit: int = 3) -> list[Text]:
     """A sentence as whole lines of ``width`` cells in the player's language (cut at
     spaces in reading order, then each laid out): at most ``limit`` lines."""

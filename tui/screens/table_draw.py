@@ -136,6 +136,37 @@ def join(*parts: Text | str) -> Text:
     return Text("".join(plain), no_wrap=True, spans=spans)
 
 
+def wrap(text: Text, width: int, indent: str = " ") -> list[Text]:
+    """``text`` cut at spaces into lines of at most ``width`` cells (its styles kept);
+    a word longer than a line is cut where the line ends; the lines after the first
+    start with ``indent``."""
+    plain = text.plain
+    if cell_len(plain) <= width:
+        return [text]
+    cuts: list[int] = []
+    start = 0           # where the line being filled starts in the text
+    lead = 0            # the indent it is drawn after
+    for m in re.finditer(r"[^ ]+", plain):       # (a no-break space holds words together)
+        if lead + cell_len(plain[start:m.end()]) <= width:
+            continue
+        if m.start() > start and plain[start:m.start()].strip():
+            cuts.append(m.start())
+            start, lead = m.start(), len(indent)
+        while lead + cell_len(plain[start:m.end()]) > width:     # longer than a line
+            k = start + 1
+            while k < m.end() and lead + cell_len(plain[start:k + 1]) <= width:
+                k += 1
+            cuts.append(k)
+            start, lead = k, len(indent)
+    out: list[Text] = []
+    for i, piece in enumerate(text.divide(cuts)):
+        piece.rstrip()
+        if i and indent:
+            piece = Text(indent, style=piece.style) + piece
+        out.append(piece)
+    return out
+
+
 # ------------------------------------------------------------ right to left
 def arabic(text: str) -> bool:
     """``text`` has a right-to-left letter in it (Arabic, or its joined forms)."""
@@ -628,7 +659,6 @@ def note_lines(sc: Scene) -> list[Text]:
     lines as it needs (three at most: a hint takes two at 80 columns)."""
     state = sc.state
     if state.notice and sc.now < state.notice_until:
-        from .table_compact import wrap
         said = Text(" " + sc.say(sc._(state.notice)), style=sc.look.style("bold"))
         return [sc.line(part) for part in wrap(said, W - 1)]
     return [note_line(sc)]
