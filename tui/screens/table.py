@@ -103,6 +103,9 @@ class TableScreen(Screen[None]):
         self._timed_at: float | None = None     # the accepted action last timed to us
         self._board: Board | None = None        # found once, not queried per frame
         self._acted = False                     # the key being handled made a move
+        # The version shown when our last move was accepted, until the frame showing it
+        # (its echo: the rows it changes first, ``Placed.focus``) is drawn.
+        self._echo_from: int | None = None
         self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew cards and keys
         self._compact = False                   # the last frame was the compact layout
         self._trick_hold: asyncio.TimerHandle | None = None     # ``_hold_trick``
@@ -373,7 +376,11 @@ class TableScreen(Screen[None]):
         placed = draw_screen(self.view, self.state, facts, self.look, width, height,
                                   time.monotonic(), self._cache, self.app.speech,
                                   chat_rows=chat_rows)
-        board.set_lines(placed.lines, at=[placed.x] * len(placed.lines))
+        first: frozenset[int] = frozenset()
+        if self._echo_from is not None and self._echo_from != self.rendered_version:
+            first = placed.focus                # our own move's echo: its rows first
+            self._echo_from = None
+        board.set_lines(placed.lines, at=[placed.x] * len(placed.lines), first=first)
         self._hits = placed.hits
         self._compact = placed.compact
         if not placed.small:
@@ -424,6 +431,7 @@ class TableScreen(Screen[None]):
             self.flash(self.app.speech.error(exc))
         else:
             self._acted = True
+            self._echo_from = self.rendered_version
 
     def choose_number(self, kind: str, n: int) -> bool:
         state = self.state

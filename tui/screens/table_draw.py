@@ -277,6 +277,9 @@ class Placed:
     small: bool = False          # too small: a request to enlarge the window
     x: int = 0                   # the column the lines start at (``place``)
     compact: bool = False        # the compact layout (issue 26: under 80×24)
+    # The rows a player's own move shows first (the hand, the trick, the scores, the
+    # phase's controls): the board sends them ahead of the rest on its echo (a slow link).
+    focus: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -460,6 +463,10 @@ def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Lo
 
 
 Still = tuple[Text, list[Text], list[Text], list[Text]]
+# A move's own echo first (``Placed.focus``): the middle (the trick, who plays), the
+# phase's controls and the hand, rows 7-19; the info bar, the scores with the events
+# beside them, the chat and the footer after.
+FOCUS = frozenset(range(7, 20))
 
 
 def still_lines(sc: Scene) -> Still:
@@ -491,7 +498,7 @@ def place(frame: Frame, width: int, height: int) -> Placed:
     hits = frame.hits + footer_hits(frame.footer, height - 1)
     if x:
         hits = tuple(h.moved(x) for h in hits)
-    return Placed(lines, hits, x=x)
+    return Placed(lines, hits, x=x, focus=FOCUS)
 
 
 # ----------------------------------------------------------------------- info
