@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from test_golden import screen_text
-from textual.events import MouseScrollDown
 from test_golden_events import finish, new_app, room
+from textual.events import MouseScrollDown
 
 from tui.screens.events import ComparisonScreen, EventsScreen, StandingsScreen, listed_name
 from tui.screens.words import game_title

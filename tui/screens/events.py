@@ -29,7 +29,7 @@ from ..sentences import say
 from ..widgets.lines import KeyBar, Lines
 from .profile import RecordScreen, W
 from .seats import JoinCodeScreen
-from .table_draw import units
+from .table_draw import Shown, units
 from .words import Laid, block, columns, cut, dialog_width, game_title, pad, said_keys
 
 if TYPE_CHECKING:
@@ -427,7 +427,7 @@ class StandingsScreen(RecordScreen):
         if speech.rtl:
             # each number a part of its own, so that they read 1 2 3 … from the right
             # (laid as one run, the bidi algorithm put them out of order: "2 3 4 1")
-            parts = [Text(" " + speech._("Boards:") + " ")]
+            parts: list[Text | Shown] = [Text(" " + speech._("Boards:") + " ")]
             for k in range(1, self.ev.boards + 1):
                 parts += [Text(f"{k}", style="bold reverse" if k == self.board else ""),
                           Text(" ")]
@@ -563,18 +563,18 @@ class ComparisonScreen(RecordScreen):
         mine = cmp.mine
         narrow = self.width < W         # a phone: what a row holds at 80 columns, in two
         if mine is not None:
-            score = [(_("Your score"), 16, False), (signed(mine["score"]), 6, True)]
+            yours = [(_("Your score"), 16, False), (signed(mine["score"]), 6, True)]
             points = [(f"{mine['percent']:.2f} %", 10, True),
                       (_("of the matchpoints"), 22, False)]
             side = ([(_("your side"), 12, False), (signed(mine["side"]), 6, True)]
                     if mine.get("side") is not None else [])
             if narrow:
-                lines.append(self.row(score, style="bold"))
+                lines.append(self.row(yours, style="bold"))
                 lines.append(self.row([("", 2, False), *points], style="bold"))
                 if side:
                     lines.append(self.row(side, style="bold"))
             else:
-                lines.append(self.row(score + points + side, style="bold"))
+                lines.append(self.row(yours + points + side, style="bold"))
             lines.append(self.row([(self.bid_words(mine), 30, False),
                                    (_("made") if mine.get("made") else _("failed"), 10,
                                     False)], style="dim"))
