@@ -36,6 +36,7 @@ from ..i18n import N_
 from ..textual_compat import ShapedInput, run_as_app
 from ..widgets.board import Board
 from . import table_draw as draw
+from .sizes import WIDE, layout
 from .table_keys import KeyContext, footer, resolve
 from .table_layout import draw_screen
 from .table_state import (
@@ -56,6 +57,7 @@ TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
 NOTICE_SECONDS = 8.0
 CHAT_BOX_ROWS = 2      # the chat box and the margin under it (TableScreen #chat-input)
 CHAT_PROMPT = N_("say something, Enter sends, Esc cancels")
+WIDE_CHAT = 12         # the chat's lines the wide layout shows beside the table
 
 
 def table_facts(change: TableChange, member: Member) -> TableFacts:
@@ -373,9 +375,13 @@ class TableScreen(Screen[None]):
         # as for 24, cut there; under that the compact layout is drawn for the rows left.
         # (the chat box is looked for only when the board is short: a query a frame)
         chat_rows = CHAT_BOX_ROWS if height < draw.H and self._chatting() else 0
+        # The wide layout shows the chat beside the table: its last lines.
+        change = self.change
+        chat = (change.chat_for(self.app.member, WIDE_CHAT)
+                if change is not None and layout(width, height) == WIDE else ())
         placed = draw_screen(self.view, self.state, facts, self.look, width, height,
-                                  time.monotonic(), self._cache, self.app.speech,
-                                  chat_rows=chat_rows)
+                             time.monotonic(), self._cache, self.app.speech,
+                             chat_rows=chat_rows, chat=chat)
         first: frozenset[int] = frozenset()
         if self._echo_from is not None and self._echo_from != self.rendered_version:
             first = placed.focus                # our own move's echo: its rows first
