@@ -82,8 +82,9 @@ def sheet_lines(sc: Scene, room: int) -> list[Text]:
     head, the last rounds that fit, the totals (nothing before the first deal)."""
     if room < 4 or sc.view is None:
         return []
+    # (a round's record never changes once in the history: how many there are says it)
     key = ("w-sheet", room, sc.look_key, sc.speech.code, sc.speech.mode, sc.facts.seats,
-           repr(sc.view.get("history")), repr(sc.view.get("totals")))
+           sc.facts.id, len(sc.view.get("history") or ()), tuple(sc.view.get("totals") or ()))
     hit = sc.cache.section(key)
     if hit is not None:
         return list(hit)
