@@ -63,8 +63,10 @@ def key_for(m, seat: int) -> str:
     return "enter"
 
 
-async def echoes(size: tuple[int, int]) -> tuple[list[list[str]], list[str]]:
-    """Each own move's sends through the first round, and any frame pyte showed wrong."""
+async def echoes(size: tuple[int, int]) -> tuple[list[list[str]], list[str], int]:
+    """Each own move's sends through the first round (and on until a round has ended
+    with one's own card: its echo is the round's summary), any frame pyte showed wrong,
+    and how many own moves ended a round."""
     app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali")
     out: list[list[str]] = []
     wrong: list[str] = []
@@ -84,32 +86,36 @@ async def echoes(size: tuple[int, int]) -> tuple[list[list[str]], list[str]]:
         app.surface = term                          # type: ignore[attr-defined]
         term.show(board.shown())
         m = table.match
-        while not m.history:
+        ended = 0
+        while not m.history or (not ended and len(m.history) < 6):
             seat = m.to_act
             if seat == 0:
                 sent = len(term.sends)
+                rounds = len(m.history)
                 await pilot.press(key_for(m, 0))
                 await pilot.pause()
                 out.append(term.sends[sent:])
+                ended += len(m.history) > rounds
             else:
                 table.act(members[seat], quick_policy(m, seat))
                 await pilot.pause()
             if term.screen.display != board.shown():
                 wrong.append("\n".join(term.screen.display) + "\n---\n"
                              + "\n".join(board.shown()))
-    return out, wrong
+    return out, wrong, ended
 
 
 @pytest.mark.parametrize("size", [(40, 20), (80, 24)], ids=["40x20", "80x24"])
 async def test_a_moves_own_echo_is_sent_first_and_small(monkeypatch, size):
     """Each own move is echoed in a first send of at most ECHO_FIRST_MAX bytes (the card
-    leaving the hand, the trick, whose turn, the phase's controls; at 40×20 the events
-    and the keys follow in a send of their own), and the terminal shows every frame
-    as the board holds it: a line's blank end erased, not written as spaces."""
+    leaving the hand, the trick, whose turn, the phase's controls; the events and the
+    keys follow in a send of their own), the last card of a round too (its frame is the
+    round's summary and the next hand), and the terminal shows every frame as the board
+    holds it: a line's blank end erased, not written as spaces."""
     monkeypatch.setattr(table_screen, "TRICK_HOLD", 3600.0)    # the trick stays put
-    moves, wrong = await echoes(size)
+    moves, wrong, ended = await echoes(size)
     assert not wrong, wrong[0]
-    assert len(moves) >= 14                    # the auction, a declaration, 13 cards
+    assert len(moves) >= 14 and ended          # the auction, a declaration, 13 cards
     first = [len(sends[0].encode()) for sends in moves if sends]
     assert len(first) == len(moves)            # every move was echoed
     assert max(first) <= ECHO_FIRST_MAX, sorted(first)

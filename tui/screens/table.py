@@ -382,7 +382,7 @@ class TableScreen(Screen[None]):
         placed = draw_screen(self.view, self.state, facts, self.look, width, height,
                              time.monotonic(), self._cache, self.app.speech,
                              chat_rows=chat_rows, chat=chat)
-        first: frozenset[int] = frozenset()
+        first: tuple[int, ...] = ()
         if self._echo_from is not None and self._echo_from != self.rendered_version:
             first = placed.focus                # our own move's echo: its rows first
             self._echo_from = None

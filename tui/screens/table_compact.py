@@ -194,16 +194,16 @@ def draw_compact(sc: Scene, width: int, height: int) -> Placed:
     hits += key_hits(keys, y)
     if x0:
         hits = [h.moved(x0) for h in hits]
-    # A move's own echo first: the scores (whose turn, the card put in the trick), the
-    # trick or summary, the phase's controls and the hand; then the events and the keys.
+    # A move's own echo first, most important first: the scores (whose turn, the card
+    # put in the trick, the totals), the trick or summary, the hand, the phase's
+    # controls; then the events and the keys.
     n_info = len(top) - len(scores)
     y_middle = len(top) + len(gap_top)
     y_hand = y_bottom + len(phase) + len(message) + len(gap_hand)
-    focus = frozenset([*range(n_info, len(top)), *range(y_middle, y_middle + n_middle),
-                       *range(y_bottom, y_bottom + len(phase)),
-                       *range(y_hand, y_hand + len(hand))])
+    focus = (*range(n_info, len(top)), *range(y_middle, y_middle + n_middle),
+             *range(y_hand, y_hand + len(hand)), *range(y_bottom, y_bottom + len(phase)))
     return Placed(lines, tuple(h for h in hits if h.y < height), x=x0, compact=True,
-                  focus=frozenset(y for y in focus if y < height))
+                  focus=tuple(y for y in focus if y < height))
 
 
 # ----------------------------------------------------------------------- info

@@ -14,7 +14,7 @@ share many lines.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from itertools import pairwise, repeat
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -322,6 +322,9 @@ ERASE_FROM = 4      # trailing blanks from which "erase to the line's end" is ch
 # The rest of a frame sent apart from the rows asked for first only from this many
 # bytes: a send of its own costs an SSH packet's ~40 bytes more on the link.
 SEND_APART = 64
+# The rows asked for first go ahead, in their order, as long as they hold in this many
+# bytes (the first that changed always): 40 ms at 64 kbit/s.
+AHEAD_BYTES = 320
 
 
 def _cup(row: int, col: int) -> str:
@@ -401,13 +404,14 @@ class Board(Widget):
         self.direct = True      # the owner clears this while something covers the board
 
     def set_lines(self, lines: list[Text], at: Sequence[int] = (),
-                  first: Collection[int] = ()) -> None:
+                  first: Sequence[int] = ()) -> None:
         """Show ``lines`` (one per row, the rest blank); ``at``: the column each starts
         at (0 where not given), so that a block centred on a wide terminal keeps its
         very Text objects from frame to frame (a line object drawn before, at the same
         column, costs one comparison); ``first``: rows whose changes the terminal is
-        sent ahead of the others, in a send of their own (where they are written
-        directly: ``_write_direct``)."""
+        sent ahead of the others, in a send of their own, most important first, as
+        many as ``AHEAD_BYTES`` holds (where they are written directly:
+        ``_write_direct``)."""
         area = self.area
         width, height = area.size
         if width <= 0 or height <= 0:
@@ -462,7 +466,7 @@ class Board(Widget):
                 and (not styles.has_rule("hatch") or styles.hatch == "none"))
 
     def _write_direct(self, dirty: list[Region], area: Region,
-                      first: Collection[int] = ()) -> bool:
+                      first: Sequence[int] = ()) -> bool:
         """Send the changed cells straight to the app's :class:`Surface`.
 
         Textual's compositor would do the same after its update timer, at a
@@ -485,15 +489,16 @@ class Board(Widget):
         # leaving a row, a line that got shorter, a row emptied cost 3 bytes, not a
         # row of spaces (issue 26: a slow link).
         edge = area.x + self._width >= app.size.width
-        ahead = [r for r in dirty if r.y in first] if first else dirty
-        if ahead is dirty or not ahead or len(ahead) == len(dirty):
+        rows = self._rows_ahead(dirty, area, edge, first) if first else None
+        if not rows:
             surface.write(self._ansi_regions(dirty, area, edge, reset=False))
         else:
             # The rows asked for first go in a send of their own, ahead of the rest: on
             # a slow link they arrive before the rest has been carried (issue 26) --
             # unless the rest is a few bytes, less than a send of its own costs.
-            head = self._ansi_regions(ahead, area, edge, reset=False)
-            rest = self._ansi_regions([r for r in dirty if r.y not in first], area, edge,
+            head = self._ansi_regions([r for r in dirty if r.y in rows], area, edge,
+                                      reset=False)
+            rest = self._ansi_regions([r for r in dirty if r.y not in rows], area, edge,
                                       reset=True)       # (each part ends reset)
             surface.write(head)
             if len(rest) >= SEND_APART:
@@ -504,6 +509,27 @@ class Board(Widget):
         if version is not None:
             cast("LammaApp", app).displayed_version = version
         return True
+
+    def _rows_ahead(self, dirty: list[Region], area: Region, edge: bool,
+                    first: Sequence[int]) -> set[int] | None:
+        """The rows of ``first`` (most important first) whose changes go ahead: in
+        that order while they hold in ``AHEAD_BYTES``, the first that changed always;
+        None when that is every changed row (one send then)."""
+        by_row: dict[int, list[Region]] = {}
+        for region in dirty:
+            by_row.setdefault(region.y, []).append(region)
+        rows: set[int] = set()
+        size = 0
+        for y in first:
+            regions = by_row.get(y)
+            if not regions or y in rows:
+                continue
+            cost = len(self._ansi_regions(regions, area, edge, reset=True))
+            if rows and size + cost > AHEAD_BYTES:
+                break
+            rows.add(y)
+            size += cost
+        return rows if rows and len(rows) < len(by_row) else None
 
     def _ansi_regions(self, dirty: list[Region], area: Region, edge: bool,
                       reset: bool) -> str:
