@@ -445,3 +445,105 @@ async def test_changed_cells_go_to_the_surface_and_a_later_paint_shows_them():
         await pilot.pause()
         painted = app.screen._compositor.render_strips()
         assert painted[0].text.startswith("first line") and painted[1].text.startswith("SECOND")
+
+
+def pyte_attrs(screen, y: int) -> list[tuple[str, bool, str]]:
+    """What a row of a pyte screen shows: each cell's character, reverse, background."""
+    return [(c.data, c.reverse, c.bg) for c in (screen.buffer[y][x] for x in range(screen.columns))]
+
+
+async def test_direct_writes_keep_a_terminal_as_the_board_holds_it():
+    """Frames of changed lines (shorter, longer, blank, styled, with reversed or
+    coloured blanks, wide characters), written straight to a terminal (pyte): the
+    terminal shows each frame as the board holds it, character and visible
+    attributes, though a line's blank end is erased rather than written."""
+    import random
+
+    import pyte
+    from textual.app import App
+
+    class One(App[None]):
+        def compose(self):
+            yield board.Board()
+
+    rng = random.Random(26)
+    words = ["card", "♠", "10♥", "漢字", "play", " ", "   ", "Bot-2 takes the trick", "ﻝﻮﻜﻟﺍ"]
+    styles = ["", "bold", "dim", "reverse", "on blue", "bold red", "underline"]
+
+    def random_line() -> Text:
+        text = Text(" " * rng.randrange(0, 6))
+        for _ in range(rng.randrange(0, 5)):
+            text.append(rng.choice(words), style=rng.choice(styles))
+            text.append(" " * rng.randrange(0, 12))
+        return text
+
+    app = One(ansi_color=True)
+    width, height = 40, 8
+    async with app.run_test(size=(width, height)) as pilot:
+        await pilot.pause()
+        b = app.query_one(board.Board)
+        screen = pyte.Screen(width, height)
+        stream = pyte.Stream(screen)
+        terminal = Terminal()
+        app.surface = terminal                       # type: ignore[attr-defined]
+        b.set_lines([Text("")] * height)
+        erased = 0
+        for frame in range(300):
+            lines = [random_line() if rng.random() < 0.5 else Text("") for _ in range(height)]
+            first = {y for y in range(height) if rng.random() < 0.3}
+            sent = len(terminal.sent)
+            b.set_lines(lines, first=first)
+            for data in terminal.sent[sent:]:
+                stream.feed(data)
+                erased += data.count("\x1b[K")
+            assert screen.display == b.shown(), frame
+            for y, (chars, cell_styles) in enumerate(b._cells):
+                want = []
+                for ch, st in zip(chars, cell_styles, strict=True):
+                    if ch == "":
+                        continue            # (pyte keeps a wide character's half apart)
+                    reverse = bool(st and st.reverse)
+                    bg = st.bgcolor.name if st and st.bgcolor else "default"
+                    want.append((ch, reverse, bg))
+                got = [cell for cell in pyte_attrs(screen, y) if cell[0] != ""]
+                assert [(c, r) for c, r, _ in got] == [(c, r) for c, r, _ in want], (frame, y)
+                assert [bg != "default" for _, _, bg in got] == \
+                    [bg != "default" for _, _, bg in want], (frame, y)
+        assert erased > 100
+
+
+async def test_a_blank_end_is_erased_and_rows_asked_for_go_first():
+    """A line's blank end (to the terminal's right edge) is erased ("ESC [ K"), not
+    written as spaces; the rows asked for first are sent on their own ahead of the
+    rest, unless the rest is a few bytes (``SEND_APART``); a cursor move to the first
+    column leaves the column out."""
+    from textual.app import App
+
+    class One(App[None]):
+        def compose(self):
+            yield board.Board()
+
+    app = One(ansi_color=True)
+    async with app.run_test(size=(40, 5)) as pilot:
+        await pilot.pause()
+        b = app.query_one(board.Board)
+        b.set_lines([Text("x" * 30), Text("y" * 30), Text("z" * 30)])
+        await pilot.pause()
+        terminal = Terminal()
+        app.surface = terminal                       # type: ignore[attr-defined]
+        b.set_lines([Text("x" * 2), Text("y" * 30), Text("z" * 30)])
+        assert terminal.sent == ["\x1b[1;3H\x1b[0m\x1b[K\x1b[0m"]
+        # row 2 first, apart from a rest worth a send of its own
+        long_rest = Text("w" * 39 + "!")
+        b.set_lines([Text("x" * 2), Text("Y" + "y" * 29), long_rest, long_rest], first={1})
+        assert terminal.sent[1:] == ["\x1b[2HY\x1b[0m",
+                                     "\x1b[3H" + "w" * 39 + "!\x1b[4H" + "w" * 39 + "!\x1b[0m"]
+        # a rest of a few bytes goes with the rows asked for first
+        b.set_lines([Text("X" * 2), Text("y" * 30), long_rest, long_rest], first={1})
+        assert terminal.sent[3:] == ["\x1b[2Hy\x1b[0m\x1b[1HXX\x1b[0m"]
+        # the board short of the terminal's right edge: spaces, no erasing
+        b.styles.width = 20
+        await pilot.pause()
+        b.set_lines([Text("X" * 2), Text("y" * 30), long_rest, long_rest])
+        b.set_lines([Text("X" * 2), Text("y" * 30), Text("w" * 4), long_rest])
+        assert "\x1b[K" not in terminal.sent[-1] and " " * 8 in terminal.sent[-1]

@@ -101,15 +101,22 @@ def test_play_turn_raises_the_legal_cards_and_says_where_each_card_is():
     assert "qs… type" in frame.footer.plain and " x leave" in frame.footer.plain
 
 
-@pytest.mark.parametrize("size", [(80, 24), (120, 36), (101, 30)])
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (101, 30), (119, 40), (160, 40)])
 def test_placed_on_a_larger_board_the_cards_are_where_the_hits_say(size):
+    from tui.screens.sizes import WIDE, layout
+    from tui.screens.table_wide import panel_width
     _, v = my_play_with_a_card_held_back()
     legal = {a["card"] for a in v["legal"]}
     look = Look()
     width, height = size
     placed = draw_screen(v, TableState(), facts(), look, width, height, now=0.0)
     assert not placed.small and len(placed.lines) == height
-    assert placed.x == (width - draw.W) // 2       # every line drawn from that column
+    # every line drawn from that column: the picture centred, or (wide) the picture
+    # and the panel beside it
+    wide = layout(width, height) == WIDE
+    assert wide == (width >= 120 and height >= 30)
+    assert placed.x == ((width - draw.W - 1 - panel_width(width)) // 2 if wide
+                        else (width - draw.W) // 2)
     shown = [" " * placed.x + line.plain for line in placed.lines]
     assert "chat" in shown[-1]                      # the footer on the last row
     for hit in placed.hits:

@@ -1,10 +1,14 @@
 """A slow mobile link (issue 26): a benchmark, not a test.
 
     .venv/bin/python tests/bench/slow_link.py [--rtt 0.3] [--kbit 64] [--sizes 80x24,40x20]
+        [--compression none,zlib] [--runs 1] [--root CHECKOUT[,CHECKOUT…]]
 
 A terminal player through a link shaper — a TCP proxy in this script that delays every
 byte by half the round trip each way and paces each direction at the given rate (the
-kernel here has no netem) — logs in, waits for the lobby, presses ``p`` (quick play:
+kernel here has no netem), handing the bytes on as the link would have carried them,
+``SLICE`` bytes at a time (two sends the server made one after the other arrive one
+after the other, as two TCP segments would, even where the proxy read them at once) —
+logs in, waits for the lobby, presses ``p`` (quick play:
 three computer players) and plays a whole Estimation round with keys, as a person
 would: ``n`` at the dash offer, ``p`` in the auction, Enter for the call, a
 declaration and each card. For each size, with SSH compression off and on
@@ -17,7 +21,9 @@ declaration and each card. For each size, with SSH compression off and on
   round, a move being a change of the table (a JSON spectator, not shaped, counts them).
 
 The server is ``lamma serve`` with its default pauses (a computer player waits 0.8 s, a
-finished trick stays 1 s), in its own process. Everything is on loopback.
+finished trick stays 1 s), in its own process, run from ``--root`` (this checkout by
+default; several, comma-separated, are measured in turn, run after run: a before and
+an after in one sitting). Everything is on loopback.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import asyncssh
 import pyte
 
 ROOT = Path(__file__).resolve().parents[2]
+SLICE = 64              # bytes the shaper hands on at a time (8 ms at 64 kbit/s)
 
 
 # ------------------------------------------------------------------ the link
@@ -72,9 +79,14 @@ class Shaper:
         pending: list[asyncio.TimerHandle] = []
         try:
             while data := await src.read(4096):
-                now = loop.time()
-                free_at = max(now, free_at) + len(data) / self.rate
-                pending.append(loop.call_at(free_at + self.delay, self._deliver, dst, data, way))
+                # each slice is handed on once the link has carried it: the first bytes
+                # of a read do not wait for its last
+                free_at = max(loop.time(), free_at)
+                for i in range(0, len(data), SLICE):
+                    piece = data[i:i + SLICE]
+                    free_at += len(piece) / self.rate
+                    pending.append(loop.call_at(free_at + self.delay, self._deliver, dst,
+                                                piece, way))
         except (ConnectionError, OSError):
             pass
         await asyncio.sleep(max(0.0, free_at + self.delay - loop.time()) + 0.05)
@@ -243,37 +255,47 @@ async def one_run(port: int, size: tuple[int, int], rtt: float, rate: float,
     return out
 
 
-def start_server(folder: Path) -> tuple[subprocess.Popen, int]:
+def start_server(folder: Path, root: Path = ROOT) -> tuple[subprocess.Popen, int]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve", "--port", str(port),
          "--data", str(folder / "data"), "--keys", str(folder / "keys"),
-         "--status-every", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+         "--status-every", "0"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert proc.stdout is not None
     assert b"listening" in proc.stdout.readline()
     return proc, port
 
 
 async def main(a) -> None:
-    folder = Path(tempfile.mkdtemp(prefix="slow_link_"))
-    server, port = start_server(folder)
+    roots = a.roots
+    servers = []
     try:
+        for root in roots:
+            folder = Path(tempfile.mkdtemp(prefix="slow_link_"))
+            server, port = start_server(folder, root)
+            servers.append((server, port, folder))
         rows = []
-        for size_text in a.sizes.split(","):
-            w, h = (int(x) for x in size_text.split("x"))
-            for compress in (False, True):
-                row = await one_run(port, (w, h), a.rtt, a.kbit * 1000 / 8, compress)
-                print(json.dumps(row), flush=True)
-                rows.append(row)
+        for run in range(a.runs):
+            for size_text in a.sizes.split(","):
+                w, h = (int(x) for x in size_text.split("x"))
+                for compress in [c == "zlib" for c in a.compression.split(",")]:
+                    for root, (_server, port, _folder) in zip(roots, servers, strict=True):
+                        row = await one_run(port, (w, h), a.rtt, a.kbit * 1000 / 8, compress)
+                        row["root"], row["run"] = str(root), run + 1
+                        row["load"] = os.getloadavg()[0]
+                        print(json.dumps(row), flush=True)
+                        rows.append(row)
         print(f"\n{a.rtt * 1000:.0f} ms round trip, {a.kbit:g} kbit/s each way; "
               f"load {os.getloadavg()[0]:.1f}\n")
-        print("| size | compression | first screen: from connecting / from login | own echo "
-              "median / max | longest quiet | bytes per move, terminal / wire | round |")
-        print("|---|---|---|---|---|---|---|")
+        print("| checkout | run | size | compression | first screen: from connecting / from "
+              "login | own echo median / max | longest quiet | bytes per move, terminal / "
+              "wire | round |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for r in rows:
-            print(f"| {r['size']} | {'zlib' if r['compression'] else 'none'} | "
+            print(f"| {Path(r['root']).name} | {r['run']} | {r['size']} | "
+                  f"{'zlib' if r['compression'] else 'none'} | "
                   f"{r.get('first screen s', float('nan')):.2f} / "
                   f"{r.get('after login s', float('nan')):.2f} s | "
                   f"{r.get('echo median ms', float('nan')):.0f} / "
@@ -283,13 +305,14 @@ async def main(a) -> None:
                   f"{r.get('wire B/move', float('nan')):.0f} | "
                   f"{'whole' if r.get('round played') else 'unfinished'} ({r.get('moves')} moves) |")
     finally:
-        server.terminate()          # a clean restart: it tells everyone and stores first
-        try:
-            server.wait(30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(10)
-        shutil.rmtree(folder, ignore_errors=True)
+        for server, _port, folder in servers:
+            server.terminate()      # a clean restart: it tells everyone and stores first
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(10)
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
@@ -297,4 +320,12 @@ if __name__ == "__main__":
     p.add_argument("--rtt", type=float, default=0.3, help="round trip, seconds")
     p.add_argument("--kbit", type=float, default=64.0, help="kbit/s each way")
     p.add_argument("--sizes", default="80x24", help="terminal sizes, e.g. 80x24,40x20")
-    asyncio.run(main(p.parse_args()))
+    p.add_argument("--compression", default="none,zlib",
+                   help="SSH compression to measure: none, zlib (what ssh -C asks for)")
+    p.add_argument("--runs", type=int, default=1, help="times to measure each")
+    p.add_argument("--root", default="",
+                   help="checkouts whose server is measured, comma-separated, in turn "
+                        "(default: this one)")
+    args = p.parse_args()
+    args.roots = [Path(r).resolve() for r in args.root.split(",")] if args.root else [ROOT]
+    asyncio.run(main(args))

@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.events import MouseScrollDown, MouseScrollUp
 from textual.screen import ModalScreen
 
 from engine import replay
@@ -28,7 +29,8 @@ from ..sentences import say
 from ..widgets.lines import KeyBar, Lines
 from .profile import RecordScreen, W
 from .seats import JoinCodeScreen
-from .words import block, columns, cut, dialog_width, game_title, pad, said_keys
+from .table_draw import Shown, units
+from .words import Laid, block, columns, cut, dialog_width, game_title, pad, said_keys
 
 if TYPE_CHECKING:
     from engine.room.members import Member
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from ..app import LammaApp
 
 LIST_ROWS = 12          # events shown at once
+LIST_W = 80             # the list's row (its columns and a space): narrower, two lines an event
 STANDING_ROWS = 14
 # The list's columns: heading and width (the name's first, left-aligned).
 EVENT_COLUMNS = ((N_("event"), 26), (N_("game"), 18), (N_("boards"), 8),
@@ -116,6 +119,9 @@ class EventsScreen(RecordScreen):
         self.show_rows()
 
     def show_rows(self) -> None:
+        if self.width < LIST_W:
+            self.show_narrow()
+            return
         speech = self.app.speech
         _ = speech._
         now = self.events.clock()
@@ -132,6 +138,78 @@ class EventsScreen(RecordScreen):
         lines += [Text("")] * (19 - len(lines))
         lines.append(self.status or Text(""))
         self.set_block(lines)
+
+    def show_narrow(self) -> None:
+        """The list on a phone (under 80 columns): two lines an event, its name whole on
+        the first, its game, when it closes and how far you are on the second; how
+        many boards and entries the chosen one has, under the list."""
+        speech = self.app.speech
+        _ = speech._
+        now = self.events.clock()
+        rows = self.block_rows
+        lines: list[Text] = self.narrow_head()
+        if not self.rows:
+            lines += [Text(""), Text(" " + _("No events open now."), style="dim")]
+        # the list, then a blank line, the chosen event in at least two lines, the status
+        shown = max(1, min(LIST_ROWS, (rows - len(lines) - 4) // 2))
+        first = max(0, min(self.cursor - shown // 2, len(self.rows) - shown))
+        for i in range(first, min(len(self.rows), first + shown)):
+            ev, row = self.rows[i]
+            lines += self.narrow_lines(ev, row, now, i == self.cursor)
+        if len(self.rows) > shown:
+            last = min(len(self.rows), first + shown)
+            lines.append(Text(" " + _("{first}–{last} of {total}").format(
+                first=first + 1, last=last, total=len(self.rows)), style="dim"))
+        lines.append(Text(""))
+        about = self.about(now)
+        if self.rows:
+            ev, row = self.rows[self.cursor]
+            about.insert(1, Text(f" {_('boards')}: {ev.boards} · {_('entries')}: "
+                                 f"{row['entries']}", style="dim"))
+        lines += self.fold(about)[:max(0, rows - 1 - len(lines))]
+        lines += [Text("")] * (rows - 1 - len(lines))
+        lines.append(self.status or Text(""))
+        self.set_block(lines)
+
+    def narrow_columns(self) -> list[int]:
+        """The second line's columns on a phone: an indent, the game (what is left),
+        when it closes, how far you are."""
+        return [2, max(8, self.width - 1 - 2 - 11 - 8), 11, 8]
+
+    def narrow_head(self) -> list[Text]:
+        speech = self.app.speech
+        _ = speech._
+        indent, game, closes, you = self.narrow_columns()
+        words = [_("event"), _("game"), _("closes"), _("you")]
+        if speech.rtl:
+            return [columns(speech, [(words[0], self.width - 1)], self.width,
+                            style="bold"),
+                    columns(speech, [("", indent), (words[1], game), (words[2], closes),
+                                     (words[3], you)], self.width, style="bold underline")]
+        return [Text(" " + words[0], style="bold"),
+                Text(" " + " " * indent + pad(cut(words[1], game - 1), game)
+                     + pad(cut(words[2], closes - 1), closes) + cut(words[3], you).rjust(you),
+                     style="bold underline")]
+
+    def narrow_lines(self, ev: EventRow, row: dict[str, Any], now: float,
+                     selected: bool) -> list[Text]:
+        """An event in two lines: its name, whole; its game, when it closes, and how
+        far you are in it."""
+        speech = self.app.speech
+        indent, game, closes, you = self.narrow_columns()
+        name = listed_name(speech, self.events, ev)
+        cells = [speech._(game_title(speech, ev.game)), closes_in(speech, ev, now),
+                 speech._(YOU_WORDS.get(row["you"], row["you"]))]
+        style = "reverse" if selected else ""
+        if speech.rtl:
+            return [columns(speech, [(name, self.width - 1)], self.width, style=style),
+                    columns(speech, [("", indent), (cells[0], game), (cells[1], closes),
+                                     (cells[2], you)], self.width, style=style)]
+        first = Text(" " + pad(cut(name, self.width - 2), self.width - 2), style=style)
+        second = Text(" " + " " * indent + pad(cut(cells[0], game - 1), game)
+                      + pad(cut(cells[1], closes - 1), closes) + cut(cells[2], you).rjust(you),
+                      style=style)
+        return [first, second]
 
     def head(self) -> Text:
         speech = self.app.speech
@@ -278,6 +356,7 @@ class StandingsScreen(RecordScreen):
         self.event = event
         self.board = 1
         self.first = 0
+        self.page = STANDING_ROWS       # the rows shown at once (fewer on a phone)
         self.notice = notice
         self.ev: EventRow | None = None
         self.rows: list[dict[str, Any]] = []
@@ -316,7 +395,17 @@ class StandingsScreen(RecordScreen):
                               style="bold underline"))
         if not self.rows:
             lines.append(Text(" " + _("Nobody has finished a board yet."), style="dim"))
-        for r in self.rows[self.first:self.first + STANDING_ROWS]:
+        tail: list[Text] = []
+        if not shown:
+            for part in textwrap.wrap(_("Finish every board to see the others' scores and "
+                                        "each board compared (or wait until the event "
+                                        "closes)."), self.width - 4):
+                tail.append(Text(" " + part, style="dim"))
+        tail.append(self.boards_line())
+        # as many as the block holds with the boards under them (a phone: fewer)
+        self.page = min(STANDING_ROWS, max(1, self.block_rows - len(lines) - len(tail)))
+        self.first = max(0, min(self.first, len(self.rows) - self.page))
+        for r in self.rows[self.first:self.first + self.page]:
             rank = "" if r.get("rank") is None else str(r["rank"])
             pct = f"{r['percent']:.2f}" if "percent" in r else "—"
             mine = r["name"].casefold() == me
@@ -328,19 +417,23 @@ class StandingsScreen(RecordScreen):
             else:
                 lines.append(Text(f" {rank:>5}  {cut(r['name'], nw - 1):<{nw}}{pct:>10}"
                                   f"{r['boards']:>5}/{ev.boards:<2}", style=style))
-        lines += [Text("")] * (STANDING_ROWS + 2 - len(lines))
-        if not shown:
-            for part in textwrap.wrap(_("Finish every board to see the others' scores and "
-                                        "each board compared (or wait until the event "
-                                        "closes)."), self.width - 4):
-                lines.append(Text(" " + part, style="dim"))
-        lines.append(self.boards_line())
-        self.set_block(lines)
+        lines += [Text("")] * (min(STANDING_ROWS + 2, self.block_rows - len(tail)) - len(lines))
+        self.set_block(lines + tail)
 
     def boards_line(self) -> Text:
         """The boards, the chosen one marked: ⏎ compares it."""
         assert self.ev is not None
         speech = self.app.speech
+        if speech.rtl:
+            # each number a part of its own, so that they read 1 2 3 … from the right
+            # (laid as one run, the bidi algorithm put them out of order: "2 3 4 1")
+            parts: list[Text | Shown] = [Text(" " + speech._("Boards:") + " ")]
+            for k in range(1, self.ev.boards + 1):
+                parts += [Text(f"{k}", style="bold reverse" if k == self.board else ""),
+                          Text(" ")]
+            laid = Laid(no_wrap=True, end="")
+            laid.append_text(units(speech, parts, self.width))
+            return laid
         t = Text(" " + speech._("Boards:") + " ")
         for k in range(1, self.ev.boards + 1):
             t.append(f"{k}", style="bold reverse" if k == self.board else "")
@@ -353,7 +446,7 @@ class StandingsScreen(RecordScreen):
             self.show_rows()
 
     def action_move(self, delta: int) -> None:
-        top = max(0, len(self.rows) - STANDING_ROWS)
+        top = max(0, len(self.rows) - self.page)
         self.first = max(0, min(top, self.first + delta))
         self.show_rows()
 
@@ -372,6 +465,10 @@ class ComparisonScreen(RecordScreen):
         Binding("left", "board(-1)", show=False, id="compare.previous"),
         Binding("right", "board(1)", show=False, id="compare.next"),
         Binding("tab", "page", show=False, id="compare.page"),
+        Binding("up", "scroll(-1)", show=False, id="compare.up"),
+        Binding("down", "scroll(1)", show=False, id="compare.down"),
+        Binding("pageup", "scroll(-100)", show=False, id="compare.page_up"),
+        Binding("pagedown", "scroll(100)", show=False, id="compare.page_down"),
     ]
     KEYS = COMPARE_KEYS
     BLOCK_ID = "compare-text"
@@ -383,6 +480,8 @@ class ComparisonScreen(RecordScreen):
         self.replay = False
         self.cmp: Comparison | None = None
         self.error: str | None = None
+        self.top = 0                # the first line shown where the window is too short
+        self.page_rows = 0          # the lines a page shows while scrolling (0: all fit)
 
     def draw(self) -> None:
         self.KEYS = REPLAY_KEYS if self.replay else COMPARE_KEYS
@@ -404,7 +503,44 @@ class ComparisonScreen(RecordScreen):
         self.set_title(N_("Board"), speech._("{n} of {total} · {name}").format(
             n=self.board, total=ev.boards,
             name=said_name(speech, app.registry.events, ev)))
-        self.set_block(self.replay_lines() if self.replay else self.field_lines())
+        self.show_page(self.fold(self.replay_lines() if self.replay else self.field_lines()))
+
+    def show_page(self, lines: list[Text]) -> None:
+        """``lines``, or where the window does not hold them all (a phone) a page of
+        them from ``top``, the last row saying which; the keys then say ↑↓ scrolls
+        (a tap on ↑ or ↓ too; PgUp, PgDn a page, the wheel three lines)."""
+        speech = self.app.speech
+        base = REPLAY_KEYS if self.replay else COMPARE_KEYS
+        rows = self.block_rows
+        keys = [*base[:-1], ("↑↓", N_("scroll")), base[-1]] if len(lines) > rows else base
+        if keys != self.KEYS:
+            self.KEYS = keys
+            self.query_one("#keys", KeyBar).show(said_keys(speech, keys), speech)
+            rows = self.block_rows
+        if len(lines) <= rows:
+            self.top = self.page_rows = 0
+            self.set_block(lines)
+            return
+        page = self.page_rows = max(1, rows - 1)
+        self.top = max(0, min(self.top, len(lines) - page))
+        shown = lines[self.top:self.top + page]
+        shown.append(Text(" " + speech._("{first}–{last} of {total}").format(
+            first=self.top + 1, last=self.top + len(shown), total=len(lines)), style="dim"))
+        self.set_block(shown)
+
+    def action_scroll(self, delta: int) -> None:
+        """A line up or down (±1), or a page (±100)."""
+        if not self.page_rows:
+            return
+        step = delta if abs(delta) == 1 else (1 if delta > 0 else -1) * max(1, self.page_rows - 1)
+        self.top = max(0, self.top + step)
+        self.paint()
+
+    def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
+        self.action_scroll(3)
+
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        self.action_scroll(-3)
 
     def row(self, cells: list[tuple[str, int, bool]], style: str = "") -> Text:
         """One row of cells (text, width, right-aligned), in reading order: in Arabic
@@ -425,12 +561,20 @@ class ComparisonScreen(RecordScreen):
         look = self.app.look
         lines: list[Text] = []
         mine = cmp.mine
+        narrow = self.width < W         # a phone: what a row holds at 80 columns, in two
         if mine is not None:
-            cells = [(_("Your score"), 16, False), (signed(mine["score"]), 6, True),
-                     (f"{mine['percent']:.2f} %", 10, True), (_("of the matchpoints"), 22, False)]
-            if mine.get("side") is not None:
-                cells += [(_("your side"), 12, False), (signed(mine["side"]), 6, True)]
-            lines.append(self.row(cells, style="bold"))
+            yours = [(_("Your score"), 16, False), (signed(mine["score"]), 6, True)]
+            points = [(f"{mine['percent']:.2f} %", 10, True),
+                      (_("of the matchpoints"), 22, False)]
+            side = ([(_("your side"), 12, False), (signed(mine["side"]), 6, True)]
+                    if mine.get("side") is not None else [])
+            if narrow:
+                lines.append(self.row(yours, style="bold"))
+                lines.append(self.row([("", 2, False), *points], style="bold"))
+                if side:
+                    lines.append(self.row(side, style="bold"))
+            else:
+                lines.append(self.row(yours + points + side, style="bold"))
             lines.append(self.row([(self.bid_words(mine), 30, False),
                                    (_("made") if mine.get("made") else _("failed"), 10,
                                     False)], style="dim"))
@@ -455,16 +599,20 @@ class ComparisonScreen(RecordScreen):
         lines.append(Text(" " + _("Said most in your seat"), style="bold underline"))
         for (role, n, call), said, made in cmp.bids:
             words = self.bid_words({"role": role, "declared": n, "call": call})
-            lines.append(self.row([("", 2, False), (words, 28, False),
-                                   (speech.ngettext("{n} player", "{n} players", said).format(
-                                       n=said), 14, False),
-                                   (_("made by {n}").format(n=made), 16, False)]))
+            counts = [(speech.ngettext("{n} player", "{n} players", said).format(n=said), 14,
+                       False), (_("made by {n}").format(n=made), 16, False)]
+            if narrow:
+                lines.append(self.row([("", 2, False), (words, self.width - 3, False)]))
+                lines.append(self.row([("", 4, False), *counts], style="dim"))
+            else:
+                lines.append(self.row([("", 2, False), (words, 28, False), *counts]))
         lines.append(Text(""))
-        lines.append(self.row([(_("Results on this board"), 30, False), (_("score"), 8, True),
+        nw = min(30, self.width - 17)
+        lines.append(self.row([(_("Results on this board"), nw, False), (_("score"), 8, True),
                                ("%", 8, True)], style="bold underline"))
         me = self.app.member.name.casefold()
         for r in cmp.results[:4]:
-            lines.append(self.row([("  " + r["name"], 30, False), (signed(r["score"]), 8, True),
+            lines.append(self.row([("  " + r["name"], nw, False), (signed(r["score"]), 8, True),
                                    (f"{r['percent']:.2f}", 8, True)],
                                   style="bold" if r["name"].casefold() == me else ""))
         if len(cmp.results) > 4:
@@ -497,6 +645,15 @@ class ComparisonScreen(RecordScreen):
         left = self.board_rows(cmp.my_record, _("Yours"), cmp.seat)
         best = _("Best of the others: {name}").format(name=cmp.best_name or "—")
         right = self.board_rows(cmp.best_record, best, cmp.seat)
+        if self.width < 80:
+            # a phone: one board under the other (each is 39 cells wide), scrolled
+            out: list[Text] = []
+            for column in (left, right):
+                if out:
+                    out.append(Text(""))
+                out += [self.row(cells, style="bold underline" if i == 0 else "")
+                        for i, cells in enumerate(column)]
+            return out
         blank: list[tuple[str, int, bool]] = [("", 39, False)]
         rows = max(len(left), len(right))
         left += [blank] * (rows - len(left))
@@ -540,10 +697,12 @@ class ComparisonScreen(RecordScreen):
         cmp = self.cmp
         boards = cmp.event.boards if cmp is not None else max(self.board, 1)
         self.board = (self.board - 1 + delta) % boards + 1
+        self.top = 0
         self.paint()
 
     def action_page(self) -> None:
         self.replay = not self.replay
+        self.top = 0
         self.draw()
 
 

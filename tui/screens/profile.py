@@ -12,6 +12,7 @@ from textual import events, getters
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from engine.room import title
@@ -83,8 +84,25 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     @property
     def block_rows(self) -> int:
         """The rows the block has: 21 in the standard layout, the window's less the
-        title and the keys in the compact one."""
-        return max(MIN_H - 3, self.app.size.height - 3) if self.compact else 21
+        title, the line under it and the keys (as many rows as they take at this
+        width) in the compact one."""
+        if not self.compact:
+            return 21
+        size = self.app.size
+        try:
+            keys = len(self.query_one("#keys", KeyBar).rows(size.width))
+        except NoMatches:
+            keys = 1
+        return max(MIN_H - 2 - keys, size.height - 2 - keys)
+
+    def fold(self, lines: list[Text]) -> list[Text]:
+        """``lines`` as the block shows them: a line longer than the window (a phone)
+        goes on under itself (``set_block`` does the same to what it is given)."""
+        from .table_compact import wrap
+        width = self.width
+        return [part for line in lines for part in (
+            wrap(line, width - 1) if line.cell_len > width and not isinstance(line, Laid)
+            else [line])]
 
     def draw(self) -> None:
         speech = self.app.speech
@@ -103,12 +121,8 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     def set_block(self, lines: list[Text]) -> None:
         """The block's lines (reading order), laid out for the language; a line longer
         than the window (a phone) goes on under itself."""
-        from .table_compact import wrap
-        width = self.width
-        lines = [part for line in lines for part in (
-            wrap(line, width - 1) if line.cell_len > width and not isinstance(line, Laid)
-            else [line])]
-        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, lines, width))
+        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, self.fold(lines),
+                                                             self.width))
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -7,7 +7,7 @@ right-aligned, numbers, bids and suit signs left to right.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events, getters
@@ -23,11 +23,94 @@ from .table_keys import pgettext
 
 if TYPE_CHECKING:
     from ..app import LammaApp
+    from ..cards import Look
+    from ..i18n import Speech
 
 # A round's kind, as the sheet's column says it (context "kind").
 KINDS = {"auction": pgettext("kind", "auction"), "fast": pgettext("kind", "fast"),
          "fixed": pgettext("kind", "fixed"), "hand": pgettext("kind", "hand")}
 LEGEND = N_("scroll   bold: the caller · cells: declared/taken points")
+
+
+def sheet_body(speech: Speech, look: Look, view: Any) -> list[Text]:
+    """A line a round so far: its number, kind and call, then each seat's
+    declared/taken and points (the caller's in bold); for an Arabic interface the same
+    columns, mirrored (``cells_row``: lay it out with ``right_align``)."""
+    if speech.rtl:
+        return sheet_body_rtl(speech, look, view)
+    v = view or {}
+    out = []
+    for rec in v.get("history") or []:
+        t = Text(no_wrap=True)
+        t.append(f" {rec.get('round'):>2} ")
+        kind = rec.get("kind") or ""
+        t.append(f"{kind[:5]:<6}", style="dim")
+        call = rec.get("call") or {}
+        if rec.get("void"):
+            t.append(f"{'void':<10}")
+        else:
+            c = look.bid_str(call.get("n"), call.get("suit")) if call else "—"
+            t.append(f"{c:<5}{('×' + str(rec['multiplier'])) if (rec.get('multiplier') or 1) > 1 else '':<5}")
+        decl = rec.get("declarations") or [None] * 4
+        took = rec.get("tricks_taken") or [0] * 4
+        scores = rec.get("scores") or [0] * 4
+        for s in range(4):
+            d = "-" if decl[s] is None else str(decl[s])
+            cell = f"{d}/{took[s]} {scores[s]:+d}"
+            style = "bold" if rec.get("caller") == s else ""
+            t.append(f"{cell:>12}", style=style)
+        out.append(t)
+    return out
+
+
+def sheet_body_rtl(speech: Speech, look: Look, view: Any) -> list[Text]:
+    """The rounds for an Arabic interface: the same columns, mirrored."""
+    out = []
+    for rec in (view or {}).get("history") or []:
+        kind = rec.get("kind") or ""
+        cells = [Cell("", 1), Cell(str(rec.get("round")), 2, True), Cell("", 1),
+                 Cell(speech.pgettext("kind", kind) if kind in KINDS else kind, 6,
+                      style="dim")]
+        call = rec.get("call") or {}
+        if rec.get("void"):
+            cells.append(Cell(speech._("void"), 10))
+        else:
+            mult = rec.get("multiplier") or 1
+            cells += [Cell(look.bid_str(call.get("n"), call.get("suit")) if call else "—",
+                           5),
+                      Cell(f"×{mult}" if mult > 1 else "", 5)]
+        decl = rec.get("declarations") or [None] * 4
+        took = rec.get("tricks_taken") or [0] * 4
+        scores = rec.get("scores") or [0] * 4
+        for s in range(4):
+            d = "-" if decl[s] is None else str(decl[s])
+            cells.append(Cell(f"{d}/{took[s]} {scores[s]:+d}", 12, True,
+                              "bold" if rec.get("caller") == s else ""))
+        out.append(cells_row(speech, cells))
+    return out
+
+
+def sheet_ends(speech: Speech, view: Any, names: list[str]) -> tuple[Text, Text]:
+    """The sheet's head (its columns, a seat's name over each) and its totals line
+    (80 columns; an Arabic interface's mirrored, for ``right_align``)."""
+    totals = (view or {}).get("totals") or [0] * 4
+    if speech.rtl:
+        hdr = cells_row(speech, [Cell("", 1), Cell("#", 2, True), Cell("", 1),
+                                 Cell(speech.pgettext("column", "kind"), 6),
+                                 Cell(speech.pgettext("column", "call"), 10)]
+                        + [Cell(names[s][:11], 12, True) for s in range(4)],
+                        style="bold underline")
+        tot = cells_row(speech, [Cell("", 4), Cell(speech.pgettext("column", "total"), 16)]
+                        + [Cell(str(totals[s]), 12, True) for s in range(4)],
+                        style="bold")
+        return hdr, tot
+    hdr = Text(f" {'#':>2} {'kind':<6}{'call':<10}", style="bold underline")
+    for s in range(4):
+        hdr.append(f"{speech.show(names[s][:11]):>12}")
+    tot = Text(f" {'':>2} {'total':<16}", style="bold")
+    for s in range(4):
+        tot.append(f"{totals[s]:>12}")
+    return hdr, tot
 
 
 class SheetScreen(Screen):
@@ -54,61 +137,7 @@ class SheetScreen(Screen):
         self.call_after_refresh(self.draw)
 
     def body(self) -> list[Text]:
-        if self.app.speech.rtl:
-            return self.body_rtl()
-        ts, look = self.ts, self.ts.look
-        v = ts.view or {}
-        out = []
-        running = [0, 0, 0, 0]
-        for rec in v.get("history") or []:
-            t = Text(no_wrap=True)
-            t.append(f" {rec.get('round'):>2} ")
-            kind = rec.get("kind") or ""
-            t.append(f"{kind[:5]:<6}", style="dim")
-            call = rec.get("call") or {}
-            if rec.get("void"):
-                t.append(f"{'void':<10}")
-            else:
-                c = look.bid_str(call.get("n"), call.get("suit")) if call else "—"
-                t.append(f"{c:<5}{('×' + str(rec['multiplier'])) if (rec.get('multiplier') or 1) > 1 else '':<5}")
-            decl = rec.get("declarations") or [None] * 4
-            took = rec.get("tricks_taken") or [0] * 4
-            scores = rec.get("scores") or [0] * 4
-            for s in range(4):
-                running[s] += scores[s] or 0
-                d = "-" if decl[s] is None else str(decl[s])
-                cell = f"{d}/{took[s]} {scores[s]:+d}"
-                style = "bold" if rec.get("caller") == s else ""
-                t.append(f"{cell:>12}", style=style)
-            out.append(t)
-        return out
-
-    def body_rtl(self) -> list[Text]:
-        """The rounds for an Arabic interface: the same columns, mirrored."""
-        speech, look = self.app.speech, self.ts.look
-        out = []
-        for rec in (self.ts.view or {}).get("history") or []:
-            kind = rec.get("kind") or ""
-            cells = [Cell("", 1), Cell(str(rec.get("round")), 2, True), Cell("", 1),
-                     Cell(speech.pgettext("kind", kind) if kind in KINDS else kind, 6,
-                          style="dim")]
-            call = rec.get("call") or {}
-            if rec.get("void"):
-                cells.append(Cell(speech._("void"), 10))
-            else:
-                mult = rec.get("multiplier") or 1
-                cells += [Cell(look.bid_str(call.get("n"), call.get("suit")) if call else "—",
-                               5),
-                          Cell(f"×{mult}" if mult > 1 else "", 5)]
-            decl = rec.get("declarations") or [None] * 4
-            took = rec.get("tricks_taken") or [0] * 4
-            scores = rec.get("scores") or [0] * 4
-            for s in range(4):
-                d = "-" if decl[s] is None else str(decl[s])
-                cells.append(Cell(f"{d}/{took[s]} {scores[s]:+d}", 12, True,
-                                  "bold" if rec.get("caller") == s else ""))
-            out.append(cells_row(speech, cells))
-        return out
+        return sheet_body(self.app.speech, self.ts.look, self.ts.view)
 
     def draw(self) -> None:
         board = self.query_one(Board)
@@ -125,25 +154,8 @@ class SheetScreen(Screen):
             return
         ts, speech = self.ts, self.app.speech
         _ = speech._
-        v = ts.view or {}
         head = Text(" " + _("Score sheet"), style="bold reverse")
-        totals = v.get("totals") or [0] * 4
-        if speech.rtl:
-            hdr = cells_row(speech, [Cell("", 1), Cell("#", 2, True), Cell("", 1),
-                                     Cell(speech.pgettext("column", "kind"), 6),
-                                     Cell(speech.pgettext("column", "call"), 10)]
-                            + [Cell(ts.pname(s, you=False)[:11], 12, True) for s in range(4)],
-                            style="bold underline")
-            tot = cells_row(speech, [Cell("", 4), Cell(speech.pgettext("column", "total"), 16)]
-                            + [Cell(str(totals[s]), 12, True) for s in range(4)],
-                            style="bold")
-        else:
-            hdr = Text(f" {'#':>2} {'kind':<6}{'call':<10}", style="bold underline")
-            for s in range(4):
-                hdr.append(f"{speech.show(ts.pname(s, you=False)[:11]):>12}")
-            tot = Text(f" {'':>2} {'total':<16}", style="bold")
-            for s in range(4):
-                tot.append(f"{totals[s]:>12}")
+        hdr, tot = sheet_ends(speech, ts.view, [ts.pname(s, you=False) for s in range(4)])
         rows = self.body()
         room = max(1, h - 5)
         self.top = max(0, min(self.top, len(rows) - room))

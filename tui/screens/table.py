@@ -36,6 +36,7 @@ from ..i18n import N_
 from ..textual_compat import ShapedInput, run_as_app
 from ..widgets.board import Board
 from . import table_draw as draw
+from .sizes import WIDE, layout
 from .table_keys import KeyContext, footer, resolve
 from .table_layout import draw_screen
 from .table_state import (
@@ -56,6 +57,7 @@ TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
 NOTICE_SECONDS = 8.0
 CHAT_BOX_ROWS = 2      # the chat box and the margin under it (TableScreen #chat-input)
 CHAT_PROMPT = N_("say something, Enter sends, Esc cancels")
+WIDE_CHAT = 12         # the chat's lines the wide layout shows beside the table
 
 
 def table_facts(change: TableChange, member: Member) -> TableFacts:
@@ -120,6 +122,9 @@ class TableScreen(Screen[None]):
         self._timed_at: float | None = None     # the accepted action last timed to us
         self._board: Board | None = None        # found once, not queried per frame
         self._acted = False                     # the key being handled made a move
+        # The version shown when our last move was accepted, until the frame showing it
+        # (its echo: the rows it changes first, ``Placed.focus``) is drawn.
+        self._echo_from: int | None = None
         self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew cards and keys
         self._compact = False                   # the last frame was the compact layout
         self._trick_hold: asyncio.TimerHandle | None = None     # ``_hold_trick``
@@ -391,10 +396,18 @@ class TableScreen(Screen[None]):
         # as for 24, cut there; under that the compact layout is drawn for the rows left.
         # (the chat box is looked for only when the board is short: a query a frame)
         chat_rows = CHAT_BOX_ROWS if height < draw.H and self._chatting() else 0
+        # The wide layout shows the chat beside the table: its last lines.
+        change = self.change
+        chat = (change.chat_for(self.app.member, WIDE_CHAT)
+                if change is not None and layout(width, height) == WIDE else ())
         placed = draw_screen(self.view, self.state, facts, self.look, width, height,
-                                  time.monotonic(), self._cache, self.app.speech,
-                                  chat_rows=chat_rows)
-        board.set_lines(placed.lines, at=[placed.x] * len(placed.lines))
+                             time.monotonic(), self._cache, self.app.speech,
+                             chat_rows=chat_rows, chat=chat)
+        first: tuple[int, ...] = ()
+        if self._echo_from is not None and self._echo_from != self.rendered_version:
+            first = placed.focus                # our own move's echo: its rows first
+            self._echo_from = None
+        board.set_lines(placed.lines, at=[placed.x] * len(placed.lines), first=first)
         self._hits = placed.hits
         self._compact = placed.compact
         if not placed.small:
@@ -446,6 +459,7 @@ class TableScreen(Screen[None]):
             self.flash(self.app.speech.error(exc))
         else:
             self._acted = True
+            self._echo_from = self.rendered_version
 
     def choose_number(self, kind: str, n: int) -> bool:
         state = self.state

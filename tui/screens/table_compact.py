@@ -121,27 +121,20 @@ def draw_compact(sc: Scene, width: int, height: int) -> Placed:
     cw = min(width, W)
     x0 = (width - cw) // 2
     sc.keys = sc.keys._replace(compact=True)
-    top = info_rows(sc, cw) + compact_scores(sc, cw)
+    scores = compact_scores(sc, cw)
+    top = info_rows(sc, cw) + scores
     phase, phase_hits = phase_rows(sc, cw)
     message = message_rows(sc, cw)
     hand, hand_hits = hand_rows(sc, cw)
     keys = footer_rows(sc, cw)
-    v = sc.view
-    if v is not None and v.get("phase") == "play" and sc.keys.mode != "play" and \
-            sc.facts.seat is not None:
-        # In the play the footer keeps the rows it has on one's turn (blank above the
-        # keys meanwhile): the hand does not go up and down a row with every turn.
-        mine = sc.keys
-        sc.keys = mine._replace(mode="play", rank=None)
-        turn_rows = len(footer_rows(sc, cw))
-        sc.keys = mine
-        keys = [BLANK] * max(0, turn_rows - len(keys)) + keys
+    keys += [BLANK] * max(0, turn_footer_rows(sc, cw) - len(keys))
     room = height - len(top) - len(phase) - len(message) - len(hand) - len(keys)
     chat: list[Text] = []
     if room >= 3:
         chat = chat_rows(sc, cw, min(2, room - 2))
         room -= len(chat)
     middle = middle_rows(sc, cw, room)
+    n_middle = len(middle)          # (the trick, a summary: the events come under it)
     room -= len(middle)
     if room >= 1 and name_width(cw) + 27 + EVENTS_FROM > cw:
         # the latest things said at the table under the middle, as many as fit (all of
@@ -170,7 +163,16 @@ def draw_compact(sc: Scene, width: int, height: int) -> Placed:
     hits += key_hits(keys, y)
     if x0:
         hits = [h.moved(x0) for h in hits]
-    return Placed(lines, tuple(h for h in hits if h.y < height), x=x0, compact=True)
+    # A move's own echo first, most important first: the scores (whose turn, the card
+    # put in the trick, the totals), the trick or summary, the hand, the phase's
+    # controls; then the events and the keys.
+    n_info = len(top) - len(scores)
+    y_middle = len(top) + len(gap_top)
+    y_hand = y_bottom + len(phase) + len(message) + len(gap_hand)
+    focus = (*range(n_info, len(top)), *range(y_middle, y_middle + n_middle),
+             *range(y_hand, y_hand + len(hand)), *range(y_bottom, y_bottom + len(phase)))
+    return Placed(lines, tuple(h for h in hits if h.y < height), x=x0, compact=True,
+                  focus=tuple(y for y in focus if y < height))
 
 
 # ----------------------------------------------------------------------- info
@@ -909,6 +911,36 @@ def chat_rows(sc: Scene, cw: int, room: int) -> list[Text]:
 
 
 # --------------------------------------------------------------------- footer
+# The modes of a seated player's turns, by phase: the phases before the play share
+# one footer height, the play has its own (its hand has two lines a row anyway).
+BIDDING = ("dash", "bid", "call", "declare")
+TURN_MODES = {"dash": BIDDING, "auction": BIDDING, "call": BIDDING, "declare": BIDDING,
+              "play": ("play",)}
+
+
+def turn_footer_rows(sc: Scene, cw: int) -> int:
+    """The most rows the footer takes on a seated player's turn from this phase to the
+    play (the auction's phases together), with every key they may offer (0 when not
+    seated, or between rounds). The footer keeps them that long, the keys that are
+    there at the top and blank rows under them: a turn coming or going, or the
+    auction ending, moves neither the hand nor the footer's first row, and a move's
+    own echo redraws only the rows that changed (a slow link)."""
+    v = sc.view
+    modes = TURN_MODES.get(v.get("phase") or "") if v is not None else None
+    if not modes or sc.facts.seat is None:
+        return 0
+    mine = sc.keys
+    most = 0
+    try:
+        for mode in modes:
+            sc.keys = mine._replace(mode=mode, rank=None, can_pass=True, suit_open=True,
+                                    can_with=mode == "bid" and sc.facts.game == "estimation")
+            most = max(most, len(footer_rows(sc, cw)))
+    finally:
+        sc.keys = mine
+    return most
+
+
 def footer_rows(sc: Scene, cw: int) -> list[Text]:
     """The keys that do something now (``table_keys``), over as many rows as they
     need at this width; each box a tap (``key_hits``)."""

@@ -329,6 +329,10 @@ class Placed:
     small: bool = False          # too small: a request to enlarge the window
     x: int = 0                   # the column the lines start at (``place``)
     compact: bool = False        # the compact layout (issue 26: under 80×24)
+    # The rows a player's own move shows first, most important first (the trick, the
+    # scores, the hand, the phase's controls): the board sends them ahead of the rest on
+    # its echo, as many as hold in a small send (a slow link: ``Board.set_lines``).
+    focus: tuple[int, ...] = ()
 
 
 @dataclass
@@ -534,6 +538,10 @@ def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Lo
 
 
 Still = tuple[Text, list[Text], list[Text], list[Text]]
+# A move's own echo first (``Placed.focus``), most important first: the middle (the
+# trick, who plays: rows 7-12), the hand (18-19), the phase's controls (14-16); the
+# info bar, the scores with the events beside them, the chat and the footer after.
+FOCUS = (*range(7, 13), 18, 19, 14, 15, 16)
 
 
 def still_lines(sc: Scene) -> Still:
@@ -565,7 +573,7 @@ def place(frame: Frame, width: int, height: int) -> Placed:
     hits = frame.hits + footer_hits(frame.footer, height - 1)
     if x:
         hits = tuple(h.moved(x) for h in hits)
-    return Placed(lines, hits, x=x)
+    return Placed(lines, hits, x=x, focus=FOCUS)
 
 
 # ----------------------------------------------------------------------- info

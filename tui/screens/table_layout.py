@@ -7,25 +7,32 @@ from __future__ import annotations
 
 from ..cards import Look
 from ..i18n import Speech
-from .sizes import COMPACT, SMALL, enlarge_lines, layout
+from .sizes import COMPACT, SMALL, WIDE, enlarge_lines, layout
 from .table_compact import draw_compact
 from .table_draw import DrawCache, H, Placed, Scene, draw_table, place
 from .table_state import TableFacts, TableState, View
+from .table_wide import draw_wide
 
 
 def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: Look,
                 width: int, height: int, now: float, cache: DrawCache | None = None,
-                speech: Speech | None = None, chat_rows: int = 0) -> Placed:
+                speech: Speech | None = None, chat_rows: int = 0,
+                chat: tuple[tuple[str, str], ...] = ()) -> Placed:
     """The board's lines at ``width``×``height`` (its window ``chat_rows`` taller: the
     chat box open under it): the table in the layout the window's size asks for
     (``sizes.layout``): standard from 80×24 (``place``; with the chat box open at 24
-    rows the board shows it cut), compact from 40×20 (``table_compact``), and below
-    that a request to enlarge the window."""
+    rows the board shows it cut), wide where the room allows (``table_wide``: what was
+    said at the table and ``chat``, the chat's last lines, beside the picture, the
+    score sheet under it), compact from 40×20 (``table_compact``), and below that a
+    request to enlarge the window."""
     kind = layout(width, height + chat_rows)
     if kind == SMALL:
         return Placed(enlarge_lines(width, height, speech), small=True)
     if kind == COMPACT:
         sc = Scene(view, state, facts, look, now, cache, speech)
         return draw_compact(sc, width, height)
-    return place(draw_table(view, state, facts, look, now, cache, speech), width,
-                 max(height, H))
+    frame = draw_table(view, state, facts, look, now, cache, speech)
+    if kind == WIDE:
+        sc = Scene(view, state, facts, look, now, cache, speech)
+        return draw_wide(frame, sc, width, height, chat)
+    return place(frame, width, max(height, H))

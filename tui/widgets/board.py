@@ -277,6 +277,61 @@ def _ansi(cells: Cells, lo: int, hi: int, color_system: ColorSystem) -> str:
     return text
 
 
+_BLANK_LOOK: dict[int, tuple[Style, bool]] = {}
+
+
+def _looks_blank(style: Style | None) -> bool:
+    """A space in ``style`` looks like a cell the terminal erased (after a reset): no
+    background, nothing drawn on a space (reverse, underline, strike, overline)."""
+    if style is None:
+        return True
+    hit = _BLANK_LOOK.get(id(style))
+    if hit is not None and hit[0] is style:
+        return hit[1]
+    blank = (style.bgcolor is None and not style.reverse and not style.underline
+             and not style.underline2 and not style.strike and not style.overline
+             and not style.conceal)
+    if len(_BLANK_LOOK) >= 4096:
+        _BLANK_LOOK.clear()
+    _BLANK_LOOK[id(style)] = (style, blank)
+    return blank
+
+
+_BLANK_FROM: dict[int, tuple[Cells, int]] = {}
+
+
+def _blank_from(cells: Cells) -> int:
+    """The column from which every cell of the line is a space that looks erased
+    (``_looks_blank``): the line's end if its last cell is not one.  Once per cells."""
+    hit = _BLANK_FROM.get(id(cells))
+    if hit is not None and hit[0] is cells:
+        return hit[1]
+    chars, styles = cells
+    end = len(chars)
+    while end and chars[end - 1] == " " and _looks_blank(styles[end - 1]):
+        end -= 1
+    if len(_BLANK_FROM) >= _MEMO_MAX:
+        del _BLANK_FROM[next(iter(_BLANK_FROM))]     # the oldest
+    _BLANK_FROM[id(cells)] = (cells, end)
+    return end
+
+
+ERASE_FROM = 4      # trailing blanks from which "erase to the line's end" is cheaper
+
+
+# The rest of a frame sent apart from the rows asked for first only from this many
+# bytes: a send of its own costs an SSH packet's ~40 bytes more on the link.
+SEND_APART = 64
+# The rows asked for first go ahead, in their order, as long as they hold in this many
+# bytes (the first that changed always): 40 ms at 64 kbit/s.
+AHEAD_BYTES = 320
+
+
+def _cup(row: int, col: int) -> str:
+    """The cursor to ``row``, ``col`` (1-based), the column left out where it is 1."""
+    return f"\x1b[{row}H" if col == 1 else f"\x1b[{row};{col}H"
+
+
 def _color_system(console: Console) -> ColorSystem:
     """The console's colour system, truecolor if it has none: what
     ``Strip.render`` uses for the same cells."""
@@ -348,11 +403,15 @@ class Board(Widget):
         self._home = None
         self.direct = True      # the owner clears this while something covers the board
 
-    def set_lines(self, lines: list[Text], at: Sequence[int] = ()) -> None:
+    def set_lines(self, lines: list[Text], at: Sequence[int] = (),
+                  first: Sequence[int] = ()) -> None:
         """Show ``lines`` (one per row, the rest blank); ``at``: the column each starts
         at (0 where not given), so that a block centred on a wide terminal keeps its
         very Text objects from frame to frame (a line object drawn before, at the same
-        column, costs one comparison)."""
+        column, costs one comparison); ``first``: rows whose changes the terminal is
+        sent ahead of the others, in a send of their own, most important first, as
+        many as ``AHEAD_BYTES`` holds (where they are written directly:
+        ``_write_direct``)."""
         area = self.area
         width, height = area.size
         if width <= 0 or height <= 0:
@@ -392,7 +451,7 @@ class Board(Widget):
                     dirty.append(Region(lo, y, hi - lo, 1))
         if full:
             self.refresh()
-        elif dirty and not self._write_direct(dirty, area):
+        elif dirty and not self._write_direct(dirty, area, first):
             self.refresh(*dirty)
 
     def _plain_styles(self) -> bool:
@@ -406,7 +465,8 @@ class Board(Widget):
                 and not any(kind for kind, _ in styles.outline)
                 and (not styles.has_rule("hatch") or styles.hatch == "none"))
 
-    def _write_direct(self, dirty: list[Region], area: Region) -> bool:
+    def _write_direct(self, dirty: list[Region], area: Region,
+                      first: Sequence[int] = ()) -> bool:
         """Send the changed cells straight to the app's :class:`Surface`.
 
         Textual's compositor would do the same after its update timer, at a
@@ -424,20 +484,87 @@ class Board(Widget):
         if (not self.direct or surface is None or screen is None or screen is not app.screen
                 or not self._plain_styles()):
             return False
-        ox, oy = area.offset                    # where set_lines found the board
-        color_system = _color_system(app.console)
-        cells_of = self._cells
-        parts = []
-        for region in dirty:
-            parts.append(f"\x1b[{oy + region.y + 1};{ox + region.x + 1}H")
-            parts.append(_ansi(cells_of[region.y], region.x, region.right, color_system))
-        parts.append("\x1b[0m")
-        surface.write("".join(parts))
+        # Where the board reaches the terminal's right edge, a line's blank end is erased
+        # ("\x1b[K", after a reset: no background), not written as spaces: a card
+        # leaving a row, a line that got shorter, a row emptied cost 3 bytes, not a
+        # row of spaces (issue 26: a slow link).
+        edge = area.x + self._width >= app.size.width
+        rows = self._rows_ahead(dirty, area, edge, first) if first else None
+        if not rows:
+            surface.write(self._ansi_regions(dirty, area, edge, reset=False))
+        else:
+            # The rows asked for first go in a send of their own, ahead of the rest: on
+            # a slow link they arrive before the rest has been carried (issue 26) --
+            # unless the rest is a few bytes, less than a send of its own costs.
+            head = self._ansi_regions([r for r in dirty if r.y in rows], area, edge,
+                                      reset=False)
+            rest = self._ansi_regions([r for r in dirty if r.y not in rows], area, edge,
+                                      reset=True)       # (each part ends reset)
+            surface.write(head)
+            if len(rest) >= SEND_APART:
+                surface.flush()
+            surface.write(rest)
         surface.flush()
         version = getattr(screen, "rendered_version", None)
         if version is not None:
             cast("LammaApp", app).displayed_version = version
         return True
+
+    def _rows_ahead(self, dirty: list[Region], area: Region, edge: bool,
+                    first: Sequence[int]) -> set[int] | None:
+        """The rows of ``first`` (most important first) whose changes go ahead: in
+        that order while they hold in ``AHEAD_BYTES``, the first that changed always;
+        None when that is every changed row (one send then)."""
+        by_row: dict[int, list[Region]] = {}
+        for region in dirty:
+            by_row.setdefault(region.y, []).append(region)
+        rows: set[int] = set()
+        size = 0
+        for y in first:
+            regions = by_row.get(y)
+            if not regions or y in rows:
+                continue
+            cost = len(self._ansi_regions(regions, area, edge, reset=True))
+            if rows and size + cost > AHEAD_BYTES:
+                break
+            rows.add(y)
+            size += cost
+        return rows if rows and len(rows) < len(by_row) else None
+
+    def _ansi_regions(self, dirty: list[Region], area: Region, edge: bool,
+                      reset: bool) -> str:
+        """The board's cells in ``dirty`` (in rows' order) as what the terminal is sent:
+        a cursor move and the cells of each, a blank end of a line erased where the
+        board reaches the terminal's right edge (``edge``); ``reset``: the terminal's
+        attributes are known to be reset at the start.  Ends reset."""
+        ox, oy = area.offset                    # where set_lines found the board
+        color_system = _color_system(self.app.console)
+        cells_of = self._cells
+        erased = -1                             # the row whose end was erased
+        parts = []
+        for region in dirty:
+            y, lo, hi = region.y, region.x, region.right
+            cells = cells_of[y]
+            if edge:
+                if y == erased:
+                    continue                    # (a later span of an erased end: blank)
+                end = _blank_from(cells)
+                if hi - max(lo, end) >= ERASE_FROM:
+                    parts.append(_cup(oy + y + 1, ox + lo + 1))
+                    if lo < end:
+                        text = _ansi(cells, lo, end, color_system)
+                        parts.append(text)
+                        reset = reset or "\x1b[" in text   # a styled run ends reset
+                    parts.append("\x1b[K" if reset else "\x1b[0m\x1b[K")
+                    reset = True
+                    erased = y
+                    continue
+            parts.append(_cup(oy + y + 1, ox + lo + 1))
+            text = _ansi(cells, lo, hi, color_system)
+            parts.append(text)
+            reset = reset or "\x1b[" in text
+        parts.append("\x1b[0m")
+        return "".join(parts)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The lines in ``crop`` as Textual paints them.  With plain styles (above) they
