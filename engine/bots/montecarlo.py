@@ -278,11 +278,17 @@ def candidates(pub: Public, legal: list[int]) -> list[int]:
 
 
 def runs(pub: Public, legal: list[int]) -> dict[int, int]:
-    """Each legal card's run of touching legal cards, named by its lowest card."""
+    """Each legal card's run of touching legal cards, named by its lowest card.
+
+    A card of the trick in play still splits a run: the J and K around the Q on the
+    table are the same card for every later trick, not for this one (one wins it)."""
     out: dict[int, int] = {}
     prev = rep = -1
+    gaps = pub.unseen
+    for c in pub.trick:
+        gaps |= 1 << c
     for c in sorted(legal):
-        if prev < 0 or prev // 13 != c // 13 or pub.unseen & ABOVE[prev] & BELOW[c]:
+        if prev < 0 or prev // 13 != c // 13 or gaps & ABOVE[prev] & BELOW[c]:
             rep = c
         out[c] = rep
         prev = c
@@ -449,10 +455,9 @@ def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | No
     # player's own choice, then to the lowest card.
     prefer = -1
     if prefer_card is not None:
-        pc = CARD_INDEX[prefer_card]
-        for i, c in enumerate(reps):
-            if c // 13 == pc // 13 and c <= pc and not pub.unseen & ABOVE[c] & BELOW[pc]:
-                prefer = i
+        rep = runs(pub, legal).get(CARD_INDEX[prefer_card], -1)
+        if rep in reps:
+            prefer = reps.index(rep)
     best = max(range(len(reps)), key=lambda i: (sums[i], i == prefer, -(reps[i] % 13)))
     return CODES[reps[best]]
 
