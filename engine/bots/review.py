@@ -233,7 +233,7 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
             keep = [i for i, c in enumerate(reps) if c // 13 == led or c // 13 != pub.trump]
             allowed = keep or allowed
     score = make_scorer(v)
-    rows: list[list[int]] = []
+    rows: list[list[float]] = []
     prefer_code = fast_play(v)
     prefer = _run_of(pub, reps, CARD_INDEX[prefer_code], legal)
 
