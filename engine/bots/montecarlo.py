@@ -9,7 +9,9 @@
    since) fits its declaration by the hand-count evaluator (``fit_weight``).
 3. For every candidate card (touching cards evaluated once) roll the round out with
    the fast player on the same samples and score it with the game's real table
-   (``engine.scoring``): committee, calculator with the multiplier, Tarneeb's team goal.
+   (``engine.scoring``): committee, calculator with the multiplier, Tarneeb's team goal;
+   in Estimation a rollout that ends over the seat's number counts half as made
+   (``LONG_CREDIT``: the fast player in the rollouts goes over far more than we do).
 4. Stop at the time budget; only complete samples count; best average wins.
 """
 
