@@ -9,7 +9,9 @@
    since) fits its declaration by the hand-count evaluator (``fit_weight``).
 3. For every candidate card (touching cards evaluated once) roll the round out with
    the fast player on the same samples and score it with the game's real table
-   (``engine.scoring``): committee, calculator with the multiplier, Tarneeb's team goal.
+   (``engine.scoring``): committee, calculator with the multiplier, Tarneeb's team goal;
+   in Estimation a rollout that ends over the seat's number counts half as made
+   (``LONG_CREDIT``: the fast player in the rollouts goes over far more than we do).
 4. Stop at the time budget; only complete samples count; best average wins.
 """
 
@@ -278,11 +280,17 @@ def candidates(pub: Public, legal: list[int]) -> list[int]:
 
 
 def runs(pub: Public, legal: list[int]) -> dict[int, int]:
-    """Each legal card's run of touching legal cards, named by its lowest card."""
+    """Each legal card's run of touching legal cards, named by its lowest card.
+
+    A card of the trick in play still splits a run: the J and K around the Q on the
+    table are the same card for every later trick, not for this one (one wins it)."""
     out: dict[int, int] = {}
     prev = rep = -1
+    gaps = pub.unseen
+    for c in pub.trick:
+        gaps |= 1 << c
     for c in sorted(legal):
-        if prev < 0 or prev // 13 != c // 13 or pub.unseen & ABOVE[prev] & BELOW[c]:
+        if prev < 0 or prev // 13 != c // 13 or gaps & ABOVE[prev] & BELOW[c]:
             rep = c
         out[c] = rep
         prev = c
@@ -351,10 +359,23 @@ def deal(pub: Public, rng: random.Random, w: Weights | None = None
     return sample_fit(pub, rng, styles=st), modes
 
 
+# The rollouts play the seat's own later cards by the fast player, which takes tricks
+# it did not want far more often than the Monte Carlo player that will really play
+# them: against greedy tables the rollouts ended over the number in 30-45 % of the
+# samples of an early trick, strong itself in 2-3 % of its rounds, and short 15-20 %:
+# it kept ducking tricks it needed for fear of an excess it would have avoided. A
+# rollout that ends over the seat's number is scored this much as if it had made it
+# (the rest as it ended). Estimation only (a Tarneeb trick over the number costs
+# nothing). Measured 0.35 / 0.5 / 0.7 on seed 31: +0.28 / +0.89 / -0.01 points a
+# round pooled over five styles (±0.6, 100 paired units each).
+LONG_CREDIT = 0.5
+
+
 def play_out(pub: Public, hands: list[int], c: int, score: Scorer,
-             modes: list[int] | None, rng: random.Random) -> int:
+             modes: list[int] | None, rng: random.Random) -> float:
     """The seat's points when it plays card ``c`` into the deal ``hands`` and the round
-    is rolled out to its end (each seat by its mode, where ``modes`` are given)."""
+    is rolled out to its end (each seat by its mode, where ``modes`` are given); a
+    rollout that ends over the seat's number counts ``LONG_CREDIT`` as made."""
     h = list(hands)
     h[pub.seat] ^= 1 << c
     trick = [*pub.trick, c]
@@ -370,7 +391,13 @@ def play_out(pub: Public, hands: list[int], c: int, score: Scorer,
         rollout(h, trick, ld, pub.trump, taken, pub.decl, tarneeb)
     else:
         rollout_modes(h, trick, ld, pub.trump, taken, pub.decl, tarneeb, modes, rng)
-    return score(pub.decl, taken)
+    val: float = score(pub.decl, taken)
+    seat = pub.seat
+    if LONG_CREDIT and not tarneeb and taken[seat] > pub.decl[seat]:
+        fixed = list(taken)
+        fixed[seat] = pub.decl[seat]
+        val = (1.0 - LONG_CREDIT) * val + LONG_CREDIT * score(pub.decl, fixed)
+    return val
 
 
 def evaluate(v: View, budget_ms: float, rng: random.Random, start: float | None = None,
@@ -401,7 +428,7 @@ def evaluate(v: View, budget_ms: float, rng: random.Random, start: float | None 
     counted = samples is not None
     while (n < samples) if samples is not None else (now() + slowest < deadline):
         hands, modes = deal(pub, rng, w)
-        row: list[int] = []
+        row: list[float] = []
         for c in reps:
             t0 = now()
             if not counted and t0 + slowest >= deadline:
@@ -449,10 +476,9 @@ def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | No
     # player's own choice, then to the lowest card.
     prefer = -1
     if prefer_card is not None:
-        pc = CARD_INDEX[prefer_card]
-        for i, c in enumerate(reps):
-            if c // 13 == pc // 13 and c <= pc and not pub.unseen & ABOVE[c] & BELOW[pc]:
-                prefer = i
+        rep = runs(pub, legal).get(CARD_INDEX[prefer_card], -1)
+        if rep in reps:
+            prefer = reps.index(rep)
     best = max(range(len(reps)), key=lambda i: (sums[i], i == prefer, -(reps[i] % 13)))
     return CODES[reps[best]]
 

@@ -56,8 +56,8 @@ from typing import Any
 from ..match import Match
 from ..types import View
 from . import choose, fast_play, model, reads_table
-from .cards import ABOVE, BELOW, CARD_INDEX, CODES
-from .montecarlo import Public, candidates, deal, make_scorer, play_out
+from .cards import CARD_INDEX, CODES
+from .montecarlo import Public, candidates, deal, make_scorer, play_out, runs
 from .play import current_winner
 from .sim import rollout, rollout_modes
 from .stylemodel import Weights
@@ -220,13 +220,11 @@ def _reading(v: View) -> Weights | None:
     return model.weights(v) if reads_table(v) else None
 
 
-def _run_of(pub: Public, reps: list[int], c: int) -> int:
-    """The candidate standing for card ``c`` (the lowest of its touching run)."""
-    best = -1
-    for i, r in enumerate(reps):
-        if r // 13 == c // 13 and r <= c and not pub.unseen & ABOVE[r] & BELOW[c]:
-            best = i
-    return best
+def _run_of(pub: Public, reps: list[int], c: int, legal: list[int]) -> int:
+    """The candidate standing for card ``c`` (the lowest of its touching run, as the
+    card player reads runs: ``montecarlo.runs``)."""
+    rep = runs(pub, legal).get(c, -1)
+    return reps.index(rep) if rep in reps else -1
 
 
 def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int, hi: int,
@@ -234,7 +232,7 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
     pub = Public(v)
     legal = [CARD_INDEX[a["card"]] for a in v["legal"] if a["type"] == "play"]
     reps = candidates(pub, legal)
-    ci = _run_of(pub, reps, CARD_INDEX[str(chosen["card"])])
+    ci = _run_of(pub, reps, CARD_INDEX[str(chosen["card"])], legal)
     if ci < 0:                                    # cannot happen: the card was legal
         reps.append(CARD_INDEX[str(chosen["card"])])
         ci = len(reps) - 1
@@ -246,9 +244,9 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
             keep = [i for i, c in enumerate(reps) if c // 13 == led or c // 13 != pub.trump]
             allowed = keep or allowed
     score = make_scorer(v)
-    rows: list[list[int]] = []
+    rows: list[list[float]] = []
     prefer_code = fast_play(v)
-    prefer = _run_of(pub, reps, CARD_INDEX[prefer_code])
+    prefer = _run_of(pub, reps, CARD_INDEX[prefer_code], legal)
 
     def best_of() -> int:
         sums = [sum(r[i] for r in rows) for i in range(len(reps))]
