@@ -84,6 +84,7 @@ async def test_the_events_and_a_board(request: pytest.FixtureRequest,
         compare(request, f"events-board-{name}", screen_text(app))
 
 
+@pytest.mark.slow          # a whole event played by computer players: the full suite's
 @pytest.mark.parametrize("size", EVENT_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("language,mode", LANGUAGES, ids=[lang for lang, _ in LANGUAGES])
 async def test_the_standings_and_a_board_compared(request: pytest.FixtureRequest,

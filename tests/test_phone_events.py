@@ -17,6 +17,9 @@ from textual.events import MouseScrollDown
 from tui.screens.events import ComparisonScreen, EventsScreen, StandingsScreen, listed_name
 from tui.screens.words import game_title
 
+# End to end through a session (a shaped link, Pilot scrolling): the full suite's.
+pytestmark = pytest.mark.slow
+
 SIZE = (40, 20)
 LANGUAGES = [("en", None), ("ar", "shaped")]
 

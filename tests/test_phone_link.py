@@ -22,6 +22,9 @@ from tui.screens import table as table_screen
 from tui.screens.table import TableScreen
 from tui.widgets.board import Board
 
+# End to end through a session (a shaped link, Pilot scrolling): the full suite's.
+pytestmark = pytest.mark.slow
+
 ECHO_FIRST_MAX = 400    # bytes before the echo's end: 50 ms at 64 kbit/s
 
 
