@@ -27,7 +27,7 @@ from engine.room.store import EventRow
 from ..i18n import N_, Speech
 from ..sentences import say
 from ..widgets.lines import KeyBar, Lines
-from .profile import RecordScreen, W
+from .record import RecordScreen, W
 from .seats import JoinCodeScreen
 from .table_draw import Shown, units
 from .words import Laid, block, columns, cut, dialog_width, game_title, pad, said_keys

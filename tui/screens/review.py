@@ -5,8 +5,8 @@ their expected points. Opened from the table (``v``, once a round has ended) and
 a replay (``v``: the round shown, ``tab`` another seat).
 
 Laid out for the window as the profile's screens are (the frame of
-``profile.RecordScreen``, not imported: the profile opens the replays, which open this
-screen): 80 columns at most; under 80×24 the compact layout, which fills the window.
+``record.RecordScreen``): 80 columns at most; under 80×24 the compact layout, which
+fills the window.
 Every line too long for it goes on under itself (nothing is cut), the decision shown
 is always whole, and the list of decisions around it has the rows that are left."""
 
@@ -14,45 +14,27 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
-from textual import events, getters
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import Screen
 
 from engine import replay
 from engine.room import RoomError
 
 from ..cards import RANKS, SUIT_ORDER
 from ..i18n import N_
-from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
-from .sizes import MIN_W, STD_H, STD_W
-from .words import block, lay, said_keys, too_small_text
-
-if TYPE_CHECKING:
-    from ..app import LammaApp
+from .record import RecordScreen
 
 MARK_WORDS = {"inaccuracy": N_("inaccuracy"), "mistake": N_("mistake"),
               "blunder": N_("blunder")}
 MARK_STYLE = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
-BLOCK_ROWS = 21         # the block's rows in the standard layout (lamma.tcss)
 Loader = Callable[[int], "asyncio.Future[dict[str, Any]]"]    # seat -> the review
 
 
-W = 80
-
-
-class ReviewScreen(TapLinesMixin, Screen[None]):
+class ReviewScreen(RecordScreen):
     """A title line, the review as one text block, the too-small notice, the keys
-    (the frame of the profile's screens)."""
-
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
-
-    AUTO_FOCUS = ""
+    (the record screens' frame)."""
 
     BINDINGS = [
         Binding("right", "step(1)", show=False, id="review.next"),
@@ -81,59 +63,8 @@ class ReviewScreen(TapLinesMixin, Screen[None]):
         self.error: str | None = None
         self.pos = 0
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="body"):
-            yield Line(id="record-title")
-            yield Block(id=self.BLOCK_ID, classes="record-block")
-        yield Line(id="too-small")
-        yield KeyBar(id="keys")
-
     def on_mount(self) -> None:
-        self.fetch()
-        self.draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        if self.is_mounted:
-            self.draw()
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def draw(self) -> None:
-        speech = self.app.speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
-        self.query_one("#keys", KeyBar).show(said_keys(speech, self.KEYS), speech)
-        self.paint()
-
-    def set_title(self, title: str, right: str) -> None:
-        speech = self.app.speech
-        self.query_one("#record-title", Line).set(
-            lay(speech, title_bar(speech._(title), right), self.width))
-
-    def set_block(self, lines: list[Text]) -> None:
-        """The block's lines (reading order, each within the width: ``fold``)."""
-        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, lines,
-                                                             self.width))
-
-    @property
-    def width(self) -> int:
-        """The columns the block is laid out for: the window's, 80 at most."""
-        return max(MIN_W, min(W, self.app.size.width))
-
-    @property
-    def compact(self) -> bool:
-        size = self.app.size
-        return size.width < STD_W or size.height < STD_H
-
-    @property
-    def block_rows(self) -> int:
-        """The block's rows: 21 in the standard layout; in the compact one the window's
-        less the title, the block's margin and the keys (one row or more)."""
-        if not self.compact:
-            return BLOCK_ROWS
-        width, height = self.app.size
-        keys = len(self.query_one("#keys", KeyBar).rows(width))
-        return max(3, height - 2 - keys)
+        self.fetch()                # then the frame's on_mount draws
 
     def fetch(self) -> None:
         self.review, self.error, self.pos = None, None, 0
@@ -191,7 +122,7 @@ class ReviewScreen(TapLinesMixin, Screen[None]):
         self.set_title(N_("Review"), _("round {round}").format(round=self.round_no)
                        + " · " + who)
         if self.error is not None:
-            self.set_block(self.fold([Text(""), Text(" " + self.error, style="bold")]))
+            self.set_block([Text(""), Text(" " + self.error, style="bold")])
             return
         if self.review is None:
             self.set_block([Text(""), Text(" " + _("Working out the review…"), style="dim")])
