@@ -135,8 +135,11 @@ class JsonSession(Session):
         self.send(self._joined(table, seat))
 
     def _joined(self, table: Table, seat: int) -> dict:
-        """``joined``, with an event's and board's number at an event's board."""
+        """``joined``: ``"practice": true`` at a practice table (hints there), an
+        event's and board's number at an event's board."""
         reply: dict = {"type": "joined", "table": table.id, "seat": seat}
+        if table.practice:
+            reply["practice"] = True
         if table.event is not None:
             reply["event"] = table.event.event
             reply["board"] = table.event.board
@@ -339,11 +342,9 @@ class JsonSession(Session):
         except RoomError:
             self.registry.gc_table(table)
             raise
-        reply: dict = {"type": "joined", "table": table.id, "seat": seat}
+        reply = self._joined(table, seat)
         if table.code:
             reply["code"] = table.code
-        if table.practice:
-            reply["practice"] = True
         self.send(reply)
         if computer:
             table.fill_with_bots(self, computer, level)   # may start the match: views follow
@@ -367,7 +368,7 @@ class JsonSession(Session):
         if self.seat != seat:
             return      # asked of the table's driver on another process: "joined" (and
                         # the seat's view) when it gives the seat (seat_granted)
-        self.send({"type": "joined", "table": table.id, "seat": seat})
+        self.send(self._joined(table, seat))
         self.push_view()
 
     def op_watch(self, msg: dict) -> None:

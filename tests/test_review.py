@@ -194,6 +194,32 @@ async def test_hints_at_a_practice_table_and_nowhere_else(lamma_server):
     await ali.close()
 
 
+async def test_joining_a_practice_table_says_it_is_one(lamma_server):
+    """``joined`` says ``"practice": true`` to whoever sits at a practice table, not only
+    to its maker: the hints are theirs too (docs/protocol.md)."""
+    srv = lamma_server
+    ali, bea, cem = [await srv.json_client(n) for n in ("ali", "bea", "cem")]
+    try:
+        ali.send({"op": "create", "game": "estimation", "computer": [1, 2], "level": "easy",
+                  "practice": True})
+        made = await ali.expect("joined")
+        bea.send({"op": "join", "table": made["table"], "seat": 3})
+        joined = await bea.expect("joined")
+        assert joined["table"] == made["table"] and joined["seat"] == 3
+        assert joined.get("practice") is True
+        cem.send({"op": "create", "game": "estimation", "computer": [1, 2], "level": "easy"})
+        counted = await cem.expect("joined")
+        assert "practice" not in counted
+        bea.send({"op": "leave"})
+        await bea.expect("left")
+        bea.send({"op": "join", "table": counted["table"], "seat": 3})
+        joined = await bea.expect("joined")
+        assert joined["table"] == counted["table"] and "practice" not in joined
+    finally:
+        for c in (ali, bea, cem):
+            await c.close()
+
+
 def played(game: str, seed: int, policy):
     """A match played until a round whose cards were played (a voided Tarneeb hand has
     none) has ended."""
