@@ -152,7 +152,7 @@ def test_round_summary_and_match_end_in_arabic(mode):
     frame = draw.draw_table(v, TableState(), f, Look(), now=0.0, speech=sp)
     assert_fits(frame)
     text = frame_text(frame)
-    assert said(sp, "انتهت البولة") in text and said(sp, "نقاط مستوى") in text
+    assert said(sp, "انتهت البولة") in text and said(sp, "نقاط المستوى") in text
     assert "30" in text and "★" in text
     assert said(sp, "ورقة النتائج") in frame.lines[14].plain
 
