@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import pyte
 import pytest
+from seated import seated
 from stacked import quick_policy
 from textual.geometry import Region
 
 from engine.room import Registry
-from engine.room import Session as Member
 from tui.app import LammaApp
 from tui.screens import table as table_screen
 from tui.screens.table import TableScreen
@@ -74,13 +74,7 @@ async def echoes(size: tuple[int, int]) -> tuple[list[list[str]], list[str], int
     out: list[list[str]] = []
     wrong: list[str] = []
     async with app.run_test(size=size) as pilot:
-        table = app.registry.create("estimation", 18)
-        table.seed = 5
-        members = {0: app.member, **{i: Member(f"p{i}", f"key:x:p{i}") for i in (1, 2, 3)}}
-        for i in range(4):
-            table.sit(members[i], i)
-        app.open_table()
-        await pilot.pause()
+        table, members = await seated(pilot, app)
         screen = app.screen
         assert isinstance(screen, TableScreen)
         board = screen.query_one(Board)
@@ -133,13 +127,7 @@ async def test_a_turn_at_40x20_moves_neither_the_hand_nor_the_first_row_of_keys(
     monkeypatch.setattr(table_screen, "TRICK_HOLD", 3600.0)
     app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali")
     async with app.run_test(size=(40, 20)) as pilot:
-        table = app.registry.create("estimation", 18)
-        table.seed = 5
-        members = {0: app.member, **{i: Member(f"p{i}", f"key:x:p{i}") for i in (1, 2, 3)}}
-        for i in range(4):
-            table.sit(members[i], i)
-        app.open_table()
-        await pilot.pause()
+        table, members = await seated(pilot, app)
         screen = app.screen
         assert isinstance(screen, TableScreen)
         board = screen.query_one(Board)

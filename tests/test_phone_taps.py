@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from seated import seated
 from stacked import act_until as drive
 from stacked import quick_policy as first_legal
 
@@ -53,16 +54,6 @@ def cell(app: LammaApp, pattern: str, below: int = 0) -> tuple[int, int]:
             return m.start(1) if m.groups() else m.start(), y
     raise AssertionError(f"{pattern!r} not shown:\n" + "\n".join(shown(app)))
 
-
-async def seated(pilot, app):
-    table = app.registry.create("estimation", 18)
-    table.seed = 5
-    members = {0: app.member, **{i: Member(f"p{i}", f"key:x:p{i}") for i in (1, 2, 3)}}
-    for i in range(4):
-        table.sit(members[i], i)
-    app.open_table()
-    await pilot.pause()
-    return table, members
 
 
 async def redraw(pilot, app) -> TableScreen:

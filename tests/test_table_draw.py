@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from rich.style import Style
 from rich.text import Span, Text
+from seated import seated
 from stacked import play_to as drive
 from stacked import quick_policy as first_legal
 
@@ -543,13 +544,7 @@ async def test_table_facts_are_plain_data_from_the_room():
 async def test_a_click_on_a_drawn_card_chooses_it_and_a_second_click_plays_it(size):
     app = LammaApp(Registry(bot_pause=0.0, trick_pause=0.0), "ali", "key:x:ali")
     async with app.run_test(size=size) as pilot:
-        table = app.registry.create("estimation", 18)
-        table.seed = 5
-        members = {0: app.member, **{i: Member(f"p{i}", f"key:x:p{i}") for i in (1, 2, 3)}}
-        for i in range(4):
-            table.sit(members[i], i)
-        app.open_table()
-        await pilot.pause()
+        table, members = await seated(pilot, app)
         m = play_on(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "play"
                     and len(v["legal"]) > 1)
         await pilot.pause()

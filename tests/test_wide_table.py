@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from seated import seated
 from stacked import quick_policy
 from test_golden import screen_text
 
 from engine.room import Registry
-from engine.room import Session as Member
 from tui.app import LammaApp
 from tui.cards import Look
 from tui.screens import table as table_screen
@@ -25,16 +25,6 @@ def new_app(language: str = "en", mode: str | None = None) -> LammaApp:
     return LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
                     look=Look(language=language, text_mode=mode))
 
-
-async def seated(pilot, app: LammaApp):
-    table = app.registry.create("estimation", 18)
-    table.seed = 5
-    members = {0: app.member, **{i: Member(f"p{i}", f"key:x:p{i}") for i in (1, 2, 3)}}
-    for i in range(4):
-        table.sit(members[i], i)
-    app.open_table()
-    await pilot.pause()
-    return table, members
 
 
 async def through_a_round(pilot, app, table, members) -> None:
