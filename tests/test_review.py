@@ -423,6 +423,22 @@ def practice_table(app, game: str = "estimation", length=13):
     return table, others
 
 
+def hints_held(monkeypatch, refuse_off_turn: bool = False) -> list[asyncio.Future]:
+    """The room's hints held back: each hint asked for is a future the test answers
+    (``set_result``), in the order asked; ``refuse_off_turn``: refused, as the room
+    does, when it is not seat 0's turn."""
+    asked: list[asyncio.Future] = []
+
+    def hint_for(table, member):
+        if refuse_off_turn and table.match.to_act != 0:
+            raise RoomError("A hint is for your own turn: it is not your turn.")
+        fut = asyncio.get_running_loop().create_future()
+        asked.append(fut)
+        return fut
+    monkeypatch.setattr(reviews, "hint_for", hint_for)
+    return asked
+
+
 async def until_ours(pilot, table, others, kinds=("dash", "bid", "pass", "declare", "play")):
     """The others move (their first legal action) until seat 0 may choose among several
     actions of ``kinds``."""
@@ -446,13 +462,7 @@ async def test_a_hint_goes_once_the_decision_it_was_for_has_passed(monkeypatch):
     from tui.app import LammaApp
     from tui.cards import Look
 
-    asked: list[asyncio.Future] = []
-
-    def hint_for(table, member):
-        fut = asyncio.get_running_loop().create_future()
-        asked.append(fut)
-        return fut
-    monkeypatch.setattr(reviews, "hint_for", hint_for)
+    asked = hints_held(monkeypatch)
     app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
                    look=Look(language="en", text_mode="logical"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -679,15 +689,7 @@ async def test_a_hint_stays_while_pending_and_a_refusal_goes_with_the_position(m
     from tui.cards import Look
     from tui.screens import table as table_screen
 
-    asked: list[asyncio.Future] = []
-
-    def hint_for(table, member):
-        if table.match.to_act != 0:
-            raise RoomError("A hint is for your own turn: it is not your turn.")
-        fut = asyncio.get_running_loop().create_future()
-        asked.append(fut)
-        return fut
-    monkeypatch.setattr(reviews, "hint_for", hint_for)
+    asked = hints_held(monkeypatch, refuse_off_turn=True)
     app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
                    look=Look(language="en", text_mode="logical"))
     async with app.run_test(size=(80, 24)) as pilot:
