@@ -461,6 +461,21 @@ async def rejoin(cluster: Cluster, name: str, process: str, table: str, seat: in
         return c
 
 
+async def rejoin_while_playing(cluster: Cluster, name: str, process: str, table: str,
+                               seat: int, since: float, playing: list[Client]) -> Client:
+    """``rejoin``, while the clients ``playing`` play on (their turns are taken as they
+    come: the table does not wait for whoever is away)."""
+    async def play_on() -> None:
+        await drive(playing, lambda: False, 3600, "playing on")
+    beside = asyncio.ensure_future(play_on())
+    try:
+        return await rejoin(cluster, name, process, table, seat, since)
+    finally:
+        beside.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beside
+
+
 async def test_one_room_across_processes(cluster):
     p1 = cluster.procs["p1"]
     clients: list[Client] = []
@@ -512,15 +527,7 @@ async def test_one_room_across_processes(cluster):
         killed = time.monotonic()
 
         # 6. alice comes back through p3 into her seat while bob plays on through p2.
-        async def bob_plays() -> None:
-            await drive([bob], lambda: False, 3600, "bob alone")
-        bob_alone = asyncio.ensure_future(bob_plays())
-        try:
-            back = await rejoin(cluster, "alice", "p3", table, 0, killed)
-        finally:
-            bob_alone.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await bob_alone
+        back = await rejoin_while_playing(cluster, "alice", "p3", table, 0, killed, [bob])
         clients.append(back)
         rejoined = time.monotonic() - killed
         if back.view is None:

@@ -24,8 +24,8 @@ import time
 
 import pytest
 from pg import throwaway_postgres, why_not
-from test_cluster import Cluster, Serve, drive, listed, rejoin
-from test_cluster_rooms import play, rooms, until  # noqa: F401  (rooms: a fixture)
+from test_cluster import Cluster, Serve, drive, listed, rejoin_while_playing
+from test_cluster_rooms import play, rooms, sits_from_the_lobby, until  # noqa: F401  (rooms: a fixture)
 
 from engine.bots.review import review_record
 from engine.room import reviews
@@ -165,15 +165,7 @@ async def test_reviews_and_hints_for_a_member_attached_through_another_process(t
         two.procs["p1"].kill()
         killed = time.monotonic()
 
-        async def bob_plays() -> None:
-            await drive([bob], lambda: False, 3600, "bob alone")
-        alone = asyncio.ensure_future(bob_plays())
-        try:
-            alice = await rejoin(two, "alice", "p2", table, 0, killed)
-        finally:
-            alone.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await alone
+        alice = await rejoin_while_playing(two, "alice", "p2", table, 0, killed, [bob])
         clients.append(alice)
         row = await listed(bob, table)
         assert row.get("practice") is True, row
@@ -207,13 +199,7 @@ async def test_a_terminal_elsewhere_gets_its_hint_and_its_review(rooms, monkeypa
     tid = (await alice.expect("joined"))["table"]
     bob = await p2.pty_client("bob", size=(100, 30))
     try:
-        await bob.wait_for("card room")
-        for _ in range(300):
-            if "alice" in bob.text():
-                break
-            await asyncio.sleep(0.02)
-        bob.press("enter")                       # sit at the selected (only) table
-        await bob.wait_for("Bot-3", timeout=10)
+        await sits_from_the_lobby(bob, "alice")
         member = next(m for m in p2.room.online.values() if m.name == "bob")
         await until(lambda: member.seat == 1, what="bob seated through p2")
         table = member.table

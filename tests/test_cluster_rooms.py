@@ -194,6 +194,18 @@ async def test_a_second_login_anywhere_closes_the_first(rooms):
         await c.close()
 
 
+async def sits_from_the_lobby(term, maker: str) -> None:
+    """``term``'s lobby lists ``maker``'s table (the only one); enter sits there, and
+    the table screen shows a computer player."""
+    await term.wait_for("card room")
+    for _ in range(300):
+        if maker in term.text():
+            break
+        await asyncio.sleep(0.02)
+    term.press("enter")                       # sit at the selected (only) table
+    await term.wait_for("Bot-3", timeout=10)
+
+
 async def test_a_terminal_on_another_process_sits_plays_and_chats_at_the_table(rooms):
     """The card room's screens know nothing of processes: bob's terminal on p2 sits at
     alice's table (driven by p1) from the lobby, sees his hand and her chat, and his
@@ -202,13 +214,7 @@ async def test_a_terminal_on_another_process_sits_plays_and_chats_at_the_table(r
     alice, tid = await made(p1, "alice", [2, 3])
     bob = await p2.pty_client("bob", size=(100, 30))
     try:
-        await bob.wait_for("card room")
-        for _ in range(300):
-            if "alice" in bob.text():
-                break
-            await asyncio.sleep(0.02)
-        bob.press("enter")                       # sit at the selected (only) table
-        await bob.wait_for("Bot-3", timeout=10)
+        await sits_from_the_lobby(bob, "alice")
         await until(lambda: alice.view is not None and alice.view.get("phase") is not None,
                     what="the match starts")
         alice.send({"op": "chat", "text": "marhaba bob"})
