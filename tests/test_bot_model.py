@@ -194,3 +194,30 @@ def test_model_for_one_seat_is_the_weights_the_player_uses():
     assert own.weights["num"] == 1.0 and own.events == 0 and own.shift == 0.0
     with pytest.raises(ValueError):
         model.model_for(v, 4)
+
+
+def test_strong_declines_a_risky_dash_at_a_table_that_ducks():
+    """A dash hand with some danger in it (``dash_danger`` 1.0–1.3: under the limit, over
+    the one the table leaves): taken at a table of seats read as our own players,
+    declined once the other seats are read as under-declarers (they duck, and the dash
+    player is left the tricks) — and only because of the model (off, it is taken)."""
+    from engine.bots import bidding
+    from engine.bots.evaluate import best_suit, dash_danger
+    seen = 0
+    for seed in range(150):
+        for m, v in _match_views("estimation", 13, ["easy", "under", "under", "under"],
+                                 seed, 6):
+            if m.to_act != 0 or v["phase"] != "dash" or len(m.history) < 2:
+                continue
+            hand = bidding.mask(v["hand"])
+            if not (1.0 < dash_danger(hand) < 1.3 and best_suit(hand)[1] < 3.0):
+                continue
+            seen += 1
+            assert model.dash_risk(v) > 0.4                 # read as duckers by now
+            assert _decide(v, False)["take"] is True
+            assert _decide(v, True)["take"] is False
+            ours = [[1.0 if k == model.NUM else 0.0 for k in range(model.K)]] * 4
+            assert bidding.dash(v, hand, "strong", model.dash_risk(v, ours))["take"]
+        if seen >= 2:
+            break
+    assert seen >= 2

@@ -109,7 +109,8 @@ def choose(view: View, level: str = "strong", budget_ms: float = 100,
         if view["game"] == "tarneeb41":
             action = bidding.tarneeb_declare(view, hand, level, shift)
         elif phase == "dash":
-            action = bidding.dash(view, hand, level)
+            risk = model.dash_risk(view) if level == "strong" and reads else 0.0
+            action = bidding.dash(view, hand, level, risk)
         elif phase == "auction":
             action = bidding.auction(view, hand, level, shift)
         elif phase == "call":

@@ -66,12 +66,14 @@ def _aggression(v: View) -> float:
 
 # ---- Estimation -----------------------------------------------------------------
 
-def dash(v: View, hand: int, level: str) -> DashAction:
+def dash(v: View, hand: int, level: str, risk: float = 0.0) -> DashAction:
+    """``risk``: how much less danger a hand may hold at this table (``model.dash_risk``:
+    other seats that duck or play at random leave a dash player the tricks)."""
     d = dash_danger(hand)
     if level == "easy":
         take = d < 1.0
     else:
-        limit = 1.4 if v["game"] == "estimation-kotshina" else 1.5
+        limit = (1.4 if v["game"] == "estimation-kotshina" else 1.5) - risk
         # A dash wants a hand that would not make much of an ordinary declaration either.
         _, best = best_suit(hand)
         take = d < limit and best < 3.0

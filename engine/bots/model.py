@@ -272,6 +272,22 @@ def trick_shift(v: View, w: Weights | None = None) -> float:
     return total
 
 
+# ---- the dash offer ---------------------------------------------------------------
+# How much less danger (``evaluate.dash_danger``) ``strong`` accepts in a dash hand per
+# other seat of each style (``NAMES`` order): duckers and random players do not take
+# the tricks a dash player's middle cards would otherwise lose to them.
+DASH_RISK = (0.05, 0.0, 0.15, 0.0, 0.2, 0.0, 0.2)
+
+
+def dash_risk(v: View, w: Weights | None = None) -> float:
+    """The dash offer's limit lowered by the styles at the table (``DASH_RISK``)."""
+    if w is None:
+        w = weights(v)
+    seat = v["seat"]
+    return sum(sum(x * d for x, d in zip(w[s], DASH_RISK, strict=True))
+               for s in range(4) if s != seat)
+
+
 # ---- card play ---------------------------------------------------------------------
 
 def expected_points(v: View, budget_ms: float = 100, rng: random.Random | None = None,
