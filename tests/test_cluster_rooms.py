@@ -198,10 +198,7 @@ async def sits_from_the_lobby(term, maker: str) -> None:
     """``term``'s lobby lists ``maker``'s table (the only one); enter sits there, and
     the table screen shows a computer player."""
     await term.wait_for("card room")
-    for _ in range(300):
-        if maker in term.text():
-            break
-        await asyncio.sleep(0.02)
+    await term.wait_for(maker, timeout=30)    # the lobby lists the table
     term.press("enter")                       # sit at the selected (only) table
     await term.wait_for("Bot-3", timeout=10)
 
