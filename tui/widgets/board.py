@@ -308,7 +308,13 @@ def _blank_from(cells: Cells) -> int:
         return hit[1]
     chars, styles = cells
     end = len(chars)
-    while end and chars[end - 1] == " " and _looks_blank(styles[end - 1]):
+    same = None             # a style just seen to look blank (a row's end repeats one)
+    while end and chars[end - 1] == " ":
+        style = styles[end - 1]
+        if style is not same:
+            if not _looks_blank(style):
+                break
+            same = style
         end -= 1
     if len(_BLANK_FROM) >= _MEMO_MAX:
         del _BLANK_FROM[next(iter(_BLANK_FROM))]     # the oldest
