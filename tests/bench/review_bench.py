@@ -60,7 +60,8 @@ def same_card(v, a: str, b: str) -> bool:
     pub = Public(v)
     legal = [CARD_INDEX[x["card"]] for x in v["legal"]]
     reps = candidates(pub, legal)
-    return _run_of(pub, reps, CARD_INDEX[a]) == _run_of(pub, reps, CARD_INDEX[b])
+    return (_run_of(pub, reps, CARD_INDEX[a], legal)
+            == _run_of(pub, reps, CARD_INDEX[b], legal))
 
 
 def deeper(rec: dict, k: int, d: Decision) -> tuple[bool, float]:

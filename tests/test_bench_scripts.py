@@ -1,0 +1,36 @@
+"""The benchmark scripts still run (not timed: their figures are for the docs).
+
+Nothing else calls them, so a change to what they import breaks them silently:
+review_bench.py stopped with a TypeError when the review's ``_run_of`` took the
+legal cards (found re-measuring issue 29's figures). Each runs here on the smallest
+input that goes through its whole path and prints its summary."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+BENCH = Path(__file__).resolve().parent / "bench"
+
+
+def run(script: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, timeout=300, cwd=BENCH.parent.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def test_the_review_benchmark_reviews_a_round_and_compares_it():
+    out = run("review_bench.py", "--rounds", "1")
+    assert "rounds reviewed        1" in out, out
+    assert "agreement (all)" in out and "with four times the samples" in out, out
+
+
+def test_the_styles_benchmark_plays_a_duplicate_unit():
+    out = run("bots_styles.py", "--game", "estimation", "--styles", "greedy", "--units", "1",
+              "--rounds", "1", "--samples", "8", "--jobs", "1")
+    assert "| greedy | 1 (4) |" in out, out
