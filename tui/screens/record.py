@@ -82,7 +82,7 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     def fold(self, lines: list[Text]) -> list[Text]:
         """``lines`` as the block shows them: a line longer than the window (a phone)
         goes on under itself (``set_block`` does the same to what it is given)."""
-        from .table_compact import wrap
+        from .table_draw import wrap
         width = self.width
         return [part for line in lines for part in (
             wrap(line, width - 1) if line.cell_len > width and not isinstance(line, Laid)

@@ -129,13 +129,6 @@ class ReviewScreen(RecordScreen):
             return
         self.set_block(self.lines())
 
-    def fold(self, lines: list[Text]) -> list[Text]:
-        """Each line too long for the window goes on under itself (wrapped at spaces)."""
-        from .table_compact import wrap
-        room = self.width - 1
-        return [part for line in lines
-                for part in (wrap(line, room) if line.cell_len > room else [line])]
-
     def ev(self, x: float | None) -> str:
         return "—" if x is None else f"{x:+.1f}"
 
