@@ -220,10 +220,10 @@ def _reading(v: View) -> Weights | None:
     return model.weights(v) if reads_table(v) else None
 
 
-def _run_of(pub: Public, reps: list[int], c: int, legal: list[int]) -> int:
-    """The candidate standing for card ``c`` (the lowest of its touching run, as the
-    card player reads runs: ``montecarlo.runs``)."""
-    rep = runs(pub, legal).get(c, -1)
+def _run_of(run: dict[int, int], reps: list[int], c: int) -> int:
+    """The candidate standing for card ``c``: the lowest of its touching run, as the
+    card player reads runs (``run``: ``montecarlo.runs`` of the legal cards)."""
+    rep = run.get(c, -1)
     return reps.index(rep) if rep in reps else -1
 
 
@@ -232,7 +232,8 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
     pub = Public(v)
     legal = [CARD_INDEX[a["card"]] for a in v["legal"] if a["type"] == "play"]
     reps = candidates(pub, legal)
-    ci = _run_of(pub, reps, CARD_INDEX[str(chosen["card"])], legal)
+    run = runs(pub, legal)
+    ci = _run_of(run, reps, CARD_INDEX[str(chosen["card"])])
     if ci < 0:                                    # cannot happen: the card was legal
         reps.append(CARD_INDEX[str(chosen["card"])])
         ci = len(reps) - 1
@@ -246,7 +247,7 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
     score = make_scorer(v)
     rows: list[list[float]] = []
     prefer_code = fast_play(v)
-    prefer = _run_of(pub, reps, CARD_INDEX[prefer_code], legal)
+    prefer = _run_of(run, reps, CARD_INDEX[prefer_code])
 
     def best_of() -> int:
         sums = [sum(r[i] for r in rows) for i in range(len(reps))]

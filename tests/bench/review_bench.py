@@ -32,7 +32,7 @@ import time
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2]))
 
 from engine import bots, new_match, replay
-from engine.bots.montecarlo import Public, candidates
+from engine.bots.montecarlo import Public, candidates, runs
 from engine.bots.review import (
     Decision,
     _card_decision,
@@ -60,8 +60,8 @@ def same_card(v, a: str, b: str) -> bool:
     pub = Public(v)
     legal = [CARD_INDEX[x["card"]] for x in v["legal"]]
     reps = candidates(pub, legal)
-    return (_run_of(pub, reps, CARD_INDEX[a], legal)
-            == _run_of(pub, reps, CARD_INDEX[b], legal))
+    run = runs(pub, legal)
+    return _run_of(run, reps, CARD_INDEX[a]) == _run_of(run, reps, CARD_INDEX[b])
 
 
 def deeper(rec: dict, k: int, d: Decision) -> tuple[bool, float]:
