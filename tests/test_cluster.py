@@ -246,16 +246,22 @@ class Client:
             if match(msg):
                 return msg
 
-    async def ask(self, obj: dict, mtype: str, timeout: float = 10.0) -> dict:
+    async def ask(self, obj: dict, mtype: str, timeout: float = 10.0,
+                  about: tuple[str, ...] | None = None) -> dict:
+        """``obj``'s answer: a message of ``mtype``, or an error. An error carries no
+        request of its own, and older requests' may still be queued (a player's moves
+        refused while a table was taken over, one per view): with ``about``, only an
+        error whose message says one of those words is taken (``()``: none, for a
+        request that is never refused)."""
         self.send(obj)
-        return await self.expect(lambda m: m.get("type") in (mtype, "error"), timeout, mtype)
 
-    async def expect_reply(self, obj: dict, mtype: str, timeout: float = 10.0) -> dict:
-        """``obj``'s reply of ``mtype`` — for a request that is never refused: the errors
-        on the way are older requests' (a player's moves refused while a table was taken
-        over, one per view, may still be queued), not its answer."""
-        self.send(obj)
-        return await self.expect(lambda m: m.get("type") == mtype, timeout, mtype)
+        def answer(m: dict) -> bool:
+            if m.get("type") == mtype:
+                return True
+            if m.get("type") != "error":
+                return False
+            return about is None or any(w in m.get("message", "") for w in about)
+        return await self.expect(answer, timeout, mtype)
 
     def act_if_my_turn(self) -> None:
         v = self.view
@@ -432,7 +438,7 @@ async def listed(c: Client, table: str, timeout: float = 5.0) -> dict:
     """The row of ``table`` in ``c``'s process's lobby, asking until it is there."""
     deadline = time.monotonic() + timeout
     while True:
-        reply = await c.expect_reply({"op": "tables"}, "tables")
+        reply = await c.ask({"op": "tables"}, "tables", about=())
         rows = [r for r in reply.get("tables", []) if r.get("id") == table]
         if rows:
             return rows[0]

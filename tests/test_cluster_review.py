@@ -80,26 +80,17 @@ async def until_choice(c, seat: int, others, timeout: float, what: str) -> None:
     await drive(others, ready, timeout, what)
 
 
-# A refusal's words by request: the errors queued before an answer may be older
-# requests' (a move refused while a table is taken over says "It is not your turn."),
-# so an error is taken as this request's answer only if it speaks of what was asked.
-OWN_WORDS = {"hint": ("A hint", "Hints"), "review": ("review", "Round ")}
-
-
-async def ask_own(c, obj: dict, mtype: str, timeout: float = 10.0) -> dict:
-    """``obj``'s answer: a message of ``mtype``, or an error about it (``OWN_WORDS``)."""
-    words = OWN_WORDS[mtype]
-    c.send(obj)
-    return await c.expect(lambda m: m.get("type") == mtype or (
-        m.get("type") == "error" and any(w in m.get("message", "") for w in words)),
-        timeout, mtype)
+# A refusal's own words (``Client.ask``'s ``about``): a move refused during the
+# takeover says "It is not your turn." too, and may still be queued.
+HINT_WORDS = ("A hint", "Hints")
+REVIEW_WORDS = ("review", "Round ")
 
 
 async def hint_on_turn(c) -> dict:
     """``c``'s hint on its turn (its view says so), as ``c``'s process gives it."""
     assert has_choice(c, c.view["seat"]), c.view
     legal = c.view["legal"]
-    got = await ask_own(c, {"op": "hint"}, "hint", timeout=60)
+    got = await c.ask({"op": "hint"}, "hint", timeout=60, about=HINT_WORDS)
     assert got["type"] == "hint", got
     assert got["action"] in legal, (got, legal)
     if got["next_best"] is not None:
@@ -150,17 +141,18 @@ async def test_reviews_and_hints_for_a_member_attached_through_another_process(t
         await hint_on_turn(bob)
         # alice's turn, not bob's: refused.
         await until_choice(alice, 0, [bob], 30, "alice's turn")
-        refused = await ask_own(bob, {"op": "hint"}, "hint", timeout=30)
+        refused = await bob.ask({"op": "hint"}, "hint", timeout=30, about=HINT_WORDS)
         assert refused["type"] == "error", refused
         assert refused["message"].startswith("A hint is for your own turn"), refused
 
         # Round 1 over: bob's review of it through p2; round 2's refused.
         await drive([alice, bob], lambda: bool(bob.view and bob.view["history"]), 120,
                     "round 1")
-        early = await ask_own(bob, {"op": "review", "table": table, "round": 2}, "review")
+        early = await bob.ask({"op": "review", "table": table, "round": 2}, "review",
+                            about=REVIEW_WORDS)
         assert early["type"] == "error" and "has not ended" in early["message"], early
-        got = await ask_own(bob, {"op": "review", "table": table, "round": 1}, "review",
-                            timeout=120)
+        got = await bob.ask({"op": "review", "table": table, "round": 1}, "review",
+                            timeout=120, about=REVIEW_WORDS)
         assert got["type"] == "review" and got["seat"] == 1, got
         assert got["decisions"], got
         mid, settings, record = stored_match(two, table)
@@ -191,8 +183,8 @@ async def test_reviews_and_hints_for_a_member_attached_through_another_process(t
         await until_choice(alice, 0, [bob], 60, "alice's turn after it")
         await hint_on_turn(alice)
         # Round 1's review for bob now comes from p2's own table: read back, the same.
-        again = await ask_own(bob, {"op": "review", "table": table, "round": 1}, "review",
-                              timeout=60)
+        again = await bob.ask({"op": "review", "table": table, "round": 1}, "review",
+                              timeout=60, about=REVIEW_WORDS)
         assert again == got
     except BaseException:
         for p in two.procs.values():
