@@ -176,6 +176,10 @@ def test_trick_shift_reads_the_styles():
     assert at("num") == 0.0
     assert at("greedy") < -0.1 and at("over") < -0.1
     assert at("under") > 0.1 and at("cautious") > 0.1
+    # A random table leaves strong tricks it cannot shed: the shift set over the fitted
+    # table (``SHIFT_SET``), not the fitted one.
+    assert abs(at("random") - 3 * model.SHIFT_SET["random"]) < 1e-9
+    assert at("random") > at("under")
 
 
 def test_model_for_one_seat_is_the_weights_the_player_uses():
