@@ -121,8 +121,18 @@ def est_unit(args):
             "mult": [h.get("multiplier", 1) for h in hist],
             "bk": [h["breakdown"][seat] for h in hist], "bbk": [h["breakdown"][seat] for h in base],
             "times": times,
+            # The match (the calculator's five rounds are all of it, K-15): did the seat
+            # finish on top (a shared top counts), and by how much over the best other.
+            "top": _lead(hist, seat) >= 0, "btop": _lead(base, seat) >= 0,
+            "lead": _lead(hist, seat), "blead": _lead(base, seat),
         })
     return {"style": style, "seed": seed, "seats": out}
+
+
+def _lead(hist, seat):
+    """The seat's total over the played rounds less the best other seat's."""
+    tot = [sum(h["scores"][s] for h in hist) for s in range(4)]
+    return tot[seat] - max(t for s, t in enumerate(tot) if s != seat)
 
 
 def tar_match(seed, names, budget, tested_seats):
@@ -230,6 +240,26 @@ def report(units, game, label=""):
         print(f"| {style} | {len(us)} ({len(sr)}) | {d[0]:+.2f} ± {d[1]:.2f} | "
               f"{statistics.fmean(sr):+.2f} | {statistics.fmean(br):+.2f} | "
               f"{made[0]:.1f} ± {made[1]:.1f} % / {bmade[0]:.1f} % | {over:+.2f} | {tm} |")
+    if game != "estimation-kotshina":
+        return
+    # The calculator's unit is a whole match: who finished on top (K-15) says more than
+    # points, which a Sa'ayda (K-14) doubles for the whole table.
+    print("\n| opponents | matches | tested on top % | easy on top % | "
+          "difference (pts of %) | lead over the best other seat: tested − easy |")
+    print("|---|---|---|---|---|---|")
+    for style in order:
+        rows = [r for u in by[style] for r in u["seats"] if "top" in r]
+        if not rows:
+            continue
+        w = prop([r["top"] for r in rows])
+        b = prop([r["btop"] for r in rows])
+        per = [statistics.fmean(100 * (r["top"] - r["btop"]) for r in u["seats"])
+               for u in by[style] if "top" in u["seats"][0]]
+        d = mean_ci(per)
+        lead = mean_ci([statistics.fmean(r["lead"] - r["blead"] for r in u["seats"])
+                        for u in by[style] if "top" in u["seats"][0]])
+        print(f"| {style} | {len(rows)} | {w[0]:.1f} ± {w[1]:.1f} | {b[0]:.1f} ± {b[1]:.1f} | "
+              f"{d[0]:+.1f} ± {d[1]:.1f} | {lead[0]:+.1f} ± {lead[1]:.1f} |")
 
 
 def compare(after, before):
