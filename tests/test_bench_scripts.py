@@ -38,6 +38,7 @@ def test_the_styles_benchmark_plays_a_duplicate_unit():
 
 def test_the_calculator_benchmark_says_who_finished_on_top():
     out = run("bots_styles.py", "--game", "estimation-kotshina", "--styles", "over",
-              "--units", "1", "--rounds", "1", "--samples", "8", "--jobs", "1")
+              "--units", "1", "--rounds", "1", "--samples", "8", "--jobs", "1", "--oracle")
+    assert "strong (oracle) at 8 samples" in out, out
     assert "| over | 1 (4) |" in out, out
     assert "tested on top %" in out and "| over | 4 |" in out, out

@@ -294,10 +294,42 @@ def compare(after, before):
         print(f"| {game} | {style} | {d[2]} | {d[0]:+.2f} ± {d[1]:.2f} |")
 
 
-def _init(plain: bool, samples: int | None = None) -> None:
+def _init(plain: bool, samples: int | None = None, oracle: bool = False) -> None:
     if plain:
         bots.READ_TABLE = False
     bots.SAMPLES = samples
+    if oracle:
+        _see_every_card()
+
+
+def _see_every_card() -> None:
+    """A bound, not a player: ``strong``'s Monte Carlo deals are replaced by the true
+    one (the match whose view was taken last), so it plays its cards seeing every hand;
+    its declarations and everything else are unchanged. Benchmark only."""
+    from engine import match as em
+    from engine.bots import montecarlo as mc
+    from engine.bots.cards import CARD_INDEX
+    from engine.cards import sorted_codes
+
+    last: dict[str, object] = {}
+
+    def wrap(cls):
+        orig = cls.view
+
+        def view(self, seat):
+            last["match"] = self
+            return orig(self, seat)
+        cls.view = view
+
+    for cls in (em.Match, em.EstimationMatch, em.TarneebMatch):
+        wrap(cls)
+
+    def true_deal(pub, rng, k=0, styles=None):
+        m = last["match"]
+        return [sum(1 << CARD_INDEX[c] for c in sorted_codes(m.hands[s])) for s in range(4)]
+
+    mc.sample_fit = true_deal
+    mc.sample = true_deal
 
 
 def main():
@@ -315,6 +347,9 @@ def main():
     ap.add_argument("--plain", action="store_true",
                     help="strong without the opponent model (bots.READ_TABLE off: as before "
                          "issue 31), the before of a before/after pair run in the same minutes")
+    ap.add_argument("--oracle", action="store_true",
+                    help="strong plays its cards seeing every hand (its samples are the "
+                         "true deal): how far card play alone could go, a bound")
     ap.add_argument("--samples", type=int, default=None,
                     help="strong's card play by a fixed number of Monte Carlo samples a "
                          "decision (bots.SAMPLES; the budget is then not looked at): the "
@@ -347,7 +382,7 @@ def main():
                 report(us, game, f"{game}: {len(us)} units from {len(a.report)} file(s)")
         return
     game = a.game
-    _init(a.plain, a.samples)
+    _init(a.plain, a.samples, a.oracle)
     rounds = a.rounds or (5 if game == "estimation-kotshina" else 4)
     names = a.styles.split(",") if a.styles else list(
         TAR_STYLES if game == "tarneeb41" else EST_STYLES)
@@ -364,13 +399,16 @@ def main():
     dump = open(a.dump, "a") if a.dump else None
     t0 = time.time()
     at = f"{a.samples} samples" if a.samples else f"{a.budget:g} ms"
-    print(f"{game}: {a.level}{' (plain)' if a.plain else ''} at {at}, seed {a.seed}, units {a.first}.."
+    who = a.level + (" (plain)" if a.plain else "") + (" (oracle)" if a.oracle else "")
+    print(f"{game}: {who} at {at}, seed {a.seed}, units {a.first}.."
           f"{a.first + a.units - 1}, {len(jobs)} jobs, {a.jobs} process(es)", flush=True)
     units = []
 
     def take(u):
         u["game"] = game
         u["samples"] = a.samples
+        if a.oracle:
+            u["oracle"] = True
         units.append(u)
         if dump is not None:
             dump.write(json.dumps(u) + "\n")
@@ -379,7 +417,8 @@ def main():
             print(f"  … {len(units)}/{len(jobs)} units, {time.time() - t0:.0f} s", flush=True)
 
     if a.jobs > 1:
-        with Pool(a.jobs, initializer=_init, initargs=(a.plain, a.samples)) as pool:
+        with Pool(a.jobs, initializer=_init,
+                  initargs=(a.plain, a.samples, a.oracle)) as pool:
             for u in pool.imap(fn, jobs):
                 take(u)
                 if a.minutes and time.time() - t0 > 60 * a.minutes:
@@ -391,7 +430,7 @@ def main():
                 print("  time is up", flush=True)
                 break
             take(fn(job))
-    report(units, game, f"{game}, {a.level}{' (plain)' if a.plain else ''} at {at}: {len(units)} units "
+    report(units, game, f"{game}, {who} at {at}: {len(units)} units "
            f"({time.time() - t0:.0f} s)")
 
 
