@@ -500,7 +500,7 @@ async def test_what_the_room_says_is_said_again_in_arabic():
     """The room's words are ``Said``: English, with the template and parameters they
     were made from, said again in the player's language (a marked word inside, too)."""
     ar = Speech("ar")
-    assert say(ar, _muted(7200)) == "منعك أحد المشرفين من الدردشة لمدة 2 ساعة."
+    assert say(ar, _muted(7200)) == "منعك أحد المشرفين من الدردشة؛ المدة بالساعات: 2."
     closed = Said(N_("An operator closed your session ({reason})."),
                   reason=N_("no reason given"))
     assert say(ar, closed) == "أغلق أحد المشرفين جلستك (بلا سبب مذكور)."
