@@ -108,6 +108,7 @@ def est_unit(args):
                                budget, seed, {seat})
         base, _ = play_est(game, length, rounds, deals, _table(style, seat, "easy"),
                            budget, seed, set())
+        lead, blead = _lead(hist, seat), _lead(base, seat)
         out.append({
             "seat": seat,
             "s": [h["scores"][seat] for h in hist], "b": [h["scores"][seat] for h in base],
@@ -123,8 +124,7 @@ def est_unit(args):
             "times": times,
             # The match (the calculator's five rounds are all of it, K-15): did the seat
             # finish on top (a shared top counts), and by how much over the best other.
-            "top": _lead(hist, seat) >= 0, "btop": _lead(base, seat) >= 0,
-            "lead": _lead(hist, seat), "blead": _lead(base, seat),
+            "top": lead >= 0, "btop": blead >= 0, "lead": lead, "blead": blead,
         })
     return {"style": style, "seed": seed, "seats": out}
 
