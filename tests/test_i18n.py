@@ -104,6 +104,38 @@ def test_translations_keep_their_placeholders():
     assert not wrong, "\n".join(wrong)
 
 
+# Messages that carry a number the code does not fix (a duration, a configured limit,
+# a length) and that _ translates, not ngettext: an Arabic noun after a number changes
+# with the number (3-10 plural, 11-99 singular accusative, 100 and up genitive), so
+# their Arabic says the number last, after a colon or in brackets, never before a noun.
+ANY_NUMBER = (
+    "An operator has muted you for {minutes} more minute(s).",
+    "An operator has muted you for {n} min.",
+    "An operator has muted you for {n} h.",
+    "An operator has muted you for {n} d.",
+    "Your key already has {n} names; connect under one of them.",
+    "Your key has {n} connections open here already; close one first.",
+    "At most {n} sessions at once on one connection.",
+    "At most {n} combining marks on one letter of a name.",
+    "At most {n} combining accents in a name.",
+    "You ignore {n} names already; /unignore one first.",
+    "Paste cut to {n} characters.",
+    "… and {n} others",
+    "… and {n} other scores",
+)
+
+
+def test_a_number_the_code_does_not_fix_is_not_followed_by_a_noun():
+    by_id = {m.id: m.string for m in arabic_catalog() if isinstance(m.id, str)}
+    wrong = []
+    for msgid in ANY_NUMBER:
+        ar = by_id[msgid]
+        for name in placeholders(msgid):
+            if re.search(r"\{" + name + r"\}\s*[\u0621-\u064a]", ar):
+                wrong.append(f"{msgid!r} -> {ar!r}")
+    assert not wrong, "\n".join(wrong)
+
+
 def test_the_catalogue_keeps_no_message_the_code_no_longer_says():
     said = marked_messages()
     stale = [m.id for m in arabic_catalog()

@@ -174,7 +174,7 @@ async def test_an_empty_lobby_and_its_notices_in_arabic(mode):
             screen, "#lobby-status")[0]
         app.post_message(InputLimited(PASTE_CUT, n=4096))
         await pilot.pause()
-        assert said(mode, "قُصّ النص الملصوق (بقي منه 4096 حرف).") in lines_of(
+        assert said(mode, "قُصّ النص الملصوق؛ طول ما بقي منه 4096.") in lines_of(
             screen, "#lobby-status")[0]
         app.member.notice(Said(N_("Announcement: {text}"), text="Back in ten minutes"))
         await pilot.pause()
