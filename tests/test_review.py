@@ -596,6 +596,43 @@ def test_bids_and_declarations_are_weighed_with_the_strong_players_model(monkeyp
     assert plain["greedy"] == plain["random"], plain
 
 
+def test_the_seats_still_to_declare_declare_by_the_style_drawn_for_them():
+    """In a review's sample the others' declarations still to come are made by the
+    styles drawn for them, not by the strong player whatever was drawn: where every
+    other seat is drawn as an over-declarer, they declare as ``styles.over`` does."""
+    from engine.bots import review as rv
+    from engine.bots.styles import STYLES
+    for s in range(5, 45):
+        m = played("estimation", s, lambda v, rng: bots.choose(v, "normal", rng=rng))
+        rec = m.to_dict()
+        i = next((k for k, (seat, a) in enumerate(rec["log"]) if seat == 0
+                  and a["type"] == "declare"), None)
+        if i is None:
+            continue                     # seat 0 called: its number was its bid
+        before = replay({**rec, "log": rec["log"][:i]})
+        if replay({**rec, "log": rec["log"][:i + 1]}).phase == "declare":
+            break
+    else:
+        raise AssertionError("no round where others declare after seat 0")
+    chosen = rec["log"][i][1]
+
+    def later(names):
+        t = rv._clone(before)
+        t.apply(0, dict(chosen))
+        rv._score_from_play(t, 0, len(before.history), None, random.Random(1), names)
+        return list(t.declarations)
+
+    by_hand = rv._clone(before)
+    by_hand.apply(0, dict(chosen))
+    rng = random.Random(1)
+    while by_hand.phase != "play":
+        seat = by_hand.to_act
+        by_hand.apply(seat, STYLES["over"](by_hand.view(seat), rng))
+    drawn = later(["num", "over", "over", "over"])
+    assert drawn == list(by_hand.declarations)
+    assert drawn != later(None)          # the strong player would have declared otherwise
+
+
 @pytest.mark.parametrize("size", [(40, 20), (50, 32), (60, 20), (80, 24)],
                          ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("language", ["en", "ar"])

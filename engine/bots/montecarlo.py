@@ -351,12 +351,22 @@ def deal(pub: Public, rng: random.Random, w: Weights | None = None
     ``model.weights``; not all our own kind), a style drawn for every other seat: its
     declarations weigh the deal (``fit_weight``) and it plays the rollout by its policy
     (the modes, ``sim.rollout_modes``); ``None`` modes: every seat plays as we do."""
+    hands, modes, _ = deal_styles(pub, rng, w)
+    return hands, modes
+
+
+def deal_styles(pub: Public, rng: random.Random, w: Weights | None = None
+                ) -> tuple[list[int], list[int] | None, list[str] | None]:
+    """``deal``, and the name of the style drawn for every seat (``stylemodel.NAMES``;
+    the seat's own: ``num``), for what is still to bid (the review)."""
     if w is None or is_plain(w):
-        return sample_fit(pub, rng), None
+        return sample_fit(pub, rng), None, None
     st = [models(pub.game)[k] for k in draw(w, rng)]
     modes = [x.mode for x in st]
     modes[pub.seat] = M_NUM
-    return sample_fit(pub, rng, styles=st), modes
+    names = [x.name for x in st]
+    names[pub.seat] = "num"
+    return sample_fit(pub, rng, styles=st), modes, names
 
 
 # The rollouts play the seat's own later cards by the fast player, which takes tricks
@@ -483,5 +493,5 @@ def choose_card(v: View, budget_ms: float, rng: random.Random, start: float | No
     return CODES[reps[best]]
 
 
-__all__ = ["Public", "candidates", "choose_card", "evaluate", "fit_weight", "make_scorer",
-           "runs", "sample", "sample_fit"]
+__all__ = ["Public", "candidates", "choose_card", "deal_styles", "evaluate", "fit_weight",
+           "make_scorer", "runs", "sample", "sample_fit"]

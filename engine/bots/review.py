@@ -22,10 +22,11 @@ soft evidence). Nothing here reads another seat's hand.
 - Any other decision (dash, bid, With, pass, call, declaration): the strong player's
   bidding choice (``bots.choose``) and up to ``NEIGHBOURS`` legal actions next to it
   (and the chosen one) are each applied to a copy of the table on each sample; the
-  other seats go on with the strong player's bidding until the cards are played, then
-  the round is rolled out and scored as above — with the same model of the others as
-  a card: where the strong player reads the table each sample draws every other
-  seat's style, which weighs the deal and plays its cards. The suggestion is the best
+  other seats go on bidding until the cards are played, then the round is rolled out
+  and scored as above — with the same model of the others as a card: where the strong
+  player reads the table each sample draws every other seat's style, which weighs the
+  deal, makes that seat's bids and declarations still to come (``styles.STYLES``; our
+  own kind: the strong player's bidding) and plays its cards. The suggestion is the best
   of them (ties: the strong player's own choice) — what the hint at a practice table
   says too, from the same samples' method.
 
@@ -57,10 +58,11 @@ from ..match import Match
 from ..types import View
 from . import choose, fast_play, model, reads_table
 from .cards import CARD_INDEX, CODES
-from .montecarlo import Public, candidates, deal, make_scorer, play_out, runs
+from .montecarlo import Public, candidates, deal, deal_styles, make_scorer, play_out, runs
 from .play import current_winner
 from .sim import rollout, rollout_modes
 from .stylemodel import Weights
+from .styles import STYLES
 
 # Points lost from which a decision is marked (the largest that applies).
 MARKS: tuple[tuple[float, str], ...] = ((10.0, "blunder"), (5.0, "mistake"),
@@ -153,15 +155,23 @@ def _clone(m: Match) -> Match:
 
 
 def _score_from_play(m: Match, seat: int, rounds_done: int, modes: list[int] | None = None,
-                     rng: random.Random | None = None) -> tuple[int, int]:
-    """Bid the rest with the strong player, roll the cards out with the fast one (each
-    seat by its style's policy where ``modes`` are given: ``sim.rollout_modes``):
-    (points for ``seat``, tricks it took). ``m`` is a clone, changed here."""
+                     rng: random.Random | None = None, names: Sequence[str] | None = None
+                     ) -> tuple[int, int]:
+    """Bid the rest — each other seat by the style drawn for it where ``names`` are
+    given (``styles.STYLES``; our own kind and the seat itself: the strong player) —,
+    roll the cards out with the fast one (each seat by its style's policy where
+    ``modes`` are given: ``sim.rollout_modes``): (points for ``seat``, tricks it took).
+    ``m`` is a clone, changed here."""
     while m.phase != "play":
         if len(m._history) > rounds_done or m.to_act is None:
             return 0, 0           # the round ended without cards (a voided hand)
         s = m.to_act
-        m.apply(s, choose(m.view(s), "strong"))
+        v = m.view(s)
+        bidder = STYLES.get(names[s]) if names is not None and s != seat else None
+        action = bidder(v, rng) if bidder is not None and rng is not None else None
+        if action is None or action not in v["legal"]:
+            action = choose(v, "strong")
+        m.apply(s, action)
     v = m.view(seat)
     score = make_scorer(v)
     decl = [d if d is not None else 0 for d in m.declarations]
@@ -302,8 +312,9 @@ def _bid_row(m: Match, seat: int, acts: list[dict[str, Any]], pub: Public,
     rollout by its policy: ``montecarlo.deal``); then each action of ``acts`` applied
     to a copy of the table and the round played out on that deal. The seat's points,
     per action. Where the model says nothing the deal is drawn as it always was."""
-    hands, modes = deal(pub, rng, sw)
-    # The same random choices (a random style's cards) for every action of the sample.
+    hands, modes, names = deal_styles(pub, rng, sw)
+    # The same random choices (a random style's bids and cards) for every action of the
+    # sample.
     seed = rng.getrandbits(64) if modes is not None else 0
     row = []
     for a in acts:
@@ -311,7 +322,8 @@ def _bid_row(m: Match, seat: int, acts: list[dict[str, Any]], pub: Public,
         _set_hands(t, hands)
         t.apply(seat, dict(a))
         row.append(_score_from_play(t, seat, rounds_done, modes,
-                                    random.Random(seed) if modes is not None else None)[0])
+                                    random.Random(seed) if modes is not None else None,
+                                    names)[0])
     return row
 
 
