@@ -397,6 +397,31 @@ def test_said_lines_survive_a_copy():
     assert Text(e).plain == "ali plays QS"
 
 
+# (language, window, the chat box's first column): the wide layout's panel takes
+# 120 - 80 - 1 = 39 columns at 120 (the picture at its right in Arabic, after the
+# separator); at 200 it takes 60 and the whole is centred, (200 - 141) // 2 = 29.
+CHAT_BOX_AT = [("en", (80, 24), 0), ("ar", (80, 24), 0), ("en", (120, 36), 0),
+               ("ar", (120, 36), 40), ("en", (200, 40), 29), ("ar", (200, 40), 90)]
+
+
+@pytest.mark.parametrize("language,size,x", CHAT_BOX_AT,
+                         ids=lambda p: "x".join(map(str, p)) if isinstance(p, tuple) else str(p))
+async def test_the_chat_box_opens_under_the_picture_wherever_the_picture_is(language, size, x):
+    """In the wide layout the picture moves (centred on a very wide window, right of the
+    panel in Arabic): the chat box opens under it, not at the window's left edge."""
+    app = LammaApp(Registry(bot_pause=3600), NAMES[0], f"key:x:{NAMES[0]}",
+                   look=Look(language=language))
+    async with app.run_test(size=size) as pilot:
+        await start(pilot, app, "estimation", 13)
+        await pilot.press("slash")
+        await pilot.pause()
+        box = app.screen.query_one("#chat-input")
+        assert box.display and box.region.x == x and box.region.width == draw.W
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert box.region.x == 0
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_arabic_typed_into_the_chat_is_drawn_as_the_terminal_needs(mode):
     """What is being typed shows joined and in visual order in shaped mode (as the sent

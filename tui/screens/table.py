@@ -48,6 +48,7 @@ from .table_state import (
     Turn,
     View,
 )
+from .table_wide import picture_x
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -126,6 +127,7 @@ class TableScreen(Screen[None]):
         # (its echo: the rows it changes first, ``Placed.focus``) is drawn.
         self._echo_from: int | None = None
         self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew cards and keys
+        self._chat_x = 0                          # the chat box's column (the wide layout)
         self._compact = False                   # the last frame was the compact layout
         self._trick_hold: asyncio.TimerHandle | None = None     # ``_hold_trick``
         self.rendered_version = -1
@@ -398,8 +400,15 @@ class TableScreen(Screen[None]):
         chat_rows = CHAT_BOX_ROWS if height < draw.H and self._chatting() else 0
         # The wide layout shows the chat beside the table: its last lines.
         change = self.change
+        wide = layout(width, height) == WIDE
         chat = (change.chat_for(self.app.member, WIDE_CHAT)
-                if change is not None and layout(width, height) == WIDE else ())
+                if change is not None and wide else ())
+        # The chat box goes under the picture, which a wide Arabic board draws at the
+        # right of the panel (a query only when the place changes).
+        chat_x = picture_x(width, self.app.speech.rtl) if wide else 0
+        if chat_x != self._chat_x:
+            self._chat_x = chat_x
+            self.query_one("#chat-input", Input).styles.margin = (0, 0, 1, chat_x)
         placed = draw_screen(self.view, self.state, facts, self.look, width, height,
                              time.monotonic(), self._cache, self.app.speech,
                              chat_rows=chat_rows, chat=chat)

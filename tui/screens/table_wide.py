@@ -43,6 +43,15 @@ def panel_width(width: int) -> int:
     return max(PANEL_MIN, min(PANEL_MAX, width - W - 1))
 
 
+def picture_x(width: int, rtl: bool) -> int:
+    """The column the standard picture starts at on a wide board ``width`` wide (the
+    panel at its right, or at its left in an Arabic interface): the chat box goes under
+    it there, as under the standard picture."""
+    pw = panel_width(width)
+    x0 = max(0, (width - W - 1 - pw) // 2)
+    return x0 + (pw + 1 if rtl else 0)
+
+
 def draw_wide(frame: Frame, sc: Scene, width: int, height: int,
               chat: tuple[tuple[str, str], ...]) -> Placed:
     """``frame`` (the standard picture) on a board of ``width``×``height``, the panel of
