@@ -18,6 +18,7 @@ from textual.screen import Screen
 from ..i18n import N_
 from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
 from .sizes import MIN_H, MIN_W, STD_H, STD_W
+from .table_draw import wrap
 from .words import Laid, block, lay, said_keys, too_small_text
 
 if TYPE_CHECKING:
@@ -82,7 +83,6 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     def fold(self, lines: list[Text]) -> list[Text]:
         """``lines`` as the block shows them: a line longer than the window (a phone)
         goes on under itself (``set_block`` does the same to what it is given)."""
-        from .table_draw import wrap
         width = self.width
         return [part for line in lines for part in (
             wrap(line, width - 1) if line.cell_len > width and not isinstance(line, Laid)

@@ -43,13 +43,19 @@ def panel_width(width: int) -> int:
     return max(PANEL_MIN, min(PANEL_MAX, width - W - 1))
 
 
-def picture_x(width: int, rtl: bool) -> int:
-    """The column the standard picture starts at on a wide board ``width`` wide (the
-    panel at its right, or at its left in an Arabic interface): the chat box goes under
-    it there, as under the standard picture."""
+def origin(width: int, rtl: bool) -> tuple[int, int, int]:
+    """On a wide board ``width`` wide: the panel's columns, the column the whole starts
+    at (a wider window centres it), and where the standard picture starts in a line
+    (after the panel and its separator in an Arabic interface)."""
     pw = panel_width(width)
-    x0 = max(0, (width - W - 1 - pw) // 2)
-    return x0 + (pw + 1 if rtl else 0)
+    return pw, max(0, (width - W - 1 - pw) // 2), pw + 1 if rtl else 0
+
+
+def picture_x(width: int, rtl: bool) -> int:
+    """The column the standard picture starts at on a wide board: the chat box goes
+    under it there, as under the standard picture."""
+    _, x0, dx = origin(width, rtl)
+    return x0 + dx
 
 
 def draw_wide(frame: Frame, sc: Scene, width: int, height: int,
@@ -57,8 +63,7 @@ def draw_wide(frame: Frame, sc: Scene, width: int, height: int,
     """``frame`` (the standard picture) on a board of ``width``×``height``, the panel of
     what was said and the chat beside it, the score sheet under it, ``chat`` the last
     lines of the chat the player sees."""
-    pw = panel_width(width)
-    x0 = max(0, (width - W - 1 - pw) // 2)
+    pw, x0, dx = origin(width, sc.rtl)
     rows = height - 1
     left = list(frame.lines[:H - 1]) + sheet_lines(sc, rows - (H - 1))
     left += [BLANK] * (rows - len(left))
@@ -76,7 +81,6 @@ def draw_wide(frame: Frame, sc: Scene, width: int, height: int,
         lines.append(sc.cache.kept(f"wide{i}", (table_line, said, sc.rtl, pw),
                                    partial(row, table_line, said)))
     footer = frame.footer
-    dx = pw + 1 if sc.rtl else 0            # where the picture starts in a line
     if sc.rtl:                              # (an Arabic footer starts at the right)
         footer = sc.cache.kept("wide-footer", (footer, pw),
                                lambda: right_align(sc.speech, frame.footer, W + 1 + pw))
