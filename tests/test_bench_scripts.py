@@ -42,3 +42,31 @@ def test_the_calculator_benchmark_says_who_finished_on_top():
     assert "strong (oracle) at 8 samples" in out, out
     assert "| over | 1 (4) |" in out, out
     assert "tested on top %" in out and "| over | 4 |" in out, out
+
+
+def test_the_oracle_deals_the_true_hands(monkeypatch):
+    """``--oracle`` is a bound only if strong's samples really are the true deal: after
+    ``_see_every_card`` the sampler gives every seat its real hand (the patches are
+    undone after the test: monkeypatch holds the originals)."""
+    import random
+
+    from engine import EstimationMatch, new_match
+    from engine import match as em
+    from engine.bots import montecarlo as mc
+    sys.path.insert(0, str(BENCH))
+    import bots_styles
+
+    for cls in (em.Match, EstimationMatch, em.TarneebMatch):
+        monkeypatch.setattr(cls, "view", cls.view)
+    monkeypatch.setattr(mc, "sample_fit", mc.sample_fit)
+    monkeypatch.setattr(mc, "sample", mc.sample)
+    m = new_match("estimation-kotshina", seed=3)
+    while m.phase != "play":
+        m.apply(m.to_act, m.legal_actions(m.to_act)[0])
+    truth = list(m.hands)
+    pub = mc.Public(m.view(m.to_act))
+    assert mc.sample_fit(pub, random.Random(1)) != truth     # a guess, before
+    bots_styles._see_every_card()
+    pub = mc.Public(m.view(m.to_act))
+    assert mc.sample_fit(pub, random.Random(1)) == truth
+    assert mc.deal(pub, random.Random(2))[0] == truth
