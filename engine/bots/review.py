@@ -167,11 +167,10 @@ def _score_from_play(m: Match, seat: int, rounds_done: int, modes: list[int] | N
             return 0, 0           # the round ended without cards (a voided hand)
         s = m.to_act
         v = m.view(s)
+        # (every style plays only legal actions: tests/test_bot_styles.py)
         bidder = STYLES.get(names[s]) if names is not None and s != seat else None
-        action = bidder(v, rng) if bidder is not None and rng is not None else None
-        if action is None or action not in v["legal"]:
-            action = choose(v, "strong")
-        m.apply(s, action)
+        m.apply(s, bidder(v, rng) if bidder is not None and rng is not None
+                else choose(v, "strong"))
     v = m.view(seat)
     score = make_scorer(v)
     decl = [d if d is not None else 0 for d in m.declarations]
