@@ -98,7 +98,9 @@ def _serve_options(s: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .build import version
     p = argparse.ArgumentParser(prog="lamma", description="Lamma: a card room over SSH.")
+    p.add_argument("--version", action="version", version=f"lamma {version()}")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="run the server")
     _serve_options(s)
@@ -166,28 +168,34 @@ async def serve(settings) -> None:
     elapsed = time.monotonic() - t0
     port_arg = "" if port == 22 else f"-p {port} "
     shown = host if host not in ("0.0.0.0", "::") else "localhost"
-    print(f"Lamma is listening on {host}:{port} (ready in {elapsed:.2f} s)")
-    print(f"Host key fingerprint: {fp}")
-    print(f"Play:    ssh {port_arg}YOURNAME@{shown}")
-    print(f"Program: ssh {port_arg}YOURNAME@{shown} play")
+    from .build import version
+    form = settings.serve("log-format")
+    banner = Banner(form)
+    banner.say(f"Lamma is listening on {host}:{port} (version {version()}, ready in "
+               f"{elapsed:.2f} s)", listen=f"{host}:{port}", version=version(),
+               ready_seconds=round(elapsed, 3))
+    banner.say(f"Host key fingerprint: {fp}", fingerprint=fp)
+    banner.say(f"Play:    ssh {port_arg}YOURNAME@{shown}")
+    banner.say(f"Program: ssh {port_arg}YOURNAME@{shown} play")
     mode = "allow-list" if config.allow_list else ("guests on" if config.guests else "guests off")
     where = redact(config.database) if config.database else config.data
     process = f" as process '{config.process}'" if config.process else ""
     shared = "; port shared (SO_REUSEPORT)" if config.reuse_port else ""
-    print(f"Mode: {mode}; data in {where}{process}, keys in {config.keys}{shared}")
+    banner.say(f"Mode: {mode}; data in {where}{process}, keys in {config.keys}{shared}")
     if settings.path is not None:
-        print(f"Configuration: {settings.path} (lamma config prints it in full; SIGHUP "
-              "reads it again)")
+        banner.say(f"Configuration: {settings.path} (lamma config prints it in full; SIGHUP "
+                   "reads it again)")
     if config.proxy_protocol:
         if config.proxy_from:
             sources = "from " + ", ".join(str(n) for n in config.proxy_from) + " only"
         else:
             sources = ("from any address; set --proxy-from to the balancers' addresses "
                        "(any client that reaches this port may claim any address)")
-        print(f"PROXY protocol: every connection starts with a header, {sources}")
+        banner.say(f"PROXY protocol: every connection starts with a header, {sources}")
     if room.metrics is not None:
         mhost = room.metrics.host
-        print(f"Metrics: http://{f'[{mhost}]' if ':' in mhost else mhost}:{room.metrics.port}/metrics")
+        banner.say(f"Metrics: http://{f'[{mhost}]' if ':' in mhost else mhost}:"
+                   f"{room.metrics.port}/metrics")
     sys.stdout.flush()
     loop = asyncio.get_running_loop()
     interrupts = 0
@@ -246,6 +254,30 @@ async def serve(settings) -> None:
     room.close()
 
 
+class Banner:
+    """The start banner on stdout: plain lines, or with ``--log-format json`` one JSON
+    object a line like the log's (issue 39: every line on both streams parses)."""
+
+    def __init__(self, form: str) -> None:
+        self.form = form
+
+    def say(self, message: str, **fields: object) -> None:
+        if self.form == "json":
+            from .logs import line
+            print(line(message, "INFO", "lamma.banner", event="start", **fields))
+        else:
+            print(message)
+
+
+def refuse_start(form: str, message: str) -> None:
+    """``lamma serve`` cannot start: one line on stderr (a JSON one with json logs)."""
+    if form == "json":
+        from .logs import line
+        print(line(message, "ERROR", "lamma", event="start"), file=sys.stderr)
+    else:
+        print(f"lamma: {message}", file=sys.stderr)
+
+
 def notify_systemd(state: str) -> None:
     """Tells systemd (Type=notify, deploy/lamma.service) the room is ready or stopping;
     nothing without ``NOTIFY_SOCKET``."""
@@ -276,6 +308,14 @@ def setup_logging(level: str, form: str) -> None:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(getattr(logging, level.upper(), logging.WARNING))
+    # Any warning (of any library: the known ones are DEBUG lines, server/quiet.py) and
+    # any uncaught exception become log records, so JSON logs stay JSON on both streams.
+    logging.captureWarnings(True)
+    from .quiet import route_dependency_warnings
+    route_dependency_warnings()
+    if form == "json":
+        from .quiet import excepthook_to_log
+        excepthook_to_log(logging.getLogger("lamma"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -297,14 +337,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             from .check import run_checks
             return run_checks(settings)
-        setup_logging(settings.serve("log-level"), settings.serve("log-format"))
+        form = settings.serve("log-format")
+        setup_logging(settings.serve("log-level"), form)
         try:
             asyncio.run(serve(settings))
         except OSError as exc:
-            print(f"lamma: cannot start: {exc}", file=sys.stderr)
+            refuse_start(form, f"cannot start: {exc}")
             return 1
         except StoreError as exc:           # a damaged database, said clearly
-            print(f"lamma: cannot start: {exc}", file=sys.stderr)
+            refuse_start(form, f"cannot start: {exc}")
             return 1
         except KeyboardInterrupt:
             pass

@@ -17,6 +17,17 @@ FIELDS = (("session", "session"), ("name", "player"), ("address", "address"),
           ("table", "table"), ("event", "event"))
 
 
+def line(message: str, level: str = "INFO", logger: str = "lamma", **fields: object) -> str:
+    """One JSON line outside the logging machinery (the start banner, a refusal to start),
+    in the same shape as a log record's, with ``fields`` beside the message."""
+    now = time.time()
+    out: dict[str, object] = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z",
+        "level": level, "logger": logger, "message": message}
+    out.update({k: v for k, v in fields.items() if v is not None})
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, object] = {

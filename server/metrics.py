@@ -112,6 +112,13 @@ class RoomCollector(Collector):
                 "lamma_tables_elsewhere",
                 "Tables driven by another process of the room, shown to members here.",
                 value=sum(1 for t in list(side.remote.values()) if t.local))
+        from .build import info
+        build = info()
+        # Prometheus's *_info convention: a gauge of 1 whose labels say what runs.
+        b = GaugeMetricFamily("lamma_build_info", "The room's version and what it runs on.",
+                              labels=list(build))
+        b.add_metric(list(build.values()), 1)
+        yield b
         yield GaugeMetricFamily("lamma_start_time_seconds",
                                 "When this process started (Unix time).",
                                 value=self.stats.started)

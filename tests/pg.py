@@ -85,7 +85,8 @@ def throwaway_postgres(durable: bool = False):
         deadline = time.monotonic() + 30
         while True:
             try:
-                admin = psycopg.connect(url.format(db="postgres"), autocommit=True)
+                admin = psycopg.connect(url.format(db="postgres"), autocommit=True,
+                                        connect_timeout=10)
                 break
             except psycopg.OperationalError:
                 if proc.poll() is not None or time.monotonic() > deadline:

@@ -15,6 +15,7 @@ import asyncssh
 import pytest
 from arabic_checks import LOGICAL_LETTERS, PRESENTATION_FORMS, has_arabic
 from conftest import PtyClient
+from procs import stop_process
 
 from engine import replay
 from tui.i18n import ARABIC_KEYS, Speech
@@ -292,6 +293,4 @@ async def test_openssh_sends_the_locale_and_the_room_speaks_arabic(lamma_server,
             stream.feed(data)
         assert screen_name(app) == "TextModeScreen"
     finally:
-        if proc.returncode is None:
-            proc.terminate()
-        await proc.wait()
+        await stop_process(proc)

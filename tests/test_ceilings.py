@@ -22,6 +22,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 from conftest import reply_line, start_room, stop_room
+from procs import LISTENING, Lines, exited, stop_popen, stop_process, wait_line
 
 from server import runtime
 from server.limits import OPEN_FILES_RESERVE, Limits, connection_cap
@@ -200,30 +201,25 @@ async def test_honest_logins_get_in_while_64_addresses_hold_16_idle_each(
              "--data", str(tmp_path / "data"), "--keys", str(tmp_path / "keys"),
              "--status-every", "0"],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=log_file, preexec_fn=_limit_open_files)
+    out = Lines(server.stdout)
     flood = None
     try:
-        assert server.stdout is not None
-        line = await asyncio.get_running_loop().run_in_executor(None, server.stdout.readline)
-        assert b"listening" in line
+        await asyncio.to_thread(out.wait_for, LISTENING, 20)
         flood = await asyncio.create_subprocess_exec(
             sys.executable, "-c", FLOOD, str(port), "25", stdout=subprocess.PIPE, cwd=ROOT)
         assert flood.stdout is not None
-        assert b"holding" in await flood.stdout.readline()
+        await wait_line(flood.stdout, "holding", 30)
         await asyncio.sleep(4)              # the flood at its height (and past 10 s below)
         times = []
         for _ in range(6):
             times.append(await _login(port))
             await asyncio.sleep(1.5)
         assert max(times) < 5, times
-        await flood.wait()
+        assert await exited(flood, 30), "the flood did not end after its 25 s"
     finally:
-        if flood is not None and flood.returncode is None:
-            flood.kill()
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        await stop_process(flood)
+        stop_popen(server, grace=10)
+        out.close()
     logged = log_path.read_text(errors="replace").splitlines()
     assert not any("Traceback" in line for line in logged), logged[:20]
     assert len(logged) < 40, logged[:40]

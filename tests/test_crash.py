@@ -21,6 +21,7 @@ from pathlib import Path
 
 import asyncssh
 import pytest
+from procs import LISTENING, Lines, stop_popen
 
 from engine import new_match, replay
 
@@ -42,21 +43,29 @@ class ServerProcess:
         self.port = free_port()
         self.pauses = ["--bot-pause", str(bot_pause), "--trick-pause", str(trick_pause)]
         self.proc: subprocess.Popen | None = None
+        self.out: Lines | None = None       # the running process's stdout and stderr
 
-    def start(self) -> float:
+    def start(self, timeout: float = 30.0) -> float:
+        """Start it; the seconds until it said it listens (its output skipped until
+        then). Not started in time: it is ended, and its output is the failure's."""
         t0 = time.monotonic()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "server.cli", "serve", "--port", str(self.port),
              "--data", str(self.data), "--keys", str(self.keys), *self.pauses],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        line = self.proc.stdout.readline()
-        assert "listening" in line, line + self.proc.stdout.read()
+        self.out = Lines(self.proc.stdout)
+        try:
+            self.out.wait_for(LISTENING, timeout)
+        except BaseException:
+            self.kill()
+            raise
         return time.monotonic() - t0
 
     def kill(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait(10)
-        self.proc.stdout.close()
+        if self.out is not None:
+            self.out.close()
 
 
 class Player:
@@ -131,13 +140,13 @@ async def test_sigkill_at_random_moments_loses_nothing(tmp_path):
     rnd = random.Random(int(os.environ.get("LAMMA_CRASH_SEED", "7")))
     key = asyncssh.generate_private_key("ssh-ed25519")
     startup = [srv.start()]
-    p = Player(srv.port, key)
-    await p.connect()
-    p.send({"op": "create", "game": "estimation-kotshina", "length": "micro",
-            "computer": [1, 2, 3], "level": "easy", "timer": 0})
-    while p.view is None:
-        assert await p.next_msg() is not None
     try:
+        p = Player(srv.port, key)
+        await p.connect()
+        p.send({"op": "create", "game": "estimation-kotshina", "length": "micro",
+                "computer": [1, 2, 3], "level": "easy", "timer": 0})
+        while p.view is None:
+            assert await p.next_msg() is not None
         for _crash in range(4):
             await p.play(rnd, rnd.randint(1, 25))
             # let the computer players run on for a random moment, then kill
@@ -195,7 +204,8 @@ async def test_profile_leaderboard_ops_and_backup_command(tmp_path):
         p.close()
         copy = tmp_path / "copy.db"
         out = subprocess.run([sys.executable, "-m", "server.cli", "backup", str(copy),
-                              "--data", str(srv.data)], cwd=ROOT, capture_output=True, text=True)
+                              "--data", str(srv.data)], cwd=ROOT, capture_output=True,
+                             text=True, timeout=60)
         assert out.returncode == 0, out.stderr
         db = sqlite3.connect(copy)
         assert db.execute("SELECT name FROM players").fetchall() == [("Zaid",)]
@@ -210,6 +220,10 @@ async def test_profile_leaderboard_ops_and_backup_command(tmp_path):
     assert out.returncode == 1 and "backup" in out.stderr
 
 
+def pid_line(line: str) -> bool:
+    return line.strip().isdigit()
+
+
 def test_bot_worker_ends_with_its_server(tmp_path):
     """A server killed with SIGKILL leaves no computer-player worker behind."""
     code = (f"import os, sys, time; sys.path.insert(0, {str(ROOT)!r})\n"
@@ -220,18 +234,23 @@ def test_bot_worker_ends_with_its_server(tmp_path):
             "print(p._pool._processes and list(p._pool._processes)[0], flush=True)\n"
             "time.sleep(60)\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    worker = int(proc.stdout.readline())
-    os.kill(worker, 0)                      # alive while the server lives
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(10)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            os.kill(worker, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.2)
-    raise AssertionError("the worker outlived its server")
+    out = Lines(proc.stdout)
+    try:
+        worker = int(out.wait_for(pid_line, 60))
+        os.kill(worker, 0)                  # alive while the server lives
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.2)
+        raise AssertionError("the worker outlived its server")
+    finally:
+        stop_popen(proc)
+        out.close()
 
 
 # ============================================================================

@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from procs import LISTENING, stop_process, wait_line
 
 from server.cli import main
 from server.config import BY_KEY
@@ -83,7 +84,10 @@ def test_the_container_file():
     text = CONTAINERFILE.read_text()
     copies = re.findall(r"^COPY (?!--from)(.+?) /src", text, re.M)
     copied = " ".join(copies).split()
-    assert sorted(copied) == ["README.md", "engine", "pyproject.toml", "server", "tui"]
+    assert sorted(copied) == ["README.md", "engine", "lock/room.txt", "pyproject.toml",
+                              "server", "tui"]
+    # the room installed from the lock (exact versions, hash-checked), then itself alone
+    assert "pip install --quiet -r /src/lock/room.txt" in text and "--no-deps" in text
     assert re.search(r"^USER lamma$", text, re.M)
     assert re.search(r'^VOLUME \["/data", "/keys"\]$', text, re.M)
     assert re.search(r"^STOPSIGNAL SIGTERM$", text, re.M)
@@ -122,13 +126,11 @@ async def test_lamma_serve_tells_systemd_when_it_listens_and_stops(tmp_path):
     try:
         assert (await asyncio.wait_for(loop.sock_recv(sock, 100), 20)) == b"READY=1"
         assert proc.stdout is not None
-        assert b"listening" in await proc.stdout.readline()
+        await wait_line(proc.stdout, LISTENING, 10)         # said before READY=1
         proc.send_signal(signal.SIGTERM)
         assert (await asyncio.wait_for(loop.sock_recv(sock, 100), 10)) == b"STOPPING=1"
         await asyncio.wait_for(proc.wait(), 10)
         assert proc.returncode == 0
     finally:
         sock.close()
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        await stop_process(proc)

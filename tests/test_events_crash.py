@@ -9,6 +9,7 @@ import asyncio
 import json
 import random
 import sqlite3
+import time
 
 import asyncssh
 import pytest
@@ -48,9 +49,13 @@ class Entrant:
                 self.over.append(msg)
             return msg
 
-    async def wait_for(self, kind: str) -> dict:
+    async def wait_for(self, kind: str, timeout: float = 60.0) -> dict:
+        """The next message of this kind, those before passed over: one deadline."""
+        deadline = time.monotonic() + timeout
         while True:
-            msg = await self.next()
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {kind!r} message within {timeout} s"
+            msg = await self.next(left)
             if msg["type"] == kind:
                 return msg
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 from conftest import JsonClient
+from procs import stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow      # floods from another process
@@ -82,14 +83,17 @@ async def during(srv, kind: str, n: int) -> tuple[dict, list[float]]:
         sys.executable, "-c", ATTACKER, str(srv.port), kind, str(n), cwd=ROOT,
         stdout=subprocess.PIPE)
     times = []
-    deadline = time.monotonic() + 3.0
-    while time.monotonic() < deadline:
-        started = time.monotonic()
-        calm.send({"op": "leave"})                 # answered at once: "not at a table"
-        await calm.expect("error")
-        times.append(time.monotonic() - started)
-        await asyncio.sleep(0.02)
-    out, _ = await asyncio.wait_for(attacker.communicate(), 30)
+    try:
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline:
+            started = time.monotonic()
+            calm.send({"op": "leave"})             # answered at once: "not at a table"
+            await calm.expect("error")
+            times.append(time.monotonic() - started)
+            await asyncio.sleep(0.02)
+        out, _ = await asyncio.wait_for(attacker.communicate(), 30)
+    finally:
+        await stop_process(attacker)
     await calm.close()
     return json.loads(out.decode().strip().splitlines()[-1]), sorted(times)
 

@@ -15,6 +15,7 @@ import sys
 import time
 
 import pytest
+from procs import exited, stop_process, wait_line
 
 from server.driver import (
     PASTE_END,
@@ -224,16 +225,18 @@ class Flooder:
     def __init__(self, srv, name: str, mode: str, seconds: float) -> None:
         self.args = (str(srv.port), name, mode, str(seconds))
         self.proc: asyncio.subprocess.Process | None = None
+        self.said: list[bytes] = []         # every line it printed, as read so far
 
     async def start(self) -> None:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-c", FLOODER, *self.args,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
-        assert await self.line() == "ready"
+        assert await self.line("ready") == "ready"
 
-    async def line(self, timeout: float = 30) -> str:
+    async def line(self, want: str, timeout: float = 30) -> str:
+        """Its next line with ``want`` in it (any before it passed over)."""
         assert self.proc is not None and self.proc.stdout is not None
-        return (await asyncio.wait_for(self.proc.stdout.readline(), timeout)).decode().strip()
+        return (await wait_line(self.proc.stdout, want, timeout, self.said)).decode().strip()
 
     def tell(self) -> None:
         assert self.proc is not None and self.proc.stdin is not None
@@ -242,11 +245,8 @@ class Flooder:
     async def close(self) -> None:
         if self.proc is not None and self.proc.returncode is None:
             self.tell()
-            try:
-                await asyncio.wait_for(self.proc.wait(), 5)
-            except TimeoutError:
-                self.proc.kill()
-                await self.proc.wait()
+            if not await exited(self.proc, 5):
+                await stop_process(self.proc)
 
 
 async def quiet_input(driver: SSHDriver, period: float = 0.3, timeout: float = 10) -> None:
@@ -527,7 +527,7 @@ async def test_a_window_change_flood_is_coalesced_and_others_keep_their_pace(lam
         probe = asyncio.ensure_future(key_latencies(steady, stop))
         started = time.monotonic()
         stormy.tell()
-        flood = json.loads(await stormy.line())
+        flood = json.loads(await stormy.line('"sent"'))
         stop.set()
         latencies = await probe
 
@@ -564,10 +564,10 @@ async def test_a_key_flood_is_dropped_with_a_notice_and_others_keep_their_pace(l
         # Keys that do nothing in the lobby, escape sequences among them (so drops
         # cut some), as fast as SSH lets them through.
         hammer.tell()
-        flood = json.loads(await hammer.line())
+        flood = json.loads(await hammer.line('"sent"'))
         stop.set()
         latencies = await probe
-        after = json.loads(await hammer.line())
+        after = json.loads(await hammer.line('"notice"'))
         sent = flood["sent"]
         print(f"\nkey flood: {sent / 2**20:.1f} MB sent in {flood['seconds']:.1f} s, "
               f"{driver.dropped_bytes / 2**20:.1f} MB dropped, {driver.dropped_keys} key events "

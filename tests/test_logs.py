@@ -11,6 +11,7 @@ from pathlib import Path
 
 import asyncssh
 import pytest
+from procs import LISTENING, stop_process, wait_line
 
 from server.logs import JsonFormatter
 
@@ -47,21 +48,24 @@ async def test_lamma_serve_logs_json_lines(tmp_path):
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
         assert proc.stdout is not None and proc.stderr is not None
-        assert b"listening" in await asyncio.wait_for(proc.stdout.readline(), 20)
+        await wait_line(proc.stdout, LISTENING, 20)
         conn = await asyncssh.connect("127.0.0.1", port, username="ana", known_hosts=None,
                                       client_keys=[asyncssh.generate_private_key(
                                           "ssh-ed25519")], agent_path=None)
         p = await conn.create_process("play", encoding=None)
-        await p.stdout.readline()
+        await asyncio.wait_for(p.stdout.readline(), 10)
         conn.close()
         seen = []
-        while not any(e.get("event") == "session-close" for e in seen):
-            line = await asyncio.wait_for(proc.stderr.readline(), 10)
-            assert line, seen
-            seen.append(json.loads(line))           # every line is one JSON object
+
+        def session_close(line: bytes) -> bool:
+            try:
+                seen.append(json.loads(line))       # every line is one JSON object
+            except ValueError:
+                raise AssertionError(f"not a JSON line: {line!r}") from None
+            return seen[-1].get("event") == "session-close"
+        await wait_line(proc.stderr, session_close, 10)
         opened = next(e for e in seen if e.get("event") == "session-open")
         assert opened["name"] == "ana" and opened["address"] == "127.0.0.1"
         assert opened["session"].startswith("s") and opened["level"] == "INFO"
     finally:
-        proc.terminate()
-        await asyncio.wait_for(proc.wait(), 10)
+        await stop_process(proc, grace=10)

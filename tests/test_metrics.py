@@ -12,12 +12,13 @@ from conftest import start_room, stop_room
 from prometheus_client.parser import text_string_to_metric_families
 
 from engine.room.stats import STATS
+from server.build import version
 from server.metrics import LoopLag, StatusLine, parse_listen
 
 FAMILIES = {"lamma_sessions", "lamma_spectators", "lamma_tables", "lamma_moves",
             "lamma_act_to_view_seconds", "lamma_loop_lag_seconds", "lamma_gc_pause_seconds",
             "lamma_gc_full_pause_seconds", "lamma_store_commit_seconds",
-            "lamma_bot_decision_seconds", "lamma_gc_frozen_objects",
+            "lamma_bot_decision_seconds", "lamma_gc_frozen_objects", "lamma_build_info",
             "process_resident_memory_bytes"}
 
 
@@ -60,6 +61,10 @@ async def test_scrape_follows_a_session_and_its_moves(tmp_path):
         before = await fetch(port)
         assert FAMILIES <= set(before)
         assert sessions(before, "program") == 0 and sessions(before, "terminal") == 0
+        # lamma_build_info: the installed version, as `lamma --version` says it.
+        (build, value), = before["lamma_build_info"].items()
+        assert value == 1 and build[0] == "lamma_build_info"
+        assert dict(build[1])["version"] == version() != "0+unknown"
         moves0 = before["lamma_moves"][("lamma_moves_total", ())]
         bots0 = before["lamma_bot_decision_seconds"][("lamma_bot_decision_seconds_count", ())]
         shown0 = before["lamma_act_to_view_seconds"][("lamma_act_to_view_seconds_count", ())]

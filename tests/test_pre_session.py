@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import signal
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import asyncssh.channel
 import pytest
 from asyncssh.packet import String, UInt32
 from conftest import LammaServer
+from procs import LISTENING, Lines, stop_popen
 from test_session_garbage import collector_off, cycle_garbage, ended, wait_until
 
 from server.connections import GuardedProcess
@@ -234,9 +234,9 @@ def test_memory_is_given_back_after_hostile_connections_close(tmp_path: Path) ->
          "--data", str(tmp_path / "data"), "--keys", str(tmp_path / "keys"),
          "--status-every", "0"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = Lines(server.stdout)
     try:
-        assert server.stdout is not None
-        assert b"listening" in server.stdout.readline()
+        out.wait_for(LISTENING, 20)
         time.sleep(1.0)
         before = rss_mb(server.pid)
         attack = subprocess.run([sys.executable, "-c", ATTACK, str(port)], cwd=ROOT,
@@ -247,11 +247,8 @@ def test_memory_is_given_back_after_hostile_connections_close(tmp_path: Path) ->
             time.sleep(0.5)
         assert rss_mb(server.pid) - before <= 32, (before, rss_mb(server.pid))
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_popen(server, grace=10)
+        out.close()
 
 
 def _free_port() -> int:

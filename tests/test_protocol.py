@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,11 @@ class Program:
         self.seen: list[dict[str, Any]] = []
 
     async def next(self, timeout: float = 15.0) -> dict[str, Any]:
-        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        try:
+            line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"nothing within {timeout:.1f} s; the last messages: "
+                                 f"{self.seen[-5:]}") from None
         assert line, "the connection ended"
         msg = json.loads(line)
         if msg.get("type") == "view":
@@ -92,8 +97,11 @@ async def play(srv: LammaServer, script: str) -> None:
             who.send(m["text"])
             continue
         pattern = json.loads(m["text"])
+        deadline = time.monotonic() + 15.0          # for this line, views passed over
         while True:
-            msg = await who.next()
+            left = deadline - time.monotonic()
+            assert left > 0, f"line {number}: no {pattern} within 15 s"
+            msg = await who.next(left)
             if matches(pattern, msg):
                 break
             if msg.get("type") == "view" and pattern.get("type") != "hello":

@@ -236,7 +236,7 @@ async def test_the_room_sees_the_address_in_the_header_v1_and_v2(tmp_path):
             conn = await bal.connect(name)
             proc = await conn.create_process("play", encoding=None)
             proc.stdin.write(b'{"op":"tables"}\n')
-            await asyncio.wait_for(proc.stdout.readline(), 5)
+            assert b'"tables"' in await reply_line(proc.stdout)
             conns.append(conn)
         assert await where(srv, "ana") == "10.1.2.3"
         assert await where(srv, "ben") == "10.1.2.4"
@@ -322,7 +322,7 @@ async def test_local_and_unknown_headers_keep_the_real_peer(tmp_path):
             conn = await bal.connect(name)
             proc = await conn.create_process("play", encoding=None)
             proc.stdin.write(b'{"op":"tables"}\n')
-            await asyncio.wait_for(proc.stdout.readline(), 5)
+            assert b'"tables"' in await reply_line(proc.stdout)
             assert await where(srv, name) == "127.0.0.1"
             conn.close()
     finally:
@@ -471,7 +471,7 @@ async def test_proxy_from_closes_connections_from_anywhere_else(tmp_path):
         conn = await bal.connect("ana")
         proc = await conn.create_process("play", encoding=None)
         proc.stdin.write(b'{"op":"tables"}\n')
-        await asyncio.wait_for(proc.stdout.readline(), 5)
+        assert b'"tables"' in await reply_line(proc.stdout)
         assert await where(srv, "ana") == "10.1.2.3"
         conn.close()
     finally:
@@ -554,8 +554,7 @@ async def test_a_proxied_session_leaves_no_cycles(tmp_path):
 
 async def test_lamma_serve_with_proxy_protocol(tmp_path):
     """The options as an operator gives them, to a real ``lamma serve`` process."""
-    import contextlib
-
+    from procs import stop_process, wait_line
     from test_operations import free_port, serve, started
 
     from server.admin import run_admin
@@ -571,11 +570,11 @@ async def test_lamma_serve_with_proxy_protocol(tmp_path):
     bal = Balancer(port, lambda: v1(source["v"]))
     try:
         await bal.start()
-        await started(proc)
+        printed: list[bytes] = []
+        await started(proc, printed)
         assert proc.stdout is not None
-        lines = [(await asyncio.wait_for(proc.stdout.readline(), 5)).decode()
-                 for _ in range(4)]
-        assert any("PROXY protocol" in ln and "127.0.0.0/8 only" in ln for ln in lines), lines
+        said = (await wait_line(proc.stdout, "PROXY protocol", 5, printed)).decode()
+        assert "127.0.0.0/8 only" in said, said
         loop = asyncio.get_running_loop()
         assert await loop.run_in_executor(
             None, run_admin, data, ["ban", "addr:10.1.2.3", "5m"]) == 0
@@ -587,7 +586,4 @@ async def test_lamma_serve_with_proxy_protocol(tmp_path):
     finally:
         if bal.server is not None:
             await bal.close()
-        if proc.returncode is None:
-            proc.kill()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(proc.wait(), 10)
+        await stop_process(proc)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import signal
 import sqlite3
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 from conftest import JsonClient, PtyClient, start_room, stop_room
+from procs import LISTENING, stop_process, wait_line
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -147,8 +147,11 @@ async def serve(tmp: Path, port: int, *extra: str) -> asyncio.subprocess.Process
         "--data", str(tmp / "data"), "--keys", str(tmp / "keys"), *extra,
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     assert proc.stdout is not None
-    line = (await asyncio.wait_for(proc.stdout.readline(), 20)).decode()
-    assert "listening" in line, line + (await proc.stdout.read(4000)).decode()
+    try:
+        await wait_line(proc.stdout, LISTENING, 20)
+    except BaseException:
+        await stop_process(proc)
+        raise
     return proc
 
 
@@ -227,10 +230,7 @@ async def test_sigterm_tells_terminal_and_program_waits_stores_and_they_come_bac
         await bo.close()
     finally:
         for p in procs:
-            if p.returncode is None:
-                p.kill()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(p.wait(), 10)
+            await stop_process(p)
 
 
 @pytest.mark.slow
@@ -252,9 +252,7 @@ async def test_a_second_sigint_stops_at_once(tmp_path):
         assert time.monotonic() - started < 5
         await client.close()
     finally:
-        if proc.returncode is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            await proc.wait()
+        await stop_process(proc)
 
 
 @pytest.mark.slow
@@ -268,7 +266,10 @@ async def test_lamma_admin_drain(tmp_path):
         admin = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "server.cli", "admin", "drain", "1",
             "--data", str(tmp_path / "data"), cwd=ROOT, stdout=asyncio.subprocess.PIPE)
-        said = (await asyncio.wait_for(admin.communicate(), 10))[0].decode()
+        try:
+            said = (await asyncio.wait_for(admin.communicate(), 10))[0].decode()
+        finally:
+            await stop_process(admin)
         assert admin.returncode == 0 and "restarts in 1 s" in said, said
         notice = await client.expect("notice")
         assert "restarts in 1 s" in notice["text"]
@@ -278,9 +279,7 @@ async def test_lamma_admin_drain(tmp_path):
         assert proc.returncode == 0
         await client.close()
     finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+        await stop_process(proc)
 
 
 def test_the_notice_s_words_are_the_operator_s_when_set(tmp_path):

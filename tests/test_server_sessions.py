@@ -10,6 +10,7 @@ import weakref
 import asyncssh
 import pytest
 from conftest import reply_line
+from procs import stop_process
 
 
 async def wait_until(pred, timeout=5.0, step=0.01):
@@ -151,7 +152,10 @@ async def test_openssh_shows_a_refusal_once(lamma_server, tmp_path):
         "-o", "BatchMode=no", "-F", "/dev/null", "Zeina@127.0.0.1", "play",
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE)
-    _out, err = await asyncio.wait_for(proc.communicate(), 20)
+    try:
+        _out, err = await asyncio.wait_for(proc.communicate(), 20)
+    finally:
+        await stop_process(proc)
     text = err.decode(errors="replace")
     assert proc.returncode == 255
     assert text.count("belongs to another key") == 1, text

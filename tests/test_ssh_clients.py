@@ -25,6 +25,7 @@ from pathlib import Path
 import pyte
 import pytest
 from conftest import LammaServer, reply_line
+from procs import exited, stop_popen, stop_process
 
 pytestmark = pytest.mark.slow      # OpenSSH, PuTTY and dropbear as processes
 
@@ -53,18 +54,18 @@ def key_for(client: str, folder: Path) -> Path:
     openssh = folder / "id_ed25519"
     if not openssh.exists():
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(openssh)],
-                       check=True)
+                       check=True, timeout=30)
     if client == "plink":
         need("puttygen")
         ppk = folder / "id.ppk"
         subprocess.run(["puttygen", str(openssh), "-O", "private", "-o", str(ppk)],
-                       check=True, capture_output=True)
+                       check=True, capture_output=True, timeout=30)
         return ppk
     if client == "dbclient":
         need("dropbearconvert")
         db = folder / "id.dropbear"
         subprocess.run(["dropbearconvert", "openssh", "dropbear", str(openssh), str(db)],
-                       check=True, capture_output=True)
+                       check=True, capture_output=True, timeout=30)
         return db
     return openssh
 
@@ -119,12 +120,10 @@ async def json_tables(client: str, srv: LammaServer, name: str, key: Path | None
         line = await reply_line(proc.stdout, 20)
     finally:
         proc.stdin.close()
-        try:
-            await asyncio.wait_for(proc.wait(), 5)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-    assert line, (await proc.stderr.read()).decode(errors="replace") if proc.stderr else ""
+        if not await exited(proc, 5):
+            await stop_process(proc)
+    assert line, (await asyncio.wait_for(proc.stderr.read(), 5)).decode(errors="replace") \
+        if proc.stderr else ""
     return dict(json.loads(line))
 
 
@@ -165,11 +164,7 @@ async def lobby_in_a_pty(client: str, srv: LammaServer, name: str, key: Path | N
         return text
     finally:
         loop.remove_reader(master)
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_popen(proc, grace=5)
         os.close(master)
 
 
@@ -234,6 +229,5 @@ async def test_a_program_plays_a_round_through_each_client(client: str,
                     moves += 1
     finally:
         proc.stdin.close()
-        proc.kill()
-        await proc.wait()
+        await stop_process(proc, grace=0)       # killed at once
     assert moves >= 13, moves               # at least a card for every trick

@@ -235,7 +235,7 @@ def together(n, work):
 
     def run(i):
         try:
-            go.wait()
+            go.wait(30)
             results[i] = work(i)
         except BaseException as e:          # pragma: no cover - reported below
             errors.append(e)

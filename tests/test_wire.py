@@ -67,10 +67,13 @@ async def refused_with_bytes_unread(port: int, extra: int = 4096) -> bytes:
     await asyncio.sleep(0.05)            # the server refuses before reading these
     got = b""
     try:
-        while b"from this room" not in got and (data := await reader.read(65536)):
-            got += data
+        async with asyncio.timeout(10):
+            while b"from this room" not in got and (data := await reader.read(65536)):
+                got += data
     except ConnectionResetError:
         got += b"<reset>"
+    except TimeoutError:
+        got += b"<neither the words nor the end within 10 s>"
     writer.close()
     return got
 

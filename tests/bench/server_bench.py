@@ -85,6 +85,8 @@ import asyncssh
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+from procs import LISTENING, Lines, stop_popen  # noqa: E402
 
 
 def pct(xs, p):
@@ -576,7 +578,12 @@ async def bench_memory(n: int) -> None:
                              "--data", str(tmp / "data"), "--keys", str(tmp / "keys")],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     t0 = time.monotonic()
-    proc.stdout.readline()
+    out = Lines(proc.stdout)
+    try:
+        out.wait_for(LISTENING, 30)
+    except BaseException:
+        stop_popen(proc)
+        raise
     start_s = time.monotonic() - t0
 
     def rss():
@@ -611,8 +618,8 @@ async def bench_memory(n: int) -> None:
         for c in [*clients, warm]:
             c.conn.close()
     finally:
-        proc.terminate()
-        proc.wait(5)
+        stop_popen(proc, grace=5)
+        out.close()
 
 
 # --------------------------------------------------- in-process scenarios

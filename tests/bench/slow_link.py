@@ -46,6 +46,9 @@ import asyncssh
 import pyte
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from procs import Lines, stop_popen  # noqa: E402
+
 SLICE = 64              # bytes the shaper hands on at a time (8 ms at 64 kbit/s)
 
 
@@ -263,8 +266,11 @@ def start_server(folder: Path, root: Path = ROOT) -> tuple[subprocess.Popen, int
         [sys.executable, "-m", "server.cli", "serve", "--port", str(port),
          "--data", str(folder / "data"), "--keys", str(folder / "keys"),
          "--status-every", "0"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    assert b"listening" in proc.stdout.readline()
+    try:        # its output passed over until it listens (another checkout's words too)
+        Lines(proc.stdout).wait_for("listening", 30)
+    except BaseException:
+        stop_popen(proc)
+        raise
     return proc, port
 
 
