@@ -29,6 +29,7 @@ what can change while running (``RoomService.apply``).
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 import tomllib
 from collections.abc import Callable
@@ -53,14 +54,27 @@ class ConfigError(ValueError):
 Check = Callable[[Any], Any]
 
 
-def _number(minimum: float = 0.0, integer: bool = False) -> Check:
+# Issue 40: a number is finite and within bounds; past NUMBER_MAX a limit is no limit and
+# a duration never ends (a pause of inf or nan stopped every table for good).
+NUMBER_MAX = 1_000_000_000
+TEXT_MAX = 4096             # characters of one text setting
+FILE_MAX = 256 * 1024       # bytes of a configuration file
+DEPTH_MAX = 8               # tables and lists inside each other in a configuration file
+
+
+def _number(minimum: float = 0.0, integer: bool = False,
+            maximum: float = NUMBER_MAX) -> Check:
     def check(v: Any) -> Any:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise ValueError(f"expected {'a whole number' if integer else 'a number'}")
         if integer and not isinstance(v, int):
             raise ValueError("expected a whole number")
+        if not math.isfinite(v):
+            raise ValueError(f"expected a finite number, {minimum:g} to {maximum:g}")
         if v < minimum:
             raise ValueError(f"expected at least {minimum:g}")
+        if v > maximum:
+            raise ValueError(f"expected at most {maximum:g}")
         return int(v) if integer else float(v)
     return check
 
@@ -74,6 +88,8 @@ def _bool(v: Any) -> bool:
 def _text(v: Any) -> str:
     if not isinstance(v, str):
         raise ValueError("expected text in quotes")
+    if len(v) > TEXT_MAX:
+        raise ValueError(f"expected at most {TEXT_MAX} characters")
     return v
 
 
@@ -178,6 +194,7 @@ class Setting:
 
 S = Setting
 _n = _number()
+_pause = _number(0.0, maximum=60.0)
 _i = _number(0, integer=True)
 _i1 = _number(1, integer=True)
 
@@ -213,7 +230,7 @@ SETTINGS: tuple[Setting, ...] = (
     S("serve", "metrics", "", "", "HOST:PORT of a Prometheus endpoint (no "
       "authentication: bind it to localhost); \"\": off", _listen, False, True),
     S("serve", "status-every", 60.0, "seconds", "a status line in the log this often; "
-      "0: never", _n, False, True),
+      "0: never (at most a day)", _number(0.0, maximum=86400), False, True),
     S("serve", "log-level", "WARNING", "", "DEBUG, INFO, WARNING, ERROR", _log_level,
       True, True),
     S("serve", "log-format", "text", "", "text, or json: one JSON object a line with "
@@ -221,19 +238,20 @@ SETTINGS: tuple[Setting, ...] = (
       "known", _choice("text", "json"), False, True),
     # ---- [play]
     S("play", "bot-pause", 0.8, "seconds", "a computer player waits this long before it "
-      "moves", _n, True, True),
+      "moves (0 to 60)", _pause, True, True),
     S("play", "trick-pause", 1.0, "seconds", "a finished trick stays on the table this "
-      "long", _n, True, True),
+      "long (0 to 60)", _pause, True, True),
     S("play", "absent-timeout", 60.0, "seconds", "a person away from an untimed table is "
-      "played for after this long", _number(1.0), True),
+      "played for after this long (1 to 3600)", _number(1.0, maximum=3600), True),
     S("play", "quick-play-level", DEFAULT_LEVEL, "", "the computer players quick play "
       "(p in the lobby) seats: " + ", ".join(LEVELS), _choice(*LEVELS), True),
     S("play", "bot-workers", 0, "processes", "worker processes the computer players "
-      "think in; 0: one less than the cores (at least one)", _i, False),
+      "think in; 0: one less than the cores (at least one; at most 256)",
+      _number(0, integer=True, maximum=256), False),
     # ---- [restart]
     S("restart", "drain-seconds", 30.0, "seconds", "on SIGTERM (and lamma admin drain): "
-      "how long people are told to wait, and play goes on until the trick ends",
-      _n, True, True),
+      "how long people are told to wait, and play goes on until the trick ends (at most "
+      "3600)", _number(0.0, maximum=3600), True, True),
     S("restart", "notice", "", "", "said to everyone as the restart begins, instead of "
       "the room's own words (which are said in each person's language; {seconds} is "
       "replaced)", _text, True),
@@ -305,7 +323,18 @@ SETTINGS: tuple[Setting, ...] = (
     _limit("tables-per-identity", "tables", "open tables one person (or guest) created",
            _i1),
     _limit("names-per-key", "names", "names one key may bind", _i1),
+    _limit("new-names-per-hour", "names", "names bound to a key for the first time from "
+           "one address, an hour (those who have their names already are not counted)",
+           _i1),
     _limit("max-tables", "tables", "open at once in the room (this process)", _i1),
+    _limit("tables-per-address", "tables", "... of which made by the people of one "
+           "address (a share no one address can fill the room past)", _i1),
+    _limit("max-board-tables", "tables", "event boards in play at once in the room "
+           "(apart from max-tables)", _i1),
+    _limit("board-tables-per-address", "tables", "... of which dealt to the people of one "
+           "address", _i1),
+    _limit("events-per-address", "events", "open events made by the people of one "
+           "address (of [events] per-room)", _i1),
     _limit("chat-chars", "characters", "a chat line is cut here", _i1),
     _limit("chat-lines", "lines", "chat lines one person may say ...", _i1),
     _limit("chat-seconds", "seconds", "... within this many seconds"),
@@ -406,15 +435,24 @@ def read_file(path: Path, config: Config | None = None) -> Config:
     read, is not TOML, or has a key or value the room does not take."""
     config = config or Config()
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as f:
+            raw = f.read(FILE_MAX + 1)
     except OSError as e:
         raise ConfigError(f"{path}: cannot be read ({e.strerror or e})") from None
+    if len(raw) > FILE_MAX:
+        raise ConfigError(f"{path}: larger than {FILE_MAX // 1024} KiB: not a configuration "
+                          "file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
+    deep = _too_deep(text)
+    if deep:
+        raise _say(path, deep, f"nested more than {DEPTH_MAX} deep: no setting is")
     try:
         data = tomllib.loads(text)
+    except RecursionError:              # nesting _too_deep's scan did not see
+        raise ConfigError(f"{path}: nested too deep: no setting is") from None
     except tomllib.TOMLDecodeError as e:
         m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
         where = f", line {m.group(1)}" if m else ""
@@ -448,6 +486,56 @@ def read_file(path: Path, config: Config | None = None) -> Config:
                 raise _say(path, line, f"[{section}] {key} = {value!r}: {e}") from None
             config.from_file.add((section, key))
     return config
+
+
+def _too_deep(text: str) -> int:
+    """The line where brackets and braces of values open more than ``DEPTH_MAX`` deep
+    (0 if nowhere), before the parser recurses into them; strings and comments skipped.
+    A section header's brackets ([a], [[a]]) are at the start of a line at depth 0."""
+    depth, quote, line = 0, "", 1
+    i, n = 0, len(text)
+    start_of_line = True
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+            start_of_line = True
+            if quote in ('"', "'"):
+                quote = ""
+            i += 1
+            continue
+        if quote:
+            if text.startswith(quote, i) and (quote != '"' or text[i - 1] != "\\"):
+                i += len(quote)
+                quote = ""
+                continue
+            i += 1
+            continue
+        if c in " \t":
+            i += 1
+            continue
+        if c == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if c in "\"'":
+            quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else c
+            i += len(quote)
+            start_of_line = False
+            continue
+        if start_of_line and depth == 0 and c == "[":
+            while i < n and text[i] != "\n":      # a header: [section] or [[section]]
+                i += 1
+            continue
+        start_of_line = False
+        if c in "[{":
+            depth += 1
+            if depth > DEPTH_MAX:
+                return line
+        elif c in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return 0
 
 
 def _closest(word: str, options: list[str]) -> str | None:

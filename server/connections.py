@@ -350,6 +350,11 @@ class LammaSSHServer(asyncssh.SSHServer):
                 # One key cannot hoard names: its existing ones still work.
                 self.refusal = Said(N_("Your key already has {n} names; connect under one "
                                        "of them."), n=cap)
+            elif new and address is not None and not address.new_names.take():
+                # Keys are free: new identities from one address come a few an hour
+                # (issue 40). Those who have their names already are not counted.
+                self.refusal = Said(N_("Too many new names from your address this hour: "
+                                       "connect under a name you have, or later."))
             elif identity.bind(self.name, fp):
                 self.ident = f"key:{fp}:{name_key(self.name)}"
                 self.guest = False

@@ -41,7 +41,7 @@ from engine.room.duplicate import BoardOver, Entered
 from engine.room.events import TableChange
 from engine.room.stats import STATS
 
-from .limits import Bucket, Limits
+from .limits import ROWS_PER_TOKEN, Bucket, Limits
 
 log = logging.getLogger("lamma.json")
 
@@ -314,7 +314,17 @@ class JsonSession(Session):
 
     # ---------------------------------------------------------------- ops
     def op_tables(self, msg: dict) -> None:
-        self.send({"type": "tables", "tables": self.registry.listing(self)})
+        rows = self.registry.listing(self)
+        self._charge_rows(len(rows))
+        self.send({"type": "tables", "tables": rows})
+
+    def _charge_rows(self, rows: int) -> None:
+        """A listing costs by its size too (``ROWS_PER_TOKEN``), charged to this session
+        and to the whole key's or address's allowance."""
+        extra = rows / ROWS_PER_TOKEN
+        for bucket in (self.requests, self.address_requests):
+            if bucket is not None and extra:
+                bucket.charge(extra)
 
     def op_create(self, msg: dict) -> None:
         computer = parse_seats(msg.get("computer", []))
@@ -438,7 +448,9 @@ class JsonSession(Session):
     # ------------------------------------------------------------ events
     def op_events(self, msg: dict) -> None:
         """Every event this session may see (a private one once its code was given)."""
-        self.send({"type": "events", "events": self.registry.events.listing(self)})
+        rows = self.registry.events.listing(self)
+        self._charge_rows(len(rows))
+        self.send({"type": "events", "events": rows})
 
     def op_enter(self, msg: dict) -> None:
         """Enter an event (by ``event`` or ``code``), or come back to one's entry."""

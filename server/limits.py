@@ -34,6 +34,12 @@ class Bucket:
         self.level -= amount
         return True
 
+    def charge(self, amount: float) -> None:
+        """Spend ``amount`` after the work (a listing's size, known once it is made):
+        the level may go below zero, down to ``-burst``, and the next requests wait."""
+        self.take(0)
+        self.level = max(-self.burst, self.level - amount)
+
 
 # JSON lines, per session: tokens a second (sustained, burst). A line costs one token
 # before it is read, and what its op costs beyond that once it is (OP_COST: a listing is
@@ -43,8 +49,16 @@ class Bucket:
 JSON_RATE, JSON_BURST = 200.0, 400.0
 OP_COST = {"tables": 10, "profile": 10, "leaderboard": 10, "create": 20, "join": 5,
            "watch": 5, "fill": 5, "command": 5, "events": 10, "enter": 10,
-           "standings": 10, "board": 10, "create_event": 20}
+           "standings": 10, "board": 10, "create_event": 20,
+           # Thinking (issue 40): a hint is ~0.5 s of a worker, a review's round several
+           # seconds; at these costs one session asks at most 10 hints or 5 reviews a
+           # second sustained (and the scheduler keeps one hint and two reviews of each
+           # person waiting: the rest are told "busy").
+           "hint": 20, "review": 40}
 REQUEST_STRIKES = 200
+# A listing costs its op's price and, once made, this many tokens a row beyond it: 50 events
+# or 500 tables cost what they took to make (issue 40: "listing ops cost by their size").
+ROWS_PER_TOKEN = 5
 
 # Terminal sessions: input bytes a second (typing is tens of bytes a second; a mouse click
 # is a dozen), window changes a second (a drag of the window edge gives a few dozen).
@@ -99,6 +113,11 @@ PROXY_PENDING_PER_ADDRESS = 16
 # The room.
 TABLES_PER_IDENTITY = 3         # open tables one person (or guest connection) created
 NAMES_PER_KEY = 5               # names one key may bind
+NEW_NAMES_PER_HOUR = 10         # names bound for the first time from one address, an hour
+TABLES_PER_ADDRESS = 100        # open tables made by one address's people (of MAX_TABLES)
+MAX_BOARD_TABLES = 1000         # event boards in play in the room (apart from MAX_TABLES)
+BOARD_TABLES_PER_ADDRESS = 100  # ... of them, dealt to one address's people
+EVENTS_PER_ADDRESS = 10         # open events made by one address's people (of per-room)
 
 
 # Per address, for what has not proven anything (issue 28): connections still
@@ -120,7 +139,7 @@ CHAT_CHARS, CHAT_LINES, CHAT_SECONDS = 200, 3, 5.0   # a line's length; lines pe
 # configuration) may set for itself.
 ADDRESS_LIMITS = ("handshakes_per_address", "guests_per_address", "connects_rate",
                   "connects_burst", "key_logins_rate", "key_logins_burst",
-                  "address_json_rate", "address_json_burst")
+                  "address_json_rate", "address_json_burst", "new_names_per_hour")
 
 
 @dataclass
@@ -188,6 +207,15 @@ class Limits:
     tables_per_identity: int = TABLES_PER_IDENTITY
     names_per_key: int = NAMES_PER_KEY
     max_tables: int = MAX_TABLES
+    # Issue 40: keys are free, so the room's caps are shared out by address too. A name
+    # bound to a key for the first time is a new identity: a few an hour from one
+    # address (people who have their names already are not counted); the tables and
+    # events one address's people have open at once, a share of the room's caps.
+    new_names_per_hour: int = NEW_NAMES_PER_HOUR
+    tables_per_address: int = TABLES_PER_ADDRESS
+    max_board_tables: int = MAX_BOARD_TABLES
+    board_tables_per_address: int = BOARD_TABLES_PER_ADDRESS
+    events_per_address: int = EVENTS_PER_ADDRESS
     chat_chars: int = CHAT_CHARS
     chat_lines: int = CHAT_LINES
     chat_seconds: float = CHAT_SECONDS
@@ -203,7 +231,9 @@ class Limits:
                    guests_per_address=1_000_000, connects_rate=1e9, connects_burst=1e9,
                    key_logins_rate=1e9, key_logins_burst=1e9,
                    connections_per_key=1_000_000,
-                   names_per_key=1_000_000)        # its clients share one key
+                   names_per_key=1_000_000,         # its clients share one key
+                   new_names_per_hour=1_000_000, tables_per_address=1_000_000,
+                   board_tables_per_address=1_000_000, events_per_address=1_000_000)
 
     def for_address(self, key: str) -> Limits:
         """The limits for one client address: the room's, or those of the first trusted
@@ -284,8 +314,8 @@ class Address:
     """What one client address holds and may still open: its connections still
     authenticating and its guests (a key's connections are its key's: ``KeyHold``)."""
 
-    __slots__ = ("connections", "connects", "guests", "limits", "logins", "requests",
-                 "unproven")
+    __slots__ = ("connections", "connects", "guests", "limits", "logins", "new_names",
+                 "requests", "unproven")
 
     def __init__(self, limits: Limits):
         self.limits = limits                # the room's, or its trusted network's
@@ -295,6 +325,7 @@ class Address:
         self.connects = Bucket(limits.connects_rate, limits.connects_burst)
         self.logins = Bucket(limits.key_logins_rate, limits.key_logins_burst)
         self.requests = Bucket(limits.address_json_rate, limits.address_json_burst)
+        self.new_names = Bucket(limits.new_names_per_hour / 3600, limits.new_names_per_hour)
 
     def retune(self, limits: Limits) -> None:
         """The configuration was read again: the new numbers from now on."""
@@ -302,7 +333,9 @@ class Address:
         for bucket, rate, burst in (
                 (self.connects, limits.connects_rate, limits.connects_burst),
                 (self.logins, limits.key_logins_rate, limits.key_logins_burst),
-                (self.requests, limits.address_json_rate, limits.address_json_burst)):
+                (self.requests, limits.address_json_rate, limits.address_json_burst),
+                (self.new_names, limits.new_names_per_hour / 3600,
+                 limits.new_names_per_hour)):
             bucket.take(0)
             bucket.rate, bucket.burst = rate, burst
             bucket.level = min(bucket.level, burst)
@@ -311,7 +344,7 @@ class Address:
         """Its allowances are whole again: forgetting it now hands a fast reconnector
         nothing it would not have had anyway."""
         return all(b.take(0) and b.level >= b.burst
-                   for b in (self.connects, self.logins, self.requests))
+                   for b in (self.connects, self.logins, self.requests, self.new_names))
 
 
 class KeyHold:

@@ -118,6 +118,7 @@ class RoomService:
                                  max_tables=config.limits.max_tables,
                                  tables_per_identity=config.limits.tables_per_identity,
                                  events=config.events)
+        self._room_caps(config)
         self.registry.quick_level = config.quick_level
         self._process_wide()
         if config.bot_workers > 0:
@@ -194,14 +195,23 @@ class RoomService:
         reg = self.registry
         reg.bot_pause, reg.trick_pause = config.bot_pause, config.trick_pause
         reg.absent_timeout, reg.quick_level = config.absent_timeout, config.quick_level
-        reg.max_tables = config.limits.max_tables
-        reg.tables_per_identity = config.limits.tables_per_identity
         reg.events.settings = config.events     # the next daily events, the caps
+        self._room_caps(config)
         self._process_wide()
         for key, address in self.addresses.items():
             address.retune(config.limits.for_address(key))
         self.moderation.named_operators(config.operators)
         logging.getLogger().setLevel(settings.serve("log-level"))
+
+    def _room_caps(self, config: RoomConfig) -> None:
+        """The room-wide caps and the shares of them per person and per address."""
+        reg, lim = self.registry, config.limits
+        reg.max_tables = lim.max_tables
+        reg.tables_per_identity = lim.tables_per_identity
+        reg.tables_per_address = lim.tables_per_address
+        reg.max_board_tables = lim.max_board_tables
+        reg.board_tables_per_address = lim.board_tables_per_address
+        reg.events.settings.per_address = lim.events_per_address
 
     def reload(self) -> str:
         """The configuration file read again (SIGHUP, ``lamma admin reload``): what can

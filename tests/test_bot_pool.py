@@ -48,7 +48,7 @@ async def test_a_late_decision_is_made_by_the_simple_player(monkeypatch, caplog)
     monkeypatch.setattr(bots, "DEADLINE_S", 0.05)
 
     class Stuck:
-        def submit(self, view, level, budget):
+        def run(self, fn, *args):
             import concurrent.futures as cf
             return cf.Future()                     # never answers
 

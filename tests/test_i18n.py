@@ -122,6 +122,8 @@ ANY_NUMBER = (
     "Paste cut to {n} characters.",
     "… and {n} others",
     "… and {n} other scores",
+    "You have {n} reviews being worked out: try again in {seconds} s.",
+    "The computer players are busy: try again in {seconds} s.",
 )
 
 

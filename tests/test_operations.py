@@ -4,15 +4,16 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import socket
 import stat
 import sys
+import time
 from pathlib import Path
 
 import asyncssh
 import pytest
+from procs import LISTENING, stop_process, wait_line
 
 from server.service import RoomConfig
 from server.ssh import HOST_KEY_NAME, start_server
@@ -34,21 +35,23 @@ async def serve(port: int, data: Path, keys: Path, *extra: str) -> asyncio.subpr
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
 
 
-async def started(proc: asyncio.subprocess.Process) -> str:
-    """The host-key fingerprint a started server prints (after its "listening" line)."""
+async def started(proc: asyncio.subprocess.Process, seen: list | None = None) -> str:
+    """The host-key fingerprint a started server prints (after its "listening" line;
+    what it printed before is passed over, and kept in ``seen``)."""
     assert proc.stdout is not None
-    first = (await asyncio.wait_for(proc.stdout.readline(), 10)).decode()
-    if "listening" not in first:
-        rest = (await asyncio.wait_for(proc.stdout.read(), 5)).decode()
-        raise AssertionError(f"the server did not start: {first}{rest}")
-    second = (await asyncio.wait_for(proc.stdout.readline(), 5)).decode()
-    assert second.startswith("Host key fingerprint: "), second
-    return second.split(": ", 1)[1].strip()
+    seen = [] if seen is None else seen
+    await wait_line(proc.stdout, LISTENING, 20, seen)
+    said = (await wait_line(proc.stdout, "Host key fingerprint: ", 5, seen)).decode()
+    assert said.startswith("Host key fingerprint: "), said
+    return said.split(": ", 1)[1].strip()
 
 
-async def reply(proc, mtype: str) -> dict:
+async def reply(proc, mtype: str, timeout: float = 5.0) -> dict:
+    deadline = time.monotonic() + timeout
     while True:
-        line = await asyncio.wait_for(proc.stdout.readline(), 5)
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {mtype!r} within {timeout} s"
+        line = await asyncio.wait_for(proc.stdout.readline(), left)
         assert line, f"closed while waiting for {mtype!r}"
         msg = json.loads(line)
         assert msg.get("type") != "error", msg
@@ -61,10 +64,14 @@ async def test_two_processes_share_one_port_and_one_host_key(tmp_path):
     procs = []
     conns: list[asyncssh.SSHClientConnection] = []
     try:
-        # Started together on an empty keys folder: both must take one key.
+        # Started together on an empty keys folder: both must take one key. Each new
+        # player below is a new name from one address: the room's cap on those is
+        # raised, as a trusted network's would be (tests/test_room_shares.py keeps it).
+        cfg = tmp_path / "many-names.toml"
+        cfg.write_text("[limits]\nnew-names-per-hour = 1000\n")
         for name in ("a", "b"):
             procs.append(await serve(port, tmp_path / name, keys, "--reuse-port",
-                                     "--process-name", name))
+                                     "--process-name", name, "--config", str(cfg)))
         printed = await asyncio.gather(*(started(p) for p in procs))
         on_disk = asyncssh.read_public_key(str(keys / (HOST_KEY_NAME + ".pub")))
         assert printed == [on_disk.get_fingerprint("sha256")] * 2
@@ -112,10 +119,7 @@ async def test_two_processes_share_one_port_and_one_host_key(tmp_path):
         for conn in conns:
             conn.close()
         for p in procs:
-            if p.returncode is None:
-                p.kill()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(p.wait(), 10)
+            await stop_process(p)
 
 
 @pytest.mark.parametrize("platform", ["no SO_REUSEPORT", "refused"])

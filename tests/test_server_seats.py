@@ -464,7 +464,7 @@ async def test_a_closed_table_drops_a_computer_players_decision_in_flight(tmp_pa
     release = asyncio.Event()
     asked = []
 
-    async def slow_decide(match, seat, level="strong"):
+    async def slow_decide(match, seat, level="strong", **how):
         asked.append(seat)
         await release.wait()
         return match.legal_actions(seat)[0]

@@ -18,6 +18,7 @@ import concurrent.futures as cf
 import multiprocessing as mp
 import random
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from ..types import Action, View
@@ -25,8 +26,10 @@ from ..types import Action, View
 T = TypeVar("T")
 
 
-def _decide(view: View, level: str, budget_ms: float, seed: int | None = None,
-            samples: int | None = None) -> Action:
+def think(view: View, level: str, budget_ms: float, seed: int | None = None,
+          samples: int | None = None) -> Action:
+    """``choose`` in a worker: what ``submit`` runs, and what the room's scheduler hands a
+    pool (``engine.room.thinking``)."""
     from . import choose
     return choose(view, level, budget_ms, random.Random(seed), samples)
 
@@ -69,17 +72,33 @@ class BotPool:
                                             initializer=_watch_parent,
                                             initargs=(os.getpid(), nice))
         self._pool.submit(_warm)
+        self._broken = False
+
+    def broken(self) -> bool:
+        """Whether a worker of this pool died (a job ended in ``BrokenProcessPool``)."""
+        return self._broken
+
+    def _watch(self, fut: cf.Future[T]) -> cf.Future[T]:
+        def done(f: cf.Future[T]) -> None:
+            if not f.cancelled() and isinstance(f.exception(), BrokenProcessPool):
+                self._broken = True
+        fut.add_done_callback(done)
+        return fut
 
     def submit(self, view: View, level: str = "strong", budget_ms: float = 100,
                seed: int | None = None, samples: int | None = None) -> cf.Future[Action]:
         """A Future of the action dict for ``view``'s seat (``seed`` and ``samples``: a
         choice made the same way every time, see ``choose``)."""
-        return self._pool.submit(_decide, view, level, budget_ms, seed, samples)
+        return self._watch(self._pool.submit(think, view, level, budget_ms, seed, samples))
 
     def run(self, fn: Callable[..., T], *args: Any) -> cf.Future[T]:
         """A Future of ``fn(*args)`` computed in the pool (a module-level function of
         plain data, such as ``engine.bots.review.review_part``)."""
-        return self._pool.submit(fn, *args)
+        try:
+            return self._watch(self._pool.submit(fn, *args))
+        except BrokenProcessPool:
+            self._broken = True
+            raise
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

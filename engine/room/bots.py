@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from .boards import DEADLINE_S as EVENT_DEADLINE_S
 from .catalogue import DEFAULT_LEVEL
 from .stats import STATS
+from .thinking import Scheduler, Work
 
 if TYPE_CHECKING:
     from engine import Action, Match
@@ -35,7 +36,11 @@ DEADLINE_S = 2.0        # a decision not back by then (a queue behind other tabl
 # One core is the event loop's; the others think (at least one worker).
 WORKERS = max(1, (os.cpu_count() or 2) - 1)
 
+ASIDE_NICE = 19         # hints and reviews: the CPU the live tables and the loop leave
+
 _pool: BotPool | None = None
+_aside: BotPool | None = None
+_scheduler: tuple[asyncio.AbstractEventLoop, Scheduler] | None = None
 
 
 def pool() -> BotPool:
@@ -49,6 +54,38 @@ def pool() -> BotPool:
         _warned.discard("broken")       # a new pool: its own death, if any, is news again
         atexit.register(close_pool)      # stop the worker before the interpreter unwinds
     return _pool
+
+
+def aside_pool() -> BotPool:
+    """The worker for hints and reviews (issue 40): a process of its own, so that a live
+    table's decision never waits behind one in a pool's queue, started on first use."""
+    global _aside
+    if _aside is None:
+        from engine.bots.worker import BotPool
+        _aside = BotPool(workers=1, nice=ASIDE_NICE)
+        atexit.register(close_pool)
+    return _aside
+
+
+def scheduler() -> Scheduler:
+    """The room's scheduler of thinking (``thinking.Scheduler``) on the running loop: one
+    per loop, since its jobs' futures belong to it (a test's loop, then another)."""
+    global _scheduler
+    loop = asyncio.get_running_loop()
+    if _scheduler is None or _scheduler[0] is not loop:
+        _scheduler = (loop, Scheduler(pool, aside_pool, play_slots=WORKERS))
+    return _scheduler[1]
+
+
+def drop_asks(owner: str) -> None:
+    """Cancels ``owner``'s hints and reviews still waiting (they left the table)."""
+    if _scheduler is not None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if _scheduler[0] is loop:
+            _scheduler[1].drop(owner)
 
 
 def lower_priority(bot_pool: BotPool, nice: int = WORKER_NICE) -> None:
@@ -71,10 +108,13 @@ def lower_priority(bot_pool: BotPool, nice: int = WORKER_NICE) -> None:
 
 
 def close_pool() -> None:
-    global _pool
+    global _pool, _aside
     if _pool is not None:
         _pool.close()
         _pool = None
+    if _aside is not None:
+        _aside.close()
+        _aside = None
 
 
 _warned: set[str] = set()
@@ -89,39 +129,47 @@ def _warn_once(kind: str, text: str) -> None:
 
 
 async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL,
-                 seed: int | None = None, samples: int | None = None) -> Action:
+                 seed: int | None = None, samples: int | None = None,
+                 owner: str = "") -> Action:
     """A legal action for ``seat``, thought out in a worker process.
 
-    ``seed`` and ``samples`` (an event's board, ``boards.py``): decided with that seed
-    and that many samples, not against the clock, so the same view gets the same
-    action; it is waited for ``boards.DEADLINE_S``, not ``DEADLINE_S``."""
+    A live table's decision (``Work.LIVE``) is waited for ``DEADLINE_S``, then the simple
+    player moves. ``seed`` and ``samples`` (an event's board, ``boards.py``): decided with
+    that seed and that many samples, not against the clock, so the same view gets the
+    same action for every entrant (``Work.BOARD``): waited for as long as it takes, its
+    deadline only logged, and asked again of a new worker if the worker died — never
+    answered by another player. ``owner``: whose table (the scheduler's fair share)."""
+    from engine.bots.worker import think
     asked = time.perf_counter()
     view = match.view(seat)
-    serving = pool()
     fixed = samples is not None
+    work = Work.BOARD if fixed else Work.LIVE
+    tries = 0
     try:
-        future = (serving.submit(view, level, BUDGET_MS, seed=seed, samples=samples)
-                  if fixed else serving.submit(view, level, BUDGET_MS))
-        try:
-            action = await asyncio.wait_for(asyncio.wrap_future(future),
-                                            EVENT_DEADLINE_S if fixed else DEADLINE_S)
-        finally:
-            # From asking to the answer back on the loop: what the table waited, a
-            # deadline or a dead worker included (a cancelled decision waited for nothing).
-            if not _cancelled():
-                STATS.bot_decision.observe(time.perf_counter() - asked)
+        while True:
+            tries += 1
+            try:
+                future = scheduler().submit(work, owner, think, view, level, BUDGET_MS,
+                                            seed, samples)
+                if fixed:
+                    action = await _waited(future)
+                else:
+                    action = await asyncio.wait_for(future, DEADLINE_S)
+                break
+            except BrokenProcessPool:
+                # The worker died (killed, out of memory): a new pool serves the next one.
+                close_broken()
+                _warn_once("broken", "the computer players' worker process died; "
+                                     "starting a new one")
+                if not fixed or tries >= 5:
+                    raise
         if action in match.legal_actions(seat):
             return action
         log.warning("bot chose an illegal action %r; using auto_action", action)
     except TimeoutError:
-        took = EVENT_DEADLINE_S if fixed else DEADLINE_S
-        _warn_once("deadline", f"a computer player's decision took over {took} s")
+        _warn_once("deadline", f"a computer player's decision took over {DEADLINE_S} s")
     except BrokenProcessPool:
-        # The worker died (killed, out of memory): a new pool serves the next decision.
-        # Only the pool that broke is closed: another decision may have started a new one.
-        if _pool is serving:
-            close_pool()
-        _warn_once("broken", "the computer players' worker process died; starting a new one")
+        pass
     except asyncio.CancelledError:
         task = asyncio.current_task()
         if task is not None and task.cancelling():
@@ -129,7 +177,36 @@ async def decide(match: Match, seat: int, level: str = DEFAULT_LEVEL,
         # the pool was shut down under it: the simple player moves instead
     except Exception:
         log.exception("computer player failed; using auto_action")
+    finally:
+        # From asking to the answer back on the loop: what the table waited, a deadline
+        # or a dead worker included (a cancelled decision waited for nothing).
+        if not _cancelled():
+            STATS.bot_decision.observe(time.perf_counter() - asked)
     return match.auto_action(seat)
+
+
+async def _waited(future: asyncio.Future[Action]) -> Action:
+    """An event board's decision: waited for whatever it takes; past the board's deadline
+    the wait is logged (once), never cut short."""
+    try:
+        return await asyncio.wait_for(asyncio.shield(future), EVENT_DEADLINE_S)
+    except TimeoutError:
+        _warn_once("board-deadline", f"an event board's computer player took over "
+                                     f"{EVENT_DEADLINE_S} s; still waiting for it")
+        return await future
+
+
+def close_broken() -> None:
+    """Closes the pools whose worker died (a new one serves the next job)."""
+    global _pool, _aside
+    for which in ("play", "aside"):
+        p = _pool if which == "play" else _aside
+        if p is not None and p.broken():
+            p.close()
+            if which == "play":
+                _pool = None
+            else:
+                _aside = None
 
 
 def _cancelled() -> bool:

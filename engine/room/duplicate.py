@@ -63,6 +63,7 @@ HOURS = (1, 72)             # how long an event people make may stay open, at le
 SAMPLES = 256               # the computer players' samples per card at an event's board
 PER_KEY = 3                 # open events one key may have made at once
 PER_ROOM = 50               # open events made by people in the whole room
+PER_ADDRESS = 10            # ... of which by the people of one address (issue 40)
 TICK = 30.0                 # seconds between looks for a new day and for closed events
 KEEP_DAYS = 30              # events listed until this many days after they closed
 
@@ -77,6 +78,7 @@ class EventSettings:
     samples: int = SAMPLES
     per_key: int = PER_KEY
     per_room: int = PER_ROOM
+    per_address: int = PER_ADDRESS
 
 
 @dataclass
@@ -143,6 +145,9 @@ class Events:
         self.clock = clock
         self._handle: asyncio.TimerHandle | None = None
         self._daily_done: str | None = None       # the day whose daily events exist
+        # (closes, address) of the events people made through this process: the cap
+        # per address (issue 40).
+        self._made_from: list[tuple[float, str]] = []
 
     @property
     def store(self) -> EventStore:
@@ -431,8 +436,19 @@ class Events:
         if self.store.open_events(self.clock(), None) >= s.per_room:
             raise RoomError("The room has as many open events as it holds; try again "
                             "later.")
+        now = self.clock()
+        where = member.address
+        if where:
+            # Who made which event from where is this process's memory (a restart
+            # forgets it; the per-key and per-room caps are the store's).
+            self._made_from = [(c, a) for c, a in self._made_from if c > now]
+            if sum(1 for _, a in self._made_from if a == where) >= s.per_address:
+                raise RoomError("Your address has {cap} open events already (a share of "
+                                "the room's); wait until one closes.", cap=s.per_address)
         made = self.store.create_event(ev)
         assert made is not None
+        if where:
+            self._made_from.append((made.closes, where))
         if made.private:
             member.unlocked.add(f"event:{made.id}")
         return made
@@ -544,7 +560,7 @@ class Events:
         reg = self.registry
         table = reg.create_board(ev.game, EventBoard(
             ev.id, k, ev.boards, plan(ev.game, ev.boards, k), board_seed(ev.seed, k),
-            ev.samples, entrant, ranked))
+            ev.samples, entrant, ranked), member.address)
         seat = entrant_seat(ev.game, ev.boards, k)
         try:
             table.sit(member, seat)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import Match
 
+from . import bots
 from .boards import EventBoard
 from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .codes import new_code, normalize_code
@@ -48,6 +49,11 @@ class Registry:
         self.absent_timeout = absent_timeout
         self.max_tables = max_tables
         self.tables_per_identity = tables_per_identity   # None: no cap (tests)
+        # Issue 40: no one address fills a room-wide cap (None: no cap, tests). Event
+        # boards have a cap of their own, so a mass of entries never refuses a table.
+        self.tables_per_address: int | None = None
+        self.max_board_tables = 1000
+        self.board_tables_per_address: int | None = None
         self.quick_level = DEFAULT_LEVEL    # the computer players quick play seats
         # A clean restart is under way (``drain``): no new table, and every table
         # holds once its trick is over (``Table.held``).
@@ -94,7 +100,7 @@ class Registry:
         if self.draining:
             raise RoomError("The room is about to restart: no new table now; connect "
                             "again in a minute.")
-        if len(self.tables) >= self.max_tables:
+        if sum(1 for t in self.tables.values() if t.event is None) >= self.max_tables:
             raise RoomError("The room is full of tables; join one instead.")
         cap = self.tables_per_identity
         if creator is not None and cap is not None:
@@ -103,6 +109,14 @@ class Registry:
             if mine >= cap:
                 raise RoomError("You have {mine} open tables (at most {cap}); finish or "
                                 "leave one first.", mine=mine, cap=cap)
+        where = creator.address if creator is not None else ""
+        cap = self.tables_per_address
+        if where and cap is not None and sum(
+                1 for t in self.tables.values()
+                if t.event is None and t.creator_address == where and t.status != "over"
+        ) >= cap:
+            raise RoomError("Your address has {cap} open tables already (a share of the "
+                            "room's); join one instead.", cap=cap)
         tid = self.side.cluster.new_table_id() if self.side is not None else str(next(self._ids))
         if type(practice) is not bool:
             raise RoomError("\"practice\" is true or false.")
@@ -111,6 +125,7 @@ class Registry:
             table.practice = True
             table.counts_for_points = False
         table.creator = creator.ident if creator is not None else None
+        table.creator_address = where
         while table.private and any(t.code == table.code for t in self.tables.values()):
             table.code = new_code()         # a code names one table
         self.tables[tid] = table
@@ -125,14 +140,25 @@ class Registry:
             raise RoomError("The room is about to restart: no new board now; enter again "
                             "in a minute to go on.")
 
-    def create_board(self, game: str, event: EventBoard) -> Table:
-        """A table for an event's board (``Events``): not listed, no code, no cap of the
-        room's tables (an entrant plays one board at a time). None during a clean
-        restart: a board in play holds; the next is dealt after it."""
+    def create_board(self, game: str, event: EventBoard, address: str = "") -> Table:
+        """A table for an event's board (``Events``): not listed, no code, not counted in
+        the room's tables (an entrant plays one board at a time) but in the boards' own
+        cap, and the share of it one address may hold. None during a clean restart: a
+        board in play holds; the next is dealt after it."""
         self.board_allowed()
+        boards = [t for t in self.tables.values() if t.event is not None]
+        if len(boards) >= self.max_board_tables:
+            raise RoomError("The room is full of event boards just now; try again in a few "
+                            "minutes.")
+        cap = self.board_tables_per_address
+        if address and cap is not None and sum(
+                1 for t in boards if t.creator_address == address) >= cap:
+            raise RoomError("Your address has {cap} event boards in play already (a share "
+                            "of the room's); try again later.", cap=cap)
         tid = self.side.cluster.new_table_id() if self.side is not None else str(next(self._ids))
         table = Table(self, tid, game, None)
         table.event = event
+        table.creator_address = address
         table.counts_for_points = False
         self.tables[tid] = table
         if self.side is not None:
@@ -309,6 +335,8 @@ class Registry:
         table = member.table
         if table is not None and table is not unless:
             table.detach(member, keep_seat=keep_seat)
+            # Hints and reviews this person still has waiting: nobody to answer now.
+            bots.drop_asks(member.ident)
 
     def gc_table(self, table: Table) -> None:
         """Drop a table nobody needs any more."""

@@ -5,8 +5,8 @@ room gives them: who may ask for what is decided here, whichever front end asks.
   has ended; of a stored match, any seat of a *finished* match the asker played (its
   name in the match's seats). Never a running round, never another seat's while the
   match is played.
-- Computed in the computer players' worker pool (``bots.pool``), one decision per
-  task, so a computer player's decision waits at most one piece behind it; kept in
+- Computed in the scheduler's aside lane (``thinking.Scheduler``: a worker of its own,
+  below the live tables' in priority), one decision per job, each person's in turn; kept in
   memory and, for a stored match, in the store (``Records.save_review``): a replay or a
   restart shows it without computing it again. The same for every asker (seeded).
 - A hint: at a practice table, for the seat whose turn it is, on its own view.
@@ -27,6 +27,7 @@ from engine.bots.review import MAX_SAMPLES, MIN_SAMPLES, RoundNotOver
 
 from . import bots
 from .errors import RoomError
+from .thinking import Work
 
 if TYPE_CHECKING:
     from .members import Member
@@ -54,24 +55,31 @@ def _remember(key: tuple[Any, ...], body: dict[str, Any]) -> None:
         _cache.popitem(last=False)
 
 
-async def _compute(record: dict[str, Any], round_no: int, seat: int) -> dict[str, Any]:
+async def _compute(record: dict[str, Any], round_no: int, seat: int,
+                   owner: str) -> dict[str, Any]:
+    """The review, one piece (a decision) at a time in the scheduler's aside lane: a
+    live table's computer player never waits behind it, and another person's review
+    takes its turn between two of this one's pieces."""
     from engine.bots.review import review_part, review_plan
-    serving = bots.pool()
-    plan = await asyncio.wrap_future(serving.run(review_plan, record, round_no, seat))
+    think = bots.scheduler()
+    plan = await think.submit(Work.REVIEW, owner, review_plan, record, round_no, seat,
+                              admitted=True)
     decisions = []
     for i in plan["indices"]:
-        decisions.append(await asyncio.wrap_future(serving.run(
-            review_part, record, round_no, seat, i, False, SAMPLES["min"], SAMPLES["max"])))
+        decisions.append(await think.submit(
+            Work.REVIEW, owner, review_part, record, round_no, seat, i, False,
+            SAMPLES["min"], SAMPLES["max"], admitted=True))
     worth = None
     if plan["play_at"] is not None:
-        worth = await asyncio.wrap_future(serving.run(
-            review_part, record, round_no, seat, plan["play_at"], True))
+        worth = await think.submit(Work.REVIEW, owner, review_part, record, round_no, seat,
+                                   plan["play_at"], True, admitted=True)
     return {"type": "review", "round": round_no, "seat": seat, "worth": worth,
             "declared": plan["declared"], "decisions": decisions}
 
 
 async def _review(key: tuple[Any, ...], record: dict[str, Any], round_no: int, seat: int,
-                  records: Records | None, match_id: int | None) -> dict[str, Any]:
+                  records: Records | None, match_id: int | None,
+                  owner: str) -> dict[str, Any]:
     body = _cache.get(key)
     if body is not None:
         return body
@@ -83,11 +91,14 @@ async def _review(key: tuple[Any, ...], record: dict[str, Any], round_no: int, s
     running = _running.get(key)
     if running is not None:
         return await asyncio.shield(running)
+    # A review to work out: refused at once, saying when to try again, if this person has
+    # their share being worked out or the room's thinking is full (thinking.Scheduler).
+    bots.scheduler().admit(Work.REVIEW, owner)
     fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
     _running[key] = fut
     try:
         try:
-            body = await _compute(record, round_no, seat)
+            body = await _compute(record, round_no, seat, owner)
         except RoundNotOver:
             raise RoomError("Round {round} has not ended: a round is reviewed once it is "
                             "over.", round=round_no) from None
@@ -159,7 +170,8 @@ def table_review(table: Table, member: Member, raw_round: object) -> asyncio.Fut
     records = table.registry.records
     key = ("match", mid, round_no, seat) if mid is not None else (
         "table", table.id, record.get("seed"), round_no, seat)
-    return asyncio.ensure_future(_review(key, record, round_no, seat, records, mid))
+    return asyncio.ensure_future(_review(key, record, round_no, seat, records, mid,
+                                         member.ident))
 
 
 def match_review(records: Records | None, member: Member, raw_match: object,
@@ -184,7 +196,7 @@ def match_review(records: Records | None, member: Member, raw_match: object,
                         "over.", round=round_no)
     key = ("match", raw_match, round_no, raw_seat)
     return asyncio.ensure_future(_review(key, stored.record, round_no, raw_seat, records,
-                                         raw_match))
+                                         raw_match, member.ident))
 
 
 def _rounds_of(record: dict[str, Any]) -> int:
@@ -222,11 +234,19 @@ def hint_for(table: Table, member: Member) -> asyncio.Future[dict[str, Any]]:
             raise not_yours
         record = stored.record
     from engine.bots.review import hint
-    fut = bots.pool().run(hint, record, member.seat, SAMPLES["hint"])
+    # One hint waiting a person: this one replaces any still waiting; it is dropped
+    # unasked if the position has moved on by its turn (thinking.Scheduler).
+    asked_at = len(m.log) if m is not None else None
+
+    def moved_on() -> bool:
+        now = table.match
+        return now is not m or (now is not None and len(now.log) != asked_at)
+    fut = bots.scheduler().submit(Work.HINT, member.ident, hint, record, member.seat,
+                                  SAMPLES["hint"], stale=moved_on if m is not None else None)
 
     async def reply() -> dict[str, Any]:
         try:
-            got = await asyncio.wrap_future(fut)
+            got = await fut
         except ValueError:
             raise not_yours from None      # the stored match moved on: not our turn now
         return {"type": "hint", **got}

@@ -98,6 +98,7 @@ class Table:
         self.practice = False
         self.created = time.time()
         self.creator: str | None = None      # the identity that opened it (caps per person)
+        self.creator_address = ""            # ... and its address (the caps per address)
         self.seed: int | None = None        # fixed by tests / tournaments; None: random
         self.deals: list[Any] | None = None
         # Computer players' seats promised to people at the next round boundary.
@@ -799,9 +800,9 @@ class Table:
                 # replies for every entrant who plays alike (engine.duplicate).
                 action = await bots.decide(self.match, seat, level,
                                            seed=ev.decision_seed(self.match.log),
-                                           samples=ev.samples)
+                                           samples=ev.samples, owner=ev.entrant)
             else:
-                action = await bots.decide(self.match, seat, level)
+                action = await bots.decide(self.match, seat, level, owner=f"table {self.id}")
             m = self.match
             if (m is None or self._turn != version or m.to_act != seat
                     or self.status != "playing" or self.holding()):

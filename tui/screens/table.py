@@ -620,9 +620,11 @@ class TableScreen(Screen[None]):
         table = self.table
         if table is None:
             return
+        if self._hint_at is not None and self._hint_at == position(self.view):
+            return      # this decision's hint is shown or on its way: a held key asks once
         try:
             fut = reviews.hint_for(table, self.app.member)
-        except RoomError as exc:
+        except RoomError as exc:        # not now, or busy: said with when to ask again
             self.flash(self.app.speech.error(exc))
             return
         at = self._hint_at = position(self.view)
