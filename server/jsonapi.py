@@ -39,6 +39,7 @@ from engine.room import (
 )
 from engine.room.duplicate import BoardOver, Entered
 from engine.room.events import TableChange
+from engine.room.moderation import ignores
 from engine.room.stats import STATS
 
 from .limits import ROWS_PER_TOKEN, Bucket, Limits
@@ -70,6 +71,7 @@ class JsonSession(Session):
         # address's: server/limits.py), and what each op costs.
         self.requests = requests
         self.address_requests = address_requests
+        self._chat_at: tuple[Table, int] | None = None     # (table, its lines said, heard)
         self.limits = limits or Limits()
         self.refused_in_a_row = 0
         self._timed_at: float | None = None     # the accepted action last timed to us
@@ -108,6 +110,8 @@ class JsonSession(Session):
     # ----------------------------------------------------- table callbacks
     def table_changed(self, change: TableChange) -> None:
         table, what = change.table, change.what
+        if what in ("chat", "state"):
+            self._say_new_chat(table, what)
         if what == "state":
             if table is self.table:
                 self.push_view(change.view_for(self))
@@ -122,14 +126,25 @@ class JsonSession(Session):
                 if at is not None and at != self._timed_at:
                     self._timed_at = at
                     STATS.act_to_view.observe(time.monotonic() - at)
-        elif what == "chat":
-            # The newest line, unless it is one this session ignores.
-            lines = change.chat_for(self, 1)
-            if table.chat and lines and lines[-1] is table.chat[-1]:
-                who, text = lines[-1]
-                self.send({"type": "chat", "table": table.id, "from": who, "text": text})
         elif what == "closed":
             self.send({"type": "left", "table": table.id, "reason": "the table was closed"})
+
+    def _say_new_chat(self, table: Table, what: str) -> None:
+        """Every line said at ``table`` since this session last heard of it, each once and
+        in order, but those it ignores: several may come in one change (a frame from the
+        process that drives the table, issue 41), and a line may come with a state."""
+        said = table.chat_said
+        if self._chat_at is None or self._chat_at[0] is not table:
+            # First news of this table: lines from now on (the one this change is for).
+            self._chat_at = (table, said - (1 if what == "chat" else 0))
+        seen = self._chat_at[1]
+        self._chat_at = (table, said)
+        new = min(said - seen, len(table.chat))
+        if new <= 0:
+            return
+        for who, text in list(table.chat)[-new:]:
+            if not ignores(self, who):
+                self.send({"type": "chat", "table": table.id, "from": who, "text": text})
 
     def seat_granted(self, table: Table, seat: int) -> None:
         self.send(self._joined(table, seat))

@@ -130,6 +130,46 @@ async def test_versions_never_go_back_when_another_driver_takes_over_and_chat_is
     assert rt.version > 41 and heard[-1] == "state"
 
 
+async def test_every_line_in_a_frame_reaches_a_program_as_chat_once(monkeypatch):
+    """Issue 41: a frame that brings two lines and a move at once (the driver wrote them
+    within one frame's interval) gives a program on this process both lines as ``chat``,
+    in order, each once; an older driver's frame without ``said`` counts its lines."""
+    from server.jsonapi import JsonSession
+    reg = Registry()
+    side = reg.join_cluster(Kept("p2"))
+    side.reattach = lambda table: None
+    rt = side.remote_table("8")
+    sent: list[dict] = []
+    prog = JsonSession.__new__(JsonSession)
+    monkeypatch.setattr(prog, "send", sent.append, raising=False)
+    prog.name, prog.ident, prog.guest, prog.ignoring = "bob", "key:b:bob", False, set()
+    prog.table, prog.seat, prog._chat_at = rt, None, None
+    prog._board_over = None
+    monkeypatch.setattr(prog, "push_view", lambda view: None, raising=False)
+    rt.local.add(prog)
+    base = {"id": "8", "driver": "p1", "epoch": 0, "game": "estimation", "length": 13,
+            "timer": 0, "private": False, "code": None, "status": "waiting", "version": 1,
+            "views": None, "events": [], "chat": [], "said": 0,
+            "seats": [{"kind": "empty"}] * 4, "deadline_in": None, "deadline_seat": None,
+            "points": None, "match_id": None, "takeovers": {}, "between": True,
+            "row": lobby_row("8")}
+    rt.apply_frame(pack(base))
+    rt.apply_frame(pack({**base, "version": 2, "said": 2,
+                         "chat": [["ali", "one"], ["cem", "two"]]}))
+    rt.apply_frame(pack({**base, "version": 2, "said": 3,
+                         "chat": [["ali", "one"], ["cem", "two"], ["ali", "three"]]}))
+    rt.apply_frame(pack({**base, "version": 3, "said": 3,
+                         "chat": [["ali", "one"], ["cem", "two"], ["ali", "three"]]}))
+    chat = [(m["from"], m["text"]) for m in sent if m.get("type") == "chat"]
+    assert chat == [("ali", "one"), ("cem", "two"), ("ali", "three")]
+    # an ignored name's lines are not said
+    prog.ignoring = {"ali"}
+    rt.apply_frame(pack({**base, "version": 4, "said": 5, "chat": [
+        ["ali", "one"], ["cem", "two"], ["ali", "three"], ["ali", "four"], ["cem", "five"]]}))
+    chat = [(m["from"], m["text"]) for m in sent if m.get("type") == "chat"]
+    assert chat[-1] == ("cem", "five") and ("ali", "four") not in chat
+
+
 async def test_session_ids_differ_between_starts_and_a_new_identity_is_a_new_member():
     a, b = Registry(), Registry()
     sa = a.join_cluster(Kept("p1", "aaa"))

@@ -109,3 +109,24 @@ def test_two_processes_make_the_daily_event_and_finish_a_board_once(opener):
     done = together(2, lambda i: stores[i].finish_board(mid, finished(ev.id, "fp-ali", 3, m)))
     assert sorted(done) == [False, True]
     assert len(stores[1].results(ev.id)) == 1
+
+
+def test_a_board_is_claimed_once_across_processes(opener):
+    """One entry, one deal (issue 41): two processes claim the same entry's board, only
+    one may deal it; a claim never stored is given up after its time, one stored never."""
+    a, b = opener("east"), opener("west")
+    try:
+        assert a.claim_board(3, "key:x", 1, DAY, 60.0)
+        assert not b.claim_board(3, "key:x", 1, DAY + 1, 60.0)
+        assert b.claim_board(3, "key:x", 2, DAY + 1, 60.0)       # another board
+        assert b.claim_board(3, "key:y", 1, DAY + 1, 60.0)       # another entrant
+        # never dealt (the process died between the claim and the match): free again
+        assert not a.claim_board(3, "key:x", 1, DAY + 30, 60.0)
+        assert b.claim_board(3, "key:x", 1, DAY + 61, 60.0)
+        # dealt and stored: never again, however old the claim
+        m = a_board(2)
+        board_match(a, 3, "key:x", 2, m)
+        assert not a.claim_board(3, "key:x", 2, DAY + 10_000, 60.0)
+    finally:
+        a.close()
+        b.close()

@@ -29,6 +29,7 @@ from test_store import (  # noqa: F401
     test_v2_database_opens_after_upgrade,
 )
 from test_store_events import (  # noqa: F401
+    test_a_board_is_claimed_once_across_processes,
     test_a_guests_board_is_finished_and_ranked_nowhere,
     test_events_entries_and_results,
     test_two_processes_make_the_daily_event_and_finish_a_board_once,

@@ -64,6 +64,7 @@ SAMPLES = 256               # the computer players' samples per card at an event
 PER_KEY = 3                 # open events one key may have made at once
 PER_ROOM = 50               # open events made by people in the whole room
 PER_ADDRESS = 10            # ... of which by the people of one address (issue 40)
+CLAIM_STALE = 60.0          # a board claimed this long ago and never stored: dealt again
 TICK = 30.0                 # seconds between looks for a new day and for closed events
 KEEP_DAYS = 30              # events listed until this many days after they closed
 
@@ -248,8 +249,11 @@ class Events:
         return started, nxt
 
     def finished(self, ev: EventRow, entrant: str) -> bool:
+        """Every board of the event played to its end (distinct boards: a copy of one,
+        from before boards were claimed, is not another)."""
         started = self.store.boards_started(ev.id, entrant)
-        return len(started) >= ev.boards and all(b.finished for b in started)
+        return (len({b.board for b in started}) >= ev.boards
+                and all(b.finished for b in started))
 
     def may_see(self, member: Member, ev: EventRow) -> bool:
         """Others' scores and the comparisons: once the event has closed, once the
@@ -558,6 +562,12 @@ class Events:
         """Board ``k`` at a new table: the entrant in their seat, computer players in the
         others, dealt once the front end has said where they sit (``Entered.go``)."""
         reg = self.registry
+        reg.board_allowed()
+        # One entry, one deal (issue 41): the board is claimed in the store first, so
+        # that two processes (or two sessions) entering for one key at once deal it once.
+        if not self.store.claim_board(ev.id, entrant, k, self.clock(), CLAIM_STALE):
+            raise RoomError("Your board {board} of event {event} is being brought back; "
+                            "try again in a moment.", board=k, event=ev.id)
         table = reg.create_board(ev.game, EventBoard(
             ev.id, k, ev.boards, plan(ev.game, ev.boards, k), board_seed(ev.seed, k),
             ev.samples, entrant, ranked), member.address)

@@ -271,7 +271,7 @@ def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
         "private": table.private, "code": table.code, "status": table.shown_status,
         "version": table.version, "views": _shared_history(table._views),
         "events": [[e.seat, e.action, e.text, e.round] for e in table.events],
-        "chat": [list(c) for c in table.chat], "seats": seats,
+        "chat": [list(c) for c in table.chat], "said": table.chat_said, "seats": seats,
         "deadline_in": deadline_in, "deadline_seat": table.deadline_seat,
         "points": table.points, "match_id": table.match_id,
         "takeovers": {str(seat): m.ident for seat, m in table.takeovers.items()},
@@ -448,7 +448,7 @@ class RemoteTable(Table):
             raise
         except Exception as e:      # unpack: a "$d" that is no pairs, a "$said" unsaid
             raise Damaged(f"its frame cannot be read ({e!r})") from None
-        old_version, old_chat = self.version, list(self.chat)
+        old_version, old_said = self.version, self.chat_said
         new_driver = (f["driver"], f["epoch"]) != (self.driver, self.epoch)
         first = self.driver == ""
         self.driver, self.epoch = f["driver"], f["epoch"]
@@ -464,6 +464,9 @@ class RemoteTable(Table):
         self._views = _whole_history(f["views"])
         self.events = deque((Event(s, a, t, r) for s, a, t, r in f["events"]), maxlen=20)
         self.chat = deque((tuple(c) for c in f["chat"]), maxlen=self.chat.maxlen)
+        # Lines said in all (an older driver's frame has none: its kept lines count).
+        said = f.get("said")
+        self.chat_said = said if _is_int(said) and said >= len(self.chat) else len(self.chat)
         seats = []
         for info in f["seats"]:
             seat = Seat.from_settings(info)
@@ -491,7 +494,7 @@ class RemoteTable(Table):
         what: What
         if self.version != old_version or shown_now:
             what = "state"
-        elif list(self.chat) != old_chat:
+        elif self.chat_said != old_said:
             what = "chat"
         else:
             what = "seats"
@@ -1032,6 +1035,9 @@ class ClusterSide:
                           "its chat, narration and turn timer", tid, str(e)[:300])
         if f is not None:
             table.chat.extend(tuple(c) for c in f.get("chat", []))
+            said = f.get("said")
+            table.chat_said = said if _is_int(said) and said >= len(table.chat) \
+                else len(table.chat)
             table.events.extend(Event(s, a, t, r) for s, a, t, r in f.get("events", []))
             table.version = int(f.get("version", 0)) + 1
             if f.get("deadline_in") is not None and f.get("deadline_seat") is not None:

@@ -165,6 +165,12 @@ class EventStore(Protocol):
 
     def boards_started(self, event_id: int, entrant: str) -> list[BoardStarted]: ...
 
+    def claim_board(self, event_id: int, entrant: str, board: int, at: float,
+                    stale: float) -> bool:
+        """Claims board ``board`` of an entry before it is dealt: True for the one call
+        that may deal it (across every process of the room); a claim older than
+        ``stale`` seconds whose match was never stored may be claimed again."""
+
 
 class StoreUnavailable(RuntimeError):
     """The database is not answering (its connection is lost, its disk is full or
@@ -354,6 +360,7 @@ class MemoryEvents:
         self._entries: dict[tuple[int, str], EntryRow] = {}
         self._results: dict[tuple[int, str, int], ResultRow] = {}
         self._started: dict[tuple[int, str, int], BoardStarted] = {}
+        self._claims: dict[tuple[int, str, int], float] = {}
 
     def create_event(self, event: EventRow) -> EventRow | None:
         if event.daily is not None and any(e.daily == event.daily
@@ -409,6 +416,15 @@ class MemoryEvents:
     def boards_started(self, event_id: int, entrant: str) -> list[BoardStarted]:
         return [b for (eid, who, _), b in sorted(self._started.items())
                 if eid == event_id and who == entrant]
+
+    def claim_board(self, event_id: int, entrant: str, board: int, at: float,
+                    stale: float) -> bool:
+        key = (event_id, entrant, board)
+        claimed = self._claims.get(key)
+        if claimed is not None and (claimed >= at - stale or key in self._started):
+            return False
+        self._claims[key] = at
+        return True
 
     # What the tables tell it (NullStore): a board dealt, a board over.
     def started(self, event_id: int, entrant: str, board: int, table_id: str) -> None:

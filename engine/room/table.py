@@ -79,6 +79,9 @@ class Table:
         self.accepted_at: float | None = None   # monotonic time the shown action was accepted
         self._views: dict[int | None, View] | None = None    # per seat, None: a watcher's
         self.chat: deque[tuple[str, str]] = deque(maxlen=CHAT_KEEP)
+        # Lines ever said here (the kept ones are the last of them): a member that
+        # hears of several at once (a frame from another process) says each once.
+        self.chat_said = 0
         self.events: deque[Event] = deque(maxlen=20)
         # narration(): (the deque, its length, first and last event, what it said)
         self._narration: tuple[Any, ...] | None = None
@@ -818,6 +821,7 @@ class Table:
     def say(self, member: Member, raw: object) -> None:
         text = self.chat_line(member, raw)
         self.chat.append((member.display_name, text))
+        self.chat_said += 1
         self._notify("chat")
 
     def chat_line(self, member: Member, raw: object) -> str:

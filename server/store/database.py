@@ -176,6 +176,12 @@ MIGRATIONS: list[list] = [
             match_id INTEGER NOT NULL, round INTEGER NOT NULL, seat INTEGER NOT NULL,
             body TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (match_id, round, seat))""",
     ],
+    [  # 11: one entry, one deal (issue 41): a board is claimed for an entrant before it is
+       # dealt, in one row, so two processes entering for the same key deal it once
+        """CREATE TABLE IF NOT EXISTS event_deals (
+            event_id INTEGER NOT NULL, entrant TEXT NOT NULL, board INTEGER NOT NULL,
+            at REAL NOT NULL, PRIMARY KEY (event_id, entrant, board))""",
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 

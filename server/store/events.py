@@ -105,6 +105,19 @@ class EventRows(Database):
                                  None if r[7] is None else int(r[7])))
         return out
 
+    def claim_board(self, event_id: int, entrant: str, board: int, at: float,
+                    stale: float) -> bool:
+        # Inserted, or taken again when the claim is older than ``stale`` and no match
+        # was ever stored for it (a process died between the claim and the deal).
+        rows = self._x(
+            "INSERT INTO event_deals (event_id, entrant, board, at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (event_id, entrant, board) DO UPDATE SET at = excluded.at "
+            "WHERE event_deals.at < ? AND NOT EXISTS (SELECT 1 FROM matches m WHERE "
+            "m.event_id = event_deals.event_id AND m.entrant = event_deals.entrant AND "
+            "m.event_board = event_deals.board) RETURNING event_id",
+            (event_id, entrant, board, at, at - stale)).fetchall()
+        return bool(rows)
+
     def boards_started(self, event_id: int, entrant: str) -> list[BoardStarted]:
         rows = self._x("SELECT event_board, table_id, id, finished FROM matches "
                        "WHERE event_id = ? AND entrant = ? ORDER BY event_board",
