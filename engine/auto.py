@@ -31,7 +31,7 @@ def estimate_tricks(hand: int, trump: int | None) -> int:
 
 def choose_card(match: Match, seat: int) -> int:
     """Win while the declaration needs tricks, lose on purpose once it is made."""
-    legal = cards_of(match._legal_play_mask(seat))
+    legal = cards_of(match.legal_play_mask(seat))
     if len(legal) == 1:
         return legal[0]
     trick = match.trick

@@ -208,6 +208,26 @@ class Match:
 
     # ---- trick play (E-25 … E-27, T-14 … T-17) ---------------------------------
 
+    def legal_play_mask(self, seat: int) -> int:
+        """The cards ``seat`` may play now, as a bit mask (engine.cards): the auto-player's
+        and the computer players' fast path."""
+        return self._legal_play_mask(seat)
+
+    @property
+    def rounds_done(self) -> int:
+        """Finished rounds (or hands), without building ``history``'s public records."""
+        return len(self._history)
+
+    def fork(self) -> Match:
+        """A copy whose state the rest of a round may change (its history's records are
+        shared, not copied; its random source a fixed one: nothing a round's bidding or
+        play draws from)."""
+        c = object.__new__(type(self))
+        c.__dict__.update({k: v.copy() if isinstance(v, (list, dict, set)) else v
+                           for k, v in self.__dict__.items()})
+        c._rng = random.Random(0)
+        return c
+
     def _legal_play_mask(self, seat: int) -> int:
         hand = self.hands[seat]
         if self.trick:

@@ -59,11 +59,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("lamma.cluster")
 
 CHANNEL = "lamma"
-LEASE = 5.0             # seconds a table's driver may be silent before another takes it
-RENEW = 1.0             # seconds between heartbeats (each renews the process's lease)
-GONE_AFTER = 3 * LEASE  # seconds of silence before a process is taken for dead (its
+# Issue 41: a SIGKILLed driver's table moves again within 2 s: its lease lapses 1.2 s
+# after its last heartbeat and another process's next tick (0.3 s) takes it over. A
+# heartbeat is one small UPDATE, and goes before any queued work (see _tick).
+LEASE = 1.2             # seconds a table's driver may be silent before another takes it
+RENEW = 0.3             # seconds between heartbeats (each renews the process's lease)
+GONE_AFTER = 10.0       # seconds of silence before a process is taken for dead (its
                         # members elsewhere let go); a table's lease lapses sooner
-DEAF_AFTER = 4 * RENEW  # seconds without hearing our own heartbeat: listen again
+DEAF_AFTER = 4.0        # seconds without hearing our own heartbeat: listen again
+PEOPLE_EVERY = 1.0      # who is connected here, written at most this often (/who)
 FORGET_AFTER = 86400.0  # seconds after which a dead process's row is deleted
 # The database's clock, not each machine's: leases compared across machines.
 WORKER_SESSION = ("SET synchronous_commit = off", "SET lock_timeout = '1s'",
@@ -109,12 +113,13 @@ def _frame_carried(tid: str, text: str | None, age: float) -> dict[str, Any] | N
     return frame
 
 
-def _rows_read(rows: list[tuple[str, str, str, str, str | None]]) -> list[dict[str, Any]]:
+def _rows_read(rows: list[tuple[str, str, str, str, str | None, str | None]]
+               ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for tid, driver, row, holders, code in rows:
+    for tid, driver, row, holders, code, creator in rows:
         try:
             out.append({"id": tid, "driver": driver, "row": json.loads(row),
-                        "holders": json.loads(holders), "code": code})
+                        "holders": json.loads(holders), "code": code, "creator": creator})
         except (ValueError, RecursionError):
             # Said once where the rows are read (ClusterSide.damaged).
             out.append({"id": tid, "$damaged": "its row is not JSON"})
@@ -148,6 +153,10 @@ class PgCluster:
         self._deaf = False                   # set on the loop: the listener connects again
         # An operator's command given through another process (the server's Moderation).
         self.on_moderate: Callable[[str, list[str], str], None] | None = None
+        # Who is connected here, as /who lists them (the server's Moderation sets it).
+        self.people: Callable[[], list[str]] | None = None
+        self._people_said = ""
+        self._people_due = 0.0
 
     # ------------------------------------------------------------ start, stop
     def prepare(self, registry: Registry) -> None:
@@ -193,7 +202,7 @@ class PgCluster:
             self._threads.append(t)
         assert self.side is not None
         for table in list(self.side.registry.tables.values()):
-            self.side._publish(table, force=True)
+            self.side.publish(table, force=True)
         self.side.rows_changed()
         self._tick_handle = loop.call_soon(self._tick)
 
@@ -328,7 +337,11 @@ class PgCluster:
             return
         if k == "t":
             if msg.get("p") != self.process:
-                side.table_changed(str(msg.get("id")))
+                row = ({"id": str(msg.get("id")), "row": msg["row"],
+                        "holders": msg.get("holders"), "code": msg.get("code"),
+                        "creator": msg.get("creator")}
+                       if "row" in msg else None)
+                side.table_changed(str(msg.get("id")), row)
         elif k == "g":
             if msg.get("p") != self.process:
                 side.table_gone(str(msg.get("id")))
@@ -356,7 +369,7 @@ class PgCluster:
             side.requests_waiting(tid)
         for rt in list(side.remote.values()):
             if rt.local:
-                side._fetch(rt)
+                side.fetch(rt)
                 side.reattach(rt)       # a word for us (a seat granted) may have been missed
 
     # ------------------------------------------------------------ Cluster
@@ -382,21 +395,33 @@ class PgCluster:
         me = self.process
         args = (table.id, me, table.match_id, table.status, int(table.private), table.code,
                 json.dumps(row, separators=(",", ":")), json.dumps(holders),
-                None if frame is None else json.dumps(frame, separators=(",", ":")))
+                None if frame is None else json.dumps(frame, separators=(",", ":")),
+                table.creator)
         ref = table.match_ref
 
         def job(store: Store) -> None:
-            tid, driver, match_id, status, private, code, row_j, holders_j, frame_j = args
+            tid, driver, match_id, status, private, code, row_j, holders_j, frame_j, by = args
             if match_id is None and ref is not None:
                 match_id = ref.id           # committed by the writes before this one
             store.publish_table(tid, driver, match_id, status, private, code, row_j,
-                                holders_j, frame_j)
+                                holders_j, frame_j, by)
+
+        # The row travels with its notice (issue 41: the lobby by the same road): every
+        # process lists the table as soon as it hears, without reading every row again;
+        # a row too long for a notice is read as before.
+        # (Made into text here, on the loop: the row is not read again in the worker.)
+        notice = json.dumps({"k": "t", "id": table.id, "p": me, "row": row,
+                             "holders": holders, "code": table.code,
+                             "creator": table.creator},
+                            separators=(",", ":"), ensure_ascii=False)
+        if len(notice.encode()) > MAX_PAYLOAD:
+            notice = json.dumps({"k": "t", "id": table.id, "p": me})
 
         def written(_: object) -> None:
             # Said by the worker once the row is committed, not inside the writer's
             # transaction: PostgreSQL commits the transactions that NOTIFY one at a
             # time across the whole database, fsync included.
-            self._job(lambda store: _notify(store, {"k": "t", "id": args[0], "p": me}))
+            self._job(lambda store: store.notify(CHANNEL, notice))
         self.table_store.submit_job(table.id, "publish", job, written)
 
     def gone(self, table: Table) -> None:
@@ -435,6 +460,21 @@ class PgCluster:
         payload = {"k": "mod", "c": cmd, "a": [a[:200] for a in args[:40]], "b": by[:40],
                    "p": self.process}
         self._job(lambda store: _notify(store, payload))
+
+    def people_elsewhere(self) -> list[tuple[str, list[str]]]:
+        """(process, its /who lines) of every other live process, read now (an operator's
+        command: on the loop, like the room's other reads of a person's screen)."""
+        out: list[tuple[str, list[str]]] = []
+        for name, text in self.store.people_of_processes(self.store.now() - GONE_AFTER):
+            if name == self.process:
+                continue
+            try:
+                lines = json.loads(text) if text else []
+            except (ValueError, RecursionError):
+                lines = []
+            if isinstance(lines, list):
+                out.append((name, [str(x)[:200] for x in lines[:2000]]))
+        return out
 
     def login(self, name_key: str, ident: str) -> None:
         payload = {"k": "i", "n": name_key, "id": ident, "p": self.process}
@@ -510,11 +550,21 @@ class PgCluster:
         side = self.side
         mine = [tid for tid, t in side.registry.tables.items() if not t.closed]
         me, token = self.process, self.token
+        # Who is here, for /who anywhere in the room (issue 41): written when it changed,
+        # at most every PEOPLE_EVERY seconds.
+        people: str | None = None
+        if self.people is not None and self.loop.time() >= self._people_due:
+            text = json.dumps(self.people(), separators=(",", ":"), ensure_ascii=False)
+            if text != self._people_said:
+                people = self._people_said = text
+                self._people_due = self.loop.time() + PEOPLE_EVERY
 
         def job(store: Store) -> dict[str, Any]:
             now = store.now()
             store.beat(me, token, at=now)
             _notify(store, {"k": "hb", "p": me})
+            if people is not None:
+                store.set_people(me, people)
             lost, waiting = [], []
             if mine:
                 lost = store.tables_driven_elsewhere(mine, me)

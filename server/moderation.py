@@ -222,7 +222,8 @@ class Moderation:
             log.exception("operator's %s from another process", cmd)
 
     # The operators' commands: (by, args) -> the reply.
-    def op_who(self, by: str, args: list[str]) -> str:
+    def who_here(self) -> list[str]:
+        """This process's people as /who lists them."""
         rows = []
         for m in sorted(self.room.online.values(), key=lambda m: name_key(m.name)):
             where = ""
@@ -231,6 +232,19 @@ class Moderation:
                                                   else " watching")
             rows.append(f"{m.display_name} ({getattr(m, 'kind', '?')}, "
                         f"{m.address or '?'}){where}")
+        return rows
+
+    def op_who(self, by: str, args: list[str]) -> str:
+        rows = self.who_here()
+        cluster = self.room.cluster
+        if cluster is not None:
+            # Every process of the room (issue 41), each session with its process.
+            rows = [f"{r} @{cluster.process}" for r in rows]
+            try:
+                for process, lines in cluster.people_elsewhere():
+                    rows += [f"{r} @{process}" for r in lines]
+            except Exception as e:          # the database: said, our own still listed
+                rows.append(f"(the other processes could not be read: {str(e)[:80]})")
         return f"{len(rows)} here: " + "; ".join(rows) if rows else "Nobody is here."
 
     def op_tables(self, by: str, args: list[str]) -> str:

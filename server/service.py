@@ -143,6 +143,7 @@ class RoomService:
         self.registry.moderator = self.moderation
         if self.cluster is not None:
             self.cluster.on_moderate = self.moderation.heard
+            self.cluster.people = self.moderation.who_here
         self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
         self.allowed = AllowList(config.keys / "authorized_keys")
         self.online: dict[str, Member] = {}          # name_key -> Member

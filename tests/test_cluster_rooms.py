@@ -644,3 +644,146 @@ async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, 
     await until(lambda: STATS.cluster_served.value - served == ran + 1, what="the leave")
     assert not any(m.ident == "key:w0:w0" for m in table.watchers)
     await alice.close()
+
+
+async def test_a_new_table_is_listed_elsewhere_within_a_third_of_a_second(rooms):
+    """Issue 41: the row travels with its notice; nine of ten tables made 0.5 s apart
+    through p1 are in p2's ``tables`` within 0.3 s (asked every 20 ms)."""
+    p1, p2, _ = rooms
+    maker = await p1.json_client("maker")
+    lister = await p2.json_client("lister")
+    lister.send({"op": "tables"})
+    await lister.expect("tables")
+    loop = asyncio.get_running_loop()
+    late = []
+    try:
+        for _ in range(10):
+            maker.send({"op": "create", "game": "tarneeb41"})
+            tid = (await maker.expect("joined"))["table"]
+            made_at = loop.time()
+            while True:
+                lister.send({"op": "tables"})
+                rows = (await lister.expect("tables"))["tables"]
+                if any(r["id"] == tid for r in rows):
+                    break
+                assert loop.time() - made_at < 5, f"table {tid} never listed on p2"
+                await asyncio.sleep(0.02)
+            late.append(loop.time() - made_at)
+            maker.send({"op": "leave"})
+            await maker.expect("left")
+            await asyncio.sleep(0.5)
+        assert sum(t <= 0.3 for t in late) >= 9, [round(t, 3) for t in late]
+    finally:
+        await maker.close()
+        await lister.close()
+
+
+@pytest.fixture
+async def chatty_rooms(tmp_path, pg_url):
+    """Three processes whose chat limit lets a test say many lines quickly."""
+    from server.limits import Limits
+    started = []
+    try:
+        for i in (1, 2, 3):
+            started.append(await start_room(
+                tmp_path / f"p{i}", keys=tmp_path / "keys", database=pg_url,
+                process=f"p{i}", bot_pause=0.05,
+                limits=Limits(chat_lines=1000, chat_seconds=1.0)))
+        for srv in started[1:]:
+            srv._keys = started[0]._keys
+        yield started
+    finally:
+        for srv in started:
+            await stop_room(srv)
+
+
+async def test_every_chat_line_said_through_any_process_reaches_every_member(chatty_rooms):
+    """Issue 41: lines said at one table through three processes while it plays: every
+    member on every process hears every line as ``chat``, once."""
+    p1, p2, p3 = chatty_rooms
+    ana, tid = await made(p1, "ana", [2, 3])
+    ben = await seated(p2, "ben", tid)
+    cem = await p3.json_client("cem")
+    await listed(cem, tid)
+    cem.send({"op": "watch", "table": tid})
+    await cem.expect("watching")
+    said = []
+    try:
+        for i in range(30):
+            who = (ana, ben, cem)[i % 3]
+            text = f"line {i}"
+            who.send({"op": "chat", "text": text})
+            said.append(text)
+            for c in (ana, ben):
+                v = c.view
+                if v is not None and v.get("to_act") == v.get("seat") and v.get("legal"):
+                    c.send({"op": "act", "action": v["legal"][0]})
+            await asyncio.sleep(0.05 if i % 4 else 0.0)
+
+        async def heard(c) -> list[str]:
+            got: list[str] = []
+            deadline = asyncio.get_running_loop().time() + 20
+            while len(got) < len(said):
+                left = deadline - asyncio.get_running_loop().time()
+                assert left > 0, f"{c}: heard {len(got)} of {len(said)}: {got}"
+                msg = await c.expect("chat", timeout=left)
+                got.append(msg["text"])
+            return got
+        for c in (ana, ben, cem):
+            got = await heard(c)
+            assert sorted(got) == sorted(said) and len(set(got)) == len(said), got
+    finally:
+        for c in (ana, ben, cem):
+            await c.close()
+
+
+async def test_a_keys_tables_through_every_process_stay_within_its_cap(rooms):
+    """Issue 41: the cap of open tables one person made (3) counts every process's:
+    tables made through p1, p2 and p3 in turn, each kept open by a friend who sits at it
+    (its maker's connection closes: one login at a time), stop at three in all."""
+    made_ok, refused = 0, []
+    friends = []
+    try:
+        for i in range(6):
+            srv = rooms[i % 3]
+            c = await srv.json_client("hoarder")
+            c.send({"op": "create", "game": "tarneeb41"})
+            msg = await c.expect_any(("joined", "error"))
+            if msg["type"] == "joined":
+                made_ok += 1
+                pal = await srv.json_client(f"pal{i}")
+                friends.append(pal)
+                pal.send({"op": "join", "table": msg["table"]})
+                await pal.expect("joined")
+            else:
+                refused.append(msg["message"])
+            await c.close()
+            await asyncio.sleep(0.3)       # the row's notice reaches the others
+        assert made_ok == 3, (made_ok, refused)
+        assert all("open tables (at most 3)" in r for r in refused), refused
+    finally:
+        for c in friends:
+            await c.close()
+
+
+async def test_who_lists_the_people_of_every_process(rooms):
+    """Issue 41: /who through any process lists everyone in the room, each with the
+    process they are connected to."""
+    p1, p2, p3 = rooms
+    ana = await p1.json_client("ana")
+    ben = await p2.json_client("ben")
+    cem = await p3.json_client("cem")
+    try:
+        want = {"ana": "@p1", "ben": "@p2", "cem": "@p3"}
+
+        def listed_all() -> bool:
+            said = p2.room.moderation.admin("who")
+            return all(f"{name} " in said and where in said.split(f"{name} ", 1)[1][:80]
+                       for name, where in want.items())
+        await until(listed_all, timeout=10, what="/who on p2 lists p1's and p3's people")
+        await cem.close()
+        await until(lambda: "cem " not in p1.room.moderation.admin("who"), timeout=10,
+                    what="a session closed on p3 leaves /who on p1")
+    finally:
+        for c in (ana, ben, cem):
+            await c.close()

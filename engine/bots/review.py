@@ -145,13 +145,7 @@ class RoundNotOver(ValueError):
 
 def _clone(m: Match) -> Match:
     """A copy of ``m`` that the rest of a round's bidding may change (not its history)."""
-    c = object.__new__(type(m))
-    d = {}
-    for k, v in m.__dict__.items():
-        d[k] = v.copy() if isinstance(v, (list, dict, set)) else v
-    c.__dict__.update(d)
-    c._rng = random.Random(0)         # nothing in a round's bidding draws from it
-    return c
+    return m.fork()                   # nothing in a round's bidding draws from its rng
 
 
 def _score_from_play(m: Match, seat: int, rounds_done: int, modes: list[int] | None = None,
@@ -163,7 +157,7 @@ def _score_from_play(m: Match, seat: int, rounds_done: int, modes: list[int] | N
     ``modes`` are given: ``sim.rollout_modes``): (points for ``seat``, tricks it took).
     ``m`` is a clone, changed here."""
     while m.phase != "play":
-        if len(m._history) > rounds_done or m.to_act is None:
+        if m.rounds_done > rounds_done or m.to_act is None:
             return 0, 0           # the round ended without cards (a voided hand)
         s = m.to_act
         v = m.view(s)
@@ -333,7 +327,7 @@ def _other_decision(m: Match, v: View, seat: int, chosen: dict[str, Any],
     and its neighbours (and the chosen action) on the same samples; the suggestion is
     the best of them (ties: the strong player's own choice)."""
     pub = Public(v)
-    rounds_done = len(m._history)
+    rounds_done = m.rounds_done
     acts = bid_candidates(v["legal"], strong)
     if chosen not in acts:
         acts.append(dict(chosen))
@@ -397,14 +391,14 @@ def round_span(record_or_match: Match | dict[str, Any], round_no: int) -> tuple[
     log = _log(record_or_match)
     start = None
     for i, (s, action) in enumerate(log):
-        done = len(m._history)
+        done = m.rounds_done
         if done == round_no - 1 and start is None:
             start = i
         if done >= round_no:
             assert start is not None
             return start, i
         _step(m, s, action)
-    if len(m._history) >= round_no and start is not None:
+    if m.rounds_done >= round_no and start is not None:
         return start, len(log)
     raise RoundNotOver(f"round {round_no} has not ended")
 
@@ -472,7 +466,7 @@ def review_round(src: Match | dict[str, Any], round_no: int, seat: int,
     lo = max(2, min(min_samples, max_samples))
     for i in range(start, end):
         s, action = log[i]
-        if m.phase == "play" and out.worth is None and len(m._history) + 1 == round_no:
+        if m.phase == "play" and out.worth is None and m.rounds_done + 1 == round_no:
             out.worth = _worth(m.view(seat),
                                random.Random(seed_for(m.seed, round_no, seat, -1)),
                                worth_samples)
@@ -504,7 +498,7 @@ def review_plan(record: dict[str, Any], round_no: int, seat: int) -> dict[str, A
     play_at = None
     for i in range(start, end):
         s, action = log[i]
-        if m.phase == "play" and play_at is None and len(m._history) + 1 == round_no:
+        if m.phase == "play" and play_at is None and m.rounds_done + 1 == round_no:
             play_at = i
         if s == seat and action.get("type") != "leave":
             indices.append(i)
@@ -542,7 +536,7 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
     legal = v["legal"]
     if not legal:
         raise ValueError("it is not this seat's turn")
-    rng = random.Random(seed_for(m.seed, len(m._history) + 1, seat, len(m.log)))
+    rng = random.Random(seed_for(m.seed, m.rounds_done + 1, seat, len(m.log)))
     if len(legal) == 1:
         return {"action": dict(legal[0]), "ev": None, "next_best": None}
     pub = Public(v)
@@ -561,7 +555,7 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
                    for k, c in enumerate(reps)]
     else:
         acts = bid_candidates(legal, dict(choose(v, "strong")))
-        rounds_done = len(m._history)
+        rounds_done = m.rounds_done
         sums = [0.0] * len(acts)
         sw = _reading(v)
         for _ in range(samples):

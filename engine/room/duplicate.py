@@ -564,8 +564,11 @@ class Events:
         reg = self.registry
         reg.board_allowed()
         # One entry, one deal (issue 41): the board is claimed in the store first, so
-        # that two processes (or two sessions) entering for one key at once deal it once.
-        if not self.store.claim_board(ev.id, entrant, k, self.clock(), CLAIM_STALE):
+        # that two processes entering for one key at once deal it once. In a room of one
+        # process a claim never stored is its own previous run's (killed as it dealt):
+        # dealt again at once.
+        stale = CLAIM_STALE if reg.side is not None else 0.0
+        if not self.store.claim_board(ev.id, entrant, k, self.clock(), stale):
             raise RoomError("Your board {board} of event {event} is being brought back; "
                             "try again in a moment.", board=k, event=ev.id)
         table = reg.create_board(ev.game, EventBoard(
@@ -582,8 +585,8 @@ class Events:
             for i in range(4):
                 if table.seats[i].kind == "empty":
                     table.seats[i] = Seat.computer(i, DEFAULT_LEVEL)
-            table._changed("seats")
-            table._maybe_start()
+            table.changed("seats")
+            table.start_when_ready()
         return Entered(table, seat, ev.id, k, False, go)
 
     def board_over(self, member: Member, table: Table) -> BoardOver | None:

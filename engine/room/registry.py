@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lamma.tables")
 
-# Lobby screens are told of listing changes at most this often (seconds): the first
+# Lobby screens are told of listing changes at most this often (seconds; issue 41: a
+# table made elsewhere is listed within it): the first
 # change after a quiet interval at once, later ones folded into one at its end.
-LOBBY_INTERVAL = 1.0
+LOBBY_INTERVAL = 0.3
 # Lobby members told per loop iteration: each then redraws its screen, so a flush to
 # many is spread out and what other clients sent is read in between.
 LOBBY_BATCH = 8
@@ -104,7 +105,12 @@ class Registry:
             raise RoomError("The room is full of tables; join one instead.")
         cap = self.tables_per_identity
         if creator is not None and cap is not None:
-            mine = sum(1 for t in self.tables.values()
+            # Every process's tables (issue 41: one room, one cap): ours, and the rows
+            # the others published.
+            everywhere = list(self.tables.values())
+            if self.side is not None:
+                everywhere += [t for t in self.side.remote.values() if t.id not in self.tables]
+            mine = sum(1 for t in everywhere
                        if t.creator == creator.ident and t.status != "over")
             if mine >= cap:
                 raise RoomError("You have {mine} open tables (at most {cap}); finish or "
@@ -180,7 +186,7 @@ class Registry:
         """Once the loop runs: computer players and timers resume where they were."""
         for table in list(self.tables.values()):
             if table.status == "playing":
-                table._schedule()
+                table.schedule_turn()
                 self.gc_table(table)    # held only by guests, who cannot come back
 
     def skip_ids(self, highest: int) -> None:

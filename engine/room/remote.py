@@ -185,8 +185,11 @@ def checked_row(info: dict[str, Any]) -> dict[str, Any]:
           "its seat holders are not four identities")
     code = info.get("code")
     _need(code is None or isinstance(code, str), "its code is not text")
+    creator = info.get("creator")
+    _need(creator is None or (isinstance(creator, str) and len(creator) <= 400),
+          "its creator is not an identity")
     return {"id": tid, "row": checked_lobby_row(tid, info.get("row")), "holders": holders,
-            "code": code}
+            "code": code, "creator": creator}
 
 
 def checked_frame(tid: str, f: object) -> dict[str, Any]:
@@ -269,7 +272,7 @@ def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
         "id": table.id, "driver": driver, "epoch": epoch,
         "game": table.game, "length": table.length, "timer": table.timer,
         "private": table.private, "code": table.code, "status": table.shown_status,
-        "version": table.version, "views": _shared_history(table._views),
+        "version": table.version, "views": _shared_history(table.views),
         "events": [[e.seat, e.action, e.text, e.round] for e in table.events],
         "chat": [list(c) for c in table.chat], "said": table.chat_said, "seats": seats,
         "deadline_in": deadline_in, "deadline_seat": table.deadline_seat,
@@ -419,6 +422,8 @@ class RemoteTable(Table):
         """The lobby's row and seat holders (every table of the room is listed), as
         ``checked_row`` gives them. True if it changed."""
         row, holders = info["row"], info["holders"]
+        # Who made it (the cap of open tables per person counts every process's).
+        self.creator = info.get("creator", self.creator)
         if row == self.row and holders == self.holders and info["code"] == self.code:
             return False
         self.row, self.holders = row, holders
@@ -830,7 +835,7 @@ class ClusterSide:
 
         def tell() -> None:
             for what in tells:
-                table._tell(what)
+                table.tell_members(what)
         self.registry.store.then(tell)
 
     def shown(self, table: Table) -> None:
@@ -1053,7 +1058,7 @@ class ClusterSide:
                     m.table_changed(TableChange(table, "state"))
                 else:
                     m.table_changed(TableChange(old, "closed"))
-        table._schedule()
+        table.schedule_turn()
         self._publish(table, force=True)
         self.registry.lobby_changed()
         self.requests_waiting(tid)
@@ -1113,13 +1118,26 @@ class ClusterSide:
             rt = self.remote[tid] = RemoteTable(self, tid)
         return rt
 
-    def table_changed(self, tid: str) -> None:
-        """The driver of ``tid`` published: a table our members are at shows it."""
-        self.rows_changed()
+    def table_changed(self, tid: str, row: dict[str, Any] | None = None) -> None:
+        """The driver of ``tid`` published: its row, when the notice carried it, is
+        listed at once (checked as a read one is); else every row is read again. A
+        table our members are at shows its frame."""
+        if row is not None:
+            self._apply_one(row)
+        else:
+            self.rows_changed()
         rt = self.remote.get(tid)
         if rt is None or not rt.local:
             return
         self._fetch(rt)
+
+    def fetch(self, rt: RemoteTable) -> None:
+        """``rt``'s frame read again (the cluster: a word for us may have been missed)."""
+        self._fetch(rt)
+
+    def publish(self, table: Table, force: bool = False) -> None:
+        """``table``'s row (and frame) written now (the cluster: after a takeover)."""
+        self._publish(table, force)
 
     def _fetch(self, rt: RemoteTable) -> None:
         if rt.fetching:
@@ -1153,7 +1171,7 @@ class ClusterSide:
                         "shown with the one here", rt.id, AWAIT_FRAME,
                         extra={"table": rt.id, "event": "frame-late"})
             if rt.show_awaiting(anyway=True):
-                rt._notify("state")
+                rt.notify("state")
             return
         self._fetch(rt)
 

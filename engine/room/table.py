@@ -563,6 +563,32 @@ class Table:
         self._publish("state")
 
     # ------------------------------------------------------------------ play
+    def start_when_ready(self) -> None:
+        """Starts the match if every seat is taken (an event's board once its computer
+        players sit)."""
+        self._maybe_start()
+
+    def schedule_turn(self) -> None:
+        """The turn's timer and computer player set going (a resumed or adopted table)."""
+        self._schedule()
+
+    def changed(self, what: What) -> None:
+        """Something of ``what`` changed here that its members and the lobby must see."""
+        self._changed(what)
+
+    def notify(self, what: What) -> None:
+        """Tell the members (through the other processes' frame first, if any)."""
+        self._notify(what)
+
+    def tell_members(self, what: What) -> None:
+        """Tell this process's members now."""
+        self._tell(what)
+
+    @property
+    def views(self) -> dict[int | None, View] | None:
+        """The views last shown (per seat; None: a watcher's), or None before a match."""
+        return self._views
+
     def _maybe_start(self) -> None:
         if self.status == "waiting" and all(s.kind != "empty" for s in self.seats):
             ev = self.event

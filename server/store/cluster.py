@@ -70,6 +70,16 @@ class ClusterRows(MatchRows):
             "SELECT name, seen, token FROM room_processes WHERE name <> ?",
             (process,)).fetchall()]
 
+    def set_people(self, process: str, people: str) -> None:
+        """Who is connected to ``process`` now (JSON: a list of lines for /who)."""
+        self._x("UPDATE room_processes SET people = ? WHERE name = ?", (people, process))
+
+    def people_of_processes(self, since: float) -> list[tuple[str, str | None]]:
+        """(name, people) of every process seen since ``since`` (database time)."""
+        return [(str(n), p) for n, p in self._x(
+            "SELECT name, people FROM room_processes WHERE seen >= ? ORDER BY name",
+            (since,)).fetchall()]
+
     def forget_processes(self, before: float) -> None:
         self._x("DELETE FROM room_processes WHERE seen < ?", (before,))
 
@@ -103,16 +113,17 @@ class ClusterRows(MatchRows):
 
     def publish_table(self, tid: str, driver: str, match_id: int | None, status: str,
                       private: int, code: str | None, row: str, holders: str,
-                      frame: str | None) -> None:
+                      frame: str | None, creator: str | None = None) -> None:
         """A table's row (and frame) as its driver shows it now (only its driver's)."""
         self._x(
             "INSERT INTO room_tables (id, driver, epoch, match_id, status, private, code, "
-            f"row, holders, frame, updated) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, {NOW}) "
-            "ON CONFLICT (id) DO UPDATE SET match_id = excluded.match_id, "
+            "row, holders, frame, creator, updated) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, "
+            f"{NOW}) ON CONFLICT (id) DO UPDATE SET match_id = excluded.match_id, "
             "status = excluded.status, private = excluded.private, code = excluded.code, "
             "row = excluded.row, holders = excluded.holders, frame = excluded.frame, "
-            "updated = excluded.updated WHERE room_tables.driver = excluded.driver",
-            (tid, driver, match_id, status, private, code, row, holders, frame))
+            "creator = excluded.creator, updated = excluded.updated "
+            "WHERE room_tables.driver = excluded.driver",
+            (tid, driver, match_id, status, private, code, row, holders, frame, creator))
 
     def drop_table(self, tid: str, driver: str | None = None) -> bool:
         """The table and its waiting requests go; with ``driver``, only if that process
@@ -132,23 +143,25 @@ class ClusterRows(MatchRows):
         row = self._x("SELECT frame FROM room_tables WHERE id = ?", (tid,)).fetchone()
         return row[0] if row and row[0] else None
 
-    def table_rows(self) -> list[tuple[str, str, str, str, str | None]]:
-        """(id, driver, row, holders, code) of every listed table, as written."""
-        return [(r[0], r[1], r[2], r[3], r[4]) for r in self._x(
-            "SELECT id, driver, row, holders, code FROM room_tables "
+    def table_rows(self) -> list[tuple[str, str, str, str, str | None, str | None]]:
+        """(id, driver, row, holders, code, creator) of every listed table, as written."""
+        return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in self._x(
+            "SELECT id, driver, row, holders, code, creator FROM room_tables "
             "WHERE row <> '{}'").fetchall()]
 
-    def table_row(self, tid: str) -> list[tuple[str, str, str, str, str | None]]:
-        """(id, driver, row, holders, code) of one listed table (none if not listed)."""
-        return [(r[0], r[1], r[2], r[3], r[4]) for r in self._x(
-            "SELECT id, driver, row, holders, code FROM room_tables "
+    def table_row(self, tid: str) -> list[tuple[str, str, str, str, str | None, str | None]]:
+        """(id, driver, row, holders, code, creator) of one listed table (none if not
+        listed)."""
+        return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in self._x(
+            "SELECT id, driver, row, holders, code, creator FROM room_tables "
             "WHERE id = ? AND row <> '{}'", (tid,)).fetchall()]
 
-    def table_row_with_code(self, code: str) -> list[tuple[str, str, str, str, str | None]]:
-        """(id, driver, row, holders, code) of the listed table with this private code
-        (as stored: normalised)."""
-        return [(r[0], r[1], r[2], r[3], r[4]) for r in self._x(
-            "SELECT id, driver, row, holders, code FROM room_tables "
+    def table_row_with_code(self, code: str
+                            ) -> list[tuple[str, str, str, str, str | None, str | None]]:
+        """(id, driver, row, holders, code, creator) of the listed table with this private
+        code (as stored: normalised)."""
+        return [(r[0], r[1], r[2], r[3], r[4], r[5]) for r in self._x(
+            "SELECT id, driver, row, holders, code, creator FROM room_tables "
             "WHERE code = ? AND private = 1 AND row <> '{}'", (code,)).fetchall()]
 
     def tables_driven_elsewhere(self, tids: list[str], process: str) -> list[str]:

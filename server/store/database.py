@@ -103,7 +103,7 @@ MIGRATIONS: list[list] = [
     [  # 4: wins that count for badges (people from first deal to end), kept per player
        # and game, so the fifth win is found without reading every finished match
         "ALTER TABLE stats ADD COLUMN counted_wins INTEGER NOT NULL DEFAULT 0",
-        lambda store: store._backfill_counted_wins(),
+        lambda store: store.backfill_counted_wins(),
     ],
     [  # 5: rounds played in a finished match: one with none has nothing to replay and is
        # not listed (300 tables opened and left would crowd the replays); NULL: recorded
@@ -114,7 +114,7 @@ MIGRATIONS: list[list] = [
        # new name that looks like an owned one is refused. Indexed, not unique: names
        # bound before this migration may already look alike, and keep working.
         lambda store: store._add_column("players", "skeleton", "TEXT"),
-        lambda store: store._backfill_skeletons(),
+        lambda store: store.backfill_skeletons(),
         "CREATE INDEX IF NOT EXISTS players_skeleton ON players (skeleton)",
     ],
     [  # 7: moderation: bans (by key, name or address, for a while or for good),
@@ -181,6 +181,12 @@ MIGRATIONS: list[list] = [
         """CREATE TABLE IF NOT EXISTS event_deals (
             event_id INTEGER NOT NULL, entrant TEXT NOT NULL, board INTEGER NOT NULL,
             at REAL NOT NULL, PRIMARY KEY (event_id, entrant, board))""",
+    ],
+    [  # 12: who made each table, shared (issue 41): the cap of open tables per person
+       # counts the tables one made through every process of the room
+        lambda store: store._add_column("room_tables", "creator", "TEXT"),
+        # ... and who is connected to each process, for /who across the room
+        lambda store: store._add_column("room_processes", "people", "TEXT"),
     ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)

@@ -83,7 +83,7 @@ class IdentityRows(Database):
         self._x("UPDATE players SET settings = ? WHERE name_key = ?",
                 (json.dumps(settings), name_key(name)))
 
-    def _backfill_skeletons(self) -> None:
+    def backfill_skeletons(self) -> None:
         """Migration 6: the skeleton of every name already bound."""
         rows = self._x("SELECT name_key, name FROM players").fetchall()
         for key, name in rows:

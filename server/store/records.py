@@ -43,7 +43,7 @@ class RecordRows(Database):
                       "ON CONFLICT (name, badge) DO NOTHING", (key, badge, time.time()))
         return badge if cur.rowcount == 1 else None
 
-    def _backfill_counted_wins(self) -> None:
+    def backfill_counted_wins(self) -> None:
         """Migration 4: count the wins already recorded (people throughout, not a draw)."""
         rows = self._x("SELECT game, seats, result FROM matches WHERE humans_throughout = 1 "
                        "AND finished IS NOT NULL").fetchall()
