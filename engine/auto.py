@@ -3,12 +3,28 @@ and cards until the computer players (``engine.bots``) replace it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .cards import NT, SUIT_MASKS, cards_of, trick_winner
 
-if TYPE_CHECKING:
-    from .match import Match
+
+class Playing(Protocol):
+    """What the simple player reads of a match in play (``engine.match.Match``): this
+    module imports nothing of the match, so the two are no circle (issue 42)."""
+
+    @property
+    def trick(self) -> list[int]: ...
+
+    @property
+    def trump(self) -> int | None: ...
+
+    @property
+    def declarations(self) -> list[int | None]: ...
+
+    @property
+    def taken(self) -> list[int]: ...
+
+    def legal_play_mask(self, seat: int) -> int: ...
 
 
 def estimate_tricks(hand: int, trump: int | None) -> int:
@@ -29,7 +45,7 @@ def estimate_tricks(hand: int, trump: int | None) -> int:
     return round(value)
 
 
-def choose_card(match: Match, seat: int) -> int:
+def choose_card(match: Playing, seat: int) -> int:
     """Win while the declaration needs tricks, lose on purpose once it is made."""
     legal = cards_of(match.legal_play_mask(seat))
     if len(legal) == 1:
