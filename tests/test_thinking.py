@@ -44,7 +44,22 @@ def make() -> tuple[Scheduler, HeldPool, HeldPool]:
     return Scheduler(lambda: play, lambda: aside), play, aside
 
 
+async def test_boards_have_a_worker_of_their_own():
+    """With a boards pool, a live decision never waits behind a board's in a worker."""
+    play, aside, boards = HeldPool(), HeldPool(), HeldPool()
+    s = Scheduler(lambda: play, lambda: aside, boards=lambda: boards)
+    s.submit(Work.BOARD, "ana", job, "board-1")
+    s.submit(Work.BOARD, "bob", job, "board-2")
+    live = s.submit(Work.LIVE, "table 7", job, "live")
+    assert play.names() == ["live"] and boards.names() == ["board-1"]
+    await play.finish(0)
+    assert await live == "done live"
+    await boards.finish(0)
+    assert boards.names() == ["board-1", "board-2"]
+
+
 async def test_a_live_decision_goes_before_waiting_board_work():
+    """Sharing one pool (no boards pool given): live jumps the boards' queue."""
     s, play, _ = make()
     first = s.submit(Work.BOARD, "ana", job, "board-1")
     s.submit(Work.BOARD, "ana", job, "board-2")

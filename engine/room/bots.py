@@ -36,10 +36,12 @@ DEADLINE_S = 2.0        # a decision not back by then (a queue behind other tabl
 # One core is the event loop's; the others think (at least one worker).
 WORKERS = max(1, (os.cpu_count() or 2) - 1)
 
-ASIDE_NICE = 19         # hints and reviews: the CPU the live tables and the loop leave
+BOARD_NICE = 15         # event boards: the CPU the live tables leave
+ASIDE_NICE = 19         # hints and reviews: the CPU the live tables and the boards leave
 
 _pool: BotPool | None = None
 _aside: BotPool | None = None
+_boards: BotPool | None = None
 _scheduler: tuple[asyncio.AbstractEventLoop, Scheduler] | None = None
 
 
@@ -67,13 +69,25 @@ def aside_pool() -> BotPool:
     return _aside
 
 
+def board_pool() -> BotPool:
+    """The worker for event boards' computer players (issue 40): a process of its own,
+    so a live table's decision never waits behind a board's (256 samples: seconds)."""
+    global _boards
+    if _boards is None:
+        from engine.bots.worker import BotPool
+        _boards = BotPool(workers=1, nice=BOARD_NICE)
+        atexit.register(close_pool)
+    return _boards
+
+
 def scheduler() -> Scheduler:
     """The room's scheduler of thinking (``thinking.Scheduler``) on the running loop: one
     per loop, since its jobs' futures belong to it (a test's loop, then another)."""
     global _scheduler
     loop = asyncio.get_running_loop()
     if _scheduler is None or _scheduler[0] is not loop:
-        _scheduler = (loop, Scheduler(pool, aside_pool, play_slots=WORKERS))
+        _scheduler = (loop, Scheduler(pool, aside_pool, play_slots=WORKERS,
+                                      boards=board_pool))
     return _scheduler[1]
 
 
@@ -108,13 +122,16 @@ def lower_priority(bot_pool: BotPool, nice: int = WORKER_NICE) -> None:
 
 
 def close_pool() -> None:
-    global _pool, _aside
+    global _pool, _aside, _boards
     if _pool is not None:
         _pool.close()
         _pool = None
     if _aside is not None:
         _aside.close()
         _aside = None
+    if _boards is not None:
+        _boards.close()
+        _boards = None
 
 
 _warned: set[str] = set()
@@ -198,15 +215,16 @@ async def _waited(future: asyncio.Future[Action]) -> Action:
 
 def close_broken() -> None:
     """Closes the pools whose worker died (a new one serves the next job)."""
-    global _pool, _aside
-    for which in ("play", "aside"):
-        p = _pool if which == "play" else _aside
-        if p is not None and p.broken():
-            p.close()
-            if which == "play":
-                _pool = None
-            else:
-                _aside = None
+    global _pool, _aside, _boards
+    if _pool is not None and _pool.broken():
+        _pool.close()
+        _pool = None
+    if _aside is not None and _aside.broken():
+        _aside.close()
+        _aside = None
+    if _boards is not None and _boards.broken():
+        _boards.close()
+        _boards = None
 
 
 def _cancelled() -> bool:

@@ -9,10 +9,11 @@ a hint, a piece of a review — is a *job* of one of four classes, in priority o
 - ``HINT``: the strong player's choice for a practice table's turn;
 - ``REVIEW``: one decision of a finished round's review.
 
-Jobs run in worker processes, in two *lanes* of their own so that no one class can make
-another wait behind its work in the pool's first-in-first-out queue: ``play`` (LIVE, then
-BOARD) and ``aside`` (HINT, then REVIEW), the latter a process niced below the first, so
-that on a busy machine the hints and reviews get the CPU the live tables leave. A lane
+Jobs run in worker processes, in three *lanes* of their own so that no class makes a
+higher one wait behind its work in a worker: ``play`` (LIVE), ``boards`` (BOARD) and
+``aside`` (HINT, then REVIEW), each lane's process niced below the one before, so that on
+a busy machine the boards get the CPU the live tables leave, and the hints and reviews
+what both leave. A lane
 hands its pool one job per worker at a time and keeps the rest here, so the order is
 ours: the highest class first and, within a class, one job per person in turn (a person
 with a hundred jobs waiting waits behind everyone else's first).
@@ -50,8 +51,8 @@ class Work(IntEnum):
     REVIEW = 3
 
 
-PLAY, ASIDE = "play", "aside"
-LANE_OF = {Work.LIVE: PLAY, Work.BOARD: PLAY, Work.HINT: ASIDE, Work.REVIEW: ASIDE}
+PLAY, BOARDS, ASIDE = "play", "boards", "aside"
+LANE_OF = {Work.LIVE: PLAY, Work.BOARD: BOARDS, Work.HINT: ASIDE, Work.REVIEW: ASIDE}
 
 SERVED_KEPT = 4096          # owners whose last turn is remembered (the oldest forgotten)
 REVIEWS_PER_PERSON = 2      # reviews one person may have being worked out at once
@@ -156,8 +157,11 @@ class Scheduler:
     """The room's thinking: ``submit`` a job, await its future."""
 
     def __init__(self, play: Callable[[], Pool], aside: Callable[[], Pool],
-                 play_slots: int = 1, aside_slots: int = 1) -> None:
+                 play_slots: int = 1, aside_slots: int = 1,
+                 boards: Callable[[], Pool] | None = None) -> None:
         self.lanes = {PLAY: Lane(PLAY, play, play_slots), ASIDE: Lane(ASIDE, aside, aside_slots)}
+        # Without a boards pool, boards queue in the play lane, behind live decisions.
+        self.lanes[BOARDS] = Lane(BOARDS, boards) if boards is not None else self.lanes[PLAY]
         # What a job of each class took lately (s), a moving average: "try again in N s".
         self.took = dict(EXPECTED_S)
         self.done = dict.fromkeys(Work, 0)

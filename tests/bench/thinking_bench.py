@@ -152,7 +152,8 @@ async def main() -> None:
     ap.add_argument("--every", type=float, default=0.3)
     ap.add_argument("--flooders", type=int, default=8)
     args = ap.parse_args()
-    print(f"play workers: {bots.WORKERS}; aside workers: 1 (nice {bots.ASIDE_NICE})")
+    print(f"play workers: {bots.WORKERS}; boards: 1 (nice {bots.BOARD_NICE}); "
+          f"aside: 1 (nice {bots.ASIDE_NICE})")
     print(f"decisions a second (strong, {bots.BUDGET_MS} ms budget, back to back): "
           f"{await throughput(args.seconds / 2):.1f}")
     for name in ("baseline", "hints", "reviews", "boards", "baseline"):
