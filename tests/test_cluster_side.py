@@ -170,6 +170,40 @@ async def test_every_line_in_a_frame_reaches_a_program_as_chat_once(monkeypatch)
     assert chat[-1] == ("cem", "five") and ("ali", "four") not in chat
 
 
+async def test_a_move_the_dead_driver_never_stored_is_refused_to_its_sender(monkeypatch):
+    """Issue 41: a move sent to a driver that died before storing it: the new driver's
+    first frame still waits for that seat, and its sender is told to play it again; a
+    move the frames show played is forgotten, and told nothing."""
+    reg = Registry()
+    side = reg.join_cluster(Kept("p2"))
+    side.reattach = lambda table: None
+    rt = side.remote_table("9")
+    told: list[str] = []
+
+    class Player(Session):
+        def refused(self, said):
+            told.append(said)
+    ana = Player("ana", "key:a:ana")
+    rt.local.add(ana)
+    ana.table, ana.seat = rt, 0
+    base = {"id": "9", "driver": "p1", "epoch": 0, "game": "estimation", "length": 13,
+            "timer": 0, "private": False, "code": None, "status": "playing", "version": 5,
+            "views": None, "events": [], "chat": [], "said": 0,
+            "seats": [{"kind": "empty"}] * 4, "deadline_in": None, "deadline_seat": None,
+            "points": None, "match_id": None, "takeovers": {}, "between": False,
+            "row": lobby_row("9", "playing")}
+    rt.apply_frame(pack(base))
+    rt.moves_sent[ana] = ("p1", 0, 5)                # what act() keeps as it sends
+    rt.apply_frame(pack({**base, "version": 6}))     # the move shown by its driver
+    assert ana not in rt.moves_sent and not told
+    rt.moves_sent[ana] = ("p1", 0, 6)                # the next move; then p1 dies
+    # The new driver's first frame: seat 0 still to act (its views, as read).
+    monkeypatch.setattr(remote, "_whole_history", lambda views: {None: {"to_act": 0}})
+    rt.apply_frame(pack({**base, "driver": "p3", "epoch": 1, "version": 2}))
+    assert len(told) == 1 and "Play it again" in told[0]
+    assert ana not in rt.moves_sent
+
+
 async def test_session_ids_differ_between_starts_and_a_new_identity_is_a_new_member():
     a, b = Registry(), Registry()
     sa = a.join_cluster(Kept("p1", "aaa"))

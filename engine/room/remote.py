@@ -416,6 +416,11 @@ class RemoteTable(Table):
         # as the driver's table when it seated them is here: (epoch, version).
         self.awaiting: dict[Member, tuple[int, int]] = {}
         self.awaiting_since = 0.0       # loop time the first of them was seated
+        # A move sent to the driver and not yet seen in a frame: (driver, epoch, its
+        # frame version then). A takeover whose first frame still waits for that seat's
+        # move means the dead driver took it without storing it: its sender is told
+        # (issue 41: refused, "play again"; never dropped in silence).
+        self.moves_sent: dict[Member, tuple[str, int, int]] = {}
 
     # ---------------------------------------------------------------- reading
     def apply_row(self, info: dict[str, Any]) -> bool:
@@ -495,6 +500,7 @@ class RemoteTable(Table):
         self.creator = f.get("creator")
         if new_driver and not first:
             self.side.reattach(self)    # another process drives it now: our members again
+        self._moves_lost(new_driver and not first)
         shown_now = self.show_awaiting()
         what: What
         if self.version != old_version or shown_now:
@@ -504,6 +510,25 @@ class RemoteTable(Table):
         else:
             what = "seats"
         self._notify(what)
+
+    def _moves_lost(self, taken_over: bool) -> None:
+        """Moves sent before this frame: seen (the frame moved on from where it was when
+        sent) they are forgotten; after a takeover, one whose seat is still to act was
+        taken by the dead driver and never stored: its sender is told to play it again."""
+        pub = self._views.get(None) if self._views is not None else None
+        to_act = pub.get("to_act") if pub is not None else None
+        for member, (driver, epoch, version) in list(self.moves_sent.items()):
+            if member.closed or member.table is not self or member.seat is None:
+                self.moves_sent.pop(member, None)
+            elif taken_over and (driver, epoch) != (self.driver, self.epoch):
+                self.moves_sent.pop(member, None)
+                if to_act == member.seat:
+                    said = Said(N_("The table's process stopped before your move was "
+                                   "stored: it was not played. Play it again."))
+                    refused = getattr(member, "refused", None)
+                    (refused or member.notice)(said)
+            elif (driver, epoch) == (self.driver, self.epoch) and self.frame_version > version:
+                self.moves_sent.pop(member, None)
 
     @property
     def match_id(self) -> int | None:
@@ -639,6 +664,7 @@ class RemoteTable(Table):
             raise RoomError("It is not your turn.")
         if not isinstance(action, dict):
             raise RoomError("That is not an action: an action has a type (pass, bid, play …).")
+        self.moves_sent[member] = (self.driver, self.epoch, self.frame_version)
         self._send(member, "act", action=action)
 
     def say(self, member: Member, raw: object) -> None:
