@@ -620,8 +620,10 @@ async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, 
     burst: JSON_BURST / OP_COST["watch"] = 80, and what refills meanwhile) and refuses the
     rest; another session's requests in the same read are served, and a leave is never
     refused."""
+    import time
+
     from engine.room.stats import STATS
-    from server.limits import JSON_BURST, OP_COST
+    from server.limits import JSON_BURST, JSON_RATE, OP_COST
     _, p2, _ = rooms
     alice, tid = await made(p2, "alice", [])
     table = p2.registry.tables[tid]
@@ -631,12 +633,17 @@ async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, 
                                                          tell(process, session, m))
     served = STATS.cluster_served.value
     flood = [("s-flood", body("watch", 0))] * 300
+    started = time.monotonic()
     send_requests(pg_url, tid, [*flood[:150], ("s-other", body("watch", 1)), *flood[150:]])
     await until(lambda: len(told) + STATS.cluster_served.value - served >= 301,
                 what="every request served or refused")
+    took = time.monotonic() - started
     ran = STATS.cluster_served.value - served
     burst = JSON_BURST // OP_COST["watch"]
-    assert burst + 1 <= ran < 160, ran                  # the other's, and the flood's burst
+    # the other's, the flood's burst, and what its allowance refilled while the driver
+    # read them (a busy machine reads slower: the bound follows the time it took)
+    refilled = JSON_RATE / OP_COST["watch"] * took
+    assert burst + 1 <= ran <= burst + 2 + refilled, (ran, took)
     refused = [m for m in told if m["k"] == "refused"]
     assert len(refused) == 301 - ran and "Too many requests" in refused[0]["error"]["$said"]
     assert any(m.ident == "key:w1:w1" for m in table.watchers)
@@ -706,7 +713,7 @@ async def test_every_chat_line_said_through_any_process_reaches_every_member(cha
     cem = await p3.json_client("cem")
     await listed(cem, tid)
     cem.send({"op": "watch", "table": tid})
-    await cem.expect("watching")
+    await cem.expect("watching", timeout=30)
     said = []
     try:
         for i in range(30):
@@ -722,7 +729,7 @@ async def test_every_chat_line_said_through_any_process_reaches_every_member(cha
 
         async def heard(c) -> list[str]:
             got: list[str] = []
-            deadline = asyncio.get_running_loop().time() + 20
+            deadline = asyncio.get_running_loop().time() + 60
             while len(got) < len(said):
                 left = deadline - asyncio.get_running_loop().time()
                 assert left > 0, f"{c}: heard {len(got)} of {len(said)}: {got}"
@@ -787,3 +794,33 @@ async def test_who_lists_the_people_of_every_process(rooms):
     finally:
         for c in (ana, ben, cem):
             await c.close()
+
+
+async def test_a_takeover_remembers_chat_and_narration_nobody_elsewhere_saw(chatty_rooms):
+    """Issue 41: a table whose members all sit at its driver writes a frame all the same
+    (at most every CARRY_EVERY s while it plays), so the process that takes it over
+    starts from its chat, its narration and its turn's time left."""
+    from engine.room.remote import CARRY_EVERY
+    p1, p2, p3 = chatty_rooms
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation-kotshina", "length": "micro",
+                "computer": [1, 2, 3], "timer": 60})
+    tid = (await alice.expect("joined"))["table"]
+    for i in range(3):
+        alice.send({"op": "chat", "text": f"remember {i}"})
+        await alice.expect("chat")
+    table = p1.registry.tables[tid]
+    narrated = len(table.events)
+    await asyncio.sleep(CARRY_EVERY + 1.0)           # the carried frame is written
+    dead(p1)
+    alice2 = await p3.json_client("alice")
+    joined = await alice2.expect("joined", timeout=20)
+    assert joined["table"] == tid
+    await until(lambda: (p3.registry.tables.get(tid) or p2.registry.tables.get(tid))
+                is not None, what="taken over")
+    new = p3.registry.tables.get(tid) or p2.registry.tables.get(tid)
+    said = [text for _, text in new.chat]
+    assert said[-3:] == ["remember 0", "remember 1", "remember 2"], said
+    assert len(new.events) >= min(narrated, 1)
+    await alice2.close()
+    await alice.close()

@@ -740,6 +740,8 @@ _OPS = ("sit", "watch", "act", "say", "take", "fill", "detach")
 # seat's view, and a flood of watch/leave must not write one each.
 FRAME_EVERY = 0.1
 PROMPT = ("state", "chat")
+CARRY_EVERY = 2.0   # seconds: a playing table's frame written at least this often when it
+                    # changed, members elsewhere or not (what a takeover starts from)
 # Requests from elsewhere run per loop turn at most (the rest on the next turns: one
 # batch taken from the database never holds the loop).
 REQUESTS_PER_TURN = 32
@@ -785,6 +787,9 @@ class ClusterSide:
         self._damaged: set[tuple[str, str]] = set()         # (row | frame, table) said
         self.on_login: Callable[[str, str, str], None] | None = None   # the server's
         self._frames: dict[str, _Frame] = {}                # frames to write, by table
+        # Tables nobody elsewhere shows: a frame all the same, at most every CARRY_EVERY
+        # s while they play, so a takeover keeps their chat, narration and turn timer.
+        self._carry: dict[str, asyncio.TimerHandle] = {}
         self._taking: dict[str, bool] = {}      # requests being taken: take again after?
         self._queued: dict[str, deque[dict[str, Any]]] = {}     # requests taken, to run
         # The server's (server/limits.py): is a request from a member elsewhere within
@@ -866,12 +871,31 @@ class ClusterSide:
 
     def shown(self, table: Table) -> None:
         """A table this process drives showed something: its row (and, when members
-        elsewhere show it, its frame) goes to the database once this loop turn is over."""
-        if isinstance(table, RemoteTable) or table.id in self._due:
+        elsewhere show it, its frame) goes to the database once this loop turn is over;
+        a playing table's frame within CARRY_EVERY s in any case (``_carry``)."""
+        if isinstance(table, RemoteTable):
+            return
+        if table.status == "playing" and table.id not in self._carry:
+            self._carry[table.id] = asyncio.get_running_loop().call_later(
+                CARRY_EVERY, self._write_carried, table)
+        if table.id in self._due:
             return
         self._due[table.id] = table
         if len(self._due) == 1:
             asyncio.get_running_loop().call_soon(self._publish_due)
+
+    def _write_carried(self, table: Table) -> None:
+        """The frame of a table nobody elsewhere shows (issue 41: a takeover remembers
+        its chat, narration and the turn's time left)."""
+        self._carry.pop(table.id, None)
+        if table.closed or self.registry.tables.get(table.id) is not table:
+            return
+        if any(isinstance(m, RemoteMember) for m in table.members()):
+            return          # its frames are written as it changes
+        try:
+            self._publish(table, force=True)
+        except Exception:
+            log.exception("publishing table %s", table.id)
 
     def _publish_due(self) -> None:
         due, self._due = self._due, {}
@@ -900,6 +924,9 @@ class ClusterSide:
 
     def table_removed(self, table: Table) -> None:
         self._due.pop(table.id, None)
+        carry = self._carry.pop(table.id, None)
+        if carry is not None:
+            carry.cancel()
         f = self._frames.pop(table.id, None)
         if f is not None and f.handle is not None:
             f.handle.cancel()
