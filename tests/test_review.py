@@ -762,3 +762,36 @@ async def test_a_hint_stays_while_pending_and_a_refusal_goes_with_the_position(m
             table.act(others[m.to_act], m.legal_actions(m.to_act)[0])
         await pilot.pause()
         assert state.message is None, state.message
+
+
+def _at_the_auction(deal, seed_for_others: int = 0):
+    """A 18-round Estimation match dealt ``deal`` in every round, moved (others passing,
+    dash offers declined) to seat 0's first bid."""
+    from engine import new_match
+    m = new_match("estimation", length=18, deals=[deal] * 18)
+    while not (m.to_act == 0 and m.phase == "auction"):
+        s = m.to_act
+        legal = m.legal_actions(s)
+        m.apply(s, next((a for a in legal if a.get("type") == "dash" and not a.get("take")),
+                        next((a for a in legal if a.get("type") == "pass"), legal[0])))
+    return m
+
+
+def test_a_hints_bid_is_the_strong_players(tmp_path):
+    """Issue 46: the hint's number and suit are the strong player's (the rollouts say
+    what it is worth beside the next best); with ♠A2 ♥74 ♦KJ73 ♣AQ764 that is clubs (a
+    pass at most), never two low hearts for trumps."""
+    import random as _random
+
+    from engine.bots import choose
+    from engine.bots.review import hint
+    hand = "AS 2S 7H 4H KD JD 7D 3D AC QC 7C 6C 4C".split()
+    full = [r + s for s in "SHDC" for r in "23456789TJQKA"]
+    rest = [c for c in full if c not in hand]
+    for seed in range(3):
+        _random.Random(seed).shuffle(rest)
+        m = _at_the_auction([hand, rest[:13], rest[13:26], rest[26:]])
+        got = hint(m.to_dict(), 0, 16)
+        assert got["action"] == dict(choose(m.view(0), "strong")), got
+        assert got["action"].get("suit") in ("C", None), got
+        assert got["next_best"] is None or got["next_best"]["action"] != got["action"]

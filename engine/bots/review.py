@@ -554,7 +554,8 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
             ({"type": "play", "card": CODES[c]}, sums[k] / samples)
                    for k, c in enumerate(reps)]
     else:
-        acts = bid_candidates(legal, dict(choose(v, "strong")))
+        strong = dict(choose(v, "strong"))
+        acts = bid_candidates(legal, strong)
         rounds_done = m.rounds_done
         sums = [0.0] * len(acts)
         sw = _reading(v)
@@ -562,6 +563,17 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
             for k, x in enumerate(_bid_row(m, seat, acts, pub, rng, sw, rounds_done)):
                 sums[k] += x
         options = [(a, sums[k] / samples) for k, a in enumerate(acts)]
+        # The hint's number is the strong player's (issue 46: the hint and the player
+        # agree); the rollouts give its expected points and the next best beside it. A
+        # tie among them (bids the rollouts cannot tell apart, often the suits of one
+        # number) never picks a suit the strong player did not.
+        options.sort(key=lambda o: (o[0] != strong, -o[1]))
+        top, ev = options[0]
+        rest = sorted(options[1:], key=lambda o: -o[1])
+        nxt = rest[0] if rest else None
+        return {"action": top, "ev": round(ev, 2),
+                "next_best": None if nxt is None else {"action": nxt[0],
+                                                       "ev": round(nxt[1], 2)}}
     options.sort(key=lambda o: -o[1])
     top, ev = options[0]
     nxt = options[1] if len(options) > 1 else None
