@@ -298,6 +298,13 @@ SETTINGS: tuple[Setting, ...] = (
     _limit("channel-opens-burst", "channels", "... at once"),
     _limit("handshakes-per-address", "connections", "from one address, still "
            "authenticating at once (an IPv6 client counted by its /64)", _i1),
+    _limit("handshake-queue-seconds", "seconds", "... past them a connection waits for "
+           "a place this long while its address's queue does not move (ten times as long "
+           "while it does), then is refused; 0: refused at once",
+           _number(0.0, maximum=60.0)),
+    _limit("handshake-queue-per-address", "connections", "... at most this many wait "
+           "from one address", _i),
+    _limit("handshake-queue-max", "connections", "... and in the whole room", _i),
     _limit("guests-per-address", "connections", "guests from one address at once "
            "(players with a key are counted by their key)", _i),
     _limit("connects-rate", "a second", "new connections from one address; a "
@@ -317,7 +324,7 @@ SETTINGS: tuple[Setting, ...] = (
            "proxy-from)", _i1),
     _limit("unauthenticated-max", "connections", "not authenticated yet, in the whole "
            "room (past it the oldest of the address holding most makes way)", _i1),
-    _limit("login-timeout", "seconds", "from the TCP connection to a proven identity"),
+    _limit("login-timeout", "seconds", "from the handshake's start to a proven identity"),
     _limit("connections-max", "connections", "in the whole room; 0: as many as the "
            "open-files limit allows", _i),
     _limit("tables-per-identity", "tables", "open tables one person (or guest) created",

@@ -132,6 +132,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         if self.unproven and self.address is not None:
             self.unproven = False
             self.address.unproven -= 1
+            self.room.admission.freed(self.address_key)     # the next in its queue
 
     def connection_lost(self, exc: Exception | None) -> None:
         conn, self.conn = self.conn, None

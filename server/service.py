@@ -23,6 +23,7 @@ from engine.room.text import clean_name, name_key, skeleton
 
 from . import wire
 from .admin import SOCKET_NAME
+from .admission import Admission
 from .cluster import PgCluster, default_name
 from .config import Config, ConfigError, reload
 from .keyfiles import AllowList
@@ -153,6 +154,8 @@ class RoomService:
         self.connections = 0
         self.unproven: dict[LammaSSHServer, None] = {}
         self.connection_cap = connection_cap(config.limits, 1024)   # start_server sets it
+        # Connections over their address's handshakes wait here for a place (issue 45).
+        self.admission = Admission(self)
         self.full = Tally(log, "%d connection(s) refused: the room holds its most at once "
                                "(the latest from %s)")
         self.made_way = Tally(log, "%d unauthenticated connection(s) closed to make way "
@@ -283,6 +286,7 @@ class RoomService:
         log.warning("a clean restart: stopping in %.0f s", seconds, extra={"event": "drain"})
         for server in self.listeners:
             server.close()                  # no new connection; those open go on
+        self.admission.close()              # nor those waiting for a handshake
         self.registry.draining = True
         for table in list(self.registry.tables.values()):
             if table.holding():

@@ -16,6 +16,7 @@ import asyncssh
 
 from . import wire
 from .admin import serve_admin
+from .admission import Gate
 from .connections import LammaSSHServer
 from .limits import connection_cap
 from .proxyproto import ProxyListener
@@ -97,15 +98,17 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     room.admin_server = await serve_admin(room.moderation, config.data)
     host_key = load_host_key(config.keys)
     handler = SessionHandler(room)
-    behind: dict[str, object] = {}
+    # The room listens itself and hands each connection to asyncssh when its address
+    # has a place among its handshakes (server/admission.py); with --proxy-protocol it
+    # first reads the connection's PROXY header (server/proxyproto.py).
+    tunnel: Gate | ProxyListener = Gate(room.admission, reuse_port=config.reuse_port)
     if config.proxy_protocol:
-        # Its own TCP listener, reading each connection's PROXY header before asyncssh
-        # gets it (server/proxyproto.py); without the option nothing here changes.
         limits = config.limits
-        behind["tunnel"] = ProxyListener(
+        tunnel = ProxyListener(
             timeout=limits.proxy_header_timeout, pending_max=limits.proxy_pending,
             trusted=config.proxy_from, reuse_port=config.reuse_port,
-            pending_per_address=limits.proxy_pending_per_address)
+            pending_per_address=limits.proxy_pending_per_address,
+            admit=room.admission.enter)
         if not config.proxy_from:
             log.warning("--proxy-protocol without --proxy-from: any client that reaches "
                         "the port may say any address in its PROXY header; name the "
@@ -127,7 +130,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         keepalive_count_max=4,
         # Several processes on one port, the kernel spreading connections among them.
         reuse_port=config.reuse_port or None,
-        **behind,
+        tunnel=tunnel,
     )
     room.listeners.append(server)
     return server, room, host_key
