@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from .store import StoreError, is_postgres, redact
+from .systemd import notify_systemd
 
 log = logging.getLogger("lamma.serve")
 
@@ -92,7 +93,9 @@ def _serve_options(s: argparse.ArgumentParser) -> None:
                         "off; no authentication: bind to localhost or a private network)")
     s.add_argument("--status-every", type=float, metavar="SECONDS", default=no,
                    help="a one-line status in the log this often (default 60; 0: never)")
-    s.add_argument("--log-level", default=no, help="DEBUG, INFO, WARNING (default), ERROR")
+    s.add_argument("--log-level", default=no,
+                   help="DEBUG, INFO (default: sessions and refusals with their address "
+                        "and key), WARNING, ERROR")
     s.add_argument("--log-format", choices=("text", "json"), default=no,
                    help="text (default), or json: one JSON object a line")
 
@@ -164,6 +167,8 @@ async def serve(settings) -> None:
     config.bot_pause, config.trick_pause = max(0.0, config.bot_pause), max(0.0, config.trick_pause)
     host, port = settings.serve("host"), settings.serve("port")
     server, room, host_key = await start_server(config, host, port)
+    if port == 0:                       # the port the system chose, as it may be reached
+        port = server.sockets[0].getsockname()[1]
     fp = host_key.get_fingerprint("sha256")
     elapsed = time.monotonic() - t0
     port_arg = "" if port == 22 else f"-p {port} "
@@ -251,7 +256,17 @@ async def serve(settings) -> None:
             pass
     if room.online:
         await asyncio.sleep(0.2)
-    room.close()
+    kept = room.close()
+    took = ""
+    if room.drain_started is not None:
+        took = f"; {loop.time() - room.drain_started:.1f} s after the restart began"
+    unstored = (f"{kept['unstored']} write(s) NOT stored (the database did not answer)"
+                if kept["unstored"] else "nothing left unstored")
+    # The last line of a run (issue 45): what the next start finds.
+    log.warning("stopped: %d table(s) kept as they are (%d match(es) under way, resumed at "
+                "the next start), %d write(s) committed since the start, %s%s",
+                kept["tables"], kept["matches"], kept["writes"], unstored, took,
+                extra={"event": "stop", "stored": kept})
 
 
 class Banner:
@@ -278,26 +293,8 @@ def refuse_start(form: str, message: str) -> None:
         print(f"lamma: {message}", file=sys.stderr)
 
 
-def notify_systemd(state: str) -> None:
-    """Tells systemd (Type=notify, deploy/lamma.service) the room is ready or stopping;
-    nothing without ``NOTIFY_SOCKET``."""
-    import os
-    import socket
-    where = os.environ.get("NOTIFY_SOCKET")
-    if not where:
-        return
-    if where.startswith("@"):
-        where = "\0" + where[1:]
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-            sock.connect(where)
-            sock.sendall(state.encode())
-    except OSError as e:
-        log.warning("could not tell systemd %s (%s)", state, e)
-
-
 def setup_logging(level: str, form: str) -> None:
-    from .logs import JsonFormatter
+    from .logs import JsonFormatter, set_level
     handler = logging.StreamHandler()
     if form == "json":
         handler.setFormatter(JsonFormatter())
@@ -307,7 +304,7 @@ def setup_logging(level: str, form: str) -> None:
     for old in list(root.handlers):
         root.removeHandler(old)
     root.addHandler(handler)
-    root.setLevel(getattr(logging, level.upper(), logging.WARNING))
+    set_level(level)
     # Any warning (of any library: the known ones are DEBUG lines, server/quiet.py) and
     # any uncaught exception become log records, so JSON logs stay JSON on both streams.
     logging.captureWarnings(True)
@@ -326,7 +323,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             settings = configuration(args)
         except ConfigError as exc:
-            print(f"lamma: {exc}", file=sys.stderr)
+            # As JSON if JSON logs were asked for where it can still be told.
+            form = getattr(args, "log_format", "text")
+            if args.command == "serve" and form == "json":
+                refuse_start(form, str(exc))
+            else:
+                print(f"lamma: {exc}", file=sys.stderr)
             return 2
         if settings.serve("proxy-from") and not settings.serve("proxy-protocol"):
             parser.error("--proxy-from needs --proxy-protocol")

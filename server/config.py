@@ -231,7 +231,8 @@ SETTINGS: tuple[Setting, ...] = (
       "authentication: bind it to localhost); \"\": off", _listen, False, True),
     S("serve", "status-every", 60.0, "seconds", "a status line in the log this often; "
       "0: never (at most a day)", _number(0.0, maximum=86400), False, True),
-    S("serve", "log-level", "WARNING", "", "DEBUG, INFO, WARNING, ERROR", _log_level,
+    S("serve", "log-level", "INFO", "", "DEBUG, INFO (sessions and refusals, each with "
+      "its address and key; a flood's refusals summed), WARNING, ERROR", _log_level,
       True, True),
     S("serve", "log-format", "text", "", "text, or json: one JSON object a line with "
       "time, level, logger, message and session, name, address, table, event where "
@@ -612,6 +613,42 @@ def reload(config: Config) -> tuple[Config, list[str]]:
     fixed = [f"[{s.section}] {s.key}" for s in SETTINGS
              if not s.live and new.values[(s.section, s.key)] != config.values[(s.section, s.key)]]
     return new, fixed
+
+
+def shown(section: str, key: str, value: Any) -> str:
+    """A setting's value as the log and ``lamma admin`` may say it: never a secret (the
+    database URL's password), a list of keys by its count."""
+    if (section, key) == ("serve", "database") and isinstance(value, str) and value:
+        from .store import redact
+        return _toml(redact(value))
+    if (section, key) == ("moderation", "operators"):
+        return f"{len(value)} key(s)"
+    if key == "op-cost" and isinstance(value, dict):
+        return "{" + ", ".join(f"{op} = {n}" for op, n in value.items()) + "}"
+    text = _toml(value)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _network_words(net: Network) -> str:
+    cidrs = ", ".join(str(c) for c in net.cidrs)
+    limits = ", ".join(f"{a.replace('_', '-')} = {v:g}" for a, v in net.limits.items())
+    return f"{net.name or 'a network'} ({cidrs}: {limits or 'the room limits'})"
+
+
+def changes(old: Config, new: Config) -> list[tuple[str, str, str]]:
+    """What differs from ``old`` to ``new``: (where, old value, new value), as they may
+    be said (``shown``), every setting in SETTINGS' order, then the trusted networks."""
+    out = []
+    for s in SETTINGS:
+        before, after = old.values[(s.section, s.key)], new.values[(s.section, s.key)]
+        if before != after:
+            out.append((f"[{s.section}] {s.key}", shown(s.section, s.key, before),
+                        shown(s.section, s.key, after)))
+    was = [_network_words(n) for n in old.networks]
+    now = [_network_words(n) for n in new.networks]
+    if was != now:
+        out.append(("[[limits.networks]]", "; ".join(was) or "none", "; ".join(now) or "none"))
+    return out
 
 
 # ------------------------------------------------------------------ lamma config

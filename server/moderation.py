@@ -229,8 +229,10 @@ class Moderation:
             if m.table is not None:
                 where = f" table {m.table.id}" + (f" seat {m.seat}" if m.seat is not None
                                                   else " watching")
+            # The key, as /ban key:FP takes it (issue 45); a guest has none.
+            fp = key_of(m.ident)
             rows.append(f"{m.display_name} ({getattr(m, 'kind', '?')}, "
-                        f"{m.address or '?'}){where}")
+                        f"{m.address or '?'}, {f'key {fp}' if fp else 'guest'}){where}")
         return f"{len(rows)} here: " + "; ".join(rows) if rows else "Nobody is here."
 
     def op_tables(self, by: str, args: list[str]) -> str:

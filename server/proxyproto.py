@@ -196,8 +196,10 @@ class ProxyListener:
 
     def __init__(self, *, timeout: float, pending_max: int,
                  trusted: Sequence[Network] = (), reuse_port: bool = False,
-                 pending_per_address: int = 0, admit: Callable[..., None] | None = None):
+                 pending_per_address: int = 0, admit: Callable[..., None] | None = None,
+                 refusals: Any = None):
         self.timeout = timeout
+        self.refusals = refusals        # server/logs.py's Refusals: counted and logged
         # Where a connection goes once its header is read: the room's admission
         # (server/admission.py), or straight to asyncssh.
         self.admit = admit
@@ -235,7 +237,10 @@ class ProxyListener:
         has every connection closed and should be noticed; a flood of hostile ones
         should not flood the log)."""
         where = peer[0] if isinstance(peer, tuple) and peer else "?"
-        log.info("closed a connection from %s: %s", where, reason)
+        if self.refusals is not None:
+            self.refusals.note("proxy", f"closed before SSH: {reason}", str(where))
+        else:
+            log.info("closed a connection from %s: %s", where, reason)
         self.refused += 1
         now = time.monotonic()
         if now - self._warned >= WARN_EVERY:

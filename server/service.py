@@ -25,14 +25,16 @@ from . import wire
 from .admin import SOCKET_NAME
 from .admission import Admission
 from .cluster import PgCluster, default_name
-from .config import Config, ConfigError, reload
+from .config import Config, ConfigError, changes, reload
 from .keyfiles import AllowList
 from .limits import Address, KeyHold, Limits, RemoteRequests, Tally, connection_cap
+from .logs import Refusals, set_level
 from .moderation import Moderation
 from .persistence import TableStore, restore
 from .proxyproto import Network
 from .refusals import STORE_BACK_NOTICE, STORE_DOWN_NOTICE
 from .store import Store, is_postgres
+from .systemd import notify_systemd, reloading
 
 if TYPE_CHECKING:
     from .connections import LammaSSHServer
@@ -156,6 +158,8 @@ class RoomService:
         self.connection_cap = connection_cap(config.limits, 1024)   # start_server sets it
         # Connections over their address's handshakes wait here for a place (issue 45).
         self.admission = Admission(self)
+        # Every refusal counted by reason and logged with its address and key (issue 45).
+        self.refusals = Refusals(log)
         self.full = Tally(log, "%d connection(s) refused: the room holds its most at once "
                                "(the latest from %s)")
         self.made_way = Tally(log, "%d unauthenticated connection(s) closed to make way "
@@ -169,6 +173,7 @@ class RoomService:
         self.listeners: list[asyncssh.SSHAcceptor] = []
         self.drain_task: asyncio.Task[None] | None = None
         self.drain_until: float | None = None      # loop time the room stops
+        self.drain_started: float | None = None    # loop time the restart began
         self.finished = asyncio.Event()
         self.abrupt = False                         # stop now, without waiting
 
@@ -204,7 +209,7 @@ class RoomService:
         for key, address in self.addresses.items():
             address.retune(config.limits.for_address(key))
         self.moderation.named_operators(config.operators)
-        logging.getLogger().setLevel(settings.serve("log-level"))
+        set_level(settings.serve("log-level"))
 
     def _room_caps(self, config: RoomConfig) -> None:
         """The room-wide caps and the shares of them per person and per address."""
@@ -218,21 +223,37 @@ class RoomService:
 
     def reload(self) -> str:
         """The configuration file read again (SIGHUP, ``lamma admin reload``): what can
-        change while running applied; what needs a restart said. ConfigError (nothing
-        changed) if the file cannot be used."""
+        change while running applied; what needs a restart said; each change said old
+        → new (issue 45), and systemd told RELOADING=1, then READY=1. ConfigError
+        (nothing changed) if the file cannot be used."""
         settings = self.config.settings
         if settings is None:
             raise ConfigError("the room was started without --config: there is no file "
                               "to read again")
-        fresh, fixed = reload(settings)
-        self.apply(fresh)
-        said = f"Read {fresh.path} again: limits, pauses, messages and operators applied."
-        if fixed:
-            said += " Not applied until a restart: " + ", ".join(fixed) + "."
+        reloading()
+        try:
+            fresh, fixed = reload(settings)
+            diff = changes(settings, fresh)
+            self.apply(fresh)
             for where in fixed:
                 section, _, key = where.strip("[").partition("] ")
                 fresh.values[(section, key)] = settings.values[(section, key)]
-        log.warning("%s", said, extra={"event": "reload"})
+        finally:
+            notify_systemd("READY=1")
+        later = set(fixed)
+        applied = [c for c in diff if c[0] not in later]
+        waiting = [c for c in diff if c[0] in later]
+        said = f"Read {fresh.path} again: "
+        if not diff:
+            said += "nothing changed."
+        if applied:
+            said += "applied " + "; ".join(f"{w} {a} → {b}" for w, a, b in applied) + "."
+        if waiting:
+            said += (" " if applied else "") + "Not applied until a restart: " + \
+                "; ".join(f"{w} {a} → {b}" for w, a, b in waiting) + "."
+        log.warning("%s", said, extra={"event": "reload", "changes": [
+            {"setting": w, "old": a, "new": b, "applied": w not in later}
+            for w, a, b in diff]})
         return said
 
     # ------------------------------------------------------------ a clean restart
@@ -282,6 +303,7 @@ class RoomService:
         ``close`` then commits every write and, on several processes, hands this
         process's tables to the others at once."""
         loop = asyncio.get_running_loop()
+        self.drain_started = loop.time()
         self.drain_until = loop.time() + seconds
         log.warning("a clean restart: stopping in %.0f s", seconds, extra={"event": "drain"})
         for server in self.listeners:
@@ -395,12 +417,19 @@ class RoomService:
             if address.connections == 0 and address.idle():
                 del self.addresses[key]
 
-    def close(self) -> None:
+    def close(self) -> dict[str, int]:
+        """Everything stored and closed; what was kept, for the "stopped" line: the
+        tables left as they are (and of them matches under way, which the next start
+        resumes), the writes committed since the start and any given up."""
+        tables = list(self.registry.tables.values())
+        kept = {"tables": len(tables),
+                "matches": sum(1 for t in tables if t.status == "playing")}
         if self.metrics is not None:
             self.metrics.close()
         if self.admin_server is not None:
             self.admin_server.close()
             (self.config.data / SOCKET_NAME).unlink(missing_ok=True)
+        self.admission.close()
         self.registry.close()
         self.table_store.close()            # every submitted write committed first
         if self.cluster is not None:
@@ -408,3 +437,6 @@ class RoomService:
         self.writes.close()
         self.identity.close()
         wire.stop_lingering()
+        self.refusals.flush()
+        kept["writes"], kept["unstored"] = self.table_store.committed, self.table_store.lost
+        return kept

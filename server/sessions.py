@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 
 import asyncssh
 
@@ -84,10 +85,15 @@ class SessionHandler:
             return
         limits = self.room.config.limits
         if srv.sessions > limits.sessions_per_connection:
+            self.room.refusals.note("session", f"a session past {limits.sessions_per_connection} "
+                                    "on one connection", srv.address_key, srv.fingerprint,
+                                    srv.name)
             self._refuse(process, Said(N_("At most {n} sessions at once on one connection."),
                                        n=limits.sessions_per_connection), json_mode)
             return
         if not srv.session_opens.take():
+            self.room.refusals.note("session", "sessions opened too fast on one connection",
+                                    srv.address_key, srv.fingerprint, srv.name)
             self._refuse(process, Said(N_("Sessions are opened too fast on this connection; "
                                           "wait a few seconds.")), json_mode)
             return
@@ -106,6 +112,8 @@ class SessionHandler:
         name = srv.name
         refusal = self.claim_name(srv)
         if refusal:
+            self.room.refusals.note("session", said_to(speech_for({}), refusal),
+                                    srv.address_key, srv.fingerprint, name)
             self._refuse(process, refusal, json_mode)
             return
         side = self.room.registry.side
@@ -113,13 +121,18 @@ class SessionHandler:
             await side.fresh_rows()     # a seat held at another process's table is found
         session = f"s{next(_session_ids)}"
         kind = "program" if json_mode else "terminal"
-        facts = {"session": session, "player": name, "address": srv.address_key}
-        log.info("%s session opened: %s from %s", kind, name, srv.address_key,
+        facts = {"session": session, "player": name, "address": srv.address_key,
+                 "fingerprint": srv.fingerprint or None}
+        who = f"key {srv.fingerprint}" if srv.fingerprint else "guest"
+        # At INFO, the default level: who came, from where, with which key (issue 45).
+        log.info("%s session opened: %s from %s (%s)", kind, name, srv.address_key, who,
                  extra={**facts, "event": "session-open"})
+        began = time.monotonic()
         try:
             await self._run(process, srv, name, json_mode)
         finally:
-            log.info("%s session closed: %s", kind, name,
+            log.info("%s session closed: %s from %s (%s) after %.0f s", kind, name,
+                     srv.address_key, who, time.monotonic() - began,
                      extra={**facts, "event": "session-close"})
 
     async def _run(self, process: asyncssh.SSHServerProcess, srv: LammaSSHServer,

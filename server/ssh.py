@@ -108,7 +108,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
             timeout=limits.proxy_header_timeout, pending_max=limits.proxy_pending,
             trusted=config.proxy_from, reuse_port=config.reuse_port,
             pending_per_address=limits.proxy_pending_per_address,
-            admit=room.admission.enter)
+            admit=room.admission.enter, refusals=room.refusals)
         if not config.proxy_from:
             log.warning("--proxy-protocol without --proxy-from: any client that reaches "
                         "the port may say any address in its PROXY header; name the "
