@@ -17,7 +17,7 @@ from pathlib import Path
 
 import asyncssh
 
-from .config import Config
+from .config import Config, database_url
 from .store import is_postgres, redact
 from .store.database import MIGRATIONS, psycopg_module
 
@@ -93,7 +93,7 @@ def check_data(config: Config, problems: list[str]) -> None:
 
 
 def check_database(config: Config, problems: list[str]) -> None:
-    target = config.serve("database") or str(Path(config.serve("data")) / "lamma.db")
+    target = database_url(config) or str(Path(config.serve("data")) / "lamma.db")
     want = len(MIGRATIONS)
     if is_postgres(target):
         where = redact(target)

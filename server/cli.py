@@ -49,7 +49,9 @@ def _serve_options(s: argparse.ArgumentParser) -> None:
     no = argparse.SUPPRESS
     s.add_argument("--config", metavar="FILE", default=no,
                    help="a TOML configuration file (lamma config prints one to start "
-                        "from); the options given here override it")
+                        "from; default: $LAMMA_CONFIG, if set); LAMMA_SECTION_KEY "
+                        "variables override it, and the options given here override "
+                        "both")
     s.add_argument("--host", default=no, help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=no, help="port (default 2222)")
     s.add_argument("--reuse-port", action="store_true", default=no,
@@ -70,6 +72,9 @@ def _serve_options(s: argparse.ArgumentParser) -> None:
                    help="a postgresql://USER@HOST/DB URL to share one PostgreSQL database "
                         "between server processes (needs pip install 'lamma[postgres]'), "
                         "or a SQLite file path; default: the SQLite file DATA/lamma.db")
+    s.add_argument("--database-password-file", metavar="FILE", default=no,
+                   help="a file holding the PostgreSQL database's password, kept out of "
+                        "the URL and of every output")
     s.add_argument("--process-name", metavar="NAME", default=no,
                    help="this process's name among the processes of one room on one "
                         "PostgreSQL database: it drives the tables made through it and "
@@ -135,14 +140,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 # What argparse names each option (the setting's key with _ for -).
 FLAG_KEYS = ("host", "port", "reuse-port", "proxy-protocol", "proxy-from", "data",
-             "database", "process-name", "keys", "guests", "allow-list", "bot-pause",
+             "database", "database-password-file", "process-name", "keys", "guests", "allow-list", "bot-pause",
              "trick-pause", "drain-seconds", "metrics", "status-every", "log-level",
              "log-format")
 
 
 def configuration(args: argparse.Namespace):
-    """The effective configuration: defaults, then ``--config FILE``, then the options
-    given (ConfigError if any of it cannot be used)."""
+    """The effective configuration: defaults, then ``--config FILE`` (or LAMMA_CONFIG),
+    then the LAMMA_* environment variables, then the options given (ConfigError if any
+    of it cannot be used)."""
     from .config import effective
     flags = {}
     for key in FLAG_KEYS:
@@ -152,8 +158,11 @@ def configuration(args: argparse.Namespace):
             if key == "proxy-from":
                 value = [str(n) for n in value]
             flags[key] = value
-    path = getattr(args, "config", None)
-    return effective(Path(path) if path else None, flags)
+    import os
+
+    from .config import config_path
+    return effective(config_path(getattr(args, "config", None), os.environ), flags,
+                     os.environ)
 
 
 async def serve(settings) -> None:
@@ -332,6 +341,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if settings.serve("proxy-from") and not settings.serve("proxy-protocol"):
             parser.error("--proxy-from needs --proxy-protocol")
+        if args.command != "config":
+            from .config import database_url
+            try:
+                database_url(settings)      # its password file readable, before anything
+            except ConfigError as exc:
+                print(f"lamma: {exc}", file=sys.stderr)
+                return 2
         if args.command == "config":
             from .config import render
             sys.stdout.write(render(settings))
@@ -357,14 +373,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "admin":
         from .admin import run_admin
         data = args.data
-        if data is None and args.config:
-            from .config import read_file
+        if data is None:
+            # The running room's data folder: its file's and environment's (the same
+            # LAMMA_CONFIG and LAMMA_SERVE_DATA in a container's exec), or ./data.
+            import os
+
+            from .config import config_path, effective
             try:
-                data = read_file(Path(args.config)).serve("data")
+                data = effective(config_path(args.config, os.environ), {},
+                                 os.environ).serve("data")
             except ConfigError as exc:
                 print(f"lamma: {exc}", file=sys.stderr)
                 return 2
-        return run_admin(Path(data or "./data"), args.words)
+        return run_admin(Path(data), args.words)
     if args.command == "backup":
         from .store import Store
         if args.database and is_postgres(args.database):

@@ -25,7 +25,7 @@ from . import wire
 from .admin import SOCKET_NAME
 from .admission import Admission
 from .cluster import PgCluster, default_name
-from .config import Config, ConfigError, changes, reload
+from .config import Config, ConfigError, changes, database_url, reload
 from .keyfiles import AllowList
 from .limits import Address, KeyHold, Limits, RemoteRequests, Tally, connection_cap
 from .logs import Refusals, set_level
@@ -74,7 +74,10 @@ class RoomConfig:
     def of(cls, config: Config) -> RoomConfig:
         """The room's part of an effective configuration (server/config.py)."""
         serve = config.serve
-        database = serve("database") or None
+        try:
+            database = database_url(config) or None
+        except ConfigError:         # (said at the start, which it stopped; not live)
+            database = serve("database") or None
         return cls(data=Path(serve("data")), keys=Path(serve("keys")), database=database,
                    process=serve("process-name"),
                    guests=serve("guests") and not serve("allow-list"),
