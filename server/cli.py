@@ -122,11 +122,24 @@ def build_parser() -> argparse.ArgumentParser:
     _serve_options(k)
     b = sub.add_parser("backup", help="copy the SQLite database while the server runs "
                                       "(SQLite online backup; for PostgreSQL use pg_dump)")
-    b.add_argument("path", help="file to write the copy to")
-    b.add_argument("--data", default="./data", help="data folder (default ./data)")
-    b.add_argument("--database", metavar="PATH", default=None,
-                   help="the SQLite file to copy (default DATA/lamma.db); a postgresql:// "
-                        "URL is refused: back that up with pg_dump")
+    b.add_argument("path", help="the file to write the copy to, or a folder (one that "
+                                "exists, or PATH/) to write a dated file in")
+    b.add_argument("--force", action="store_true",
+                   help="replace the file if it exists (without it, an existing file is "
+                        "refused)")
+    r = sub.add_parser("restore", help="put a backup back as the room's SQLite database, "
+                                       "the room stopped (the file is checked first; the "
+                                       "database it replaces is kept beside it)")
+    r.add_argument("file", help="the backup to put back (lamma backup's file)")
+    for sp in (b, r):
+        sp.add_argument("--data", default=None, help="the room's data folder (default: "
+                                                     "the configuration's, or ./data)")
+        sp.add_argument("--database", metavar="PATH", default=None,
+                        help="the room's SQLite file (default DATA/lamma.db); a "
+                             "postgresql:// URL is refused: use pg_dump and pg_restore")
+        sp.add_argument("--config", metavar="FILE", default=None,
+                        help="the room's configuration file (for its data folder and "
+                             "database; default $LAMMA_CONFIG)")
     a = sub.add_parser("admin", help="an operator's command to the running room, e.g. "
                                      "'lamma admin who', 'lamma admin ban bob 1d spam', "
                                      "'lamma admin reload', 'lamma admin drain 30'")
@@ -386,24 +399,40 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"lamma: {exc}", file=sys.stderr)
                 return 2
         return run_admin(Path(data), args.words)
-    if args.command == "backup":
-        from .store import Store
-        if args.database and is_postgres(args.database):
-            print("lamma: backup copies the SQLite database only; back up PostgreSQL with "
-                  f"pg_dump, e.g. pg_dump -Fc -f lamma.dump '{redact(args.database)}'",
-                  file=sys.stderr)
-            return 1
-        source = args.database or Path(args.data) / "lamma.db"
-        try:
-            store = Store(source)
-            store.backup(args.path)
-            store.close()
-        except (StoreError, OSError) as exc:
-            print(f"lamma: backup failed: {exc}", file=sys.stderr)
-            return 1
-        print(f"Backed up {source} to {args.path}")
-        return 0
+    if args.command in ("backup", "restore"):
+        return backup_or_restore(args)
     return 2
+
+
+def backup_or_restore(args: argparse.Namespace) -> int:
+    """``lamma backup`` and ``lamma restore`` (server/backup.py), on the database the
+    room's configuration names (its file, LAMMA_* variables, or --data/--database)."""
+    import os
+
+    from . import backup as bk
+    from .config import ConfigError, config_path, effective
+    try:
+        settings = effective(config_path(args.config, os.environ), {}, os.environ)
+    except ConfigError as exc:
+        print(f"lamma: {exc}", file=sys.stderr)
+        return 2
+    data = Path(args.data or settings.serve("data"))
+    database = args.database or (settings.serve("database") if args.data is None else "")
+    if database and is_postgres(database):
+        print(f"lamma: {bk.pg_words(database, args.command)}", file=sys.stderr)
+        return 1
+    source = Path(database) if database else data / "lamma.db"
+    os.umask(0o077)                     # what is made holds private table codes
+    try:
+        if args.command == "backup":
+            written = bk.backup(source, args.path, force=args.force)
+            print(f"Backed up {source} to {written}")
+        else:
+            print(bk.restore(Path(args.file), data, source))
+    except (bk.BackupError, StoreError, OSError) as exc:
+        print(f"lamma: {args.command} failed: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
