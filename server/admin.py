@@ -42,7 +42,11 @@ async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractSer
                 if not line.strip():
                     break
                 try:
-                    answer = {"reply": moderation.admin(line.decode("utf-8", "replace"))}
+                    if line.strip() == b"ping":         # lamma health (server/health.py)
+                        from .health import where
+                        answer = where(moderation.room)
+                    else:
+                        answer = {"reply": moderation.admin(line.decode("utf-8", "replace"))}
                 except RoomError as exc:
                     answer = {"error": str(exc)}
                 except Exception:

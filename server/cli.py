@@ -140,6 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--config", metavar="FILE", default=None,
                         help="the room's configuration file (for its data folder and "
                              "database; default $LAMMA_CONFIG)")
+    h = sub.add_parser("health", help="is the room alive, on the port it listens on? "
+                                      "(its admin socket answers, then its port gives an "
+                                      "SSH banner, after a PROXY header with "
+                                      "--proxy-protocol); for a container's HEALTHCHECK")
+    h.add_argument("--data", default=None, help="the running room's data folder "
+                                                "(default: the configuration's, or ./data)")
+    h.add_argument("--config", metavar="FILE", default=None,
+                   help="the running room's configuration file (for its data folder)")
+    h.add_argument("--timeout", type=float, default=3.0, help="seconds for each step "
+                                                              "(default 3)")
     a = sub.add_parser("admin", help="an operator's command to the running room, e.g. "
                                      "'lamma admin who', 'lamma admin ban bob 1d spam', "
                                      "'lamma admin reload', 'lamma admin drain 30'")
@@ -256,7 +266,8 @@ async def serve(settings) -> None:
     runtime.tune_gc()
     gc_task = asyncio.create_task(runtime.gc_task())
     from . import metrics
-    watching = [asyncio.create_task(metrics.LOOP_LAG.run())]
+    watching = [asyncio.create_task(metrics.LOOP_LAG.run()),
+                asyncio.create_task(metrics.refresh_task(room))]
     status_every = settings.serve("status-every")
     if status_every > 0:
         # Said at INFO, shown whatever --log-level (0 turns it off).
@@ -383,8 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    if args.command == "admin":
-        from .admin import run_admin
+    if args.command in ("admin", "health"):
         data = args.data
         if data is None:
             # The running room's data folder: its file's and environment's (the same
@@ -398,6 +408,10 @@ def main(argv: list[str] | None = None) -> int:
             except ConfigError as exc:
                 print(f"lamma: {exc}", file=sys.stderr)
                 return 2
+        if args.command == "health":
+            from .health import run_health
+            return run_health(Path(data), max(0.1, args.timeout))
+        from .admin import run_admin
         return run_admin(Path(data), args.words)
     if args.command in ("backup", "restore"):
         return backup_or_restore(args)

@@ -203,6 +203,8 @@ class Moderation:
         on this process's people and tables (stored effects, a ban's row, were made
         there)."""
         try:
+            if cmd in ("/ban", "/unban"):
+                self.room.count_bans()
             if cmd == "/ban":
                 kind, value = self._target(args[0])
                 self._close_banned(kind, value, by)
@@ -309,6 +311,7 @@ class Moderation:
             if fp is not None:
                 self.room.store.add_ban("key", fp, until, by, reason)
         self.room.store.add_ban(kind, value, until, by, reason)
+        self.room.count_bans()
         kicked = self._close_banned(kind, value, by)
         return f"Banned {kind} {value} {words_of(seconds)}" + \
             (f"; {kicked} session(s) closed." if kicked else ".")
@@ -336,6 +339,7 @@ class Moderation:
                 n += self.room.store.remove_bans("key", fp)
         if not n:
             raise RoomError("No ban on {kind} {value}.", kind=kind, value=value[:40])
+        self.room.count_bans()
         return f"Unbanned {kind} {value}."
 
     def op_bans(self, by: str, args: list[str]) -> str:

@@ -163,6 +163,8 @@ class RoomService:
         self.admission = Admission(self)
         # Every refusal counted by reason and logged with its address and key (issue 45).
         self.refusals = Refusals(log)
+        self.bans_in_force: dict[str, int] = {}
+        self.count_bans()
         self.full = Tally(log, "%d connection(s) refused: the room holds its most at once "
                                "(the latest from %s)")
         self.made_way = Tally(log, "%d unauthenticated connection(s) closed to make way "
@@ -347,6 +349,28 @@ class RoomService:
                 await asyncio.sleep(0.3)        # the words reach them; seats are kept
         finally:
             self.finished.set()
+
+    def count_bans(self) -> None:
+        """Bans in force now, by kind (``bans_in_force``: the metrics read it from their
+        own thread, which never asks the store): after each ban, unban, and every
+        ``metrics.REFRESH`` seconds (bans end by themselves)."""
+        try:
+            counts = dict.fromkeys(("name", "key", "addr"), 0)
+            for ban in self.store.bans():
+                counts[ban["kind"]] = counts.get(ban["kind"], 0) + 1
+        except Exception as e:            # a database that does not answer: kept as was
+            log.debug("bans not counted: %s", e)
+            return
+        self.bans_in_force = counts
+
+    def connection_kinds(self) -> dict[str, int]:
+        """Connections now by what they are: waiting for a handshake's place, still
+        authenticating, a key's, a guest's (read from the metrics' thread: each count
+        one read)."""
+        guests = sum(a.guests for a in list(self.addresses.values()))
+        keyed = sum(h.connections for h in list(self.keys.values()))
+        return {"waiting": self.admission.waiting, "authenticating": len(self.unproven),
+                "key": keyed, "guest": guests}
 
     def settled(self) -> bool:
         """Nothing left to wait for in a clean restart: nobody connected (here or, at
