@@ -71,7 +71,7 @@ def _makeable(path: Path) -> Path | None:
 
 
 def check_keys(config: Config, found: Findings) -> None:
-    from .ssh import HOST_KEY_NAME
+    from .hostkeys import HOST_KEY_NAME
     problems = found.problems
     keys = Path(config.serve("keys"))
     if not keys.exists():

@@ -140,6 +140,17 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument("--config", metavar="FILE", default=None,
                         help="the room's configuration file (for its data folder and "
                              "database; default $LAMMA_CONFIG)")
+    k2 = sub.add_parser("keys", help="the host keys: list them; rotate (a new key served "
+                                     "beside the old one, which clients learn as they "
+                                     "connect); retire (the new key becomes the room's)")
+    k2.add_argument("action", nargs="?", default="list", choices=("list", "rotate", "retire"))
+    k2.add_argument("--keys", default=None, help="the keys folder (default: the "
+                                                 "configuration's, or ./keys)")
+    k2.add_argument("--data", default=None, help="the running room's data folder, told "
+                                                 "to read its keys again (default: the "
+                                                 "configuration's, or ./data)")
+    k2.add_argument("--config", metavar="FILE", default=None,
+                    help="the room's configuration file (default $LAMMA_CONFIG)")
     h = sub.add_parser("health", help="is the room alive, on the port it listens on? "
                                       "(its admin socket answers, then its port gives an "
                                       "SSH banner, after a PROXY header with "
@@ -212,6 +223,10 @@ async def serve(settings) -> None:
                f"{elapsed:.2f} s)", listen=f"{host}:{port}", version=version(),
                ready_seconds=round(elapsed, 3))
     banner.say(f"Host key fingerprint: {fp}", fingerprint=fp)
+    from .hostkeys import host_keys
+    for nxt in host_keys(config.keys)[1:]:
+        nfp = nxt.get_fingerprint("sha256")
+        banner.say(f"Next host key (named to clients, who learn it): {nfp}", next=nfp)
     banner.say(f"Play:    ssh {port_arg}YOURNAME@{shown}")
     banner.say(f"Program: ssh {port_arg}YOURNAME@{shown} play")
     mode = "allow-list" if config.allow_list else ("guests on" if config.guests else "guests off")
@@ -249,8 +264,13 @@ async def serve(settings) -> None:
         else:
             room.start_drain()
 
-    def hang_up() -> None:              # SIGHUP: the configuration file again
+    def hang_up() -> None:              # SIGHUP: the configuration file and host keys again
         from .config import ConfigError
+        try:
+            room.reload_host_keys()
+        except (OSError, ValueError) as e:
+            log.error("host keys not read again (the old ones are served): %s", e,
+                      extra={"event": "reload"})
         try:
             room.reload()
         except ConfigError as e:
@@ -415,7 +435,57 @@ def main(argv: list[str] | None = None) -> int:
         return run_admin(Path(data), args.words)
     if args.command in ("backup", "restore"):
         return backup_or_restore(args)
+    if args.command == "keys":
+        return host_keys_command(args)
     return 2
+
+
+def host_keys_command(args: argparse.Namespace) -> int:
+    """``lamma keys [list|rotate|retire]`` (server/hostkeys.py); a running room on this
+    data folder is told to read its keys again."""
+    import os
+
+    import asyncssh
+
+    from . import hostkeys
+    from .admin import ask_admin
+    from .config import ConfigError, config_path, effective
+    try:
+        settings = effective(config_path(args.config, os.environ), {}, os.environ)
+    except ConfigError as exc:
+        print(f"lamma: {exc}", file=sys.stderr)
+        return 2
+    keys = Path(args.keys or settings.serve("keys"))
+    data = Path(args.data or settings.serve("data"))
+    os.umask(0o077)
+    try:
+        if args.action == "list":
+            print("\n".join(hostkeys.describe(keys)))
+            return 0
+        if args.action == "rotate":
+            current, nxt, made = hostkeys.rotate(keys)
+            said = (f"{'A new' if made else 'The next'} host key {hostkeys.fingerprint(nxt)} "
+                    f"is {'made' if made else 'there already'}: served beside "
+                    f"{hostkeys.fingerprint(current)}, which still signs, so clients that "
+                    "know it connect as before and learn the new one as they log in "
+                    "(OpenSSH's UpdateHostKeys). Once they have had time to (weeks), "
+                    "lamma keys retire makes it the room's.")
+        else:
+            old, new, kept = hostkeys.retire(keys)
+            said = (f"The room's host key is now {new}; {old} is retired (kept as {kept}, "
+                    "not served). Clients that learnt the new key connect without a "
+                    "warning and forget the old one.")
+    except (OSError, ValueError, asyncssh.KeyImportError) as exc:
+        print(f"lamma: keys {args.action}: {exc}", file=sys.stderr)
+        return 1
+    print(said)
+    answer = ask_admin(data, "hostkeys")
+    if answer is None:
+        print(f"No room answers at {data}: the next start serves these keys (a room on "
+              "another data folder: lamma admin hostkeys --data DIR, or SIGHUP).")
+    else:
+        print(f"The running room: {answer}")
+    return 0
 
 
 def backup_or_restore(args: argparse.Namespace) -> int:

@@ -163,7 +163,9 @@ class Moderation:
         if not words or words[0] == "/help":
             return OPERATOR_HELP + (" · From the server machine: reload (the "
                                     "configuration file again) · drain [SECONDS] (a "
-                                    "clean restart)")
+                                    "clean restart) · hostkeys (the keys folder's host "
+                                    "keys again) · player list|rename|delete|key (names "
+                                    "and their keys)")
         return self.operate(ADMIN, words)
 
     def operate(self, by: str, words: list[str]) -> str:
@@ -398,6 +400,11 @@ class Moderation:
             return self.room.reload()
         except ConfigError as e:
             raise RoomError("Not reloaded (nothing changed): {why}", why=str(e)) from None
+
+    def op_hostkeys(self, by: str, args: list[str]) -> str:
+        """The keys folder's host keys read again (lamma keys rotate / retire send it)."""
+        self._console_only(by, "hostkeys")
+        return self.room.reload_host_keys()
 
     def op_drain(self, by: str, args: list[str]) -> str:
         """A clean restart (as SIGTERM), in SECONDS or the configured wait."""

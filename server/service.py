@@ -26,6 +26,7 @@ from .admin import SOCKET_NAME
 from .admission import Admission
 from .cluster import PgCluster, default_name
 from .config import Config, ConfigError, changes, database_url, reload
+from .hostkeys import host_keys
 from .keyfiles import AllowList
 from .limits import Address, KeyHold, Limits, RemoteRequests, Tally, connection_cap
 from .logs import Refusals, set_level
@@ -259,6 +260,19 @@ class RoomService:
         log.warning("%s", said, extra={"event": "reload", "changes": [
             {"setting": w, "old": a, "new": b, "applied": w not in later}
             for w, a, b in diff]})
+        return said
+
+    def reload_host_keys(self) -> str:
+        """The keys folder's host keys read again (SIGHUP, ``lamma admin hostkeys``, which
+        ``lamma keys rotate`` and ``retire`` send): new connections get the new set, the
+        first key signing, every one named to clients (server/hostkeys.py)."""
+        keys = host_keys(self.config.keys)
+        for listener in self.listeners:
+            listener.update(server_host_keys=keys, send_server_host_keys=True)
+        fps = [k.get_fingerprint("sha256") for k in keys]
+        said = f"Host keys read again: signing with {fps[0]}" + (
+            f"; also named to clients, who learn it: {', '.join(fps[1:])}" if fps[1:] else "")
+        log.warning("%s", said, extra={"event": "reload"})
         return said
 
     # ------------------------------------------------------------ a clean restart
