@@ -76,6 +76,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         self._refusal_kind = ""
         self.said_refusal = False         # a refusal of it is in the log already
         self.authenticated = False        # SSH authentication completed (key or guest)
+        self.pair_fp: str | None = None   # a new key proven to give its name's code
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -234,7 +235,11 @@ class LammaSSHServer(asyncssh.SSHServer):
             if not admitted:
                 return False
         if not self.room.identity.may_use(self.name, fp):
-            return False
+            if not self.room.identity.code_pending(self.name):
+                return False
+            # Not the name's key, but its player made a code to add one (issue 45):
+            # proven, this key may give the code and nothing else (``auth_completed``,
+            # then the session's command ``key CODE``).
         self._last_key = key
         return True
 
@@ -365,7 +370,14 @@ class LammaSSHServer(asyncssh.SSHServer):
                 self.guest_slot = False         # (a guest's place asked for, then a key)
                 address.guests -= 1
             kind = ""
-            if hold is not None and hold.connections >= limits.connections_per_key:
+            if not new and not identity.holds(self.name, fp):
+                # A key proven for a name it is not one of (a code is waiting): its
+                # sessions may give the code only (sessions.py, ``key CODE``).
+                self.pair_fp = fp
+                self.refusal = Said(N_("This key is not {name}'s yet: give it the code "
+                                       "from your session, with the command key CODE."),
+                                    name=self.name)
+            elif hold is not None and hold.connections >= limits.connections_per_key:
                 kind = "key-connections"
                 self.refusal = Said(N_("Your key has {n} connections open here already; "
                                        "close one first."), n=limits.connections_per_key)
@@ -390,7 +402,10 @@ class LammaSSHServer(asyncssh.SSHServer):
                 self.refusal = Said(N_("Too many new names from your address this hour: "
                                        "connect under a name you have, or later."))
             elif identity.bind(self.name, fp):
-                self.ident = f"key:{fp}:{name_key(self.name)}"
+                # The name's identity is the key that made it, whichever of its keys
+                # proved it now (a second key, one an operator moved it to): its seats
+                # and bans hang on it.
+                self.ident = f"key:{identity.owner(self.name) or fp}:{name_key(self.name)}"
                 self.guest = False
                 # Limited as its key from now on, not as its address: the connects
                 # token it took is handed back (its key's login took one instead).
@@ -408,7 +423,7 @@ class LammaSSHServer(asyncssh.SSHServer):
                 self.refusal = (looks_like(self.name, like, N_("a name just taken")) if like
                                 else Said(N_("The name '{name}' was just taken by another "
                                              "key."), name=self.name))
-            if self.refusal is not None:
+            if self.refusal is not None and self.pair_fp is None:
                 # The key is proven, the login refused: said to its sessions as they
                 # open, and here with the key.
                 self.said_refusal = True
