@@ -43,8 +43,7 @@ async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractSer
                     break
                 try:
                     if line.strip() == b"ping":         # lamma health (server/health.py)
-                        from .health import where
-                        answer = where(moderation.room)
+                        answer = moderation.room.listening()
                     else:
                         answer = {"reply": moderation.admin(line.decode("utf-8", "replace"))}
                 except RoomError as exc:

@@ -376,8 +376,12 @@ def main(argv: list[str] | None = None) -> int:
         try:
             settings = configuration(args)
         except ConfigError as exc:
-            # As JSON if JSON logs were asked for where it can still be told.
-            form = getattr(args, "log_format", "text")
+            # As JSON if JSON logs were asked for where it can still be told (the flag,
+            # or the environment: the file may be what could not be read).
+            import os
+            form = getattr(args, "log_format", None) or next(
+                (os.environ[v] for v in ("LAMMA_SERVE_LOG_FORMAT", "LAMMA_LOG_FORMAT")
+                 if os.environ.get(v) in ("json", "text")), "text")
             if args.command == "serve" and form == "json":
                 refuse_start(form, str(exc))
             else:

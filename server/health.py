@@ -1,7 +1,7 @@
 """``lamma health``: is the room alive, on the port it really listens on? For a
 container's HEALTHCHECK (deploy/Containerfile) or a monitor on the machine.
 
-The running room is asked through its admin socket (``DATA/admin.sock``: its loop
+The running room is asked through its admin socket (``ping``: RoomService.listening) (``DATA/admin.sock``: its loop
 answers) where it listens and whether connections begin with a PROXY header; then that
 port is reached on this machine and must answer with an SSH banner — after a PROXY v2
 ``LOCAL`` header, as a balancer's own health check sends, when --proxy-protocol is on
@@ -13,7 +13,6 @@ One line, exit 0 (healthy) or 1."""
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import socket
 import time
@@ -25,20 +24,6 @@ from .proxyproto import V2_SIGNATURE
 
 # A PROXY v2 header with the LOCAL command (the balancer's own connection: no address).
 LOCAL_HEADER = V2_SIGNATURE + bytes([0x20, 0x00, 0x00, 0x00])
-LOOPBACK = ("127.0.0.1", "::1")
-
-
-def where(room: Any) -> dict[str, Any]:
-    """What the room says of its listener (the admin socket's ``ping``)."""
-    config = room.config
-    sockets = [s for lst in room.listeners for s in (getattr(lst, "sockets", None) or [])]
-    listen = [list(s.getsockname()[:2]) for s in sockets]
-    trusts = (not config.proxy_from
-              or any(ipaddress.ip_address(a) in net for a in LOOPBACK
-                     for net in config.proxy_from
-                     if ipaddress.ip_address(a).version == net.version))
-    return {"listen": listen, "proxy": bool(config.proxy_protocol),
-            "probe": trusts, "draining": room.drain_task is not None}
 
 
 def ask(data: Path, timeout: float) -> dict[str, Any]:

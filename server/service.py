@@ -8,7 +8,7 @@ import logging
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
@@ -385,6 +385,21 @@ class RoomService:
         keyed = sum(h.connections for h in list(self.keys.values()))
         return {"waiting": self.admission.waiting, "authenticating": len(self.unproven),
                 "key": keyed, "guest": guests}
+
+    def listening(self) -> dict[str, Any]:
+        """Where this room listens, for ``lamma health`` (the admin socket's ``ping``):
+        the addresses, whether connections begin with a PROXY header, whether a probe
+        from this machine is let through (--proxy-from), whether it is restarting."""
+        import ipaddress
+        config = self.config
+        sockets = [s for lst in self.listeners for s in (getattr(lst, "sockets", None) or [])]
+        loopback = [ipaddress.ip_address(a) for a in ("127.0.0.1", "::1")]
+        probe = not config.proxy_from or any(
+            ip in net for ip in loopback for net in config.proxy_from
+            if ip.version == net.version)
+        return {"listen": [list(s.getsockname()[:2]) for s in sockets],
+                "proxy": bool(config.proxy_protocol), "probe": probe,
+                "draining": self.drain_task is not None}
 
     def settled(self) -> bool:
         """Nothing left to wait for in a clean restart: nobody connected (here or, at

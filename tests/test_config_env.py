@@ -182,3 +182,14 @@ async def test_lamma_port_moves_the_port(tmp_path):
         assert (tmp_path / "data" / "lamma.db").exists()
     finally:
         await stop_process(proc)
+
+
+def test_a_variable_that_stops_the_start_is_said_in_json_when_json_logs_are_asked():
+    run = subprocess.run([sys.executable, "-m", "server.cli", "serve"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=30,
+                         env={"PATH": "/usr/bin:/bin", "LAMMA_LOG_FORMAT": "json",
+                              "LAMMA_PORT": "99999"})
+    assert run.returncode == 2 and run.stdout == ""
+    import json
+    (line,) = [json.loads(x) for x in run.stderr.splitlines()]
+    assert line["level"] == "ERROR" and "LAMMA_PORT='99999'" in line["message"]
