@@ -42,7 +42,10 @@ async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractSer
                 if not line.strip():
                     break
                 try:
-                    answer = {"reply": moderation.admin(line.decode("utf-8", "replace"))}
+                    if line.strip() == b"ping":         # lamma health (server/health.py)
+                        answer = moderation.room.listening()
+                    else:
+                        answer = {"reply": moderation.admin(line.decode("utf-8", "replace"))}
                 except RoomError as exc:
                     answer = {"error": str(exc)}
                 except Exception:
@@ -59,6 +62,27 @@ async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractSer
     finally:
         os.umask(old)
     return server
+
+
+def ask_admin(data: Path, line: str, timeout: float = 10) -> str | None:
+    """One command to the room running on ``data``; its answer (or its refusal, in
+    words), or None if no room answers there."""
+    import socket
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(str(data / SOCKET_NAME))
+            sock.sendall(line.encode() + b"\n")
+            buf = b""
+            while not buf.endswith(b"\n"):
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+        answer = json.loads(buf)
+    except (OSError, ValueError):
+        return None
+    return str(answer.get("reply", answer.get("error", "")))
 
 
 def run_admin(data: Path, words: list[str]) -> int:

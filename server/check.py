@@ -3,7 +3,13 @@
 a bad one never gets here), the data folder, the keys folder (the host key there and
 0600; ``authorized_keys`` and ``operators`` parse, line by line), the database
 (reachable; its schema this version's) and the port (free to listen on). One line per
-problem and a non-zero exit if there is any; nothing is made, changed or migrated."""
+problem and a non-zero exit if there is any; nothing is made, changed or migrated.
+
+What the first start makes — the data folder, the keys folder and its host key, the
+database and its tables — is a note, not a problem (issue 45): a fresh install passes,
+so a unit can run ``lamma check`` before every start (``ExecStartPre``), the first one
+included. It is a problem only if the start could not make it (a parent folder this
+account may not write in)."""
 
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from pathlib import Path
 
 import asyncssh
 
-from .config import Config
+from .config import Config, database_url
 from .store import is_postgres, redact
 from .store.database import MIGRATIONS, psycopg_module
 
@@ -46,17 +52,52 @@ def _key_lines(path: Path, what: str, problems: list[str]) -> int:
     return count
 
 
-def check_keys(config: Config, problems: list[str]) -> None:
-    from .ssh import HOST_KEY_NAME
+class Findings:
+    """What the checks found: problems (the start would fail, or do harm) and notes
+    (what the first start makes)."""
+
+    def __init__(self) -> None:
+        self.problems: list[str] = []
+        self.notes: list[str] = []
+
+
+def _makeable(path: Path) -> Path | None:
+    """The nearest existing folder above ``path`` if this account may not make
+    ``path`` in it; None if it may."""
+    parent = path.resolve().parent
+    while not parent.exists():
+        parent = parent.parent
+    return None if os.access(parent, os.W_OK | os.X_OK) else parent
+
+
+def check_keys(config: Config, found: Findings) -> None:
+    from .hostkeys import HOST_KEY_NAME
+    problems = found.problems
     keys = Path(config.serve("keys"))
+    if not keys.exists():
+        blocked = _makeable(keys)
+        if blocked is not None:
+            problems.append(f"{keys}: the keys folder does not exist, and {blocked} does "
+                            "not let this account make it")
+        else:
+            found.notes.append(f"{keys}: the keys folder will be made at the first start, "
+                               "with a new host key in it (several processes or machines "
+                               "must share one: copy it there before)")
+        if config.serve("allow-list"):
+            problems.append(f"{keys / 'authorized_keys'}: missing, and allow-list admits "
+                            "only the keys in it")
+        return
     if not keys.is_dir():
-        problems.append(f"{keys}: the keys folder does not exist (lamma serve makes it, "
-                        "and a host key in it, at its first start)")
+        problems.append(f"{keys}: the keys folder is not a folder")
         return
     host = keys / HOST_KEY_NAME
     if not host.exists():
-        problems.append(f"{host}: no host key (lamma serve makes one at its first start; "
-                        "several processes or machines must share one: copy it)")
+        if not os.access(keys, os.W_OK | os.X_OK):
+            problems.append(f"{host}: no host key, and this account cannot write one in "
+                            f"{keys}")
+        else:
+            found.notes.append(f"{host}: no host key yet; the first start makes one "
+                               "(several processes or machines must share one: copy it)")
     else:
         mode = stat.S_IMODE(host.stat().st_mode)
         if mode & 0o077:
@@ -76,7 +117,8 @@ def check_keys(config: Config, problems: list[str]) -> None:
         _key_lines(operators, "operators", problems)
 
 
-def check_data(config: Config, problems: list[str]) -> None:
+def check_data(config: Config, found: Findings) -> None:
+    problems = found.problems
     data = Path(config.serve("data"))
     if data.exists():
         if not data.is_dir():
@@ -84,16 +126,18 @@ def check_data(config: Config, problems: list[str]) -> None:
         elif not os.access(data, os.W_OK | os.X_OK):
             problems.append(f"{data}: this account cannot write in the data folder")
     else:
-        parent = data.resolve().parent
-        while not parent.exists():
-            parent = parent.parent
-        if not os.access(parent, os.W_OK | os.X_OK):
-            problems.append(f"{data}: missing, and {parent} does not let this account "
+        blocked = _makeable(data)
+        if blocked is not None:
+            problems.append(f"{data}: missing, and {blocked} does not let this account "
                             "make it")
+        else:
+            found.notes.append(f"{data}: the data folder will be made at the first start "
+                               "(0700)")
 
 
-def check_database(config: Config, problems: list[str]) -> None:
-    target = config.serve("database") or str(Path(config.serve("data")) / "lamma.db")
+def check_database(config: Config, found: Findings) -> None:
+    problems = found.problems
+    target = database_url(config) or str(Path(config.serve("data")) / "lamma.db")
     want = len(MIGRATIONS)
     if is_postgres(target):
         where = redact(target)
@@ -111,11 +155,14 @@ def check_database(config: Config, problems: list[str]) -> None:
         except psycopg.Error as e:
             problems.append(f"database {where}: not reachable ({str(e).strip()})")
             return
+        if row is None:
+            found.notes.append(f"database {where}: empty; the first start makes its tables")
         _schema(where, 0 if row is None else int(row[0]), want, problems)
         return
     path = Path(target)
     if not path.exists() or path.stat().st_size == 0:
-        return                          # made at the first start
+        found.notes.append(f"database {path}: the first start makes it")
+        return
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
@@ -144,7 +191,8 @@ def _schema(where: str, have: int, want: int, problems: list[str]) -> None:
                         f"{want}; lamma serve migrates it at start (back it up first)")
 
 
-def check_port(config: Config, problems: list[str]) -> None:
+def check_port(config: Config, found: Findings) -> None:
+    problems = found.problems
     host, port = config.serve("host"), config.serve("port")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
@@ -163,26 +211,28 @@ def check_port(config: Config, problems: list[str]) -> None:
             problems.append(f"port {port} on {host}: cannot listen ({e.strerror or e})")
 
 
-CHECKS: tuple[Callable[[Config, list[str]], None], ...] = (
+CHECKS: tuple[Callable[[Config, Findings], None], ...] = (
     check_data, check_keys, check_database, check_port)
 
 
-def problems_of(config: Config) -> list[str]:
-    problems: list[str] = []
+def findings_of(config: Config) -> Findings:
+    found = Findings()
     for check in CHECKS:
         try:
-            check(config, problems)
+            check(config, found)
         except Exception as e:          # a check that fails is a problem, said
-            problems.append(f"{check.__name__}: {type(e).__name__}: {e}")
-    return problems
+            found.problems.append(f"{check.__name__}: {type(e).__name__}: {e}")
+    return found
 
 
 def run_checks(config: Config) -> int:
-    problems = problems_of(config)
-    for line in problems:
+    found = findings_of(config)
+    for line in found.problems:
         print(line)
-    if problems:
+    if found.problems:
         return 1
+    for line in found.notes:
+        print(f"note: {line}")
     where = f"{config.path}" if config.path is not None else "the defaults"
     print(f"Ready: {where}, keys in {config.serve('keys')}, data in "
           f"{config.serve('data')}, port {config.serve('port')} free.")

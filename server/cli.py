@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from .store import StoreError, is_postgres, redact
+from .systemd import notify_systemd
 
 log = logging.getLogger("lamma.serve")
 
@@ -48,7 +49,9 @@ def _serve_options(s: argparse.ArgumentParser) -> None:
     no = argparse.SUPPRESS
     s.add_argument("--config", metavar="FILE", default=no,
                    help="a TOML configuration file (lamma config prints one to start "
-                        "from); the options given here override it")
+                        "from; default: $LAMMA_CONFIG, if set); LAMMA_SECTION_KEY "
+                        "variables override it, and the options given here override "
+                        "both")
     s.add_argument("--host", default=no, help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=no, help="port (default 2222)")
     s.add_argument("--reuse-port", action="store_true", default=no,
@@ -69,6 +72,9 @@ def _serve_options(s: argparse.ArgumentParser) -> None:
                    help="a postgresql://USER@HOST/DB URL to share one PostgreSQL database "
                         "between server processes (needs pip install 'lamma[postgres]'), "
                         "or a SQLite file path; default: the SQLite file DATA/lamma.db")
+    s.add_argument("--database-password-file", metavar="FILE", default=no,
+                   help="a file holding the PostgreSQL database's password, kept out of "
+                        "the URL and of every output")
     s.add_argument("--process-name", metavar="NAME", default=no,
                    help="this process's name among the processes of one room on one "
                         "PostgreSQL database: it drives the tables made through it and "
@@ -92,7 +98,9 @@ def _serve_options(s: argparse.ArgumentParser) -> None:
                         "off; no authentication: bind to localhost or a private network)")
     s.add_argument("--status-every", type=float, metavar="SECONDS", default=no,
                    help="a one-line status in the log this often (default 60; 0: never)")
-    s.add_argument("--log-level", default=no, help="DEBUG, INFO, WARNING (default), ERROR")
+    s.add_argument("--log-level", default=no,
+                   help="DEBUG, INFO (default: sessions and refusals with their address "
+                        "and key), WARNING, ERROR")
     s.add_argument("--log-format", choices=("text", "json"), default=no,
                    help="text (default), or json: one JSON object a line")
 
@@ -114,11 +122,45 @@ def build_parser() -> argparse.ArgumentParser:
     _serve_options(k)
     b = sub.add_parser("backup", help="copy the SQLite database while the server runs "
                                       "(SQLite online backup; for PostgreSQL use pg_dump)")
-    b.add_argument("path", help="file to write the copy to")
-    b.add_argument("--data", default="./data", help="data folder (default ./data)")
-    b.add_argument("--database", metavar="PATH", default=None,
-                   help="the SQLite file to copy (default DATA/lamma.db); a postgresql:// "
-                        "URL is refused: back that up with pg_dump")
+    b.add_argument("path", help="the file to write the copy to, or a folder (one that "
+                                "exists, or PATH/) to write a dated file in")
+    b.add_argument("--force", action="store_true",
+                   help="replace the file if it exists (without it, an existing file is "
+                        "refused)")
+    r = sub.add_parser("restore", help="put a backup back as the room's SQLite database, "
+                                       "the room stopped (the file is checked first; the "
+                                       "database it replaces is kept beside it)")
+    r.add_argument("file", help="the backup to put back (lamma backup's file)")
+    for sp in (b, r):
+        sp.add_argument("--data", default=None, help="the room's data folder (default: "
+                                                     "the configuration's, or ./data)")
+        sp.add_argument("--database", metavar="PATH", default=None,
+                        help="the room's SQLite file (default DATA/lamma.db); a "
+                             "postgresql:// URL is refused: use pg_dump and pg_restore")
+        sp.add_argument("--config", metavar="FILE", default=None,
+                        help="the room's configuration file (for its data folder and "
+                             "database; default $LAMMA_CONFIG)")
+    k2 = sub.add_parser("keys", help="the host keys: list them; rotate (a new key served "
+                                     "beside the old one, which clients learn as they "
+                                     "connect); retire (the new key becomes the room's)")
+    k2.add_argument("action", nargs="?", default="list", choices=("list", "rotate", "retire"))
+    k2.add_argument("--keys", default=None, help="the keys folder (default: the "
+                                                 "configuration's, or ./keys)")
+    k2.add_argument("--data", default=None, help="the running room's data folder, told "
+                                                 "to read its keys again (default: the "
+                                                 "configuration's, or ./data)")
+    k2.add_argument("--config", metavar="FILE", default=None,
+                    help="the room's configuration file (default $LAMMA_CONFIG)")
+    h = sub.add_parser("health", help="is the room alive, on the port it listens on? "
+                                      "(its admin socket answers, then its port gives an "
+                                      "SSH banner, after a PROXY header with "
+                                      "--proxy-protocol); for a container's HEALTHCHECK")
+    h.add_argument("--data", default=None, help="the running room's data folder "
+                                                "(default: the configuration's, or ./data)")
+    h.add_argument("--config", metavar="FILE", default=None,
+                   help="the running room's configuration file (for its data folder)")
+    h.add_argument("--timeout", type=float, default=3.0, help="seconds for each step "
+                                                              "(default 3)")
     a = sub.add_parser("admin", help="an operator's command to the running room, e.g. "
                                      "'lamma admin who', 'lamma admin ban bob 1d spam', "
                                      "'lamma admin reload', 'lamma admin drain 30'")
@@ -132,14 +174,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 # What argparse names each option (the setting's key with _ for -).
 FLAG_KEYS = ("host", "port", "reuse-port", "proxy-protocol", "proxy-from", "data",
-             "database", "process-name", "keys", "guests", "allow-list", "bot-pause",
+             "database", "database-password-file", "process-name", "keys", "guests", "allow-list", "bot-pause",
              "trick-pause", "drain-seconds", "metrics", "status-every", "log-level",
              "log-format")
 
 
 def configuration(args: argparse.Namespace):
-    """The effective configuration: defaults, then ``--config FILE``, then the options
-    given (ConfigError if any of it cannot be used)."""
+    """The effective configuration: defaults, then ``--config FILE`` (or LAMMA_CONFIG),
+    then the LAMMA_* environment variables, then the options given (ConfigError if any
+    of it cannot be used)."""
     from .config import effective
     flags = {}
     for key in FLAG_KEYS:
@@ -149,8 +192,11 @@ def configuration(args: argparse.Namespace):
             if key == "proxy-from":
                 value = [str(n) for n in value]
             flags[key] = value
-    path = getattr(args, "config", None)
-    return effective(Path(path) if path else None, flags)
+    import os
+
+    from .config import config_path
+    return effective(config_path(getattr(args, "config", None), os.environ), flags,
+                     os.environ)
 
 
 async def serve(settings) -> None:
@@ -164,6 +210,8 @@ async def serve(settings) -> None:
     config.bot_pause, config.trick_pause = max(0.0, config.bot_pause), max(0.0, config.trick_pause)
     host, port = settings.serve("host"), settings.serve("port")
     server, room, host_key = await start_server(config, host, port)
+    if port == 0:                       # the port the system chose, as it may be reached
+        port = server.sockets[0].getsockname()[1]
     fp = host_key.get_fingerprint("sha256")
     elapsed = time.monotonic() - t0
     port_arg = "" if port == 22 else f"-p {port} "
@@ -175,6 +223,10 @@ async def serve(settings) -> None:
                f"{elapsed:.2f} s)", listen=f"{host}:{port}", version=version(),
                ready_seconds=round(elapsed, 3))
     banner.say(f"Host key fingerprint: {fp}", fingerprint=fp)
+    from .hostkeys import host_keys
+    for nxt in host_keys(config.keys)[1:]:
+        nfp = nxt.get_fingerprint("sha256")
+        banner.say(f"Next host key (named to clients, who learn it): {nfp}", next=nfp)
     banner.say(f"Play:    ssh {port_arg}YOURNAME@{shown}")
     banner.say(f"Program: ssh {port_arg}YOURNAME@{shown} play")
     mode = "allow-list" if config.allow_list else ("guests on" if config.guests else "guests off")
@@ -212,8 +264,13 @@ async def serve(settings) -> None:
         else:
             room.start_drain()
 
-    def hang_up() -> None:              # SIGHUP: the configuration file again
+    def hang_up() -> None:              # SIGHUP: the configuration file and host keys again
         from .config import ConfigError
+        try:
+            room.reload_host_keys()
+        except (OSError, ValueError) as e:
+            log.error("host keys not read again (the old ones are served): %s", e,
+                      extra={"event": "reload"})
         try:
             room.reload()
         except ConfigError as e:
@@ -229,7 +286,8 @@ async def serve(settings) -> None:
     runtime.tune_gc()
     gc_task = asyncio.create_task(runtime.gc_task())
     from . import metrics
-    watching = [asyncio.create_task(metrics.LOOP_LAG.run())]
+    watching = [asyncio.create_task(metrics.LOOP_LAG.run()),
+                asyncio.create_task(metrics.refresh_task(room))]
     status_every = settings.serve("status-every")
     if status_every > 0:
         # Said at INFO, shown whatever --log-level (0 turns it off).
@@ -251,7 +309,17 @@ async def serve(settings) -> None:
             pass
     if room.online:
         await asyncio.sleep(0.2)
-    room.close()
+    kept = room.close()
+    took = ""
+    if room.drain_started is not None:
+        took = f"; {loop.time() - room.drain_started:.1f} s after the restart began"
+    unstored = (f"{kept['unstored']} write(s) NOT stored (the database did not answer)"
+                if kept["unstored"] else "nothing left unstored")
+    # The last line of a run (issue 45): what the next start finds.
+    log.warning("stopped: %d table(s) kept as they are (%d match(es) under way, resumed at "
+                "the next start), %d write(s) committed since the start, %s%s",
+                kept["tables"], kept["matches"], kept["writes"], unstored, took,
+                extra={"event": "stop", "stored": kept})
 
 
 class Banner:
@@ -278,26 +346,8 @@ def refuse_start(form: str, message: str) -> None:
         print(f"lamma: {message}", file=sys.stderr)
 
 
-def notify_systemd(state: str) -> None:
-    """Tells systemd (Type=notify, deploy/lamma.service) the room is ready or stopping;
-    nothing without ``NOTIFY_SOCKET``."""
-    import os
-    import socket
-    where = os.environ.get("NOTIFY_SOCKET")
-    if not where:
-        return
-    if where.startswith("@"):
-        where = "\0" + where[1:]
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
-            sock.connect(where)
-            sock.sendall(state.encode())
-    except OSError as e:
-        log.warning("could not tell systemd %s (%s)", state, e)
-
-
 def setup_logging(level: str, form: str) -> None:
-    from .logs import JsonFormatter
+    from .logs import JsonFormatter, set_level
     handler = logging.StreamHandler()
     if form == "json":
         handler.setFormatter(JsonFormatter())
@@ -307,7 +357,7 @@ def setup_logging(level: str, form: str) -> None:
     for old in list(root.handlers):
         root.removeHandler(old)
     root.addHandler(handler)
-    root.setLevel(getattr(logging, level.upper(), logging.WARNING))
+    set_level(level)
     # Any warning (of any library: the known ones are DEBUG lines, server/quiet.py) and
     # any uncaught exception become log records, so JSON logs stay JSON on both streams.
     logging.captureWarnings(True)
@@ -326,10 +376,26 @@ def main(argv: list[str] | None = None) -> int:
         try:
             settings = configuration(args)
         except ConfigError as exc:
-            print(f"lamma: {exc}", file=sys.stderr)
+            # As JSON if JSON logs were asked for where it can still be told (the flag,
+            # or the environment: the file may be what could not be read).
+            import os
+            form = getattr(args, "log_format", None) or next(
+                (os.environ[v] for v in ("LAMMA_SERVE_LOG_FORMAT", "LAMMA_LOG_FORMAT")
+                 if os.environ.get(v) in ("json", "text")), "text")
+            if args.command == "serve" and form == "json":
+                refuse_start(form, str(exc))
+            else:
+                print(f"lamma: {exc}", file=sys.stderr)
             return 2
         if settings.serve("proxy-from") and not settings.serve("proxy-protocol"):
             parser.error("--proxy-from needs --proxy-protocol")
+        if args.command != "config":
+            from .config import database_url
+            try:
+                database_url(settings)      # its password file readable, before anything
+            except ConfigError as exc:
+                print(f"lamma: {exc}", file=sys.stderr)
+                return 2
         if args.command == "config":
             from .config import render
             sys.stdout.write(render(settings))
@@ -352,35 +418,109 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    if args.command == "admin":
-        from .admin import run_admin
+    if args.command in ("admin", "health"):
         data = args.data
-        if data is None and args.config:
-            from .config import read_file
+        if data is None:
+            # The running room's data folder: its file's and environment's (the same
+            # LAMMA_CONFIG and LAMMA_SERVE_DATA in a container's exec), or ./data.
+            import os
+
+            from .config import config_path, effective
             try:
-                data = read_file(Path(args.config)).serve("data")
+                data = effective(config_path(args.config, os.environ), {},
+                                 os.environ).serve("data")
             except ConfigError as exc:
                 print(f"lamma: {exc}", file=sys.stderr)
                 return 2
-        return run_admin(Path(data or "./data"), args.words)
-    if args.command == "backup":
-        from .store import Store
-        if args.database and is_postgres(args.database):
-            print("lamma: backup copies the SQLite database only; back up PostgreSQL with "
-                  f"pg_dump, e.g. pg_dump -Fc -f lamma.dump '{redact(args.database)}'",
-                  file=sys.stderr)
-            return 1
-        source = args.database or Path(args.data) / "lamma.db"
-        try:
-            store = Store(source)
-            store.backup(args.path)
-            store.close()
-        except (StoreError, OSError) as exc:
-            print(f"lamma: backup failed: {exc}", file=sys.stderr)
-            return 1
-        print(f"Backed up {source} to {args.path}")
-        return 0
+        if args.command == "health":
+            from .health import run_health
+            return run_health(Path(data), max(0.1, args.timeout))
+        from .admin import run_admin
+        return run_admin(Path(data), args.words)
+    if args.command in ("backup", "restore"):
+        return backup_or_restore(args)
+    if args.command == "keys":
+        return host_keys_command(args)
     return 2
+
+
+def host_keys_command(args: argparse.Namespace) -> int:
+    """``lamma keys [list|rotate|retire]`` (server/hostkeys.py); a running room on this
+    data folder is told to read its keys again."""
+    import os
+
+    import asyncssh
+
+    from . import hostkeys
+    from .admin import ask_admin
+    from .config import ConfigError, config_path, effective
+    try:
+        settings = effective(config_path(args.config, os.environ), {}, os.environ)
+    except ConfigError as exc:
+        print(f"lamma: {exc}", file=sys.stderr)
+        return 2
+    keys = Path(args.keys or settings.serve("keys"))
+    data = Path(args.data or settings.serve("data"))
+    os.umask(0o077)
+    try:
+        if args.action == "list":
+            print("\n".join(hostkeys.describe(keys)))
+            return 0
+        if args.action == "rotate":
+            current, nxt, made = hostkeys.rotate(keys)
+            said = (f"{'A new' if made else 'The next'} host key {hostkeys.fingerprint(nxt)} "
+                    f"is {'made' if made else 'there already'}: served beside "
+                    f"{hostkeys.fingerprint(current)}, which still signs, so clients that "
+                    "know it connect as before and learn the new one as they log in "
+                    "(OpenSSH's UpdateHostKeys). Once they have had time to (weeks), "
+                    "lamma keys retire makes it the room's.")
+        else:
+            old, new, kept = hostkeys.retire(keys)
+            said = (f"The room's host key is now {new}; {old} is retired (kept as {kept}, "
+                    "not served). Clients that learnt the new key connect without a "
+                    "warning and forget the old one.")
+    except (OSError, ValueError, asyncssh.KeyImportError) as exc:
+        print(f"lamma: keys {args.action}: {exc}", file=sys.stderr)
+        return 1
+    print(said)
+    answer = ask_admin(data, "hostkeys")
+    if answer is None:
+        print(f"No room answers at {data}: the next start serves these keys (a room on "
+              "another data folder: lamma admin hostkeys --data DIR, or SIGHUP).")
+    else:
+        print(f"The running room: {answer}")
+    return 0
+
+
+def backup_or_restore(args: argparse.Namespace) -> int:
+    """``lamma backup`` and ``lamma restore`` (server/backup.py), on the database the
+    room's configuration names (its file, LAMMA_* variables, or --data/--database)."""
+    import os
+
+    from . import backup as bk
+    from .config import ConfigError, config_path, effective
+    try:
+        settings = effective(config_path(args.config, os.environ), {}, os.environ)
+    except ConfigError as exc:
+        print(f"lamma: {exc}", file=sys.stderr)
+        return 2
+    data = Path(args.data or settings.serve("data"))
+    database = args.database or (settings.serve("database") if args.data is None else "")
+    if database and is_postgres(database):
+        print(f"lamma: {bk.pg_words(database, args.command)}", file=sys.stderr)
+        return 1
+    source = Path(database) if database else data / "lamma.db"
+    os.umask(0o077)                     # what is made holds private table codes
+    try:
+        if args.command == "backup":
+            written = bk.backup(source, args.path, force=args.force)
+            print(f"Backed up {source} to {written}")
+        else:
+            print(bk.restore(Path(args.file), data, source))
+    except (bk.BackupError, StoreError, OSError) as exc:
+        print(f"lamma: {args.command} failed: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

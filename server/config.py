@@ -32,7 +32,7 @@ import ipaddress
 import math
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -221,6 +221,10 @@ SETTINGS: tuple[Setting, ...] = (
       "start), authorized_keys, operators", _text, False, True),
     S("serve", "database", "", "", "a postgresql://USER@HOST/DB URL to share one room "
       "between processes, or a SQLite file; \"\": DATA/lamma.db", _text, False, True),
+    S("serve", "database-password-file", "", "", "a file holding the PostgreSQL "
+      "database's password (e.g. a container's secret), added to the URL when it "
+      "connects and never printed; \"\": the URL's own, or libpq's PGPASSWORD or "
+      "~/.pgpass", _text, False, True),
     S("serve", "process-name", "", "", "this process's name in a room on PostgreSQL "
       "(\"\": HOST:PID)", _text, False, True),
     S("serve", "guests", True, "", "admit clients without a key as guests", _bool, True,
@@ -231,7 +235,8 @@ SETTINGS: tuple[Setting, ...] = (
       "authentication: bind it to localhost); \"\": off", _listen, False, True),
     S("serve", "status-every", 60.0, "seconds", "a status line in the log this often; "
       "0: never (at most a day)", _number(0.0, maximum=86400), False, True),
-    S("serve", "log-level", "WARNING", "", "DEBUG, INFO, WARNING, ERROR", _log_level,
+    S("serve", "log-level", "INFO", "", "DEBUG, INFO (sessions and refusals, each with "
+      "its address and key; a flood's refusals summed), WARNING, ERROR", _log_level,
       True, True),
     S("serve", "log-format", "text", "", "text, or json: one JSON object a line with "
       "time, level, logger, message and session, name, address, table, event where "
@@ -298,6 +303,13 @@ SETTINGS: tuple[Setting, ...] = (
     _limit("channel-opens-burst", "channels", "... at once"),
     _limit("handshakes-per-address", "connections", "from one address, still "
            "authenticating at once (an IPv6 client counted by its /64)", _i1),
+    _limit("handshake-queue-seconds", "seconds", "... past them a connection waits for "
+           "a place this long while its address's queue does not move (ten times as long "
+           "while it does), then is refused; 0: refused at once",
+           _number(0.0, maximum=60.0)),
+    _limit("handshake-queue-per-address", "connections", "... at most this many wait "
+           "from one address", _i),
+    _limit("handshake-queue-max", "connections", "... and in the whole room", _i),
     _limit("guests-per-address", "connections", "guests from one address at once "
            "(players with a key are counted by their key)", _i),
     _limit("connects-rate", "a second", "new connections from one address; a "
@@ -317,7 +329,7 @@ SETTINGS: tuple[Setting, ...] = (
            "proxy-from)", _i1),
     _limit("unauthenticated-max", "connections", "not authenticated yet, in the whole "
            "room (past it the oldest of the address holding most makes way)", _i1),
-    _limit("login-timeout", "seconds", "from the TCP connection to a proven identity"),
+    _limit("login-timeout", "seconds", "from the handshake's start to a proven identity"),
     _limit("connections-max", "connections", "in the whole room; 0: as many as the "
            "open-files limit allows", _i),
     _limit("tables-per-identity", "tables", "open tables one person (or guest) created",
@@ -369,6 +381,7 @@ class Config:
         self.networks: list[Network] = []
         self.path: Path | None = None
         self.from_file: set[tuple[str, str]] = set()
+        self.from_env: dict[tuple[str, str], str] = {}     # -> the variable's name
         self.from_flags: set[tuple[str, str]] = set()
 
     def __getitem__(self, where: tuple[str, str]) -> Any:
@@ -576,10 +589,152 @@ def _networks(path: Path, text: str, value: Any) -> list[Network]:
     return out
 
 
-def effective(path: Path | None, flags: dict[str, Any]) -> Config:
-    """The defaults, then the file at ``path`` (if any), then the flags given
-    (``flags``: a setting's key -> value, only those given on the command line)."""
+# ------------------------------------------------------------------ the environment
+ENV_PREFIX = "LAMMA_"
+CONFIG_ENV = "LAMMA_CONFIG"         # the file, where --config is not given
+FILE_SUFFIX = "_FILE"               # LAMMA_X_FILE=PATH: the value is that file's text
+
+
+def env_name(s: Setting) -> str:
+    """The variable that sets ``s``: LAMMA_SECTION_KEY, e.g. LAMMA_SERVE_PORT."""
+    return f"{ENV_PREFIX}{s.section.upper()}_{s.key.upper().replace('-', '_')}"
+
+
+def short_env_name(s: Setting) -> str | None:
+    """[serve]'s settings also without the section: LAMMA_PORT, LAMMA_HOST …"""
+    if s.section != "serve":
+        return None
+    return f"{ENV_PREFIX}{s.key.upper().replace('-', '_')}"
+
+
+def env_names() -> dict[str, Setting]:
+    """Every variable the room reads, and its setting (the full names first: they win
+    over the short ones)."""
+    out: dict[str, Setting] = {}
+    for s in SETTINGS:
+        out[env_name(s)] = s
+    for s in SETTINGS:
+        short = short_env_name(s)
+        if short is not None and short not in out:
+            out[short] = s
+    return out
+
+
+def _env_value(s: Setting, text: str) -> Any:
+    """A variable's text as the TOML value the setting's check takes: by the kind of
+    its default (a switch, a number, text, a list, a table)."""
+    d = s.default
+    raw = text.strip()
+    if isinstance(d, bool):
+        low = raw.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("expected true or false (or on/off, yes/no, 1/0)")
+    if isinstance(d, (int, float)):
+        try:
+            return int(raw) if isinstance(d, int) and re.fullmatch(r"[+-]?\d+", raw) \
+                else float(raw)
+        except ValueError:
+            raise ValueError("expected a number") from None
+    if isinstance(d, (list, tuple)):
+        if raw.startswith("["):
+            try:
+                return tomllib.loads(f"v = {raw}")["v"]
+            except tomllib.TOMLDecodeError as e:
+                raise ValueError(f"not a TOML array ({e})") from None
+        return [p.strip() for p in re.split(r"[,\n]", raw) if p.strip()]
+    if isinstance(d, dict):
+        if raw.startswith("{"):
+            try:
+                return tomllib.loads(f"v = {raw}")["v"]
+            except tomllib.TOMLDecodeError as e:
+                raise ValueError(f"not a TOML table ({e})") from None
+        table: dict[str, Any] = {}
+        for part in (p.strip() for p in raw.split(",") if p.strip()):
+            key, sep, value = part.partition("=")
+            if not sep:
+                raise ValueError("expected KEY = VALUE, … or a TOML table")
+            table[key.strip()] = _env_value(Setting("", "", 0, "", "", _n, False),
+                                            value)
+        return table
+    return text                         # text as given (a path, an address, words)
+
+
+def read_env(config: Config, env: Mapping[str, str]) -> Config:
+    """The LAMMA_* variables of ``env`` over ``config`` (ConfigError naming the variable
+    if one cannot be used). ``NAME_FILE=PATH`` gives NAME's value from a file (a
+    container's secret). A variable that looks like one the room reads but is not
+    (LAMMA_PROT, LAMMA_SERVE_PROT) is refused, with the name meant; others (a test's,
+    a script's) are left alone."""
+    names = env_names()
+    sections = tuple(f"{ENV_PREFIX}{sec.upper()}_" for sec in SECTIONS)
+    given: dict[tuple[str, str], tuple[str, str, str]] = {}     # -> (name, variable, text)
+    for var in sorted(env):
+        if not var.startswith(ENV_PREFIX) or var == CONFIG_ENV:
+            continue
+        base, text = var, env[var]
+        if var.endswith(FILE_SUFFIX) and var[:-len(FILE_SUFFIX)] in names:
+            base = var[:-len(FILE_SUFFIX)]
+            text = _secret_file(var, text)
+        setting = names.get(base)
+        if setting is None:
+            import difflib
+            close = difflib.get_close_matches(var, list(names), n=1, cutoff=0.85)
+            if var.startswith(sections) or close:
+                raise ConfigError(f"{var}: not a setting" + (
+                    f" (did you mean {close[0]}?)" if close
+                    else " (lamma config lists every variable)"))
+            continue                    # not the room's (a test's, a script's)
+        where = (setting.section, setting.key)
+        if where in given and given[where][0] == env_name(setting) != base:
+            continue                    # the full name was given too: it wins
+        given[where] = (base, var, text)
+    for where, (_, var, text) in given.items():
+        setting = BY_KEY[where]
+        # A secret's value is never said back (a file's, the database's): only its name.
+        said = "…" if var.endswith(FILE_SUFFIX) or "database" in setting.key else repr(text)
+        try:
+            config.values[where] = setting.check(_env_value(setting, text))
+        except ValueError as e:
+            raise ConfigError(f"{var}={said}: {e}") from None
+        config.from_env[where] = var
+    return config
+
+
+def _secret_file(var: str, where: str) -> str:
+    """NAME_FILE's file: its text, without the line end."""
+    try:
+        with Path(where).open("rb") as f:
+            raw = f.read(FILE_MAX + 1)
+    except OSError as e:
+        raise ConfigError(f"{var}={where}: cannot be read ({e.strerror or e})") from None
+    if len(raw) > FILE_MAX:
+        raise ConfigError(f"{var}={where}: larger than {FILE_MAX // 1024} KiB")
+    try:
+        return raw.decode("utf-8").rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{var}={where}: not UTF-8 text") from None
+
+
+def config_path(given: str | None, env: Mapping[str, str]) -> Path | None:
+    """The configuration file: --config, or LAMMA_CONFIG, or none."""
+    if given:
+        return Path(given)
+    if env.get(CONFIG_ENV):
+        return Path(env[CONFIG_ENV])
+    return None
+
+
+def effective(path: Path | None, flags: dict[str, Any],
+              env: Mapping[str, str] | None = None) -> Config:
+    """The defaults, then the file at ``path`` (if any), then the environment's LAMMA_*
+    variables, then the flags given (``flags``: a setting's key -> value, only those
+    given on the command line)."""
     config = read_file(path) if path is not None else Config()
+    if env is not None:
+        read_env(config, env)
     for key, value in flags.items():
         setting = next((s for s in SETTINGS if s.flag and s.key == key), None)
         if setting is None:
@@ -592,6 +747,27 @@ def effective(path: Path | None, flags: dict[str, Any]) -> Config:
     return config
 
 
+def database_url(config: Config) -> str:
+    """[serve] database, with the password of database-password-file (if set) added as
+    the URL's ``password`` parameter (libpq takes any of its parameters there); ""
+    for DATA/lamma.db. ConfigError if the file cannot be read."""
+    url = config.serve("database")
+    secret_file = config.serve("database-password-file")
+    if not secret_file or not url:
+        return url
+    from .store import is_postgres
+    if not is_postgres(url):
+        raise ConfigError("database-password-file is for a postgresql:// database")
+    try:
+        with open(secret_file, "rb") as f:
+            secret = f.read(TEXT_MAX + 1).decode("utf-8").rstrip("\r\n")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"database-password-file {secret_file}: cannot be read "
+                          f"({getattr(e, 'strerror', None) or e})") from None
+    from urllib.parse import quote
+    return url + ("&" if "?" in url else "?") + "password=" + quote(secret, safe="")
+
+
 def reload(config: Config) -> tuple[Config, list[str]]:
     """The file read again (ConfigError if it cannot be used: nothing changes), with the
     flags of the start still over it; and what changed that needs a restart to apply."""
@@ -599,12 +775,50 @@ def reload(config: Config) -> tuple[Config, list[str]]:
         raise ConfigError("the room was started without --config: there is no file to "
                           "read again")
     new = read_file(config.path)
-    for where in config.from_flags:
+    # The environment and the flags of the start still over it (they cannot change).
+    for where in (*config.from_env, *config.from_flags):
         new.values[where] = config.values[where]
+    new.from_env = dict(config.from_env)
     new.from_flags = set(config.from_flags)
     fixed = [f"[{s.section}] {s.key}" for s in SETTINGS
              if not s.live and new.values[(s.section, s.key)] != config.values[(s.section, s.key)]]
     return new, fixed
+
+
+def shown(section: str, key: str, value: Any) -> str:
+    """A setting's value as the log and ``lamma admin`` may say it: never a secret (the
+    database URL's password), a list of keys by its count."""
+    if (section, key) == ("serve", "database") and isinstance(value, str) and value:
+        from .store import redact
+        return _toml(redact(value))
+    if (section, key) == ("moderation", "operators"):
+        return f"{len(value)} key(s)"
+    if key == "op-cost" and isinstance(value, dict):
+        return "{" + ", ".join(f"{op} = {n}" for op, n in value.items()) + "}"
+    text = _toml(value)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _network_words(net: Network) -> str:
+    cidrs = ", ".join(str(c) for c in net.cidrs)
+    limits = ", ".join(f"{a.replace('_', '-')} = {v:g}" for a, v in net.limits.items())
+    return f"{net.name or 'a network'} ({cidrs}: {limits or 'the room limits'})"
+
+
+def changes(old: Config, new: Config) -> list[tuple[str, str, str]]:
+    """What differs from ``old`` to ``new``: (where, old value, new value), as they may
+    be said (``shown``), every setting in SETTINGS' order, then the trusted networks."""
+    out = []
+    for s in SETTINGS:
+        before, after = old.values[(s.section, s.key)], new.values[(s.section, s.key)]
+        if before != after:
+            out.append((f"[{s.section}] {s.key}", shown(s.section, s.key, before),
+                        shown(s.section, s.key, after)))
+    was = [_network_words(n) for n in old.networks]
+    now = [_network_words(n) for n in new.networks]
+    if was != now:
+        out.append(("[[limits.networks]]", "; ".join(was) or "none", "; ".join(now) or "none"))
+    return out
 
 
 # ------------------------------------------------------------------ lamma config
@@ -630,13 +844,34 @@ def _wrap(text: str, indent: str = "# ") -> list[str]:
     return [indent + line for line in textwrap.wrap(text, 88 - len(indent))]
 
 
+def _printable(s: Setting, value: Any) -> str:
+    """A value as ``lamma config`` writes it: the database URL without its password."""
+    if (s.section, s.key) == ("serve", "database") and isinstance(value, str) and value:
+        from .store import redact
+        return _toml(redact(value))
+    return _toml(value)
+
+
 def render(config: Config) -> str:
     """The configuration as a file one can start from: every setting with its value,
     its default, its unit and what it does."""
-    out = ["# Lamma's configuration: lamma serve --config FILE (flags override it).",
-           "# Printed by `lamma config`: every setting, its default and its unit. A",
-           "# reload (SIGHUP, or `lamma admin reload`) applies the settings marked",
-           "# \"(reload)\"; the others need a restart.", ""]
+    out = ["# Lamma's configuration: lamma serve --config FILE (or LAMMA_CONFIG=FILE).",
+           "# Printed by `lamma config`: every setting, its default, its unit and the",
+           "# environment variable that sets it. A reload (SIGHUP, or `lamma admin",
+           "# reload`) applies the settings marked \"(reload)\"; the others need a",
+           "# restart.", "#",
+           *_wrap("Where a value comes from, last wins: the default, this file, the "
+                  "environment (LAMMA_SECTION_KEY, e.g. LAMMA_SERVE_PORT=2022 or "
+                  "LAMMA_LIMITS_GUESTS_PER_ADDRESS=8; [serve]'s also without the "
+                  "section, e.g. LAMMA_PORT, the full name winning if both are set), "
+                  "then the flags of lamma serve. A switch is true/false (on/off, 1/0), "
+                  "a list is a TOML array or words separated by commas, a table a TOML "
+                  "inline table. NAME_FILE=PATH reads NAME's value from a file (a "
+                  "container's secret, e.g. LAMMA_SERVE_DATABASE_FILE). A secret (the "
+                  "database URL's password) is never printed: give it in "
+                  "database-password-file, a _FILE variable or libpq's PGPASSWORD. The "
+                  "environment is read at the start; a reload reads this file again "
+                  "under it."), ""]
     for section in SECTIONS:
         out.extend(_wrap(SECTION_NOTES.get(section, "")))
         out.append(f"[{section}]")
@@ -650,12 +885,18 @@ def render(config: Config) -> str:
             note += f"; default {_toml(s.default)}"
             if s.live:
                 note += " (reload)"
+            short = short_env_name(s)
+            note += f"; env {env_name(s)}" + (f" or {short}" if short else "")
             out.extend(_wrap(note))
-            out.append(f"{s.key} = {_toml(value)}")
+            line = f"{s.key} = {_printable(s, value)}"
+            if (section, s.key) in config.from_env:
+                line += f"  # from {config.from_env[(section, s.key)]}"
+            out.append(line)
         out.append("")
         if section == "limits":
             s = BY_KEY[("limits", "op-cost")]
-            out.extend(_wrap(s.comment + f" ({s.unit}) (reload)"))
+            out.extend(_wrap(s.comment + f" ({s.unit}) (reload); env {env_name(s)}, "
+                             "e.g. \"hint = 40, review = 80\""))
             out.append("[limits.op-cost]")
             costs = config.values[("limits", "op-cost")]
             for op in OP_COST:

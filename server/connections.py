@@ -73,6 +73,10 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.guest_slot = False           # in its address's count of guests
         self.key_hold: KeyHold | None = None    # its key's connections and requests
         self.fingerprint = ""
+        self._refusal_kind = ""
+        self.said_refusal = False         # a refusal of it is in the log already
+        self.authenticated = False        # SSH authentication completed (key or guest)
+        self.pair_fp: str | None = None   # a new key proven to give its name's code
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
         self.conn = conn
@@ -96,18 +100,19 @@ class LammaSSHServer(asyncssh.SSHServer):
         # the address's keyed logins instead), so people behind one address (a
         # carrier's NAT, a school) log in together, while a flood of idle sockets or
         # guests is held to the rate.
-        reason = None
+        reason, kind = None, ""
         if address.unproven >= limits.handshakes_per_address:
-            reason = (f"Too many connections from your address (at most "
-                      f"{limits.handshakes_per_address} at once).")
+            reason, kind = (f"Too many connections from your address (at most "
+                            f"{limits.handshakes_per_address} at once)."), "handshakes"
         elif address.connects.take():
             self.charged = True
         else:
-            reason = "Connections are coming too fast from your address; wait a little."
+            reason, kind = ("Connections are coming too fast from your address; wait a "
+                            "little."), "rate"
         if reason is None and (banned := self.room.moderation.banned(address=key)):
-            reason = banned
+            reason, kind = banned, "banned"
         if reason is None and not self.room.make_way():
-            reason = "The room is full just now; try again in a few minutes."
+            reason, kind = "The room is full just now; try again in a few minutes.", "full"
             self.room.full.note(key)
         if reason is None:
             address.connections += 1
@@ -120,8 +125,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         # (a token taken stays spent: a banned address that keeps coming back is held
         # to the rate before the store is asked again)
         self.charged = False
-        log.info("refused a connection from %s: %s", key, reason,
-                 extra={"event": "refused", "address": key})
+        self.room.refusals.note(kind, str(reason), key)
         # Said before the handshake ends, so no session, name or key is ever looked at.
         asyncio.get_running_loop().call_soon(
             conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, reason)
@@ -132,6 +136,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         if self.unproven and self.address is not None:
             self.unproven = False
             self.address.unproven -= 1
+            self.room.admission.freed(self.address_key)     # the next in its queue
 
     def connection_lost(self, exc: Exception | None) -> None:
         conn, self.conn = self.conn, None
@@ -140,6 +145,14 @@ class LammaSSHServer(asyncssh.SSHServer):
         if conn is not None:
             # asyncssh calls this from its clean-up, which goes on after: unlink after it.
             asyncio.get_running_loop().call_soon(wire.unlink_asyncssh, conn, processes, transport)
+        if not self.authenticated and self.auth_tries and self.address is not None:
+            # It tried to log in and proved nothing (no key of this name, a guest
+            # refused, or it gave up): a failed login, counted, and said unless its
+            # refusal was.
+            self.room.refusals.failed_logins += 1
+            if not self.said_refusal:
+                self.room.refusals.note("auth-failed", "authentication failed",
+                                        self.address_key, name=self.name or "")
         self._proven()
         hold, self.key_hold = self.key_hold, None
         if hold is not None:
@@ -187,8 +200,9 @@ class LammaSSHServer(asyncssh.SSHServer):
         closed."""
         self.refusals += 1
         if self.refusals == REFUSED_REQUESTS_MAX and self.conn is not None:
-            log.info("disconnecting %s: %d requests refused (%s)", self.address_key,
-                     REFUSED_REQUESTS_MAX, what)
+            self.room.refusals.note("requests", f"disconnected: {REFUSED_REQUESTS_MAX} "
+                                    f"requests refused ({what})", self.address_key,
+                                    self.fingerprint, self.name or "")
             asyncio.get_running_loop().call_soon(
                 self.conn.disconnect, asyncssh.DISC_BY_APPLICATION,
                 "Too many requests refused on this connection.")
@@ -221,7 +235,11 @@ class LammaSSHServer(asyncssh.SSHServer):
             if not admitted:
                 return False
         if not self.room.identity.may_use(self.name, fp):
-            return False
+            if not self.room.identity.code_pending(self.name):
+                return False
+            # Not the name's key, but its player made a code to add one (issue 45):
+            # proven, this key may give the code and nothing else (``auth_completed``,
+            # then the session's command ``key CODE``).
         self._last_key = key
         return True
 
@@ -233,32 +251,41 @@ class LammaSSHServer(asyncssh.SSHServer):
         return True
 
     def _refusal(self) -> str | None:
+        """Why this connection may not be a guest (None: it may); its kind, for the
+        log and the metrics, in ``_refusal_kind``."""
+        kind, said = self._refusal_of()
+        self._refusal_kind = kind
+        return said
+
+    def _refusal_of(self) -> tuple[str, str | None]:
         cfg = self.room.config
         if self.name is None:
-            return self.name_error
+            return "name", self.name_error
         banned = self.room.moderation.banned(name=self.name)
         if banned:
-            return banned
+            return "banned", banned
         if cfg.allow_list:
-            return Said(N_("This room admits listed keys only, and none of your keys is on "
-                           "the list. Ask the host to add your public key."))
+            return "allow-list", Said(N_(
+                "This room admits listed keys only, and none of your keys is on the list. "
+                "Ask the host to add your public key."))
         if self.room.identity.owner(self.name) is not None:
-            return Said(N_("The name '{name}' is taken: it belongs to another key. Choose "
-                           "another name (ssh -p PORT OTHERNAME@HOST), or use the key that "
-                           "owns it."), name=self.name)
+            return "name", Said(N_(
+                "The name '{name}' is taken: it belongs to another key. Choose another "
+                "name (ssh -p PORT OTHERNAME@HOST), or use the key that owns it."),
+                name=self.name)
         like = self.room.identity.lookalike_of(self.name)
         if like is not None:
-            return looks_like(self.name, like, N_("a name that belongs to a key"))
+            return "name", looks_like(self.name, like, N_("a name that belongs to a key"))
         if not cfg.guests:
-            return Said(N_("This room does not admit guests: connect with an SSH key "
-                           "(ssh-keygen -t ed25519 makes one)."))
+            return "no-guests", Said(N_("This room does not admit guests: connect with an "
+                                        "SSH key (ssh-keygen -t ed25519 makes one)."))
         if name_key(self.name) in self.room.online:
-            return Said(N_("A guest named '{name}' is already here; choose another name."),
-                        name=self.name)
+            return "name", Said(N_("A guest named '{name}' is already here; choose another "
+                                   "name."), name=self.name)
         like = self.room.online_lookalike(self.name)
         if like is not None:
-            return looks_like(self.name, like, N_("the name of someone here now"))
-        return None
+            return "name", looks_like(self.name, like, N_("the name of someone here now"))
+        return "", None
 
     def _may_try(self) -> bool:
         """Authentication attempts on one connection are counted: a client that keeps
@@ -268,8 +295,9 @@ class LammaSSHServer(asyncssh.SSHServer):
         if self.auth_tries <= tries:
             return True
         if self.auth_tries == tries + 1 and self.conn is not None:
-            log.info("disconnecting %s: %d authentication attempts", self.address_key,
-                     tries, extra={"event": "refused", "address": self.address_key})
+            self.said_refusal = True
+            self.room.refusals.note("auth-tries", f"disconnected: {tries} authentication "
+                                    "attempts", self.address_key, name=self.name or "")
             asyncio.get_running_loop().call_soon(
                 self.conn.disconnect, asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
                 "Too many authentication attempts.")
@@ -289,8 +317,9 @@ class LammaSSHServer(asyncssh.SSHServer):
                         f"{address.limits.guests_per_address} guests at once; players "
                         "with an SSH key are not counted).")
             if over is not None:
-                log.info("refused a guest from %s: %s", self.address_key, over,
-                         extra={"event": "refused", "address": self.address_key})
+                self.said_refusal = True
+                self.room.refusals.note("guests", over, self.address_key,
+                                        name=self.name or "")
                 if self.conn is not None:
                     asyncio.get_running_loop().call_soon(
                         self.conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, over)
@@ -311,6 +340,9 @@ class LammaSSHServer(asyncssh.SSHServer):
         if self._refusal_shown:
             return False
         self._refusal_shown = True
+        self.said_refusal = True
+        self.room.refusals.note(self._refusal_kind, said_to(speech_for({}), reason),
+                                self.address_key, name=self.name or username)
         # No session yet, so no LANG: the client's language tag (RFC 4256), if any.
         speech = speech_for({"LANG": str(lang or "").replace("-", "_")})
         return ("Lamma", said_to(speech, reason), "", [])
@@ -320,6 +352,7 @@ class LammaSSHServer(asyncssh.SSHServer):
 
     # ------------------------------------------------------------ success
     def auth_completed(self) -> None:
+        self.authenticated = True
         self.room.unproven.pop(self, None)
         self._proven()
         key = self._last_key
@@ -336,27 +369,43 @@ class LammaSSHServer(asyncssh.SSHServer):
             if self.guest_slot and address is not None:
                 self.guest_slot = False         # (a guest's place asked for, then a key)
                 address.guests -= 1
-            if hold is not None and hold.connections >= limits.connections_per_key:
+            kind = ""
+            if not new and not identity.holds(self.name, fp):
+                # A key proven for a name it is not one of (a code is waiting): its
+                # sessions may give the code only (sessions.py, ``key CODE``).
+                self.pair_fp = fp
+                self.refusal = Said(N_("This key is not {name}'s yet: give it the code "
+                                       "from your session, with the command key CODE."),
+                                    name=self.name)
+            elif hold is not None and hold.connections >= limits.connections_per_key:
+                kind = "key-connections"
                 self.refusal = Said(N_("Your key has {n} connections open here already; "
                                        "close one first."), n=limits.connections_per_key)
             elif address is not None and not address.logins.take():
+                kind = "logins"
                 self.refusal = Said(N_("Connections are coming too fast from your "
                                        "address; wait a little."))
             elif like is not None:
                 # A new name may not pass for one already owned (names bound before
                 # this rule that already look alike keep working: they are not new).
+                kind = "name"
                 self.refusal = looks_like(self.name, like, N_("a name already taken"))
             elif new and identity.names_of(fp) >= cap:
                 # One key cannot hoard names: its existing ones still work.
+                kind = "names-per-key"
                 self.refusal = Said(N_("Your key already has {n} names; connect under one "
                                        "of them."), n=cap)
             elif new and address is not None and not address.new_names.take():
                 # Keys are free: new identities from one address come a few an hour
                 # (issue 40). Those who have their names already are not counted.
+                kind = "new-names"
                 self.refusal = Said(N_("Too many new names from your address this hour: "
                                        "connect under a name you have, or later."))
             elif identity.bind(self.name, fp):
-                self.ident = f"key:{fp}:{name_key(self.name)}"
+                # The name's identity is the key that made it, whichever of its keys
+                # proved it now (a second key, one an operator moved it to): its seats
+                # and bans hang on it.
+                self.ident = f"key:{identity.owner(self.name) or fp}:{name_key(self.name)}"
                 self.guest = False
                 # Limited as its key from now on, not as its address: the connects
                 # token it took is handed back (its key's login took one instead).
@@ -369,10 +418,17 @@ class LammaSSHServer(asyncssh.SSHServer):
                     address.connects.level = min(address.connects.burst,
                                                  address.connects.level + 1)
             else:
+                kind = "name"
                 like = identity.lookalike_of(self.name)
                 self.refusal = (looks_like(self.name, like, N_("a name just taken")) if like
                                 else Said(N_("The name '{name}' was just taken by another "
                                              "key."), name=self.name))
+            if self.refusal is not None and self.pair_fp is None:
+                # The key is proven, the login refused: said to its sessions as they
+                # open, and here with the key.
+                self.said_refusal = True
+                self.room.refusals.note(kind, said_to(speech_for({}), self.refusal),
+                                        self.address_key, fp, self.name)
         elif self._guest_ok and self.name is not None:
             # A guest is this connection: a random token nobody else can present, so
             # another guest under the same name never reaches this one's seat or hand.

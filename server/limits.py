@@ -89,6 +89,12 @@ TERM_MAX = 64                   # a terminal type's length (terminfo names are s
 # long) each count against the connection: at this many it is closed.
 REFUSED_REQUESTS_MAX = 16
 CONNECTIONS_PER_ADDRESS = 16    # still authenticating at once from one address
+# ... and past them (issue 45), connections wait for a place (server/admission.py): so
+# long while their address's queue does not move (ten times as long while it does), so
+# many from one address, so many in all.
+HANDSHAKE_QUEUE_SECONDS = 3.0
+HANDSHAKE_QUEUE_PER_ADDRESS = 512
+HANDSHAKE_QUEUE_MAX = 4096
 CONNECTS_RATE, CONNECTS_BURST = 1.0, 20.0            # per address: new connections a second
 # The whole room (issue 30): connections that have not authenticated yet (a client that
 # sends a version line and waits holds a socket and asyncssh's state for nothing), and
@@ -98,7 +104,7 @@ CONNECTS_RATE, CONNECTS_BURST = 1.0, 20.0            # per address: new connecti
 # its connections: the database, the logs, the computer players' workers, and the
 # refused connections lingering (``wire.LINGER_MAX``).
 UNAUTHENTICATED_MAX = 256
-LOGIN_TIMEOUT = 10.0            # seconds from the TCP connection to a proven identity
+LOGIN_TIMEOUT = 10.0            # seconds from the handshake's start to a proven identity
 OPEN_FILES_RESERVE = 64 + 256   # beside the connections (the second part: lingering ones)
 # --proxy-protocol (server/proxyproto.py): a connection's PROXY header must arrive whole
 # within this (the specification: "at least 3 seconds to cover a TCP retransmit"), and at
@@ -139,7 +145,8 @@ CHAT_CHARS, CHAT_LINES, CHAT_SECONDS = 200, 3, 5.0   # a line's length; lines pe
 # configuration) may set for itself.
 ADDRESS_LIMITS = ("handshakes_per_address", "guests_per_address", "connects_rate",
                   "connects_burst", "key_logins_rate", "key_logins_burst",
-                  "address_json_rate", "address_json_burst", "new_names_per_hour")
+                  "address_json_rate", "address_json_burst", "new_names_per_hour",
+                  "handshake_queue_per_address", "handshake_queue_seconds")
 
 
 @dataclass
@@ -190,6 +197,9 @@ class Limits:
     channel_opens_burst: float = CHANNEL_OPENS_BURST
     # connections: per address (before a key is proven), per key (after), the room's
     handshakes_per_address: int = CONNECTIONS_PER_ADDRESS
+    handshake_queue_seconds: float = HANDSHAKE_QUEUE_SECONDS
+    handshake_queue_per_address: int = HANDSHAKE_QUEUE_PER_ADDRESS
+    handshake_queue_max: int = HANDSHAKE_QUEUE_MAX
     guests_per_address: int = GUESTS_PER_ADDRESS
     connects_rate: float = CONNECTS_RATE
     connects_burst: float = CONNECTS_BURST

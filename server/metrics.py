@@ -106,6 +106,7 @@ class RoomCollector(Collector):
         yield g
         for c in self.stats.counters():
             yield CounterMetricFamily(c.name, c.help, value=c.value)
+        yield from self.door()
         side = self.room.registry.side
         if side is not None:
             yield GaugeMetricFamily(
@@ -130,6 +131,36 @@ class RoomCollector(Collector):
             value=frozen_count())
         for h in self.stats.histograms():
             yield histogram_family(h)
+
+
+    def door(self) -> Iterator[Metric]:
+        """Who gets in and who does not (issue 45): connections by kind, refusals by
+        reason, failed logins, bans in force, the database up. Each read of the room's
+        own counts: nothing here asks the store."""
+        room = self.room
+        g = GaugeMetricFamily("lamma_connections", "Connections now: waiting for a place "
+                              "among their address's handshakes, authenticating, a key's, "
+                              "a guest's.", labels=["kind"])
+        for kind, n in room.connection_kinds().items():
+            g.add_metric([kind], n)
+        yield g
+        c = CounterMetricFamily("lamma_refused_total", "Connections, logins and sessions "
+                                "refused, by reason (docs/operations.md, Logs).",
+                                labels=["reason"])
+        for reason, n in sorted(room.refusals.counts.items()):
+            c.add_metric([reason], n)
+        yield c
+        yield CounterMetricFamily("lamma_failed_logins_total", "Connections that tried "
+                                  "to authenticate and never did.",
+                                  value=room.refusals.failed_logins)
+        g = GaugeMetricFamily("lamma_bans_in_force", "Bans in force now, by kind (name, "
+                              "key, addr).", labels=["kind"])
+        for kind, n in sorted(room.bans_in_force.items()):
+            g.add_metric([kind], n)
+        yield g
+        yield GaugeMetricFamily("lamma_database_up", "1 while the database answers the "
+                                "room's writes, 0 while it does not (moves wait).",
+                                value=0 if room.table_store.down else 1)
 
 
 def histogram_family(h: Histogram) -> HistogramMetricFamily:
@@ -311,6 +342,17 @@ class StatusLine:
                 f"bot decision p95 {self._p95(s.bot_decision)}; "
                 f"{self._cluster()}"
                 f"rss {'-' if rss is None else f'{rss / 2**20:.0f}MB'}")
+
+
+REFRESH = 30.0          # how often what the metrics show from the store is counted (s)
+
+
+async def refresh_task(room: RoomService, every: float = REFRESH) -> None:
+    """What the metrics show from the store, counted on the loop (bans end by
+    themselves): the endpoint's thread never asks the store."""
+    while True:
+        await asyncio.sleep(every)
+        room.count_bans()
 
 
 async def status_task(room: RoomService, every: float = STATUS_EVERY) -> None:

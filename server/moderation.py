@@ -43,6 +43,11 @@ ADMIN = "admin (server console)"
 ROOM_WIDE = ("/announce", "/mute", "/unmute", "/ban", "/event")
 
 
+class ConsoleError(RoomError):
+    """A refusal of a command only ``lamma admin`` may give (its words are the
+    operator's, in English, never a player's)."""
+
+
 class _Elsewhere(Exception):
     """The command's target is on another process of the room: passed on to them."""
 
@@ -150,10 +155,33 @@ class Moderation:
             log.info("%s reported %s", member.name, target)
             return Said(N_("Thank you: the operators will see your report about {name}."),
                         name=target)
+        if cmd == "/key":
+            return self.key_command(member, words[1:])
         if not self.is_operator(member):
             raise RoomError("Unknown command {command}: /help lists yours.",
                             command=repr(cmd[:20]))
         return self.operate(member.name, words)
+
+    def key_command(self, member: Member, args: list[str]) -> str:
+        """A player's keys (issue 45): ``/key add`` makes a one-time code with which
+        another device adds its key to this name; ``/key list`` lists the name's keys."""
+        if member.guest or key_of(member.ident) is None:
+            raise RoomError("Guests have no key: connect with an SSH key to have a name "
+                            "and keys of your own.")
+        store = self.room.store
+        if args == ["add"]:
+            member.chat_guard.check()        # held to chat's pace: each is a stored row
+            code = store.make_code(member.name)
+            log.info("%s made a code to add a key", member.name,
+                     extra={"event": "key-code", "player": member.name})
+            return Said(N_("Your one-time code to add another key to {name}: {code}, for 10 "
+                           "minutes. On the other device, connect with its key as you do "
+                           "here, adding the command: key {code}"),
+                        name=member.name, code=code)
+        if args == ["list"]:
+            keys = [fp for fp, _ in store.keys_of(member.name)]
+            return Said(N_("Keys of {name}: {keys}"), name=member.name, keys=", ".join(keys))
+        raise RoomError("Usage: /key add (a code for another device's key) · /key list")
 
     def admin(self, line: str) -> str:
         """A command from ``lamma admin`` on the server machine (an operator's power)."""
@@ -163,7 +191,9 @@ class Moderation:
         if not words or words[0] == "/help":
             return OPERATOR_HELP + (" · From the server machine: reload (the "
                                     "configuration file again) · drain [SECONDS] (a "
-                                    "clean restart)")
+                                    "clean restart) · hostkeys (the keys folder's host "
+                                    "keys again) · player list|rename|delete|key (names "
+                                    "and their keys)")
         return self.operate(ADMIN, words)
 
     def operate(self, by: str, words: list[str]) -> str:
@@ -203,6 +233,8 @@ class Moderation:
         on this process's people and tables (stored effects, a ban's row, were made
         there)."""
         try:
+            if cmd in ("/ban", "/unban"):
+                self.room.count_bans()
             if cmd == "/ban":
                 kind, value = self._target(args[0])
                 self._close_banned(kind, value, by)
@@ -230,8 +262,10 @@ class Moderation:
             if m.table is not None:
                 where = f" table {m.table.id}" + (f" seat {m.seat}" if m.seat is not None
                                                   else " watching")
+            # The key, as /ban key:FP takes it (issue 45); a guest has none.
+            fp = key_of(m.ident)
             rows.append(f"{m.display_name} ({getattr(m, 'kind', '?')}, "
-                        f"{m.address or '?'}){where}")
+                        f"{m.address or '?'}, {f'key {fp}' if fp else 'guest'}){where}")
         return rows
 
     def op_who(self, by: str, args: list[str]) -> str:
@@ -321,6 +355,7 @@ class Moderation:
             if fp is not None:
                 self.room.store.add_ban("key", fp, until, by, reason)
         self.room.store.add_ban(kind, value, until, by, reason)
+        self.room.count_bans()
         kicked = self._close_banned(kind, value, by)
         return f"Banned {kind} {value} {words_of(seconds)}" + \
             (f"; {kicked} session(s) closed." if kicked else ".")
@@ -348,6 +383,7 @@ class Moderation:
                 n += self.room.store.remove_bans("key", fp)
         if not n:
             raise RoomError("No ban on {kind} {value}.", kind=kind, value=value[:40])
+        self.room.count_bans()
         return f"Unbanned {kind} {value}."
 
     def op_bans(self, by: str, args: list[str]) -> str:
@@ -406,6 +442,88 @@ class Moderation:
             return self.room.reload()
         except ConfigError as e:
             raise RoomError("Not reloaded (nothing changed): {why}", why=str(e)) from None
+
+    def op_hostkeys(self, by: str, args: list[str]) -> str:
+        """The keys folder's host keys read again (lamma keys rotate / retire send it)."""
+        self._console_only(by, "hostkeys")
+        return self.room.reload_host_keys()
+
+    def op_player(self, by: str, args: list[str]) -> str:
+        """Names and their keys, from the server machine (issue 45): list [TEXT],
+        rename OLD NEW, delete NAME, move NAME KEY (a public-key line or SHA256:…: the
+        name logs in with that key only from now on). Each change is in /log and the
+        log, with who did it; the name's sessions are closed."""
+        self._console_only(by, "player list|rename|delete|move …")
+        usage = ("Usage: player list [TEXT] · player rename OLD NEW · player delete NAME "
+                 "· player move NAME PUBLIC-KEY|SHA256:FINGERPRINT")
+        if not args:
+            raise ConsoleError(usage)
+        what, rest = args[0].lower(), args[1:]
+        store = self.room.store
+        if what == "list":
+            rows = store.players(" ".join(rest)[:40])
+            if not rows:
+                return "No player matches."
+            day = "%Y-%m-%d"
+            return "\n".join(
+                f"{r['name']}: keys {', '.join(r['keys'])}"
+                + (f" (identity {r['identity']})" if r['identity'] not in r['keys'] else "")
+                + f"; since {time.strftime(day, time.gmtime(r['created']))}, last seen "
+                f"{time.strftime(day, time.gmtime(r['last_seen']))}, {r['points']} points"
+                for r in rows)
+        if what == "rename" and len(rest) == 2:
+            old, new = rest
+            from engine.room.text import check_name
+            checked, why = check_name(new)
+            if checked is None:
+                raise ConsoleError(f"{new!r} cannot be a name: {why}")
+            if self._seated(old):
+                raise ConsoleError(f"{old} holds a seat in a match under way: rename "
+                                   "once it is over (or the table closed)")
+            refused = store.rename(old, checked)
+            if refused is not None:
+                raise ConsoleError(f"Not renamed: {refused}.")
+            closed = self._close_sessions(old, "renamed")
+            return f"Renamed {old} to {checked}" + (f"; {closed} session(s) closed."
+                                                   if closed else ".")
+        if what == "delete" and len(rest) == 1:
+            if not store.delete_player(rest[0]):
+                raise ConsoleError(f"Nobody is called {rest[0]}.")
+            closed = self._close_sessions(rest[0], "deleted")
+            return (f"Deleted {rest[0]}: the name is free again" +
+                    (f"; {closed} session(s) closed." if closed else "."))
+        if what == "move" and len(rest) >= 2:
+            name, key = rest[0], " ".join(rest[1:])
+            if key.startswith("SHA256:") and len(key.split()) == 1:
+                fp = key
+            else:
+                try:
+                    fp = asyncssh.import_public_key(key).get_fingerprint("sha256")
+                except (asyncssh.KeyImportError, ValueError):
+                    raise ConsoleError("Not a public key (give its OpenSSH line, or its "
+                                       "SHA256: fingerprint).") from None
+            if not store.move_to_key(name, fp):
+                raise ConsoleError(f"Nobody is called {name}.")
+            closed = self._close_sessions(name, "moved to a new key")
+            return (f"{name} logs in with {fp} only from now on (its seats and points "
+                    "kept)" + (f"; {closed} session(s) closed." if closed else "."))
+        raise ConsoleError(usage)
+
+    def _seated(self, name: str) -> bool:
+        """Does ``name`` hold a seat in a match under way at a table of this process?"""
+        end = ":" + name_key(name)
+        return any(seat.kind == "human" and (seat.ident or "").endswith(end)
+                   and (seat.ident or "").startswith("key:") and table.status == "playing"
+                   for table in list(self.room.registry.tables.values())
+                   for seat in table.seats)
+
+    def _close_sessions(self, name: str, why: str) -> int:
+        member = self.room.online.get(name_key(name))
+        if member is None or member.guest:
+            return 0
+        member.kick(Said(N_("An operator changed your name or its keys; connect again.")))
+        log.info("closed %s's session: %s", name, why)
+        return 1
 
     def op_drain(self, by: str, args: list[str]) -> str:
         """A clean restart (as SIGTERM), in SECONDS or the configured wait."""

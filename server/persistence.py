@@ -157,6 +157,10 @@ class Writer:
         self.pending = 0                # loop side: submitted, results not yet handed back
         self.last: _Write | None = None
         self.down = False               # writer side: the database does not answer
+        # Writer side, read once it has stopped: writes committed, and those given up
+        # (stopped while the database did not answer), for the room's "stopped" line.
+        self.committed = 0
+        self.lost = 0
         self._stopping = threading.Event()
         self._q: queue.SimpleQueue[_Write | threading.Event | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -230,6 +234,7 @@ class Writer:
                     log.error("store: stopped while the database did not answer: %d "
                               "writes and what was queued behind them are not stored",
                               len(group))
+                    self.lost = len(group) + self._left()
                     return False
                 wait = min(wait * 2, self.RETRY[1])
                 if self.reconnect is not None:
@@ -242,7 +247,21 @@ class Writer:
                 self.down = False
                 log.warning("store: the database answers again")
                 self._tell(False)
+            self.committed += sum(1 for w in group if w.failed is None and not _skipped(w))
             return True
+
+    def _left(self) -> int:
+        """The writes still queued (the writer is stopping: taken off, counted)."""
+        left = 0
+        while True:
+            try:
+                item = self._q.get_nowait()
+            except queue.Empty:
+                return left
+            if isinstance(item, _Write):
+                left += 1
+            elif isinstance(item, threading.Event):
+                item.set()              # whoever waits for a flush waits no longer
 
     def _tell(self, down: bool) -> None:
         if self.health is None:
@@ -291,6 +310,7 @@ class TableStore:
         self.records: Records | None = store
         self.events: EventStore = store
         self.writer: Writer | None = None
+        self.committed = self.lost = 0  # the writer's, once it is closed
         self.down = False               # loop side (TableLog.down)
         self._when_up: list[Callable[[], None]] = []
         # Told (on the loop) when the database stops and starts answering: the room
@@ -341,6 +361,7 @@ class TableStore:
             if not writer.flush():
                 log.error("store: the writer did not finish its writes in time")
             writer.stop()
+            self.committed, self.lost = writer.committed, writer.lost
 
     def _submit(self, table: Table, what: str, job: Callable[[], Any],
                 done: Callable[[Any], None] | None = None, group: bool = True) -> None:

@@ -13,7 +13,8 @@ How it sits under asyncssh (2.24, pinned), which knows nothing of the protocol:
 host, port)`` (its ``_TunnelListenerProtocol``), which is how it listens through another
 SSH connection; ``ProxyListener`` is one that listens on plain TCP itself. Each accepted
 connection first gets a ``HeaderReader``, which reads the header and nothing else; then
-the SSH connection is made by asyncssh's own factory, told the client's address with
+it goes through the room's admission (server/admission.py: it may wait for a place among
+its address's handshakes, the address being the header's), and the SSH connection is made by asyncssh's own factory, told the client's address with
 its public ``set_extra_info(peername=...)`` (``SSHConnection.get_extra_info`` answers
 from those before asking the transport), given the socket's transport with asyncio's
 ``set_protocol`` and fed the bytes that came after the header. From there the
@@ -195,8 +196,13 @@ class ProxyListener:
 
     def __init__(self, *, timeout: float, pending_max: int,
                  trusted: Sequence[Network] = (), reuse_port: bool = False,
-                 pending_per_address: int = 0):
+                 pending_per_address: int = 0, admit: Callable[..., None] | None = None,
+                 refusals: Any = None):
         self.timeout = timeout
+        self.refusals = refusals        # server/logs.py's Refusals: counted and logged
+        # Where a connection goes once its header is read: the room's admission
+        # (server/admission.py), or straight to asyncssh.
+        self.admit = admit
         self.pending_max = pending_max
         self.trusted = tuple(trusted)
         self.reuse_port = reuse_port
@@ -231,7 +237,10 @@ class ProxyListener:
         has every connection closed and should be noticed; a flood of hostile ones
         should not flood the log)."""
         where = peer[0] if isinstance(peer, tuple) and peer else "?"
-        log.info("closed a connection from %s: %s", where, reason)
+        if self.refusals is not None:
+            self.refusals.note("proxy", f"closed before SSH: {reason}", str(where))
+        else:
+            log.info("closed a connection from %s: %s", where, reason)
         self.refused += 1
         now = time.monotonic()
         if now - self._warned >= WARN_EVERY:
@@ -294,14 +303,8 @@ class HeaderReader(asyncio.Protocol):
         self._release()
         factory = self.listener.session_factory
         assert factory is not None
-        conn = factory("", 0)               # asyncssh's own SSHServerConnection
-        if header.source is not None:
-            conn.set_extra_info(peername=header.source)
-        conn.set_extra_info(proxy_peername=peer)    # the balancer, for whoever asks
-        transport.set_protocol(conn)
-        conn.connection_made(transport)
-        if rest:
-            conn.data_received(rest)
+        from .admission import hand_over
+        (self.listener.admit or hand_over)(factory, transport, header.source, peer, rest)
 
     def eof_received(self) -> bool:
         self._refuse("closed before its PROXY header")

@@ -69,8 +69,30 @@ def route_dependency_warnings() -> None:
 
 
 def excepthook_to_log(logger: logging.Logger) -> None:
-    """Uncaught exceptions as a log record (a JSON line with its traceback as a field)."""
+    """Uncaught exceptions as a log record (a JSON line with its traceback as a field):
+    the main thread's, any other thread's (the store's writer, the metrics endpoint)
+    and those Python can only report (in a destructor, a finalizer), which it would
+    otherwise print as plain text on stderr."""
     import sys
+    import threading
+
+    def in_thread(args: threading.ExceptHookArgs) -> None:
+        if args.exc_type is SystemExit:
+            return
+        where = args.thread.name if args.thread is not None else "a thread"
+        logger.critical("uncaught %s in %s: %s", args.exc_type.__name__, where,
+                        args.exc_value,
+                        exc_info=(args.exc_type, args.exc_value, args.exc_traceback)
+                        if args.exc_value is not None else None)
+
+    def unraisable(u: sys.UnraisableHookArgs) -> None:
+        what = u.err_msg or "Exception ignored in"
+        logger.error("%s %r: %s: %s", what, u.object, u.exc_type.__name__, u.exc_value,
+                     exc_info=(u.exc_type, u.exc_value, u.exc_traceback)
+                     if u.exc_value is not None else None)
+
+    threading.excepthook = in_thread
+    sys.unraisablehook = unraisable
 
     def hook(kind: type[BaseException], value: BaseException,
              tb: TracebackType | None) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 
 import asyncssh
 
@@ -77,17 +78,26 @@ class SessionHandler:
 
     async def handle(self, process: asyncssh.SSHServerProcess,
                      srv: LammaSSHServer | None) -> None:
-        json_mode = (process.command or "").strip() == "play"
+        command = (process.command or "").strip()
+        if srv is not None and command.split()[:1] == ["key"]:
+            self.add_key(process, srv, command[3:].strip())
+            return
+        json_mode = command == "play"
         if srv is None or srv.refusal or srv.ident is None or srv.name is None:
             reason = (srv.refusal if srv else None) or Said(N_("Authentication failed."))
             self._refuse(process, reason, json_mode)
             return
         limits = self.room.config.limits
         if srv.sessions > limits.sessions_per_connection:
+            self.room.refusals.note("session", f"a session past {limits.sessions_per_connection} "
+                                    "on one connection", srv.address_key, srv.fingerprint,
+                                    srv.name)
             self._refuse(process, Said(N_("At most {n} sessions at once on one connection."),
                                        n=limits.sessions_per_connection), json_mode)
             return
         if not srv.session_opens.take():
+            self.room.refusals.note("session", "sessions opened too fast on one connection",
+                                    srv.address_key, srv.fingerprint, srv.name)
             self._refuse(process, Said(N_("Sessions are opened too fast on this connection; "
                                           "wait a few seconds.")), json_mode)
             return
@@ -106,6 +116,8 @@ class SessionHandler:
         name = srv.name
         refusal = self.claim_name(srv)
         if refusal:
+            self.room.refusals.note("session", said_to(speech_for({}), refusal),
+                                    srv.address_key, srv.fingerprint, name)
             self._refuse(process, refusal, json_mode)
             return
         side = self.room.registry.side
@@ -113,13 +125,18 @@ class SessionHandler:
             await side.fresh_rows()     # a seat held at another process's table is found
         session = f"s{next(_session_ids)}"
         kind = "program" if json_mode else "terminal"
-        facts = {"session": session, "player": name, "address": srv.address_key}
-        log.info("%s session opened: %s from %s", kind, name, srv.address_key,
+        facts = {"session": session, "player": name, "address": srv.address_key,
+                 "fingerprint": srv.fingerprint or None}
+        who = f"key {srv.fingerprint}" if srv.fingerprint else "guest"
+        # At INFO, the default level: who came, from where, with which key (issue 45).
+        log.info("%s session opened: %s from %s (%s)", kind, name, srv.address_key, who,
                  extra={**facts, "event": "session-open"})
+        began = time.monotonic()
         try:
             await self._run(process, srv, name, json_mode)
         finally:
-            log.info("%s session closed: %s", kind, name,
+            log.info("%s session closed: %s from %s (%s) after %.0f s", kind, name,
+                     srv.address_key, who, time.monotonic() - began,
                      extra={**facts, "event": "session-close"})
 
     async def _run(self, process: asyncssh.SSHServerProcess, srv: LammaSSHServer,
@@ -135,6 +152,41 @@ class SessionHandler:
         else:
             await self.run_tui(process, name, srv.ident, srv.guest, srv.address_key)
 
+    def add_key(self, process: asyncssh.SSHServerProcess, srv: LammaSSHServer,
+                code: str) -> None:
+        """``ssh NAME@HOST key CODE`` with a new key: the code a session of NAME made
+        (``/key add``) adds this key to the name (issue 45), once, within its time and
+        its tries; said in one line."""
+        name = srv.name or ""
+        identity = self.room.identity
+        if srv.pair_fp is not None and srv.name is not None:
+            if identity.use_code(srv.name, code[:40], srv.pair_fp):
+                log.info("key %s added to %s with a one-time code", srv.pair_fp, name,
+                         extra={"event": "key-added", "player": name,
+                                "fingerprint": srv.pair_fp, "address": srv.address_key})
+                self.room.store.log_action(name, "key-add", srv.pair_fp)
+                said: str = Said(N_("This key is now one of {name}'s: connect with it as "
+                                    "with your first."), name=name)
+                ok = True
+            else:
+                self.room.refusals.note("key-code", "a wrong or expired one-time code",
+                                        srv.address_key, srv.pair_fp, name)
+                said, ok = Said(N_("That code is wrong or has expired: make a new one with "
+                                   "/key add in your session.")), False
+        elif srv.ident is not None and not srv.guest:
+            said, ok = Said(N_("This key is {name}'s already."), name=name), True
+        else:
+            said, ok = srv.refusal or Said(N_("Authentication failed.")), False
+        try:
+            env = process.env or {}
+        except Exception:
+            env = {}
+        try:
+            process.stdout.write((said_to(speech_for(env), said) + "\r\n").encode())
+            process.exit(0 if ok else 1)
+        except Exception:
+            pass
+
     def claim_name(self, srv: LammaSSHServer) -> str | None:
         """Checked again as each session opens (a connection may outlive the moment its
         name was free): the name's key wins over a guest, and one identity holds a name
@@ -142,7 +194,11 @@ class SessionHandler:
         of the same identity has been closed: the newer terminal takes over)."""
         assert srv.name is not None and srv.ident is not None
         name, nk = srv.name, name_key(srv.name)
-        banned = self.room.moderation.banned(fingerprint=key_of(srv.ident), name=name)
+        # The name's identity key and the key that proved this login (a second key of
+        # the name may be banned on its own).
+        banned = (self.room.moderation.banned(fingerprint=key_of(srv.ident), name=name)
+                  or (self.room.moderation.banned(fingerprint=srv.fingerprint)
+                      if srv.fingerprint else None))
         if banned:
             return banned
         if srv.guest and self.room.identity.owner(name) is not None:

@@ -6,50 +6,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import secrets
 import socket
 import sys
-from pathlib import Path
 
 import asyncssh
 
 from . import wire
 from .admin import serve_admin
+from .admission import Gate
 from .connections import LammaSSHServer
+from .hostkeys import HOST_KEY_NAME, host_keys, load_host_key  # noqa: F401 (re-exported)
 from .limits import connection_cap
 from .proxyproto import ProxyListener
 from .service import RoomConfig, RoomService
 from .sessions import SessionHandler
 
 log = logging.getLogger("lamma.ssh")
-
-HOST_KEY_NAME = "ssh_host_ed25519_key"
-
-
-def load_host_key(keys_dir: Path) -> asyncssh.SSHKey:
-    """The host key: generated on first start (mode 0600), reused after.  Processes
-    started together on one keys folder all end up with the same key: it is written
-    to a file of its own and linked into place, so it appears whole and only once."""
-    keys_dir.mkdir(parents=True, exist_ok=True)
-    path = keys_dir / HOST_KEY_NAME
-    if path.exists():
-        return asyncssh.read_private_key(str(path))
-    key = asyncssh.generate_private_key("ssh-ed25519")
-    draft = keys_dir / f".{HOST_KEY_NAME}.{os.getpid()}.{secrets.token_hex(4)}"
-    fd = os.open(str(draft), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(key.export_private_key())
-        try:
-            os.link(draft, path)
-        except FileExistsError:             # another process was first: its key
-            return asyncssh.read_private_key(str(path))
-    finally:
-        draft.unlink(missing_ok=True)
-    (keys_dir / (HOST_KEY_NAME + ".pub")).write_bytes(key.export_public_key())
-    return key
-
 
 def check_reuse_port() -> None:
     """``--reuse-port`` needs SO_REUSEPORT; said plainly (an OSError, which ``lamma
@@ -95,24 +67,30 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
             room.close()
             raise
     room.admin_server = await serve_admin(room.moderation, config.data)
-    host_key = load_host_key(config.keys)
+    # The room's host key, and its successor while a rotation is under way: every one
+    # of them named to clients after login (hostkeys-00@openssh.com), the first signs.
+    keys = host_keys(config.keys)
+    host_key = keys[0]
     handler = SessionHandler(room)
-    behind: dict[str, object] = {}
+    # The room listens itself and hands each connection to asyncssh when its address
+    # has a place among its handshakes (server/admission.py); with --proxy-protocol it
+    # first reads the connection's PROXY header (server/proxyproto.py).
+    tunnel: Gate | ProxyListener = Gate(room.admission, reuse_port=config.reuse_port)
     if config.proxy_protocol:
-        # Its own TCP listener, reading each connection's PROXY header before asyncssh
-        # gets it (server/proxyproto.py); without the option nothing here changes.
         limits = config.limits
-        behind["tunnel"] = ProxyListener(
+        tunnel = ProxyListener(
             timeout=limits.proxy_header_timeout, pending_max=limits.proxy_pending,
             trusted=config.proxy_from, reuse_port=config.reuse_port,
-            pending_per_address=limits.proxy_pending_per_address)
+            pending_per_address=limits.proxy_pending_per_address,
+            admit=room.admission.enter, refusals=room.refusals)
         if not config.proxy_from:
             log.warning("--proxy-protocol without --proxy-from: any client that reaches "
                         "the port may say any address in its PROXY header; name the "
                         "balancers with --proxy-from CIDR[,CIDR]")
     server = await asyncssh.create_server(
         lambda: LammaSSHServer(room, handler), host, port,
-        server_host_keys=[host_key],
+        server_host_keys=keys,
+        send_server_host_keys=True,
         encryption_algs=list(wire.ENCRYPTION_ALGS),    # no chacha20: see server/wire.py
         kex_algs=wire.kex_algs(),                       # dropbear's guess: see there
         # Sessions are made by LammaSSHServer.session_requested (counted and guarded
@@ -127,7 +105,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         keepalive_count_max=4,
         # Several processes on one port, the kernel spreading connections among them.
         reuse_port=config.reuse_port or None,
-        **behind,
+        tunnel=tunnel,
     )
     room.listeners.append(server)
     return server, room, host_key

@@ -4,6 +4,7 @@ said in one line, the exit non-zero; a room ready to start passes."""
 from __future__ import annotations
 
 import io
+import os
 import socket
 import sqlite3
 from contextlib import redirect_stdout
@@ -62,16 +63,55 @@ def test_the_keys_folder(ready):
     assert lines[1].startswith(f"{keys / 'authorized_keys'}, line 2: not a public key (")
     assert lines[2].startswith(f"{keys / 'operators'}, line 3: not a public key (")
     host.unlink()
+    # No host key yet: the first start makes one (issue 45), a note; the others stay.
     code, lines = check(*args)
-    assert code == 1 and any("no host key" in line for line in lines), lines
-    # allow-list without a list to allow
+    assert code == 1 and not any("no host key" in line for line in lines), lines
+    (keys / "operators").unlink()
     (keys / "authorized_keys").unlink()
+    code, lines = check(*args)
+    assert code == 0 and lines[0].startswith(f"note: {host}: no host key yet; the first "
+                                             "start makes one"), lines
+    assert lines[-1].startswith("Ready:")
+    # allow-list without a list to allow
     code, lines = check(*args, "--allow-list")
     assert any("authorized_keys: missing, and allow-list admits only" in x for x in lines)
     code, lines = check("--keys", str(tmp / "nowhere"), *args[2:])
-    assert code == 1 and lines[0].endswith("the keys folder does not exist (lamma serve "
-                                           "makes it, and a host key in it, at its first "
-                                           "start)"), lines
+    assert code == 0 and lines[0] == (f"note: {tmp / 'nowhere'}: the keys folder will be "
+                                      "made at the first start, with a new host key in it "
+                                      "(several processes or machines must share one: "
+                                      "copy it there before)"), lines
+    # ... unless it cannot be made there.
+    locked = tmp / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        if not os.access(locked, os.W_OK):      # (root may write anywhere)
+            code, lines = check("--keys", str(locked / "keys"), *args[2:])
+            assert code == 1 and lines[0] == (f"{locked / 'keys'}: the keys folder does not "
+                                              f"exist, and {locked} does not let this "
+                                              "account make it"), lines
+    finally:
+        locked.chmod(0o700)
+
+
+def test_a_fresh_install_passes_with_notes(tmp_path):
+    """Issue 45, from outside: nothing made yet (no keys folder, no data folder, no
+    database): `lamma check` exits 0 and says what the first start makes, so a unit can
+    run it before every start (ExecStartPre), the first included."""
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-m", "server.cli", "check", "--keys",
+                          str(tmp_path / "keys"), "--data", str(tmp_path / "data"),
+                          "--port", str(free_port())], cwd=root, capture_output=True,
+                         text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run
+    lines = run.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["note", "note", "note", "Ready"], lines
+    assert "the data folder will be made at the first start" in lines[0]
+    assert "the keys folder will be made at the first start" in lines[1]
+    assert f"database {tmp_path / 'data' / 'lamma.db'}: the first start makes it" in lines[2]
+    assert not (tmp_path / "keys").exists() and not (tmp_path / "data").exists()
+    assert run.stderr == "", run.stderr
 
 
 def test_the_database(ready):

@@ -785,7 +785,7 @@ async def test_who_lists_the_people_of_every_process(rooms):
 
         def listed_all() -> bool:
             said = p2.room.moderation.admin("who")
-            return all(f"{name} " in said and where in said.split(f"{name} ", 1)[1][:80]
+            return all(f"{name} " in said and where in said.split(f"{name} ", 1)[1][:300]
                        for name, where in want.items())
         await until(listed_all, timeout=10, what="/who on p2 lists p1's and p3's people")
         await cem.close()

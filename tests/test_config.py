@@ -37,7 +37,7 @@ KEY_LINE = ("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9o
 def other_value(s):
     """A value for setting ``s`` that is not its default, and valid."""
     d = s.default
-    special = {"host": "0.0.0.0", "log-level": "INFO", "log-format": "json",
+    special = {"host": "0.0.0.0", "log-level": "WARNING", "log-format": "json",
                "quick-play-level": "easy", "metrics": "127.0.0.1:9109",
                "proxy-from": ["10.0.0.5/32", "10.0.1.0/24"], "operators": [KEY_LINE],
                "notice": "Back in {seconds} s", "database": "/srv/lamma/room.db",
@@ -241,8 +241,9 @@ async def test_sighup_changes_a_limit_in_a_running_room(tmp_path):
                                                  "guests-per-address = 1")
                         .replace(f"port = {port}", f"port = {port + 1}"))
         proc.send_signal(signal.SIGHUP)
-        said = (await wait_line(proc.stderr, "operators applied", 10, logged)).decode()
-        assert "applied" in said and "Not applied until a restart: [serve] port" in said, said
+        said = (await wait_line(proc.stderr, "again: applied", 10, logged)).decode()
+        assert "[limits] guests-per-address 16 → 1" in said, said
+        assert f"Not applied until a restart: [serve] port {port} → {port + 1}" in said, said
         with pytest.raises((asyncssh.DisconnectError, ConnectionError)) as err:
             await guest(port, "g3")
         assert "at most 1 guests at once" in str(err.value)

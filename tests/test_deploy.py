@@ -53,12 +53,16 @@ def test_the_unit_holds_what_the_guide_says(unit):
              if not a.startswith("--config") and not a.endswith(".toml")]
     out = _printed("config", *probe)
     assert tomllib.loads(out)["serve"]["data"].startswith("/var/lib/lamma")
+    # lamma check before every start (issue 45: a first start passes it), with the
+    # same configuration, folders and port as the start itself.
+    pre = next(line for line in lines if line.startswith("ExecStartPre="))
+    assert pre.split("=", 1)[1].split() == ["/opt/lamma/bin/lamma", "check", *args[2:]]
 
 
 def test_the_units_are_hardened_alike():
     a, b = (set(directives(u)) for u in UNITS)
     differ = {line.split("=")[0] for line in a ^ b}
-    assert differ <= {"Description", "ExecStart", "StateDirectory"}, differ
+    assert differ <= {"Description", "ExecStart", "ExecStartPre", "StateDirectory"}, differ
 
 
 @pytest.mark.parametrize("unit", UNITS, ids=lambda p: p.name)

@@ -137,11 +137,19 @@ async def test_handshakes_per_address(tmp_path):
     opens connections and never authenticates holds at most so many, and the people
     of other addresses log in meanwhile."""
     from test_ceilings import closed, idle
-    srv = await start(tmp_path, Limits(handshakes_per_address=3))
+    srv = await start(tmp_path, Limits(handshakes_per_address=3, handshake_queue_seconds=1.0))
     try:
         held = [await idle(srv.port, "127.0.0.5") for _ in range(3)]
         await asyncio.sleep(0.1)
+        # The fourth waits for a place (issue 45); none opens (the three never
+        # authenticate), so after its second it is refused with the cap's words.
         refused = await idle(srv.port, "127.0.0.5")
+        await asyncio.sleep(0.3)
+        assert srv.room.admission.waiting == 1
+        said = await asyncio.wait_for(refused[0].read(4096), 5)
+        said += await asyncio.wait_for(refused[0].read(4096), 5)
+        assert b"Too many connections from your address (at most 3 at once)" in said, said
+        assert srv.room.admission.waiting == 0
         assert await closed(refused[0], 5)
         other = await asyncssh.connect("127.0.0.1", srv.port, username="ana",
                                        known_hosts=None, client_keys=[srv.key("ana")],
@@ -150,6 +158,44 @@ async def test_handshakes_per_address(tmp_path):
         assert srv.room.addresses["127.0.0.5"].unproven == 3
         for _, writer in [*held, refused]:
             writer.close()
+    finally:
+        await stop(srv)
+
+
+async def test_a_connection_over_the_cap_waits_for_a_place(tmp_path):
+    """Issue 45: past its address's handshakes a connection waits (a few seconds while
+    nothing moves, longer while its queue moves) instead of being refused, and gets the
+    first place that opens; those waiting from one address are bounded."""
+    from test_ceilings import closed, idle
+    srv = await start(tmp_path, Limits(handshakes_per_address=2, handshake_queue_seconds=3.0,
+                                       handshake_queue_per_address=2))
+    try:
+        held = [await idle(srv.port, "127.0.0.5") for _ in range(2)]
+        await asyncio.sleep(0.1)
+
+        async def login(name):
+            conn = await asyncssh.connect("127.0.0.1", srv.port, username=name,
+                                          known_hosts=None, client_keys=[srv.key(name)],
+                                          agent_path=None, local_addr=("127.0.0.5", 0))
+            conn.close()
+            return name
+        first, second = (asyncio.ensure_future(login(n)) for n in ("ana", "bea"))
+        await asyncio.sleep(0.5)
+        assert not first.done() and not second.done()
+        assert srv.room.admission.waiting == 2
+        # The queue is full: the next is refused at once, in the cap's words.
+        extra = await idle(srv.port, "127.0.0.5")
+        said = await asyncio.wait_for(extra[0].read(4096), 3)
+        said += await asyncio.wait_for(extra[0].read(4096), 3)
+        assert b"Too many connections from your address (at most 2 at once)" in said, said
+        # A place opens: the oldest waiting gets it, then the next (ana's place frees
+        # the one after as her key is proven).
+        held[0][1].close()
+        assert await asyncio.wait_for(first, 5) == "ana"
+        assert await asyncio.wait_for(second, 5) == "bea"
+        assert srv.room.admission.waiting == 0 and srv.room.admission.admitted_after_wait == 2
+        held[1][1].close()
+        assert await closed(extra[0], 5)
     finally:
         await stop(srv)
 

@@ -149,3 +149,46 @@ async def test_status_line_tells_the_last_period(tmp_path):
     assert re.search(r"rss \d+MB$", line)
     # The next line starts from where this one ended.
     assert "0 moves in" in again and "act-to-view p95 - (0)" in again
+
+
+async def test_the_door_in_figures(tmp_path):
+    """Issue 45: refusals by reason, failed logins, bans in force, the database up and
+    connections by kind (one waiting for a handshake's place) on the endpoint."""
+    import asyncssh
+    from test_ceilings import idle
+
+    from server.limits import Limits
+    srv = await start_room(tmp_path, metrics="127.0.0.1:0",
+                           limits=Limits(handshakes_per_address=1, handshake_queue_seconds=5))
+    held = []
+    try:
+        port = srv.room.metrics.port
+        opal = await srv.json_client("opal")
+        # A name with another key: refused, a failed login.
+        with pytest.raises(asyncssh.PermissionDenied):
+            await srv.connect("opal", key=srv.key("mallory"))
+        srv.room.moderation.named_operators([srv.key("opal").export_public_key().decode()])
+        opal.send({"op": "command", "line": "/ban addr:198.51.100.7 1d spam"})
+        await opal.expect("command")
+        held.append(await idle(srv.port, "127.0.0.9"))
+        await asyncio.sleep(0.1)
+        held.append(await idle(srv.port, "127.0.0.9"))         # waits for a place
+        await asyncio.sleep(0.2)
+        figures = await fetch(port)
+        conns = {dict(k[1])["kind"]: v for k, v in figures["lamma_connections"].items()}
+        assert conns == {"waiting": 1, "authenticating": 1, "key": 1, "guest": 0}, conns
+        refused = {dict(k[1])["reason"]: v for k, v in figures["lamma_refused"].items()}
+        assert refused.get("auth-failed") == 1, refused
+        assert figures["lamma_failed_logins"][("lamma_failed_logins_total", ())] == 1
+        bans = {dict(k[1])["kind"]: v for k, v in figures["lamma_bans_in_force"].items()}
+        assert bans == {"addr": 1, "key": 0, "name": 0}, bans
+        assert figures["lamma_database_up"][("lamma_database_up", ())] == 1
+        srv.room.table_store.down = True              # as the writer sets it, on the loop
+        figures = await fetch(port)
+        assert figures["lamma_database_up"][("lamma_database_up", ())] == 0
+        srv.room.table_store.down = False
+        await opal.close()
+    finally:
+        for _, writer in held:
+            writer.close()
+        await stop_room(srv)

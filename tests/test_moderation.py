@@ -39,6 +39,8 @@ async def test_operators_mute_kick_ban_and_everything_is_logged(room):
     opal, bob, cleo = [await srv.json_client(n) for n in ("opal", "bob", "cleo")]
     who = await command(opal, "/who")
     assert who["type"] == "command" and "bob" in who["reply"] and "cleo" in who["reply"]
+    # Each with the key an operator may ban (issue 45).
+    assert f"key {srv.key('bob').get_fingerprint('sha256')}" in who["reply"], who
     # Not an operator: the same command is unknown to bob, and nothing happens.
     refused = await command(bob, "/kick cleo")
     assert refused["type"] == "error" and "Unknown command" in refused["message"]

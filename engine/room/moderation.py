@@ -50,7 +50,8 @@ def bare_name(word: str) -> str:
 
 
 PLAYER_HELP = N_("/ignore NAME hides their chat · /unignore NAME · /ignored lists them · "
-                 "/report NAME REASON tells the operators")
+                 "/report NAME REASON tells the operators · /key add gives a code to add "
+                 "another device's key, /key list your keys")
 
 
 def own_command(member: Member, line: str) -> str | None:

@@ -188,8 +188,26 @@ MIGRATIONS: list[list] = [
         # ... and who is connected to each process, for /who across the room
         lambda store: store._add_column("room_processes", "people", "TEXT"),
     ],
+    [  # 13: the keys that may log in under a name (issue 45): the first, which made the
+       # name and stays its identity (players.fingerprint: seats and bans hang on it),
+       # a second added by the player with a one-time code, one an operator moved the
+       # name to
+        """CREATE TABLE IF NOT EXISTS player_keys (
+            name_key TEXT NOT NULL, fingerprint TEXT NOT NULL, added REAL NOT NULL,
+            PRIMARY KEY (name_key, fingerprint))""",
+        "CREATE INDEX IF NOT EXISTS player_keys_fp ON player_keys (fingerprint)",
+        "INSERT INTO player_keys (name_key, fingerprint, added) "
+        "SELECT name_key, fingerprint, created FROM players WHERE 1 = 1 "
+        "ON CONFLICT (name_key, fingerprint) DO NOTHING",
+        # ... and the one-time code a player's session makes to add a key (its hash),
+        # until it is used, expires, or is tried too often
+        """CREATE TABLE IF NOT EXISTS key_codes (
+            name_key TEXT PRIMARY KEY, code TEXT NOT NULL, expires REAL NOT NULL,
+            tries INTEGER NOT NULL DEFAULT 0)""",
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
+KEYS_FROM = 13       # ... with player_keys (older: a name's one key is players.fingerprint)
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -254,6 +272,7 @@ class Database:
         # SET statements for every connection this store makes (again after a lost one).
         self.session: list[str] = []
         self.skeletons = False        # players.skeleton exists (set by _migrate)
+        self.keyed = False            # player_keys exists (set by _migrate)
         self._lost_at: float | None = None    # when the connection was lost (PostgreSQL)
         if is_postgres(target):
             self.kind, self.path, self.where = "postgres", None, redact(str(target))
@@ -441,6 +460,7 @@ class Database:
                                      f"(schema {have}); upgrade this server")
                 if have == len(MIGRATIONS):
                     self.skeletons = have >= SKELETONS_FROM
+                    self.keyed = have >= KEYS_FROM
                     return
                 for stmt in MIGRATIONS[have]:
                     if callable(stmt):
