@@ -141,6 +141,12 @@ class Moderation:
         cmd = words[0].lower() if words else ""
         if cmd == "/help":
             return PLAYER_HELP + ("\n" + OPERATOR_HELP if self.is_operator(member) else "")
+        if cmd == "/web":
+            # Browsers linked to this player's name (server/web/links.py).
+            browsers = self.room.web.links if self.room.web is not None else None
+            if browsers is None:
+                raise RoomError("This room has no web page.")
+            return browsers.command(member, words[1:])
         if cmd == "/report":
             if len(words) < 3:
                 raise RoomError("Usage: /report NAME REASON")
