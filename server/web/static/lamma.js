@@ -60,7 +60,7 @@
     });
     fit = new FitAddon.FitAddon();
     term.loadAddon(fit);
-    term.open($("term"));
+    term.open($("terminal"));
     refit();
     window.term = term;                   // for tests and accessibility tools
     term.onData((d) => send(d));
@@ -75,9 +75,39 @@
       // The terminal keeps the focus (a phone keeps its keyboard open).
       b.addEventListener("pointerdown", (e) => e.preventDefault());
       b.addEventListener("mousedown", (e) => e.preventDefault());
-      b.addEventListener("click", () => send(KEYS[b.dataset.key]));
+      b.addEventListener("click", () => {
+        if (b.dataset.key === "keyboard") term.focus();   // a phone's keyboard comes up
+        else send(KEYS[b.dataset.key]);
+      });
     }
+    taps($("terminal"));
     term.focus();
+  }
+
+  // A finger's tap on the terminal is a click where it lands, reported to the room as
+  // an SSH client's mouse click is (SGR: ESC [ < 0 ; col ; row M, then m) while the
+  // room asks for clicks. xterm.js reports the mouse's clicks itself, not a finger's;
+  // the browser's own mouse events after a tap are cancelled, so no tap counts twice.
+  function taps(el) {
+    let start = null;
+    el.addEventListener("touchstart", (e) => {
+      const t = e.changedTouches[0];
+      start = e.touches.length === 1 ? { x: t.clientX, y: t.clientY, at: Date.now() } : null;
+    }, { passive: true });
+    el.addEventListener("touchend", (e) => {
+      const t = e.changedTouches[0];
+      const s = start;
+      start = null;
+      if (!s || Math.hypot(t.clientX - s.x, t.clientY - s.y) > 12 || Date.now() - s.at > 800)
+        return;
+      if (term.modes.mouseTrackingMode === "none") return;
+      const r = el.querySelector(".xterm-screen").getBoundingClientRect();
+      const col = Math.floor((t.clientX - r.left) / (r.width / term.cols)) + 1;
+      const row = Math.floor((t.clientY - r.top) / (r.height / term.rows)) + 1;
+      if (col < 1 || row < 1 || col > term.cols || row > term.rows) return;
+      e.preventDefault();
+      send("\x1b[<0;" + col + ";" + row + "M\x1b[<0;" + col + ";" + row + "m");
+    });
   }
 
   function connect() {
