@@ -248,3 +248,48 @@ async def test_an_ssh_player_and_a_browser_player_at_one_table(tmp_path, browser
     finally:
         await ssh.close()
         await stop_room(srv)
+
+
+async def test_a_linked_browser_lands_on_the_seat_after_a_reload(tmp_path, browser):
+    """A code from samir's SSH session, typed into the page: the page comes back as
+    samir, at samir's seat; a reload of the page lands there again."""
+    srv = await room_with_web(tmp_path)
+    ssh = await srv.pty_client("samir", size=(100, 30))
+    try:
+        await ssh.wait_for("card room")
+        ssh.press("p")                              # quick play: samir's seat
+        table = None
+        for _ in range(500):
+            table = next((t for t in srv.registry.tables.values() if t.match), None)
+            if table is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert table is not None
+        seat = next(i for i, s in enumerate(table.seats) if s.name == "samir")
+        code = srv.room.web.links.new_code(srv.room.online["samir"])
+        page = await browser.page(1280, 800)
+        await page.goto(url(srv))
+        for _ in range(200):
+            if await page.evaluate("!document.getElementById('door').hidden"):
+                break
+            await asyncio.sleep(0.02)
+        await page.evaluate("document.getElementById('code').focus()")
+        await page.send("Input.insertText", {"text": code.lower()})
+        await page.key("enter")
+        await page.wait_for("Round 1")
+        member = srv.room.online["samir"]
+        assert member.transport == "web" and table.seats[seat].member is member
+        # The cookie is the browser's alone: no script of the page can read it.
+        assert "lamma_link" not in await page.evaluate("document.cookie")
+        await page.send("Page.reload")
+        for _ in range(500):                        # a new session for the new page
+            if srv.room.online.get("samir") not in (None, member):
+                break
+            await asyncio.sleep(0.01)
+        await page.wait_for("Round 1")
+        assert srv.room.online["samir"] is not member
+        assert srv.room.online["samir"].transport == "web"
+        assert table.seats[seat].member is srv.room.online["samir"]
+    finally:
+        await ssh.close()
+        await stop_room(srv)

@@ -89,6 +89,7 @@ class WebProcess:
         self.bytes_in = 0               # terminal bytes from the browser
         self.bytes_out = 0              # terminal bytes to it
         self.controls_refused = 0       # text messages that were not a window size
+        self.kicked: str | None = None  # why the room closed the session (a template)
         self._sender = asyncio.get_running_loop().create_task(self._send_loop(),
                                                               name="lamma-web-send")
 

@@ -583,25 +583,23 @@ class WebListener:
                  extra={**facts, "event": "session-open"})
         self.sessions.add(process)
         member = None
-        app: WebLammaApp | None = None
         try:
             app_task = asyncio.ensure_future(self.handler.run_tui(
                 process, name, ident, guest, visit.address, app_class=WebLammaApp,
                 transport="web", returns=guest))
             if link_id is not None:
-                await asyncio.sleep(0)
+                await asyncio.sleep(0)          # (the session is online from its first step)
                 member = self.room.online.get(name_key(name))
                 if member is not None:
                     self.links.opened(link_id, member)
-            ran = await app_task
-            app = ran if isinstance(ran, WebLammaApp) else None
+            await app_task
         finally:
             self.sessions.discard(process)
             if link_id is not None and member is not None:
                 self.links.closed(link_id, member)
             await process.finish()
             log.info("web session closed: %s", name, extra={**facts, "event": "session-close"})
-        kicked = app.kicked_template if app is not None else None
+        kicked = process.kicked
         if kicked is None:
             code, why = CLOSE_LEFT, "left"
         elif kicked == TAKEN_OVER:
