@@ -46,14 +46,15 @@ class WebClient:
     async def open(cls, port: int, name: str | None = "wafa", size=(80, 24), *,
                    origin: str | None = "default", resume: str | None = None,
                    language: str | None = None, cookie: str | None = None,
-                   query: dict | None = None, host: str = "127.0.0.1", **kwargs) -> WebClient:
+                   query: dict | None = None, host: str = "127.0.0.1",
+                   headers: dict | None = None, **kwargs) -> WebClient:
         q = {"cols": size[0], "rows": size[1]}
         if name is not None:
             q["name"] = name
         if resume:
             q["resume"] = resume
         q.update(query or {})
-        headers = {}
+        headers = dict(headers or {})
         if language:
             headers["Accept-Language"] = language
         if cookie:
