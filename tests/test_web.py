@@ -324,3 +324,35 @@ def test_the_web_flag_and_its_section(tmp_path):
     path.write_text('[web]\norigins = ["javascript:alert(1)"]\n')
     with pytest.raises(ConfigError, match="line 2"):
         read_file(path)
+
+
+async def test_a_clean_restart_takes_no_new_browser_and_keeps_those_in(web_room):
+    srv = web_room
+    c = await WebClient.open(web_port(srv), "wafa")
+    try:
+        await c.wait_for("card room")
+        srv.room.start_drain(30)
+        await asyncio.sleep(0.1)
+        with pytest.raises(OSError):
+            await WebClient.open(web_port(srv), "nour")
+        await c.wait_for("restarts in")             # told, and still in
+        c.press("?")
+        await c.wait_for("Help")
+    finally:
+        srv.room.stop_now()
+        await c.close()
+
+
+async def test_a_reload_applies_the_web_settings_but_where_it_listens(web_room, tmp_path):
+    from server.config import read_file
+    room = web_room.room
+    path = tmp_path / "room.toml"
+    path.write_text('[web]\nlisten = "127.0.0.1:9"\norigins = ["https://cards.example.org"]\n'
+                    'link-days = 7.0\n')
+    room.apply(read_file(path))
+    web = room.config.web
+    assert web.origins == ("https://cards.example.org",) and web.link_days == 7.0
+    assert web.listen == "127.0.0.1:0"             # a restart's business
+    c = await WebClient.open(web_port(web_room), "wafa", origin="https://cards.example.org")
+    await c.wait_for("card room")
+    await c.close()
