@@ -54,6 +54,16 @@ async def wait_until(check, what: str, page, timeout: float = 10.0):
         await asyncio.sleep(0.02)
 
 
+async def door_open(page) -> None:
+    """The page (loaded: not the blank one before it) asks for a name or a code."""
+    shown = "(() => { const d = document.getElementById('door'); return !!d && !d.hidden; })()"
+    for _ in range(500):
+        if await page.evaluate(shown):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the page's door never showed")
+
+
 async def test_the_page_shows_the_lobby_within_two_seconds(tmp_path, browser):
     srv = await room_with_web(tmp_path)
     try:
@@ -71,11 +81,7 @@ async def test_the_page_shows_the_lobby_within_two_seconds(tmp_path, browser):
         # A page without a name asks for one; typed there, the lobby follows.
         other = await browser.page(1280, 800)
         await other.goto(url(srv))
-        await wait_until(lambda: True, "the page", other)
-        for _ in range(200):
-            if await other.evaluate("!document.getElementById('door').hidden"):
-                break
-            await asyncio.sleep(0.02)
+        await door_open(other)
         await other.evaluate("document.getElementById('name').focus()")
         await other.send("Input.insertText", {"text": "nour"})
         await other.key("enter")
@@ -269,10 +275,7 @@ async def test_a_linked_browser_lands_on_the_seat_after_a_reload(tmp_path, brows
         code = srv.room.web.links.new_code(srv.room.online["samir"])
         page = await browser.page(1280, 800)
         await page.goto(url(srv))
-        for _ in range(200):
-            if await page.evaluate("!document.getElementById('door').hidden"):
-                break
-            await asyncio.sleep(0.02)
+        await door_open(page)
         await page.evaluate("document.getElementById('code').focus()")
         await page.send("Input.insertText", {"text": code.lower()})
         await page.key("enter")
