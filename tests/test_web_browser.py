@@ -296,3 +296,32 @@ async def test_a_linked_browser_lands_on_the_seat_after_a_reload(tmp_path, brows
     finally:
         await ssh.close()
         await stop_room(srv)
+
+
+async def test_the_page_comes_back_by_itself_after_a_dropped_link(tmp_path, browser):
+    """The websocket drops (a phone in a tunnel): the page connects again by itself,
+    as the same guest, and lands on the seat it left."""
+    srv = await room_with_web(tmp_path)
+    try:
+        page = await browser.page(1280, 800)
+        await page.goto(url(srv, "/?name=hala"))
+        await page.wait_for("hala°")
+        await page.quiet()
+        await page.key("p")                         # quick play: hala's seat
+        await page.wait_for("Round 1")
+        table = next(t for t in srv.registry.tables.values() if t.match is not None)
+        seat = next(i for i, s in enumerate(table.seats) if s.name == "hala")
+        member = srv.room.online["hala"]
+        process = next(iter(srv.room.web.sessions))
+        process.ws.transport.abort()                # the link drops
+        for _ in range(1000):
+            if srv.room.online.get("hala") not in (None, member):
+                break
+            await asyncio.sleep(0.01)
+        back = srv.room.online["hala"]
+        assert back is not member and back.ident == member.ident
+        await page.wait_for("Round 1")
+        assert table.seats[seat].member is back
+        assert await page.evaluate("document.getElementById('status').hidden")
+    finally:
+        await stop_room(srv)
