@@ -96,6 +96,10 @@ def _serve_options(s: argparse.ArgumentParser) -> None:
     s.add_argument("--metrics", metavar="HOST:PORT", type=_listen, default=no,
                    help="serve Prometheus metrics at http://HOST:PORT/metrics (default "
                         "off; no authentication: bind to localhost or a private network)")
+    s.add_argument("--web", metavar="HOST:PORT", type=_listen, default=no,
+                   help="serve the room in web browsers too: a page and its websocket at "
+                        "http://HOST:PORT/ (default off; TLS by a reverse proxy: "
+                        "docs/web.md)")
     s.add_argument("--status-every", type=float, metavar="SECONDS", default=no,
                    help="a one-line status in the log this often (default 60; 0: never)")
     s.add_argument("--log-level", default=no,
@@ -176,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
 FLAG_KEYS = ("host", "port", "reuse-port", "proxy-protocol", "proxy-from", "data",
              "database", "database-password-file", "process-name", "keys", "guests", "allow-list", "bot-pause",
              "trick-pause", "drain-seconds", "metrics", "status-every", "log-level",
-             "log-format")
+             "log-format", "web")
 
 
 def configuration(args: argparse.Namespace):
@@ -244,6 +248,8 @@ async def serve(settings) -> None:
             sources = ("from any address; set --proxy-from to the balancers' addresses "
                        "(any client that reaches this port may claim any address)")
         banner.say(f"PROXY protocol: every connection starts with a header, {sources}")
+    if room.web is not None:
+        banner.say(f"Web:     {room.web.url}", web=room.web.url)
     if room.metrics is not None:
         mhost = room.metrics.host
         banner.say(f"Metrics: http://{f'[{mhost}]' if ':' in mhost else mhost}:"

@@ -9,6 +9,8 @@ One TOML file (read with the standard library's ``tomllib``), one table per area
 - ``[restart]``: how long a clean restart waits, and what it says;
 - ``[moderation]``: operators named in the file (beside ``KEYS/operators``);
 - ``[events]``: duplicate events (docs/events.md);
+- ``[web]``: the room in a web browser (docs/web.md): where its page listens, the
+  origins and reverse proxies it trusts, how long a linked browser stays linked;
 - ``[limits]``: every limit of "A public room" (docs/operations.md), with
   ``[limits.op-cost]`` and ``[[limits.networks]]`` (trusted networks with per-address
   limits of their own).
@@ -149,6 +151,18 @@ def _keys_lines(v: Any) -> tuple[str, ...]:
     return tuple(v)
 
 
+def _origins(v: Any) -> tuple[str, ...]:
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ValueError("expected a list of origins, e.g. [\"https://cards.example.org\"]")
+    out = []
+    for origin in v:
+        m = re.fullmatch(r"(https?)://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?", origin)
+        if not m:
+            raise ValueError(f"not an origin (scheme://host[:port]): {origin[:60]!r}")
+        out.append(origin.lower())
+    return tuple(out)
+
+
 def _range(lo: int, hi: int, integer: bool = True) -> Check:
     def check(v: Any) -> Any:
         n = _number(lo, integer=integer)(v)
@@ -186,6 +200,7 @@ class Setting:
     check: Check
     live: bool              # a reload applies it to the running room
     flag: bool = False      # ``lamma serve --KEY``
+    option: str = ""        # the flag's name where it is not the key (``--web``)
 
     @property
     def attr(self) -> str:
@@ -277,6 +292,20 @@ SETTINGS: tuple[Setting, ...] = (
       "made at once", _i1, True),
     S("events", "per-room", duplicate.PER_ROOM, "events", "open events people made, in the "
       "whole room", _i1, True),
+    # ---- [web]: the room in a web browser (docs/web.md)
+    S("web", "listen", "", "", "HOST:PORT of the room's web page and its websocket, for "
+      "players without an SSH client (TLS by a reverse proxy: docs/web.md); \"\": off",
+      _listen, False, True, option="web"),
+    S("web", "origins", (), "", "pages besides the room's own address that may open its "
+      "websocket (scheme://host[:port]); the page's own host is always allowed",
+      _origins, True),
+    S("web", "proxies", (), "", "reverse proxies (CIDRs) whose X-Forwarded-For and "
+      "X-Forwarded-Proto name the client; from any other address they are ignored",
+      _cidrs, True),
+    S("web", "link-days", 90.0, "days", "a browser linked to a player's name stays linked "
+      "this long after its last visit (1 to 3650)", _number(1.0, maximum=3650), True),
+    S("web", "code-minutes", 10.0, "minutes", "a link code shown in an SSH session (/web) "
+      "can be used this long, once (1 to 60)", _number(1.0, maximum=60), True),
     # ---- [limits]: every limit of "A public room"
     _limit("json-rate", "tokens a second", "JSON lines, per session: a line costs 1, and "
            "an op its cost in [limits.op-cost]"),
@@ -364,6 +393,8 @@ SECTION_NOTES = {
     "moderation": "Operators (docs/operations.md, Moderation).",
     "events": "Duplicate events (docs/events.md): the daily events and the caps on "
               "those people make.",
+    "web": "The room in a web browser (docs/web.md): the same room, sessions and limits as "
+           "over SSH.",
     "limits": "Every limit of a public room (docs/operations.md, \"A public room\"). A "
               "reload (SIGHUP, `lamma admin reload`) applies them.",
 }
@@ -736,14 +767,14 @@ def effective(path: Path | None, flags: dict[str, Any],
     if env is not None:
         read_env(config, env)
     for key, value in flags.items():
-        setting = next((s for s in SETTINGS if s.flag and s.key == key), None)
+        setting = next((s for s in SETTINGS if s.flag and (s.option or s.key) == key), None)
         if setting is None:
             raise ConfigError(f"--{key}: no such option")
         try:
-            config.values[(setting.section, key)] = setting.check(value)
+            config.values[(setting.section, setting.key)] = setting.check(value)
         except ValueError as e:
             raise ConfigError(f"--{key} {value!r}: {e}") from None
-        config.from_flags.add((setting.section, key))
+        config.from_flags.add((setting.section, setting.key))
     return config
 
 

@@ -83,6 +83,16 @@ def room_counts(room: RoomService) -> tuple[dict[str, int], int, dict[str, int]]
     return sessions, spectators, tables
 
 
+def transport_counts(room: RoomService) -> dict[str, int]:
+    """Sessions by how they reach the room: ssh (terminals and programs) or web
+    (browsers, server/web)."""
+    counts = {"ssh": 0, "web": 0}
+    for member in list(room.online.values()):
+        transport = str(getattr(member, "transport", "ssh"))
+        counts[transport] = counts.get(transport, 0) + 1
+    return counts
+
+
 class RoomCollector(Collector):
     """The room's figures at the moment of a scrape."""
 
@@ -97,6 +107,12 @@ class RoomCollector(Collector):
                               labels=["kind"])
         for kind, n in sessions.items():
             g.add_metric([kind], n)
+        yield g
+        g = GaugeMetricFamily("lamma_sessions_by_transport", "Sessions open now, by "
+                              "transport (ssh: terminals and programs; web: browsers).",
+                              labels=["transport"])
+        for transport, n in transport_counts(self.room).items():
+            g.add_metric([transport], n)
         yield g
         yield GaugeMetricFamily("lamma_spectators", "Sessions watching a table.",
                                 value=spectators)

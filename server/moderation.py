@@ -34,6 +34,9 @@ OPERATOR_HELP = ("Operators: /who · /tables · /announce TEXT · /mute NAME [TI
                  "/unmute NAME · /kick NAME [REASON] · /ban NAME|key:FP|addr:IP [TIME] "
                  "[REASON] · /unban TARGET · /bans · /close TABLE · /reports · /log · "
                  "/event list · /event make GAME BOARDS HOURS [private] · /event close ID")
+# Where the room has a web page (server/web): a player with a key links browsers.
+WEB_HELP = N_("/web gives a code that links a web browser to your name · /web list · "
+              "/web unlink N|all")
 TIME_RE = re.compile(r"^(\d{1,6})([mhd]?)$")      # 30 (minutes), 30m, 2h, 7d
 ADMIN = "admin (server console)"
 
@@ -145,7 +148,15 @@ class Moderation:
         words = line.split()
         cmd = words[0].lower() if words else ""
         if cmd == "/help":
-            return PLAYER_HELP + ("\n" + OPERATOR_HELP if self.is_operator(member) else "")
+            web = "\n" + WEB_HELP if self.room.web is not None and not member.guest else ""
+            return (PLAYER_HELP + web
+                    + ("\n" + OPERATOR_HELP if self.is_operator(member) else ""))
+        if cmd == "/web":
+            # Browsers linked to this player's name (server/web/links.py).
+            browsers = self.room.web.links if self.room.web is not None else None
+            if browsers is None:
+                raise RoomError("This room has no web page.")
+            return browsers.command(member, words[1:])
         if cmd == "/report":
             if len(words) < 3:
                 raise RoomError("Usage: /report NAME REASON")

@@ -36,10 +36,12 @@ from .proxyproto import Network
 from .refusals import STORE_BACK_NOTICE, STORE_DOWN_NOTICE
 from .store import Store, is_postgres
 from .systemd import notify_systemd, reloading
+from .web.settings import WebSettings
 
 if TYPE_CHECKING:
     from .connections import LammaSSHServer
     from .metrics import Exporter
+    from .web.listener import WebListener
 
 log = logging.getLogger("lamma.ssh")
 
@@ -70,6 +72,8 @@ class RoomConfig:
     # Duplicate events (docs/events.md): the daily events' boards and hours, the computer
     # players' samples per card at a board, the caps on events people make.
     events: EventSettings = field(default_factory=EventSettings)
+    # The room in a web browser (docs/web.md): off unless ``web.listen`` is set.
+    web: WebSettings = field(default_factory=WebSettings)
 
     @classmethod
     def of(cls, config: Config) -> RoomConfig:
@@ -94,7 +98,7 @@ class RoomConfig:
                    drain_notice=config[("restart", "notice")],
                    operators=tuple(config[("moderation", "operators")]),
                    bot_workers=config[("play", "bot-workers")],
-                   events=config.events(), settings=config)
+                   events=config.events(), web=WebSettings.of(config), settings=config)
 
 
 class RoomService:
@@ -174,6 +178,7 @@ class RoomService:
         self.apps: weakref.WeakSet = weakref.WeakSet()
         self.session_tasks: set[asyncio.Task] = set()
         self.metrics: Exporter | None = None          # server/metrics.py, when asked
+        self.web: WebListener | None = None           # server/web, when asked (--web)
         self.table_store.listeners.append(self.store_health)
         # The SSH listener(s) (start_server), closed as a clean restart begins; the
         # drain under way, if any; set once the room may stop (``drain``, or at once).
@@ -207,6 +212,7 @@ class RoomService:
             setattr(config, name, getattr(fresh, name))
         if not config.allow_list:
             config.guests = fresh.guests
+        config.web.retune(fresh.web)
         reg = self.registry
         reg.bot_pause, reg.trick_pause = config.bot_pause, config.trick_pause
         reg.absent_timeout, reg.quick_level = config.absent_timeout, config.quick_level
@@ -334,6 +340,8 @@ class RoomService:
         for server in self.listeners:
             server.close()                  # no new connection; those open go on
         self.admission.close()              # nor those waiting for a handshake
+        if self.web is not None:
+            self.web.stop_accepting()
         self.registry.draining = True
         for table in list(self.registry.tables.values()):
             if table.holding():
@@ -501,6 +509,8 @@ class RoomService:
         tables = list(self.registry.tables.values())
         kept = {"tables": len(tables),
                 "matches": sum(1 for t in tables if t.status == "playing")}
+        if self.web is not None:
+            self.web.close()
         if self.metrics is not None:
             self.metrics.close()
         if self.admin_server is not None:

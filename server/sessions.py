@@ -8,6 +8,7 @@ import asyncio
 import itertools
 import logging
 import time
+from typing import TYPE_CHECKING
 
 import asyncssh
 
@@ -22,6 +23,9 @@ from .limits import Bucket
 from .moderation import key_of
 from .refusals import looks_like, said_to, speech_for
 from .service import RoomService
+
+if TYPE_CHECKING:
+    from tui.app import LammaApp
 
 log = logging.getLogger("lamma.ssh")
 _session_ids = itertools.count(1)
@@ -261,7 +265,12 @@ class SessionHandler:
             self.room.registry.detach(session, keep_seat=True)
 
     async def run_tui(self, process, name: str, ident: str, guest: bool,
-                      where: str = "") -> None:
+                      where: str = "", app_class: type[LammaApp] | None = None,
+                      transport: str = "ssh", returns: bool = False) -> LammaApp:
+        """One terminal session's app, to its end (returned, over). ``process`` is
+        asyncssh's, or what stands for it (a browser's: server/web/channel.py);
+        ``app_class`` a LammaApp of that transport's; ``returns``: a guest that may come
+        back to its seat (a web page holding its guest identity)."""
         from tui.app import LammaApp
         from tui.i18n import language_from_env
 
@@ -272,11 +281,13 @@ class SessionHandler:
         colorterm = _clean_term(env.get("COLORTERM", "")) if env.get("COLORTERM") else ""
         width, height, _, _ = process.get_terminal_size()
         size = clamp_size(width, height)
-        app = LammaApp(self.room.registry, name, ident, guest, term=term,
-                       colorterm=colorterm, driver_class=SSHDriver,
-                       language=language_from_env(env))
+        app = (app_class or LammaApp)(self.room.registry, name, ident, guest, term=term,
+                                      colorterm=colorterm, driver_class=SSHDriver,
+                                      language=language_from_env(env))
         app.ssh_process = process
         app.member.address = where
+        app.member.transport = transport
+        app.member.returns = returns
         nk = name_key(name)
         self.room.online[nk] = app.member
         self.room.apps.add(app)
@@ -304,3 +315,4 @@ class SessionHandler:
                 # (an app cancelled or failed half-way is left to the collector).
                 self.room.apps.discard(app)
                 app.break_cycles()
+        return app

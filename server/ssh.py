@@ -108,4 +108,16 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         tunnel=tunnel,
     )
     room.listeners.append(server)
+    if config.web.listen:
+        # The room in web browsers (server/web): the same sessions over a websocket.
+        from .metrics import parse_listen
+        from .web.listener import WebListener
+        web = WebListener(room)
+        try:
+            await web.start(*parse_listen(config.web.listen))
+        except OSError:
+            server.close()
+            room.close()
+            raise
+        room.web = web
     return server, room, host_key

@@ -70,3 +70,8 @@ def test_the_oracle_deals_the_true_hands(monkeypatch):
     pub = mc.Public(m.view(m.to_act))
     assert mc.sample_fit(pub, random.Random(1)) == truth
     assert mc.deal(pub, random.Random(2))[0] == truth
+
+
+def test_the_web_benchmark_measures_both_transports():
+    out = run("web_bench.py", "--sessions", "2")
+    assert "ssh terminal:" in out and "browser (web):" in out and "on the wire" in out, out

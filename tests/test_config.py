@@ -41,7 +41,9 @@ def other_value(s):
                "quick-play-level": "easy", "metrics": "127.0.0.1:9109",
                "proxy-from": ["10.0.0.5/32", "10.0.1.0/24"], "operators": [KEY_LINE],
                "notice": "Back in {seconds} s", "database": "/srv/lamma/room.db",
-               "daily-games": ["tarneeb41", "estimation"], "daily-hours": 12.5}
+               "daily-games": ["tarneeb41", "estimation"], "daily-hours": 12.5,
+               "listen": "127.0.0.1:8022", "origins": ["https://cards.example.org"],
+               "proxies": ["127.0.0.1/32"]}
     if s.key in special:
         return special[s.key]
     if s.key == "op-cost":

@@ -37,7 +37,8 @@ SOURCES = ("tui", "engine")
 # Transport modules that say something to a person (refusals before the app, kicks).
 SOURCE_FILES = ("server/ssh.py", "server/connections.py", "server/sessions.py",
                 "server/service.py", "server/refusals.py", "server/moderation.py",
-                "server/cli.py", "server/cluster.py")
+                "server/cli.py", "server/cluster.py", "server/web/listener.py",
+                "server/web/links.py", "server/web/app.py")
 
 
 def marked_messages() -> dict[tuple[str | None, str], tuple[str, int]]:
@@ -124,6 +125,10 @@ ANY_NUMBER = (
     "… and {n} other scores",
     "You have {n} reviews being worked out: try again in {seconds} s.",
     "The computer players are busy: try again in {seconds} s.",
+    "Your link code: {code}. Enter it on the room's web page ({url}) within {n} minutes; "
+    "it works once.",
+    "Browsers unlinked: {n}.",
+    "Too many guests from your address (at most {n} at once).",
 )
 
 

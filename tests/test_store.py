@@ -408,3 +408,26 @@ def test_the_store_implements_every_interface_of_the_table_engine() -> None:
             assert mine is not None, f"Store has no {name} ({proto.__name__})"
             assert list(inspect.signature(member).parameters) == \
                 list(inspect.signature(mine).parameters), f"{proto.__name__}.{name}"
+
+
+def test_browser_links_codes_once_tokens_by_hash(opener):
+    """The web page's rows (server/store/web.py): one signing key for every process, a
+    link code used once (and not after it expires), browsers linked and unlinked."""
+    import time
+    s, t = opener("a"), opener("b")
+    assert s.web_secret() == t.web_secret() and len(s.web_secret()) == 64
+    s.bind("ana", "fp1")
+    s.add_link_code("h1", "ana", "fp1", time.time() + 60)
+    s.add_link_code("h2", "ana", "fp1", time.time() + 60)     # a new code: the old goes
+    assert t.take_link_code("h1") is None
+    assert t.take_link_code("h2") == ("ana", "fp1")
+    assert s.take_link_code("h2") is None                    # once
+    s.add_link_code("h3", "ana", "fp1", time.time() - 1)
+    assert s.take_link_code("h3") is None                    # too old
+    s.add_link("L1", "ana", "fp1", "sh1", "Chrome on Android")
+    s.add_link("L2", "Ana", "fp1", "sh2", "Firefox on Linux")
+    assert t.link("L1")[:3] == ("ana", "fp1", "sh1")
+    assert {b.id for b in t.links_of("ANA")} == {"L1", "L2"}
+    assert s.remove_links("ana", "L1") == 1 and t.link("L1") is None
+    assert s.remove_links("bob", "L2") == 0                  # not bob's
+    assert s.remove_links("ana") == 1 and t.links_of("ana") == []

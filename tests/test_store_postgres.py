@@ -16,6 +16,7 @@ from test_store import (  # noqa: F401
     stored,
     test_actions_survive_reopen_and_replay,
     test_badge_at_fifth_win,
+    test_browser_links_codes_once_tokens_by_hash,
     test_computer_player_means_statistics_only,
     test_each_process_resumes_only_its_own_matches,
     test_leaderboard_orders_by_points,

@@ -569,7 +569,10 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
         # number) never picks a suit the strong player did not.
         options.sort(key=lambda o: (o[0] != strong, -o[1]))
         top, ev = options[0]
-        rest = sorted(options[1:], key=lambda o: -o[1])
+        # The next best is the best of the others the rollouts do not put above it (one
+        # that 48 samples put above the strong player's choice is within their noise:
+        # the strong player weighed it on its own samples and did not choose it).
+        rest = sorted((o for o in options[1:] if o[1] <= ev), key=lambda o: -o[1])
         nxt = rest[0] if rest else None
         return {"action": top, "ev": round(ev, 2),
                 "next_best": None if nxt is None else {"action": nxt[0],

@@ -94,6 +94,8 @@ class Session:
     """A member that hears nothing: the base of the TUI's and the JSON session's."""
 
     kind = "member"
+    transport = "ssh"       # how the person reaches the room: ssh, or web (server/web)
+    returns = False         # a guest who may come back to its seat (a web page's)
 
     def __init__(self, name: str, ident: str, guest: bool = False):
         self.name = name

@@ -20,7 +20,7 @@ from .duplicate import Events, EventSettings
 from .errors import N_, RoomError, quoted
 from .members import Member
 from .moderation import Moderator, Mutes, NoModerator
-from .store import NullStore, Records, TableLog
+from .store import BrowserLinks, NullStore, Records, TableLog
 from .table import Table
 
 if TYPE_CHECKING:
@@ -60,6 +60,8 @@ class Registry:
         # holds once its trick is over (``Table.held``).
         self.draining = False
         self.moderator: Moderator = NoModerator()      # the server sets its own
+        # Browsers linked to players' names, where the room has a web page (server/web).
+        self.browsers: BrowserLinks | None = None
         self.mutes = Mutes()
         self.lobby: set[Member] = set()     # told of listing changes (lobby screens)
         self._ids = itertools.count(1)

@@ -26,10 +26,14 @@ class Seat:
     member: Member | None = None   # the connected session, None while away
     replaced: str | None = None    # name of the human a bot replaced
     level: str = DEFAULT_LEVEL     # a computer player's level (issue 5: chosen per seat)
+    # A guest who may come back to it all the same: a web page's, which holds a token
+    # for its guest identity (server/web); held as a key's seat is.
+    returns: bool = False
 
     @classmethod
     def person(cls, member: Member) -> Seat:
-        return cls("human", member.name, member.ident, member.guest)
+        return cls("human", member.name, member.ident, member.guest,
+                   returns=bool(getattr(member, "returns", False)))
 
     @classmethod
     def computer(cls, seat: int, level: str = DEFAULT_LEVEL,
@@ -44,8 +48,10 @@ class Seat:
     def held_for_return(self) -> bool:
         """A person's seat that its holder may come back to: a key's always (a new
         connection under the same key lands here); a guest's only while connected (a
-        guest is its connection: gone, nobody can ever return to the seat)."""
-        return self.kind == "human" and (not self.guest or self.member is not None)
+        guest is its connection: gone, nobody can ever return to the seat — unless it
+        ``returns``)."""
+        return self.kind == "human" and (not self.guest or self.returns
+                                         or self.member is not None)
 
     @property
     def label(self) -> str:

@@ -2,7 +2,9 @@
 what it keeps — ``IdentityStore`` (names and keys), ``MatchStore`` (matches and their
 action log), ``Records`` (what screens read: settings, profiles, the leaderboard,
 replays), ``ModerationStore`` (bans, the operators' log, reports), ``EventStore``
-(duplicate events, their entries and each board's result).
+(duplicate events, their entries and each board's result), ``BrowserLinkStore``
+(browsers linked to a name, server/web) and ``BrowserLinks`` (what screens may do
+about them).
 
 ``server.store.Store`` (SQLite or PostgreSQL) implements them all on one database;
 ``server.persistence.TableStore`` turns a table's events into its calls (``TableLog``).
@@ -20,6 +22,7 @@ from engine.duplicate import BoardResult
 from engine.records import SeatRecord, match_record
 
 if TYPE_CHECKING:
+    from .members import Member
     from .table import Table
 
 Points = dict[int, dict[str, Any]]      # per seat: {"points": int, "badge": str | None}
@@ -240,6 +243,57 @@ class IdentityStore(Protocol):
     def bind(self, name: str, fingerprint: str) -> bool: ...
 
     def names_of(self, fingerprint: str) -> int: ...
+
+
+@dataclass(frozen=True)
+class LinkedBrowser:
+    """A web browser linked to a player's name (server/web): shown in the profile."""
+
+    id: str
+    label: str          # what the browser said it is (its user agent, shortened)
+    created: float
+    last_used: float
+
+
+class BrowserLinkStore(Protocol):
+    """The browsers linked to players' names, and the one-time codes that link them
+    (server/store/web.py)."""
+
+    def web_secret(self) -> str: ...
+
+    def add_link_code(self, code_hash: str, name: str, fingerprint: str,
+                      expires: float) -> None: ...
+
+    def take_link_code(self, code_hash: str) -> tuple[str, str] | None: ...
+
+    def add_link(self, link_id: str, name: str, fingerprint: str, secret_hash: str,
+                 label: str) -> None: ...
+
+    def link(self, link_id: str) -> tuple[str, str, str, float] | None: ...
+
+    def touch_link(self, link_id: str) -> None: ...
+
+    def links_of(self, name: str) -> list[LinkedBrowser]: ...
+
+    def remove_links(self, name: str, link_id: str | None = None,
+                     older_than: float | None = None) -> int: ...
+
+
+class BrowserLinks(Protocol):
+    """What a player's screens may do about their linked browsers (the room's web page,
+    when it has one: ``Registry.browsers``)."""
+
+    def new_code(self, member: Member) -> str:
+        """A one-time code that links a browser to ``member``'s name (RoomError if it
+        cannot have one: a guest)."""
+        ...
+
+    def linked(self, member: Member) -> list[LinkedBrowser]: ...
+
+    def unlink(self, member: Member, link_id: str | None = None) -> int:
+        """Unlink one browser (or every one) of ``member``'s: how many; their sessions
+        end."""
+        ...
 
 
 class ModerationStore(Protocol):

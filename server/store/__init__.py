@@ -6,6 +6,7 @@
   the leaderboard;
 - ``moderation``: bans, what operators did, players' reports;
 - ``events``: duplicate events, one entry per key, each board's result;
+- ``web``: browsers linked to a player's name, the codes that link them (server/web);
 - ``cluster``: a room across processes (tables, requests, heartbeats; PostgreSQL);
 - ``database``: the connection, the SQL dialect table (SQLite or PostgreSQL) and the
   migrations every part's tables come from.
@@ -22,9 +23,10 @@ from .database import DIALECTS, MIGRATIONS, SKELETONS_FROM, StoreError, is_postg
 from .events import EventRows
 from .identity import IdentityRows
 from .moderation import ModerationRows
+from .web import WebRows
 
 
-class Store(IdentityRows, ModerationRows, EventRows, ClusterRows):
+class Store(IdentityRows, ModerationRows, EventRows, WebRows, ClusterRows):
     """The room's database: ``Store(path)`` (SQLite) or ``Store(url)`` (PostgreSQL)."""
 
 

@@ -205,6 +205,22 @@ MIGRATIONS: list[list] = [
             name_key TEXT PRIMARY KEY, code TEXT NOT NULL, expires REAL NOT NULL,
             tries INTEGER NOT NULL DEFAULT 0)""",
     ],
+    [  # 14: the room in a web browser (server/web): the key its tokens are signed with
+       # (one for every process of a room), the one-time codes an SSH session shows to
+       # link a browser, and the browsers linked to a player's name (only hashes of
+       # the codes and the tokens' secrets are kept)
+        """CREATE TABLE IF NOT EXISTS web_secret (
+            id INTEGER PRIMARY KEY, secret TEXT NOT NULL)""",
+        """CREATE TABLE IF NOT EXISTS web_codes (
+            code_hash TEXT PRIMARY KEY, name_key TEXT NOT NULL, name TEXT NOT NULL,
+            fingerprint TEXT NOT NULL, expires REAL NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS web_codes_name ON web_codes (name_key)",
+        """CREATE TABLE IF NOT EXISTS web_links (
+            id TEXT PRIMARY KEY, name_key TEXT NOT NULL, name TEXT NOT NULL,
+            fingerprint TEXT NOT NULL, secret_hash TEXT NOT NULL, label TEXT NOT NULL,
+            created REAL NOT NULL, last_used REAL NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS web_links_name ON web_links (name_key)",
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 KEYS_FROM = 13       # ... with player_keys (older: a name's one key is players.fingerprint)

@@ -49,9 +49,51 @@ class ProfileScreen(LinkedRecordScreen):
         Binding("q", "back", show=False, id="profile.back_q"),
         Binding("b", "leaderboard", show=False, id="profile.leaderboard"),
         Binding("r", "replays", show=False, id="profile.replays"),
+        Binding("l", "link_browser", show=False, id="profile.link_browser"),
+        Binding("u", "unlink_browsers", show=False, id="profile.unlink_browsers"),
     ]
     KEYS = PROFILE_KEYS
     BLOCK_ID = "profile-text"
+    link_said = ""          # a link code just made (l), or what unlinking did (u)
+
+    def browser_lines(self) -> list[Text]:
+        """The browsers linked to this name (the room's web page, when it has one), and
+        how to link or unlink them."""
+        browsers = self.app.registry.browsers
+        member = self.app.member
+        if browsers is None or member.guest:
+            return []
+        _ = self.app.speech._
+        links = browsers.linked(member)
+        lines = [Text(""), self.field(N_("Browsers"), Text(str(len(links)), style="bold"))]
+        for b in links[:5]:
+            lines.append(Text(f"   {b.label} · "
+                              + time.strftime("%Y-%m-%d", time.gmtime(b.last_used)),
+                              style="dim"))
+        lines += [Text(" " + line, style="dim") for line in self.note(_(
+            "l  a code that links a browser to your name (the room's web page)    "
+            "u  unlink every browser"))]
+        if self.link_said:
+            lines.append(Text(" " + self.link_said, style="bold"))
+        return lines
+
+    def action_link_browser(self) -> None:
+        browsers = self.app.registry.browsers
+        if browsers is None or self.app.member.guest:
+            return
+        code = browsers.new_code(self.app.member)
+        self.link_said = self.app.speech._(
+            "Your link code: {code}. Enter it on the room's web page; it works once, for "
+            "a few minutes.").format(code=code)
+        self.paint()
+
+    def action_unlink_browsers(self) -> None:
+        browsers = self.app.registry.browsers
+        if browsers is None or self.app.member.guest:
+            return
+        n = browsers.unlink(self.app.member)
+        self.link_said = self.app.speech._("Browsers unlinked: {n}.").format(n=n)
+        self.paint()
 
     def paint(self) -> None:
         self.set_title(N_("Profile"), self.app.member.display_name)
@@ -80,7 +122,8 @@ class ProfileScreen(LinkedRecordScreen):
             return [Text(""),
                     Text(" " + _("{name}: nothing recorded yet.").format(name=member.name),
                          style="bold"),
-                    Text(" " + _("Finish a match to see your statistics here."), style="dim")]
+                    Text(" " + _("Finish a match to see your statistics here."), style="dim"),
+                    *self.browser_lines()]
         lines = [self.field(N_("Name"), Text(prof["name"], style="bold")),
                  self.field(N_("Level points"), Text(f"{prof['level_points']}", style="bold"))]
         if prof["badges"]:
@@ -115,7 +158,7 @@ class ProfileScreen(LinkedRecordScreen):
                       "draw +10, loss −4) and Tarneeb 41 (win +20, loss −4), held by people "
                       "from the first deal to the end; 13- and 24-round Estimation and the "
                       "calculator scoring count for statistics.")))]
-        return lines
+        return lines + self.browser_lines()
 
     def note(self, text: str) -> list[str]:
         return textwrap.wrap(text, self.width - 6)
