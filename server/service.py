@@ -170,6 +170,7 @@ class RoomService:
         # Every refusal counted by reason and logged with its address and key (issue 45).
         self.refusals = Refusals(log)
         self.bans_in_force: dict[str, int] = {}
+        self.host_fingerprints: list[str] = []      # served now (start_server sets them)
         self.count_bans()
         self.full = Tally(log, "%d connection(s) refused: the room holds its most at once "
                                "(the latest from %s)")
@@ -279,7 +280,10 @@ class RoomService:
         fps = [k.get_fingerprint("sha256") for k in keys]
         said = f"Host keys read again: signing with {fps[0]}" + (
             f"; also named to clients, who learn it: {', '.join(fps[1:])}" if fps[1:] else "")
-        log.warning("%s", said, extra={"event": "reload"})
+        # Said in the log when they changed (every SIGHUP reads them; most change nothing).
+        log.log(logging.WARNING if fps != self.host_fingerprints else logging.DEBUG,
+                "%s", said, extra={"event": "reload"})
+        self.host_fingerprints = fps
         return said
 
     # ------------------------------------------------------------ a clean restart

@@ -71,6 +71,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     # of them named to clients after login (hostkeys-00@openssh.com), the first signs.
     keys = host_keys(config.keys)
     host_key = keys[0]
+    room.host_fingerprints = [k.get_fingerprint("sha256") for k in keys]
     handler = SessionHandler(room)
     # The room listens itself and hands each connection to asyncssh when its address
     # has a place among its handshakes (server/admission.py); with --proxy-protocol it

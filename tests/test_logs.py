@@ -179,7 +179,7 @@ async def test_json_logs_from_start_to_stop_say_sessions_refusals_reloads_and_th
         reloading = await told()
         assert reloading.startswith(b"RELOADING=1\nMONOTONIC_USEC="), reloading
         assert await told() == b"READY=1"
-        reload = await err.wait(lambda e: e.get("event") == "reload")
+        reload = await err.wait(lambda e: e.get("event") == "reload" and "changes" in e)
         assert "[limits] guests-per-address 16 → 8" in reload["message"], reload
         assert f"Not applied until a restart: [serve] port {port} → {port + 1}" in \
             reload["message"], reload
