@@ -18,7 +18,7 @@ from engine.room.events import TableChange
 from .cards import Look
 from .i18n import Speech, latin_key
 from .messages import InputLimited, Kicked, LobbyChanged, SeatNotice, TableChanged
-from .sentences import SEAT_YOURS, say
+from .sentences import SEAT_YOURS, back_in_seat, say
 from .textual_compat import (
     ColorSystemName,
     TeardownMixin,
@@ -174,12 +174,14 @@ class LammaApp(TeardownMixin, App):
                 # An event's board: its screens under the table (q goes back to them).
                 from .screens.events import EventsScreen
                 self.push_screen(EventsScreen())
-            self.open_table()
+            self.open_table(back_in_seat(self.speech, table))
 
-    def open_table(self) -> None:
+    def open_table(self, notice: str | None = None) -> None:
+        """The table screen of the member's table; ``notice``: where they are, said
+        a while on arrival (in the player's language)."""
         from .screens.table import TableScreen
         if self.member.table is not None:
-            self.push_screen(TableScreen())
+            self.push_screen(TableScreen(notice=notice))
 
     def open_standings(self, event: int, notice: str = "") -> None:
         """An event's standings (its entry done, from the table screen)."""

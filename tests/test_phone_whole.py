@@ -1,0 +1,216 @@
+"""Every word whole at 40×20, and back at the right table (issue 44): what a phone
+player met in a round of the whole room, each as a Pilot test at 40×20 and 50×32, in
+English and in Arabic (shaped), read off the screen as the terminal shows it.
+
+1. a dropped connection comes back to the live table before an event's board left on
+   purpose, said in one line; the lobby's row of one's own table offers Enter back;
+2. the long screens scroll by keys and taps (``test_long_screens_*``);
+3. no "…" inside a word or after a figure (``cuts.cut_marks`` on every screen read here;
+   every golden: ``test_cuts.py``);
+4. the restart notice whole, and the final message wrapped at words;
+5. the English options draw the Arabic terms as the table does;
+6. the Arabic replay's arrows in reading order;
+7. the contradictions mended (practice, an event board's end, Tarneeb's hands);
+8. ``q`` in the lobby asks once;
+9. the 40×20 lobby keeps ``i profile``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from cuts import cut_marks
+from test_arabic_screens import TWIN, screen_rows
+from test_phone_taps import box
+
+from engine.room import Registry
+from engine.room import Session as Member
+from tui.app import LammaApp
+from tui.cards import Look
+from tui.i18n import Speech
+from tui.screens.lobby import LobbyScreen
+from tui.screens.table import TableScreen
+
+SLOW = 3600.0
+SIZES = [(40, 20), (50, 32)]
+LANGUAGES = ["en", "ar"]
+BOTH = pytest.mark.parametrize("language", LANGUAGES)
+PHONES = pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+
+
+def new_app(reg: Registry, language: str, name: str = "omar") -> LammaApp:
+    return LammaApp(reg, name, f"key:fp-{name}:{name}",
+                    look=Look(language=language, text_mode="shaped"))
+
+
+def said(language: str, english: str) -> str:
+    """``english`` as the screen shows it in ``language`` (shaped Arabic)."""
+    speech = Speech(language, "shaped")
+    return speech.show(speech._(english))
+
+
+def first_words(language: str, english: str, n: int = 2) -> str:
+    """The first ``n`` words of ``english`` said in ``language``, as shown (a line
+    wrapped on a phone keeps its start on its first row)."""
+    speech = Speech(language, "shaped")
+    return speech.show(" ".join(speech._(english).split()[:n]))
+
+
+def text_of(app: LammaApp) -> str:
+    rows = screen_rows(app)
+    cuts = cut_marks(rows)
+    assert not cuts, "\n".join([*cuts, *rows])
+    return "\n".join(rows)
+
+
+def in_rows(app: LammaApp, words: str) -> bool:
+    """``words`` on one row of the screen (a line said whole)."""
+    return any(words in row for row in screen_rows(app))
+
+
+async def key(pilot, language: str, k: str) -> None:
+    """A key as the player's keyboard sends it (an Arabic layout: the Arabic twin)."""
+    if language == "ar" and k in TWIN:
+        await pilot.press(TWIN[k])
+    else:
+        await pilot.press(k)
+    await pilot.pause()
+
+
+# ------------------------------------------------------------------ 1: coming back
+def dropped_at_a_live_table_after_leaving_a_board(reg: Registry, ident: str) -> tuple[Any, Any]:
+    """omar entered an event (its first board, left on purpose: the board keeps his seat),
+    then sat at a quick-play table, whose connection dropped: (board, live table)."""
+    from eventplay import bot_move
+    events = reg.events
+    sam = Member("sam", "key:fp-sam:sam")
+    made = events.create(sam, "estimation", 4, 2, False)
+    omar = Member("omar", ident)
+    entered = events.enter(omar, made.id)
+    entered.go()
+    board = entered.table
+    while board.match.to_act != board.seat_of(omar):
+        bot_move(board)
+    board.detach(omar, keep_seat=False)         # q at the board: back to the events
+    assert any(s.held_by(omar) for s in board.seats)
+    live = reg.create("estimation", 18, creator=omar)
+    live.sit(omar, 0)
+    live.fill_with_bots(omar, level=reg.quick_level)
+    reg.detach(omar, keep_seat=True)            # the connection dropped
+    return board, live
+
+
+@PHONES
+@BOTH
+async def test_a_dropped_connection_comes_back_to_its_live_table_and_says_so(language, size):
+    reg = Registry(bot_pause=SLOW, trick_pause=0.0)
+    app = new_app(reg, language)
+    board, live = dropped_at_a_live_table_after_leaving_a_board(reg, app.member.ident)
+    assert board.id < live.id           # listed first: what the room came back to before
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert app.member.table is live and live.seats[0].member is app.member
+        # one line on arrival says where
+        speech = Speech(language, "shaped")
+        line = speech.show(speech._("Back in your seat at table #{table}.").format(
+            table=live.id))
+        assert in_rows(app, line), text_of(app)
+        # the board still waits for its entrant
+        assert any(s.held_by(app.member) and s.member is None for s in board.seats)
+
+
+@PHONES
+@BOTH
+async def test_the_lobby_row_of_ones_own_table_offers_enter_back_to_the_seat(language, size):
+    reg = Registry(bot_pause=SLOW, trick_pause=0.0)
+    app = new_app(reg, language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        table = reg.create("estimation", 18, creator=app.member)
+        table.sit(app.member, 2)
+        table.fill_with_bots(app.member, level=reg.quick_level)
+        # the connection of this seat's holder dropped (another terminal of the same
+        # key): the seat waits, and this session is in the lobby
+        table.detach(app.member, keep_seat=True)
+        assert table.seats[2].held_by(app.member) and table.status == "playing"
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        lobby.lobby_changed()
+        await pilot.pause()
+        text = text_of(app)
+        assert said(language, "back to your seat") in text, text
+        assert said(language, "take a seat") not in text, text
+        await key(pilot, language, "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert app.member.table is table and table.seats[2].member is app.member
+        speech = Speech(language, "shaped")
+        line = speech.show(speech._("Back in your seat at table #{table}.").format(
+            table=table.id))
+        assert in_rows(app, line), text_of(app)
+
+
+# ------------------------------------------------------------ 8: q asks once
+@PHONES
+@BOTH
+async def test_q_in_the_lobby_asks_once_then_q_or_y_quits_and_any_other_key_stays(
+        language, size):
+    for answer, quits in (("x", False), ("q", True), ("y", True), ("down", False)):
+        app = new_app(Registry(bot_pause=SLOW), language)
+        exits: list[int] = []
+        app.exit = lambda *a, exits=exits, **k: exits.append(1)  # type: ignore[method-assign]
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await key(pilot, language, "q")
+            assert exits == [], "one q quit at once"
+            ask = first_words(language, "Quit? q or y quits; any other key stays.")
+            text = text_of(app)
+            assert ask in text, text
+            await key(pilot, language, answer)
+            assert bool(exits) == quits, answer
+            if not quits:
+                assert isinstance(app.screen, LobbyScreen)
+                assert ask not in text_of(app)
+                await key(pilot, language, "q")          # asked again: not quitting yet
+                assert exits == []
+
+
+async def test_a_tap_beside_the_keys_after_q_stays_and_a_tap_on_q_quits():
+    app = new_app(Registry(bot_pause=SLOW), "en")
+    exits: list[int] = []
+    app.exit = lambda *a, **k: exits.append(1)          # type: ignore[method-assign]
+    async with app.run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        await pilot.click(offset=box(app, "q"))
+        await pilot.pause()
+        assert exits == [] and "Quit?" in text_of(app)
+        await pilot.click(offset=(20, 6))               # the empty listing
+        await pilot.pause()
+        assert exits == [] and "Quit?" not in text_of(app)
+        await pilot.click(offset=box(app, "q"))
+        await pilot.pause()
+        await pilot.click(offset=box(app, "q"))
+        await pilot.pause()
+        assert exits == [1]
+
+
+# -------------------------------------------------- 9: the lobby keeps i profile
+@PHONES
+@BOTH
+async def test_the_phone_lobby_keeps_i_profile_whatever_table_is_chosen(language, size):
+    reg = Registry(bot_pause=SLOW)
+    owner = Member("sara", "key:fp-sara:sara")
+    table = reg.create("estimation", 18, creator=owner)
+    table.sit(owner, 0)
+    table.fill_with_bots(owner, [1, 2, 3])          # a match with computer players
+    app = new_app(reg, language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        text = text_of(app)
+        assert said(language, "take a seat") in text, text
+        assert said(language, "profile") in text, text
+        await pilot.click(offset=box(app, "i"))
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ProfileScreen"
