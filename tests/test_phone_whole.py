@@ -214,3 +214,89 @@ async def test_the_phone_lobby_keeps_i_profile_whatever_table_is_chosen(language
         await pilot.click(offset=box(app, "i"))
         await pilot.pause()
         assert type(app.screen).__name__ == "ProfileScreen"
+
+
+# ------------------------------------------------ 4: the restart notice whole
+RESTART = ("The room restarts in {n} s: tricks under way are finished, then every table "
+           "waits as it is. Connect again after it, and you will be back in your seat.")
+RESTARTING = ("The room is restarting: connect again in a moment, and you will be back in "
+              "your seat.")
+
+
+def missing_words(rows: list[str], text: str, language: str) -> list[str]:
+    """The words of ``text`` (said in ``language``) that no row shows whole."""
+    speech = Speech(language, "shaped")
+    tokens = {t for row in rows for t in row.split()}
+    return [w for w in text.split() if speech.show(w) not in tokens]
+
+
+@PHONES
+@BOTH
+async def test_the_restart_notice_is_whole_in_the_lobby_and_at_the_table(language, size):
+    from seated import seated
+
+    from engine.room import Said
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), language)
+    speech = Speech(language, "shaped")
+    words = speech._(RESTART).format(n=30)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        app.member.notice(Said(RESTART, n=30))
+        await pilot.pause()
+        rows = screen_rows(app)
+        assert not missing_words(rows, words, language), "\n".join(rows)
+        text_of(app)
+        await seated(pilot, app)
+        app.member.notice(Said(RESTART, n=30))
+        await pilot.pause()
+        rows = screen_rows(app)
+        assert not missing_words(rows, words, language), "\n".join(rows)
+        text_of(app)
+
+
+@pytest.mark.parametrize("width", [40, 50])
+@BOTH
+async def test_the_last_words_are_wrapped_at_words_to_the_window(language, width):
+    from engine.room import Said
+    app = new_app(Registry(bot_pause=SLOW), language)
+    async with app.run_test(size=(width, 20)) as pilot:
+        await pilot.pause()
+        app.member.kick(Said(RESTARTING))
+        await pilot.pause()
+    from rich.cells import cell_len
+    said = app.farewell(width)
+    rows = said.split("\r\n")
+    assert said.endswith("\r\n") and rows[0].startswith("lamma: ") and len(rows) >= 3
+    assert all(cell_len(r) <= width for r in rows), rows
+    words = Speech(language, "shaped")._(RESTARTING)
+    assert not missing_words(rows, words, language), rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_over_ssh_the_restart_notice_and_the_last_words_keep_every_word(room, size):
+    """A real session in a PTY (pyte) at a phone's size: the room's clean restart is
+    told whole in the lobby, and the words it closes with are wrapped at words."""
+    import asyncio
+    import time
+    c = await room.pty_client("omar", size=size)
+    try:
+        await c.wait_for("Lamma")
+        room.room.start_drain(1.0)
+        await c.wait_for("restarts in", 5)
+        await c.quiet(0.2)
+        rows = c.text().splitlines()
+        assert not missing_words(rows, RESTART.format(n=1), "en"), c.text()
+        offset = len(c.raw)
+        deadline = time.monotonic() + 10
+        while not c.closed and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert c.closed, c.text()
+        # what was written once the screen had gone: its lines as sent
+        tail = c.plain_since(offset)
+        said = tail[tail.index("lamma: "):].replace("\r\n", "\n").split("\n")
+        lines = [line for line in said if line.strip()]
+        assert all(len(line) <= size[0] for line in lines), lines
+        assert " ".join(" ".join(lines).split()) == "lamma: " + RESTARTING, lines
+    finally:
+        await c.close()
