@@ -300,3 +300,164 @@ async def test_over_ssh_the_restart_notice_and_the_last_words_keep_every_word(ro
         assert " ".join(" ".join(lines).split()) == "lamma: " + RESTARTING, lines
     finally:
         await c.close()
+
+
+# -------------------------------------------------------- 7: the contradictions
+def arabic_or_english(language: str, english: str) -> str:
+    """``english`` said in ``language``, shaped (no placeholders filled)."""
+    return said(language, english)
+
+
+@PHONES
+@BOTH
+async def test_leaving_a_practice_table_does_not_warn_of_a_loss_and_its_title_says_practice(
+        language, size):
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        table = app.registry.create("estimation", 18, creator=app.member, practice=True)
+        table.sit(app.member, 0)
+        table.fill_with_bots(app.member, [1, 2, 3])
+        app.open_table()
+        await pilot.pause()
+        rows = screen_rows(app)
+        assert said(language, "Practice") in rows[0] + rows[1], "\n".join(rows)
+        await key(pilot, language, "q")
+        text = text_of(app)
+        assert type(app.screen).__name__ == "ConfirmScreen", text
+        loss = "loss" if language == "en" else Speech("ar", "shaped").show("خسارة")
+        assert loss not in text, text
+        assert first_words(language, "Leave the practice match? In Estimation leaving ends "
+                                     "it for everyone (practice is not recorded).  y / n",
+                           3) in text, text
+
+
+async def test_leaving_a_match_that_counts_still_warns_of_the_loss():
+    from seated import seated
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), "en")
+    async with app.run_test(size=(40, 20)) as pilot:
+        await pilot.pause()
+        await seated(pilot, app)
+        await pilot.press("q")
+        await pilot.pause()
+        assert "loss" in text_of(app)
+
+
+async def board_over_at(pilot, app) -> Any:
+    """The player's first board of sam's event played to its end, shown."""
+    from eventplay import bot_move, middle
+    await pilot.press("e")
+    await pilot.pause()
+    await pilot.press("enter")
+    await pilot.pause()
+    table = app.member.table
+    m = table.match
+    while m.to_act is not None:
+        if m.to_act == app.member.seat:
+            table.act(app.member, middle(m.view(app.member.seat)))
+        else:
+            bot_move(table)
+    for _ in range(4):
+        await pilot.pause(0.05)
+    app.screen.state.notice = None
+    app.screen.redraw()
+    await pilot.pause()
+    return table
+
+
+@pytest.mark.slow          # three entrants' boards played first (~4 s)
+@PHONES
+@BOTH
+async def test_an_event_boards_end_agrees_with_its_footer_and_says_the_score_once(
+        language, size, monkeypatch):
+    from test_golden_events import room
+
+    from tui.screens import table as table_screen
+    monkeypatch.setattr(table_screen, "TRICK_HOLD", 0.0)
+    reg, _event = room()
+    app = LammaApp(reg, "ali", "key:fp-ali:ali", look=Look(language=language,
+                                                             text_mode="shaped"))
+    async with app.run_test(size=size) as pilot:
+        table = await board_over_at(pilot, app)
+        assert table.shown_status == "over"
+        rows = screen_rows(app)
+        text = "\n".join(rows)
+        assert first_words(language, "The match is over. r  score sheet · q  back to the "
+                                     "lobby", 3) not in text, text
+        sp = Speech(language, "shaped")
+        assert sp.show(sp.pgettext("key", "next board")) in text, text   # the footer's ⏎
+        said_next = ("the next board" if language == "en"
+                     else sp.show("التوزيعة التالية"))
+        assert said_next in text, text
+        board_over = ("Board 1 over" if language == "en"
+                      else Speech("ar", "shaped").show("انتهت التوزيعة"))
+        assert sum(board_over in row for row in rows) == 1, text
+
+
+@pytest.mark.slow          # a board played by the computer players first (~4 s)
+@PHONES
+@BOTH
+async def test_with_no_other_entrant_the_comparison_shows_no_best_of_the_others(language, size):
+    from eventplay import middle, play_here
+
+    from tui.screens.events import ComparisonScreen
+    reg = Registry(bot_pause=SLOW, trick_pause=0.0)
+    made = reg.events.create(Member("sam", "key:fp-sam:sam"), "estimation", 4, 2, False)
+    app = LammaApp(reg, "ali", "key:fp-ali:ali", look=Look(language=language,
+                                                             text_mode="shaped"))
+    # the first board only, then the event closes: its boards may be compared
+    play_here(reg.events, app.member, made.id, middle, stop=lambda t: t.event.board > 1)
+    reg.events.clock = lambda: made.closes + 60
+    async with app.run_test(size=size) as pilot:
+        app.push_screen(ComparisonScreen(made.id, 1))
+        await pilot.pause()
+        await pilot.press("tab")
+        await pilot.pause()
+        pages = []
+        for _ in range(12):
+            pages.append(text_of(app))
+            await pilot.press("pagedown")
+            await pilot.pause()
+        text = "\n".join(pages)
+        best = Speech(language, "shaped")
+        assert best.show(best._("Best of the others: {name}").split(":")[0]) not in text
+        assert first_words(language, "No one else has played this board yet.", 2) in text
+
+
+def tarneeb_policy(m, seat):
+    from stacked import quick_policy
+    return quick_policy(m, seat)
+
+
+@PHONES
+@BOTH
+async def test_tarneeb_says_hand_throughout_and_its_sheet_has_no_callers_legend(language, size):
+    from test_arabic_screens import summary, table_phase
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await table_phase(pilot, app, "tarneeb41", None, summary)
+        text = text_of(app)
+        sp = Speech(language, "shaped")
+        assert sp.show(sp._("Hand {n} summary").format(n=1)) in text, text
+        assert sp.show(sp._("Round {n} summary").format(n=1)) not in text, text
+        assert sp.show(sp.pgettext("key", "hands")) in text, text       # r: the hands
+        assert sp.show(sp.pgettext("key", "rounds")) not in text, text
+        await key(pilot, language, "r")
+        sheet = text_of(app)
+        assert type(app.screen).__name__ == "SheetScreen"
+        assert first_words(language, "scroll   bold: the caller · cells: declared/taken "
+                                     "points", 3) not in sheet
+        caller = sp.show(sp._("bold: the caller").split()[-1]) if language == "en" else \
+            sp.show("صاحب الكول")
+        assert caller not in sheet, sheet
+
+
+async def test_tarneebs_narration_says_hand():
+    from engine.room.narration import ROUND, Said
+    from tui.screens import table_draw as draw
+    from tui.screens.table_state import TableFacts, TableState
+    for game, word in (("tarneeb41", "Hand 3:"), ("estimation", "Round 3:")):
+        facts = TableFacts(id="1", game=game, title="", length=None, seats=(), seat=0)
+        sc = draw.Scene(None, TableState(), facts, Look(), 0.0)
+        assert sc.narrate(Said(ROUND, round=3, scores="ali +2")).startswith(word)

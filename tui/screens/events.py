@@ -643,8 +643,12 @@ class ComparisonScreen(RecordScreen):
         speech = self.app.speech
         _ = speech._
         left = self.board_rows(cmp.my_record, _("Yours"), cmp.seat)
-        best = _("Best of the others: {name}").format(name=cmp.best_name or "—")
-        right = self.board_rows(cmp.best_record, best, cmp.seat)
+        if cmp.best_record is not None and cmp.best_record != cmp.my_record:
+            best = _("Best of the others: {name}").format(name=cmp.best_name or "—")
+            right = self.board_rows(cmp.best_record, best, cmp.seat)
+        else:
+            # nobody else has played it in this seat (the room's best is one's own)
+            right = [[(_("No one else has played this board yet."), 39, False)]]
         if self.width < 80:
             # a phone: one board under the other (each is 39 cells wide), scrolled
             out: list[Text] = []

@@ -26,6 +26,7 @@ from ..cards import RANKS, SUIT_ORDER, Look
 from ..i18n import N_, Speech
 from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
 from .sizes import ENLARGE, MIN_W, STD_H, STD_W
+from .table_draw import summary_title
 from .words import length_word, too_small_text
 
 if TYPE_CHECKING:
@@ -375,6 +376,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         self.error: str | None = None
         self.pos = 0
         self.heading = ""
+        self.game = ""
         self.top = 0            # the compact layout: the first row of the board shown
 
     def compose(self) -> ComposeResult:
@@ -429,6 +431,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
                      for n in names]
         self.model = ReplayModel(m, names)
         game = stored.record["game"]
+        self.game = game
         self.heading = (f"#{self.match_id} {_(title(game))} · "
                         f"{length_words(game, stored.record['length'], self.speech)} · "
                         f"{result_words(m.result or {'abandoned': True}, names, self.speech)}")
@@ -565,7 +568,8 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         rec = model.rounds[r]["rec"]
         t = fit(self.title_line(width), width)
         t.append("\n")
-        where = " " + _("Round {round} ({i} of {n})").format(
+        where = " " + (_("Hand {round} ({i} of {n})") if self.game == "tarneeb41"
+                       else _("Round {round} ({i} of {n})")).format(
             round=rec.get("round"), i=r + 1, n=len(model.rounds))
         if rec.get("void"):
             where += " · " + _("void hand")
@@ -883,7 +887,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
                     (names[s], 16), ("" if d is None else str(d), 9), (str(taken[s]), 7),
                     (str(rd["before"][s]), 15)]))
             return t
-        head = " " + _("Round {round} summary").format(round=rec.get("round"))
+        head = " " + summary_title(self.speech, self.game, rec.get("round"))
         if rec.get("over") is not None:
             head += "  " + (_("over") if rec["over"] else _("under"))
         if rec.get("saayda"):

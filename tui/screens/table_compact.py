@@ -60,6 +60,7 @@ from .table_draw import (
     rtl_fit,
     score_head,
     side_lines,
+    summary_title,
     token_hits,
     trick_slots,
     units,
@@ -181,7 +182,7 @@ def info_rows(sc: Scene, cw: int) -> list[Text]:
     the multiplier and Tarneeb's shown card after them, on a second row when one row
     does not hold them all."""
     key = ("c-info", cw, sc.look_key, sc.facts.id, sc.facts.title, sc.facts.length,
-           sc.facts.game, sc.facts.code_label, sc.facts.seat,
+           sc.facts.game, sc.facts.practice, sc.facts.board, sc.facts.code_label, sc.facts.seat,
            sc.facts.deadline_seat, _secs(sc), tuple(s.label for s in sc.facts.seats),
            None if sc.view is None else tuple(map(repr, (
                sc.view.get(k) for k in ("rounds", "round", "kind", "fixed_trump", "trump",
@@ -202,23 +203,34 @@ def _info_rows(sc: Scene, cw: int) -> list[Text]:
     bar = look.style("bold reverse") if not look.colour else "bold white on blue"
     first = f"#{facts.id} " + (_(GAME_NAMES[facts.game]) if facts.game in GAME_NAMES
                                else facts.title)
-    if facts.length is not None and facts.game != "tarneeb41":
+    if facts.board is None and facts.length is not None and facts.game != "tarneeb41":
         length = facts.length
         first += f" {_(LENGTH_WORDS[length]) if length in LENGTH_WORDS else length}"
     parts: list[Text] = [Text(first)]
+    if facts.practice:
+        parts.append(Text(_("Practice")))
+    if facts.board is not None and v is not None:
+        # An event's board: which, in place of the match's length and round (as the
+        # standard picture says it)
+        parts.append(Text(_("Event {event}, board {n} of {total}").format(
+            event=facts.board[0], n=facts.board[1], total=facts.board[2])))
     if v is None:
         parts.append(Text(_("waiting for players")))
         if facts.code_label:
             parts.append(Text(_("private, code {code}").format(code=facts.code_label)))
     else:
-        if v.get("rounds"):
+        if facts.board is not None:
+            said = ""
+        elif v.get("rounds"):
             said = _("Round {n} of {total}").format(n=v["round"], total=v["rounds"])
         else:
             said = _("Hand {n}").format(n=v["round"])
         kind = v.get("kind")
         if kind in ("fast", "fixed"):
-            said += " (" + _(KIND_WORDS[kind]) + f" {look.suit(v.get('fixed_trump'))})"
-        parts.append(Text(said))
+            said += (" (" if said else "(") + _(KIND_WORDS[kind]) + \
+                f" {look.suit(v.get('fixed_trump'))})"
+        if said:
+            parts.append(Text(said))
         trump = v.get("trump")
         parts.append(Text((sc.speech.pgettext("tarneeb", "Trump") if facts.game == "tarneeb41"
                            else _("Trump")) + " " + (look.suit(trump) if trump else "—")))
@@ -419,7 +431,7 @@ def recent_events(sc: Scene, cw: int, n: int) -> list[Text]:
     """The last ``n`` things said at the table this round (the newest in bold)."""
     v = sc.view
     rnd = v.get("round") if v else None
-    said = [text for r, text in sc.facts.events if r is None or r == rnd][-n:]
+    said = [text for r, text in sc.facts.events if (r is None or r == rnd) and sc.told(text)][-n:]
     out = []
     for i, text in enumerate(said):
         key = ("pretty", text, getattr(text, "template", None), sc.look_key)
@@ -476,7 +488,8 @@ def summary_rows(sc: Scene, cw: int, room: int, rec: dict[str, Any]) -> list[Tex
     points and every bonus, the new total), two where a line does not hold it and the
     rows allow; with fewer rows, the round's points in a sentence (``e``: all of it)."""
     _ = sc._
-    head = Text(" " + _("Round {n} summary").format(n=rec.get("round")), style="bold underline")
+    head = Text(" " + summary_title(sc.speech, sc.facts.game, rec.get("round")),
+                style="bold underline")
     if rec.get("void"):
         head.append("  " + _("hand void (declarations under 11): redeal"), style="bold")
         return said_lines(sc, head, cw, room)
@@ -520,7 +533,7 @@ def summary_rows(sc: Scene, cw: int, room: int, rec: dict[str, Any]) -> list[Tex
     if room < len(heads) + 4:
         # not even a line a player: the round in a sentence
         said = ", ".join(f"{sc.facts.seats[s].label} {scores[s]:+d}" for s in range(4))
-        text = Text(" " + _("Round {n} summary").format(n=rec.get("round")) + ": " + said,
+        text = Text(" " + summary_title(sc.speech, sc.facts.game, rec.get("round")) + ": " + said,
                     style="bold")
         return said_lines(sc, text, cw, room)
     rows = heads[:]
@@ -621,8 +634,13 @@ def phase_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
             hint = _("q  leave")
         return lines + said_lines(sc, Text(" " + hint, style="dim"), cw), []
     if v.get("phase") == "over":
-        return said_lines(sc, Text(" " + _("The match is over. r  score sheet · q  back to "
-                                            "the lobby"), style="bold"), cw), []
+        board = sc.facts.board
+        if board is not None:       # an event's board: what its footer's ⏎ does
+            said = (_("⏎  the event's results · q  back to the events") if board[1] >= board[2]
+                    else _("⏎  the next board · q  back to the events"))
+        else:
+            said = _("The match is over. r  score sheet · q  back to the lobby")
+        return said_lines(sc, Text(" " + said, style="bold"), cw), []
     if mode == "dash":
         lines = said_lines(sc, Text(" " + _("{dash} call? Promise to win no trick at all, "
                                             "before the trump is known.").format(

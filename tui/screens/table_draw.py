@@ -38,6 +38,7 @@ from rich.style import Style
 from rich.text import Span, Text
 
 from engine.duplicate import result_of, scored_round
+from engine.room.narration import ROUND, Said
 
 from ..arabic import term
 from ..cards import Look
@@ -59,6 +60,8 @@ ACTING = {"dash": N_("{who} is answering the dash offer…"), "auction": N_("{wh
           "call": N_("{who} is making the call…"), "declare": N_("{who} is declaring…"),
           "play": N_("{who} is playing…")}
 ACTING_ELSE = N_("{who} is to act…")
+HAND_ROUND = N_("Hand {round}: {scores}")     # the narration's ROUND, at Tarneeb
+BOARD_OVER = "Board {board} over: {score} points"   # the table's words (engine.room.table)
 BONUS_KEYS = ["caller", "with", "sole", "risk", "dash", "super"]
 BONUS_NAMES = {"caller": "caller", "with": "With", "sole": "sole", "risk": "risk",
                "dash": "dash", "super": "super"}
@@ -407,7 +410,7 @@ class Scene:
         self.cache = cache if cache is not None else DrawCache()
         self.turn = self.cache.turn(view, facts.seat)
         self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill, facts.board,
-                                  practice=facts.practice)
+                                  practice=facts.practice, hands=facts.game == "tarneeb41")
         self.you = " " + speech._("(you)")
 
     def _(self, message: str) -> str:
@@ -446,6 +449,13 @@ class Scene:
             return fit(text, width)
         return rtl_fit(self.speech, text, width)
 
+    def told(self, text: object) -> bool:
+        """Is this line of the narration shown among the table's events? Not an event's
+        board's end while the board's head says its score (said once, in one wording)."""
+        return not (getattr(text, "template", None) == BOARD_OVER
+                    and self.facts.board is not None and self.view is not None
+                    and self.view.get("phase") == "over")
+
     def bid(self, n: int | None, suit: str | None) -> Text:
         """A bid: in an Arabic interface one run, so it stays whole, left to right."""
         if not self.rtl or n is None or not suit:
@@ -458,7 +468,11 @@ class Scene:
 
     def narrate(self, text: str) -> str:
         """A line of the table's narration (``engine.room.narration.Said``) in this
-        language, with suit symbols."""
+        language, with suit symbols; Tarneeb's rounds are hands."""
+        if self.facts.game == "tarneeb41" and getattr(text, "template", None) == ROUND:
+            params = getattr(text, "params", ())
+            text = Said(HAND_ROUND, **dict(params.items() if isinstance(params, dict)
+                                           else params))
         return self.pretty(said_in(self.speech, text))
 
 
@@ -583,7 +597,7 @@ def info_line(sc: Scene) -> Text:
     secs = None if left is None else int(left + 0.999)
     call = v.get("call") if v else None
     key = ("info", sc.look_key, facts.id, facts.title, facts.length, facts.game,
-           facts.code_label, facts.seat, facts.deadline_seat, secs, facts.board,
+           facts.practice, facts.code_label, facts.seat, facts.deadline_seat, secs, facts.board,
            tuple(s.label for s in facts.seats),
            None if v is None else (v.get("rounds"), v.get("round"), v.get("kind"),
                                    v.get("fixed_trump"), v.get("trump"),
@@ -609,6 +623,8 @@ def _info_line(sc: Scene) -> Text:
     elif facts.length is not None and facts.game != "tarneeb41":
         length = facts.length
         t.append(f" {sc._(LENGTH_WORDS[length]) if length in LENGTH_WORDS else length}")
+    if facts.practice:
+        t.append(" · " + _("Practice"))
     if v is None:
         t.append(" · " + _("waiting for players"))
         if facts.code_label:
@@ -866,7 +882,7 @@ def side_lines(sc: Scene) -> list[tuple[str, str]]:
             a=a, b=b, first=sc.name(teams[0][0], False, 8),
             second=sc.name(teams[0][1], False, 8)), "bold"))
     rnd = v.get("round") if v else None
-    evs = [text for r, text in facts.events if r is None or r == rnd]
+    evs = [text for r, text in facts.events if (r is None or r == rnd) and sc.told(text)]
     evs = evs[-(5 - len(out)):]
     cache = sc.cache
     for i, text in enumerate(evs):
@@ -994,9 +1010,16 @@ def _middle_lines(sc: Scene) -> list[Text]:
             kept("note", (lk, note), noted)]
 
 
+def summary_title(speech: Speech, game: str, n: object) -> str:
+    """A round's summary's title: Tarneeb's rounds are hands (its info bar's word)."""
+    if game == "tarneeb41":
+        return speech._("Hand {n} summary").format(n=n)
+    return speech._("Round {n} summary").format(n=n)
+
+
 def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
     look, _ = sc.look, sc._
-    head = Text(" " + _("Round {n} summary").format(n=rec.get("round")),
+    head = Text(" " + summary_title(sc.speech, sc.facts.game, rec.get("round")),
                 style="bold underline")
     if rec.get("void"):
         head.append("  " + _("hand void (declarations under 11): redeal"), style="bold")
@@ -1015,7 +1038,7 @@ def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
                     style="bold")
     if rec.get("all_pass"):
         head.append("  " + _("all passed"), style="dim")
-    hint = "  " + _("(r: all rounds)")
+    hint = "  " + (_("(r: all hands)") if sc.facts.game == "tarneeb41" else _("(r: all rounds)"))
     if head.cell_len + cell_len(hint) <= W:     # a Sa'ayda round's line has no room
         head.append(hint, style="dim")
     decl = rec.get("declarations") or [None] * 4

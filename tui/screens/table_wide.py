@@ -144,8 +144,9 @@ def panel_lines(sc: Scene, pw: int, rows: int, chat: tuple[tuple[str, str], ...]
         return list(hit)
     _ = sc._
     said: list[Text] = []
-    for i, text in enumerate(t for _r, t in facts.events):
-        style = "bold" if i == len(facts.events) - 1 else "dim"
+    events = [t for _r, t in facts.events if sc.told(t)]
+    for i, text in enumerate(events):
+        style = "bold" if i == len(events) - 1 else "dim"
         said += said_lines(sc, Text(" " + sc.narrate(text), style=style), pw, 3)
     talk: list[Text] = []
     for who, text in chat:
