@@ -461,3 +461,30 @@ async def test_tarneebs_narration_says_hand():
         facts = TableFacts(id="1", game=game, title="", length=None, seats=(), seat=0)
         sc = draw.Scene(None, TableState(), facts, Look(), 0.0)
         assert sc.narrate(Said(ROUND, round=3, scores="ali +2")).startswith(word)
+
+
+# ------------------------------------------ 5: the Arabic terms in the options
+@PHONES
+@BOTH
+async def test_the_options_draw_the_arabic_terms_as_the_table_does(language, size):
+    """An English interface draws a term as "Dash ﺵﺍﺩ" (joined, right to left): the
+    options did it twice (reversed and unjoined: read «شاد»)."""
+    from seated import seated
+
+    from tui.arabic import TERMS, shaped
+    from tui.screens.table_draw import Scene
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await seated(pilot, app)
+        screen = app.screen
+        table_term = screen.scene().term("dash", "Dash")
+        assert isinstance(screen.scene(), Scene)
+        await key(pilot, language, "o")
+        text = text_of(app).replace("\u00a0", " ")
+        assert type(app.screen).__name__ == "OptionsScreen"
+        for k in ("dash", "with"):
+            assert shaped(TERMS[k]) in text, text               # as it is read
+            assert shaped(TERMS[k])[::-1] not in text, text     # not reversed
+        if language == "en":
+            assert table_term in text, (table_term, text)
