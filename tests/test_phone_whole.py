@@ -488,3 +488,62 @@ async def test_the_options_draw_the_arabic_terms_as_the_table_does(language, siz
             assert shaped(TERMS[k])[::-1] not in text, text     # not reversed
         if language == "en":
             assert table_term in text, (table_term, text)
+
+
+# ------------------------------------------------ 6: arrows in reading order
+CARD = "(?:10|[2-9AKQJ])[♠♥♦♣]"
+
+
+@PHONES
+async def test_the_arabic_reviews_arrow_points_from_the_choice_to_the_strong_players(size):
+    """Read from the right: the decision's number, your choice, ←, the strong player's
+    (the arrow stayed at the far side of the suggested card: "← 5♠  J♠")."""
+    import re
+
+    from reviewshow import open_review
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), "ar")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await open_review(app, pilot, ["omar", "Bot-2", "Bot-3", "Bot-4"])
+        await pilot.pause()
+        rows = [r for r in screen_rows(app)[:-2] if "←" in r]     # (the footer: ← →)
+        text = text_of(app)
+        assert rows, text
+        cards = 0
+        for row in rows:
+            # the arrow between two choices: a card either side, or a bid's words
+            assert re.search(r"\S ←\s+\S", row), text
+            cards += bool(re.search(rf"{CARD} ←\s+{CARD}", row))
+        assert cards, text
+
+
+@pytest.mark.slow          # a board played by the computer players first (~4 s)
+@PHONES
+async def test_the_arabic_board_replay_puts_the_arrow_between_the_cards_and_the_taker(size):
+    import re
+
+    from eventplay import middle, play_here
+
+    from tui.screens.events import ComparisonScreen
+    reg = Registry(bot_pause=SLOW, trick_pause=0.0)
+    made = reg.events.create(Member("sam", "key:fp-sam:sam"), "estimation", 4, 2, False)
+    app = LammaApp(reg, "ali", "key:fp-ali:ali", look=Look(language="ar", text_mode="shaped"))
+    play_here(reg.events, app.member, made.id, middle, stop=lambda t: t.event.board > 1)
+    reg.events.clock = lambda: made.closes + 60
+    you = Speech("ar", "shaped").show(Speech("ar")._("you"))
+    async with app.run_test(size=size) as pilot:
+        app.push_screen(ComparisonScreen(made.id, 1))
+        await pilot.pause()
+        await pilot.press("tab")
+        await pilot.pause()
+        takers = set()
+        for _ in range(8):
+            for row in screen_rows(app):
+                if re.search(CARD, row) and "←" in row and "." in row:
+                    m = re.search(rf"(Bot-\d|{you}) ←\s+{CARD}", row)
+                    assert m, "\n".join(screen_rows(app))
+                    takers.add(m.group(1))
+            text_of(app)
+            await pilot.press("pagedown")
+            await pilot.pause()
+        assert you in takers and len(takers) >= 2, takers

@@ -589,8 +589,10 @@ class ComparisonScreen(RecordScreen):
             bar = ("█" if look.unicode else "#") * size
             own = mine is not None and mine["score"] == score
             lines.append(self.row([("", 2, False), (signed(score), 6, True), (bar, 14, False),
-                                   (str(n), 4, True), ("← " + _("you") if own else "", 10,
-                                                       False)],
+                                   (str(n), 4, True),
+                                   # (pointing at the row from the word: mirrored in Arabic)
+                                   (("→ " if speech.rtl else "← ") + _("you") if own else "",
+                                    10, False)],
                                   style="bold" if own else ""))
         if len(cmp.scores) > 4:
             lines.append(Text("   " + _("… and {n} other scores").format(
@@ -693,8 +695,14 @@ class ComparisonScreen(RecordScreen):
         for i, trick in enumerate(rec["tricks"], start=1):
             cards = " ".join(look.card_str(c["card"]) + ("*" if c["seat"] == seat else "")
                              for c in trick["cards"])
-            out.append([(f"{i:>2}.", 4, False), (cards, 24, False),
-                        (("← " if speech.rtl else "→ ") + names[trick["winner"]], 11, False)])
+            if speech.rtl:
+                # the arrow a cell of its own, pointing on in reading order from the
+                # cards to who took them whatever script the name is in ("أنت", "Bot-2")
+                out.append([(f"{i:>2}.", 4, False), (cards, 24, False), ("←", 2, False),
+                            (names[trick["winner"]], 9, False)])
+            else:
+                out.append([(f"{i:>2}.", 4, False), (cards, 24, False),
+                            ("→ " + names[trick["winner"]], 11, False)])
         return out
 
     def action_board(self, delta: int) -> None:

@@ -123,7 +123,10 @@ def trick_lines(sc: Scene, pw: int) -> list[Text]:
         taker = sc.name(trick["winner"], you=False)
         if sc.rtl:
             out.append(right_align(sc.speech, cells_row(sc.speech, [
-                Cell(f"{i:>2}.", 4), Cell(cards, 20), Cell("← " + taker, pw - 25)]), pw))
+                # the arrow a cell of its own: it stays between the cards and the name
+                # whichever script the name is in
+                Cell(f"{i:>2}.", 4), Cell(cards, 20), Cell("←", 2), Cell(taker, pw - 27)]),
+                pw))
         else:
             out.append(Text(f"{i:>2}. {cards:<19} → {taker}"[:pw], no_wrap=True))
     return out
