@@ -71,7 +71,11 @@ def in_rows(app: LammaApp, words: str) -> bool:
 
 async def key(pilot, language: str, k: str) -> None:
     """A key as the player's keyboard sends it (an Arabic layout: the Arabic twin)."""
-    if language == "ar" and k in TWIN:
+    if language == "ar" and k == "?":
+        # (Pilot names no key for ؟: sent as the SSH driver sends it)
+        from textual import events
+        pilot.app.post_message(events.Key("؟", "؟"))
+    elif language == "ar" and k in TWIN:
         await pilot.press(TWIN[k])
     else:
         await pilot.press(k)
@@ -547,3 +551,147 @@ async def test_the_arabic_board_replay_puts_the_arrow_between_the_cards_and_the_
             await pilot.press("pagedown")
             await pilot.pause()
         assert you in takers and len(takers) >= 2, takers
+
+
+# ------------------------------------------------ 2: the long screens scroll
+LEVEL_POINTS = ("Level points: ranked matches only — 18-round Estimation (win +30, draw +10, "
+                "loss −4) and Tarneeb 41 (win +20, loss −4), held by people from the first "
+                "deal to the end; 13- and 24-round Estimation and the calculator scoring "
+                "count for statistics.")
+
+
+async def scrolled_through(pilot, app, how: str, limit: int = 160) -> list[str]:
+    """Every row the screen shows while it is scrolled down to its end: by keys (↓,
+    then PgDn) or by taps on the footer's ↓; each screen read is scanned for cuts."""
+    seen: list[str] = []
+    last: list[str] | None = None
+    for i in range(limit):
+        rows = screen_rows(app)
+        text_of(app)
+        seen += rows
+        if rows == last:
+            break
+        last = rows
+        if how == "keys":
+            await pilot.press("down" if i % 2 else "pagedown")
+        elif not any("↑↓" in row for row in rows):
+            break                   # it fits: no scrolling offered, none needed
+        else:
+            x, y = box(app, "↑↓")
+            await pilot.click(offset=(x, y))       # the box's ↓ (its second cell)
+        await pilot.pause()
+    return seen
+
+
+def last_words(language: str, english: str, n: int = 2) -> list[str]:
+    """The last ``n`` words of ``english`` said in ``language``, each as shown."""
+    speech = Speech(language, "shaped")
+    return [speech.show(w) for w in speech._(english).split()[-n:]]
+
+
+@pytest.fixture(scope="module")
+def kept():
+    """A store with a finished Estimation match of omar's."""
+    import tempfile
+    from pathlib import Path
+
+    from test_arabic_screens import P1, P2, P3, random_match
+    from test_tui_lobby_extras import keep
+
+    from server.store import Store
+    store = Store(Path(tempfile.mkdtemp(prefix="lamma-44-")) / "lamma.db")
+    est = next(m for m in (random_match("estimation", 13, seed) for seed in range(1, 40))
+               if not m.result["draw"])
+    keep(store, est, ("omar", P1, P2, P3))
+    return store
+
+
+@pytest.mark.parametrize("how", ["keys", "taps"])
+@PHONES
+@BOTH
+async def test_the_profile_scrolls_to_its_last_paragraph(language, size, how, kept):
+    from server.persistence import TableStore
+    app = new_app(Registry(store=TableStore(kept), bot_pause=SLOW), language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await key(pilot, language, "i")
+        assert type(app.screen).__name__ == "ProfileScreen"
+        first = screen_rows(app)
+        tokens = {t for row in await scrolled_through(pilot, app, how) for t in row.split()}
+        for word in last_words(language, LEVEL_POINTS, 3):
+            assert word in tokens, (word, "\n".join(first))
+
+
+@pytest.mark.parametrize("how", ["keys", "taps"])
+@PHONES
+@BOTH
+async def test_the_help_scrolls_to_its_end(language, size, how):
+    from seated import seated
+
+    from tui.screens.help import RULES
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await seated(pilot, app)
+        await key(pilot, language, "?")
+        assert type(app.screen).__name__ == "HelpScreen"
+        tokens = {t for row in await scrolled_through(pilot, app, how)
+                  for t in row.replace("│", " ").split()}       # (inside its border)
+        for word in last_words(language, RULES["estimation"][-1], 2):
+            assert word in tokens, word
+
+
+@pytest.mark.parametrize("how", ["keys", "taps"])
+@PHONES
+@BOTH
+async def test_the_standings_scroll_to_the_last_entrant(language, size, how):
+    from tui.screens.events import StandingsScreen
+    reg = Registry(bot_pause=SLOW)
+    made = reg.events.create(Member("sam", "key:fp-sam:sam"), "estimation", 4, 2, False)
+    rows = [{"name": f"p{i:02d}", "rank": i, "percent": 100 - i, "boards": 4}
+            for i in range(1, 31)]
+    reg.events.standings = lambda member, event: (made, rows)     # type: ignore[method-assign]
+    app = new_app(reg, language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        app.push_screen(StandingsScreen(made.id))
+        await pilot.pause()
+        tokens = {t for row in await scrolled_through(pilot, app, how) for t in row.split()}
+        assert {"p01", "p15", "p30"} <= tokens
+
+
+@pytest.mark.parametrize("how", ["keys", "taps"])
+@PHONES
+@BOTH
+async def test_a_long_reply_to_a_command_scrolls(language, size, how):
+    from textual.widgets import Input
+    reg = Registry(bot_pause=SLOW)
+    reply = "\n".join(f"r{i:02d} of the reply, with words enough to wrap it on a phone"
+                      for i in range(1, 31))
+    reg.moderator.command = lambda member, line: reply      # type: ignore[method-assign]
+    app = new_app(reg, language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await key(pilot, language, "/")
+        app.screen.query_one(Input).value = "/who"
+        await pilot.press("enter")
+        await pilot.pause()
+        tokens = {t for row in await scrolled_through(pilot, app, how) for t in row.split()}
+        assert {"r01", "r15", "r30"} <= tokens
+
+
+@pytest.mark.parametrize("how", ["keys", "taps"])
+@PHONES
+@BOTH
+async def test_the_review_shows_or_scrolls_to_the_whole_decision(language, size, how):
+    from reviewshow import open_review
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await open_review(app, pilot, ["omar", "Bot-2", "Bot-3", "Bot-4"])
+        await pilot.pause()
+        tokens = {t for row in await scrolled_through(pilot, app, how) for t in row.split()}
+        speech = Speech(language, "shaped")
+        lost = speech._("expected points lost {x} (noise ±{s}, {n} deals)")
+        assert speech.show(lost.split()[0]) in tokens, tokens
+        assert "256" in " ".join(tokens)
