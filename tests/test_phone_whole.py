@@ -695,3 +695,103 @@ async def test_the_review_shows_or_scrolls_to_the_whole_decision(language, size,
         lost = speech._("expected points lost {x} (noise ±{s}, {n} deals)")
         assert speech.show(lost.split()[0]) in tokens, tokens
         assert "256" in " ".join(tokens)
+
+
+# ---------------------------------------------- 3: no word and no figure cut
+@PHONES
+@BOTH
+async def test_a_rounds_summary_keeps_its_column_heads_and_cuts_no_figure(language, size):
+    """The summary beside the dash offer (its rows fewest): the figures under their
+    heads, no breakdown cut ("base -1 …"): it holds whole or it is behind e."""
+    import re
+
+    from test_arabic_screens import summary, table_phase
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await table_phase(pilot, app, "estimation", 13,
+                          lambda v: summary(v) and v["phase"] == "dash" and v["to_act"] == 0)
+        text = text_of(app)
+        sp = Speech(language, "shaped")
+        assert sp.show(sp.pgettext("column", "pts")) in text, text
+        # (the breakdown was "base -7 …": cut at its second figure)
+        assert not re.search(r"[+-]\d+ …|… [+-]\d+", text), text
+
+
+@PHONES
+@BOTH
+async def test_the_last_rounds_scores_are_whole_at_the_matchs_end(language, size):
+    """"Round 13: Nour7 -4, Sami2 -3, Rana3 -3…" (40 columns): the line goes on over
+    the rows it needs, each name with its points."""
+    import re
+
+    from test_arabic_screens import table_phase
+    app = new_app(Registry(bot_pause=SLOW, trick_pause=0.0), language)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        table, _m, v = await table_phase(pilot, app, "estimation", 13,
+                                         lambda v: v["phase"] == "over")
+        text = text_of(app)
+        last = v["history"][-1]["scores"]
+        names = [str(s.label) for s in table.seats]
+        shown = " ".join(text.split())
+        for name, score in zip(names, last, strict=True):
+            assert re.search(rf"{re.escape(name)} {score:+d}(?!\d)", shown), (name, text)
+
+
+@pytest.mark.slow          # the day's events and three entrants' boards (~4 s)
+@PHONES
+@BOTH
+async def test_the_events_list_keeps_when_it_closes_and_the_chosen_event_whole(
+        language, size):
+    from test_golden_events import DAY, room
+
+    from tui.screens.events import EventsScreen, closes_in
+    reg, _event = room()
+    reg.events.clock = lambda: DAY + 3 * 3600 + 2 * 60      # the daily ones: 20 h 58 min
+    app = LammaApp(reg, "ali", "key:fp-ali:ali", look=Look(language=language,
+                                                             text_mode="shaped"))
+    sp = Speech(language, "shaped")
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("e")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, EventsScreen)
+        text = text_of(app)
+        daily = next(i for i, (ev, _row) in enumerate(screen.rows) if ev.daily)
+        for _ in range(daily):
+            await pilot.press("down")
+            await pilot.pause()
+        text = text_of(app)
+        ev, _row = screen.rows[daily]
+        said = closes_in(sp, ev, reg.events.clock())
+        assert "58" in said and sp.show(said) in text, text
+        # the chosen event's words, whole: its boards and entries, and what ⏎ does
+        assert sp.show(sp._("boards")) in text, text
+        enters = sp._("⏎ enters it: one entry per player; the others' scores show once "
+                      "you finish.")
+        tokens = {t for row in screen_rows(app) for t in row.split()}
+        assert all(sp.show(w) in tokens for w in enters.split()[-2:]), text
+
+
+@pytest.mark.slow          # the day's events (~4 s)
+@BOTH
+async def test_a_daily_events_standings_title_keeps_its_date(language):
+    from test_golden_events import room
+
+    from tui.screens.events import StandingsScreen
+    reg, _event = room()
+    # the longest name: "Daily Estimation (calc) 2024-05-29"
+    daily = next(ev for ev, _r in reg.events.rows(Member("x", "key:fp-x:x"))
+                 if ev.daily and ev.game == "estimation-kotshina")
+    rows = [{"name": "ali", "rank": 1, "percent": 60.0, "boards": 8}]
+    reg.events.standings = lambda member, event: (daily, rows)   # type: ignore[method-assign]
+    app = LammaApp(reg, "ali", "key:fp-ali:ali", look=Look(language=language,
+                                                             text_mode="shaped"))
+    async with app.run_test(size=(40, 20)) as pilot:
+        app.push_screen(StandingsScreen(daily.id))
+        await pilot.pause()
+        text = text_of(app)
+        date = daily.daily.partition(":")[2]
+        shown = Speech(language, "shaped").show(date)
+        assert shown in text or date in text, text

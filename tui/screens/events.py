@@ -178,7 +178,8 @@ class EventsScreen(RecordScreen):
     def narrow_columns(self) -> list[int]:
         """The second line's columns on a phone: an indent, the game (what is left),
         when it closes, how far you are."""
-        return [2, max(8, self.width - 1 - 2 - 11 - 8), 11, 8]
+        # "closes" holds "20 h 58 min" and a space (issue 44: it was cut "20 h 58 m…")
+        return [2, max(8, self.width - 1 - 2 - 12 - 7), 12, 7]
 
     def narrow_head(self) -> list[Text]:
         speech = self.app.speech

@@ -115,7 +115,9 @@ ROW_COLUMNS = (5, 17, 10, 26)
 def said_row(speech: Speech, row: dict) -> Text:
     """One table's line in an Arabic listing: the same columns, from the right."""
     status = said_status(speech, row)
-    room = W - sum(ROW_COLUMNS)
+    # a practice table's seats give up columns to its mark, as in English
+    seats = ROW_COLUMNS[3] - (8 if row.get("practice") else 0)
+    room = W - sum(ROW_COLUMNS[:3]) - seats
     extras = []
     if row.get("practice"):
         extras.append(speech._("practice"))
@@ -131,7 +133,7 @@ def said_row(speech: Speech, row: dict) -> Text:
              (game_title(speech, row["game"]), ROW_COLUMNS[1]),
              (said_length(speech, row["game"], row["length"], row.get("ranked")),
               ROW_COLUMNS[2]),
-             (said_seats(speech, row), ROW_COLUMNS[3]),
+             (said_seats(speech, row), seats),
              (status, room)]
     return columns(speech, cells, W)
 

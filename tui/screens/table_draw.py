@@ -104,16 +104,38 @@ def fit(text: Text | str, width: int, right: bool = False) -> Text:
         return Text(text.plain + " " * (width - n), style=text.style, justify=text.justify,
                     overflow=text.overflow, no_wrap=text.no_wrap, end=text.end,
                     tab_size=text.tab_size, spans=list(text.spans))
-    t = text.copy()
     if n > width:
-        t.truncate(width, overflow="ellipsis")
+        t = word_cut(text, width)
         n = t.cell_len
+    else:
+        t = text.copy()
     pad = width - n
     if pad > 0:
         if right:
             t = _after(pad, t) if len(t) else Text(" " * pad)   # (Rich appends no empty text)
         else:
             t.append(" " * pad)
+    return t
+
+
+def word_cut(text: Text, width: int) -> Text:
+    """``text`` cut to at most ``width`` cells where it ends: after its last whole word
+    that leaves room for " …" (never inside a word or a number: issue 44), or, a word
+    too long for the width alone, inside it ("…" at the end)."""
+    plain = text.plain
+    head = plain[:len(plain)]
+    k = len(head)
+    while k > 0 and cell_len(head[:k]) > width - 2:
+        k -= 1
+    space = head.rfind(" ", 0, k + 1)
+    while space > 0 and head[space - 1] == " ":
+        space -= 1
+    if space > 0 and head[:space].strip() and cell_len(head[:space]) >= width // 3:
+        out = text[:space]
+        out.append(" …")
+        return out
+    t = text.copy()
+    t.truncate(width, overflow="ellipsis")
     return t
 
 
@@ -201,6 +223,15 @@ def cut_end(speech: Speech, text: Text, width: int) -> Text:
     if over <= 0:
         return text
     plain = text.plain
+    # after a whole word where one holds (issue 44: never inside a word or a figure)
+    for k in sorted((i for i, ch in enumerate(plain) if ch == " "), reverse=True):
+        head = plain[:k].rstrip()
+        if not head.strip() or cell_len(head) < width // 3:
+            break
+        t = text[:len(head)]
+        t.append(" …")
+        if speech.line(t, 0).cell_len <= width:
+            return t
     k = len(plain) - over - 1
     while k > 0:
         t = text[:k]
@@ -870,8 +901,10 @@ def score_row(sc: Scene, i: int, turn: bool, cells: tuple[str, ...], marker: str
                                  Cell(tricks, 4, True), Cell(total, 7, True)])
 
 
-def side_lines(sc: Scene) -> list[tuple[str, str]]:
-    """Right of the scores: Tarneeb teams, then the latest events (text, style)."""
+def side_lines(sc: Scene, width: int = W - 38) -> list[tuple[str, str]]:
+    """Right of the scores, ``width`` cells: Tarneeb teams, then the latest events
+    (text, style), the newest whole over the rows it needs (wrapped at its words: a
+    line of scores is never cut in a number), the older above it as hold whole."""
     facts, v = sc.facts, sc.view
     out: list[tuple[str, str]] = []
     team_totals = v.get("team_totals") if v else None
@@ -883,14 +916,30 @@ def side_lines(sc: Scene) -> list[tuple[str, str]]:
             second=sc.name(teams[0][1], False, 8)), "bold"))
     rnd = v.get("round") if v else None
     evs = [text for r, text in facts.events if (r is None or r == rnd) and sc.told(text)]
-    evs = evs[-(5 - len(out)):]
+    room = 5 - len(out)
+    evs = evs[-room:]
     cache = sc.cache
-    for i, text in enumerate(evs):
+    said: list[tuple[str, str]] = []
+    for i, text in reversed(list(enumerate(evs))):
         key = ("pretty", text, getattr(text, "template", None), sc.look_key)
         shown = cache.section(key)
         if shown is None:
             shown = cache.keep(key, sc.narrate(text))
-        out.append((shown, "bold" if i == len(evs) - 1 else "dim"))
+        style = "bold" if i == len(evs) - 1 else "dim"
+        parts = [p.plain for p in wrap(Text(shown), width, "  ")] if width else [shown]
+        if len(parts) > room - len(said):
+            if said:
+                break           # an older one that does not hold whole (all of it: e)
+            parts = parts[:room]
+            cut = parts[-1].rstrip()        # the newest itself: ends after a whole word
+            while cut and cell_len(cut) + 2 > width:
+                k = cut.rfind(" ")
+                cut = cut[:k].rstrip() if k > 0 else ""
+            parts[-1] = cut + " …"
+        said = [(p, style) for p in parts] + said
+        if len(said) >= room:
+            break
+    out += said
     return out + [("", "")] * (5 - len(out))
 
 
@@ -1358,13 +1407,19 @@ def declare_lines(sc: Scene) -> list[Text]:
             n=forbidden) + " ", style="bold")
     decl = v.get("declarations") or []
     total = sum(d for d in decl if d is not None)
-    info.append(_("Declared so far: {total}").format(total=total), style="dim")
+    so_far = _("Declared so far: {total}").format(total=total)
     hint = Text(" Enter", style="bold")
     if sc.rtl:              # the margin at the right, "Enter" a key kept as it is
         hint = Text(" ", style="bold")
         hint.append("Enter", style=Style(bold=True))
     hint.append(" " + _("declare {n}   digits choose (1 then 0–3 for 10–13)").format(
         n=state.sel_n))
+    # the total beside the forbidden number's sentence where the row holds both, else
+    # on the keys' row (neither is cut: issue 44; the scores show each declaration)
+    if info.cell_len + cell_len(so_far) < W:
+        info.append(so_far, style="dim")
+    elif hint.cell_len + 3 + cell_len(so_far) < W:
+        hint.append("   " + so_far, style="dim")
     if sc.rtl:
         return [units(sc.speech, [row, numbers], W), sc.line(hint), sc.line(info)]
     return [row, hint, info]

@@ -17,6 +17,7 @@ from rich.text import Text
 from engine.room import title
 
 from ..i18n import Speech
+from .table_draw import word_cut
 
 
 def game_title(speech: Speech, game: str) -> str:
@@ -119,8 +120,7 @@ def lay(speech: Speech, text: Text | str, width: int) -> Text:
     if not speech.rtl:
         return speech.line(text, width)
     if cell_len(text.plain) > width:
-        text = text.copy()
-        text.truncate(width, overflow="ellipsis")
+        text = word_cut(text, width)        # (after a whole word: issue 44)
     return speech.line(text, width)
 
 
