@@ -302,12 +302,12 @@ class SessionHandler:
             if self.room.online.get(nk) is app.member:
                 del self.room.online[nk]
             app.ssh_process = None
-            reason = app.exit_reason
-            if reason:
+            if app.exit_reason:
                 try:
-                    # In the player's language and text mode (a kick's reason is a Said).
-                    said = said_to(app.speech, reason)
-                    process.stdout.write(("lamma: " + said + "\r\n").encode())
+                    # In the player's language and text mode, wrapped at words to the
+                    # window (a phone's 40 columns: issue 44).
+                    width = process.get_terminal_size()[0] or 80
+                    process.stdout.write(app.farewell(width).encode())
                 except Exception:
                     pass
             if finished:

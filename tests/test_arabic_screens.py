@@ -29,6 +29,7 @@ from typing import Any
 
 import pytest
 from arabic_checks import has_arabic, screen_problems
+from cuts import cut_marks
 from rich.cells import cell_len
 from rich.text import Text
 from stacked import act_until as drive
@@ -723,7 +724,8 @@ async def test_every_screen_in_arabic_fits_and_says_it_in_arabic(sc, size, mode,
                 break
             seen.append(rows)
             skip = [y for y, r in enumerate(rows) if sc.skip_script(r)]
-            problems = screen_problems(rows, mode, skip_script_rows=skip) + overflows(app)
+            problems = (screen_problems(rows, mode, skip_script_rows=skip) + overflows(app)
+                        + cut_marks(rows))      # no word or figure cut in two (issue 44)
             if sc.bilingual:
                 problems = [p for p in problems if "English" not in p]
             if problems:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cuts import cut_marks
 from stacked import quick_choice
 
 from engine.room import Registry
@@ -52,6 +53,9 @@ def screen_text(app: LammaApp) -> str:
 
 
 def compare(request: pytest.FixtureRequest, name: str, text: str) -> None:
+    # no word or figure cut in two, in what is written as in what is compared (issue 44)
+    cuts = cut_marks(text.splitlines())
+    assert not cuts, f"{name}: " + "\n".join(cuts) + "\n" + text
     path = GOLDEN / f"{name}.txt"
     if request.config.getoption("--update-golden"):
         GOLDEN.mkdir(exist_ok=True)

@@ -511,6 +511,8 @@ async def test_an_unterminated_paste_of_20_mb_keeps_memory_flat(lamma_server):
     paster.press("?")
     await paster.wait_for("card room")
     paster.press("q")
+    await paster.wait_for("Quit?")      # asked once (issue 44)
+    paster.press("q")
     await asyncio.wait_for(paster.proc.wait_closed(), 10)
     await paster.close()
 

@@ -12,7 +12,8 @@ in Arabic (shaped and logical). At every size:
   the trick, every player's line, whose turn it is, trump and the call; every key the
   footer offers now; each legal number and suit of a bid, call or declaration and
   each playable card where a tap chooses it (the tap's cells show it);
-- in the lobby: every table listed.
+- in the lobby: every table listed;
+- nowhere a word or a figure cut in two (``cuts.cut_marks``: issue 44).
 
 Below 40×20 every screen asks for a larger window, with the size it needs.
 """
@@ -24,6 +25,7 @@ import re
 from typing import Any
 
 import pytest
+from cuts import cut_marks
 from test_arabic_screens import (
     GUEST,
     ME,
@@ -149,6 +151,7 @@ async def at_every_size(sc: Scenario, language: str, mode: str, store: Any) -> l
             problems = [f"asks to enlarge the window ({word!r})" for word in enlarge_words()
                         if word in text]
             problems += overflows(app) + table_problems(app, rows) + lobby_problems(app, rows)
+            problems += cut_marks(rows)         # no word or figure cut in two (issue 44)
             if problems:
                 reports.append("\n".join([
                     f"{sc.name} at {size[0]}×{size[1]} ({language}, {mode}): "

@@ -9,6 +9,7 @@ does what and what the footer shows.  The views here come from the engine
 from __future__ import annotations
 
 import pytest
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Span, Text
 from seated import seated
@@ -330,7 +331,19 @@ def test_fit_center_and_join_make_the_text_rich_would_by_copying_and_appending()
             return text
         t = text.copy()
         if n > width:
-            t.truncate(width, overflow="ellipsis")
+            # cut after the last whole word that leaves room for " …" (a third of the
+            # width at least: issue 44), else where the width ends, as Rich cuts
+            plain = text.plain
+            k = max(i for i in range(len(plain) + 1) if cell_len(plain[:i]) <= width - 2
+                    or i == 0)
+            space = plain.rfind(" ", 0, k + 1)
+            while space > 0 and plain[space - 1] == " ":
+                space -= 1
+            if space > 0 and plain[:space].strip() and cell_len(plain[:space]) >= width // 3:
+                t = text[:space]
+                t.append(" …")
+            else:
+                t.truncate(width, overflow="ellipsis")
             n = t.cell_len
         pad = width - n
         if pad > 0:
@@ -610,6 +623,7 @@ def test_a_shaped_arabic_line_too_long_loses_its_end_not_its_start():
     assert cut.cell_len == 30 and "ali -17" in cut.plain and "…" in cut.plain, cut.plain
     screen = SimpleNamespace(speech=speech, heading="Estimation · ali, Bot-2, Bot-3, Bot-4")
     screen.laid = lambda text, width: ReplayScreen.laid(screen, text, width)
+    screen.title_rows = lambda width: ReplayScreen.title_rows(screen, width)
     title = ReplayScreen.title_line(screen, 40).plain
     head = speech.line(title_bar(speech._("Replay")), 0).plain.strip()
     assert len(title) == 40 and title.rstrip().endswith(head), title

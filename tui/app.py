@@ -7,6 +7,7 @@ from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console
+from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -18,7 +19,7 @@ from engine.room.events import TableChange
 from .cards import Look
 from .i18n import Speech, latin_key
 from .messages import InputLimited, Kicked, LobbyChanged, SeatNotice, TableChanged
-from .sentences import SEAT_YOURS, say
+from .sentences import SEAT_YOURS, back_in_seat, say
 from .textual_compat import (
     ColorSystemName,
     TeardownMixin,
@@ -139,7 +140,8 @@ class LammaApp(TeardownMixin, App):
         self.member = TuiMember(self, name, ident or f"guest:{name}", guest)
         colour = self.console.color_system is not None
         self.look = look or Look(unicode=True, colour=colour)
-        self.exit_reason: str | None = None
+        self.exit_reason: str | None = None     # why the session ended, as shown
+        self.exit_words = ""                    # ... said, in reading order (``farewell``)
         self.look_loaded = False     # the player's stored look is read once (settings.load)
         # The language the client's locale asked for (LANG/LC_*), used when the
         # player has none stored: tui.i18n.language_from_env.
@@ -174,12 +176,14 @@ class LammaApp(TeardownMixin, App):
                 # An event's board: its screens under the table (q goes back to them).
                 from .screens.events import EventsScreen
                 self.push_screen(EventsScreen())
-            self.open_table()
+            self.open_table(back_in_seat(self.speech, table))
 
-    def open_table(self) -> None:
+    def open_table(self, notice: str | None = None) -> None:
+        """The table screen of the member's table; ``notice``: where they are, said
+        a while on arrival (in the player's language)."""
         from .screens.table import TableScreen
         if self.member.table is not None:
-            self.push_screen(TableScreen())
+            self.push_screen(TableScreen(notice=notice))
 
     def open_standings(self, event: int, notice: str = "") -> None:
         """An event's standings (its entry done, from the table screen)."""
@@ -303,10 +307,29 @@ class LammaApp(TeardownMixin, App):
                 h()
 
     def on_kicked(self, message: Kicked) -> None:
-        # Written to the terminal after the screen is gone (server.ssh): said in the
+        # Written to the terminal after the screen is gone (``farewell``): said in the
         # player's language, Arabic shaped or not as the player chose.
-        self.exit_reason = self.speech.show(say(self.speech, message.reason))
+        self.exit_words = say(self.speech, message.reason)
+        self.exit_reason = self.speech.show(self.exit_words)
         self.exit()
+
+    def farewell(self, width: int) -> str:
+        """The last words to the terminal once the screen is gone (a kick's reason, the
+        room restarting): after "lamma: ", wrapped at words to ``width`` columns (a
+        phone's 40: never "connect a" / "gain"), each line laid out for the language
+        (an Arabic one from the right, joined when shaped); "" when there are none."""
+        words = self.exit_words
+        if not words:
+            return ""
+        from .screens.table_draw import wrap
+        head = "lamma: "
+        room = max(20, width - len(head) - 1)
+        lines = []
+        for i, part in enumerate(wrap(Text(words), room, "")):
+            shown = self.speech.line(part, room).plain if self.speech.rtl else \
+                self.speech.show(part.plain)
+            lines.append((head if i == 0 else " " * len(head)) + shown.rstrip())
+        return "\r\n".join(lines) + "\r\n"
 
     # The session's terminal for drawing past Textual's compositor: set by the SSH
     # driver while it takes frames (``tui.widgets.board.Surface``), else None.

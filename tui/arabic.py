@@ -50,3 +50,18 @@ def term(key: str, english: str, english_only: bool = False,
     if english_only:
         return english
     return f"{english} {shaped(TERMS[key])}"
+
+
+def term_said(key: str, english: str, english_only: bool = False,
+              speech: Speech | None = None) -> str:
+    """The term for a line that is laid out whole (``Speech.line``, which joins and
+    orders any Arabic in it once): ``English عربي`` in reading order, or the Arabic
+    alone in an Arabic interface (``term`` shapes it for a line drawn as it is; a
+    line laid out after that would be shaped twice: reversed and unjoined)."""
+    if key not in TERMS:
+        return english
+    if speech is not None and speech.rtl:
+        return TERMS[key]
+    if english_only:
+        return english
+    return f"{english}\u00a0{TERMS[key]}"

@@ -125,9 +125,11 @@ def _reshape(text: str) -> str:
 _LRE, _PDF, _RLM = "\u202a", "\u202c", "\u200f"
 # What stays left to right whole inside Arabic: a name or bid in brackets without
 # Arabic in it ("(Bot-3)"), a card (10♠), a number with its sign (+10.2, -9.7, ±0.4;
-# not after a Latin word, "ali +3", which the bidi algorithm keeps with it), a /command, a client's quoted value or JSON object in a refusal.
+# not after a Latin word, "ali +3", which the bidi algorithm keeps with it), a date
+# (2024-05-29: after an Arabic word its parts were put in the other order), a /command,
+# a client's quoted value or JSON object in a refusal.
 _LATIN_IN = r"[\x20-\x27\x2a-\x7e\u2660-\u2667]"
-_LTR_WHOLE = re.compile(rf"\({_LATIN_IN}*[A-Za-z0-9]{_LATIN_IN}*\)"
+_LTR_WHOLE = re.compile(rf"\({_LATIN_IN}*[A-Za-z0-9]{_LATIN_IN}*\)|\d{{4}}-\d\d-\d\d"
                         r"|(?:10|[2-9AKQJT])?[\u2660\u2665\u2666\u2663]"
                         r"|(?<![\w.])(?<![A-Za-z0-9)] )[+\-±\u2212]\d+(?:\.\d+)?"
                         r"|/[A-Za-z]+|\"[^\"]*\"|\{[^{}]*\}")

@@ -11,6 +11,18 @@ from __future__ import annotations
 from .i18n import N_, Speech
 
 SEAT_YOURS = N_("Seat {seat} is yours now.")
+# Coming back to a seat that waited (a new connection, or Enter on one's table in the
+# lobby): one line, said on arrival.
+BACK_AT_TABLE = N_("Back in your seat at table #{table}.")
+BACK_AT_BOARD = N_("Back at board {board} of event {event}.")
+
+
+def back_in_seat(speech: Speech, table: object) -> str:
+    """Where a returning player is, in one line of ``speech``'s language."""
+    board = getattr(table, "event", None)
+    if board is not None:
+        return speech._(BACK_AT_BOARD).format(board=board.board, event=board.event)
+    return speech._(BACK_AT_TABLE).format(table=getattr(table, "id", "?"))
 
 
 def say(speech: Speech, text: str) -> str:

@@ -329,15 +329,22 @@ class Registry:
         return found
 
     def held_seat(self, ident: str) -> tuple[Table, int] | None:
-        """A seat this identity holds in a running match (to come back to)."""
+        """The seat this identity comes back to in a running match: at a live table
+        before an event's board. (An event's board keeps its entrant's seat when they
+        leave it on purpose, and they may sit at a live table meanwhile: the seat that
+        is waiting for them is the live one. A live seat is held only by a dropped
+        connection: sitting elsewhere gives it up.)"""
         others = list(self.side.remote.values()) if self.side is not None else []
+        board: tuple[Table, int] | None = None
         for t in list(self.tables.values()) + others:
             if t.status != "playing":
                 continue
             for i, s in enumerate(t.seats):
                 if s.held_by(ident):
-                    return t, i
-        return None
+                    if t.event is None:
+                        return t, i
+                    board = board or (t, i)
+        return board
 
     def detach(self, member: Member, keep_seat: bool, unless: Table | None = None) -> None:
         table = member.table

@@ -34,7 +34,17 @@ class CommandScreen(TapLinesMixin, ModalScreen[None]):
     if TYPE_CHECKING:
         app = getters.app(LammaApp)
 
-    BINDINGS = [Binding("escape", "cancel", show=False, id="command.back")]
+    BINDINGS = [
+        Binding("escape", "cancel", show=False, id="command.back"),
+        # a reply longer than the dialog holds scrolls (the box keeps ← → for the line)
+        Binding("up", "scroll(-1)", show=False, id="command.up"),
+        Binding("down", "scroll(1)", show=False, id="command.down"),
+        Binding("pageup", "scroll(-100)", show=False, id="command.page_up"),
+        Binding("pagedown", "scroll(100)", show=False, id="command.page_down"),
+    ]
+    reply: list[str] = []           # the last reply's lines, wrapped
+    reply_style = ""
+    top = 0                         # its first line shown where it scrolls
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -60,7 +70,7 @@ class CommandScreen(TapLinesMixin, ModalScreen[None]):
         self.query_one("#command-text", Lines).set(block(speech, [
             Text(" " + _("Command"), style="bold"), "",
             " " + _("/help lists what you may do.")], dialog_width(self.app.size.width)))
-        self.query_one("#keys", KeyBar).show(said_keys(speech, KEYS), speech)
+        self.show_reply()       # (and the keys)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -77,18 +87,48 @@ class CommandScreen(TapLinesMixin, ModalScreen[None]):
             style = ""
         except RoomError as exc:
             reply, style = speech.error(exc), "bold red"
-        lines = []
         inside = dialog_width(self.app.size.width)
         # an Arabic line is cut at its end; an English one has the dialog's padding too
         width = inside - 2 if speech.rtl or inside < 64 else 74
-        for part in reply.splitlines()[:14]:        # the dialog shows a screenful at most
-            lines.extend(textwrap.wrap(part, width, subsequent_indent="   ") or [""])
+        self.reply = [ln for part in reply.splitlines()
+                      for ln in textwrap.wrap(part, width, subsequent_indent="   ") or [""]]
+        self.reply_style, self.top = style, 0
+        self.show_reply()
+
+    def reply_rows(self) -> int:
+        """The reply's rows: what the window leaves under the dialog's head and box."""
+        return max(3, min(16, self.app.size.height - 14))
+
+    def show_reply(self) -> None:
+        """The reply whole where it fits; else a page of it from ``top``, the last row
+        saying which lines (↑↓ a line, PgUp PgDn a page; the keys then say so)."""
+        speech = self.app.speech
+        inside = dialog_width(self.app.size.width)
+        rows = self.reply_rows()
+        lines = self.reply
+        keys = KEYS
+        if len(lines) > rows:
+            keys = [KEYS[0], ("↑↓", N_("scroll")), KEYS[1]]
+            page = rows - 1
+            self.top = max(0, min(self.top, len(lines) - page))
+            lines = [*lines[self.top:self.top + page],
+                     speech._("{first}–{last} of {total}").format(
+                         first=self.top + 1, last=self.top + page, total=len(self.reply))]
+        self.query_one("#keys", KeyBar).show(said_keys(speech, keys), speech)
         if speech.rtl:
             self.query_one("#command-reply", Lines).set(block(speech, [
-                Text(" " + ln, style=style) for ln in lines[:16]], inside))
+                Text(" " + ln, style=self.reply_style) for ln in lines], inside))
             return
         self.query_one("#command-reply", Lines).set(
-            Text("\n".join(" " + ln for ln in lines[:16]), style=style))
+            Text("\n".join(" " + ln for ln in lines), style=self.reply_style))
+
+    def action_scroll(self, delta: int) -> None:
+        rows = self.reply_rows()
+        if len(self.reply) <= rows:
+            return
+        step = delta if abs(delta) == 1 else (1 if delta > 0 else -1) * max(1, rows - 2)
+        self.top = max(0, self.top + step)
+        self.show_reply()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

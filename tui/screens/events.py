@@ -15,7 +15,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.events import MouseScrollDown, MouseScrollUp
 from textual.screen import ModalScreen
 
 from engine import replay
@@ -150,8 +149,18 @@ class EventsScreen(RecordScreen):
         lines: list[Text] = self.narrow_head()
         if not self.rows:
             lines += [Text(""), Text(" " + _("No events open now."), style="dim")]
-        # the list, then a blank line, the chosen event in at least two lines, the status
-        shown = max(1, min(LIST_ROWS, (rows - len(lines) - 4) // 2))
+        about = self.about(now)
+        if self.rows:
+            ev, row = self.rows[self.cursor]
+            about.insert(1, Text(f" {_('boards')}: {ev.boards} · {_('entries')}: "
+                                 f"{row['entries']}", style="dim"))
+        about = self.fold(about)
+        # the list, then a blank line, the chosen event whole, the status: the list has
+        # the rows left (two an event; the last says which are shown when not all are)
+        room = rows - len(lines) - len(about) - 2
+        shown = max(1, min(LIST_ROWS, room // 2))
+        if len(self.rows) > shown:
+            shown = max(1, min(LIST_ROWS, (room - 1) // 2))
         first = max(0, min(self.cursor - shown // 2, len(self.rows) - shown))
         for i in range(first, min(len(self.rows), first + shown)):
             ev, row = self.rows[i]
@@ -161,12 +170,7 @@ class EventsScreen(RecordScreen):
             lines.append(Text(" " + _("{first}–{last} of {total}").format(
                 first=first + 1, last=last, total=len(self.rows)), style="dim"))
         lines.append(Text(""))
-        about = self.about(now)
-        if self.rows:
-            ev, row = self.rows[self.cursor]
-            about.insert(1, Text(f" {_('boards')}: {ev.boards} · {_('entries')}: "
-                                 f"{row['entries']}", style="dim"))
-        lines += self.fold(about)[:max(0, rows - 1 - len(lines))]
+        lines += about
         lines += [Text("")] * (rows - 1 - len(lines))
         lines.append(self.status or Text(""))
         self.set_block(lines)
@@ -174,7 +178,8 @@ class EventsScreen(RecordScreen):
     def narrow_columns(self) -> list[int]:
         """The second line's columns on a phone: an indent, the game (what is left),
         when it closes, how far you are."""
-        return [2, max(8, self.width - 1 - 2 - 11 - 8), 11, 8]
+        # "closes" holds "20 h 58 min" and a space (issue 44: it was cut "20 h 58 m…")
+        return [2, max(8, self.width - 1 - 2 - 12 - 7), 12, 7]
 
     def narrow_head(self) -> list[Text]:
         speech = self.app.speech
@@ -346,6 +351,8 @@ class StandingsScreen(RecordScreen):
         Binding("right", "board(1)", show=False, id="standings.next"),
         Binding("up", "move(-1)", show=False, id="standings.up"),
         Binding("down", "move(1)", show=False, id="standings.down"),
+        Binding("pageup", "move(-100)", show=False, id="standings.page_up"),
+        Binding("pagedown", "move(100)", show=False, id="standings.page_down"),
         Binding("enter", "compare", show=False, id="standings.compare"),
     ]
     KEYS = STANDINGS_KEYS
@@ -378,8 +385,8 @@ class StandingsScreen(RecordScreen):
         speech = self.app.speech
         _ = speech._
         lines: list[Text] = []
-        if self.notice:
-            lines.append(Text(" " + self.notice, style="bold"))
+        if self.notice:             # (whole, over the rows it needs)
+            lines += self.fold([Text(" " + self.notice, style="bold")])
         if self.ev is None:
             self.set_block([*lines, Text(" " + (self.error or ""), style="bold red")])
             return
@@ -404,6 +411,12 @@ class StandingsScreen(RecordScreen):
         tail.append(self.boards_line())
         # as many as the block holds with the boards under them (a phone: fewer)
         self.page = min(STANDING_ROWS, max(1, self.block_rows - len(lines) - len(tail)))
+        if len(self.rows) > self.page:      # scrolled (↑↓, PgUp PgDn): which are shown
+            self.page = max(1, self.page - 1)
+            self.first = max(0, min(self.first, len(self.rows) - self.page))
+            tail.insert(0, Text(" " + _("{first}–{last} of {total}").format(
+                first=self.first + 1, last=self.first + self.page, total=len(self.rows)),
+                style="dim"))
         self.first = max(0, min(self.first, len(self.rows) - self.page))
         for r in self.rows[self.first:self.first + self.page]:
             rank = "" if r.get("rank") is None else str(r["rank"])
@@ -446,6 +459,9 @@ class StandingsScreen(RecordScreen):
             self.show_rows()
 
     def action_move(self, delta: int) -> None:
+        """A row up or down (±1), or a page (±100)."""
+        if abs(delta) != 1:
+            delta = (1 if delta > 0 else -1) * max(1, self.page - 1)
         top = max(0, len(self.rows) - self.page)
         self.first = max(0, min(top, self.first + delta))
         self.show_rows()
@@ -465,10 +481,6 @@ class ComparisonScreen(RecordScreen):
         Binding("left", "board(-1)", show=False, id="compare.previous"),
         Binding("right", "board(1)", show=False, id="compare.next"),
         Binding("tab", "page", show=False, id="compare.page"),
-        Binding("up", "scroll(-1)", show=False, id="compare.up"),
-        Binding("down", "scroll(1)", show=False, id="compare.down"),
-        Binding("pageup", "scroll(-100)", show=False, id="compare.page_up"),
-        Binding("pagedown", "scroll(100)", show=False, id="compare.page_down"),
     ]
     KEYS = COMPARE_KEYS
     BLOCK_ID = "compare-text"
@@ -481,7 +493,6 @@ class ComparisonScreen(RecordScreen):
         self.cmp: Comparison | None = None
         self.error: str | None = None
         self.top = 0                # the first line shown where the window is too short
-        self.page_rows = 0          # the lines a page shows while scrolling (0: all fit)
 
     def draw(self) -> None:
         self.KEYS = REPLAY_KEYS if self.replay else COMPARE_KEYS
@@ -508,39 +519,9 @@ class ComparisonScreen(RecordScreen):
     def show_page(self, lines: list[Text]) -> None:
         """``lines``, or where the window does not hold them all (a phone) a page of
         them from ``top``, the last row saying which; the keys then say ↑↓ scrolls
-        (a tap on ↑ or ↓ too; PgUp, PgDn a page, the wheel three lines)."""
-        speech = self.app.speech
-        base = REPLAY_KEYS if self.replay else COMPARE_KEYS
-        rows = self.block_rows
-        keys = [*base[:-1], ("↑↓", N_("scroll")), base[-1]] if len(lines) > rows else base
-        if keys != self.KEYS:
-            self.KEYS = keys
-            self.query_one("#keys", KeyBar).show(said_keys(speech, keys), speech)
-            rows = self.block_rows
-        if len(lines) <= rows:
-            self.top = self.page_rows = 0
-            self.set_block(lines)
-            return
-        page = self.page_rows = max(1, rows - 1)
-        self.top = max(0, min(self.top, len(lines) - page))
-        shown = lines[self.top:self.top + page]
-        shown.append(Text(" " + speech._("{first}–{last} of {total}").format(
-            first=self.top + 1, last=self.top + len(shown), total=len(lines)), style="dim"))
-        self.set_block(shown)
-
-    def action_scroll(self, delta: int) -> None:
-        """A line up or down (±1), or a page (±100)."""
-        if not self.page_rows:
-            return
-        step = delta if abs(delta) == 1 else (1 if delta > 0 else -1) * max(1, self.page_rows - 1)
-        self.top = max(0, self.top + step)
-        self.paint()
-
-    def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
-        self.action_scroll(3)
-
-    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
-        self.action_scroll(-3)
+        (a tap on ↑ or ↓ too; PgUp, PgDn a page, the wheel three lines): the record
+        screens' ``set_block``."""
+        self.set_block(lines)
 
     def row(self, cells: list[tuple[str, int, bool]], style: str = "") -> Text:
         """One row of cells (text, width, right-aligned), in reading order: in Arabic
@@ -589,8 +570,10 @@ class ComparisonScreen(RecordScreen):
             bar = ("█" if look.unicode else "#") * size
             own = mine is not None and mine["score"] == score
             lines.append(self.row([("", 2, False), (signed(score), 6, True), (bar, 14, False),
-                                   (str(n), 4, True), ("← " + _("you") if own else "", 10,
-                                                       False)],
+                                   (str(n), 4, True),
+                                   # (pointing at the row from the word: mirrored in Arabic)
+                                   (("→ " if speech.rtl else "← ") + _("you") if own else "",
+                                    10, False)],
                                   style="bold" if own else ""))
         if len(cmp.scores) > 4:
             lines.append(Text("   " + _("… and {n} other scores").format(
@@ -643,8 +626,12 @@ class ComparisonScreen(RecordScreen):
         speech = self.app.speech
         _ = speech._
         left = self.board_rows(cmp.my_record, _("Yours"), cmp.seat)
-        best = _("Best of the others: {name}").format(name=cmp.best_name or "—")
-        right = self.board_rows(cmp.best_record, best, cmp.seat)
+        if cmp.best_record is not None and cmp.best_record != cmp.my_record:
+            best = _("Best of the others: {name}").format(name=cmp.best_name or "—")
+            right = self.board_rows(cmp.best_record, best, cmp.seat)
+        else:
+            # nobody else has played it in this seat (the room's best is one's own)
+            right = [[(_("No one else has played this board yet."), 39, False)]]
         if self.width < 80:
             # a phone: one board under the other (each is 39 cells wide), scrolled
             out: list[Text] = []
@@ -689,8 +676,14 @@ class ComparisonScreen(RecordScreen):
         for i, trick in enumerate(rec["tricks"], start=1):
             cards = " ".join(look.card_str(c["card"]) + ("*" if c["seat"] == seat else "")
                              for c in trick["cards"])
-            out.append([(f"{i:>2}.", 4, False), (cards, 24, False),
-                        (("← " if speech.rtl else "→ ") + names[trick["winner"]], 11, False)])
+            if speech.rtl:
+                # the arrow a cell of its own, pointing on in reading order from the
+                # cards to who took them whatever script the name is in ("أنت", "Bot-2")
+                out.append([(f"{i:>2}.", 4, False), (cards, 24, False), ("←", 2, False),
+                            (names[trick["winner"]], 9, False)])
+            else:
+                out.append([(f"{i:>2}.", 4, False), (cards, 24, False),
+                            ("→ " + names[trick["winner"]], 11, False)])
         return out
 
     def action_board(self, delta: int) -> None:

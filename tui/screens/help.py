@@ -251,7 +251,7 @@ class HelpText(Widget):
     """The help laid out by ``help_lines`` for the widget's width (another language)."""
 
     DEFAULT_CSS = """
-    HelpText { height: auto; width: 1fr; }
+    HelpText { height: auto; width: 1fr; text-wrap: nowrap; text-overflow: clip; }
     """
 
     def __init__(self, speech: Speech, game: str | None, *, id: str | None = None):

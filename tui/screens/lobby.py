@@ -15,13 +15,14 @@ from textual.screen import Screen
 from engine.room import RoomError, code_label, display_name, title
 
 from ..i18n import N_, Speech
+from ..sentences import back_in_seat
 from ..widgets.board import BLANK, Board
 from ..widgets.lines import keys_text
 from ..widgets.taps import Tap, lines_taps, tap_at
 from .sizes import COMPACT, SMALL, enlarge_lines, layout
 from .table_compact import boxed, wrap
 from .table_draw import W, fit  # the standard lobby: 80 columns
-from .words import columns, game_title, lay, length_word, said_keys
+from .words import columns, game_title, lay, length_word, names_in, said_keys
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -40,6 +41,9 @@ WATCH_KEYS = [("w", N_("watch")), ("p", N_("play")), ("n", N_("new")), ("e", N_(
 # ... and its computer players' seats taken.
 TAKE_KEYS = [("t", N_("take a seat")), ("w", N_("watch")), ("p", N_("play")),
              ("n", N_("new")), ("e", N_("events")), ("?", N_("help")), ("q", N_("quit"))]
+# A match where one's own seat waits (a connection dropped): Enter goes back to it.
+BACK_KEYS = [("⏎", N_("back to your seat")), ("p", N_("play")), ("n", N_("new")),
+             ("e", N_("events")), ("?", N_("help")), ("q", N_("quit"))]
 # The keys the row above shows (a tap on each does what it does: issue 26).
 MORE_KEYS = [("b", N_("leaderboard")), ("r", N_("replays")), ("o", N_("options")),
              ("j", N_("code")), ("/", N_("command"))]
@@ -52,7 +56,8 @@ def row_line(row: dict) -> str:
     seats = 14 if row.get("practice") else 25
     line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
             f"{said_length(EN, row['game'], row['length'], row.get('ranked')):<9}"
-            f"{', '.join(said_seats(EN, row))[:seats - 1]:<{seats}}{said_status(EN, row)}")
+            f"{', '.join(names_in(said_seats(EN, row), seats - 1)):<{seats}}"
+            f"{said_status(EN, row)}")
     if row.get("practice"):
         line += " · practice"
     if row["spectators"]:
@@ -104,13 +109,15 @@ def said_status(speech: Speech, summary: dict) -> str:
 # ------------------------------------------------------------ right to left
 # #, game, length (and the ranked mark), seats; the status has the rest (the Arabic titles
 # are shorter).
-ROW_COLUMNS = (5, 17, 10, 24)
+ROW_COLUMNS = (5, 17, 10, 26)
 
 
 def said_row(speech: Speech, row: dict) -> Text:
     """One table's line in an Arabic listing: the same columns, from the right."""
     status = said_status(speech, row)
-    room = W - sum(ROW_COLUMNS)
+    # a practice table's seats give up columns to its mark, as in English
+    seats = ROW_COLUMNS[3] - (8 if row.get("practice") else 0)
+    room = W - sum(ROW_COLUMNS[:3]) - seats
     extras = []
     if row.get("practice"):
         extras.append(speech._("practice"))
@@ -126,7 +133,7 @@ def said_row(speech: Speech, row: dict) -> Text:
              (game_title(speech, row["game"]), ROW_COLUMNS[1]),
              (said_length(speech, row["game"], row["length"], row.get("ranked")),
               ROW_COLUMNS[2]),
-             (said_seats(speech, row), ROW_COLUMNS[3]),
+             (said_seats(speech, row), seats),
              (status, room)]
     return columns(speech, cells, W)
 
@@ -188,6 +195,7 @@ LIST_HEAD = Text.assemble((f" {'#':>3}  {'game':<19}{'length':<9}{'seats':<25}st
                            "bold underline"), no_wrap=True, overflow="ellipsis")
 NO_TABLES = Text.assemble(("  No tables yet: press p for quick play or n for a new table.",
                            "dim"), no_wrap=True, overflow="ellipsis")
+QUIT_ASK = N_("Quit? q or y quits; any other key stays.")
 NO_TABLES_SAID = N_("No tables yet: press p for quick play or n for a new table.")
 
 
@@ -230,7 +238,10 @@ class LobbyScreen(Screen[None]):
         # one-line widgets did (issue 12: sessions coming and going).
         self._title: Text = BLANK
         self._list: list[Text] = []
-        self._status: Text = BLANK
+        # The status in the standard layout: whole, over as many lines as it needs (the
+        # list then shows fewer tables: ``list_rows``).
+        self._status_lines: list[Text] = [BLANK]
+        self.list_rows = LIST_ROWS
         self._status_said: Text = BLANK     # the status before it was laid out
         self._note: Text = BLANK
         self._note_said: Text = BLANK       # the note before it was cut to 80 columns
@@ -242,9 +253,11 @@ class LobbyScreen(Screen[None]):
         self.too_small = False
         self.compact = False
         self._taps: list[Tap] = []          # the keys' boxes as drawn (a tap presses one)
-        self._compact_first = 0             # the first table the compact listing shows
-        # the compact listing: its column, first row, width, tables shown
-        self._list_at = (0, 0, W, 0)
+        self.asking_quit = False            # "Quit?" asked: q or y quits, else stays
+        # the compact listing: its column and width, and each table's rows (first,
+        # after the last, the table's index)
+        self._list_at = (0, W)
+        self._compact_spans: list[tuple[int, int, int]] = []
 
     def compose(self) -> ComposeResult:
         yield Board(id="board")
@@ -261,7 +274,8 @@ class LobbyScreen(Screen[None]):
     def lines(self, part: str) -> list[Text]:
         """What a part of the screen shows: "title", "list" (the head, then the rows),
         "status", "note" or "keys" (the footer, in reading order)."""
-        return {"title": [self._title], "list": list(self._list), "status": [self._status],
+        return {"title": [self._title], "list": list(self._list),
+                "status": list(self._status_lines),
                 "note": [self._note], "keys": [self._keys]}[part]
 
     def footer(self) -> Text:
@@ -292,7 +306,8 @@ class LobbyScreen(Screen[None]):
             self.paint_compact(width, height)
             return
         body = [self._title, BLANK, *self._list]
-        body += [BLANK] * (LIST_ROWS + 3 - len(body)) + [BLANK, self._status, self._note]
+        body += [BLANK] * (self.list_rows + 3 - len(body)) + [BLANK, *self._status_lines,
+                                                              self._note]
         x = (width - W) // 2
         footer = self._footer
         if footer is None or footer[0] is not self._keys or footer[1] != width:
@@ -323,28 +338,48 @@ class LobbyScreen(Screen[None]):
         title.append_text(lay(speech, head, cw))
         top = [fit(title, cw), BLANK]
         keys = self._keys_for(self.rows[self.cursor] if self.rows else None)
+        # Every key of the lobby (the standard footer leaves some to the row above it,
+        # or to the help, for the table chosen: here they all go on over more rows).
+        keys = keys + [k for k in LOBBY_KEYS[1:] if k not in keys]
         shown_keys = said_keys(speech, keys + MORE_KEYS)
         footer = [lay(speech, line, cw) for line in boxed(shown_keys, cw - 1)]
         notes = []
         for part in (self._note_said, self._status_said):
-            if part.plain.strip():
-                notes += [lay(speech, line, cw) for line in wrap(part, cw - 1)[:3]]
+            if part.plain.strip():      # whole: the listing gives up its rows
+                notes += [lay(speech, line, cw) for line in wrap(part, cw - 1)]
         room = height - len(top) - len(notes) - len(footer) - (1 if notes else 0)
-        slots = max(1, room // 2)
         rows = self.rows
         listing: list[Text] = []
-        first = 0
+        spans: list[tuple[int, int, int]] = []
         if not rows:
             listing = [lay(speech, line, cw) for line in
                        wrap(Text("  " + _(NO_TABLES_SAID), style="dim"), cw - 1)]
         else:
-            first = max(0, min(self.cursor - slots // 2, len(rows) - slots))
-            for i in range(first, min(len(rows), first + slots)):
-                one, two = self.compact_row(rows[i], cw)
+            made: dict[int, list[Text]] = {}
+
+            def of(i: int) -> list[Text]:
+                if i not in made:
+                    made[i] = self.compact_row(rows[i], cw)
+                return made[i]
+            # the chosen table about the middle, as many whole tables as the rows hold
+            first = max(0, min(self.cursor - max(1, room // 2) // 2, len(rows) - 1))
+            while True:
+                used, last = 0, first
+                while last < len(rows) and (last == first or used + len(of(last)) <= room):
+                    used += len(of(last))
+                    last += 1
+                if self.cursor < last or first >= self.cursor:
+                    break
+                first += 1
+            while first > 0 and used + len(of(first - 1)) <= room:
+                first -= 1
+                used += len(of(first))
+            for i in range(first, last):
+                lines_i = of(i)
                 if i == self.cursor:
-                    one, two = highlighted(one), highlighted(two)
-                listing += [one, two]
-        self._compact_first = first
+                    lines_i = [highlighted(t) for t in lines_i]
+                spans.append((len(top) + len(listing), len(top) + len(listing) + len(lines_i), i))
+                listing += lines_i
         lines = top + listing[:max(0, room)]
         lines += [BLANK] * (height - len(lines) - len(notes) - len(footer))
         lines += notes + footer
@@ -352,21 +387,24 @@ class LobbyScreen(Screen[None]):
         board.set_lines(lines, at=[x] * len(lines))
         self._taps = lines_taps(lines, [x] * len(lines),
                                 rows=range(len(lines) - len(footer), len(lines)))
-        self._list_at = (x, len(top), cw, len(listing[:max(0, room)]) // 2 if rows else 0)
+        self._list_at = (x, cw)
+        self._compact_spans = [sp for sp in spans if sp[1] <= len(top) + max(0, room)]
 
     def _keys_for(self, chosen: dict | None) -> list[tuple[str, str]]:
-        """The keys for the table chosen: take a computer player's seat, watch a match
-        under way, or sit."""
+        """The keys for the table chosen: back to one's own seat, take a computer
+        player's seat, watch a match under way, or sit."""
+        if chosen is not None and self._held(chosen):
+            return BACK_KEYS
         if chosen is not None and self._takeable(chosen):
             return TAKE_KEYS
         if chosen is not None and chosen["status"] != "waiting":
             return WATCH_KEYS
         return LOBBY_KEYS
 
-    def compact_row(self, row: dict, cw: int) -> tuple[Text, Text]:
-        """A table's two rows in the compact lobby: its number, game and length (the
+    def compact_row(self, row: dict, cw: int) -> list[Text]:
+        """A table's rows in the compact lobby: its number, game and length (the
         status after them where the width holds it), then the status, the seats and who
-        watches."""
+        watches, wrapped at a word (or a name) over the rows they need."""
         speech = self.app.speech
         _ = speech._
         one = f"{row['id']:>3}  {game_title(speech, row['game'])}  " \
@@ -378,15 +416,21 @@ class LobbyScreen(Screen[None]):
         if cell_len(one) + 3 + cell_len(status) <= cw - 1:
             one = one + "  " + " " * (cw - 2 - cell_len(one) - cell_len(status)) + status
             extras = []
-        extras.append(speech.pgettext("list", ", ").join(said_seats(speech, row)))
+        # the seats' names held together (no-break spaces): a name is never cut in two
+        extras.append(speech.pgettext("list", ", ").join(
+            name.replace(" ", "\u00a0") for name in said_seats(speech, row)))
         if row["spectators"]:
             n = row["spectators"]
-            extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n))
+            extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n)
+                          .replace(" ", "\u00a0"))
         if row["private"]:
             extras.append(_("private"))
-        two = "     " + " · ".join(extras)
-        return (fit(lay(speech, Text(one, no_wrap=True), cw), cw),
-                fit(lay(speech, Text(two, no_wrap=True), cw), cw))
+        two = Text("     " + " · ".join(extras), no_wrap=True)
+        out = [fit(lay(speech, Text(one, no_wrap=True), cw), cw)]
+        out += [fit(lay(speech, Text(part.plain.replace("\u00a0", " "), style=part.style,
+                                     no_wrap=True), cw), cw)
+                for part in wrap(two, cw - 1, "     ")]
+        return out
 
     def draw(self) -> None:
         """Everything again, in the player's language (also when it changes)."""
@@ -445,8 +489,9 @@ class LobbyScreen(Screen[None]):
             lines += [BLANK, fit(lay(speech, Text("  " + speech._(NO_TABLES_SAID),
                                                       style="dim"), W), W)
                       if rtl else NO_TABLES]
-        first = max(0, min(self.cursor - LIST_ROWS // 2, len(rows) - LIST_ROWS))
-        for i in range(first, min(len(rows), first + LIST_ROWS)):
+        shown_rows = self.list_rows
+        first = max(0, min(self.cursor - shown_rows // 2, len(rows) - shown_rows))
+        for i in range(first, min(len(rows), first + shown_rows)):
             row = rows[i]
             selected = i == self.cursor
             if not selected:
@@ -477,6 +522,15 @@ class LobbyScreen(Screen[None]):
         if speech.rtl:
             return said_row_text(speech, row)
         return row_text(row, speech.shaped)
+
+    def _held(self, row: dict) -> bool:
+        """Is ``row`` a match under way where this player's seat waits for them?"""
+        if row["status"] != "playing":
+            return False
+        table = self.app.registry.find(row["id"])
+        member = self.app.member
+        return (table is not None and member.table is not table
+                and any(s.held_by(member) for s in table.seats))
 
     @staticmethod
     def _takeable(row: dict) -> bool:
@@ -511,12 +565,19 @@ class LobbyScreen(Screen[None]):
         if self.is_mounted:
             self.set_status(text)
 
-    def set_status(self, text: str, error: bool = False) -> None:
+    def set_status(self, text: str, error: bool = False, style: str = "") -> None:
         """``text``: already in the player's language."""
         speech = self.app.speech
-        line = Text(" " + text, style="bold red" if error else "dim")
+        line = Text(" " + text if text else "", style=style or ("bold red" if error else "dim"))
         self._status_said = line
-        self._status = fit(lay(speech, line, W), W)
+        self._status_lines = [fit(lay(speech, part, W), W)
+                              for part in wrap(line, W - 1)] if text else [BLANK]
+        rows = LIST_ROWS + 1 - len(self._status_lines)
+        if rows != self.list_rows:
+            self.list_rows = rows
+            self._shown = None      # the list again, for the rows it has now
+            self.lobby_changed()
+            return
         self.paint()
 
     def refused(self, exc: RoomError) -> None:
@@ -539,10 +600,14 @@ class LobbyScreen(Screen[None]):
         if table is None:
             self.set_status(self.app.speech._("No table selected."), error=True)
             return
+        back = self._held(self.rows[self.cursor])
         try:
             table.sit(self.app.member)
         except RoomError as exc:
             self.refused(exc)
+            return
+        if back:
+            self.open_table(back_in_seat(self.app.speech, table))
             return
         self.app.open_table()
 
@@ -674,7 +739,29 @@ class LobbyScreen(Screen[None]):
         self.app.push_screen(HelpScreen(None))
 
     def action_quit(self) -> None:
-        self.app.exit()
+        """Asks once (a stray tap must not end the session): ``q`` again or ``y``
+        quits, any other key or a tap stays (``on_key``)."""
+        if self.asking_quit:
+            self.app.exit()
+            return
+        self.asking_quit = True
+        self.set_status(self.app.speech._(QUIT_ASK), style="bold")
+
+    def on_key(self, event: events.Key) -> None:
+        """The answer to "Quit?": before the lobby's bindings see the key."""
+        if not self.asking_quit:
+            return
+        event.stop()
+        event.prevent_default()
+        if event.key in ("q", "y"):
+            self.app.exit()
+            return
+        self.stay()
+
+    def stay(self) -> None:
+        """Not quitting after all: the question goes."""
+        self.asking_quit = False
+        self.set_status("")
 
     def action_profile(self) -> None:
         from .profile import ProfileScreen
@@ -699,6 +786,11 @@ class LobbyScreen(Screen[None]):
         if board is None or self.too_small:
             return
         area = board.area
+        if self.asking_quit and tap_at(self._taps, event.screen_x - area.x,
+                                       event.screen_y - area.y) is None:
+            event.stop()
+            self.stay()          # a tap anywhere but on a key: not quitting
+            return
         tap = tap_at(self._taps, event.screen_x - area.x, event.screen_y - area.y)
         if tap is not None:
             event.stop()
@@ -717,14 +809,15 @@ class LobbyScreen(Screen[None]):
     def _row_at(self, x: int, y: int, width: int) -> int | None:
         """The table listed at (x, y) of the board, or None."""
         if self.compact:
-            left, top, cw, shown = self._list_at
-            if not left <= x < left + cw or not top <= y < top + 2 * shown:
+            left, cw = self._list_at
+            if not left <= x < left + cw:
                 return None
-            row = self._compact_first + (y - top) // 2
+            return next((i for y0, y1, i in self._compact_spans if y0 <= y < y1), None)
         else:
             left = (width - W) // 2
-            if not (left <= x < left + W and LIST_TOP < y <= LIST_TOP + LIST_ROWS):
+            shown = self.list_rows
+            if not (left <= x < left + W and LIST_TOP < y <= LIST_TOP + shown):
                 return None
-            first = max(0, min(self.cursor - LIST_ROWS // 2, len(self.rows) - LIST_ROWS))
+            first = max(0, min(self.cursor - shown // 2, len(self.rows) - shown))
             row = y - LIST_TOP - 1 + first
         return row if 0 <= row < len(self.rows) else None

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 
 from .. import settings
-from ..arabic import term
+from ..arabic import term_said
 from ..i18n import LANGUAGE_NAMES, LANGUAGES, N_
 from ..widgets.board import Board
 from ..widgets.taps import lines_taps, tap_at
@@ -66,7 +66,8 @@ class OptionsScreen(Screen[None]):
             # Arabic: the box is a run of its own, so that it stays [x] (not mirrored).
             t.append(f"  [{'x' if on else ' '}] ", style="bold" if rtl else "")
             # (the English word and its Arabic held together where a line is wrapped)
-            dash = "داش" if rtl else term("dash", "Dash").replace(" ", "\u00a0")
+            # (laid out whole below: the Arabic in reading order, shaped once there)
+            dash = term_said("dash", "Dash", speech=speech)
             t.append(_(label).format(dash=dash))
             lines.append(t)
         lines += [Text(""), Text("  " + _("Example:") + " ")]
@@ -77,8 +78,7 @@ class OptionsScreen(Screen[None]):
         lines[-1].append_text(look.card("TD"))
         lines[-1].append(" ")
         lines[-1].append_text(look.card("7C"))
-        with_ = ("With" if look.english_only else "ويذ") if rtl else term(
-            "with", "With", look.english_only)
+        with_ = term_said("with", "With", look.english_only, speech)
         lines[-1].append("   " + with_)
         lines += [Text("")]
         t = Text("  ")

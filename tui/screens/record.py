@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, getters
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from ..app import LammaApp
 
 W = 80
+TITLE_ROWS = 3      # at most, on a phone
 
 
 class RecordScreen(TapLinesMixin, Screen[None]):
@@ -38,6 +41,19 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     AUTO_FOCUS = ""
     KEYS: list[tuple[str, str]] = [("esc", N_("back"))]
     BLOCK_ID = "record-text"
+    # A block longer than its rows scrolls (a phone: issue 44): ↑↓ a line, PgUp PgDn a
+    # page, the wheel three lines; a screen whose ↑↓ choose a row binds them itself.
+    BINDINGS = [
+        Binding("up", "scroll_block(-1)", show=False, id="record.up"),
+        Binding("down", "scroll_block(1)", show=False, id="record.down"),
+        Binding("pageup", "scroll_block(-100)", show=False, id="record.page_up"),
+        Binding("pagedown", "scroll_block(100)", show=False, id="record.page_down"),
+    ]
+    top = 0                 # the block's first line shown where it scrolls
+    page_rows = 0           # the lines a page shows while it scrolls (0: all fit)
+    _block: list[Text] = []             # the block's lines, folded, before paging
+    _keys_now: list[tuple[str, str]] | None = None
+    title_rows = 1          # the rows the title takes (more on a phone: ``set_title``)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
@@ -78,7 +94,8 @@ class RecordScreen(TapLinesMixin, Screen[None]):
             keys = len(self.query_one("#keys", KeyBar).rows(size.width))
         except NoMatches:
             keys = 1
-        return max(MIN_H - 2 - keys, size.height - 2 - keys)
+        title = self.title_rows - 1
+        return max(MIN_H - 2 - keys - title, size.height - 2 - keys - title)
 
     def fold(self, lines: list[Text]) -> list[Text]:
         """``lines`` as the block shows them: a line longer than the window (a phone)
@@ -91,22 +108,85 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     def draw(self) -> None:
         speech = self.app.speech
         self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
-        self.query_one("#keys", KeyBar).show(said_keys(speech, self.KEYS), speech)
+        self._keys_now = None
+        self.show_keys(self.KEYS)
         self.paint()
+
+    def show_keys(self, keys: list[tuple[str, str]]) -> None:
+        if keys != self._keys_now:
+            self._keys_now = keys
+            self.query_one("#keys", KeyBar).show(said_keys(self.app.speech, keys),
+                                                 self.app.speech)
 
     def paint(self) -> None:  # pragma: no cover - overridden
         pass
 
     def set_title(self, title: str, right: str) -> None:
+        """The title bar: ``title`` reversed, then what the screen shows (``right``);
+        in the compact layout, where one row does not hold them (a phone), ``right``
+        goes on over the rows it needs, wrapped at its words (an event's name and date
+        never cut); the block then has fewer rows (``block_rows``)."""
         speech = self.app.speech
-        self.query_one("#record-title", Line).set(
-            lay(speech, title_bar(speech._(title), right), self.width))
+        width = self.width
+        said = speech._(title)
+        bar = title_bar(said, right)
+        rows = [bar]
+        if bar.cell_len > width and right and self.compact:
+            room = width - cell_len(said) - 5
+            words = wrap(Text(right), room, "") if room >= 8 else []
+            first = words[0].plain if words and words[0].cell_len <= room else ""
+            rows = [title_bar(said, first)]
+            rest = right[len(first):].strip() if first else right
+            if rest:
+                rows += [Text(" " + part.plain, style="bold")
+                         for part in wrap(Text(rest), width - 2, "")][:TITLE_ROWS - 1]
+        laid = Text("\n").join(lay(speech, row, width) for row in rows)
+        line = self.query_one("#record-title", Line)
+        if len(rows) != self.title_rows:
+            self.title_rows = len(rows)
+            line.styles.height = len(rows)
+        line.set(laid)
 
     def set_block(self, lines: list[Text]) -> None:
         """The block's lines (reading order), laid out for the language; a line longer
-        than the window (a phone) goes on under itself."""
-        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(self.app.speech, self.fold(lines),
-                                                             self.width))
+        than the window (a phone) goes on under itself. Where they are more than the
+        block's rows, a page of them from ``top``, the last row saying which lines are
+        shown, and the keys then offer ↑↓ (a tap on ↑ or ↓ scrolls too)."""
+        speech = self.app.speech
+        folded = self.fold(lines)
+        self._block = folded
+        base = self.KEYS
+        scrolls = len(folded) > self.block_rows
+        keys = base if not scrolls or any(k == "↑↓" for k, _l in base) else \
+            [*base[:-1], ("↑↓", N_("scroll")), *base[-1:]]
+        self.show_keys(keys)
+        rows = self.block_rows          # (the keys may take another row now)
+        if len(folded) <= rows:
+            self.top = self.page_rows = 0
+            shown = folded
+        else:
+            page = self.page_rows = max(1, rows - 1)
+            self.top = max(0, min(self.top, len(folded) - page))
+            shown = folded[self.top:self.top + page]
+            shown.append(Text(" " + speech._("{first}–{last} of {total}").format(
+                first=self.top + 1, last=self.top + len(shown), total=len(folded)),
+                style="dim"))
+        self.query_one(f"#{self.BLOCK_ID}", Block).set(block(speech, shown, self.width))
+
+    def action_scroll_block(self, delta: int) -> None:
+        """A line up or down (±1), or a page (±100), where the block scrolls."""
+        if not self.page_rows:
+            return
+        step = delta if abs(delta) == 1 else \
+            (1 if delta > 0 else -1) * max(1, self.page_rows - 1)
+        self.top = max(0, self.top + step)
+        self.paint()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self.action_scroll_block(3)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self.action_scroll_block(-3)
 
     def action_back(self) -> None:
         self.app.pop_screen()

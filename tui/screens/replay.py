@@ -26,7 +26,8 @@ from ..cards import RANKS, SUIT_ORDER, Look
 from ..i18n import N_, Speech
 from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
 from .sizes import ENLARGE, MIN_W, STD_H, STD_W
-from .words import length_word, too_small_text
+from .table_draw import summary_title, wrap
+from .words import length_word, pad, too_small_text
 
 if TYPE_CHECKING:
     from ..app import LammaApp
@@ -375,6 +376,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         self.error: str | None = None
         self.pos = 0
         self.heading = ""
+        self.game = ""
         self.top = 0            # the compact layout: the first row of the board shown
 
     def compose(self) -> ComposeResult:
@@ -429,6 +431,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
                      for n in names]
         self.model = ReplayModel(m, names)
         game = stored.record["game"]
+        self.game = game
         self.heading = (f"#{self.match_id} {_(title(game))} · "
                         f"{length_words(game, stored.record['length'], self.speech)} · "
                         f"{result_words(m.result or {'abandoned': True}, names, self.speech)}")
@@ -520,10 +523,27 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         return text
 
     def title_line(self, width: int = W) -> Text:
+        return self.title_rows(width)[0]
+
+    def title_rows(self, width: int = W) -> list[Text]:
+        """The title bar and the match it shows; where one row does not hold the
+        match's words (a phone), the bar takes those that fit and the rest follow on
+        rows of their own, wrapped at words (issue 44: never cut)."""
         speech = self.speech
-        if not speech.rtl:
-            return title_bar("Replay", speech.show(self.heading))
-        return self.laid(title_bar(speech._("Replay"), self.heading), width)
+        said = "Replay" if not speech.rtl else speech._("Replay")
+        bar = title_bar(said, self.heading)
+        if bar.cell_len <= width:
+            return [self.laid(bar, width) if speech.rtl else
+                    title_bar(said, speech.show(self.heading))]
+        room = width - bar.cell_len + len(self.heading)     # (the heading's own cells)
+        words = wrap(Text(self.heading), room, "") if room >= 8 else []
+        first = words[0].plain if words and words[0].cell_len <= room else ""
+        rest = self.heading[len(first):].strip() if first else self.heading
+        head = title_bar(said, first if speech.rtl else speech.show(first))
+        rows = [self.laid(head, width) if speech.rtl else fit(head, width)]
+        rows += [self.laid(Text(" " + part.plain, style="bold"), width)
+                 for part in wrap(Text(rest), width - 2, "")]
+        return rows
 
     def action_scroll(self, delta: int) -> None:
         if compact_size(self):
@@ -537,8 +557,12 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
             r, k = self.model.positions[self.pos]
             width = window_width(self)
             q("#rp-head", Block).set(self.head(r, k, width))
-            lines = self.compact_board(r, k, width)
-            room = max(1, self.app.size.height - 4)
+            # the title's words the bar did not hold go first (they scroll with it)
+            lines = [*self.title_rows(width)[1:], *self.compact_board(r, k, width)]
+            # the board's rows: the window's less the head, the keys (as many rows as
+            # they take) and the empty round panel's row
+            keys = len(q("#keys", KeyBar).rows(self.app.size.width))
+            room = max(1, self.app.size.height - 3 - keys)
             self.top = max(0, min(self.top, len(lines) - room))
             out = Text(no_wrap=True, overflow="ellipsis")
             for i, line in enumerate(lines[self.top:self.top + room]):
@@ -565,7 +589,8 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         rec = model.rounds[r]["rec"]
         t = fit(self.title_line(width), width)
         t.append("\n")
-        where = " " + _("Round {round} ({i} of {n})").format(
+        where = " " + (_("Hand {round} ({i} of {n})") if self.game == "tarneeb41"
+                       else _("Round {round} ({i} of {n})")).format(
             round=rec.get("round"), i=r + 1, n=len(model.rounds))
         if rec.get("void"):
             where += " · " + _("void hand")
@@ -619,9 +644,79 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
                     for i in range(0, len(suits), 2):
                         lines.append(fit(Text("   ") + Text("   ").join(suits[i:i + 2]), width))
         lines.append(Text(""))
-        panel = self.round_panel(r, k)
-        lines += [fit(line, width) for line in panel.split("\n")]
+        if width >= W:
+            lines += [fit(line, width) for line in self.round_panel(r, k).split("\n")]
+        else:
+            lines += self.round_panel_narrow(r, k, width)
         return lines
+
+    def round_panel_narrow(self, r: int, k: int, width: int) -> list[Text]:
+        """The round's table for a phone (issue 44: nothing cut): the columns the width
+        holds (the name's narrower); at the round's end a player's figures on one line
+        and their points' breakdown under it, wrapped at its words."""
+        speech = self.speech
+        _ = speech._
+        model = self.shown
+        rd = model.rounds[r]
+        rec = rd["rec"]
+        names = model.names
+        decl = rec.get("declarations") or [None] * 4
+        taken = model.taken_at(r, k)
+        nw = max(6, min(16, width - 30))
+
+        def row(cells: list[tuple[str, int]], style: str = "") -> Text:
+            if speech.rtl:
+                return cells_line(speech, cells, width, style=style)
+            out = " " + "".join(pad(text, n) if i == 0 else text.rjust(n - 1) + " "
+                                for i, (text, n) in enumerate(cells))
+            return fit(Text(out.rstrip(), style=style), width)
+
+        if rec.get("void") or k < len(rd["tricks"]):
+            heads = [(_("player"), nw), (_("declared"), 9)]
+            if not rec.get("void"):
+                heads += [(_("taken"), 7), (_("total before"), 13)]
+            out = [row(heads, "bold underline")]
+            for s in range(4):
+                d = (_("dash") if s in (rec.get("dash_players") or []) else decl[s])
+                cells = [(names[s] if speech.rtl else self.seat_name(s), nw),
+                         ("—" if d is None else str(d), 9)]
+                if not rec.get("void"):
+                    cells += [(str(taken[s]), 7), (str(rd["before"][s]), 13)]
+                out.append(row(cells))
+            return out
+        head = " " + summary_title(speech, self.game, rec.get("round"))
+        if rec.get("over") is not None:
+            head += "  " + (_("over") if rec["over"] else _("under"))
+        if rec.get("saayda"):
+            head += "  " + _("Sa'ayda: nobody scores, next round counts double")
+        out = [self.laid(part, width) for part in wrap(Text(head, style="bold underline"),
+                                                       width - 1)]
+        scores = rec.get("scores") or [0] * 4
+        made = rec.get("made")
+        bd = rec.get("breakdown") or [{}] * 4
+        totals = rec.get("totals") or [0] * 4
+        for s in range(4):
+            out.append(row([(names[s] if speech.rtl else self.seat_name(s), nw),
+                            (f"{'' if decl[s] is None else decl[s]}/{taken[s]}", 6),
+                            (f"{scores[s]:+d}", 6),
+                            (_("total {n}").format(n=totals[s]), 13)]))
+            parts = []
+            b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
+            if "base" in b:
+                parts.append(f"{_(BONUS_WORDS['base'])}\u00a0{b['base']:+d}")
+            for key in BONUS_KEYS:
+                if b.get(key):
+                    word = (speech.pgettext("bonus", "caller") if key == "caller"
+                            else _(BONUS_WORDS[key]))
+                    parts.append(f"{word}\u00a0{b[key]:+d}")
+            if made is not None:
+                parts.append(_("made") if made[s] else _("failed"))
+            if parts:
+                # each word with its number held together (a no-break space)
+                said = Text("   " + "  ".join(parts), style="dim")
+                out += [self.laid(Text(part.plain.replace("\u00a0", " "), style="dim"),
+                                  width) for part in wrap(said, width - 1, "   ")]
+        return out
 
     def hand_lines(self, seat: int, cards: list[str], now: set[str], trump, width: int,
                    decl, taken: int, dealer: int | None, caller: int | None) -> list[Text]:
@@ -883,7 +978,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
                     (names[s], 16), ("" if d is None else str(d), 9), (str(taken[s]), 7),
                     (str(rd["before"][s]), 15)]))
             return t
-        head = " " + _("Round {round} summary").format(round=rec.get("round"))
+        head = " " + summary_title(self.speech, self.game, rec.get("round"))
         if rec.get("over") is not None:
             head += "  " + (_("over") if rec["over"] else _("under"))
         if rec.get("saayda"):

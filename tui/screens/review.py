@@ -195,9 +195,14 @@ class ReviewScreen(RecordScreen):
         row.append(self.action_words(d["chosen"]))
         if d.get("forced"):
             row.append("  " + _("forced"), style="dim")
+        elif d["suggested"] != d["chosen"] and rtl:
+            # the arrow a run of its own, so that it stays between the two choices and
+            # points on in reading order (a card's run kept it at the card's far side)
+            row.append("  ")
+            row.append("←", style="bold cyan")
+            row.append(" " + self.action_words(d["suggested"]), style="cyan")
         elif d["suggested"] != d["chosen"]:
-            row.append(("  ← " if rtl else "  → ") + self.action_words(d["suggested"]),
-                       style="cyan")
+            row.append("  → " + self.action_words(d["suggested"]), style="cyan")
         if d.get("mark"):
             row.append("  " + _(MARK_WORDS[d["mark"]]), style=MARK_STYLE[d["mark"]])
         return row

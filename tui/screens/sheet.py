@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 KINDS = {"auction": pgettext("kind", "auction"), "fast": pgettext("kind", "fast"),
          "fixed": pgettext("kind", "fixed"), "hand": pgettext("kind", "hand")}
 LEGEND = N_("scroll   bold: the caller · cells: declared/taken points")
+# Tarneeb 41 has no caller: its cells only.
+LEGEND_HANDS = N_("scroll   cells: declared/taken points")
 
 
 def sheet_body(speech: Speech, look: Look, view: Any) -> list[Text]:
@@ -139,6 +141,11 @@ class SheetScreen(Screen):
     def body(self) -> list[Text]:
         return sheet_body(self.app.speech, self.ts.look, self.ts.view)
 
+    def legend(self) -> str:
+        """The legend's words (marked): the caller's bold is Estimation's only."""
+        facts = self.ts.facts()
+        return LEGEND_HANDS if facts is not None and facts.game == "tarneeb41" else LEGEND
+
     def draw(self) -> None:
         board = self.query_one(Board)
         h = board.size.height
@@ -164,7 +171,7 @@ class SheetScreen(Screen):
         keys = Text(" esc ", style="bold reverse")
         keys.append(" " + speech.pgettext("key", "back") + "  ")
         keys.append(" ↑↓ ", style="bold reverse")
-        keys.append(" " + _(LEGEND))
+        keys.append(" " + _(self.legend()))
         lines.append(keys)
         if speech.rtl:
             w = board.size.width
@@ -223,8 +230,8 @@ class SheetScreen(Screen):
         tot = row([Cell("", 4), Cell(speech.pgettext("column", "total"), 6)]
                   + [Cell(str(totals[s]), cell, True) for s in range(4)], "bold")
         from .table_compact import boxed, wrap
-        legend = [speech.line(part, width) for part in wrap(Text(" " + _(LEGEND).split("   ", 1)[-1],
-                                                                 style="dim"), width - 1)]
+        legend = [speech.line(part, width) for part in wrap(
+            Text(" " + _(self.legend()).split("   ", 1)[-1], style="dim"), width - 1)]
         keys = [speech.line(line, width) for line in boxed(
             [("esc", speech.pgettext("key", "back")), ("↑↓", _("scroll"))], width - 1)]
         head = speech.line(Text(" " + _("Score sheet"), style="bold reverse"), width)
@@ -253,4 +260,8 @@ class SheetScreen(Screen):
             self.draw()
         elif event.key == "down":
             self.top += 1
+            self.draw()
+        elif event.key in ("pageup", "pagedown"):
+            step = max(1, self.query_one(Board).size.height - 6)
+            self.top += step if event.key == "pagedown" else -step
             self.draw()

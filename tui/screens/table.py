@@ -220,7 +220,8 @@ class TableScreen(Screen[None]):
         # whole TableFacts made again at every key press.
         board = change.facts.board if change is not None and change.table is table else None
         return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill, board,
-                             self._compact, practice=table is not None and table.practice)
+                             self._compact, practice=table is not None and table.practice,
+                             hands=table is not None and table.game == "tarneeb41")
 
     def pname(self, seat: int | None, you: bool = True) -> str:
         facts = self.facts()
@@ -922,7 +923,11 @@ class TableScreen(Screen[None]):
             return
         if table.status == "playing" and self.seat is not None and table.event is None:
             from .confirm import ConfirmScreen
-            if table.leaving_ends_match():
+            if table.leaving_ends_match() and table.practice:
+                # practice counts for nothing: no loss to warn of
+                q = self._("Leave the practice match? In Estimation leaving ends it for "
+                           "everyone (practice is not recorded).  y / n")
+            elif table.leaving_ends_match():
                 q = self._("Leave the match? In Estimation leaving ends the match for everyone "
                            "and counts as your loss.  y / n")
             else:

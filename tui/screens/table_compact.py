@@ -60,6 +60,7 @@ from .table_draw import (
     rtl_fit,
     score_head,
     side_lines,
+    summary_title,
     token_hits,
     trick_slots,
     units,
@@ -75,8 +76,29 @@ EVENTS_FROM = 20     # columns left beside the scores from which the events are 
 # ---------------------------------------------------------------- text tools
 def said_lines(sc: Scene, text: Text, width: int, limit: int = 3) -> list[Text]:
     """A sentence as whole lines of ``width`` cells in the player's language (cut at
-    spaces in reading order, then each laid out): at most ``limit`` lines."""
-    return [sc.line(part, width) for part in wrap(text, width)[:limit]]
+    spaces in reading order, then each laid out): at most ``limit`` lines; a sentence
+    that needs more ends its last one after a whole word, with " …" (never inside a
+    word or a number: issue 44)."""
+    parts = wrap(text, width)
+    if len(parts) > limit > 0:
+        parts = parts[:limit]
+        parts[-1] = ended(parts[-1], width)
+    # (a no-break space holds words together for the wrapping only: laid out, a space)
+    return [sc.line(Text(part.plain.replace("\u00a0", " "), style=part.style,
+                         spans=part.spans, no_wrap=True) if "\u00a0" in part.plain else part,
+                    width) for part in parts[:limit]]
+
+
+def ended(part: Text, width: int) -> Text:
+    """A line of a sentence that goes on where it cannot be shown: its words that hold
+    with " …" after them (the ellipsis at its end in reading order)."""
+    plain = part.plain.rstrip()
+    while plain and cell_len(plain) + 2 > width:
+        cut = plain.rstrip().rfind(" ")
+        plain = plain[:cut].rstrip() if cut > 0 else ""
+    out = part[:len(plain)] if plain else Text("", style=part.style)
+    out.append(" …", style="dim")
+    return out
 
 
 def boxed(parts: list[tuple[str, str]], width: int, style: str = "bold reverse"
@@ -181,7 +203,7 @@ def info_rows(sc: Scene, cw: int) -> list[Text]:
     the multiplier and Tarneeb's shown card after them, on a second row when one row
     does not hold them all."""
     key = ("c-info", cw, sc.look_key, sc.facts.id, sc.facts.title, sc.facts.length,
-           sc.facts.game, sc.facts.code_label, sc.facts.seat,
+           sc.facts.game, sc.facts.practice, sc.facts.board, sc.facts.code_label, sc.facts.seat,
            sc.facts.deadline_seat, _secs(sc), tuple(s.label for s in sc.facts.seats),
            None if sc.view is None else tuple(map(repr, (
                sc.view.get(k) for k in ("rounds", "round", "kind", "fixed_trump", "trump",
@@ -202,23 +224,34 @@ def _info_rows(sc: Scene, cw: int) -> list[Text]:
     bar = look.style("bold reverse") if not look.colour else "bold white on blue"
     first = f"#{facts.id} " + (_(GAME_NAMES[facts.game]) if facts.game in GAME_NAMES
                                else facts.title)
-    if facts.length is not None and facts.game != "tarneeb41":
+    if facts.board is None and facts.length is not None and facts.game != "tarneeb41":
         length = facts.length
         first += f" {_(LENGTH_WORDS[length]) if length in LENGTH_WORDS else length}"
     parts: list[Text] = [Text(first)]
+    if facts.practice:
+        parts.append(Text(_("Practice")))
+    if facts.board is not None and v is not None:
+        # An event's board: which, in place of the match's length and round (as the
+        # standard picture says it)
+        parts.append(Text(_("Event {event}, board {n} of {total}").format(
+            event=facts.board[0], n=facts.board[1], total=facts.board[2])))
     if v is None:
         parts.append(Text(_("waiting for players")))
         if facts.code_label:
             parts.append(Text(_("private, code {code}").format(code=facts.code_label)))
     else:
-        if v.get("rounds"):
+        if facts.board is not None:
+            said = ""
+        elif v.get("rounds"):
             said = _("Round {n} of {total}").format(n=v["round"], total=v["rounds"])
         else:
             said = _("Hand {n}").format(n=v["round"])
         kind = v.get("kind")
         if kind in ("fast", "fixed"):
-            said += " (" + _(KIND_WORDS[kind]) + f" {look.suit(v.get('fixed_trump'))})"
-        parts.append(Text(said))
+            said += (" (" if said else "(") + _(KIND_WORDS[kind]) + \
+                f" {look.suit(v.get('fixed_trump'))})"
+        if said:
+            parts.append(Text(said))
         trump = v.get("trump")
         parts.append(Text((sc.speech.pgettext("tarneeb", "Trump") if facts.game == "tarneeb41"
                            else _("Trump")) + " " + (look.suit(trump) if trump else "—")))
@@ -300,7 +333,7 @@ def compact_scores(sc: Scene, cw: int) -> list[Text]:
     facts, v, look = sc.facts, sc.view, sc.look
     nw = name_width(cw)
     side_w = cw - 27 - nw           # beside the scores and their separator
-    events = side_lines(sc) if side_w >= EVENTS_FROM else None
+    events = side_lines(sc, side_w) if side_w >= EVENTS_FROM else None
     pos = facts.positions()
     seats = (pos["bottom"], pos["right"], pos["top"], pos["left"])
     to_act = v.get("to_act") if v else None
@@ -419,15 +452,22 @@ def recent_events(sc: Scene, cw: int, n: int) -> list[Text]:
     """The last ``n`` things said at the table this round (the newest in bold)."""
     v = sc.view
     rnd = v.get("round") if v else None
-    said = [text for r, text in sc.facts.events if r is None or r == rnd][-n:]
-    out = []
-    for i, text in enumerate(said):
+    said = [text for r, text in sc.facts.events if (r is None or r == rnd) and sc.told(text)][-n:]
+    out: list[Text] = []
+    # the newest first to be given its rows: each whole, over the rows it needs (a line
+    # of scores is never cut in a number: issue 44), the older ones above it as fit
+    for i, text in reversed(list(enumerate(said))):
         key = ("pretty", text, getattr(text, "template", None), sc.look_key)
         shown = sc.cache.section(key)
         if shown is None:
             shown = sc.cache.keep(key, sc.narrate(text))
         style = "bold" if i == len(said) - 1 else "dim"
-        out.append(sc.line(Text(" " + shown, style=style), cw))
+        lines = said_lines(sc, Text(" " + shown, style=style), cw, n - len(out))
+        if out and len(wrap(Text(" " + shown), cw)) > n - len(out):
+            break               # an older one that does not hold whole: left to e
+        out = lines + out
+        if len(out) >= n:
+            break
     return out
 
 
@@ -476,7 +516,8 @@ def summary_rows(sc: Scene, cw: int, room: int, rec: dict[str, Any]) -> list[Tex
     points and every bonus, the new total), two where a line does not hold it and the
     rows allow; with fewer rows, the round's points in a sentence (``e``: all of it)."""
     _ = sc._
-    head = Text(" " + _("Round {n} summary").format(n=rec.get("round")), style="bold underline")
+    head = Text(" " + summary_title(sc.speech, sc.facts.game, rec.get("round")),
+                style="bold underline")
     if rec.get("void"):
         head.append("  " + _("hand void (declarations under 11): redeal"), style="bold")
         return said_lines(sc, head, cw, room)
@@ -516,54 +557,89 @@ def summary_rows(sc: Scene, cw: int, room: int, rec: dict[str, Any]) -> list[Tex
                    Cell(f"{'' if decl[s] is None else decl[s]}/{took[s]}", 8, True),
                    Cell(f"{scores[s]:+d}", 6, True, "bold"), Cell(str(totals[s]), 6, True)]
         players.append((figures, items))
-    two = room >= len(heads) + 8
-    if room < len(heads) + 4:
-        # not even a line a player: the round in a sentence
-        said = ", ".join(f"{sc.facts.seats[s].label} {scores[s]:+d}" for s in range(4))
-        text = Text(" " + _("Round {n} summary").format(n=rec.get("round")) + ": " + said,
-                    style="bold")
-        return said_lines(sc, text, cw, room)
-    rows = heads[:]
-    if room >= len(heads) + 5 + (4 if two else 0):
-        col = sc.speech.pgettext
-        cells = [Cell(col("column", "player"), nw), Cell(col("column", "bid") + "/"
-                                                         + col("column", "won"), 8, True),
-                 Cell(col("column", "pts"), 6, True), Cell(col("column", "total"), 6, True)]
+    col = sc.speech.pgettext
+    cells = [Cell(col("column", "player"), nw), Cell(col("column", "bid") + "/"
+                                                     + col("column", "won"), 8, True),
+             Cell(col("column", "pts"), 6, True), Cell(col("column", "total"), 6, True)]
+    if sc.rtl:
+        header = right_align(sc.speech, cells_row(sc.speech, [Cell("", 1), *cells],
+                                                  style="dim"), cw)
+    else:
+        header = fit(Text(" " + "".join(c.text.rjust(c.width) if c.right
+                                        else c.text.ljust(c.width) for c in cells),
+                          style="dim"), cw)
+    # The richest layout the rows hold, the figures always under their column heads
+    # (issue 44: they went during the dash offer): each player's breakdown under their
+    # figures, wrapped; else beside them where it holds whole (else it is behind e, the
+    # log: never cut); else the round in a sentence.
+    for two in (True, False):
+        rows = [*heads, header, *(row for figures, items in players
+                                  for row in _player_rows(sc, cw, nw, figures, items, two))]
+        if len(rows) <= room:
+            return rows
+    if room >= 5:
+        # the round's number heads its players' column (the title's row goes)
+        label = (_("Hand {n}") if sc.facts.game == "tarneeb41"
+                 else _("Round {n}")).format(n=rec.get("round"))
+        cells = [Cell(label, nw), *cells[1:]]
         if sc.rtl:
-            rows.append(right_align(sc.speech, cells_row(sc.speech, [Cell("", 1), *cells],
-                                                         style="dim"), cw))
+            header = right_align(sc.speech, cells_row(sc.speech, [Cell("", 1), *cells],
+                                                      style="bold"), cw)
         else:
-            rows.append(fit(Text(" " + "".join(c.text.rjust(c.width) if c.right
-                                               else c.text.ljust(c.width) for c in cells),
-                                 style="dim"), cw))
-    for figures, items in players:
-        if sc.rtl:
-            row = cells_row(sc.speech, [Cell("", 1), *figures])
-            bonuses = _rtl_words(sc, items)
-            if items and not two:
-                rows.append(right_align(sc.speech, join(bonuses, Text("  "), row)
-                                        if sc.speech.shaped
-                                        else join(row, Text("  "), bonuses), cw))
-            else:
-                rows.append(right_align(sc.speech, row, cw))
-                if items:
-                    rows.append(right_align(sc.speech, join(bonuses, Text("   "))
-                                            if sc.speech.shaped
-                                            else join(Text("   "), bonuses), cw))
-            continue
-        words = "  ".join(word if n is None else f"{word} {n:+d}" for word, n in items)
-        who, dt, pts, total = figures
-        row = Text(no_wrap=True)
-        row.append(f" {sc.speech.show(who.text):<{nw}}{dt.text:>8}")
-        row.append(f"{pts.text:>6}", style="bold")
-        row.append(f"{total.text:>6}")
-        if words and not two:
-            row.append("  " + words, style="dim")
-        rows.append(fit(row, cw))
-        if words and two:
-            rows += [fit(line, cw) for line in wrap(Text("   " + words, style="dim"), cw,
-                                                      "   ")]
-    return rows[:room]
+            header = fit(Text(" " + "".join(c.text.rjust(c.width) if c.right
+                                            else c.text.ljust(c.width) for c in cells),
+                              style="bold"), cw)
+        return [header, *(row for figures, items in players
+                          for row in _player_rows(sc, cw, nw, figures, items, False))][:room]
+    # each name with its points held together (a no-break space): never "cem" / "-2"
+    said = ", ".join(f"{sc.facts.seats[s].label}\u00a0{scores[s]:+d}" for s in range(4))
+    text = Text(" " + summary_title(sc.speech, sc.facts.game, rec.get("round")) + ": " + said,
+                style="bold")
+    return said_lines(sc, text, cw, room)
+
+
+def _player_rows(sc: Scene, cw: int, nw: int, figures: list[Cell],
+                 items: list[tuple[str, int | None]], two: bool) -> list[Text]:
+    """A player's rows in the round's summary: their figures, and their breakdown under
+    them (``two``, wrapped at its items) or beside them where it holds whole."""
+    if sc.rtl:
+        row = cells_row(sc.speech, [Cell("", 1), *figures])
+        if not items:
+            return [right_align(sc.speech, row, cw)]
+        bonuses = _rtl_words(sc, items)
+        if not two:
+            if row.cell_len + 2 + bonuses.cell_len > cw:
+                return [right_align(sc.speech, row, cw)]
+            return [right_align(sc.speech, join(bonuses, Text("  "), row)
+                                if sc.speech.shaped else join(row, Text("  "), bonuses), cw)]
+        out = [right_align(sc.speech, row, cw)]
+        group: list[tuple[str, int | None]] = []
+        for item in items:          # as many items a line as hold (each one whole)
+            if group and _rtl_words(sc, [*group, item]).cell_len + 3 > cw:
+                out.append(_rtl_bonus_row(sc, group, cw))
+                group = []
+            group.append(item)
+        out.append(_rtl_bonus_row(sc, group, cw))
+        return out
+    words = "  ".join(word if n is None else f"{word}\u00a0{n:+d}" for word, n in items)
+    who, dt, pts, total = figures
+    row = Text(no_wrap=True)
+    row.append(f" {sc.speech.show(who.text):<{nw}}{dt.text:>8}")
+    row.append(f"{pts.text:>6}", style="bold")
+    row.append(f"{total.text:>6}")
+    if words and not two and row.cell_len + 2 + cell_len(words) <= cw:
+        row.append("  " + words.replace("\u00a0", " "), style="dim")
+    out = [fit(row, cw)]
+    if words and two:
+        out += [fit(Text(line.plain.replace("\u00a0", " "), style="dim"), cw)
+                for line in wrap(Text("   " + words), cw, "   ")]
+    return out
+
+
+def _rtl_bonus_row(sc: Scene, items: list[tuple[str, int | None]], cw: int) -> Text:
+    bonuses = _rtl_words(sc, items)
+    return right_align(sc.speech, join(bonuses, Text("   ")) if sc.speech.shaped
+                       else join(Text("   "), bonuses), cw)
 
 
 def _rtl_words(sc: Scene, items: list[tuple[str, int | None]]) -> Text:
@@ -621,8 +697,13 @@ def phase_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
             hint = _("q  leave")
         return lines + said_lines(sc, Text(" " + hint, style="dim"), cw), []
     if v.get("phase") == "over":
-        return said_lines(sc, Text(" " + _("The match is over. r  score sheet · q  back to "
-                                            "the lobby"), style="bold"), cw), []
+        board = sc.facts.board
+        if board is not None:       # an event's board: what its footer's ⏎ does
+            said = (_("⏎  the event's results · q  back to the events") if board[1] >= board[2]
+                    else _("⏎  the next board · q  back to the events"))
+        else:
+            said = _("The match is over. r  score sheet · q  back to the lobby")
+        return said_lines(sc, Text(" " + said, style="bold"), cw), []
     if mode == "dash":
         lines = said_lines(sc, Text(" " + _("{dash} call? Promise to win no trick at all, "
                                             "before the trump is known.").format(

@@ -38,6 +38,7 @@ from rich.style import Style
 from rich.text import Span, Text
 
 from engine.duplicate import result_of, scored_round
+from engine.room.narration import ROUND, Said
 
 from ..arabic import term
 from ..cards import Look
@@ -59,6 +60,8 @@ ACTING = {"dash": N_("{who} is answering the dash offer…"), "auction": N_("{wh
           "call": N_("{who} is making the call…"), "declare": N_("{who} is declaring…"),
           "play": N_("{who} is playing…")}
 ACTING_ELSE = N_("{who} is to act…")
+HAND_ROUND = N_("Hand {round}: {scores}")     # the narration's ROUND, at Tarneeb
+BOARD_OVER = "Board {board} over: {score} points"   # the table's words (engine.room.table)
 BONUS_KEYS = ["caller", "with", "sole", "risk", "dash", "super"]
 BONUS_NAMES = {"caller": "caller", "with": "With", "sole": "sole", "risk": "risk",
                "dash": "dash", "super": "super"}
@@ -101,16 +104,38 @@ def fit(text: Text | str, width: int, right: bool = False) -> Text:
         return Text(text.plain + " " * (width - n), style=text.style, justify=text.justify,
                     overflow=text.overflow, no_wrap=text.no_wrap, end=text.end,
                     tab_size=text.tab_size, spans=list(text.spans))
-    t = text.copy()
     if n > width:
-        t.truncate(width, overflow="ellipsis")
+        t = word_cut(text, width)
         n = t.cell_len
+    else:
+        t = text.copy()
     pad = width - n
     if pad > 0:
         if right:
             t = _after(pad, t) if len(t) else Text(" " * pad)   # (Rich appends no empty text)
         else:
             t.append(" " * pad)
+    return t
+
+
+def word_cut(text: Text, width: int) -> Text:
+    """``text`` cut to at most ``width`` cells where it ends: after its last whole word
+    that leaves room for " …" (never inside a word or a number: issue 44), or, a word
+    too long for the width alone, inside it ("…" at the end)."""
+    plain = text.plain
+    head = plain[:len(plain)]
+    k = len(head)
+    while k > 0 and cell_len(head[:k]) > width - 2:
+        k -= 1
+    space = head.rfind(" ", 0, k + 1)
+    while space > 0 and head[space - 1] == " ":
+        space -= 1
+    if space > 0 and head[:space].strip() and cell_len(head[:space]) >= width // 3:
+        out = text[:space]
+        out.append(" …")
+        return out
+    t = text.copy()
+    t.truncate(width, overflow="ellipsis")
     return t
 
 
@@ -198,6 +223,15 @@ def cut_end(speech: Speech, text: Text, width: int) -> Text:
     if over <= 0:
         return text
     plain = text.plain
+    # after a whole word where one holds (issue 44: never inside a word or a figure)
+    for k in sorted((i for i, ch in enumerate(plain) if ch == " "), reverse=True):
+        head = plain[:k].rstrip()
+        if not head.strip() or cell_len(head) < width // 3:
+            break
+        t = text[:len(head)]
+        t.append(" …")
+        if speech.line(t, 0).cell_len <= width:
+            return t
     k = len(plain) - over - 1
     while k > 0:
         t = text[:k]
@@ -407,7 +441,7 @@ class Scene:
         self.cache = cache if cache is not None else DrawCache()
         self.turn = self.cache.turn(view, facts.seat)
         self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill, facts.board,
-                                  practice=facts.practice)
+                                  practice=facts.practice, hands=facts.game == "tarneeb41")
         self.you = " " + speech._("(you)")
 
     def _(self, message: str) -> str:
@@ -446,6 +480,13 @@ class Scene:
             return fit(text, width)
         return rtl_fit(self.speech, text, width)
 
+    def told(self, text: object) -> bool:
+        """Is this line of the narration shown among the table's events? Not an event's
+        board's end while the board's head says its score (said once, in one wording)."""
+        return not (getattr(text, "template", None) == BOARD_OVER
+                    and self.facts.board is not None and self.view is not None
+                    and self.view.get("phase") == "over")
+
     def bid(self, n: int | None, suit: str | None) -> Text:
         """A bid: in an Arabic interface one run, so it stays whole, left to right."""
         if not self.rtl or n is None or not suit:
@@ -458,7 +499,11 @@ class Scene:
 
     def narrate(self, text: str) -> str:
         """A line of the table's narration (``engine.room.narration.Said``) in this
-        language, with suit symbols."""
+        language, with suit symbols; Tarneeb's rounds are hands."""
+        if self.facts.game == "tarneeb41" and getattr(text, "template", None) == ROUND:
+            params = getattr(text, "params", ())
+            text = Said(HAND_ROUND, **dict(params.items() if isinstance(params, dict)
+                                           else params))
         return self.pretty(said_in(self.speech, text))
 
 
@@ -583,7 +628,7 @@ def info_line(sc: Scene) -> Text:
     secs = None if left is None else int(left + 0.999)
     call = v.get("call") if v else None
     key = ("info", sc.look_key, facts.id, facts.title, facts.length, facts.game,
-           facts.code_label, facts.seat, facts.deadline_seat, secs, facts.board,
+           facts.practice, facts.code_label, facts.seat, facts.deadline_seat, secs, facts.board,
            tuple(s.label for s in facts.seats),
            None if v is None else (v.get("rounds"), v.get("round"), v.get("kind"),
                                    v.get("fixed_trump"), v.get("trump"),
@@ -609,6 +654,8 @@ def _info_line(sc: Scene) -> Text:
     elif facts.length is not None and facts.game != "tarneeb41":
         length = facts.length
         t.append(f" {sc._(LENGTH_WORDS[length]) if length in LENGTH_WORDS else length}")
+    if facts.practice:
+        t.append(" · " + _("Practice"))
     if v is None:
         t.append(" · " + _("waiting for players"))
         if facts.code_label:
@@ -854,8 +901,10 @@ def score_row(sc: Scene, i: int, turn: bool, cells: tuple[str, ...], marker: str
                                  Cell(tricks, 4, True), Cell(total, 7, True)])
 
 
-def side_lines(sc: Scene) -> list[tuple[str, str]]:
-    """Right of the scores: Tarneeb teams, then the latest events (text, style)."""
+def side_lines(sc: Scene, width: int = W - 38) -> list[tuple[str, str]]:
+    """Right of the scores, ``width`` cells: Tarneeb teams, then the latest events
+    (text, style), the newest whole over the rows it needs (wrapped at its words: a
+    line of scores is never cut in a number), the older above it as hold whole."""
     facts, v = sc.facts, sc.view
     out: list[tuple[str, str]] = []
     team_totals = v.get("team_totals") if v else None
@@ -866,15 +915,31 @@ def side_lines(sc: Scene) -> list[tuple[str, str]]:
             a=a, b=b, first=sc.name(teams[0][0], False, 8),
             second=sc.name(teams[0][1], False, 8)), "bold"))
     rnd = v.get("round") if v else None
-    evs = [text for r, text in facts.events if r is None or r == rnd]
-    evs = evs[-(5 - len(out)):]
+    evs = [text for r, text in facts.events if (r is None or r == rnd) and sc.told(text)]
+    room = 5 - len(out)
+    evs = evs[-room:]
     cache = sc.cache
-    for i, text in enumerate(evs):
+    said: list[tuple[str, str]] = []
+    for i, text in reversed(list(enumerate(evs))):
         key = ("pretty", text, getattr(text, "template", None), sc.look_key)
         shown = cache.section(key)
         if shown is None:
             shown = cache.keep(key, sc.narrate(text))
-        out.append((shown, "bold" if i == len(evs) - 1 else "dim"))
+        style = "bold" if i == len(evs) - 1 else "dim"
+        parts = [p.plain for p in wrap(Text(shown), width, "  ")] if width else [shown]
+        if len(parts) > room - len(said):
+            if said:
+                break           # an older one that does not hold whole (all of it: e)
+            parts = parts[:room]
+            cut = parts[-1].rstrip()        # the newest itself: ends after a whole word
+            while cut and cell_len(cut) + 2 > width:
+                k = cut.rfind(" ")
+                cut = cut[:k].rstrip() if k > 0 else ""
+            parts[-1] = cut + " …"
+        said = [(p, style) for p in parts] + said
+        if len(said) >= room:
+            break
+    out += said
     return out + [("", "")] * (5 - len(out))
 
 
@@ -994,9 +1059,16 @@ def _middle_lines(sc: Scene) -> list[Text]:
             kept("note", (lk, note), noted)]
 
 
+def summary_title(speech: Speech, game: str, n: object) -> str:
+    """A round's summary's title: Tarneeb's rounds are hands (its info bar's word)."""
+    if game == "tarneeb41":
+        return speech._("Hand {n} summary").format(n=n)
+    return speech._("Round {n} summary").format(n=n)
+
+
 def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
     look, _ = sc.look, sc._
-    head = Text(" " + _("Round {n} summary").format(n=rec.get("round")),
+    head = Text(" " + summary_title(sc.speech, sc.facts.game, rec.get("round")),
                 style="bold underline")
     if rec.get("void"):
         head.append("  " + _("hand void (declarations under 11): redeal"), style="bold")
@@ -1015,7 +1087,7 @@ def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
                     style="bold")
     if rec.get("all_pass"):
         head.append("  " + _("all passed"), style="dim")
-    hint = "  " + _("(r: all rounds)")
+    hint = "  " + (_("(r: all hands)") if sc.facts.game == "tarneeb41" else _("(r: all rounds)"))
     if head.cell_len + cell_len(hint) <= W:     # a Sa'ayda round's line has no room
         head.append(hint, style="dim")
     decl = rec.get("declarations") or [None] * 4
@@ -1335,13 +1407,19 @@ def declare_lines(sc: Scene) -> list[Text]:
             n=forbidden) + " ", style="bold")
     decl = v.get("declarations") or []
     total = sum(d for d in decl if d is not None)
-    info.append(_("Declared so far: {total}").format(total=total), style="dim")
+    so_far = _("Declared so far: {total}").format(total=total)
     hint = Text(" Enter", style="bold")
     if sc.rtl:              # the margin at the right, "Enter" a key kept as it is
         hint = Text(" ", style="bold")
         hint.append("Enter", style=Style(bold=True))
     hint.append(" " + _("declare {n}   digits choose (1 then 0–3 for 10–13)").format(
         n=state.sel_n))
+    # the total beside the forbidden number's sentence where the row holds both, else
+    # on the keys' row (neither is cut: issue 44; the scores show each declaration)
+    if info.cell_len + cell_len(so_far) < W:
+        info.append(so_far, style="dim")
+    elif hint.cell_len + 3 + cell_len(so_far) < W:
+        hint.append("   " + so_far, style="dim")
     if sc.rtl:
         return [units(sc.speech, [row, numbers], W), sc.line(hint), sc.line(info)]
     return [row, hint, info]

@@ -44,11 +44,13 @@ class KeyContext(NamedTuple):
     board_over: str = ""     # an event's board shown over: "next" board, or "last"
     compact: bool = False    # drawn in the compact layout (a phone): the log is a key away
     practice: bool = False   # a practice table: hints on our turn
+    hands: bool = False      # the game's rounds are hands (Tarneeb 41): r shows "hands"
 
     @classmethod
     def of(cls, view: View | None, turn: Turn, rank: str | None,
            may_fill: bool = False, board: tuple[int, int, int] | None = None,
-           compact: bool = False, practice: bool = False) -> KeyContext:
+           compact: bool = False, practice: bool = False, hands: bool = False
+           ) -> KeyContext:
         types = turn.types
         if "play" in types:
             mode = "play"
@@ -73,7 +75,7 @@ class KeyContext(NamedTuple):
                    board_over="" if board is None or view is None
                    or view.get("phase") != "over"
                    else ("last" if board[1] >= board[2] else "next"),
-                   compact=compact, practice=practice)
+                   compact=compact, practice=practice, hands=hands)
 
     @property
     def kind(self) -> str:
@@ -126,7 +128,10 @@ COMMON: tuple[Key, ...] = (
     _k("leave", "q x", shown="q", label=pgettext("key", "leave"),
        when=lambda c: not _playing(c)),
     _k("leave", "q", when=lambda c: _playing(c) and c.mode != "play"),
-    _k("rounds", "r", shown="r", label=pgettext("key", "rounds"), when=lambda c: c.history),
+    _k("rounds", "r", shown="r", label=pgettext("key", "rounds"),
+       when=lambda c: c.history and not c.hands),
+    _k("rounds", "r", shown="r", label=pgettext("key", "hands"),
+       when=lambda c: c.history and c.hands),
     # the last ended round's review (v), a hint at a practice table on our turn (h; H
     # while a bid or call is chosen, where h is hearts; never over a typed rank's suit)
     _k("review", "v", shown="v", label=pgettext("key", "review"), when=lambda c: c.history),

@@ -123,7 +123,10 @@ def trick_lines(sc: Scene, pw: int) -> list[Text]:
         taker = sc.name(trick["winner"], you=False)
         if sc.rtl:
             out.append(right_align(sc.speech, cells_row(sc.speech, [
-                Cell(f"{i:>2}.", 4), Cell(cards, 20), Cell("← " + taker, pw - 25)]), pw))
+                # the arrow a cell of its own: it stays between the cards and the name
+                # whichever script the name is in
+                Cell(f"{i:>2}.", 4), Cell(cards, 20), Cell("←", 2), Cell(taker, pw - 27)]),
+                pw))
         else:
             out.append(Text(f"{i:>2}. {cards:<19} → {taker}"[:pw], no_wrap=True))
     return out
@@ -144,8 +147,9 @@ def panel_lines(sc: Scene, pw: int, rows: int, chat: tuple[tuple[str, str], ...]
         return list(hit)
     _ = sc._
     said: list[Text] = []
-    for i, text in enumerate(t for _r, t in facts.events):
-        style = "bold" if i == len(facts.events) - 1 else "dim"
+    events = [t for _r, t in facts.events if sc.told(t)]
+    for i, text in enumerate(events):
+        style = "bold" if i == len(events) - 1 else "dim"
         said += said_lines(sc, Text(" " + sc.narrate(text), style=style), pw, 3)
     talk: list[Text] = []
     for who, text in chat:

@@ -17,6 +17,7 @@ from rich.text import Text
 from engine.room import title
 
 from ..i18n import Speech
+from .table_draw import word_cut
 
 
 def game_title(speech: Speech, game: str) -> str:
@@ -68,10 +69,34 @@ def said_keys(speech: Speech, keys: list[tuple[str, str]]) -> list[tuple[str, st
 
 # ------------------------------------------------------------------- layout
 def cut(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells in reading order (its end goes, not its start)."""
+    """``text`` cut to ``width`` cells in reading order (its end goes, not its start):
+    after its last whole word that leaves room for " …" (issue 44: a word or a number
+    is never cut in two where a whole one holds); one word alone, where it ends."""
     if cell_len(text) <= width:
         return text
-    return set_cell_size(text, max(0, width - 1)) + "…"
+    head = set_cell_size(text, max(0, width - 1))
+    if " " in head.strip():
+        words = head[:head.rstrip().rfind(" ")].rstrip()
+        if words and cell_len(words) + 2 <= width:
+            return words + " …"
+    return head + "…"
+
+
+def names_in(names: Sequence[str], width: int, sep: str = ", ") -> list[str]:
+    """As many of ``names`` as hold in ``width`` cells said one after another (``sep``
+    between them), each whole, then "+N" for the N left out (never a name cut in two)."""
+    kept: list[str] = []
+    used = 0
+    for i, name in enumerate(names):
+        rest = len(names) - i - 1
+        need = cell_len(name) + (len(sep) if kept else 0)
+        more = len(sep) + len(f"+{rest}") if rest else 0
+        if used + need + more > width:
+            left = len(names) - len(kept)
+            return [*kept, f"+{left}"] if kept else [f"+{left}"]
+        kept.append(name)
+        used += need
+    return kept
 
 
 def pad(text: str, width: int) -> str:
@@ -95,8 +120,7 @@ def lay(speech: Speech, text: Text | str, width: int) -> Text:
     if not speech.rtl:
         return speech.line(text, width)
     if cell_len(text.plain) > width:
-        text = text.copy()
-        text.truncate(width, overflow="ellipsis")
+        text = word_cut(text, width)        # (after a whole word: issue 44)
     return speech.line(text, width)
 
 
@@ -151,18 +175,8 @@ def _shown_cell(speech: Speech, text: str, w: int) -> str:
 
 def _shown_items(speech: Speech, items: list[str], w: int) -> str:
     if not speech.shaped:
-        return _shown_cell(speech, "، ".join(items), w)
-    # Cut in reading order, then each item shown on its own, the first at the right.
-    kept: list[str] = []
-    used = 0
-    for item in items:
-        need = cell_len(item) + (2 if kept else 0)
-        if used + need > w - 1:
-            room = w - 1 - used - (2 if kept else 0)
-            if room > 1:
-                kept.append(cut(item, room))
-            break
-        kept.append(item)
-        used += need
+        return _shown_cell(speech, "، ".join(names_in(items, w - 1, "، ")), w)
+    # As many whole as hold (then "+N"), each shown on its own, the first at the right.
+    kept = names_in(items, w - 1, "، ")
     shown = " ،".join(speech.show(item) for item in reversed(kept))
     return " " * max(0, w - cell_len(shown)) + shown
