@@ -37,6 +37,13 @@ SIZES = [(40, 20), (50, 32)]
 LANGUAGES = ["en", "ar"]
 BOTH = pytest.mark.parametrize("language", LANGUAGES)
 PHONES = pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+# The scrolling tests' longer half (50×32, and taps: a line a tap) in the full suite's
+# slow tier; 40×20 by keys in the fast one.
+PHONES_40_FAST = pytest.mark.parametrize(
+    "size", [(40, 20), pytest.param((50, 32), marks=pytest.mark.slow)],
+    ids=lambda s: f"{s[0]}x{s[1]}")
+KEYS_FAST = pytest.mark.parametrize(
+    "how", ["keys", pytest.param("taps", marks=pytest.mark.slow)])
 
 
 def new_app(reg: Registry, language: str, name: str = "omar") -> LammaApp:
@@ -567,7 +574,8 @@ async def scrolled_through(pilot, app, how: str, limit: int = 160) -> list[str]:
     last: list[str] | None = None
     for i in range(limit):
         rows = screen_rows(app)
-        text_of(app)
+        cuts = cut_marks(rows)
+        assert not cuts, "\n".join([*cuts, *rows])
         seen += rows
         if rows == last:
             break
@@ -606,8 +614,8 @@ def kept():
     return store
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
-@PHONES
+@KEYS_FAST
+@PHONES_40_FAST
 @BOTH
 async def test_the_profile_scrolls_to_its_last_paragraph(language, size, how, kept):
     from server.persistence import TableStore
@@ -622,8 +630,8 @@ async def test_the_profile_scrolls_to_its_last_paragraph(language, size, how, ke
             assert word in tokens, (word, "\n".join(first))
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
-@PHONES
+@KEYS_FAST
+@PHONES_40_FAST
 @BOTH
 async def test_the_help_scrolls_to_its_end(language, size, how):
     from seated import seated
@@ -641,8 +649,8 @@ async def test_the_help_scrolls_to_its_end(language, size, how):
             assert word in tokens, word
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
-@PHONES
+@KEYS_FAST
+@PHONES_40_FAST
 @BOTH
 async def test_the_standings_scroll_to_the_last_entrant(language, size, how):
     from tui.screens.events import StandingsScreen
@@ -660,8 +668,8 @@ async def test_the_standings_scroll_to_the_last_entrant(language, size, how):
         assert {"p01", "p15", "p30"} <= tokens
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
-@PHONES
+@KEYS_FAST
+@PHONES_40_FAST
 @BOTH
 async def test_a_long_reply_to_a_command_scrolls(language, size, how):
     from textual.widgets import Input
@@ -680,8 +688,8 @@ async def test_a_long_reply_to_a_command_scrolls(language, size, how):
         assert {"r01", "r15", "r30"} <= tokens
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
-@PHONES
+@KEYS_FAST
+@PHONES_40_FAST
 @BOTH
 async def test_the_review_shows_or_scrolls_to_the_whole_decision(language, size, how):
     from reviewshow import open_review
