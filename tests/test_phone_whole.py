@@ -4,12 +4,13 @@ English and in Arabic (shaped), read off the screen as the terminal shows it.
 
 1. a dropped connection comes back to the live table before an event's board left on
    purpose, said in one line; the lobby's row of one's own table offers Enter back;
-2. the long screens scroll by keys and taps (``test_long_screens_*``);
+2. the long screens scroll by keys and taps (the profile, the help, the standings, the
+   review, a command's reply);
 3. no "…" inside a word or after a figure (``cuts.cut_marks`` on every screen read here;
    every golden: ``test_cuts.py``);
 4. the restart notice whole, and the final message wrapped at words;
 5. the English options draw the Arabic terms as the table does;
-6. the Arabic replay's arrows in reading order;
+6. the Arabic review's and replay's arrows in reading order;
 7. the contradictions mended (practice, an event board's end, Tarneeb's hands);
 8. ``q`` in the lobby asks once;
 9. the 40×20 lobby keeps ``i profile``.
@@ -36,7 +37,13 @@ SLOW = 3600.0
 SIZES = [(40, 20), (50, 32)]
 LANGUAGES = ["en", "ar"]
 BOTH = pytest.mark.parametrize("language", LANGUAGES)
-PHONES = pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+# 40×20 in the fast tier, 50×32 in the full suite's slow one (and the scrolling tests'
+# taps: a line a tap).
+PHONES = pytest.mark.parametrize(
+    "size", [(40, 20), pytest.param((50, 32), marks=pytest.mark.slow)],
+    ids=lambda s: f"{s[0]}x{s[1]}")
+KEYS_FAST = pytest.mark.parametrize(
+    "how", ["keys", pytest.param("taps", marks=pytest.mark.slow)])
 
 
 def new_app(reg: Registry, language: str, name: str = "omar") -> LammaApp:
@@ -111,7 +118,7 @@ async def test_a_dropped_connection_comes_back_to_its_live_table_and_says_so(lan
     reg = Registry(bot_pause=SLOW, trick_pause=0.0)
     app = new_app(reg, language)
     board, live = dropped_at_a_live_table_after_leaving_a_board(reg, app.member.ident)
-    assert board.id < live.id           # listed first: what the room came back to before
+    assert int(board.id) < int(live.id)     # listed first: the room came back to it before
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
@@ -307,11 +314,6 @@ async def test_over_ssh_the_restart_notice_and_the_last_words_keep_every_word(ro
 
 
 # -------------------------------------------------------- 7: the contradictions
-def arabic_or_english(language: str, english: str) -> str:
-    """``english`` said in ``language``, shaped (no placeholders filled)."""
-    return said(language, english)
-
-
 @PHONES
 @BOTH
 async def test_leaving_a_practice_table_does_not_warn_of_a_loss_and_its_title_says_practice(
@@ -426,11 +428,6 @@ async def test_with_no_other_entrant_the_comparison_shows_no_best_of_the_others(
         best = Speech(language, "shaped")
         assert best.show(best._("Best of the others: {name}").split(":")[0]) not in text
         assert first_words(language, "No one else has played this board yet.", 2) in text
-
-
-def tarneeb_policy(m, seat):
-    from stacked import quick_policy
-    return quick_policy(m, seat)
 
 
 @PHONES
@@ -567,7 +564,8 @@ async def scrolled_through(pilot, app, how: str, limit: int = 160) -> list[str]:
     last: list[str] | None = None
     for i in range(limit):
         rows = screen_rows(app)
-        text_of(app)
+        cuts = cut_marks(rows)
+        assert not cuts, "\n".join([*cuts, *rows])
         seen += rows
         if rows == last:
             break
@@ -606,7 +604,7 @@ def kept():
     return store
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
+@KEYS_FAST
 @PHONES
 @BOTH
 async def test_the_profile_scrolls_to_its_last_paragraph(language, size, how, kept):
@@ -622,7 +620,7 @@ async def test_the_profile_scrolls_to_its_last_paragraph(language, size, how, ke
             assert word in tokens, (word, "\n".join(first))
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
+@KEYS_FAST
 @PHONES
 @BOTH
 async def test_the_help_scrolls_to_its_end(language, size, how):
@@ -641,7 +639,7 @@ async def test_the_help_scrolls_to_its_end(language, size, how):
             assert word in tokens, word
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
+@KEYS_FAST
 @PHONES
 @BOTH
 async def test_the_standings_scroll_to_the_last_entrant(language, size, how):
@@ -660,7 +658,7 @@ async def test_the_standings_scroll_to_the_last_entrant(language, size, how):
         assert {"p01", "p15", "p30"} <= tokens
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
+@KEYS_FAST
 @PHONES
 @BOTH
 async def test_a_long_reply_to_a_command_scrolls(language, size, how):
@@ -680,7 +678,7 @@ async def test_a_long_reply_to_a_command_scrolls(language, size, how):
         assert {"r01", "r15", "r30"} <= tokens
 
 
-@pytest.mark.parametrize("how", ["keys", "taps"])
+@KEYS_FAST
 @PHONES
 @BOTH
 async def test_the_review_shows_or_scrolls_to_the_whole_decision(language, size, how):
