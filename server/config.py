@@ -367,7 +367,8 @@ SETTINGS: tuple[Setting, ...] = (
     _limit("new-names-per-hour", "names", "names bound to a key for the first time from "
            "one address, an hour (those who have their names already are not counted)",
            _i1),
-    _limit("max-tables", "tables", "open at once in the room (this process)", _i1),
+    _limit("max-tables", "tables", "open at once in the room (every process of a room on "
+           "PostgreSQL together)", _i1),
     _limit("tables-per-address", "tables", "... of which made by the people of one "
            "address (a share no one address can fill the room past)", _i1),
     _limit("max-board-tables", "tables", "event boards in play at once in the room "

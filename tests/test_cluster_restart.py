@@ -44,7 +44,7 @@ def deaf(srv) -> None:
     """This process's lobby reads no row of another's any more (only a lookup can)."""
     side = srv.room.registry.side
     side.rows_changed = lambda: None
-    side.table_changed = lambda tid: None
+    side.table_changed = lambda tid, row=None: None     # nor a row its notice carries
 
 
 async def test_a_fresh_table_is_joined_by_id_and_code_through_another_process(two):

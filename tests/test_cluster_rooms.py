@@ -6,6 +6,7 @@ processes and SIGKILLs one)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 
@@ -62,14 +63,16 @@ async def seated(srv, name: str, tid: str):
     return client
 
 
-@pytest.fixture
-async def rooms(tmp_path, pg_url):
+@contextlib.asynccontextmanager
+async def three_rooms(tmp_path, pg_url, **config):
+    """Three rooms p1, p2, p3 on one database and one keys folder (``config``: the
+    rooms' RoomConfig beyond the test defaults)."""
     started = []
     keys = tmp_path / "keys"
     try:
         for i in (1, 2, 3):
             started.append(await start_room(tmp_path / f"p{i}", keys=keys, database=pg_url,
-                                            process=f"p{i}", bot_pause=0.05))
+                                            process=f"p{i}", bot_pause=0.05, **config))
         # One person, one key, whichever process they reach.
         for srv in started[1:]:
             srv._keys = started[0]._keys
@@ -77,6 +80,12 @@ async def rooms(tmp_path, pg_url):
     finally:
         for srv in started:
             await stop_room(srv)
+
+
+@pytest.fixture
+async def rooms(tmp_path, pg_url):
+    async with three_rooms(tmp_path, pg_url) as started:
+        yield started
 
 
 async def test_a_table_made_in_one_process_is_listed_joined_watched_and_chatted_in_others(rooms):
@@ -689,19 +698,9 @@ async def test_a_new_table_is_listed_elsewhere_within_a_third_of_a_second(rooms)
 async def chatty_rooms(tmp_path, pg_url):
     """Three processes whose chat limit lets a test say many lines quickly."""
     from server.limits import Limits
-    started = []
-    try:
-        for i in (1, 2, 3):
-            started.append(await start_room(
-                tmp_path / f"p{i}", keys=tmp_path / "keys", database=pg_url,
-                process=f"p{i}", bot_pause=0.05,
-                limits=Limits(chat_lines=1000, chat_seconds=1.0)))
-        for srv in started[1:]:
-            srv._keys = started[0]._keys
+    async with three_rooms(tmp_path, pg_url,
+                           limits=Limits(chat_lines=1000, chat_seconds=1.0)) as started:
         yield started
-    finally:
-        for srv in started:
-            await stop_room(srv)
 
 
 async def test_every_chat_line_said_through_any_process_reaches_every_member(chatty_rooms):
@@ -824,3 +823,26 @@ async def test_a_takeover_remembers_chat_and_narration_nobody_elsewhere_saw(chat
     assert len(new.events) >= min(narrated, 1)
     await alice2.close()
     await alice.close()
+
+
+async def test_the_rooms_cap_of_tables_counts_every_process(tmp_path, pg_url):
+    """Issue 41: max-tables is the room's, not each process's: two tables made through p1
+    and p2 fill a room of two; p3 refuses a third."""
+    from server.limits import Limits
+    async with three_rooms(tmp_path, pg_url, limits=Limits(max_tables=2)) as (p1, p2, p3):
+        makers = []
+        try:
+            for i, srv in enumerate((p1, p2)):
+                c = await srv.json_client(f"maker{i}")
+                makers.append(c)
+                c.send({"op": "create", "game": "tarneeb41"})
+                await c.expect("joined")
+            await until(lambda: len(p3.registry.side.remote) == 2, what="p3 lists both")
+            c = await p3.json_client("third")
+            makers.append(c)
+            c.send({"op": "create", "game": "tarneeb41"})
+            msg = await c.expect_any(("joined", "error"))
+            assert msg["type"] == "error" and "full of tables" in msg["message"], msg
+        finally:
+            for c in makers:
+                await c.close()

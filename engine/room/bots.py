@@ -40,8 +40,9 @@ BOARD_NICE = 15         # event boards: the CPU the live tables leave
 ASIDE_NICE = 19         # hints and reviews: the CPU the live tables and the boards leave
 
 _pool: BotPool | None = None
-_aside: BotPool | None = None
-_boards: BotPool | None = None
+# The workers of their own (issue 40): "boards" for event boards, "aside" for hints and
+# reviews, each started on first use.
+_own: dict[str, BotPool] = {}
 _scheduler: tuple[asyncio.AbstractEventLoop, Scheduler] | None = None
 
 
@@ -58,26 +59,25 @@ def pool() -> BotPool:
     return _pool
 
 
+def _own_pool(kind: str, nice: int) -> BotPool:
+    p = _own.get(kind)
+    if p is None:
+        from engine.bots.worker import BotPool
+        p = _own[kind] = BotPool(workers=1, nice=nice)
+        atexit.register(close_pool)
+    return p
+
+
 def aside_pool() -> BotPool:
     """The worker for hints and reviews (issue 40): a process of its own, so that a live
-    table's decision never waits behind one in a pool's queue, started on first use."""
-    global _aside
-    if _aside is None:
-        from engine.bots.worker import BotPool
-        _aside = BotPool(workers=1, nice=ASIDE_NICE)
-        atexit.register(close_pool)
-    return _aside
+    table's decision never waits behind one in a pool's queue."""
+    return _own_pool("aside", ASIDE_NICE)
 
 
 def board_pool() -> BotPool:
     """The worker for event boards' computer players (issue 40): a process of its own,
     so a live table's decision never waits behind a board's (256 samples: seconds)."""
-    global _boards
-    if _boards is None:
-        from engine.bots.worker import BotPool
-        _boards = BotPool(workers=1, nice=BOARD_NICE)
-        atexit.register(close_pool)
-    return _boards
+    return _own_pool("boards", BOARD_NICE)
 
 
 def scheduler() -> Scheduler:
@@ -122,16 +122,12 @@ def lower_priority(bot_pool: BotPool, nice: int = WORKER_NICE) -> None:
 
 
 def close_pool() -> None:
-    global _pool, _aside, _boards
+    global _pool
     if _pool is not None:
         _pool.close()
         _pool = None
-    if _aside is not None:
-        _aside.close()
-        _aside = None
-    if _boards is not None:
-        _boards.close()
-        _boards = None
+    for kind in list(_own):
+        _own.pop(kind).close()
 
 
 _warned: set[str] = set()
@@ -215,16 +211,13 @@ async def _waited(future: asyncio.Future[Action]) -> Action:
 
 def close_broken() -> None:
     """Closes the pools whose worker died (a new one serves the next job)."""
-    global _pool, _aside, _boards
+    global _pool
     if _pool is not None and _pool.broken():
         _pool.close()
         _pool = None
-    if _aside is not None and _aside.broken():
-        _aside.close()
-        _aside = None
-    if _boards is not None and _boards.broken():
-        _boards.close()
-        _boards = None
+    for kind, p in list(_own.items()):
+        if p.broken():
+            _own.pop(kind).close()
 
 
 def _cancelled() -> bool:

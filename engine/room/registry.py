@@ -103,15 +103,15 @@ class Registry:
         if self.draining:
             raise RoomError("The room is about to restart: no new table now; connect "
                             "again in a minute.")
-        if sum(1 for t in self.tables.values() if t.event is None) >= self.max_tables:
+        # Every process's tables (issue 41: one room, one cap): ours, and the rows the
+        # others published.
+        everywhere = list(self.tables.values())
+        if self.side is not None:
+            everywhere += [t for t in self.side.remote.values() if t.id not in self.tables]
+        if sum(1 for t in everywhere if t.event is None) >= self.max_tables:
             raise RoomError("The room is full of tables; join one instead.")
         cap = self.tables_per_identity
         if creator is not None and cap is not None:
-            # Every process's tables (issue 41: one room, one cap): ours, and the rows
-            # the others published.
-            everywhere = list(self.tables.values())
-            if self.side is not None:
-                everywhere += [t for t in self.side.remote.values() if t.id not in self.tables]
             mine = sum(1 for t in everywhere
                        if t.creator == creator.ident and t.status != "over")
             if mine >= cap:
