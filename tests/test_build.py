@@ -22,7 +22,7 @@ from packaging.requirements import Requirement
 from server.build import version
 
 ROOT = Path(__file__).resolve().parent.parent
-LOCKS = {"room": ROOT / "lock" / "room.txt", "test": ROOT / "lock" / "test.txt"}
+LOCKS = {"room": ROOT / "lock" / "room.lock", "test": ROOT / "lock" / "test.lock"}
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?$")
 WARNED = re.compile(r"Warning\b|DSA is deprecated")
 
@@ -96,12 +96,12 @@ def test_installed_exactly_what_the_lock_says():
 def test_the_commands_install_from_the_lock():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "pip install -q -r lock/room.txt" in readme
-    assert "pip install -q -r lock/test.txt" in readme
-    assert "pip install -q -r lock/test.txt" in ci
+    assert "pip install -q -r lock/room.lock" in readme
+    assert "pip install -q -r lock/test.lock" in readme
+    assert "pip install -q -r lock/test.lock" in ci
     assert "--no-deps" in ci and "--no-deps" in readme
     latest = (ROOT / ".ci" / "latest").read_text()
-    assert "LAMMA_UNLOCKED=1" in latest and "lock/" not in latest.replace("lock/test.txt)", "")
+    assert "LAMMA_UNLOCKED=1" in latest and "lock/" not in latest.replace("lock/test.lock)", "")
 
 
 # ------------------------------------------------------------------------- the version

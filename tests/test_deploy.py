@@ -88,10 +88,10 @@ def test_the_container_file():
     text = CONTAINERFILE.read_text()
     copies = re.findall(r"^COPY (?!--from)(.+?) /src", text, re.M)
     copied = " ".join(copies).split()
-    assert sorted(copied) == ["README.md", "engine", "lock/room.txt", "pyproject.toml",
+    assert sorted(copied) == ["README.md", "engine", "lock/room.lock", "pyproject.toml",
                               "server", "tui"]
     # the room installed from the lock (exact versions, hash-checked), then itself alone
-    assert "pip install --quiet -r /src/lock/room.txt" in text and "--no-deps" in text
+    assert "pip install --quiet -r /src/lock/room.lock" in text and "--no-deps" in text
     assert re.search(r"^USER lamma$", text, re.M)
     assert re.search(r'^VOLUME \["/data", "/keys"\]$', text, re.M)
     assert re.search(r"^STOPSIGNAL SIGTERM$", text, re.M)
