@@ -6,6 +6,7 @@ to people and programs, and the screens list them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TypeGuard
 
 from .errors import N_
@@ -43,3 +44,38 @@ def is_seat(value: object) -> TypeGuard[int]:
 def title(game: str) -> str:
     """The game's name as people read it (an unknown id as it is)."""
     return TITLES.get(game, game)
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What differs by game where people see it: the one place screens ask (issue 42),
+    so that no screen compares game ids. Each field is a fact of the game's rules."""
+
+    game: str
+    title: str              # the game's name (a message-catalogue entry)
+    context: str            # message context of the game's own words ("trump", "hand")
+    hands: bool             # its rounds are called hands (Tarneeb 41: "Hand 3")
+    teams: bool             # two teams of partners across the table (T41-2)
+    with_call: bool         # a bidder may say With (Estimation's committee scoring, E-9)
+    counted: bool           # a match is a number of rounds ("Round 3 of 18"), not to a score
+    length_in_rounds: bool  # a length is said as rounds ("18 rounds"); else its own word
+    badge: str              # the badge its wins count towards (E-40)
+
+
+TERMS: dict[str, Terms] = {
+    "estimation": Terms("estimation", TITLES["estimation"], "estimation", hands=False,
+                        teams=False, with_call=True, counted=True, length_in_rounds=True,
+                        badge="estimation"),
+    "estimation-kotshina": Terms("estimation-kotshina", TITLES["estimation-kotshina"],
+                                 "estimation", hands=False, teams=False, with_call=False,
+                                 counted=True, length_in_rounds=False, badge="estimation"),
+    "tarneeb41": Terms("tarneeb41", TITLES["tarneeb41"], "tarneeb", hands=True, teams=True,
+                       with_call=False, counted=False, length_in_rounds=False,
+                       badge="tarneeb41"),
+}
+
+
+def terms(game: str | None) -> Terms:
+    """The description of ``game``; an unknown id reads as Estimation's (a record from an
+    older room, say), so a screen never fails on it."""
+    return TERMS.get(game or "", TERMS["estimation"])

@@ -17,12 +17,14 @@ from .catalogue import (
                         SEATS,
                         TIMERS,
                         TITLES,
+                        Terms,
                         default_length,
                         display_name,
                         is_seat,
                         parse_seat,
                         parse_seats,
                         ranked,
+                        terms,
                         title,
 )
 from .codes import CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, code_label
@@ -66,6 +68,7 @@ __all__ = [
                         "StoredMatch",
                         "Table",
                         "TableLog",
+                        "Terms",
                         "code_label",
                         "default_length",
                         "display_name",
@@ -80,5 +83,6 @@ __all__ = [
                         "seat_labels",
                         "seat_names",
                         "table_settings",
+                        "terms",
                         "title",
 ]

@@ -17,8 +17,10 @@ from engine.catalogue import (
     LEVELS,
     SEATS,
     TITLES,
+    Terms,
     default_length,
     is_seat,
+    terms,
     title,
 )
 from engine.records import ranked
@@ -27,9 +29,9 @@ from .errors import RoomError
 from .text import clean_name
 
 __all__ = ["BOT_NAMES", "DEFAULT_LEVEL", "GAMES", "GUEST_MARK", "LENGTHS", "LEVELS", "SEATS",
-           "TIMERS", "TITLES", "default_length", "display_name", "is_seat", "parse_game",
+           "TIMERS", "TITLES", "Terms", "default_length", "display_name", "is_seat", "parse_game",
            "parse_length", "parse_level", "parse_seat", "parse_seats", "parse_timer", "ranked",
-           "title"]
+           "terms", "title"]
 
 TIMERS = (0, 15, 30, 60)                  # seconds a turn may take; 0: no timer (room.md)
 BOT_NAMES = ("Bot-1", "Bot-2", "Bot-3", "Bot-4")  # per seat; people cannot take them (text.py)
