@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .app import LammaApp
+    from .host import Host
 
 
-def load(app: LammaApp) -> None:
+def load(app: Host) -> None:
     if app.look_loaded:
         return
     app.look_loaded = True
@@ -23,7 +23,7 @@ def load(app: LammaApp) -> None:
         pass
 
 
-def save(app: LammaApp) -> None:
+def save(app: Host) -> None:
     member = app.member
     store = app.registry.records
     if store is None or member.guest:

@@ -7,7 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -16,6 +16,7 @@ from textual.widgets import Input
 
 from engine.room import RoomError
 
+from ..host import host
 from ..i18n import N_
 from ..sentences import say_lines
 from ..textual_compat import ShapedInput
@@ -23,7 +24,7 @@ from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
 from .words import block, dialog_width, said_keys, too_small_text
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
+    pass
 
 KEYS = [("enter", N_("run")), ("esc", N_("back"))]
 
@@ -31,8 +32,6 @@ KEYS = [("enter", N_("run")), ("esc", N_("back"))]
 class CommandScreen(TapLinesMixin, ModalScreen[None]):
     """Type a command; its answer shows below; Esc goes back."""
 
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     BINDINGS = [
         Binding("escape", "cancel", show=False, id="command.back"),
@@ -64,12 +63,12 @@ class CommandScreen(TapLinesMixin, ModalScreen[None]):
         self.draw()
 
     def draw(self) -> None:
-        speech = self.app.speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
+        speech = host(self).speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
         _ = speech._
         self.query_one("#command-text", Lines).set(block(speech, [
             Text(" " + _("Command"), style="bold"), "",
-            " " + _("/help lists what you may do.")], dialog_width(self.app.size.width)))
+            " " + _("/help lists what you may do.")], dialog_width(host(self).size.width)))
         self.show_reply()       # (and the keys)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -81,13 +80,13 @@ class CommandScreen(TapLinesMixin, ModalScreen[None]):
             return
         if not line.startswith("/"):
             line = "/" + line
-        speech = self.app.speech
+        speech = host(self).speech
         try:
-            reply = say_lines(speech, self.app.registry.moderator.command(self.app.member, line))
+            reply = say_lines(speech, host(self).registry.moderator.command(host(self).member, line))
             style = ""
         except RoomError as exc:
             reply, style = speech.error(exc), "bold red"
-        inside = dialog_width(self.app.size.width)
+        inside = dialog_width(host(self).size.width)
         # an Arabic line is cut at its end; an English one has the dialog's padding too
         width = inside - 2 if speech.rtl or inside < 64 else 74
         self.reply = [ln for part in reply.splitlines()
@@ -97,13 +96,13 @@ class CommandScreen(TapLinesMixin, ModalScreen[None]):
 
     def reply_rows(self) -> int:
         """The reply's rows: what the window leaves under the dialog's head and box."""
-        return max(3, min(16, self.app.size.height - 14))
+        return max(3, min(16, host(self).size.height - 14))
 
     def show_reply(self) -> None:
         """The reply whole where it fits; else a page of it from ``top``, the last row
         saying which lines (↑↓ a line, PgUp PgDn a page; the keys then say so)."""
-        speech = self.app.speech
-        inside = dialog_width(self.app.size.width)
+        speech = host(self).speech
+        inside = dialog_width(host(self).size.width)
         rows = self.reply_rows()
         lines = self.reply
         keys = KEYS

@@ -4,18 +4,19 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 
+from ..host import host
 from ..i18n import N_
 from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
 from .words import block, dialog_width, said_keys, too_small_text
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
+    pass
 
 KEYS = [("y", N_("yes")), ("n", N_("no"))]
 
@@ -24,8 +25,6 @@ class ConfirmScreen(TapLinesMixin, ModalScreen[bool]):
     """A yes/no question; ``question`` is already in the player's language (one
     line, or lines separated by newlines)."""
 
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     BINDINGS = [
         Binding("y", "answer(True)", show=False, id="confirm.yes"),
@@ -50,9 +49,9 @@ class ConfirmScreen(TapLinesMixin, ModalScreen[bool]):
         self.draw()
 
     def draw(self) -> None:
-        speech = self.app.speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
-        width = dialog_width(self.app.size.width)
+        speech = host(self).speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
+        width = dialog_width(host(self).size.width)
         # Wrapped to the dialog (a long question was cut at its edge before).
         lines = [Text(part, style="bold") for line in self.question.split("\n")
                  for part in textwrap.wrap(line, width) or [""]]

@@ -6,7 +6,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 
 from engine.room import GAMES, LENGTHS, TIMERS, RoomError, ranked
 
+from ..host import host
 from ..i18n import N_
 from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
 from .words import (
@@ -27,7 +28,7 @@ from .words import (
 )
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
+    pass
 
 FIELDS = ["game", "length", "timer", "private", "bots", "practice"]
 LABELS = {"game": N_("Game"), "length": N_("Length"), "timer": N_("Turn timer"),
@@ -37,8 +38,6 @@ KEYS = [("↑↓", N_("field")), ("←→", N_("change")), ("enter", N_("create"
 
 
 class CreateScreen(TapLinesMixin, ModalScreen[None]):
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     BINDINGS = [
         Binding("up", "field(-1)", show=False, id="create.previous_field"),
@@ -84,7 +83,7 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
 
     def label(self, field: str, value) -> str:
         """A value as the player reads it (the JSON interface keeps the codes)."""
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         if field == "game":
             return game_title(speech, value)
@@ -112,10 +111,10 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
         """The form: each label, then its value between the arrows. In Arabic from
         the right, the value said right to left (its ◀ still at the left). Where the
         dialog is narrow (a phone) each value has a row of its own under its label."""
-        speech = self.app.speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
+        speech = host(self).speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
         rtl = speech.rtl
-        width = dialog_width(self.app.size.width)
+        width = dialog_width(host(self).size.width)
         self.query_one("#keys", KeyBar).show(said_keys(speech, KEYS), speech)
         lines: list[Text | str] = [Text(" " + speech._("New table"), style="bold"), ""]
         rows = [-1, -1]
@@ -185,10 +184,10 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
         self.draw()
 
     def action_cancel(self) -> None:
-        self.app.pop_screen()
+        host(self).pop_screen()
 
     def action_create(self) -> None:
-        app = self.app
+        app = host(self)
         try:
             table = app.registry.create(self.value("game"), self.value("length"),
                                         self.value("timer"), self.value("private"),

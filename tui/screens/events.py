@@ -23,6 +23,7 @@ from engine.room import BOT_NAMES, RoomError
 from engine.room.duplicate import HOURS, Comparison, Events
 from engine.room.store import EventRow
 
+from ..host import host
 from ..i18n import N_, Speech
 from ..sentences import say
 from ..widgets.lines import KeyBar, Lines
@@ -34,7 +35,6 @@ from .words import Laid, block, columns, cut, dialog_width, game_title, pad, sai
 if TYPE_CHECKING:
     from engine.room.members import Member
 
-    from ..app import LammaApp
 
 LIST_ROWS = 12          # events shown at once
 LIST_W = 80             # the list's row (its columns and a space): narrower, two lines an event
@@ -108,12 +108,12 @@ class EventsScreen(RecordScreen):
 
     @property
     def events(self) -> Events:
-        return self.app.registry.events
+        return host(self).registry.events
 
     def paint(self) -> None:
-        self.rows = self.events.rows(self.app.member)
+        self.rows = self.events.rows(host(self).member)
         self.cursor = max(0, min(self.cursor, len(self.rows) - 1))
-        self.set_title(N_("Events"), self.app.speech._(
+        self.set_title(N_("Events"), host(self).speech._(
             "the same deals for everyone, at any hour"))
         self.show_rows()
 
@@ -121,7 +121,7 @@ class EventsScreen(RecordScreen):
         if self.width < LIST_W:
             self.show_narrow()
             return
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         now = self.events.clock()
         lines: list[Text] = [self.head()]
@@ -142,7 +142,7 @@ class EventsScreen(RecordScreen):
         """The list on a phone (under 80 columns): two lines an event, its name whole on
         the first, its game, when it closes and how far you are on the second; how
         many boards and entries the chosen one has, under the list."""
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         now = self.events.clock()
         rows = self.block_rows
@@ -182,7 +182,7 @@ class EventsScreen(RecordScreen):
         return [2, max(8, self.width - 1 - 2 - 12 - 7), 12, 7]
 
     def narrow_head(self) -> list[Text]:
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         indent, game, closes, you = self.narrow_columns()
         words = [_("event"), _("game"), _("closes"), _("you")]
@@ -200,7 +200,7 @@ class EventsScreen(RecordScreen):
                      selected: bool) -> list[Text]:
         """An event in two lines: its name, whole; its game, when it closes, and how
         far you are in it."""
-        speech = self.app.speech
+        speech = host(self).speech
         indent, game, closes, you = self.narrow_columns()
         name = listed_name(speech, self.events, ev)
         cells = [speech._(game_title(speech, ev.game)), closes_in(speech, ev, now),
@@ -217,7 +217,7 @@ class EventsScreen(RecordScreen):
         return [first, second]
 
     def head(self) -> Text:
-        speech = self.app.speech
+        speech = host(self).speech
         if speech.rtl:
             return columns(speech, [(speech._(h), w) for h, w in EVENT_COLUMNS], self.width,
                            style="bold underline")
@@ -225,7 +225,7 @@ class EventsScreen(RecordScreen):
                     style="bold underline")
 
     def line(self, ev: EventRow, row: dict[str, Any], now: float, selected: bool) -> Text:
-        speech = self.app.speech
+        speech = host(self).speech
         cells = [listed_name(speech, self.events, ev), speech._(game_title(speech, ev.game)),
                  str(ev.boards), closes_in(speech, ev, now), str(row["entries"]),
                  speech._(YOU_WORDS.get(row["you"], row["you"]))]
@@ -241,7 +241,7 @@ class EventsScreen(RecordScreen):
 
     def about(self, now: float) -> list[Text]:
         """The chosen event in words: what it is, how far the player is."""
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         if not self.rows:
             return [Text(" " + _("A daily event opens for each game at 00:00 UTC."),
@@ -274,7 +274,7 @@ class EventsScreen(RecordScreen):
             self.show_rows()
 
     def refused(self, exc: RoomError) -> None:
-        self.status = Text(" " + self.app.speech.error(exc), style="bold red")
+        self.status = Text(" " + host(self).speech.error(exc), style="bold red")
         self.show_rows()
 
     def action_enter(self) -> None:
@@ -283,12 +283,12 @@ class EventsScreen(RecordScreen):
             return
         ev, row = chosen
         if row["you"] == "finished" or row["status"] == "closed":
-            self.app.push_screen(StandingsScreen(ev.id))
+            host(self).push_screen(StandingsScreen(ev.id))
             return
         self.enter(ev.id)
 
     def enter(self, event: int, code: str | None = None) -> None:
-        app = self.app
+        app = host(self)
         try:
             entered = app.registry.events.enter(app.member, event, code)
         except RoomError as exc:
@@ -306,7 +306,7 @@ class EventsScreen(RecordScreen):
     def action_standings(self) -> None:
         chosen = self.selected()
         if chosen is not None:
-            self.app.push_screen(StandingsScreen(chosen[0].id))
+            host(self).push_screen(StandingsScreen(chosen[0].id))
 
     def action_code(self) -> None:
         def done(event: Any) -> None:
@@ -315,13 +315,13 @@ class EventsScreen(RecordScreen):
                 self.cursor = next((i for i, (e, _r) in enumerate(self.rows)
                                     if e.id == event.id), 0)
                 self.show_rows()
-        self.app.push_screen(EventCodeScreen(), done)
+        host(self).push_screen(EventCodeScreen(), done)
 
     def action_new(self) -> None:
         def done(made: EventRow | None) -> None:
             if made is None:
                 return
-            speech = self.app.speech
+            speech = host(self).speech
             said = speech._("Event {event} is open until {when} UTC.").format(
                 event=made.id, when=time.strftime("%m-%d %H:%M", time.gmtime(made.closes)))
             if made.code:
@@ -329,7 +329,7 @@ class EventsScreen(RecordScreen):
                     code=made.code[:4] + "-" + made.code[4:])
             self.status = Text(" " + said, style="bold")
             self.paint()
-        self.app.push_screen(CreateEventScreen(), done)
+        host(self).push_screen(CreateEventScreen(), done)
 
 
 class EventCodeScreen(JoinCodeScreen):
@@ -338,7 +338,7 @@ class EventCodeScreen(JoinCodeScreen):
     TITLE_WORDS = (N_("Find a private event"), N_("Type the code its maker gave you"))
 
     async def find(self, member: Member, code: str) -> Any:
-        return self.app.registry.events.named(member, code=code)
+        return host(self).registry.events.named(member, code=code)
 
 
 class StandingsScreen(RecordScreen):
@@ -370,7 +370,7 @@ class StandingsScreen(RecordScreen):
         self.error: str | None = None
 
     def paint(self) -> None:
-        app = self.app
+        app = host(self)
         speech = app.speech
         events = app.registry.events
         try:
@@ -382,7 +382,7 @@ class StandingsScreen(RecordScreen):
         self.show_rows()
 
     def show_rows(self) -> None:
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         lines: list[Text] = []
         if self.notice:             # (whole, over the rows it needs)
@@ -392,7 +392,7 @@ class StandingsScreen(RecordScreen):
             return
         ev = self.ev
         shown = bool(self.rows) and "percent" in self.rows[0]
-        me = self.app.member.name.casefold()
+        me = host(self).member.name.casefold()
         nw = max(6, min(24, self.width - 26))     # the name's column (narrower on a phone)
         if speech.rtl:
             lines.append(columns(speech, [(_("rank"), 8), (_("name"), 22), (_("score %"), 10),
@@ -436,7 +436,7 @@ class StandingsScreen(RecordScreen):
     def boards_line(self) -> Text:
         """The boards, the chosen one marked: ⏎ compares it."""
         assert self.ev is not None
-        speech = self.app.speech
+        speech = host(self).speech
         if speech.rtl:
             # each number a part of its own, so that they read 1 2 3 … from the right
             # (laid as one run, the bidi algorithm put them out of order: "2 3 4 1")
@@ -468,7 +468,7 @@ class StandingsScreen(RecordScreen):
 
     def action_compare(self) -> None:
         if self.ev is not None:
-            self.app.push_screen(ComparisonScreen(self.ev.id, self.board))
+            host(self).push_screen(ComparisonScreen(self.ev.id, self.board))
 
 
 class ComparisonScreen(RecordScreen):
@@ -499,7 +499,7 @@ class ComparisonScreen(RecordScreen):
         super().draw()
 
     def paint(self) -> None:
-        app = self.app
+        app = host(self)
         speech = app.speech
         try:
             self.cmp = app.registry.events.comparison(app.member, self.event, self.board)
@@ -526,7 +526,7 @@ class ComparisonScreen(RecordScreen):
     def row(self, cells: list[tuple[str, int, bool]], style: str = "") -> Text:
         """One row of cells (text, width, right-aligned), in reading order: in Arabic
         each cell shaped on its own from the right (a number stays whole)."""
-        speech = self.app.speech
+        speech = host(self).speech
         if speech.rtl:
             return columns(speech, [(text, w) for text, w, _right in cells],
                            self.width, style=style)
@@ -537,9 +537,9 @@ class ComparisonScreen(RecordScreen):
     def field_lines(self) -> list[Text]:
         cmp = self.cmp
         assert cmp is not None
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
-        look = self.app.look
+        look = host(self).look
         lines: list[Text] = []
         mine = cmp.mine
         narrow = self.width < W         # a phone: what a row holds at 80 columns, in two
@@ -593,7 +593,7 @@ class ComparisonScreen(RecordScreen):
         nw = min(30, self.width - 17)
         lines.append(self.row([(_("Results on this board"), nw, False), (_("score"), 8, True),
                                ("%", 8, True)], style="bold underline"))
-        me = self.app.member.name.casefold()
+        me = host(self).member.name.casefold()
         for r in cmp.results[:4]:
             lines.append(self.row([("  " + r["name"], nw, False), (signed(r["score"]), 8, True),
                                    (f"{r['percent']:.2f}", 8, True)],
@@ -605,15 +605,15 @@ class ComparisonScreen(RecordScreen):
 
     def bid_words(self, said: dict[str, Any]) -> str:
         """What a seat said (its role and number) in words."""
-        speech = self.app.speech
+        speech = host(self).speech
         role = str(said.get("role") or "")
         n = said.get("declared")
         if role == "dash":
             return speech._(ROLE_WORDS["dash"])
         if role == "caller":
             call = str(said.get("call") or "")
-            shown = call[:-2] + self.app.look.suit("NT") if call.endswith("NT") else \
-                call[:-1] + self.app.look.suit(call[-1:]) if call else ""
+            shown = call[:-2] + host(self).look.suit("NT") if call.endswith("NT") else \
+                call[:-1] + host(self).look.suit(call[-1:]) if call else ""
             return speech._(ROLE_WORDS["caller"]).format(call=shown)
         words = speech._(ROLE_WORDS.get(role, ROLE_WORDS[""]))
         return f"{words} {n}"
@@ -623,7 +623,7 @@ class ComparisonScreen(RecordScreen):
         trick (their own cards marked *)."""
         cmp = self.cmp
         assert cmp is not None
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         left = self.board_rows(cmp.my_record, _("Yours"), cmp.seat)
         if cmp.best_record is not None and cmp.best_record != cmp.my_record:
@@ -652,9 +652,9 @@ class ComparisonScreen(RecordScreen):
                    ) -> list[list[tuple[str, int, bool]]]:
         """One board's column (39 cells wide), row by row, as cells: its head and
         score, what each seat said and took, then each trick and who took it."""
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
-        look = self.app.look
+        look = host(self).look
         none = [[(head, 39, False)], [(_("(no replay kept)"), 39, False)]]
         if record is None:
             return none
@@ -717,10 +717,6 @@ class CreateEventScreen(ModalScreen[EventRow]):
     KEYS = [("↑↓", N_("field")), ("←→", N_("change")), ("enter", N_("create")),
             ("esc", N_("back"))]
 
-    if TYPE_CHECKING:
-        from textual import getters
-        app = getters.app(LammaApp)
-
     def __init__(self) -> None:
         super().__init__()
         self.field = 0
@@ -750,7 +746,7 @@ class CreateEventScreen(ModalScreen[EventRow]):
         return opts[self.values[field] % len(opts)]
 
     def label(self, field: str, value: Any) -> str:
-        speech = self.app.speech
+        speech = host(self).speech
         if field == "game":
             return game_title(speech, value)
         if field == "boards":
@@ -760,7 +756,7 @@ class CreateEventScreen(ModalScreen[EventRow]):
         return speech._("private (by code)") if value else speech._("public")
 
     def draw(self) -> None:
-        speech = self.app.speech
+        speech = host(self).speech
         rtl = speech.rtl
         self.query_one("#keys", KeyBar).show(said_keys(speech, self.KEYS), speech)
         lines: list[Text | str] = [Text(" " + speech._("New event"), style="bold"), ""]
@@ -773,7 +769,7 @@ class CreateEventScreen(ModalScreen[EventRow]):
                      style="reverse" if i == self.field else "")
             lines.append(t)
         lines.append("")
-        width = dialog_width(self.app.size.width)
+        width = dialog_width(host(self).size.width)
         for part in textwrap.wrap(speech._("Everyone who enters plays the same deals, each "
                                            "with computer players; each board is compared "
                                            "with those who held the same cards."),
@@ -794,7 +790,7 @@ class CreateEventScreen(ModalScreen[EventRow]):
         self.dismiss(None)
 
     def action_create(self) -> None:
-        app = self.app
+        app = host(self)
         try:
             made = app.registry.events.create(app.member, self.value("game"),
                                               self.value("boards"), self.value("hours"),

@@ -22,6 +22,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ..host import host
 from ..i18n import N_, Speech
 from ..widgets.lines import KeyBar, Line
 from .words import too_small_text
@@ -295,13 +296,13 @@ class HelpScreen(ModalScreen):
 
     @property
     def speech(self) -> Speech:
-        speech = getattr(self.app, "speech", None)
+        speech = getattr(host(self), "speech", None)
         return speech if isinstance(speech, Speech) else Speech()
 
     def english(self) -> bool:
         """English in a window of 80 columns or more: the keys as one picture (under
         80, a phone, they are laid out for the width as another language's are)."""
-        return self.speech.code == "en" and self.app.size.width >= 80
+        return self.speech.code == "en" and host(self).size.width >= 80
 
     def compose(self) -> ComposeResult:
         self._wide = self.english()
@@ -320,7 +321,7 @@ class HelpScreen(ModalScreen):
 
     def on_mount(self) -> None:
         speech = self.speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
+        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
         if self._wide:
             self.query_one("#help-text", Static).update(self.english_text())
             self.query_one("#keys", KeyBar).show([("esc", "back"), ("↑↓", "scroll")])
@@ -332,7 +333,7 @@ class HelpScreen(ModalScreen):
         t = Text()
         t.append(" Help\n\n", style="bold")
         t.append(KEYS)
-        look = getattr(self.app, "look", None)
+        look = getattr(host(self), "look", None)
         t.append("\n" + terms_text(bool(getattr(look, "english_only", False))))
         if self.game in RULES:
             t.append("\n")
@@ -342,7 +343,7 @@ class HelpScreen(ModalScreen):
         return t
 
     def action_close(self) -> None:
-        self.app.pop_screen()
+        host(self).pop_screen()
 
 
 def key_bar(speech: Speech, keys: list[tuple[str, str]], width: int) -> Text:

@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 
 from engine.room import RoomError, code_label, display_name, title
 
+from ..host import host
 from ..i18n import N_, Speech
 from ..sentences import back_in_seat
 from ..widgets.board import BLANK, Board
@@ -25,7 +26,7 @@ from .table_draw import W, fit  # the standard lobby: 80 columns
 from .words import columns, game_title, lay, length_word, names_in, said_keys
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
+    pass
 
 LIST_ROWS = 16
 LIST_TOP = 2        # the list's head: under the title and a blank row
@@ -200,8 +201,6 @@ NO_TABLES_SAID = N_("No tables yet: press p for quick play or n for a new table.
 
 
 class LobbyScreen(Screen[None]):
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     BINDINGS = [
         Binding("up", "move(-1)", show=False, id="lobby.up"),
@@ -263,7 +262,7 @@ class LobbyScreen(Screen[None]):
         yield Board(id="board")
 
     def on_mount(self) -> None:
-        app = self.app
+        app = host(self)
         app.registry.lobby.add(app.member)
         self._board = self.query_one(Board)
         self.draw()
@@ -293,7 +292,7 @@ class LobbyScreen(Screen[None]):
         width, height = board.area.size
         if width <= 0 or height <= 0:
             return
-        speech = self.app.speech
+        speech = host(self).speech
         kind = layout(width, height)
         self.too_small = kind == SMALL
         self.compact = kind == COMPACT
@@ -324,15 +323,15 @@ class LobbyScreen(Screen[None]):
         and every key of the lobby over as many rows as they need."""
         board = self._board
         assert board is not None
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         cw = min(width, W)
         x = (width - cw) // 2
-        bar = TITLE_BAR if self.app.look.colour else "reverse"
+        bar = TITLE_BAR if host(self).look.colour else "reverse"
         head = Text(no_wrap=True)
         head.append(" " + _("Lamma") + " ", style="bold reverse")
-        head.append("  " + _("you: {name}").format(name=self.app.member.display_name))
-        if self.app.member.guest:
+        head.append("  " + _("you: {name}").format(name=host(self).member.display_name))
+        if host(self).member.guest:
             head.append("  " + _("(guest: nothing is kept)"), style="dim")
         title = Text(no_wrap=True, style=bar)
         title.append_text(lay(speech, head, cw))
@@ -405,7 +404,7 @@ class LobbyScreen(Screen[None]):
         """A table's rows in the compact lobby: its number, game and length (the
         status after them where the width holds it), then the status, the seats and who
         watches, wrapped at a word (or a name) over the rows they need."""
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         one = f"{row['id']:>3}  {game_title(speech, row['game'])}  " \
               f"{said_length(speech, row['game'], row['length'], row.get('ranked'))}"
@@ -434,16 +433,16 @@ class LobbyScreen(Screen[None]):
 
     def draw(self) -> None:
         """Everything again, in the player's language (also when it changes)."""
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
-        who = self.app.member.display_name
+        who = host(self).member.display_name
         head = Text()
         head.append(" " + _("Lamma") + " ", style="bold reverse")
         head.append("  " + _("card room · Estimation · Tarneeb 41"), style="bold")
         head.append("    " + _("you: {name}").format(name=who))
-        if self.app.member.guest:
+        if host(self).member.guest:
             head.append("  " + _("(guest: nothing is kept)"), style="dim")
-        bar = TITLE_BAR if self.app.look.colour else "reverse"
+        bar = TITLE_BAR if host(self).look.colour else "reverse"
         title = Text(no_wrap=True, style=bar)
         title.append_text(lay(speech, head, W))
         self._title = fit(title, W)     # the bar's colour to the 80th column
@@ -456,12 +455,12 @@ class LobbyScreen(Screen[None]):
         self.lobby_changed()
 
     def on_screen_resume(self) -> None:
-        self.app.registry.lobby.add(self.app.member)
+        host(self).registry.lobby.add(host(self).member)
         self._shown = None      # where we sat or watched may have changed the note
         self.lobby_changed()
 
     def on_screen_suspend(self) -> None:
-        self.app.registry.lobby.discard(self.app.member)
+        host(self).registry.lobby.discard(host(self).member)
 
     # ------------------------------------------------------------------ draw
     def lobby_changed(self) -> None:
@@ -469,7 +468,7 @@ class LobbyScreen(Screen[None]):
         and a row whose table did not change keeps its Text (and its line)."""
         if not self.is_mounted:
             return
-        app = self.app
+        app = host(self)
         rows = app.registry.lobby_view(app.member)
         if rows:
             self.cursor = max(0, min(self.cursor, len(rows) - 1))
@@ -482,7 +481,7 @@ class LobbyScreen(Screen[None]):
         self.rows = rows
         self._shown = (rows, self.cursor)
         self.redraws += 1
-        speech = self.app.speech
+        speech = host(self).speech
         rtl = speech.rtl
         lines: list[Text] = [fit(said_head(speech), W) if rtl else LIST_HEAD]
         if not rows:
@@ -518,7 +517,7 @@ class LobbyScreen(Screen[None]):
         self.paint()
 
     def _row_text(self, row: dict) -> Text:
-        speech = self.app.speech
+        speech = host(self).speech
         if speech.rtl:
             return said_row_text(speech, row)
         return row_text(row, speech.shaped)
@@ -527,8 +526,8 @@ class LobbyScreen(Screen[None]):
         """Is ``row`` a match under way where this player's seat waits for them?"""
         if row["status"] != "playing":
             return False
-        table = self.app.registry.find(row["id"])
-        member = self.app.member
+        table = host(self).registry.find(row["id"])
+        member = host(self).member
         return (table is not None and member.table is not table
                 and any(s.held_by(member) for s in table.seats))
 
@@ -540,21 +539,21 @@ class LobbyScreen(Screen[None]):
         """The code of a private table of yours, to read out to friends; else, when a
         ranked table is listed, what its mark means (in reading order: laid out where
         it is drawn)."""
-        member = self.app.member
+        member = host(self).member
         for row in self.rows:
             if not row.get("code"):
                 continue
-            table = self.app.registry.find(row["id"])
+            table = host(self).registry.find(row["id"])
             if table is None:
                 continue
             if member.table is table or any(s.held_by(member) for s in table.seats):
-                speech = self.app.speech
+                speech = host(self).speech
                 return Text(" " + speech._(
                     "Your private table #{table}: code {code} (friends press j and "
                     "type it)").format(table=row["id"], code=code_label(row["code"])),
                     style="bold")
         if any(row.get("ranked") for row in self.rows):
-            speech = self.app.speech
+            speech = host(self).speech
             return Text(" " + speech._(
                 "{mark} ranked: pays level points and badge wins (four people to the "
                 "end)").format(mark=RANKED_MARK), style="dim")
@@ -567,7 +566,7 @@ class LobbyScreen(Screen[None]):
 
     def set_status(self, text: str, error: bool = False, style: str = "") -> None:
         """``text``: already in the player's language."""
-        speech = self.app.speech
+        speech = host(self).speech
         line = Text(" " + text if text else "", style=style or ("bold red" if error else "dim"))
         self._status_said = line
         self._status_lines = [fit(lay(speech, part, W), W)
@@ -581,7 +580,7 @@ class LobbyScreen(Screen[None]):
         self.paint()
 
     def refused(self, exc: RoomError) -> None:
-        self.set_status(self.app.speech.error(exc), error=True)
+        self.set_status(host(self).speech.error(exc), error=True)
 
     # --------------------------------------------------------------- actions
     def action_move(self, delta: int) -> None:
@@ -593,41 +592,41 @@ class LobbyScreen(Screen[None]):
         if not self.rows:
             return None
         tid = self.rows[self.cursor]["id"]
-        return self.app.registry.find(tid)
+        return host(self).registry.find(tid)
 
     def action_sit(self) -> None:
         table = self._selected()
         if table is None:
-            self.set_status(self.app.speech._("No table selected."), error=True)
+            self.set_status(host(self).speech._("No table selected."), error=True)
             return
         back = self._held(self.rows[self.cursor])
         try:
-            table.sit(self.app.member)
+            table.sit(host(self).member)
         except RoomError as exc:
             self.refused(exc)
             return
         if back:
-            self.open_table(back_in_seat(self.app.speech, table))
+            self.open_table(back_in_seat(host(self).speech, table))
             return
-        self.app.open_table()
+        host(self).open_table()
 
     def action_watch(self) -> None:
         table = self._selected()
         if table is None:
             return
         try:
-            table.watch(self.app.member)
+            table.watch(host(self).member)
         except RoomError as exc:
             self.refused(exc)
             return
-        self.app.open_table()
+        host(self).open_table()
 
     def action_command(self) -> None:
         from .command import CommandScreen
-        self.app.push_screen(CommandScreen())
+        host(self).push_screen(CommandScreen())
 
     def action_quick(self) -> None:
-        app = self.app
+        app = host(self)
         for row in app.registry.listing(app.member):
             if row["status"] == "waiting" and not row["private"]:
                 table = app.registry.find(row["id"])
@@ -659,36 +658,36 @@ class LobbyScreen(Screen[None]):
         def done(table) -> None:
             if table is not None:
                 self.arrive(table)
-        self.app.push_screen(JoinCodeScreen(), done)
+        host(self).push_screen(JoinCodeScreen(), done)
 
     def arrive(self, table) -> None:
         """After a right code: a free seat, else a computer player's, else watch."""
         if table.status == "waiting" and any(s.kind == "empty" for s in table.seats):
             try:
-                seat = table.sit(self.app.member)
+                seat = table.sit(host(self).member)
             except RoomError as exc:
                 self.refused(exc)
                 return
-            self.open_table(self.app.speech._("You sit in seat {seat} at table #{table}.")
+            self.open_table(host(self).speech._("You sit in seat {seat} at table #{table}.")
                             .format(seat=seat, table=table.id))
             return
         if table.status != "over" and any(s.kind == "bot" for s in table.seats):
             self.choose_seat(table, full=True)
             return
-        self.watch_table(table, self.app.speech._("Table #{table} is full: you are watching.")
+        self.watch_table(table, host(self).speech._("Table #{table} is full: you are watching.")
                          .format(table=table.id))
 
     def action_take(self) -> None:
         table = self._selected()
         if table is None:
-            self.set_status(self.app.speech._("No table selected."), error=True)
+            self.set_status(host(self).speech._("No table selected."), error=True)
             return
         if table.status == "over":
-            self.set_status(self.app.speech._("The match at table #{table} is over.")
+            self.set_status(host(self).speech._("The match at table #{table} is over.")
                             .format(table=table.id), error=True)
             return
         if not any(s.kind == "bot" for s in table.seats):
-            self.set_status(self.app.speech._("No computer player sits at table #{table}.")
+            self.set_status(host(self).speech._("No computer player sits at table #{table}.")
                             .format(table=table.id), error=True)
             return
         self.choose_seat(table)
@@ -699,20 +698,20 @@ class LobbyScreen(Screen[None]):
         def done(seat) -> None:
             if seat is None:
                 if full:
-                    self.watch_table(table, self.app.speech._(
+                    self.watch_table(table, host(self).speech._(
                         "Table #{table} is full: you are watching.").format(table=table.id))
                 return
             try:
-                text = take_seat(table, self.app.member, seat, self.app.speech)
+                text = take_seat(table, host(self).member, seat, host(self).speech)
             except RoomError as exc:
                 self.refused(exc)
                 return
             self.open_table(text)
-        self.app.push_screen(TakeSeatScreen(table, full), done)
+        host(self).push_screen(TakeSeatScreen(table, full), done)
 
     def watch_table(self, table, notice: str) -> None:
         try:
-            table.watch(self.app.member)
+            table.watch(host(self).member)
         except RoomError as exc:
             self.refused(exc)
             return
@@ -722,30 +721,30 @@ class LobbyScreen(Screen[None]):
         """The table screen, with a sentence saying where the person is."""
         from .table import TableScreen
         self.set_status(notice)
-        if self.app.member.table is not None:
-            self.app.push_screen(TableScreen(notice=notice))
+        if host(self).member.table is not None:
+            host(self).push_screen(TableScreen(notice=notice))
 
     def action_options(self) -> None:
         """Language, Arabic text mode and the look of cards, from the lobby too."""
         from .options import OptionsScreen
-        self.app.push_screen(OptionsScreen())
+        host(self).push_screen(OptionsScreen())
 
     def action_new(self) -> None:
         from .create import CreateScreen
-        self.app.push_screen(CreateScreen())
+        host(self).push_screen(CreateScreen())
 
     def action_help(self) -> None:
         from .help import HelpScreen
-        self.app.push_screen(HelpScreen(None))
+        host(self).push_screen(HelpScreen(None))
 
     def action_quit(self) -> None:
         """Asks once (a stray tap must not end the session): ``q`` again or ``y``
         quits, any other key or a tap stays (``on_key``)."""
         if self.asking_quit:
-            self.app.exit()
+            host(self).exit()
             return
         self.asking_quit = True
-        self.set_status(self.app.speech._(QUIT_ASK), style="bold")
+        self.set_status(host(self).speech._(QUIT_ASK), style="bold")
 
     def on_key(self, event: events.Key) -> None:
         """The answer to "Quit?": before the lobby's bindings see the key."""
@@ -754,7 +753,7 @@ class LobbyScreen(Screen[None]):
         event.stop()
         event.prevent_default()
         if event.key in ("q", "y"):
-            self.app.exit()
+            host(self).exit()
             return
         self.stay()
 
@@ -765,19 +764,19 @@ class LobbyScreen(Screen[None]):
 
     def action_profile(self) -> None:
         from .profile import ProfileScreen
-        self.app.push_screen(ProfileScreen())
+        host(self).push_screen(ProfileScreen())
 
     def action_leaderboard(self) -> None:
         from .profile import LeaderboardScreen
-        self.app.push_screen(LeaderboardScreen())
+        host(self).push_screen(LeaderboardScreen())
 
     def action_replays(self) -> None:
         from .replay import ReplayListScreen
-        self.app.push_screen(ReplayListScreen())
+        host(self).push_screen(ReplayListScreen())
 
     def action_events(self) -> None:
         from .events import EventsScreen
-        self.app.push_screen(EventsScreen())
+        host(self).push_screen(EventsScreen())
 
     def on_click(self, event: events.Click) -> None:
         """A tap on a key presses it; on a table, chooses it, and on the chosen table
@@ -794,7 +793,7 @@ class LobbyScreen(Screen[None]):
         tap = tap_at(self._taps, event.screen_x - area.x, event.screen_y - area.y)
         if tap is not None:
             event.stop()
-            self.app.post_message(events.Key(tap.key, tap.char or None))
+            host(self).post_message(events.Key(tap.key, tap.char or None))
             return
         row = self._row_at(event.screen_x - area.x, event.screen_y - area.y, area.width)
         if row is None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 
 from engine.room.events import TableChange
 
+from ..host import host
 from ..i18n import N_
 from ..widgets.board import BLANK, Board
 from ..widgets.taps import Tap, lines_taps, tap_at
@@ -27,7 +28,6 @@ from .table_draw import W, fit
 from .table_keys import pgettext
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
     from .table import TableScreen
 
 TITLE = N_("Table log")
@@ -36,8 +36,6 @@ KEYS = ((pgettext("key", "back"), "esc"), (N_("scroll"), "↑↓"))
 
 
 class LogScreen(Screen[None]):
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
 
@@ -60,12 +58,12 @@ class LogScreen(Screen[None]):
         """The table changed: the table screen under this one takes it, then the log
         shows what is new."""
         self.ts.table_changed(change)
-        if self.is_mounted and self.app.screen is self:
+        if self.is_mounted and host(self).screen is self:
             self.draw()
 
     def body(self, width: int) -> list[Text]:
         ts = self.ts
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         facts = ts.facts()
         if facts is None:
@@ -85,7 +83,7 @@ class LogScreen(Screen[None]):
                 lines += said_lines(sc, Text(" " + sc.narrate(text)), width, 3)
             lines.append(BLANK)
         change = ts.change
-        chat = change.chat_for(self.app.member, CHAT_LINES) if change is not None else ()
+        chat = change.chat_for(host(self).member, CHAT_LINES) if change is not None else ()
         lines.append(sc.line(Text(" " + speech.pgettext("key", "chat"), style="bold underline"),
                              width))
         if not chat:
@@ -106,10 +104,10 @@ class LogScreen(Screen[None]):
         if layout(board.size.width, board.size.height) == SMALL:
             self._taps = []
             board.set_lines(enlarge_lines(board.size.width, board.size.height,
-                                          self.app.speech))
+                                          host(self).speech))
             return
 
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         cw = min(width, W)
         head = speech.line(Text(" " + _(TITLE) + " ", style="bold reverse"), cw) \
@@ -135,7 +133,7 @@ class LogScreen(Screen[None]):
     def on_key(self, event: events.Key) -> None:
         event.stop()
         if event.key in ("escape", "e", "q", "enter"):
-            self.app.pop_screen()
+            host(self).pop_screen()
         elif event.key == "up":
             self.scroll(-1)
         elif event.key == "down":
@@ -151,4 +149,4 @@ class LogScreen(Screen[None]):
                      event.screen_y - board.region.y)
         if tap is not None:
             event.stop()
-            self.app.post_message(events.Key(tap.key, tap.char or None))
+            host(self).post_message(events.Key(tap.key, tap.char or None))

@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 
 from .. import settings
 from ..arabic import term_said
+from ..host import host
 from ..i18n import LANGUAGE_NAMES, LANGUAGES, N_
 from ..widgets.board import Board
 from ..widgets.taps import lines_taps, tap_at
@@ -21,7 +22,7 @@ from .textmode import TextModeScreen
 from .words import lay
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
+    pass
 
 OPTIONS = [
     ("a", "unicode", N_("ASCII suits (S H D C) instead of ♠ ♥ ♦ ♣"), True),
@@ -32,8 +33,6 @@ OPTIONS = [
 
 
 class OptionsScreen(Screen[None]):
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
     _lines: list[Text] = []
@@ -52,10 +51,10 @@ class OptionsScreen(Screen[None]):
         if layout(board.size.width, board.size.height) == SMALL:
             self._lines = []
             board.set_lines(enlarge_lines(board.size.width, board.size.height,
-                                          self.app.speech))
+                                          host(self).speech))
             return
-        look = self.app.look
-        speech = self.app.speech
+        look = host(self).look
+        speech = host(self).speech
         _ = speech._
         rtl = speech.rtl
         lines = [Text(" " + _("Options (kept for your name)"), style="bold reverse"), Text("")]
@@ -112,28 +111,28 @@ class OptionsScreen(Screen[None]):
                      event.screen_y - board.region.y)
         if tap is not None:
             event.stop()
-            self.app.post_message(events.Key(tap.key, tap.char or None))
+            host(self).post_message(events.Key(tap.key, tap.char or None))
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
-        look = self.app.look
+        look = host(self).look
         for key, attr, _, _ in OPTIONS:
             if event.key == key:
                 setattr(look, attr, not getattr(look, attr))
-                settings.save(self.app)
+                settings.save(host(self))
                 self.draw()
                 return
         if event.key == "l":
             codes = list(LANGUAGES)
-            look.language = codes[(codes.index(self.app.speech.code) + 1) % len(codes)]
-            settings.save(self.app)
-            self.app.apply_language()
+            look.language = codes[(codes.index(host(self).speech.code) + 1) % len(codes)]
+            settings.save(host(self))
+            host(self).apply_language()
             self.draw()
-            if self.app.speech.rtl and look.text_mode is None:
-                self.app.push_screen(TextModeScreen(), lambda _=None: self.draw())
+            if host(self).speech.rtl and look.text_mode is None:
+                host(self).push_screen(TextModeScreen(), lambda _=None: self.draw())
             return
         if event.key == "k":
-            self.app.push_screen(TextModeScreen(), lambda _=None: self.draw())
+            host(self).push_screen(TextModeScreen(), lambda _=None: self.draw())
             return
         if event.key in ("escape", "q", "enter", "o"):
             self.dismiss(None)

@@ -11,6 +11,7 @@ from textual.binding import Binding
 
 from engine.room import title
 
+from ..host import host
 from ..i18n import N_
 from .record import RecordScreen, W
 from .words import columns, game_title, pad
@@ -36,11 +37,11 @@ class LinkedRecordScreen(RecordScreen):
     the replays."""
 
     def action_leaderboard(self) -> None:
-        self.app.push_screen(LeaderboardScreen())
+        host(self).push_screen(LeaderboardScreen())
 
     def action_replays(self) -> None:
         from .replay import ReplayListScreen
-        self.app.push_screen(ReplayListScreen())
+        host(self).push_screen(ReplayListScreen())
 
 
 class ProfileScreen(LinkedRecordScreen):
@@ -59,11 +60,11 @@ class ProfileScreen(LinkedRecordScreen):
     def browser_lines(self) -> list[Text]:
         """The browsers linked to this name (the room's web page, when it has one), and
         how to link or unlink them."""
-        browsers = self.app.registry.browsers
-        member = self.app.member
+        browsers = host(self).registry.browsers
+        member = host(self).member
         if browsers is None or member.guest:
             return []
-        _ = self.app.speech._
+        _ = host(self).speech._
         links = browsers.linked(member)
         lines = [Text(""), self.field(N_("Browsers"), Text(str(len(links)), style="bold"))]
         for b in links[:5]:
@@ -78,29 +79,29 @@ class ProfileScreen(LinkedRecordScreen):
         return lines
 
     def action_link_browser(self) -> None:
-        browsers = self.app.registry.browsers
-        if browsers is None or self.app.member.guest:
+        browsers = host(self).registry.browsers
+        if browsers is None or host(self).member.guest:
             return
-        code = browsers.new_code(self.app.member)
-        self.link_said = self.app.speech._(
+        code = browsers.new_code(host(self).member)
+        self.link_said = host(self).speech._(
             "Your link code: {code}. Enter it on the room's web page; it works once, for "
             "a few minutes.").format(code=code)
         self.paint()
 
     def action_unlink_browsers(self) -> None:
-        browsers = self.app.registry.browsers
-        if browsers is None or self.app.member.guest:
+        browsers = host(self).registry.browsers
+        if browsers is None or host(self).member.guest:
             return
-        n = browsers.unlink(self.app.member)
-        self.link_said = self.app.speech._("Browsers unlinked: {n}.").format(n=n)
+        n = browsers.unlink(host(self).member)
+        self.link_said = host(self).speech._("Browsers unlinked: {n}.").format(n=n)
         self.paint()
 
     def paint(self) -> None:
-        self.set_title(N_("Profile"), self.app.member.display_name)
+        self.set_title(N_("Profile"), host(self).member.display_name)
         self.set_block(self.profile_lines())
 
     def profile_lines(self) -> list[Text]:
-        app = self.app
+        app = host(self)
         speech = app.speech
         _ = speech._
         member = app.member
@@ -166,7 +167,7 @@ class ProfileScreen(LinkedRecordScreen):
     def stats_lines(self, game: str, st: dict) -> list[Text]:
         """A game's statistics in the compact layout: its name, then each figure with
         its heading, as many to a line as the width holds."""
-        speech = self.app.speech
+        speech = host(self).speech
         figures = [st["matches"], st["wins"], st["draws"], st["losses"], st["rounds"],
                    pct(st["declarations_made_pct"]), pct(st["calls_made_pct"]),
                    pct(st["dash_calls_made_pct"])]
@@ -196,12 +197,12 @@ class ProfileScreen(LinkedRecordScreen):
     def field(self, label: str, value: Text, width: int = 13) -> Text:
         """`` Label  value``: the label in a column of its own (dim)."""
         t = Text()
-        t.append(" " + pad(self.app.speech._(label), width) + " ", style="dim")
+        t.append(" " + pad(host(self).speech._(label), width) + " ", style="dim")
         t.append_text(value)
         return t
 
     def stats_head(self) -> Text:
-        speech = self.app.speech
+        speech = host(self).speech
         if speech.rtl:
             return columns(speech, [(speech._(h), w) for h, w in STAT_COLUMNS], W,
                            style="bold underline")
@@ -210,7 +211,7 @@ class ProfileScreen(LinkedRecordScreen):
                     style="bold underline")
 
     def stats_row(self, game: str, st: dict) -> Text:
-        speech = self.app.speech
+        speech = host(self).speech
         figures = [st["matches"], st["wins"], st["draws"], st["losses"], st["rounds"],
                    pct(st["declarations_made_pct"]), pct(st["calls_made_pct"]),
                    pct(st["dash_calls_made_pct"])]
@@ -247,10 +248,10 @@ class LeaderboardScreen(LinkedRecordScreen):
         return max(3, self.block_rows - 3) if self.compact else BOARD_ROWS
 
     def paint(self) -> None:
-        store = self.app.registry.records
+        store = host(self).registry.records
         self.board = store.leaderboard(limit=100) if store is not None else None
-        me = self.app.member
-        self.set_title(N_("Leaderboard"), self.app.speech._("level points"))
+        me = host(self).member
+        self.set_title(N_("Leaderboard"), host(self).speech._("level points"))
         page = self.board_rows
         if self.board and not me.guest:
             mine = [i for i, r in enumerate(self.board)
@@ -267,8 +268,8 @@ class LeaderboardScreen(LinkedRecordScreen):
         self.show_rows()
 
     def show_rows(self) -> None:
-        me = self.app.member
-        speech = self.app.speech
+        me = host(self).member
+        speech = host(self).speech
         _ = speech._
         rtl = speech.rtl
         width = self.width

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
+from ..host import host
 from ..i18n import N_
 from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
 from .sizes import MIN_H, MIN_W, STD_H, STD_W
@@ -24,7 +25,7 @@ from .table_draw import wrap
 from .words import Laid, block, lay, said_keys, too_small_text
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
+    pass
 
 W = 80
 TITLE_ROWS = 3      # at most, on a phone
@@ -35,8 +36,6 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     out for the window (80 columns at most; under 80×24 the compact layout, which
     fills the window: lamma.tcss)."""
 
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
     KEYS: list[tuple[str, str]] = [("esc", N_("back"))]
@@ -75,11 +74,11 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     @property
     def width(self) -> int:
         """The columns the block is laid out for: the window's, 80 at most."""
-        return max(MIN_W, min(W, self.app.size.width))
+        return max(MIN_W, min(W, host(self).size.width))
 
     @property
     def compact(self) -> bool:
-        size = self.app.size
+        size = host(self).size
         return size.width < STD_W or size.height < STD_H
 
     @property
@@ -89,7 +88,7 @@ class RecordScreen(TapLinesMixin, Screen[None]):
         width) in the compact one."""
         if not self.compact:
             return 21
-        size = self.app.size
+        size = host(self).size
         try:
             keys = len(self.query_one("#keys", KeyBar).rows(size.width))
         except NoMatches:
@@ -106,8 +105,8 @@ class RecordScreen(TapLinesMixin, Screen[None]):
             else [line])]
 
     def draw(self) -> None:
-        speech = self.app.speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
+        speech = host(self).speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
         self._keys_now = None
         self.show_keys(self.KEYS)
         self.paint()
@@ -115,8 +114,8 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     def show_keys(self, keys: list[tuple[str, str]]) -> None:
         if keys != self._keys_now:
             self._keys_now = keys
-            self.query_one("#keys", KeyBar).show(said_keys(self.app.speech, keys),
-                                                 self.app.speech)
+            self.query_one("#keys", KeyBar).show(said_keys(host(self).speech, keys),
+                                                 host(self).speech)
 
     def paint(self) -> None:  # pragma: no cover - overridden
         pass
@@ -126,7 +125,7 @@ class RecordScreen(TapLinesMixin, Screen[None]):
         in the compact layout, where one row does not hold them (a phone), ``right``
         goes on over the rows it needs, wrapped at its words (an event's name and date
         never cut); the block then has fewer rows (``block_rows``)."""
-        speech = self.app.speech
+        speech = host(self).speech
         width = self.width
         said = speech._(title)
         bar = title_bar(said, right)
@@ -152,7 +151,7 @@ class RecordScreen(TapLinesMixin, Screen[None]):
         than the window (a phone) goes on under itself. Where they are more than the
         block's rows, a page of them from ``top``, the last row saying which lines are
         shown, and the keys then offer ↑↓ (a tap on ↑ or ↓ scrolls too)."""
-        speech = self.app.speech
+        speech = host(self).speech
         folded = self.fold(lines)
         self._block = folded
         base = self.KEYS
@@ -189,4 +188,4 @@ class RecordScreen(TapLinesMixin, Screen[None]):
         self.action_scroll_block(-3)
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        host(self).pop_screen()

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -23,6 +23,7 @@ from textual.screen import Screen
 from engine.room import replay_stored, seat_label, seat_labels, title
 
 from ..cards import RANKS, SUIT_ORDER, Look
+from ..host import host
 from ..i18n import N_, Speech
 from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
 from .sizes import ENLARGE, MIN_W, STD_H, STD_W
@@ -30,7 +31,7 @@ from .table_draw import summary_title, wrap
 from .words import length_word, pad, too_small_text
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
+    pass
 
 W = 80
 LIST_ROWS = 18
@@ -198,8 +199,6 @@ class ReplayModel:
 class ReplayListScreen(TapLinesMixin, Screen[None]):
     """The finished matches, newest first; Enter watches one."""
 
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
     BINDINGS = [
@@ -219,7 +218,7 @@ class ReplayListScreen(TapLinesMixin, Screen[None]):
 
     @property
     def speech(self) -> Speech:
-        return self.app.speech
+        return host(self).speech
 
     def compose(self) -> ComposeResult:
         with Vertical(id="body"):
@@ -231,7 +230,7 @@ class ReplayListScreen(TapLinesMixin, Screen[None]):
     def on_mount(self) -> None:
         speech = self.speech
         _ = speech._
-        store = self.app.registry.records
+        store = host(self).registry.records
         self.rows = store.finished_matches(limit=200) if store is not None else None
         self.draw()
 
@@ -241,7 +240,7 @@ class ReplayListScreen(TapLinesMixin, Screen[None]):
     def draw(self) -> None:
         speech = self.speech
         _ = speech._
-        self.query_one("#too-small", Line).set(too_small(speech, *self.app.size))
+        self.query_one("#too-small", Line).set(too_small(speech, *host(self).size))
         keys = [("↑↓", N_("select")), ("enter", N_("watch")), ("esc", N_("back"))]
         self.query_one("#keys", KeyBar).show(keys, speech)
         if speech.code == "en":
@@ -304,7 +303,7 @@ class ReplayListScreen(TapLinesMixin, Screen[None]):
         speech = self.speech
         width = window_width(self)
         t = Text(no_wrap=True, overflow="ellipsis")
-        for n, (i, row) in enumerate(self.shown_rows(max(1, (self.app.size.height - 4) // 3))):
+        for n, (i, row) in enumerate(self.shown_rows(max(1, (host(self).size.height - 4) // 3))):
             names = [speech.pgettext("seat", "computer") if s is None and speech.rtl
                      else seat_label(s) for s in row["seats"]]
             when = time.strftime("%m-%d", time.localtime(row["finished"]))
@@ -336,10 +335,10 @@ class ReplayListScreen(TapLinesMixin, Screen[None]):
 
     def action_open(self) -> None:
         if self.rows:
-            self.app.push_screen(ReplayScreen(self.rows[self.cursor]["id"]))
+            host(self).push_screen(ReplayScreen(self.rows[self.cursor]["id"]))
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        host(self).pop_screen()
 
 
 class ReplayScreen(TapLinesMixin, Screen[None]):
@@ -348,8 +347,6 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
     For Arabic the words are the player's and each line reads right to left (the
     board keeps the table's geometry: seat 0 at the bottom, 1 at the right …)."""
 
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
     BINDINGS = [
@@ -389,11 +386,11 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
 
     @property
     def look(self) -> Look:
-        return self.app.look
+        return host(self).look
 
     @property
     def speech(self) -> Speech:
-        return self.app.speech
+        return host(self).speech
 
     def on_mount(self) -> None:
         self.load()
@@ -405,7 +402,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
     def draw_keys(self) -> None:
         speech = self.speech
         _ = speech._
-        self.query_one("#too-small", Line).set(too_small(speech, *self.app.size))
+        self.query_one("#too-small", Line).set(too_small(speech, *host(self).size))
         keys = [("← →", N_("trick")), ("PgUp PgDn", N_("round")),
                 ("Home End", N_("first/last")), ("v", N_("review")), ("esc", N_("back"))]
         if compact_size(self):
@@ -414,7 +411,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
 
     def load(self) -> None:
         _ = self.speech._
-        store = self.app.registry.records
+        store = host(self).registry.records
         stored = store.match(self.match_id) if store is not None else None
         if stored is None:
             self.error = _("Match {id} is not in the record.").format(id=self.match_id)
@@ -467,7 +464,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
             self.draw()
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        host(self).pop_screen()
 
     def action_review(self) -> None:
         """The shown round's review: of the player's own seat if they held one, else of
@@ -477,15 +474,15 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         from engine.room import reviews
 
         from .review import ReviewScreen
-        store = self.app.registry.records
+        store = host(self).registry.records
         stored = store.match(self.match_id) if store is not None else None
         if stored is None:
             return
-        member = self.app.member
+        member = host(self).member
         seat = stored.seats.index(member.name) if member.name in stored.seats else 0
         r, _k = self.model.positions[self.pos]
         mid = self.match_id
-        self.app.push_screen(ReviewScreen(
+        host(self).push_screen(ReviewScreen(
             stored.record, r + 1, seat, self.model.names,
             lambda s: reviews.match_review(store, member, mid, r + 1, s), any_seat=True))
 
@@ -561,8 +558,8 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
             lines = [*self.title_rows(width)[1:], *self.compact_board(r, k, width)]
             # the board's rows: the window's less the head, the keys (as many rows as
             # they take) and the empty round panel's row
-            keys = len(q("#keys", KeyBar).rows(self.app.size.width))
-            room = max(1, self.app.size.height - 3 - keys)
+            keys = len(q("#keys", KeyBar).rows(host(self).size.width))
+            room = max(1, host(self).size.height - 3 - keys)
             self.top = max(0, min(self.top, len(lines) - room))
             out = Text(no_wrap=True, overflow="ellipsis")
             for i, line in enumerate(lines[self.top:self.top + room]):

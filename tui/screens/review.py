@@ -23,6 +23,7 @@ from engine import replay
 from engine.room import RoomError
 
 from ..cards import RANKS, SUIT_ORDER
+from ..host import host
 from ..i18n import N_
 from .record import RecordScreen
 
@@ -71,7 +72,7 @@ class ReviewScreen(RecordScreen):
         try:
             fut = self.loader(self.seat)
         except RoomError as exc:
-            self.error = self.app.speech.error(exc)
+            self.error = host(self).speech.error(exc)
             return
         fut.add_done_callback(self._got)
 
@@ -80,8 +81,8 @@ class ReviewScreen(RecordScreen):
             return
         exc = fut.exception()
         if exc is not None:
-            self.error = (self.app.speech.error(exc) if isinstance(exc, RoomError)
-                          else self.app.speech._("The review could not be made."))
+            self.error = (host(self).speech.error(exc) if isinstance(exc, RoomError)
+                          else host(self).speech._("The review could not be made."))
         else:
             self.review = fut.result()
         if self.is_mounted:
@@ -114,10 +115,10 @@ class ReviewScreen(RecordScreen):
         """An action in the player's words, without the player's name: its card or bid
         as the table shows it (``table_draw.move_words``)."""
         from .table_draw import move_words
-        return move_words(self.app.speech, self.app.look, action)
+        return move_words(host(self).speech, host(self).look, action)
 
     def paint(self) -> None:
-        _ = self.app.speech._
+        _ = host(self).speech._
         who = self.names[self.seat] if self.seat < len(self.names) else str(self.seat)
         self.set_title(N_("Review"), _("round {round}").format(round=self.round_no)
                        + " · " + who)
@@ -135,7 +136,7 @@ class ReviewScreen(RecordScreen):
     def lines(self) -> list[Text]:
         """The head, the decisions around the one shown (as many as the rows left hold)
         and that one's table and choices; blank lines between them where there is room."""
-        _ = self.app.speech._
+        _ = host(self).speech._
         rv = self.review
         assert rv is not None
         worth, declared = rv.get("worth"), rv.get("declared")
@@ -184,7 +185,7 @@ class ReviewScreen(RecordScreen):
         """Decision ``i`` in the list: its number, the choice, the strong player's where
         it differs, its mark. In Arabic the marker and the arrow point the other way,
         and the number is a run of its own (it stays at the row's start, the right)."""
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         rtl = speech.rtl
         now = i == self.pos
@@ -210,8 +211,8 @@ class ReviewScreen(RecordScreen):
     def detail(self, d: dict[str, Any]) -> list[Text]:
         """The table as it was at decision ``d``, and both choices."""
         from .table_draw import pretty
-        _ = self.app.speech._
-        look = self.app.look
+        _ = host(self).speech._
+        look = host(self).look
         rec = self.record
         m = replay({**rec, "log": rec["log"][:d["index"]]})
         v = m.view(self.seat)

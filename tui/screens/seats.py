@@ -7,7 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -16,6 +16,7 @@ from textual.widgets import Input
 
 from engine.room import RoomError, Table
 
+from ..host import host
 from ..i18n import N_, Speech
 from ..sentences import say
 from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
@@ -23,7 +24,7 @@ from .words import block, dialog_width, said_keys, too_small_text
 
 if TYPE_CHECKING:
 
-    from ..app import LammaApp
+    pass
 
 CODE_KEYS = [("enter", N_("join")), ("esc", N_("back"))]
 
@@ -32,8 +33,6 @@ class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
     """Type a table's code; dismissed with the table once the code is right.
     A wrong code stays here with a message (the registry limits the tries)."""
 
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     BINDINGS = [Binding("escape", "cancel", show=False, id="code.back")]
     # What the dialog says (marked): its title, and what to type.
@@ -41,7 +40,7 @@ class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
 
     async def find(self, member: Any, code: str) -> Any:
         """What the code names (RoomError if nothing): here a private table."""
-        registry = self.app.registry
+        registry = host(self).registry
         if not registry.knows_code(code):
             # A room of several processes: made through another a moment ago, it
             # may not be listed here yet (its row is read first).
@@ -53,7 +52,7 @@ class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
         with Vertical(id="dialog"):
             yield Lines(None, id="code-text")
             # Only what a code can hold: the Input refuses anything else as typed.
-            speech = self.app.speech
+            speech = host(self).speech
             code = Input(id="code-input", max_length=16, restrict=r"[A-Za-z0-9 -]*",
                          placeholder=speech.show(speech._("e.g. {code}").format(
                              code="K7QM-R2XD")))
@@ -71,11 +70,11 @@ class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
         self.draw()
 
     def draw(self) -> None:
-        speech = self.app.speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
+        speech = host(self).speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
         self.query_one("#keys", KeyBar).show(said_keys(speech, CODE_KEYS), speech)
         _ = speech._
-        width = dialog_width(self.app.size.width)
+        width = dialog_width(host(self).size.width)
         lines: list[Text | str] = [Text(" " + _(self.TITLE_WORDS[0]), style="bold"), ""]
         for said in (_(self.TITLE_WORDS[1]),
                      _("(capitals and dashes do not matter).")):
@@ -84,7 +83,7 @@ class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        app = self.app
+        app = host(self)
         box = self.query_one("#code-input", Input)
         try:
             table = await self.find(app.member, event.value)
@@ -107,8 +106,6 @@ class TakeSeatScreen(TapLinesMixin, ModalScreen[int]):
     """Choose which computer player's seat to take at ``table``; dismissed with
     the seat number, or None (Esc)."""
 
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     BINDINGS = [
         Binding("0", "choose(0)", show=False, id="take.seat0"),
@@ -140,9 +137,9 @@ class TakeSeatScreen(TapLinesMixin, ModalScreen[int]):
         self.draw()
 
     def draw(self) -> None:
-        speech = self.app.speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *self.app.size))
-        width = dialog_width(self.app.size.width)
+        speech = host(self).speech
+        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
+        width = dialog_width(host(self).size.width)
         keys = [("0-3", N_("seat")), ("esc", N_("watch") if self.full else N_("back"))]
         self.query_one("#keys", KeyBar).show(said_keys(speech, keys), speech)
         _ = speech._
@@ -173,10 +170,10 @@ class TakeSeatScreen(TapLinesMixin, ModalScreen[int]):
 
     def action_choose(self, seat: int) -> None:
         if seat not in self.seats():
-            speech = self.app.speech
+            speech = host(self).speech
             self.query_one("#take-status", Lines).set(block(speech, [Text(
                 speech._("Seat {seat} is not a computer player's.").format(seat=seat),
-                style="bold red")], dialog_width(self.app.size.width)))
+                style="bold red")], dialog_width(host(self).size.width)))
             return
         self.dismiss(seat)
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 
+from ..host import host
 from ..i18n import N_
 from ..widgets.board import Board
 from ..widgets.taps import lines_taps, tap_at
@@ -22,7 +23,6 @@ from .table_draw import Cell, cells_row, right_align
 from .table_keys import pgettext
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
     from ..cards import Look
     from ..i18n import Speech
 
@@ -116,8 +116,6 @@ def sheet_ends(speech: Speech, view: Any, names: list[str]) -> tuple[Text, Text]
 
 
 class SheetScreen(Screen):
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
 
@@ -139,7 +137,7 @@ class SheetScreen(Screen):
         self.call_after_refresh(self.draw)
 
     def body(self) -> list[Text]:
-        return sheet_body(self.app.speech, self.ts.look, self.ts.view)
+        return sheet_body(host(self).speech, self.ts.look, self.ts.view)
 
     def legend(self) -> str:
         """The legend's words (marked): the caller's bold is Estimation's only."""
@@ -154,12 +152,12 @@ class SheetScreen(Screen):
         if layout(board.size.width, board.size.height) == SMALL:
             self._lines = []
             board.set_lines(enlarge_lines(board.size.width, board.size.height,
-                                          self.app.speech))
+                                          host(self).speech))
             return
         if layout(board.size.width, h) == COMPACT:
             self.draw_compact(board)
             return
-        ts, speech = self.ts, self.app.speech
+        ts, speech = self.ts, host(self).speech
         _ = speech._
         head = Text(" " + _("Score sheet"), style="bold reverse")
         hdr, tot = sheet_ends(speech, ts.view, [ts.pname(s, you=False) for s in range(4)])
@@ -185,7 +183,7 @@ class SheetScreen(Screen):
         """Under 80×24 (a phone): two rows a round (its number and call, then each
         player's declared/taken; under them the points), the players' names cut to
         their column, the legend and the keys wrapped to the width."""
-        ts, speech = self.ts, self.app.speech
+        ts, speech = self.ts, host(self).speech
         _ = speech._
         width = min(board.size.width, 80)
         h = board.size.height
@@ -249,12 +247,12 @@ class SheetScreen(Screen):
                      event.screen_y - board.region.y)
         if tap is not None:
             event.stop()
-            self.app.post_message(events.Key(tap.key, tap.char or None))
+            host(self).post_message(events.Key(tap.key, tap.char or None))
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
         if event.key in ("escape", "r", "q", "enter"):
-            self.app.pop_screen()
+            host(self).pop_screen()
         elif event.key == "up":
             self.top -= 1
             self.draw()

@@ -18,11 +18,11 @@ import asyncio
 import dataclasses
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual import events, getters
-from textual.app import ComposeResult
+from textual import events
+from textual.app import App, ComposeResult
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
@@ -32,6 +32,7 @@ from engine.room.events import TableChange
 from engine.room.stats import STATS
 
 from ..cards import BID_SUITS, Look, parse_rank_key
+from ..host import host
 from ..i18n import N_
 from ..textual_compat import ShapedInput, run_as_app
 from ..widgets.board import Board
@@ -51,7 +52,7 @@ from .table_state import (
 from .table_wide import picture_x
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
+    from ..host import Host
 
 SUIT_KEYS = {"n": "NT", "s": "S", "h": "H", "d": "D", "c": "C"}
 TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
@@ -91,12 +92,10 @@ Handler = Callable[["TableScreen", str, str, KeyContext], None]
 
 
 class TableScreen(Screen[None]):
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
     # Its key handling never waits (``on_key`` is plain): a key may be handled in the
-    # driver's task as soon as it is read (``LammaApp.key_now``), ~10 % of a move's CPU.
+    # driver's task as soon as it is read (``Host.key_now``), ~10 % of a move's CPU.
     KEYS_AT_ONCE = True
     DEFAULT_CSS = """
     TableScreen { align: left top; }
@@ -141,12 +140,12 @@ class TableScreen(Screen[None]):
         yield chat
 
     def chat_prompt(self) -> str:
-        speech = self.app.speech
+        speech = host(self).speech
         return speech.show(speech._(CHAT_PROMPT))
 
     def on_mount(self) -> None:
         from .. import settings
-        settings.load(self.app)
+        settings.load(host(self))
         if self.state.notice:
             self.set_timer(NOTICE_SECONDS + 0.05, self.draw)
         self.redraw()
@@ -165,19 +164,19 @@ class TableScreen(Screen[None]):
     # ---------------------------------------------------------------- state
     def _(self, message: str) -> str:
         """``message`` in the player's language."""
-        return self.app.speech._(message)
+        return host(self).speech._(message)
 
     @property
     def look(self) -> Look:
-        return self.app.look
+        return host(self).look
 
     @property
     def table(self) -> Table | None:
-        return self.app.member.table
+        return host(self).member.table
 
     @property
     def seat(self) -> int | None:
-        return self.app.member.seat
+        return host(self).member.seat
 
     # the chosen number, suit and card (tests and the score sheet read them)
     @property
@@ -215,7 +214,7 @@ class TableScreen(Screen[None]):
 
     def key_context(self) -> KeyContext:
         change, table = self.change, self.table
-        may_fill = change is not None and change.may_fill(self.app.member)
+        may_fill = change is not None and change.may_fill(host(self).member)
         # The board from the change's shared facts (worked out once a change), not a
         # whole TableFacts made again at every key press.
         board = change.facts.board if change is not None and change.table is table else None
@@ -231,14 +230,14 @@ class TableScreen(Screen[None]):
         change = self.change
         if change is None or change.table is not self.table:
             return None
-        return table_facts(change, self.app.member)
+        return table_facts(change, host(self).member)
 
     def scene(self) -> draw.Scene:
         """The drawing's arguments now (the pieces below are drawn from it)."""
         facts = self.facts()
         assert facts is not None, "the table screen outlived its table"
         return draw.Scene(self.view, self.state, facts, self.look, time.monotonic(),
-                          self._cache, self.app.speech)
+                          self._cache, host(self).speech)
 
     # pieces of the picture, as drawn now
     def number_cells(self, kind: str) -> list[tuple[int, str]]:
@@ -269,12 +268,12 @@ class TableScreen(Screen[None]):
     # -------------------------------------------------------------- updates
     def _left(self) -> None:
         """The table is gone (closed, or we are no longer at it): back to the lobby."""
-        if self.app.screen is self:
-            self.app.pop_screen()
-            lobby = self.app.screen
+        if host(self).screen is self:
+            host(self).pop_screen()
+            lobby = host(self).screen
             set_status = getattr(lobby, "set_status", None)
             if set_status is not None:
-                set_status(self.app.speech._("The table was closed."))
+                set_status(host(self).speech._("The table was closed."))
 
     def table_changed(self, change: TableChange) -> None:
         """The table changed: drawn from ``change`` (what it carries for us)."""
@@ -293,7 +292,7 @@ class TableScreen(Screen[None]):
         if (self.view is not None and change.version == self.rendered_version
                 and what == "state" and self.view.get("seat") == self.seat):
             return          # already drawn (from the seat we hold now)
-        self.view = change.view_for(self.app.member)
+        self.view = change.view_for(host(self).member)
         self.rendered_version = change.version
         key = None
         v = self.view
@@ -333,9 +332,10 @@ class TableScreen(Screen[None]):
         self._trick_hold = asyncio.get_running_loop().call_later(
             TRICK_HOLD, self._trick_held, self.app)
 
-    def _trick_held(self, app: LammaApp) -> None:
+    def _trick_held(self, app: App[Any]) -> None:
         self._trick_hold = None
-        if not app.ended and app.is_running and self.is_attached:
+        # This runs from the loop, outside the app's context: the app is passed in.
+        if not cast("Host", app).ended and app.is_running and self.is_attached:
             run_as_app(app, self._move_trick)
 
     def _drop_trick_hold(self) -> None:
@@ -402,16 +402,16 @@ class TableScreen(Screen[None]):
         # The wide layout shows the chat beside the table: its last lines.
         change = self.change
         wide = layout(width, height) == WIDE
-        chat = (change.chat_for(self.app.member, WIDE_CHAT)
+        chat = (change.chat_for(host(self).member, WIDE_CHAT)
                 if change is not None and wide else ())
         # The chat box goes under the picture, which a wide Arabic board draws at the
         # right of the panel (a query only when the place changes).
-        chat_x = picture_x(width, self.app.speech.rtl) if wide else 0
+        chat_x = picture_x(width, host(self).speech.rtl) if wide else 0
         if chat_x != self._chat_x:
             self._chat_x = chat_x
             self.query_one("#chat-input", Input).styles.margin = (0, 0, 1, chat_x)
         placed = draw_screen(self.view, self.state, facts, self.look, width, height,
-                             time.monotonic(), self._cache, self.app.speech,
+                             time.monotonic(), self._cache, host(self).speech,
                              chat_rows=chat_rows, chat=chat)
         first: tuple[int, ...] = ()
         if self._echo_from is not None and self._echo_from != self.rendered_version:
@@ -464,9 +464,9 @@ class TableScreen(Screen[None]):
             return
         self.state.tapped = None        # a tap's choice lasts until a move is made
         try:
-            table.act(self.app.member, action)
+            table.act(host(self).member, action)
         except RoomError as exc:
-            self.flash(self.app.speech.error(exc))
+            self.flash(host(self).speech.error(exc))
         else:
             self._acted = True
             self._echo_from = self.rendered_version
@@ -561,7 +561,7 @@ class TableScreen(Screen[None]):
         handled = run() if run is not None else self.route_key(key, char)
         if handled:
             table = self.table
-            if table is not None and self.app.screen is self:
+            if table is not None and host(self).screen is self:
                 if table.version != self.rendered_version:
                     self.redraw()   # our own move, shown: draw it
                 elif not self._acted:
@@ -583,15 +583,15 @@ class TableScreen(Screen[None]):
     def _help(self, key: str, char: str, ctx: KeyContext) -> None:
         from .help import HelpScreen
         table = self.table
-        self.app.push_screen(HelpScreen(table.game if table is not None else None))
+        host(self).push_screen(HelpScreen(table.game if table is not None else None))
 
     def _log(self, key: str, char: str, ctx: KeyContext) -> None:
         from .log import LogScreen
-        self.app.push_screen(LogScreen(self))
+        host(self).push_screen(LogScreen(self))
 
     def _rounds(self, key: str, char: str, ctx: KeyContext) -> None:
         from .sheet import SheetScreen
-        self.app.push_screen(SheetScreen(self))
+        host(self).push_screen(SheetScreen(self))
 
     def _review(self, key: str, char: str, ctx: KeyContext) -> None:
         from engine.room import reviews
@@ -604,15 +604,15 @@ class TableScreen(Screen[None]):
             self.flash(self._("A review is of your own seat: sit at the table first."))
             return
         round_no = len(view["history"])
-        member = self.app.member
+        member = host(self).member
         names = [self.pname(s, you=False) for s in range(4)]
         try:
             # The match this process drives, or (driven elsewhere) the store's.
             record, _mid = reviews.table_record(table)
         except RoomError as exc:
-            self.flash(self.app.speech.error(exc))
+            self.flash(host(self).speech.error(exc))
             return
-        self.app.push_screen(ReviewScreen(
+        host(self).push_screen(ReviewScreen(
             record, round_no, self.seat, names,
             lambda seat: reviews.table_review(table, member, round_no)))
 
@@ -624,9 +624,9 @@ class TableScreen(Screen[None]):
         if self._hint_at is not None and self._hint_at == position(self.view):
             return      # this decision's hint is shown or on its way: a held key asks once
         try:
-            fut = reviews.hint_for(table, self.app.member)
+            fut = reviews.hint_for(table, host(self).member)
         except RoomError as exc:        # not now, or busy: said with when to ask again
-            self.flash(self.app.speech.error(exc))
+            self.flash(host(self).speech.error(exc))
             return
         at = self._hint_at = position(self.view)
         self.show_hint(self._("Thinking…"))
@@ -669,7 +669,7 @@ class TableScreen(Screen[None]):
             ev2=f"{nxt['ev']:+.1f}")
 
     def move_words(self, action: dict[str, Any]) -> str:
-        return draw.move_words(self.app.speech, self.look, action)
+        return draw.move_words(host(self).speech, self.look, action)
 
     def _options(self, key: str, char: str, ctx: KeyContext) -> None:
         from .options import OptionsScreen
@@ -678,7 +678,7 @@ class TableScreen(Screen[None]):
             self.state.anim = None
             self.query_one("#chat-input", Input).placeholder = self.chat_prompt()
             self.draw()
-        self.app.push_screen(OptionsScreen(), done)
+        host(self).push_screen(OptionsScreen(), done)
 
     def _chat(self, key: str, char: str, ctx: KeyContext) -> None:
         chat = self.query_one("#chat-input", Input)
@@ -698,9 +698,9 @@ class TableScreen(Screen[None]):
         table = self.table
         if table is None:
             return
-        speech = self.app.speech
+        speech = host(self).speech
         try:
-            over = self.app.registry.events.board_over(self.app.member, table)
+            over = host(self).registry.events.board_over(host(self).member, table)
         except RoomError as exc:
             self.flash(speech.error(exc))
             return
@@ -730,16 +730,16 @@ class TableScreen(Screen[None]):
     def close_board(self, said: str, event: int) -> None:
         """The entry is done: back to the event's screens, its standings open."""
         self.do_leave()
-        self.app.open_standings(event, said)
+        host(self).open_standings(event, said)
 
     def _fill_seats(self, key: str, char: str, ctx: KeyContext) -> None:
         table = self.table
         if table is None:
             return
         try:
-            table.fill_with_bots(self.app.member)     # the table says who may
+            table.fill_with_bots(host(self).member)     # the table says who may
         except RoomError as exc:
-            self.flash(self.app.speech.error(exc))
+            self.flash(host(self).speech.error(exc))
 
     def _take_dash(self, key: str, char: str, ctx: KeyContext) -> None:
         self.act({"type": "dash", "take": True})
@@ -906,20 +906,20 @@ class TableScreen(Screen[None]):
             # A command (/ignore, /report; an operator's /kick …), not a chat line. (Its
             # answer is drawn again once the board has its rows back: Board.Resized.)
             try:
-                self.notice(self.app.registry.moderator.command(self.app.member, text.strip()))
+                self.notice(host(self).registry.moderator.command(host(self).member, text.strip()))
             except RoomError as exc:
-                self.flash(self.app.speech.error(exc))
+                self.flash(host(self).speech.error(exc))
         elif self.table is not None and text.strip():
             try:
-                self.table.say(self.app.member, text)
+                self.table.say(host(self).member, text)
             except RoomError as exc:
-                self.flash(self.app.speech.error(exc))
+                self.flash(host(self).speech.error(exc))
 
     # ----------------------------------------------------------------- leave
     def leave(self) -> None:
         table = self.table
         if table is None:
-            self.app.pop_screen()
+            host(self).pop_screen()
             return
         if table.status == "playing" and self.seat is not None and table.event is None:
             from .confirm import ConfirmScreen
@@ -936,16 +936,16 @@ class TableScreen(Screen[None]):
             def done(yes: bool | None) -> None:
                 if yes:
                     self.do_leave()
-            self.app.push_screen(ConfirmScreen(q), done)
+            host(self).push_screen(ConfirmScreen(q), done)
         else:
             self.do_leave()
 
     def do_leave(self) -> None:
         table = self.table
         if table is not None:
-            table.detach(self.app.member, keep_seat=False)
+            table.detach(host(self).member, keep_seat=False)
         if self._countdown is not None:
             self._countdown.stop()
             self._countdown = None
-        if self.app.screen is self:
-            self.app.pop_screen()
+        if host(self).screen is self:
+            host(self).pop_screen()

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
-from textual import events, getters
+from textual import events
 from textual.app import ComposeResult
 from textual.screen import Screen
 
 from .. import settings
+from ..host import host
 from ..i18n import N_, Speech
 from ..widgets.board import Board
 from ..widgets.taps import lines_taps, tap_at
@@ -24,7 +25,7 @@ from .sizes import SMALL, enlarge_lines, layout
 from .words import lay
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
+    pass
 
 # Both lines say the same: "this line reads correctly: press <n>". Not in the
 # catalogue: they are the test itself, the same in every language.
@@ -40,8 +41,6 @@ SAID_LATER = N_("The options screen (o) changes it later.")
 
 
 class TextModeScreen(Screen[None]):
-    if TYPE_CHECKING:
-        app = getters.app(LammaApp)
 
     AUTO_FOCUS = ""
     _lines: list[Text] = []
@@ -62,10 +61,10 @@ class TextModeScreen(Screen[None]):
         if layout(board.size.width, board.size.height) == SMALL:
             self._lines = []
             board.set_lines(enlarge_lines(board.size.width, board.size.height,
-                                          self.app.speech))
+                                          host(self).speech))
             return
         width = board.size.width or 80
-        speech = self.app.speech
+        speech = host(self).speech
         _ = speech._
         both = speech.code != "en"
 
@@ -134,15 +133,15 @@ class TextModeScreen(Screen[None]):
                      event.screen_y - board.region.y)
         if tap is not None:
             event.stop()
-            self.app.post_message(events.Key(tap.key, tap.char or None))
+            host(self).post_message(events.Key(tap.key, tap.char or None))
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
         mode = MODES.get(event.character or "")
         if mode is not None:
-            self.app.look.text_mode = mode
-            settings.save(self.app)
-            self.app.apply_language()
+            host(self).look.text_mode = mode
+            settings.save(host(self))
+            host(self).apply_language()
             self.dismiss(None)
         elif event.key in ("escape", "enter"):
             self.dismiss(None)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import pairwise, repeat
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.cells import get_character_cell_size
 from rich.color import ColorSystem
@@ -32,10 +32,11 @@ from textual.strip import Strip
 from textual.style import Style as TextualStyle
 from textual.widget import Widget
 
+from ..host import host
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from ..app import LammaApp
 
 _TEXT_CELLS: dict[str, tuple[str, tuple[str, ...]]] = {}
 
@@ -433,7 +434,7 @@ class Board(Widget):
             self._texts = [None] * height
             self._objs = [None] * height
             self._xs = [0] * height
-        console = self.app.console
+        console = host(self).console
         texts, strips, cells_of = self._texts, self._strips, self._cells
         objs, xs = self._objs, self._xs
         for y, text in enumerate(lines):
@@ -465,7 +466,7 @@ class Board(Widget):
         padding, border or outline): a line painted is the line's own cells, so the
         changed cells can be written from them and Textual's paint read from them."""
         styles = self.styles
-        return (not self.app.get_line_filters() and not styles.tint.a
+        return (not host(self).get_line_filters() and not styles.tint.a
                 and self.opacity == 1.0 and styles.text_opacity == 1.0
                 and styles.gutter == NULL_SPACING
                 and not any(kind for kind, _ in styles.outline)
@@ -484,7 +485,7 @@ class Board(Widget):
         A layout or a repaint Textual has pending follows the write and draws
         what it draws over it (a board moved by a layout is painted whole,
         where it was and where it is)."""
-        app = self.app
+        app = host(self)
         surface: Surface | None = getattr(app, "surface", None)
         screen = self._home
         if (not self.direct or surface is None or screen is None or screen is not app.screen
@@ -513,7 +514,7 @@ class Board(Widget):
         surface.flush()
         version = getattr(screen, "rendered_version", None)
         if version is not None:
-            cast("LammaApp", app).displayed_version = version
+            app.displayed_version = version
         return True
 
     def _rows_ahead(self, dirty: list[Region], area: Region, edge: bool,
@@ -544,7 +545,7 @@ class Board(Widget):
         board reaches the terminal's right edge (``edge``); ``reset``: the terminal's
         attributes are known to be reset at the start.  Ends reset."""
         ox, oy = area.offset                    # where set_lines found the board
-        color_system = _color_system(self.app.console)
+        color_system = _color_system(host(self).console)
         cells_of = self._cells
         erased = -1                             # the row whose end was erased
         parts = []

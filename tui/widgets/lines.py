@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -9,11 +9,11 @@ from textual.app import ComposeResult
 from textual.geometry import Size
 from textual.widget import Widget
 
+from ..host import host
 from .board import BLANK
 from .taps import line_taps, tap_at
 
 if TYPE_CHECKING:
-    from ..app import LammaApp
     from ..i18n import Speech
 
 
@@ -116,7 +116,7 @@ class KeyBar(Line):
         (``speech``, by default the app's); with a right-to-left ``speech`` the footer
         is laid out from the right, at the bar's width."""
         if speech is None:
-            speech = cast("LammaApp", self.app).speech
+            speech = host(self).speech
         t = keys_text(keys, speech)
         items = tuple(keys_text([key], speech) for key in keys)
         width = self.size.width
@@ -180,7 +180,7 @@ class KeyBar(Line):
         tap = tap_at(line_taps(rows[y], 0), event.screen_x - region.x, 0)
         if tap is not None:
             event.stop()
-            self.app.post_message(events.Key(tap.key, tap.char or None))
+            host(self).post_message(events.Key(tap.key, tap.char or None))
 
 
 def keys_text(keys: list[tuple[str, str]], speech: Speech) -> Text:
