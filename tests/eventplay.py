@@ -167,7 +167,7 @@ def bot_move(table) -> None:
     seat = m.to_act
     action = choose(m.view(seat), "strong", 100, random.Random(ev.decision_seed(m.log)),
                     samples=ev.samples)
-    table._apply(seat, action, "bot")
+    table.runner.apply(seat, action, "bot")
 
 
 def play_here(events, member, event: int, policy=quick, stop=None) -> list[int]:

@@ -87,9 +87,9 @@ async def test_a_frame_says_the_history_once_and_a_remote_table_shows_it_whole()
     m = table.match
     while len(m.history) < 2:
         m.apply(m.to_act, quick_policy(m, m.to_act))
-    table._views = table._snapshot()
+    table.views = table.runner.snapshot()
     frame = frame_of(table, "p1", 0)
-    history = table._views[None]["history"]
+    history = table.views[None]["history"]
     said_once = json.dumps(pack(history))
     assert history and json.dumps(frame).count(said_once) == 1
     other = Registry()

@@ -195,10 +195,10 @@ def refusals_of_the_room() -> list[RoomError]:
     m = t.match
     assert m is not None
     while m.to_act != 0:
-        t._check_and_apply(m.to_act, m.legal_actions(m.to_act)[0], "bot")
+        t.runner.check_and_apply(m.to_act, m.legal_actions(m.to_act)[0], "bot")
     refused(t.act, ali, "pass")
     refused(t.act, ali, {"type": "fly"})
-    refused(t._apply, 0, {"type": "declare", "n": 3}, "player")   # the engine's, via the room
+    refused(t.runner.apply, 0, {"type": "declare", "n": 3}, "player")   # the engine's, via the room
     p = reg.create("tarneeb41", private=True, creator=ben)
     refused(reg.check_code, cat, p, None)
     refused(p.fill_with_bots, cat)                  # nobody sits there: nobody fills
@@ -241,9 +241,9 @@ async def test_the_rooms_other_words_are_said_with_their_templates():
     m = t.match
     assert m is not None
     for _ in range(60):
-        t._check_and_apply(m.to_act, m.legal_actions(m.to_act)[0], "bot")
-    t._check_and_apply(m.to_act, m.auto_action(m.to_act), "timer")
-    events = list(t.events) + list(t._news)
+        t.runner.check_and_apply(m.to_act, m.legal_actions(m.to_act)[0], "bot")
+    t.runner.check_and_apply(m.to_act, m.auto_action(m.to_act), "timer")
+    events = list(t.events) + list(t.runner.news)
     assert events
     for ev in events:
         assert isinstance(ev.text, Said), ev.text

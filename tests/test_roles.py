@@ -331,7 +331,7 @@ def test_the_table_answers_may_for_each_role_and_action():
     t.sit(ana, 0)
     t.sit(bob, 1)
     t.watch(cat)
-    t._fill([3], "easy")
+    t.seating.fill([3], "easy")
     rights = {who.name: {a: t.may(who, a, 3 if a == "take" else None) for a in t.ACTIONS}
               for who in (ana, bob, cat, dee, opal)}
     assert rights == {

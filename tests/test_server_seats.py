@@ -31,7 +31,7 @@ SLOW = 3600.0      # computer players never move by themselves in these tests
 def step(table):
     """One move of whoever is to act, through the table as the room makes it."""
     seat = table.match.to_act
-    table._check_and_apply(seat, policy(table.match, seat), "bot")
+    table.runner.check_and_apply(seat, policy(table.match, seat), "bot")
 
 
 def to_mid_round(table):
@@ -195,10 +195,10 @@ async def test_take_a_seat_mid_round_waits_for_the_round_to_end():
     t.registry.bot_pause = 0.0
     while t.match.to_act != 1:
         step(t)
-    t._schedule()
-    assert t._handle is None and t.deadline is None    # connected, no timer: waits for ben
+    t.turns.schedule()
+    assert t.turns.handle is None and t.deadline is None    # connected, no timer: waits for ben
     t.timer = 15
-    t._schedule()
+    t.turns.schedule()
     assert t.deadline_seat == 1 and t.deadline is not None
 
 

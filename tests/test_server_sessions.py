@@ -72,7 +72,7 @@ async def test_dropped_client_mid_trick_does_not_disturb_others_and_nothing_leak
     assert table.status == "playing"
     # The others play on; the dropped seat moves by its timer.
     srv.registry.absent_timeout = 0.01
-    table._schedule()
+    table.turns.schedule()
     log_before = len(m.log)
     for _ in range(40):
         seat = m.to_act

@@ -190,7 +190,7 @@ async def test_a_failed_write_is_logged_the_table_goes_on_and_the_disk_keeps_a_p
         for _ in range(6):
             for tab in (t, u):
                 seat = tab.match.to_act
-                tab._check_and_apply(seat, policy(tab.match, seat), "player")
+                tab.runner.check_and_apply(seat, policy(tab.match, seat), "player")
         await asyncio.sleep(0.05)
         gate.set()
         await asyncio.wait_for(drained(ts), 10)
@@ -219,7 +219,7 @@ async def test_close_flushes_every_submitted_write(tmp_path):
         t.sit(Session(f"n{s}", f"key:n{s}"), s)
     for _ in range(8):
         seat = t.match.to_act
-        t._check_and_apply(seat, policy(t.match, seat), "player")
+        t.runner.check_and_apply(seat, policy(t.match, seat), "player")
     assert t.view(None) is None
     threading.Timer(0.05, gate.set).start()          # the commits come a moment later
     ts.close()                                       # blocks until they did

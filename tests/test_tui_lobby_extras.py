@@ -350,7 +350,7 @@ SLOW = 3600.0      # computer players never move by themselves here: the test mo
 
 def step(table):
     seat = table.match.to_act
-    table._check_and_apply(seat, first_legal(table.match, seat), "bot")
+    table.runner.check_and_apply(seat, first_legal(table.match, seat), "bot")
 
 
 def board_text(app):

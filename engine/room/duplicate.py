@@ -586,7 +586,7 @@ class Events:
                 if table.seats[i].kind == "empty":
                     table.seats[i] = Seat.computer(i, DEFAULT_LEVEL)
             table.changed("seats")
-            table.start_when_ready()
+            table.runner.start_when_ready()
         return Entered(table, seat, ev.id, k, False, go)
 
     def board_over(self, member: Member, table: Table) -> BoardOver | None:

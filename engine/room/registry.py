@@ -188,7 +188,7 @@ class Registry:
         """Once the loop runs: computer players and timers resume where they were."""
         for table in list(self.tables.values()):
             if table.status == "playing":
-                table.schedule_turn()
+                table.turns.schedule()
                 self.gc_table(table)    # held only by guests, who cannot come back
 
     def skip_ids(self, highest: int) -> None:

@@ -471,7 +471,7 @@ class RemoteTable(Table):
             self._offset = max(self._offset, self.version + 1 - f["version"])
         self.version = f["version"] + self._offset
         self.frame_version = f["version"]
-        self._views = _whole_history(f["views"])
+        self.views = _whole_history(f["views"])
         self.events = deque((Event(s, a, t, r) for s, a, t, r in f["events"]), maxlen=20)
         self.chat = deque((tuple(c) for c in f["chat"]), maxlen=self.chat.maxlen)
         # Lines said in all (an older driver's frame has none: its kept lines count).
@@ -509,13 +509,13 @@ class RemoteTable(Table):
             what = "chat"
         else:
             what = "seats"
-        self._notify(what)
+        self.notify(what)
 
     def _moves_lost(self, taken_over: bool) -> None:
         """Moves sent before this frame: seen (the frame moved on from where it was when
         sent) they are forgotten; after a takeover, one whose seat is still to act was
         taken by the dead driver and never stored: its sender is told to play it again."""
-        pub = self._views.get(None) if self._views is not None else None
+        pub = self.views.get(None) if self.views is not None else None
         to_act = pub.get("to_act") if pub is not None else None
         for member, (driver, epoch, version) in list(self.moves_sent.items()):
             if member.closed or member.table is not self or member.seat is None:
@@ -544,7 +544,7 @@ class RemoteTable(Table):
         return self.status == "waiting" or self._between
 
     def round_info(self) -> tuple[int | None, int | None]:
-        pub = self._views.get(None) if self._views is not None else None
+        pub = self.views.get(None) if self.views is not None else None
         if pub is None:
             return None, None
         return pub.get("round"), pub.get("rounds")
@@ -699,7 +699,7 @@ class RemoteTable(Table):
         if not self.local:
             # Nobody here shows it now: frames stop being read, so the one kept would be
             # stale when someone comes back (they see nothing until a fresh one).
-            self._views = None
+            self.views = None
             self.driver, self.epoch, self.frame_version = "", -1, -1
 
     def close(self) -> None:
@@ -1111,7 +1111,7 @@ class ClusterSide:
                     m.table_changed(TableChange(table, "state"))
                 else:
                     m.table_changed(TableChange(old, "closed"))
-        table.schedule_turn()
+        table.turns.schedule()
         self._publish(table, force=True)
         self.registry.lobby_changed()
         self.requests_waiting(tid)

@@ -907,7 +907,7 @@ async def bench_bots(args, mode: str) -> None:
 
     def start_bot_table():
         t = reg.create("estimation", 18)
-        t._fill([0, 1, 2, 3], "strong")       # the room's own: nobody's to check
+        t.seating.fill([0, 1, 2, 3], "strong")       # the room's own: nobody's to check
         running.append(t)
 
     async def keep_bots():
