@@ -296,7 +296,7 @@ class Moderation:
         reg = self.room.registry
         tables = list(reg.tables.values())
         if reg.side is not None:                # the room's other processes' tables too
-            tables += [t for t in reg.side.remote.values() if t.row]
+            tables += [rt.table for rt in reg.side.remote.values() if rt.row]
         rows = [f"{t.id} {t.game} {t.status} [" + ", ".join(s.label for s in t.seats) + "]"
                 for t in sorted(tables, key=lambda t: (len(t.id), t.id))]
         return f"{len(rows)} tables: " + "; ".join(rows) if rows else "No tables."

@@ -9,9 +9,10 @@ import json
 from stacked import quick_policy
 
 from engine import new_match
-from engine.room import Registry, Session, remote
+from engine.room import Registry, Session, remote, replica
 from engine.room.errors import N_, RoomError, Said
-from engine.room.remote import Damaged, RemoteMember, checked_row, frame_of, pack, unpack
+from engine.room.frames import Damaged, checked_row, frame_of, pack, unpack
+from engine.room.remote import RemoteMember
 
 
 class Kept:
@@ -97,9 +98,9 @@ async def test_a_frame_says_the_history_once_and_a_remote_table_shows_it_whole()
     rt = side.remote_table(table.id)
     bob = Session("bob", "key:b:bob")
     rt.local.add(bob)
-    bob.table = rt
+    bob.table = rt.table
     rt.apply_frame(frame)
-    assert rt.view(0) == table.view(0) and rt.view(None)["history"] == history
+    assert rt.table.view(0) == table.view(0) and rt.table.view(None)["history"] == history
 
 
 async def test_versions_never_go_back_when_another_driver_takes_over_and_chat_is_chat():
@@ -113,7 +114,7 @@ async def test_versions_never_go_back_when_another_driver_takes_over_and_chat_is
             heard.append(change.what)
     ear = Ear("ear", "key:e:ear")
     rt.local.add(ear)
-    ear.table = rt
+    ear.table = rt.table
     base = {"id": "7", "driver": "p1", "epoch": 0, "game": "estimation", "length": 13,
             "timer": 0, "private": False, "code": None, "status": "waiting", "version": 40,
             "views": None, "events": [], "chat": [], "seats": [{"kind": "empty"}] * 4,
@@ -121,13 +122,13 @@ async def test_versions_never_go_back_when_another_driver_takes_over_and_chat_is
             "takeovers": {}, "between": True, "row": lobby_row("7")}
     side.reattach = lambda table: None          # nobody to send to
     rt.apply_frame(pack(base))
-    assert rt.version == 40
+    assert rt.table.version == 40
     rt.apply_frame(pack({**base, "chat": [["alice", "hi"]]}))
     assert heard[-1] == "chat"
     rt.apply_frame(pack({**base, "driver": "p3", "epoch": 1, "version": 3}))
-    assert rt.version > 40
+    assert rt.table.version > 40
     rt.apply_frame(pack({**base, "driver": "p3", "epoch": 1, "version": 4}))
-    assert rt.version > 41 and heard[-1] == "state"
+    assert rt.table.version > 41 and heard[-1] == "state"
 
 
 async def test_every_line_in_a_frame_reaches_a_program_as_chat_once(monkeypatch):
@@ -143,7 +144,7 @@ async def test_every_line_in_a_frame_reaches_a_program_as_chat_once(monkeypatch)
     prog = JsonSession.__new__(JsonSession)
     monkeypatch.setattr(prog, "send", sent.append, raising=False)
     prog.name, prog.ident, prog.guest, prog.ignoring = "bob", "key:b:bob", False, set()
-    prog.table, prog.seat, prog._chat_at = rt, None, None
+    prog.table, prog.seat, prog._chat_at = rt.table, None, None
     prog._board_over = None
     monkeypatch.setattr(prog, "push_view", lambda view: None, raising=False)
     rt.local.add(prog)
@@ -185,7 +186,7 @@ async def test_a_move_the_dead_driver_never_stored_is_refused_to_its_sender(monk
             told.append(said)
     ana = Player("ana", "key:a:ana")
     rt.local.add(ana)
-    ana.table, ana.seat = rt, 0
+    ana.table, ana.seat = rt.table, 0
     base = {"id": "9", "driver": "p1", "epoch": 0, "game": "estimation", "length": 13,
             "timer": 0, "private": False, "code": None, "status": "playing", "version": 5,
             "views": None, "events": [], "chat": [], "said": 0,
@@ -198,7 +199,7 @@ async def test_a_move_the_dead_driver_never_stored_is_refused_to_its_sender(monk
     assert ana not in rt.moves_sent and not told
     rt.moves_sent[ana] = ("p1", 0, 6)                # the next move; then p1 dies
     # The new driver's first frame: seat 0 still to act (its views, as read).
-    monkeypatch.setattr(remote, "_whole_history", lambda views: {None: {"to_act": 0}})
+    monkeypatch.setattr(replica, "whole_history", lambda views: {None: {"to_act": 0}})
     rt.apply_frame(pack({**base, "driver": "p3", "epoch": 1, "version": 2}))
     assert len(told) == 1 and "Play it again" in told[0]
     assert ana not in rt.moves_sent
@@ -252,7 +253,7 @@ def test_a_remote_table_refuses_at_once_what_its_frame_can_answer():
                   "holders": ["key:a:alice", None, None, None], "code": None})
     bob = Session("bob", "key:b:bob")
     try:
-        rt.sit(bob)
+        rt.table.sit(bob)
     except RoomError as e:
         assert "watch it or take" in str(e)
     else:
@@ -278,9 +279,9 @@ async def test_a_remote_table_shows_a_seat_only_to_whom_its_driver_gave_it():
                           "status": "waiting", "seats": people},
                   "holders": ["key:d:dave", None, None, None], "code": None})
     bob = Session("bob", "key:b:bob")
-    assert rt.sit(bob, 1) == 1
+    assert rt.table.sit(bob, 1) == 1
     assert side.cluster.requests[-1][2]["op"] == "sit"
-    assert bob.table is rt and bob.seat is None and rt.view_of(bob) is None
+    assert bob.table is rt.table and bob.seat is None and rt.table.view_of(bob) is None
 
     def frame(holder: str, ident: str, version: int) -> dict:
         seats = [{"kind": "human", "name": "dave", "ident": "key:d:dave", "guest": False},
@@ -295,20 +296,20 @@ async def test_a_remote_table_shows_a_seat_only_to_whom_its_driver_gave_it():
                      "deadline_seat": None, "points": None, "match_id": None,
                      "takeovers": {}, "between": True, "row": lobby_row("7")})
     rt.apply_frame(frame("frank", "key:f:frank", 1))       # frank sat first
-    assert rt.view_of(bob) is None
+    assert rt.table.view_of(bob) is None
     # A driver's word that the seat is bob's, with a frame that still says frank's.
     side.told(side.session_of(bob), {"k": "seated", "table": "7", "seat": 1})
-    assert bob.seat == 1 and rt.view_of(bob) is None
+    assert bob.seat == 1 and rt.table.view_of(bob) is None
     rt.apply_frame(frame("bob", "key:b:bob", 2))
-    assert rt.view_of(bob) == {"seat": 1, "hand": ["card1"]}
+    assert rt.table.view_of(bob) == {"seat": 1, "hand": ["card1"]}
     # Another driver's frame (a takeover) in which seat 1 is someone else's: nothing.
     rt.apply_frame(frame("frank", "key:f:frank", 3))
-    assert rt.view_of(bob) is None
+    assert rt.table.view_of(bob) is None
     # A seat "seated" while none was asked for is not taken, nor a seat that is none.
     carol = Session("carol", "key:c:carol")
-    rt.watch(carol)
+    rt.table.watch(carol)
     side.told(side.session_of(carol), {"k": "seated", "table": "7", "seat": 2})
-    assert carol.seat is None and rt.view_of(carol) == {"seat": None, "hand": []}
+    assert carol.seat is None and rt.table.view_of(carol) == {"seat": None, "hand": []}
     side.told(side.session_of(carol), {"k": "granted", "table": "7", "seat": 9})
     assert carol.seat is None
 
@@ -344,19 +345,19 @@ async def test_a_seat_is_shown_with_a_frame_as_new_as_the_driver_that_gave_it():
             heard.append(("granted", seat))
 
         def table_changed(self, change):
-            heard.append((change.what, rt.view_of(self)))
+            heard.append((change.what, rt.table.view_of(self)))
     alice = Alice("alice", "key:a:alice")
     watcher = Session("carol", "key:c:carol")
-    rt.watch(watcher)
+    rt.table.watch(watcher)
     rt.apply_frame(frame("p1", 0, 8, []))           # p1's frame before the lead
-    assert rt.sit(alice, 0) == 0 and rt.view_of(alice) is None
+    assert rt.table.sit(alice, 0) == 0 and rt.table.view_of(alice) is None
     heard.clear()
     # p2 drives it now (epoch 1) and seats her before p3 has its frame.
     side.told(side.session_of(alice), {"k": "seated", "table": "7", "seat": 0,
                                        "at": [1, 4]})
-    assert alice.seat == 0 and rt.view_of(alice) is None and heard == []
+    assert alice.seat == 0 and rt.table.view_of(alice) is None and heard == []
     rt.apply_frame(frame("p1", 0, 9, []))           # a late frame of the dead driver
-    assert rt.view_of(alice) is None and heard == [("state", None)]
+    assert rt.table.view_of(alice) is None and heard == [("state", None)]
     heard.clear()
     rt.apply_frame(frame("p2", 1, 4, ["KC"]))       # the new driver's: with the lead
     assert heard == [("granted", 0), ("state", {"seat": 0, "hand": ["KS"],
@@ -366,7 +367,7 @@ async def test_a_seat_is_shown_with_a_frame_as_new_as_the_driver_that_gave_it():
     bob = Alice("bob", "key:b:bob")
     rt.pending[bob] = 1
     rt.local.add(bob)
-    bob.table = rt
+    bob.table = rt.table
     side.told(side.session_of(bob), {"k": "seated", "table": "7", "seat": 1, "at": "x"})
     assert bob.seat == 1 and bob not in rt.awaiting
 
@@ -392,7 +393,7 @@ async def test_a_seat_whose_frame_never_comes_is_read_again_then_shown(monkeypat
         def table_changed(self, change):
             heard.append(change.what)
     bob = Ear("bob", "key:b:bob")
-    rt.sit(bob, 1)
+    rt.table.sit(bob, 1)
     side.told(side.session_of(bob), {"k": "seated", "table": "7", "seat": 1, "at": [2, 5]})
     assert bob in rt.awaiting and heard == []
     loop = asyncio.get_running_loop()

@@ -173,8 +173,9 @@ async def test_a_seat_held_in_a_stale_listing_is_asked_of_its_driver_on_arrival(
     assert view["seat"] == 1 and len(view["hand"]) == 13
     await eve.close()
     rt = p1.registry.find(tid)
+    assert rt is not None and rt.replica is not None
     ident = p2.registry.tables[tid].seats[1].ident
-    await until(lambda: not rt.local and rt.seats[1].held_by(ident),
+    await until(lambda: not p1.registry.side.remote[tid].local and rt.seats[1].held_by(ident),
                 what="p1 lists eve's seat as held")
     await stale(p1)
     # eve leaves the match through p3: a computer player takes her seat; frank takes it.

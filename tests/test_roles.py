@@ -17,7 +17,8 @@ from conftest import LammaServer, PtyClient
 from test_cluster_rooms import listed, rooms  # noqa: F401  (the fixture: three processes)
 
 from engine.room import Registry, RoomError, Session
-from engine.room.remote import RemoteMember, frame_of
+from engine.room.frames import frame_of
+from engine.room.remote import RemoteMember
 
 GAME, LENGTH = "estimation-kotshina", "micro"
 ONLY_HOST = "Only {name}, the host, may add computer players at table {table}."
@@ -401,17 +402,17 @@ async def test_a_driver_checks_who_asked_to_fill_and_refuses_a_request_of_nobody
     rt = there.remote_table(t.id)
     there.reattach = lambda table: None
     rt.apply_frame(frame)
-    assert rt.creator == ana.ident and rt.host() == 0
+    assert rt.table.creator == ana.ident and rt.table.host() == 0
     spectator = Session("carol", "key:c:carol")
     rt.local.add(spectator)
-    spectator.table = rt
+    spectator.table = rt.table
     with pytest.raises(RoomError, match="the host, may add"):
-        rt.fill_with_bots(spectator)
+        rt.table.fill_with_bots(spectator)
     assert there.cluster.requests == []
     ana_there = Session("ana", "key:a:ana")
     rt.local.add(ana_there)
-    ana_there.table, ana_there.seat = rt, 0
-    rt.fill_with_bots(ana_there, None, "easy")
+    ana_there.table, ana_there.seat = rt.table, 0
+    rt.table.fill_with_bots(ana_there, None, "easy")
     (tid, session, body), = there.cluster.requests
     assert tid == t.id and session and body["op"] == "fill" and body["ident"] == ana.ident
     # The driver runs it as ana (she sits there through p2): filled, the match begins.

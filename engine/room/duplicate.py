@@ -536,7 +536,7 @@ class Events:
         side = self.registry.side
         tables = list(self.registry.tables.values())
         if side is not None:
-            tables += list(side.remote.values())
+            tables += side.shown_tables()
         for t in tables:
             e = t.event
             if e is None or e.event != ev.id or e.board != board or t.status != "playing":

@@ -107,4 +107,4 @@ class TableChange:
 
     def may_fill(self, member: Member) -> bool:
         """May ``member`` fill the empty seats with computer players now?"""
-        return self.table.status == "waiting" and self.table.can_fill(member)
+        return self.table.status == "waiting" and self.table.may(member, "fill")

@@ -107,7 +107,7 @@ class Registry:
         # others published.
         everywhere = list(self.tables.values())
         if self.side is not None:
-            everywhere += [t for t in self.side.remote.values() if t.id not in self.tables]
+            everywhere += [t for t in self.side.shown_tables() if t.id not in self.tables]
         if sum(1 for t in everywhere if t.event is None) >= self.max_tables:
             raise RoomError("The room is full of tables; join one instead.")
         cap = self.tables_per_identity
@@ -199,7 +199,8 @@ class Registry:
         """The table with this id: this process's, or another's (``remote.py``)."""
         table = self.tables.get(tid)
         if table is None and self.side is not None:
-            table = self.side.remote.get(tid)
+            rt = self.side.remote.get(tid)
+            table = rt.table if rt is not None else None
         return table
 
     def knows(self, tid: object) -> bool:
@@ -211,7 +212,7 @@ class Registry:
     def knows_code(self, raw: object) -> bool:
         """A private table listed here has this code (nothing counted: ``find_code``
         counts the wrong guesses)."""
-        others = list(self.side.remote.values()) if self.side is not None else []
+        others = self.side.shown_tables() if self.side is not None else []
         found = False
         for t in list(self.tables.values()) + others:
             found = (t.private and t.code_matches(raw)) or found
@@ -282,7 +283,7 @@ class Registry:
             # Other processes' tables: their rows as their drivers published them.
             for rt in self.side.remote.values():
                 if rt.row and rt.id not in row_of:
-                    rows.append((rt, rt.row))
+                    rows.append((rt.table, rt.row))
                     row_of[rt.id] = rt.row
             rows.sort(key=lambda tr: (len(tr[0].id), tr[0].id))
         # An event's boards are nobody's to join or watch: never listed.
@@ -317,7 +318,7 @@ class Registry:
         """The private table with this code (what a person types in the lobby)."""
         member.code_guard.check()
         found = None
-        others = list(self.side.remote.values()) if self.side is not None else []
+        others = self.side.shown_tables() if self.side is not None else []
         for t in list(self.tables.values()) + others:
             # every private table is compared, found or not: timing says nothing
             if t.private and t.code_matches(raw) and found is None:
@@ -334,7 +335,7 @@ class Registry:
         leave it on purpose, and they may sit at a live table meanwhile: the seat that
         is waiting for them is the live one. A live seat is held only by a dropped
         connection: sitting elsewhere gives it up.)"""
-        others = list(self.side.remote.values()) if self.side is not None else []
+        others = self.side.shown_tables() if self.side is not None else []
         board: tuple[Table, int] | None = None
         for t in list(self.tables.values()) + others:
             if t.status != "playing":

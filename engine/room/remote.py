@@ -5,7 +5,7 @@ members do.
 - On the driver, a member connected to another process is a ``RemoteMember``: the
   table treats it as any member, and what the table tells it (a seat granted, a
   refusal, a kick) goes back to its process.
-- Elsewhere, the table is a ``RemoteTable``: it shows the driver's last *frame* (every
+- Elsewhere, the table's ``replica`` (``replica.py``) stands for its driving parts: it shows the driver's last *frame* (every
   seat's view, the narration, chat, seats, the turn timer — what the driver shows, so
   stored before shown holds) and sends its members' requests to the driver. The checks
   a frame can answer (your turn, a free seat, the chat limit) are made at once; the
@@ -25,291 +25,26 @@ import logging
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from itertools import count
-from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
+from typing import TYPE_CHECKING, Any, Protocol
 
-from engine import View, replay
-from engine.duplicate import BOARDS, plan
+from engine import replay
 
-from .boards import EventBoard
-from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .errors import N_, RoomError, Said
 from .events import TableChange, What
+from .frames import Damaged, checked_frame, checked_row, frame_of, is_int, pack, unpack
 from .members import Member, Session
 from .narration import Event
-from .seats import Seat
+from .replica import Replica
 from .stats import STATS
 from .store import StoredMatch
 from .table import Table
-from .text import clean_name
 
 if TYPE_CHECKING:
     from .registry import Registry
 
 log = logging.getLogger("lamma.cluster")
-
-
-# ------------------------------------------------------------------ exact JSON
-# Frames cross processes as JSON that comes back exactly: views have int-keyed dicts
-# and the narration is Said (template and parameters, said in each player's language).
-def pack(obj: Any) -> Any:
-    if isinstance(obj, Said):
-        return {"$said": obj.template, "p": {k: pack(v) for k, v in obj.params.items()}}
-    if isinstance(obj, RoomError):
-        return {"$said": obj.template, "p": {k: pack(v) for k, v in obj.params.items()}}
-    if isinstance(obj, dict):
-        if all(isinstance(k, str) and not k.startswith("$") for k in obj):
-            return {k: pack(v) for k, v in obj.items()}
-        return {"$d": [[pack(k), pack(v)] for k, v in obj.items()]}
-    if isinstance(obj, tuple):
-        return {"$t": [pack(v) for v in obj]}
-    if isinstance(obj, list):
-        return [pack(v) for v in obj]
-    return obj
-
-
-def unpack(obj: Any) -> Any:
-    if isinstance(obj, list):
-        return [unpack(v) for v in obj]
-    if isinstance(obj, dict):
-        if "$said" in obj:
-            return Said(obj["$said"], **{k: unpack(v) for k, v in obj.get("p", {}).items()})
-        if "$d" in obj:
-            return {unpack(k): unpack(v) for k, v in obj["$d"]}
-        if "$t" in obj:
-            return tuple(unpack(v) for v in obj["$t"])
-        return {k: unpack(v) for k, v in obj.items()}
-    return obj
-
-
-# ------------------------------------------------------------------ rows read
-# What another process wrote is hostile input (another version, a bug, a hand in the
-# database): its types are checked before anything here reads it, and a lobby row is
-# built again from the checked fields only, its names cleaned as a restored match's.
-class Damaged(ValueError):
-    """A table's shared row or frame that cannot be shown here (the message says why)."""
-
-
-STATUSES = ("waiting", "playing", "over")
-
-
-def _is_int(v: object) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _seat_no(v: object, none: bool = False) -> bool:
-    """A seat number 0–3 (or None, if ``none``)."""
-    return (none and v is None) or (_is_int(v) and 0 <= v < 4)
-
-
-def _need(ok: bool, what: str) -> None:
-    if not ok:
-        raise Damaged(what)
-
-
-def _checked_seat(pub: object) -> dict[str, Any]:
-    _need(isinstance(pub, dict), "a seat is not an object")
-    assert isinstance(pub, dict)
-    kind, name = pub.get("kind"), pub.get("name")
-    _need(kind in ("empty", "human", "bot"), f"a seat's kind is {kind!r}")
-    _need(name is None or isinstance(name, str), "a seat's name is not text")
-    _need(isinstance(pub.get("guest"), bool), "a seat's guest mark is not true or false")
-    _need(isinstance(pub.get("connected", True), bool), "a seat's connected is not true "
-                                                         "or false")
-    return {"kind": kind, "name": None if name is None else clean_name(name),
-            "guest": pub["guest"], "connected": pub.get("connected", True)}
-
-
-def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
-    """``row`` (a table's lobby row, ``Table.summary``) built again from its checked
-    fields; Damaged if one is missing or of another type."""
-    _need(isinstance(row, dict), "its row is not an object")
-    assert isinstance(row, dict)
-    _need(row.get("id") == tid, f"its row names table {row.get('id')!r}")
-    try:
-        game = parse_game(row.get("game"))
-        length = parse_length(game, row.get("length"))
-        timer = parse_timer(row.get("timer"))
-    except RoomError as e:
-        raise Damaged(f"{e} (game {row.get('game')!r}, length {row.get('length')!r}, "
-                      f"timer {row.get('timer')!r})") from None
-    _need(isinstance(row.get("private"), bool), "its private is not true or false")
-    _need(row.get("status") in STATUSES, f"its status is {row.get('status')!r}")
-    for key in ("round", "rounds"):
-        _need(row.get(key) is None or _is_int(row.get(key)), f"its {key} is not a number")
-    spectators = row.get("spectators")
-    _need(_is_int(spectators) and spectators >= 0, "its spectators are not a count")
-    seats = row.get("seats")
-    _need(isinstance(seats, list) and len(seats) == 4, "it has not four seats")
-    assert isinstance(seats, list)
-    out = {"id": tid, "game": game, "length": length, "timer": timer,
-           "private": row["private"], "status": row["status"], "round": row.get("round"),
-           "rounds": row.get("rounds"), "seats": [_checked_seat(p) for p in seats],
-           "spectators": spectators}
-    if "code" in row:
-        _need(row["code"] is None or isinstance(row["code"], str), "its code is not text")
-        out["code"] = row["code"]
-    if "practice" in row:
-        _need(isinstance(row["practice"], bool), "its practice is not true or false")
-        out["practice"] = row["practice"]
-    if "event" in row:
-        ev = row["event"]
-        _need(isinstance(ev, dict) and all(_is_int(ev.get(k)) for k in ("id", "board", "boards"))
-              and 1 <= ev["board"] <= ev["boards"] <= BOARDS[1],
-              "its event is not an event's board")
-        out["event"] = {"id": ev["id"], "board": ev["board"], "boards": ev["boards"]}
-    return out
-
-
-def shown_board(game: str, row: dict[str, Any]) -> EventBoard | None:
-    """An event's board as another process's row shows it: which event and board (its
-    seed and entrant stay with its driver)."""
-    ev = row.get("event")
-    if ev is None:
-        return None
-    return EventBoard(ev["id"], ev["board"], ev["boards"], plan(game, ev["boards"], ev["board"]),
-                      0, 0, "")
-
-
-def checked_row(info: dict[str, Any]) -> dict[str, Any]:
-    """A table's shared row as ``Cluster.fetch_rows`` read it, checked (Damaged if not
-    whole): its lobby row, seat holders and code."""
-    _need("$damaged" not in info, str(info.get("$damaged")))
-    tid = info.get("id")
-    _need(isinstance(tid, str), "its id is not text")
-    assert isinstance(tid, str)
-    holders = info.get("holders")
-    _need(isinstance(holders, list) and len(holders) == 4
-          and all(h is None or isinstance(h, str) for h in holders),
-          "its seat holders are not four identities")
-    code = info.get("code")
-    _need(code is None or isinstance(code, str), "its code is not text")
-    creator = info.get("creator")
-    _need(creator is None or (isinstance(creator, str) and len(creator) <= 400),
-          "its creator is not an identity")
-    return {"id": tid, "row": checked_lobby_row(tid, info.get("row")), "holders": holders,
-            "code": code, "creator": creator}
-
-
-def checked_frame(tid: str, f: object) -> dict[str, Any]:
-    """A frame (unpacked) whose every field this process reads is of its type; Damaged
-    if not. A seat's view is filed under that seat (``view_of`` gives it by seat)."""
-    _need(isinstance(f, dict), "its frame is not an object")
-    assert isinstance(f, dict)
-    _need("$damaged" not in f, f"its frame is not JSON ({f.get('$damaged')})")
-    _need(f.get("id") == tid, f"its frame names table {f.get('id')!r}")
-    _need(isinstance(f.get("driver"), str) and _is_int(f.get("epoch")),
-          "its frame's driver is not named")
-    try:
-        parse_length(parse_game(f.get("game")), f.get("length"))
-        parse_timer(f.get("timer"))
-    except RoomError as e:
-        raise Damaged(f"its frame: {e}") from None
-    _need(isinstance(f.get("private"), bool), "its frame's private is not true or false")
-    _need(f.get("code") is None or isinstance(f.get("code"), str),
-          "its frame's code is not text")
-    _need(f.get("status") in STATUSES, f"its frame's status is {f.get('status')!r}")
-    _need(_is_int(f.get("version")), "its frame's version is not a number")
-    views = f.get("views")
-    if views is not None:
-        _need(isinstance(views, dict), "its frame's views are not an object")
-        assert isinstance(views, dict)
-        for seat, view in views.items():
-            _need(_seat_no(seat, none=True) and isinstance(view, dict)
-                  and view.get("seat") == seat, "a view in its frame is not its seat's")
-            hand = view.get("hand", [])
-            _need(isinstance(hand, list) and all(isinstance(c, str) for c in hand),
-                  "a hand in its frame is not cards")
-    events = f.get("events")
-    _need(isinstance(events, list) and all(
-        isinstance(e, list) and len(e) == 4 and _seat_no(e[0], none=True)
-        and (e[1] is None or isinstance(e[1], dict)) and isinstance(e[2], str)
-        and (e[3] is None or _is_int(e[3])) for e in events),
-        "its frame's narration is not events")
-    chat = f.get("chat")
-    _need(isinstance(chat, list) and all(
-        isinstance(c, list) and len(c) == 2 and all(isinstance(x, str) for x in c)
-        for c in chat), "its frame's chat is not lines")
-    seats = f.get("seats")
-    _need(isinstance(seats, list) and len(seats) == 4 and all(
-        isinstance(x, dict) and x.get("kind") in ("empty", "human", "bot")
-        and all(x.get(k) is None or isinstance(x.get(k), str)
-                for k in ("name", "ident", "replaced"))
-        and isinstance(x.get("level", DEFAULT_LEVEL), str) for x in seats),
-        "its frame's seats are not four seats")
-    deadline = f.get("deadline_in")
-    _need(deadline is None or (isinstance(deadline, (int, float))
-                               and not isinstance(deadline, bool)),
-          "its frame's turn timer is not a number")
-    _need(_seat_no(f.get("deadline_seat"), none=True), "its frame's timed seat is no seat")
-    points = f.get("points")
-    _need(points is None or (isinstance(points, dict) and all(
-        _seat_no(k) and isinstance(v, dict) and _is_int(v.get("points"))
-        and (v.get("badge") is None or isinstance(v.get("badge"), str))
-        for k, v in points.items())), "its frame's level points are not points")
-    _need(isinstance(f.get("between"), bool), "its frame's between is not true or false")
-    _need(f.get("match_id") is None or _is_int(f.get("match_id")),
-          "its frame's match is not a number")
-    takeovers = f.get("takeovers")
-    _need(isinstance(takeovers, dict) and all(
-        isinstance(k, str) and k in ("0", "1", "2", "3") and isinstance(v, str)
-        for k, v in takeovers.items()), "its frame's promised seats are not seats")
-    return {**f, "row": checked_lobby_row(tid, f.get("row"))}
-
-
-def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
-    """What ``table`` shows now, for the processes that show it elsewhere."""
-    loop = asyncio.get_running_loop()
-    # Seconds left, not a time: another machine's clock may differ.
-    deadline_in = None if table.deadline is None else table.deadline - loop.time()
-    seats = []
-    for s in table.seats:
-        info = s.settings()
-        info["connected"] = s.kind != "human" or s.member is not None
-        seats.append(info)
-    frame: dict[str, Any] = pack({
-        "id": table.id, "driver": driver, "epoch": epoch,
-        "game": table.game, "length": table.length, "timer": table.timer,
-        "private": table.private, "code": table.code, "status": table.shown_status,
-        "version": table.version, "views": _shared_history(table.views),
-        "events": [[e.seat, e.action, e.text, e.round] for e in table.events],
-        "chat": [list(c) for c in table.chat], "said": table.chat_said, "seats": seats,
-        "deadline_in": deadline_in, "deadline_seat": table.deadline_seat,
-        "points": table.points, "match_id": table.match_id,
-        "takeovers": {str(seat): m.ident for seat, m in table.takeovers.items()},
-        "between": table.between_rounds(), "row": table.summary(),
-        "creator": table.creator,       # who decides before the start (docs/roles.md)
-    })
-    return frame
-
-
-def _shared_history(views: dict[int | None, Any] | None) -> dict[Any, Any] | None:
-    """The views with the match's history (the same in every view, and most of a
-    frame's bytes late in a match) said once, under the watcher's view."""
-    if views is None:
-        return None
-    pub = views.get(None)
-    history = pub.get("history") if pub is not None else None
-    if not history:
-        return dict(views)
-    out: dict[Any, Any] = {}
-    for seat, view in views.items():
-        if seat is not None and view.get("history") == history:
-            view = dict(view)
-            view["history"] = "$history"
-        out[seat] = view
-    return out
-
-
-def _whole_history(views: dict[Any, Any] | None) -> dict[Any, Any] | None:
-    if views is None or None not in views:
-        return views
-    history = views[None].get("history")
-    for view in views.values():
-        if view.get("history") == "$history":
-            view["history"] = history
-    return views
 
 
 class Cluster(Protocol):
@@ -344,18 +79,6 @@ class Cluster(Protocol):
     def login(self, name_key: str, ident: str) -> None: ...
 
 
-class _Elsewhere:
-    """A seat's holder connected to another process (a frame's "connected")."""
-
-    ident = ""
-    name = ""
-    table = None
-    seat = None
-
-
-ELSEWHERE: Any = _Elsewhere()
-
-
 class RemoteMember(Session):
     """On the driver: a member connected to another process."""
 
@@ -386,334 +109,6 @@ class RemoteMember(Session):
 
     def notice(self, text: str) -> None:
         self._tell({"k": "notice", "text": pack(text)})
-
-
-class RemoteTable(Table):
-    """A table driven by another process, as this one shows it."""
-
-    def __init__(self, side: ClusterSide, tid: str):
-        super().__init__(side.registry, tid, "estimation", None)
-        self.side = side
-        self.local: set[Member] = set()     # this process's members at it
-        # Seats asked of the driver and not given yet: the member watches meanwhile
-        # (``member.seat`` is only ever a seat the driver gave; see ``view_of``).
-        self.pending: dict[Member, int] = {}
-        self.driver = ""
-        self.epoch = -1
-        self.row: dict[str, Any] = {}
-        self.holders: list[str | None] = [None] * 4
-        self._between = False
-        self._offset = 0                # added to a later driver's versions
-        self._takeover_idents: dict[int, str] = {}
-        # The stored match its last frame shows (reviews and hints read it from the
-        # store: engine/room/reviews.py); ``match_id`` stays None here (nothing is
-        # written for it by this process).
-        self.stored_id: int | None = None
-        self.fetching = False           # a frame is on its way
-        self.stale = False              # changed again while it was
-        self.frame_version = -1         # the last frame's own version (no offset)
-        # Members seated by the driver whose seat is shown once a frame at least as new
-        # as the driver's table when it seated them is here: (epoch, version).
-        self.awaiting: dict[Member, tuple[int, int]] = {}
-        self.awaiting_since = 0.0       # loop time the first of them was seated
-        # A move sent to the driver and not yet seen in a frame: (driver, epoch, its
-        # frame version then). A takeover whose first frame still waits for that seat's
-        # move means the dead driver took it without storing it: its sender is told
-        # (issue 41: refused, "play again"; never dropped in silence).
-        self.moves_sent: dict[Member, tuple[str, int, int]] = {}
-
-    # ---------------------------------------------------------------- reading
-    def apply_row(self, info: dict[str, Any]) -> bool:
-        """The lobby's row and seat holders (every table of the room is listed), as
-        ``checked_row`` gives them. True if it changed."""
-        row, holders = info["row"], info["holders"]
-        # Who made it (the cap of open tables per person counts every process's).
-        self.creator = info.get("creator", self.creator)
-        if row == self.row and holders == self.holders and info["code"] == self.code:
-            return False
-        self.row, self.holders = row, holders
-        self.game, self.length = row["game"], row["length"]
-        self.timer, self.private = row["timer"], bool(row["private"])
-        self.practice = bool(row.get("practice"))
-        self.code = info["code"]
-        self.event = shown_board(self.game, row)
-        if self.shown_status == "waiting" or not self.local:
-            self.status = self.shown_status = row["status"]
-        if not self.local:
-            # Seats as the lobby shows them (held_seat and may_see read them).
-            seats = []
-            for i, pub in enumerate(row["seats"]):
-                seat = Seat(pub["kind"], pub["name"], holders[i], bool(pub["guest"]))
-                seat.member = ELSEWHERE if pub.get("connected") and pub["kind"] == "human" else None
-                seats.append(seat)
-            self.seats = seats
-        return True
-
-    def apply_frame(self, f: dict[str, Any]) -> None:
-        """The driver's newest frame: shown to this process's members (Damaged, and
-        nothing changed, if it is not whole)."""
-        try:
-            f = checked_frame(self.id, unpack(f))
-        except Damaged:
-            raise
-        except Exception as e:      # unpack: a "$d" that is no pairs, a "$said" unsaid
-            raise Damaged(f"its frame cannot be read ({e!r})") from None
-        old_version, old_said = self.version, self.chat_said
-        new_driver = (f["driver"], f["epoch"]) != (self.driver, self.epoch)
-        first = self.driver == ""
-        self.driver, self.epoch = f["driver"], f["epoch"]
-        self.game, self.length, self.timer = f["game"], f["length"], f["timer"]
-        self.private, self.code = f["private"], f["code"]
-        self.status = self.shown_status = f["status"]
-        # Never backwards (a new driver counts from where the log left it): screens
-        # compare versions.
-        if new_driver and not first:
-            self._offset = max(self._offset, self.version + 1 - f["version"])
-        self.version = f["version"] + self._offset
-        self.frame_version = f["version"]
-        self.views = _whole_history(f["views"])
-        self.events = deque((Event(s, a, t, r) for s, a, t, r in f["events"]), maxlen=20)
-        self.chat = deque((tuple(c) for c in f["chat"]), maxlen=self.chat.maxlen)
-        # Lines said in all (an older driver's frame has none: its kept lines count).
-        said = f.get("said")
-        self.chat_said = said if _is_int(said) and said >= len(self.chat) else len(self.chat)
-        seats = []
-        for info in f["seats"]:
-            seat = Seat.from_settings(info)
-            seat.member = ELSEWHERE if info.get("connected") and seat.kind == "human" else None
-            seats.append(seat)
-        self.seats = seats
-        for m in self.local:
-            if m.seat is not None and 0 <= m.seat < 4 and self.seats[m.seat].held_by(m):
-                self.seats[m.seat].member = m
-        loop = asyncio.get_running_loop()
-        self.deadline = (None if f["deadline_in"] is None
-                         else loop.time() + f["deadline_in"])
-        self.deadline_seat = f["deadline_seat"]
-        self.points = f["points"]
-        self._between = f["between"]
-        self._takeover_idents = {int(k): v for k, v in f["takeovers"].items()}
-        self.row = f["row"]
-        self.practice = bool(self.row.get("practice"))
-        self.stored_id = f.get("match_id")
-        self.event = shown_board(self.game, self.row)
-        self.creator = f.get("creator")
-        if new_driver and not first:
-            self.side.reattach(self)    # another process drives it now: our members again
-        self._moves_lost(new_driver and not first)
-        shown_now = self.show_awaiting()
-        what: What
-        if self.version != old_version or shown_now:
-            what = "state"
-        elif self.chat_said != old_said:
-            what = "chat"
-        else:
-            what = "seats"
-        self.notify(what)
-
-    def _moves_lost(self, taken_over: bool) -> None:
-        """Moves sent before this frame: seen (the frame moved on from where it was when
-        sent) they are forgotten; after a takeover, one whose seat is still to act was
-        taken by the dead driver and never stored: its sender is told to play it again."""
-        pub = self.views.get(None) if self.views is not None else None
-        to_act = pub.get("to_act") if pub is not None else None
-        for member, (driver, epoch, version) in list(self.moves_sent.items()):
-            if member.closed or member.table is not self or member.seat is None:
-                self.moves_sent.pop(member, None)
-            elif taken_over and (driver, epoch) != (self.driver, self.epoch):
-                self.moves_sent.pop(member, None)
-                if to_act == member.seat:
-                    said = Said(N_("The table's process stopped before your move was "
-                                   "stored: it was not played. Play it again."))
-                    refused = getattr(member, "refused", None)
-                    (refused or member.notice)(said)
-            elif (driver, epoch) == (self.driver, self.epoch) and self.frame_version > version:
-                self.moves_sent.pop(member, None)
-
-    @property
-    def match_id(self) -> int | None:
-        return None
-
-    def summary(self) -> dict[str, Any]:
-        return self.row
-
-    def members(self) -> Iterator[Member]:
-        yield from list(self.local)
-
-    def between_rounds(self) -> bool:
-        return self.status == "waiting" or self._between
-
-    def round_info(self) -> tuple[int | None, int | None]:
-        pub = self.views.get(None) if self.views is not None else None
-        if pub is None:
-            return None, None
-        return pub.get("round"), pub.get("rounds")
-
-    def view_of(self, member: Member) -> View | None:
-        """A seat's view only to the member its driver gave the seat (``seated``) and
-        its last frame says holds it; nothing while the seat is asked for. This
-        process's listing may be a second old: a seat free in it may be someone's."""
-        if member.table is not self or member in self.pending or member in self.awaiting:
-            return None
-        seat = member.seat
-        if seat is not None and not (0 <= seat < len(self.seats)
-                                     and self.seats[seat].held_by(member)):
-            return None
-        return self.view(seat)
-
-    def request_of(self, member: Member) -> int | None:
-        for seat, ident in self._takeover_idents.items():
-            if ident == member.ident and member.table is self and member.seat is None:
-                return seat
-        return None
-
-    # ---------------------------------------------------------------- doing
-    def _send(self, member: Member, op: str, **args: Any) -> None:
-        self.side.request(self, member, op, args)
-
-    def _join_locally(self, member: Member) -> None:
-        """``member`` at this table here, watching until the driver gives a seat."""
-        self.registry.detach(member, keep_seat=False, unless=self)
-        if not self.local and self.driver == "":
-            self.side._fetch(self)          # the driver's frame now, if it has one
-        self.local.add(member)
-        self.pending.pop(member, None)
-        self.awaiting.pop(member, None)
-        member.table, member.seat = self, None
-
-    def sit(self, member: Member, seat: int | None = None) -> int:
-        """Asks the driver for a seat: ``member.seat`` is set (and the seat's view
-        shown) once the driver gives it (``seated``); the seat asked for is returned."""
-        named = seat is not None
-        chosen, held = self.seat_for(member, seat)      # the refusals a frame can tell
-        if member.table is self and member.seat == chosen:
-            # Seated here already: asked again (the driver answers "seated" as before).
-            self._send(member, "sit", seat=chosen)
-            return chosen
-        self._join_locally(member)
-        self.pending[member] = chosen
-        # The seat as we see it; unless one was named or is held, the driver gives the
-        # first free one as it sees it (someone elsewhere may have sat down meanwhile)
-        # and tells us which.
-        self._send(member, "sit", seat=chosen if (held or named) else None)
-        return chosen
-
-    def show_awaiting(self, anyway: bool = False) -> bool:
-        """The seats of members ``seated`` whose frame is here now (``anyway``: all of
-        them, with what is here) are theirs on the screen: True if any (the caller tells
-        them with a "state")."""
-        shown = False
-        for m, at in list(self.awaiting.items()):
-            if m.table is not self or m.seat is None:
-                del self.awaiting[m]
-            elif anyway or self.shows(at):
-                del self.awaiting[m]
-                if self.seats[m.seat].held_by(m):
-                    self.seats[m.seat].member = m
-                m.seat_granted(self, m.seat)
-                shown = True
-        return shown
-
-    def shows(self, at: tuple[int, int]) -> bool:
-        """This process's frame is at least as new as the driver's table at ``at``
-        (its epoch, its version): a later driver's, or the same one's as late."""
-        return (self.epoch, self.frame_version) >= at
-
-    def seated(self, member: Member, seat: int, at: tuple[int, int] | None = None) -> None:
-        """The driver gave ``member`` ``seat`` (a seat asked for, or a computer player's):
-        theirs here from now, and its view shown once a frame says so."""
-        self.pending.pop(member, None)
-        self.local.add(member)
-        member.table, member.seat = self, seat
-        if at is not None and not self.shows(at):
-            # The driver says "seated" apart from its frames (a word is no frame, and
-            # it may come first), and our frame may be older than one another process
-            # showed (a dead driver's last, whose notice never came): the seat is shown
-            # with a frame as new as the driver's table when it seated them
-            # (apply_frame), never an older one.
-            if not self.awaiting:
-                self.awaiting_since = asyncio.get_running_loop().time()
-            self.awaiting[member] = at
-            self.side._fetch(self)
-            return
-        if self.seats[seat].held_by(member):
-            self.seats[seat].member = member
-        member.seat_granted(self, seat)
-        member.table_changed(TableChange(self, "state"))
-        self.side._fetch(self)
-
-    def watch(self, member: Member) -> None:
-        if member.table is self and member.seat is not None:
-            raise RoomError("You are seated at this table.")
-        self.registry.detach(member, keep_seat=False)
-        self._join_locally(member)
-        self._send(member, "watch")
-
-    def act(self, member: Member, action: object) -> None:
-        if member.table is not self or member.seat is None:
-            raise RoomError("You are not seated at a table.")
-        if self.registry.store.down:
-            raise RoomError("The room cannot store moves just now (its database does not "
-                            "answer); nothing was played. Try again in a moment.")
-        if self.status != "playing":
-            if self.status == "waiting":
-                raise RoomError("The match has not started.")
-            raise RoomError("The match is over.")
-        view = self.view(member.seat)
-        if view is not None and view.get("to_act") != member.seat:
-            raise RoomError("It is not your turn.")
-        if not isinstance(action, dict):
-            raise RoomError("That is not an action: an action has a type (pass, bid, play …).")
-        self.moves_sent[member] = (self.driver, self.epoch, self.frame_version)
-        self._send(member, "act", action=action)
-
-    def say(self, member: Member, raw: object) -> None:
-        self._send(member, "say", text=self.chat_line(member, raw))
-
-    def take_seat(self, member: Member, seat: object) -> bool:
-        seat = self.check_take(member, seat)    # the checks a frame can answer
-        if member.table is not self:
-            self.registry.detach(member, keep_seat=False)
-            self._join_locally(member)
-        self._send(member, "take", seat=seat)
-        # Between rounds the driver gives it at once (as the frame says), else at the
-        # round's end; either way its "granted" comes back as seat_granted.
-        return self.between_rounds()
-
-    def fill_with_bots(self, member: Member, seats: Any = None,
-                       level: object = "strong") -> None:
-        self.verify_fill(member)        # as the frame tells; the driver checks again
-        self._send(member, "fill", seats=None if seats is None else list(seats), level=level)
-
-    def detach(self, member: Member, keep_seat: bool) -> None:
-        if member not in self.local:
-            return
-        self.local.discard(member)
-        asked = self.pending.pop(member, None)
-        self.awaiting.pop(member, None)
-        seat = member.seat if member.seat is not None else asked
-        if seat is not None and self.seats[seat].member is member:
-            self.seats[seat].member = None
-        member.table, member.seat = None, None
-        self._send(member, "detach", keep=keep_seat, seat=seat)
-        if not self.local:
-            # Nobody here shows it now: frames stop being read, so the one kept would be
-            # stale when someone comes back (they see nothing until a fresh one).
-            self.views = None
-            self.driver, self.epoch, self.frame_version = "", -1, -1
-
-    def close(self) -> None:
-        self.closed = True
-        self.deadline = self.deadline_seat = None
-        for member in list(self.local):
-            member.table, member.seat = None, None
-            try:
-                member.table_changed(TableChange(self, "closed"))
-            except Exception:
-                log.exception("notifying %s failed", member.name)
-        self.local.clear()
-        self.pending.clear()
-        self.awaiting.clear()
 
 
 def _back_at(table: Table, member: Member, held_in: Table | None = None) -> bool:
@@ -773,7 +168,7 @@ class ClusterSide:
         self.registry = registry
         self.cluster = cluster
         self.process = cluster.process
-        self.remote: dict[str, RemoteTable] = {}            # every other process's table
+        self.remote: dict[str, Replica] = {}            # every other process's table
         self.remote_members: dict[tuple[str, str], RemoteMember] = {}
         self._sessions: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
         self._sid: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
@@ -805,7 +200,7 @@ class ClusterSide:
             self._sessions[sid] = member
         return sid
 
-    def request(self, table: RemoteTable, member: Member | None, op: str,
+    def request(self, table: Table, member: Member | None, op: str,
                 args: dict[str, Any]) -> None:
         body: dict[str, Any] = {"op": op, "args": args}
         sid = ""
@@ -828,7 +223,7 @@ class ClusterSide:
         (True: ours are told here once it is committed: no process shows less than
         another has shown); otherwise its lobby row goes out at the end of this loop
         turn, if it changed (False: tell them now)."""
-        if isinstance(table, RemoteTable):
+        if table.replica is not None:
             return False
         if any(isinstance(m, RemoteMember) for m in table.members()):
             self._due.pop(table.id, None)
@@ -873,7 +268,7 @@ class ClusterSide:
         """A table this process drives showed something: its row (and, when members
         elsewhere show it, its frame) goes to the database once this loop turn is over;
         a playing table's frame within CARRY_EVERY s in any case (``_carry``)."""
-        if isinstance(table, RemoteTable):
+        if table.replica is not None:
             return
         if table.status == "playing" and table.id not in self._carry:
             self._carry[table.id] = asyncio.get_running_loop().call_later(
@@ -940,8 +335,7 @@ class ClusterSide:
     def requests_waiting(self, tid: str) -> None:
         """A request for ``tid`` was sent: the driver (if it is us) takes what waits,
         one read at a time per table (a word while one is on its way: once more after)."""
-        if tid not in self.registry.tables or isinstance(self.registry.tables[tid],
-                                                         RemoteTable):
+        if tid not in self.registry.tables or self.registry.tables[tid].replica is not None:
             return
         if tid in self._taking:
             self._taking[tid] = True
@@ -1094,7 +488,7 @@ class ClusterSide:
         if f is not None:
             table.chat.extend(tuple(c) for c in f.get("chat", []))
             said = f.get("said")
-            table.chat_said = said if _is_int(said) and said >= len(table.chat) \
+            table.chat_said = said if is_int(said) and said >= len(table.chat) \
                 else len(table.chat)
             table.events.extend(Event(s, a, t, r) for s, a, t, r in f.get("events", []))
             table.version = int(f.get("version", 0)) + 1
@@ -1110,7 +504,7 @@ class ClusterSide:
                 if _back_at(table, m):
                     m.table_changed(TableChange(table, "state"))
                 else:
-                    m.table_changed(TableChange(old, "closed"))
+                    m.table_changed(TableChange(old.table, "closed"))
         table.turns.schedule()
         self._publish(table, force=True)
         self.registry.lobby_changed()
@@ -1124,7 +518,7 @@ class ClusterSide:
         stops; our members show the other's. ``ref``: the match whose write was refused
         (a later copy of the table, taken back since, is not stopped for it)."""
         table = self.registry.tables.get(tid)
-        if table is None or isinstance(table, RemoteTable):
+        if table is None or table.replica is not None:
             return
         if ref is not None and table.match_ref is not ref:
             return
@@ -1150,25 +544,29 @@ class ClusterSide:
         for m in local:
             m.notice(Said(N_("This table moved to another server of the room; you are "
                              "back at it.")))
-            if _back_at(rt, m, held_in=table):
-                m.table_changed(TableChange(rt, "state"))
+            if _back_at(rt.table, m, held_in=table):
+                m.table_changed(TableChange(rt.table, "state"))
             else:
                 m.table_changed(TableChange(table, "closed"))
         self.registry.lobby_changed()
 
-    def reattach(self, table: RemoteTable) -> None:
+    def reattach(self, table: Replica) -> None:
         for m in list(table.local):
             seat = m.seat if m.seat is not None else table.pending.get(m)
             if seat is not None:
-                self.request(table, m, "sit", {"seat": seat})
+                self.request(table.table, m, "sit", {"seat": seat})
             elif table.request_of(m) is None:
-                self.request(table, m, "watch", {})
+                self.request(table.table, m, "watch", {})
 
     # ------------------------------------------------------------ showing
-    def remote_table(self, tid: str) -> RemoteTable:
+    def shown_tables(self) -> list[Table]:
+        """The other processes' tables, as this one shows them."""
+        return [rt.table for rt in list(self.remote.values())]
+
+    def remote_table(self, tid: str) -> Replica:
         rt = self.remote.get(tid)
         if rt is None:
-            rt = self.remote[tid] = RemoteTable(self, tid)
+            rt = self.remote[tid] = Replica(self, Table(self.registry, tid, "estimation", None))
         return rt
 
     def table_changed(self, tid: str, row: dict[str, Any] | None = None) -> None:
@@ -1184,7 +582,7 @@ class ClusterSide:
             return
         self._fetch(rt)
 
-    def fetch(self, rt: RemoteTable) -> None:
+    def fetch(self, rt: Replica) -> None:
         """``rt``'s frame read again (the cluster: a word for us may have been missed)."""
         self._fetch(rt)
 
@@ -1192,7 +590,7 @@ class ClusterSide:
         """``table``'s row (and frame) written now (the cluster: after a takeover)."""
         self._publish(table, force)
 
-    def _fetch(self, rt: RemoteTable) -> None:
+    def _fetch(self, rt: Replica) -> None:
         if rt.fetching:
             rt.stale = True
             return
@@ -1216,7 +614,7 @@ class ClusterSide:
                 asyncio.get_running_loop().call_later(LOOKUP_AGAIN, self._await_frame, rt)
         self.cluster.fetch_frame(rt.id, got)
 
-    def _await_frame(self, rt: RemoteTable) -> None:
+    def _await_frame(self, rt: Replica) -> None:
         if rt.closed or not rt.awaiting or rt.fetching:
             return
         if asyncio.get_running_loop().time() - rt.awaiting_since > AWAIT_FRAME:
@@ -1224,7 +622,7 @@ class ClusterSide:
                         "shown with the one here", rt.id, AWAIT_FRAME,
                         extra={"table": rt.id, "event": "frame-late"})
             if rt.show_awaiting(anyway=True):
-                rt.notify("state")
+                rt.table.notify("state")
             return
         self._fetch(rt)
 
@@ -1304,7 +702,7 @@ class ClusterSide:
             return False
         tid = info["id"]
         own = self.registry.tables.get(tid)
-        if own is not None and not isinstance(own, RemoteTable):
+        if own is not None and own.replica is None:
             return True
         if self.remote_table(tid).apply_row(info):
             self.registry.lobby_changed()
@@ -1333,8 +731,8 @@ class ClusterSide:
                 continue
             tid = info["id"]
             self._damaged.discard(("row", tid))
-            if tid in self.registry.tables and not isinstance(self.registry.tables[tid],
-                                                                RemoteTable):
+            own = self.registry.tables.get(tid)
+            if own is not None and own.replica is None:
                 continue
             seen.add(tid)
             rt = self.remote_table(tid)
@@ -1364,13 +762,13 @@ class ClusterSide:
         rt = self.remote.get(str(message.get("table")))
         if k == "refused":
             error = unpack(message.get("error"))
-            if message.get("op") in ("sit", "watch") and rt is not None and member.table is rt:
+            if message.get("op") in ("sit", "watch") and rt is not None and member.table is rt.table:
                 # Not seated (or watching) there after all: the screen leaves the table.
                 rt.local.discard(member)
                 rt.pending.pop(member, None)
                 rt.awaiting.pop(member, None)
                 member.table, member.seat = None, None
-                member.table_changed(TableChange(rt, "closed"))
+                member.table_changed(TableChange(rt.table, "closed"))
             refused = getattr(member, "refused", None)
             (refused or member.notice)(error)
         elif k in ("seated", "granted") and rt is not None:
@@ -1380,19 +778,19 @@ class ClusterSide:
                 return
             raw_at = message.get("at")
             at = ((raw_at[0], raw_at[1]) if isinstance(raw_at, list) and len(raw_at) == 2
-                  and all(_is_int(x) for x in raw_at) else None)
+                  and all(is_int(x) for x in raw_at) else None)
             if k == "seated":
                 # The seat asked for (or another the driver found free) is theirs.
-                if member.table is rt and member in rt.pending:
+                if member.table is rt.table and member in rt.pending:
                     rt.seated(member, seat, at)
                 return
-            if member.table is not rt:
+            if member.table is not rt.table:
                 # Gone elsewhere meanwhile: the seat is held for them, the timer plays.
-                self.request(rt, member, "detach", {"keep": True, "seat": seat})
+                self.request(rt.table, member, "detach", {"keep": True, "seat": seat})
                 return
             rt.seated(member, seat, at)
         elif k == "dropped" and rt is not None:
-            member.request_dropped(rt, int(message["seat"]), unpack(message["reason"]))
+            member.request_dropped(rt.table, int(message["seat"]), unpack(message["reason"]))
         elif k == "kick":
             if rt is not None:
                 rt.local.discard(member)

@@ -10,7 +10,7 @@ room gives them: who may ask for what is decided here, whichever front end asks.
   memory and, for a stored match, in the store (``Records.save_review``): a replay or a
   restart shows it without computing it again. The same for every asker (seeded).
 - A hint: at a practice table, for the seat whose turn it is, on its own view.
-- At a table another process drives (``remote.RemoteTable``, a room on PostgreSQL) both
+- At a table another process drives (``replica.Replica``, a room on PostgreSQL) both
   are worked out here, from the match as the store has it (the driver stores every
   action before anyone is shown it, so the store is never behind what the asker
   saw): the same seeds, so the same review as its driver would give; a hint only
@@ -119,7 +119,7 @@ async def _review(key: tuple[Any, ...], record: dict[str, Any], round_no: int, s
 def _stored(table: Table) -> StoredMatch:
     """The match a table driven by another process shows, as the store has it."""
     from .store import StoreUnavailable
-    mid = getattr(table, "stored_id", None)
+    mid = table.replica.stored_id if table.replica is not None else None
     records = table.registry.records
     if mid is None or records is None:
         raise RoomError("No match has started at this table.")

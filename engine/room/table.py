@@ -24,7 +24,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import Match, View, leaving_ends_match
 
@@ -48,6 +48,30 @@ if TYPE_CHECKING:
 log = logging.getLogger("lamma.tables")
 
 CHAT_KEEP = 50
+
+
+class Drive(Protocol):
+    """What stands for the driving parts at a process that shows a table another
+    process drives (``replica.Replica``): the members' actions go to the driver, and
+    what the table answers comes from the driver's last frame."""
+
+    stored_id: int | None       # the stored match its last frame shows
+
+    def members(self) -> Iterator[Member]: ...
+    def summary(self) -> dict[str, Any]: ...
+    def round_info(self) -> tuple[int | None, int | None]: ...
+    def between_rounds(self) -> bool: ...
+    def view_of(self, member: Member) -> View | None: ...
+    def request_of(self, member: Member) -> int | None: ...
+    def sit(self, member: Member, seat: int | None = None) -> int: ...
+    def watch(self, member: Member) -> None: ...
+    def take_seat(self, member: Member, seat: object) -> bool: ...
+    def fill_with_bots(self, member: Member, seats: Any = None,
+                       level: object = "strong") -> None: ...
+    def detach(self, member: Member, keep_seat: bool) -> None: ...
+    def act(self, member: Member, action: object) -> None: ...
+    def say(self, member: Member, raw: object) -> None: ...
+    def close(self) -> None: ...
 
 
 class Table:
@@ -102,6 +126,8 @@ class Table:
         self.runner = Runner(self)
         self.seating = Seating(self)
         self.turns = Turns(self)
+        # Another process drives it: what stands for the parts above here.
+        self.replica: Drive | None = None
 
     def code_matches(self, raw: object) -> bool:
         """Constant-time: the time taken says nothing about how close a guess was."""
@@ -123,6 +149,8 @@ class Table:
         return title(self.game)
 
     def round_info(self) -> tuple[int | None, int | None]:
+        if self.replica is not None:
+            return self.replica.round_info()
         if self.match is None:
             return None, None
         v = self.match.view(None)
@@ -130,6 +158,8 @@ class Table:
 
     def summary(self) -> dict[str, Any]:
         """The lobby's row: the shown state."""
+        if self.replica is not None:
+            return self.replica.summary()
         pub = self.views[None] if self.views is not None else None
         rnd, rounds = (pub.get("round"), pub.get("rounds")) if pub is not None else (None, None)
         return {
@@ -166,6 +196,9 @@ class Table:
                 and leaving_ends_match(self.game))
 
     def members(self) -> Iterator[Member]:
+        if self.replica is not None:
+            yield from self.replica.members()
+            return
         for s in self.seats:
             if s.member is not None:
                 yield s.member
@@ -188,7 +221,9 @@ class Table:
         """The shown view ``member`` is shown here: their seat's, or a watcher's. What
         a screen or a program gets comes from here, never from ``view(member.seat)``:
         a table shown for another process's driver gives a seat's view only to whom
-        the driver gave the seat (``RemoteTable.view_of``)."""
+        the driver gave the seat (``Replica.view_of``)."""
+        if self.replica is not None:
+            return self.replica.view_of(member)
         if member.table is not self:
             return None
         return self.view(member.seat)
@@ -282,14 +317,12 @@ class Table:
         raise RoomError("Only {name}, the host, may add computer players at table {table}.",
                         name=self.seats[host].label, table=self.id)
 
-    def can_fill(self, member: Member) -> bool:
-        """May ``member`` fill the empty seats now (the screen offers its key)?"""
-        return self.may(member, "fill")
-
 
     # --------------------------------------------------------------- seating
     def sit(self, member: Member, seat: int | None = None) -> int:
         """Seat ``member`` (or bring them back to the seat they hold)."""
+        if self.replica is not None:
+            return self.replica.sit(member, seat)
         return self.seating.sit(member, seat)
 
     def seat_for(self, member: Member, seat: object = None) -> tuple[int, bool]:
@@ -331,12 +364,16 @@ class Table:
 
     def between_rounds(self) -> bool:
         """Waiting, or no action taken yet in the round being played."""
+        if self.replica is not None:
+            return self.replica.between_rounds()
         return self.runner.between_rounds()
 
     def take_seat(self, member: Member, seat: object) -> bool:
         """``member`` takes the computer player's ``seat``: now (True) if the
         match has not started or is between rounds, else at the end of this
         round (False; ``member`` watches meanwhile).  RoomError if refused."""
+        if self.replica is not None:
+            return self.replica.take_seat(member, seat)
         return self.seating.take_seat(member, seat)
 
     def check_take(self, member: Member, seat: object) -> int:
@@ -363,6 +400,8 @@ class Table:
 
     def request_of(self, member: Member) -> int | None:
         """The seat ``member`` waits for at this table, if any."""
+        if self.replica is not None:
+            return self.replica.request_of(member)
         for seat, m in self.takeovers.items():
             if m is member:
                 return seat
@@ -374,6 +413,9 @@ class Table:
 
 
     def watch(self, member: Member) -> None:
+        if self.replica is not None:
+            self.replica.watch(member)
+            return
         self.seating.watch(member)
 
     def fill_with_bots(self, member: Member, seats: Iterable[object] | None = None,
@@ -381,15 +423,24 @@ class Table:
         """Computer players sit in the empty ``seats`` (all by default), asked by
         ``member``: the match starts if no seat is left empty. RoomError (nothing
         changes) if ``member`` may not (``verify_fill``)."""
+        if self.replica is not None:
+            self.replica.fill_with_bots(member, seats, level)
+            return
         self.seating.fill_with_bots(member, seats, level)
 
     def detach(self, member: Member, keep_seat: bool) -> None:
         """``member`` goes away: a dropped connection (keep_seat) or a leave."""
+        if self.replica is not None:
+            self.replica.detach(member, keep_seat)
+            return
         self.seating.detach(member, keep_seat)
 
     # ------------------------------------------------------------------ play
     def act(self, member: Member, action: object) -> None:
         """A player's action; raises RoomError (and changes nothing) if refused."""
+        if self.replica is not None:
+            self.replica.act(member, action)
+            return
         if member.table is not self or member.seat is None:
             raise RoomError("You are not seated at a table.")
         self.runner.check_and_apply(member.seat, action, by="player")
@@ -410,6 +461,9 @@ class Table:
 
     # ------------------------------------------------------------------ chat
     def say(self, member: Member, raw: object) -> None:
+        if self.replica is not None:
+            self.replica.say(member, raw)
+            return
         text = self.chat_line(member, raw)
         self.chat.append((member.display_name, text))
         self.chat_said += 1
@@ -452,6 +506,9 @@ class Table:
                 log.exception("notifying %s failed", member.name)
 
     def close(self) -> None:
+        if self.replica is not None:
+            self.replica.close()
+            return
         self.turns.cancel()
         self.closed = True
         # A computer player's decision may still be on its way from the worker: the new

@@ -1,0 +1,280 @@
+"""A driven table's frame and lobby row as they cross processes (``remote.py``): made
+by the driver (``frame_of``), read back exactly (``pack``/``unpack``) and checked whole
+by every process that shows them (``checked_frame``, ``checked_row``): rows another
+process wrote are input like any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, TypeGuard
+
+from engine.duplicate import BOARDS, plan
+
+from .boards import EventBoard
+from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
+from .errors import RoomError, Said
+from .table import Table
+from .text import clean_name
+
+
+# ------------------------------------------------------------------ exact JSON
+# Frames cross processes as JSON that comes back exactly: views have int-keyed dicts
+# and the narration is Said (template and parameters, said in each player's language).
+def pack(obj: Any) -> Any:
+    if isinstance(obj, Said):
+        return {"$said": obj.template, "p": {k: pack(v) for k, v in obj.params.items()}}
+    if isinstance(obj, RoomError):
+        return {"$said": obj.template, "p": {k: pack(v) for k, v in obj.params.items()}}
+    if isinstance(obj, dict):
+        if all(isinstance(k, str) and not k.startswith("$") for k in obj):
+            return {k: pack(v) for k, v in obj.items()}
+        return {"$d": [[pack(k), pack(v)] for k, v in obj.items()]}
+    if isinstance(obj, tuple):
+        return {"$t": [pack(v) for v in obj]}
+    if isinstance(obj, list):
+        return [pack(v) for v in obj]
+    return obj
+
+
+def unpack(obj: Any) -> Any:
+    if isinstance(obj, list):
+        return [unpack(v) for v in obj]
+    if isinstance(obj, dict):
+        if "$said" in obj:
+            return Said(obj["$said"], **{k: unpack(v) for k, v in obj.get("p", {}).items()})
+        if "$d" in obj:
+            return {unpack(k): unpack(v) for k, v in obj["$d"]}
+        if "$t" in obj:
+            return tuple(unpack(v) for v in obj["$t"])
+        return {k: unpack(v) for k, v in obj.items()}
+    return obj
+
+
+# ------------------------------------------------------------------ rows read
+# What another process wrote is hostile input (another version, a bug, a hand in the
+# database): its types are checked before anything here reads it, and a lobby row is
+# built again from the checked fields only, its names cleaned as a restored match's.
+class Damaged(ValueError):
+    """A table's shared row or frame that cannot be shown here (the message says why)."""
+
+
+STATUSES = ("waiting", "playing", "over")
+
+
+def is_int(v: object) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _seat_no(v: object, none: bool = False) -> bool:
+    """A seat number 0–3 (or None, if ``none``)."""
+    return (none and v is None) or (is_int(v) and 0 <= v < 4)
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise Damaged(what)
+
+
+def _checked_seat(pub: object) -> dict[str, Any]:
+    _need(isinstance(pub, dict), "a seat is not an object")
+    assert isinstance(pub, dict)
+    kind, name = pub.get("kind"), pub.get("name")
+    _need(kind in ("empty", "human", "bot"), f"a seat's kind is {kind!r}")
+    _need(name is None or isinstance(name, str), "a seat's name is not text")
+    _need(isinstance(pub.get("guest"), bool), "a seat's guest mark is not true or false")
+    _need(isinstance(pub.get("connected", True), bool), "a seat's connected is not true "
+                                                         "or false")
+    return {"kind": kind, "name": None if name is None else clean_name(name),
+            "guest": pub["guest"], "connected": pub.get("connected", True)}
+
+
+def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
+    """``row`` (a table's lobby row, ``Table.summary``) built again from its checked
+    fields; Damaged if one is missing or of another type."""
+    _need(isinstance(row, dict), "its row is not an object")
+    assert isinstance(row, dict)
+    _need(row.get("id") == tid, f"its row names table {row.get('id')!r}")
+    try:
+        game = parse_game(row.get("game"))
+        length = parse_length(game, row.get("length"))
+        timer = parse_timer(row.get("timer"))
+    except RoomError as e:
+        raise Damaged(f"{e} (game {row.get('game')!r}, length {row.get('length')!r}, "
+                      f"timer {row.get('timer')!r})") from None
+    _need(isinstance(row.get("private"), bool), "its private is not true or false")
+    _need(row.get("status") in STATUSES, f"its status is {row.get('status')!r}")
+    for key in ("round", "rounds"):
+        _need(row.get(key) is None or is_int(row.get(key)), f"its {key} is not a number")
+    spectators = row.get("spectators")
+    _need(is_int(spectators) and spectators >= 0, "its spectators are not a count")
+    seats = row.get("seats")
+    _need(isinstance(seats, list) and len(seats) == 4, "it has not four seats")
+    assert isinstance(seats, list)
+    out = {"id": tid, "game": game, "length": length, "timer": timer,
+           "private": row["private"], "status": row["status"], "round": row.get("round"),
+           "rounds": row.get("rounds"), "seats": [_checked_seat(p) for p in seats],
+           "spectators": spectators}
+    if "code" in row:
+        _need(row["code"] is None or isinstance(row["code"], str), "its code is not text")
+        out["code"] = row["code"]
+    if "practice" in row:
+        _need(isinstance(row["practice"], bool), "its practice is not true or false")
+        out["practice"] = row["practice"]
+    if "event" in row:
+        ev = row["event"]
+        _need(isinstance(ev, dict) and all(is_int(ev.get(k)) for k in ("id", "board", "boards"))
+              and 1 <= ev["board"] <= ev["boards"] <= BOARDS[1],
+              "its event is not an event's board")
+        out["event"] = {"id": ev["id"], "board": ev["board"], "boards": ev["boards"]}
+    return out
+
+
+def shown_board(game: str, row: dict[str, Any]) -> EventBoard | None:
+    """An event's board as another process's row shows it: which event and board (its
+    seed and entrant stay with its driver)."""
+    ev = row.get("event")
+    if ev is None:
+        return None
+    return EventBoard(ev["id"], ev["board"], ev["boards"], plan(game, ev["boards"], ev["board"]),
+                      0, 0, "")
+
+
+def checked_row(info: dict[str, Any]) -> dict[str, Any]:
+    """A table's shared row as ``Cluster.fetch_rows`` read it, checked (Damaged if not
+    whole): its lobby row, seat holders and code."""
+    _need("$damaged" not in info, str(info.get("$damaged")))
+    tid = info.get("id")
+    _need(isinstance(tid, str), "its id is not text")
+    assert isinstance(tid, str)
+    holders = info.get("holders")
+    _need(isinstance(holders, list) and len(holders) == 4
+          and all(h is None or isinstance(h, str) for h in holders),
+          "its seat holders are not four identities")
+    code = info.get("code")
+    _need(code is None or isinstance(code, str), "its code is not text")
+    creator = info.get("creator")
+    _need(creator is None or (isinstance(creator, str) and len(creator) <= 400),
+          "its creator is not an identity")
+    return {"id": tid, "row": checked_lobby_row(tid, info.get("row")), "holders": holders,
+            "code": code, "creator": creator}
+
+
+def checked_frame(tid: str, f: object) -> dict[str, Any]:
+    """A frame (unpacked) whose every field this process reads is of its type; Damaged
+    if not. A seat's view is filed under that seat (``view_of`` gives it by seat)."""
+    _need(isinstance(f, dict), "its frame is not an object")
+    assert isinstance(f, dict)
+    _need("$damaged" not in f, f"its frame is not JSON ({f.get('$damaged')})")
+    _need(f.get("id") == tid, f"its frame names table {f.get('id')!r}")
+    _need(isinstance(f.get("driver"), str) and is_int(f.get("epoch")),
+          "its frame's driver is not named")
+    try:
+        parse_length(parse_game(f.get("game")), f.get("length"))
+        parse_timer(f.get("timer"))
+    except RoomError as e:
+        raise Damaged(f"its frame: {e}") from None
+    _need(isinstance(f.get("private"), bool), "its frame's private is not true or false")
+    _need(f.get("code") is None or isinstance(f.get("code"), str),
+          "its frame's code is not text")
+    _need(f.get("status") in STATUSES, f"its frame's status is {f.get('status')!r}")
+    _need(is_int(f.get("version")), "its frame's version is not a number")
+    views = f.get("views")
+    if views is not None:
+        _need(isinstance(views, dict), "its frame's views are not an object")
+        assert isinstance(views, dict)
+        for seat, view in views.items():
+            _need(_seat_no(seat, none=True) and isinstance(view, dict)
+                  and view.get("seat") == seat, "a view in its frame is not its seat's")
+            hand = view.get("hand", [])
+            _need(isinstance(hand, list) and all(isinstance(c, str) for c in hand),
+                  "a hand in its frame is not cards")
+    events = f.get("events")
+    _need(isinstance(events, list) and all(
+        isinstance(e, list) and len(e) == 4 and _seat_no(e[0], none=True)
+        and (e[1] is None or isinstance(e[1], dict)) and isinstance(e[2], str)
+        and (e[3] is None or is_int(e[3])) for e in events),
+        "its frame's narration is not events")
+    chat = f.get("chat")
+    _need(isinstance(chat, list) and all(
+        isinstance(c, list) and len(c) == 2 and all(isinstance(x, str) for x in c)
+        for c in chat), "its frame's chat is not lines")
+    seats = f.get("seats")
+    _need(isinstance(seats, list) and len(seats) == 4 and all(
+        isinstance(x, dict) and x.get("kind") in ("empty", "human", "bot")
+        and all(x.get(k) is None or isinstance(x.get(k), str)
+                for k in ("name", "ident", "replaced"))
+        and isinstance(x.get("level", DEFAULT_LEVEL), str) for x in seats),
+        "its frame's seats are not four seats")
+    deadline = f.get("deadline_in")
+    _need(deadline is None or (isinstance(deadline, (int, float))
+                               and not isinstance(deadline, bool)),
+          "its frame's turn timer is not a number")
+    _need(_seat_no(f.get("deadline_seat"), none=True), "its frame's timed seat is no seat")
+    points = f.get("points")
+    _need(points is None or (isinstance(points, dict) and all(
+        _seat_no(k) and isinstance(v, dict) and is_int(v.get("points"))
+        and (v.get("badge") is None or isinstance(v.get("badge"), str))
+        for k, v in points.items())), "its frame's level points are not points")
+    _need(isinstance(f.get("between"), bool), "its frame's between is not true or false")
+    _need(f.get("match_id") is None or is_int(f.get("match_id")),
+          "its frame's match is not a number")
+    takeovers = f.get("takeovers")
+    _need(isinstance(takeovers, dict) and all(
+        isinstance(k, str) and k in ("0", "1", "2", "3") and isinstance(v, str)
+        for k, v in takeovers.items()), "its frame's promised seats are not seats")
+    return {**f, "row": checked_lobby_row(tid, f.get("row"))}
+
+
+def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
+    """What ``table`` shows now, for the processes that show it elsewhere."""
+    loop = asyncio.get_running_loop()
+    # Seconds left, not a time: another machine's clock may differ.
+    deadline_in = None if table.deadline is None else table.deadline - loop.time()
+    seats = []
+    for s in table.seats:
+        info = s.settings()
+        info["connected"] = s.kind != "human" or s.member is not None
+        seats.append(info)
+    frame: dict[str, Any] = pack({
+        "id": table.id, "driver": driver, "epoch": epoch,
+        "game": table.game, "length": table.length, "timer": table.timer,
+        "private": table.private, "code": table.code, "status": table.shown_status,
+        "version": table.version, "views": shared_history(table.views),
+        "events": [[e.seat, e.action, e.text, e.round] for e in table.events],
+        "chat": [list(c) for c in table.chat], "said": table.chat_said, "seats": seats,
+        "deadline_in": deadline_in, "deadline_seat": table.deadline_seat,
+        "points": table.points, "match_id": table.match_id,
+        "takeovers": {str(seat): m.ident for seat, m in table.takeovers.items()},
+        "between": table.between_rounds(), "row": table.summary(),
+        "creator": table.creator,       # who decides before the start (docs/roles.md)
+    })
+    return frame
+
+
+def shared_history(views: dict[int | None, Any] | None) -> dict[Any, Any] | None:
+    """The views with the match's history (the same in every view, and most of a
+    frame's bytes late in a match) said once, under the watcher's view."""
+    if views is None:
+        return None
+    pub = views.get(None)
+    history = pub.get("history") if pub is not None else None
+    if not history:
+        return dict(views)
+    out: dict[Any, Any] = {}
+    for seat, view in views.items():
+        if seat is not None and view.get("history") == history:
+            view = dict(view)
+            view["history"] = "$history"
+        out[seat] = view
+    return out
+
+
+def whole_history(views: dict[Any, Any] | None) -> dict[Any, Any] | None:
+    if views is None or None not in views:
+        return views
+    history = views[None].get("history")
+    for view in views.values():
+        if view.get("history") == "$history":
+            view["history"] = history
+    return views
