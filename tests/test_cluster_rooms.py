@@ -727,17 +727,23 @@ async def test_every_chat_line_said_through_any_process_reaches_every_member(cha
                     c.send({"op": "act", "action": v["legal"][0]})
             await asyncio.sleep(0.05 if i % 4 else 0.0)
 
-        async def heard(c) -> list[str]:
+        async def heard(c, name: str) -> list[str]:
             got: list[str] = []
             deadline = asyncio.get_running_loop().time() + 60
             while len(got) < len(said):
                 left = deadline - asyncio.get_running_loop().time()
-                assert left > 0, f"{c}: heard {len(got)} of {len(said)}: {got}"
-                msg = await c.expect("chat", timeout=left)
+                try:
+                    assert left > 0
+                    msg = await c.expect("chat", timeout=left)
+                except (AssertionError, TimeoutError):
+                    missing = sorted(set(said) - set(got))
+                    raise AssertionError(f"{name}: heard {len(got)} of {len(said)}; missing "
+                                         f"{missing}; errors: {[x.errors for x in (ana, ben, cem)]}"
+                                         ) from None
                 got.append(msg["text"])
             return got
-        for c in (ana, ben, cem):
-            got = await heard(c)
+        for c, name in ((ana, "ana"), (ben, "ben"), (cem, "cem")):
+            got = await heard(c, name)
             assert sorted(got) == sorted(said) and len(set(got)) == len(said), got
     finally:
         for c in (ana, ben, cem):

@@ -215,9 +215,9 @@ async def test_session_ids_differ_between_starts_and_a_new_identity_is_a_new_mem
     side = driver.join_cluster(Kept("p9"))
     req = {"origin": "p1", "session": "s-1", "name": "alice", "ident": "key:a:alice",
            "guest": False}
-    first = side._member(req)
-    assert side._member(dict(req)) is first
-    other = side._member({**req, "name": "eve", "ident": "key:e:eve"})
+    first = side.requests.member_of(req)
+    assert side.requests.member_of(dict(req)) is first
+    other = side.requests.member_of({**req, "name": "eve", "ident": "key:e:eve"})
     assert other is not first and other.name == "eve"
 
 
@@ -233,9 +233,9 @@ async def test_leaving_while_a_seat_came_meanwhile_keeps_the_seat_not_the_match_
     table.fill_with_bots(alice)
     req = {"origin": "p2", "session": "c-1", "name": "carol", "ident": "key:c:carol",
            "guest": False, "table": table.id}
-    side._run_one(table, {**req, "op": "take", "args": {"seat": 3}})   # between rounds: now
+    side.requests.run_one(table, {**req, "op": "take", "args": {"seat": 3}})   # between rounds: now
     assert table.seats[3].name == "carol"
-    side._run_one(table, {**req, "op": "detach", "args": {"keep": False, "seat": None}})
+    side.requests.run_one(table, {**req, "op": "detach", "args": {"keep": False, "seat": None}})
     assert table.status == "playing" and table.seats[3].held_by("key:c:carol")
     granted = [m for _, _, m in side.cluster.told if m["k"] == "granted"]
     assert granted and granted[0]["seat"] == 3
@@ -416,7 +416,7 @@ async def test_a_driver_says_where_its_table_was_when_it_seated_someone():
     table.version = 17
     req = {"origin": "p3", "session": "c-1", "name": "carol", "ident": "key:c:carol",
            "guest": False, "table": table.id}
-    side._run_one(table, {**req, "op": "sit", "args": {"seat": 2}})
+    side.requests.run_one(table, {**req, "op": "sit", "args": {"seat": 2}})
     seated = [m for _, _, m in side.cluster.told if m["k"] == "seated"]
     assert seated == [{"k": "seated", "table": table.id, "seat": 2, "at": [3, 17]}]
 

@@ -387,14 +387,14 @@ async def test_a_driver_checks_who_asked_to_fill_and_refuses_a_request_of_nobody
     req = {"origin": "p2", "table": t.id, "op": "fill", "args": {"seats": None,
                                                                   "level": "easy"}}
     carol = {"session": "c-1", "name": "carol", "ident": "key:c:carol", "guest": False}
-    side._run_one(t, {**req, **carol, "op": "watch", "args": {}})
-    side._run_requests(t.id, [{**req, **carol}])
+    side.requests.run_one(t, {**req, **carol, "op": "watch", "args": {}})
+    side.requests.run(t.id, [{**req, **carol}])
     assert kinds(t) == ["human", "empty", "empty", "empty"] and t.status == "waiting"
     told = side.cluster.told[-1]
     assert told[:2] == ("p2", "c-1") and told[2]["k"] == "refused"
     assert "the host, may add" in told[2]["error"]["$said"]
     with pytest.raises(RoomError):                  # as a member-less request was run
-        side._run_one(t, {**req, "session": ""})
+        side.requests.run_one(t, {**req, "session": ""})
     assert kinds(t) == ["human", "empty", "empty", "empty"]
     # Another process shows the table; ana there is its host, carol a spectator.
     other = Registry()
@@ -416,10 +416,10 @@ async def test_a_driver_checks_who_asked_to_fill_and_refuses_a_request_of_nobody
     (tid, session, body), = there.cluster.requests
     assert tid == t.id and session and body["op"] == "fill" and body["ident"] == ana.ident
     # The driver runs it as ana (she sits there through p2): filled, the match begins.
-    side._run_one(t, {**req, "origin": "p2", "session": session, "name": "ana",
+    side.requests.run_one(t, {**req, "origin": "p2", "session": session, "name": "ana",
                       "ident": ana.ident, "guest": False, "args": body["args"]})
     assert t.status == "playing" and kinds(t) == ["human", "bot", "bot", "bot"]
-    assert isinstance(side._member({"origin": "p2", "session": session, "name": "ana",
+    assert isinstance(side.requests.member_of({"origin": "p2", "session": session, "name": "ana",
                                     "ident": ana.ident, "guest": False}), RemoteMember)
 
 
