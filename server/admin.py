@@ -12,13 +12,11 @@ import asyncio
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from engine.room import RoomError
-
-if TYPE_CHECKING:
-    from .moderation import Moderation
 
 log = logging.getLogger("lamma.admin")
 
@@ -26,7 +24,16 @@ SOCKET_NAME = "admin.sock"
 MAX_LINE = 4096
 
 
-async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractServer:
+class Operator(Protocol):
+    """Moderation (server/moderation.py), as the socket's commands reach it."""
+
+    def admin(self, line: str) -> str: ...
+
+
+async def serve_admin(moderation: Operator, ping: Callable[[], dict[str, Any]],
+                      data: Path) -> asyncio.AbstractServer:
+    """The socket; each line ``moderation``'s command, or ``ping`` (``lamma health``:
+    where the room listens)."""
     path = data / SOCKET_NAME
     path.unlink(missing_ok=True)       # left by a server that was killed
 
@@ -43,7 +50,7 @@ async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractSer
                     break
                 try:
                     if line.strip() == b"ping":         # lamma health (server/health.py)
-                        answer = moderation.room.listening()
+                        answer = ping()
                     else:
                         answer = {"reply": moderation.admin(line.decode("utf-8", "replace"))}
                 except RoomError as exc:

@@ -53,7 +53,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     from tui.i18n import preload
     preload()
     room = RoomService(config)
-    room.connection_cap = connection_cap(config.limits, open_files)
+    room.book.connection_cap = connection_cap(config.limits, open_files)
     room.table_store.start(asyncio.get_running_loop())
     room.registry.start_resumed()
     room.registry.events.start()        # today's daily events; closed events' boards end
@@ -66,13 +66,13 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         except (OSError, ValueError):
             room.close()
             raise
-    room.admin_server = await serve_admin(room.moderation, config.data)
+    room.admin_server = await serve_admin(room.moderation, room.listening, config.data)
     # The room's host key, and its successor while a rotation is under way: every one
     # of them named to clients after login (hostkeys-00@openssh.com), the first signs.
     keys = host_keys(config.keys)
     host_key = keys[0]
     room.host_fingerprints = [k.get_fingerprint("sha256") for k in keys]
-    handler = SessionHandler(room)
+    handler = SessionHandler(room.seating)
     # The room listens itself and hands each connection to asyncssh when its address
     # has a place among its handshakes (server/admission.py); with --proxy-protocol it
     # first reads the connection's PROXY header (server/proxyproto.py).
@@ -89,7 +89,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
                         "the port may say any address in its PROXY header; name the "
                         "balancers with --proxy-from CIDR[,CIDR]")
     server = await asyncssh.create_server(
-        lambda: LammaSSHServer(room, handler), host, port,
+        lambda: LammaSSHServer(room.door, handler), host, port,
         server_host_keys=keys,
         send_server_host_keys=True,
         encryption_algs=list(wire.ENCRYPTION_ALGS),    # no chacha20: see server/wire.py
@@ -113,7 +113,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         # The room in web browsers (server/web): the same sessions over a websocket.
         from .metrics import parse_listen
         from .web.listener import WebListener
-        web = WebListener(room)
+        web = WebListener(handler)
         try:
             await web.start(*parse_listen(config.web.listen))
         except OSError:
