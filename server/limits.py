@@ -60,6 +60,30 @@ REQUEST_STRIKES = 200
 # or 500 tables cost what they took to make (issue 40: "listing ops cost by their size").
 ROWS_PER_TOKEN = 5
 
+
+class Allowance:
+    """A program's requests as its limits allow them: every line and op spends from its
+    session's rate and from its key's (or, for a guest, its address's) together; a
+    listing is charged by its size too (``ROWS_PER_TOKEN``); refusals in a row are
+    counted (``strikes``: a session that keeps flooding is closed)."""
+
+    def __init__(self, own: Bucket | None = None, together: Bucket | None = None):
+        self.own, self.together = own, together
+        self.strikes = 0
+
+    def take(self, cost: float = 1.0) -> bool:
+        if (self.own is None or self.own.take(cost)) and \
+                (self.together is None or self.together.take(cost)):
+            return True
+        self.strikes += 1
+        return False
+
+    def charge_rows(self, rows: int) -> None:
+        extra = rows / ROWS_PER_TOKEN
+        for bucket in (self.own, self.together):
+            if bucket is not None and extra:
+                bucket.charge(extra)
+
 # Terminal sessions: input bytes a second (typing is tens of bytes a second; a mouse click
 # is a dozen), window changes a second (a drag of the window edge gives a few dozen).
 KEY_BYTES_RATE, KEY_BYTES_BURST = 4096.0, 16384.0
