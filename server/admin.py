@@ -71,22 +71,28 @@ async def serve_admin(moderation: Operator, ping: Callable[[], dict[str, Any]],
     return server
 
 
+def exchange(path: Path, line: str, timeout: float = 10) -> bytes:
+    """One line to the socket at ``path``, and its answer's line (OSError if nothing
+    answers there)."""
+    import socket
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect(str(path))
+        sock.sendall(line.encode() + b"\n")
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    return buf
+
+
 def ask_admin(data: Path, line: str, timeout: float = 10) -> str | None:
     """One command to the room running on ``data``; its answer (or its refusal, in
     words), or None if no room answers there."""
-    import socket
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
-            sock.connect(str(data / SOCKET_NAME))
-            sock.sendall(line.encode() + b"\n")
-            buf = b""
-            while not buf.endswith(b"\n"):
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                buf += chunk
-        answer = json.loads(buf)
+        answer = json.loads(exchange(data / SOCKET_NAME, line, timeout))
     except (OSError, ValueError):
         return None
     return str(answer.get("reply", answer.get("error", "")))
@@ -94,21 +100,10 @@ def ask_admin(data: Path, line: str, timeout: float = 10) -> str | None:
 
 def run_admin(data: Path, words: list[str]) -> int:
     """The CLI side: send one command, print the answer; 0 if done, 1 if refused."""
-    import socket
-
     path = data / SOCKET_NAME
     line = " ".join(words) or "help"
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(10)
-            sock.connect(str(path))
-            sock.sendall(line.encode() + b"\n")
-            buf = b""
-            while not buf.endswith(b"\n"):
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                buf += chunk
+        buf = exchange(path, line)
     except OSError as exc:
         print(f"lamma: no running room answers at {path} ({exc.strerror or exc}); is "
               "`lamma serve` running with this --data?")

@@ -61,6 +61,25 @@ REQUEST_STRIKES = 200
 ROWS_PER_TOKEN = 5
 
 
+class Buckets:
+    """A bucket for each key (an address), made on its first request; past ``kept``
+    keys, those whose bucket is whole again are forgotten (one-off addresses would
+    otherwise pile up)."""
+
+    def __init__(self, rate: float, burst: float, kept: int):
+        self.rate, self.burst, self.kept = rate, burst, kept
+        self.held: dict[str, Bucket] = {}
+
+    def take(self, key: str) -> bool:
+        bucket = self.held.get(key)
+        if bucket is None:
+            if len(self.held) >= self.kept:
+                for k in [k for k, b in self.held.items() if b.take(0) and b.level >= b.burst]:
+                    del self.held[k]
+            bucket = self.held[key] = Bucket(self.rate, self.burst)
+        return bucket.take()
+
+
 class Allowance:
     """A program's requests as its limits allow them: every line and op spends from its
     session's rate and from its key's (or, for a guest, its address's) together; a

@@ -116,16 +116,12 @@ class Governed(Protocol):
     page, and what an operator may have it do (count the bans, read its settings and
     host keys again, restart)."""
 
-    @property
-    def config(self) -> RoomConfig: ...
-    @property
-    def store(self) -> Store: ...
-    @property
-    def registry(self) -> Registry: ...
-    @property
-    def online(self) -> dict[str, Member]: ...
-    @property
-    def cluster(self) -> PgCluster | None: ...
+    config: RoomConfig
+    store: Store
+    registry: Registry
+    online: dict[str, Member]
+    cluster: PgCluster | None
+
     @property
     def web(self) -> Page | None: ...
 

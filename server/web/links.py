@@ -35,7 +35,7 @@ from engine.room.store import LinkedBrowser
 from engine.room.text import name_key
 
 from ..book import key_of
-from ..limits import Bucket
+from ..limits import Bucket, Buckets
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -80,7 +80,7 @@ class WebLinks:
         self.settings = settings            # the room's [web] (changed in place on reload)
         self.url = url                      # the page's address, as the room shows it
         self._key = self.store.web_secret().encode()
-        self._tries: dict[str, Bucket] = {}
+        self._tries = Buckets(CODE_TRIES_RATE, CODE_TRIES_BURST, TRIES_KEPT)
         self._room_tries = Bucket(ROOM_CODE_TRIES_RATE, ROOM_CODE_TRIES_BURST)
         # Sessions open now under each linked browser (ended when it is unlinked).
         self.sessions: dict[str, set[Member]] = {}
@@ -122,13 +122,7 @@ class WebLinks:
 
     def may_try(self, address: str) -> bool:
         """A code may be tried from ``address`` now (few a minute; the room's own cap)."""
-        bucket = self._tries.get(address)
-        if bucket is None:
-            if len(self._tries) >= TRIES_KEPT:
-                for k in [k for k, b in self._tries.items() if b.take(0) and b.level >= b.burst]:
-                    del self._tries[k]
-            bucket = self._tries[address] = Bucket(CODE_TRIES_RATE, CODE_TRIES_BURST)
-        return bucket.take() and self._room_tries.take()
+        return self._tries.take(address) and self._room_tries.take()
 
     def redeem(self, code: str, label: str) -> tuple[str, str] | str:
         """A code entered on a page: (the cookie's value, the name) — or why not."""

@@ -51,7 +51,7 @@ from engine.room.text import check_name, name_key
 from tui.i18n import LANGUAGES, Speech
 
 from ..book import key_of
-from ..limits import Address, Bucket, KeyHold, address_key
+from ..limits import Address, Buckets, KeyHold, address_key
 from ..refusals import looks_like, said_to
 from ..sessions import Claim, SessionHandler
 from ..store import StoreError
@@ -195,7 +195,7 @@ class WebListener:
         self._files: dict[str, tuple[bytes, bytes, str, str]] = {}
         self._template = string.Template((STATIC / "index.html").read_text())
         self._waiting: dict[str, int] = {}          # per peer: requests not read yet
-        self._pages: dict[str, Bucket] = {}         # per address: GETs a second
+        self._pages = Buckets(PAGE_RATE, PAGE_BURST, PAGE_BUCKETS_KEPT)  # GETs per address
         self.sessions: set[WebProcess] = set()
 
     @property
@@ -318,15 +318,6 @@ class WebListener:
     def _text(self, status: int, text: str) -> Response:
         return self._respond(status, text.encode(), "text/plain; charset=utf-8")
 
-    def _page_allowed(self, key: str) -> bool:
-        bucket = self._pages.get(key)
-        if bucket is None:
-            if len(self._pages) >= PAGE_BUCKETS_KEPT:
-                for k in [k for k, b in self._pages.items() if b.take(0) and b.level >= b.burst]:
-                    del self._pages[k]
-            bucket = self._pages[key] = Bucket(PAGE_RATE, PAGE_BURST)
-        return bucket.take()
-
     def request(self, conn: ServerConnection, request: Request) -> Response | None:
         assert isinstance(conn, WebConnection)
         self._read(conn)
@@ -343,7 +334,7 @@ class WebListener:
                 return self._text(429, "Too many connections from your address; wait a "
                                        "little.\n")
             return None                 # the websocket: ``session``
-        if not self._page_allowed(visit.address):
+        if not self._pages.take(visit.address):
             return self._text(429, "Too many requests; wait a little.\n")
         if path == "/":
             return self.page(visit)
