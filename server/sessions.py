@@ -135,6 +135,8 @@ class SessionHandler:
 
     async def handle(self, process: asyncssh.SSHServerProcess,
                      srv: LammaSSHServer | None) -> None:
+        # The chain's last links (server/ssh.py): authenticated? within the limits? which
+        # kind of session? then its app or its JSON lines.
         command = (process.command or "").strip()
         if srv is not None and command.split()[:1] == ["key"]:
             self.add_key(process, srv, command[3:].strip())
@@ -144,6 +146,7 @@ class SessionHandler:
             reason = (srv.refusal if srv else None) or Said(N_("Authentication failed."))
             self._refuse(process, reason, json_mode)
             return
+        # 3. limits: sessions at once and how fast, on one connection
         limits = self.seating.config.limits
         if srv.sessions > limits.sessions_per_connection:
             self.seating.refusals.note("session", f"a session past {limits.sessions_per_connection} "
@@ -158,6 +161,7 @@ class SessionHandler:
             self._refuse(process, Said(N_("Sessions are opened too fast on this connection; "
                                           "wait a few seconds.")), json_mode)
             return
+        # 4. session kind: JSON lines (``play``) or a terminal's app; no other command
         if not json_mode and process.command:
             self._refuse(process, Said(N_("Commands: 'play' (JSON lines). Without a command "
                                           "you get the card room (use ssh -t).")), False)
@@ -171,7 +175,7 @@ class SessionHandler:
                                           "'ssh ... play' for the JSON interface.")), False)
             return
         name = srv.name
-        refusal = self.claim_name(srv)
+        refusal = self.claim_name(srv)      # (a name still free as the session opens)
         if refusal:
             self.seating.refusals.note("session", said_to(speech_for({}), refusal),
                                     srv.address_key, srv.fingerprint, name)
@@ -189,7 +193,7 @@ class SessionHandler:
         log.info("%s session opened: %s from %s (%s)", kind, name, srv.address_key, who,
                  extra={**facts, "event": "session-open"})
         began = time.monotonic()
-        try:
+        try:                                # 5. app or JSON lines
             await self._run(process, srv, name, json_mode)
         finally:
             log.info("%s session closed: %s from %s (%s) after %.0f s", kind, name,
