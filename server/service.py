@@ -1,6 +1,6 @@
 """The composition root: the room as this process serves it (``RoomService``), built
 from its configuration (``RoomConfig``, server/roomconfig.py), and the parts each of
-its handlers is given (``door``, ``seating``: not the whole room)."""
+its handlers is given (``door``, ``hall``: not the whole room)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from .moderation import Moderation
 from .persistence import TableStore, restore
 from .refusals import STORE_BACK_NOTICE, STORE_DOWN_NOTICE
 from .roomconfig import RoomConfig
-from .sessions import Seating
+from .sessions import Hall
 from .store import Store, is_postgres
 from .systemd import notify_systemd, reloading
 
@@ -119,8 +119,8 @@ class RoomService:
         # authentication, then its sessions (and the web page's).
         self.door = Door(config, self.book, self.identity, self.allowed, self.moderation,
                          self.refusals, self.admission)
-        self.seating = Seating(config, self.book, self.registry, self.identity,
-                               self.moderation, self.refusals, self.cluster)
+        self.hall = Hall(config, self.book, self.registry, self.identity, self.moderation,
+                         self.refusals, self.cluster)
         # The SSH listener(s) (start_server), closed as a clean restart begins; the
         # drain under way, if any; set once the room may stop (``drain``, or at once).
         self.listeners: list[asyncssh.SSHAcceptor] = []

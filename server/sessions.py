@@ -2,7 +2,7 @@
 ``ssh ... play`` gets the JSON-lines interface; before either, the checks of a session
 as it opens (how many, how fast, a name still free). The last links of the chain
 (… → limits → session kind → app or JSON lines), given what they use of the room
-(``Seating``); the web page's sessions (server/web) run their app through ``run_tui``
+(``Hall``); the web page's sessions (server/web) run their app through ``run_tui``
 as well, on the same driver surface."""
 
 from __future__ import annotations
@@ -83,8 +83,9 @@ class Logins(Protocol):
 
 
 @dataclass(frozen=True)
-class Seating:
-    """What a session uses of the room: its configuration (limits, mouse), who is here
+class Hall:
+    """What a session uses of the room (past the ``Door`` of its connection, the room's
+    hall; not engine.room's ``Seating`` at a table): its configuration (limits, mouse), who is here
     (``book``), the table engine (``registry``), the names' keys and the actions' log
     (``identity``), the bans, the refusals' count, and the room's other processes
     (``cluster``, on PostgreSQL)."""
@@ -99,9 +100,9 @@ class Seating:
 
 
 class SessionHandler:
-    def __init__(self, seating: Seating):
-        self.seating = seating
-        self.book = seating.book
+    def __init__(self, hall: Hall):
+        self.hall = hall
+        self.book = hall.book
 
     async def __call__(self, process: asyncssh.SSHServerProcess) -> None:
         task = asyncio.current_task()
@@ -147,16 +148,16 @@ class SessionHandler:
             self._refuse(process, reason, json_mode)
             return
         # 3. limits: sessions at once and how fast, on one connection
-        limits = self.seating.config.limits
+        limits = self.hall.config.limits
         if srv.sessions > limits.sessions_per_connection:
-            self.seating.refusals.note("session", f"a session past {limits.sessions_per_connection} "
+            self.hall.refusals.note("session", f"a session past {limits.sessions_per_connection} "
                                     "on one connection", srv.address_key, srv.fingerprint,
                                     srv.name)
             self._refuse(process, Said(N_("At most {n} sessions at once on one connection."),
                                        n=limits.sessions_per_connection), json_mode)
             return
         if not srv.session_opens.take():
-            self.seating.refusals.note("session", "sessions opened too fast on one connection",
+            self.hall.refusals.note("session", "sessions opened too fast on one connection",
                                     srv.address_key, srv.fingerprint, srv.name)
             self._refuse(process, Said(N_("Sessions are opened too fast on this connection; "
                                           "wait a few seconds.")), json_mode)
@@ -177,11 +178,11 @@ class SessionHandler:
         name = srv.name
         refusal = self.claim_name(srv)      # (a name still free as the session opens)
         if refusal:
-            self.seating.refusals.note("session", said_to(speech_for({}), refusal),
+            self.hall.refusals.note("session", said_to(speech_for({}), refusal),
                                     srv.address_key, srv.fingerprint, name)
             self._refuse(process, refusal, json_mode)
             return
-        side = self.seating.registry.side
+        side = self.hall.registry.side
         if side is not None and not srv.guest:
             await side.fresh_rows()     # a seat held at another process's table is found
         session = f"s{next(_session_ids)}"
@@ -219,18 +220,18 @@ class SessionHandler:
         (``/key add``) adds this key to the name (issue 45), once, within its time and
         its tries; said in one line."""
         name = srv.name or ""
-        identity = self.seating.identity
+        identity = self.hall.identity
         if srv.pair_fp is not None and srv.name is not None:
             if identity.use_code(srv.name, code[:40], srv.pair_fp):
                 log.info("key %s added to %s with a one-time code", srv.pair_fp, name,
                          extra={"event": "key-added", "player": name,
                                 "fingerprint": srv.pair_fp, "address": srv.address_key})
-                self.seating.identity.log_action(name, "key-add", srv.pair_fp)
+                self.hall.identity.log_action(name, "key-add", srv.pair_fp)
                 said: str = Said(N_("This key is now one of {name}'s: connect with it as "
                                     "with your first."), name=name)
                 ok = True
             else:
-                self.seating.refusals.note("key-code", "a wrong or expired one-time code",
+                self.hall.refusals.note("key-code", "a wrong or expired one-time code",
                                         srv.address_key, srv.pair_fp, name)
                 said, ok = Said(N_("That code is wrong or has expired: make a new one with "
                                    "/key add in your session.")), False
@@ -257,22 +258,22 @@ class SessionHandler:
         name, nk = srv.name, name_key(srv.name)
         # The name's identity key and the key that proved this login (a second key of
         # the name may be banned on its own).
-        banned = (self.seating.bans.banned(fingerprint=key_of(srv.ident), name=name)
-                  or (self.seating.bans.banned(fingerprint=srv.fingerprint)
+        banned = (self.hall.bans.banned(fingerprint=key_of(srv.ident), name=name)
+                  or (self.hall.bans.banned(fingerprint=srv.fingerprint)
                       if srv.fingerprint else None))
         if banned:
             return banned
-        if srv.guest and self.seating.identity.owner(name) is not None:
+        if srv.guest and self.hall.identity.owner(name) is not None:
             return Said(N_("The name '{name}' now belongs to a key's owner; guests cannot "
                            "use it. Choose another name."), name=name)
         if srv.guest:
             # Bound or arrived since this guest's authentication: look-alikes too.
-            like = (self.seating.identity.lookalike_of(name)
+            like = (self.hall.identity.lookalike_of(name)
                     or self.book.online_lookalike(name))
             if like is not None:
                 return looks_like(name, like, N_("a name in use"))
-        if self.seating.cluster is not None:
-            self.seating.cluster.login(nk, srv.ident)     # the same name elsewhere in the room
+        if self.hall.cluster is not None:
+            self.hall.cluster.login(nk, srv.ident)     # the same name elsewhere in the room
         old = self.book.online.get(nk)
         if old is None:
             return None
@@ -306,8 +307,8 @@ class SessionHandler:
 
     async def run_json(self, process, name: str, ident: str, guest: bool,
                        together: Bucket | None = None, where: str = "") -> None:
-        limits = self.seating.config.limits
-        session = JsonSession(self.seating.registry, process, name, ident, guest,
+        limits = self.hall.config.limits
+        session = JsonSession(self.hall.registry, process, name, ident, guest,
                               requests=Bucket(limits.json_rate, limits.json_burst),
                               address_requests=together, limits=limits)
         session.address = where
@@ -319,7 +320,7 @@ class SessionHandler:
             if self.book.online.get(nk) is session:
                 del self.book.online[nk]
             session.closed = True
-            self.seating.registry.detach(session, keep_seat=True)
+            self.hall.registry.detach(session, keep_seat=True)
 
     async def run_tui(self, process, name: str, ident: str, guest: bool,
                       where: str = "", app_class: type[LammaApp] | None = None,
@@ -338,7 +339,7 @@ class SessionHandler:
         colorterm = _clean_term(env.get("COLORTERM", "")) if env.get("COLORTERM") else ""
         width, height, _, _ = process.get_terminal_size()
         size = clamp_size(width, height)
-        app = (app_class or LammaApp)(self.seating.registry, name, ident, guest, term=term,
+        app = (app_class or LammaApp)(self.hall.registry, name, ident, guest, term=term,
                                       colorterm=colorterm, driver_class=SSHDriver,
                                       language=language_from_env(env))
         app.ssh_process = process
@@ -350,7 +351,7 @@ class SessionHandler:
         self.book.apps.add(app)
         finished = False
         try:
-            await app.run_async(size=size, mouse=self.seating.config.mouse)
+            await app.run_async(size=size, mouse=self.hall.config.mouse)
             finished = True
         except Exception:
             log.exception("app for %s failed", name)

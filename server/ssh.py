@@ -59,7 +59,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
        ``SessionHandler`` each session as it opens (how many, how fast, a name free);
     4. session kind: ``SessionHandler.handle`` — ``key CODE``, ``play`` or a terminal;
     5. app or JSON lines: ``run_tui`` (a Textual app on ``SSHDriver``) or ``run_json``
-       (``JsonSession``), with its ``Seating`` (configuration, book, tables, identities,
+       (``JsonSession``), with its ``Hall`` (configuration, book, tables, identities,
        bans, refusals, the room's other processes).
 
     The web page (``WebListener``) accepts and authenticates browsers its own way and
@@ -70,7 +70,7 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
     keys = host_keys(config.keys)
     host_key = keys[0]
     room.host_fingerprints = [k.get_fingerprint("sha256") for k in keys]
-    sessions = SessionHandler(room.seating)                         # 3 (sessions), 4, 5
+    sessions = SessionHandler(room.hall)                           # 3 (sessions), 4, 5
     server = await asyncssh.create_server(
         lambda: LammaSSHServer(room.door, sessions), host, port,   # 2, 3
         tunnel=_accept(room, config),                              # 1

@@ -181,15 +181,15 @@ class WebConnection(ServerConnection):
 class WebListener:
     """The page and its websocket; each browser's session is handed to the same
     session handler as an SSH terminal's (``handler.run_tui``, on the same driver),
-    and uses what that handler is given of the room (``Seating``)."""
+    and uses what that handler is given of the room (``Hall``)."""
 
     def __init__(self, handler: SessionHandler):
         self.handler = handler
-        self.seating = seating = handler.seating    # what the web's sessions use of the room
-        self.book = seating.book
-        self.settings = seating.config.web
-        self.links = WebLinks(seating.identity, self.settings, lambda: self.url)
-        seating.registry.browsers = self.links
+        self.hall = hall = handler.hall    # what the web's sessions use of the room
+        self.book = hall.book
+        self.settings = hall.config.web
+        self.links = WebLinks(hall.identity, self.settings, lambda: self.url)
+        hall.registry.browsers = self.links
         self.server: Server | None = None
         self.host, self.port = "127.0.0.1", 0
         self._files: dict[str, tuple[bytes, bytes, str, str]] = {}
@@ -222,7 +222,7 @@ class WebListener:
             create_connection=Connection, compression="deflate", max_size=MESSAGE_MAX,
             max_queue=MAX_QUEUE, open_timeout=OPEN_TIMEOUT, ping_interval=20,
             ping_timeout=20, close_timeout=5, server_header=None,
-            reuse_port=self.seating.config.reuse_port or None)
+            reuse_port=self.hall.config.reuse_port or None)
         sock = self.server.sockets[0].getsockname()
         self.host, self.port = host, sock[1]
         log.info("web page on %s", self.url)
@@ -251,7 +251,7 @@ class WebListener:
         if self.settings.trusts(host):
             return                      # a proxy: its clients are counted by their address
         key = address_key(host)
-        limit = self.seating.config.limits.for_address(key).handshakes_per_address
+        limit = self.hall.config.limits.for_address(key).handshakes_per_address
         if self._waiting.get(key, 0) >= limit:
             log.info("refused a web connection from %s: %d waiting already", key, limit,
                      extra={"event": "refused", "address": key})
@@ -323,7 +323,7 @@ class WebListener:
         self._read(conn)
         visit = conn.visit = self.visit_of(conn, request)
         path = urlsplit(request.path).path
-        if self.seating.bans.banned(address=visit.address):
+        if self.hall.bans.banned(address=visit.address):
             return self._text(403, "Banned.\n")
         if path == "/ws":
             if not self.origin_allowed(request):
@@ -398,7 +398,7 @@ class WebListener:
         if not link:
             holder = self.links.holder(visit.cookie) if visit.cookie else None
             if holder is not None:
-                self.seating.identity.remove_links(holder[0], holder[2])
+                self.hall.identity.remove_links(holder[0], holder[2])
             gone = f"{COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict{secure}"
             return self._respond(200, b"{}", "application/json", [("Set-Cookie", gone)])
         if not self.links.may_try(visit.address):
@@ -425,7 +425,7 @@ class WebListener:
         """One browser's session: who it is, then its app, to the end."""
         assert isinstance(ws, WebConnection) and ws.visit is not None
         visit = ws.visit
-        seating, book = self.seating, self.book
+        hall, book = self.hall, self.book
         task = asyncio.current_task()
         if task is not None:
             book.session_tasks.add(task)
@@ -439,8 +439,8 @@ class WebListener:
                 await self._refuse(ws, speech, who)
                 return
             name, ident, guest, resume = who
-            if not guest and seating.registry.side is not None:
-                await seating.registry.side.fresh_rows()
+            if not guest and hall.registry.side is not None:
+                await hall.registry.side.fresh_rows()
             await self.play(ws, visit, name, ident, guest, resume, held.get("link"))
         except Exception:
             log.exception("web session failed")
@@ -460,8 +460,8 @@ class WebListener:
               held: dict[str, Any]) -> tuple[str, str, bool, str] | str:
         """Who this browser is: (name, identity, guest, resume token) — or why it is
         refused. What it holds of the limits is put in ``held`` (given back at its end)."""
-        seating = self.seating
-        limits = seating.config.limits
+        hall = self.hall
+        limits = hall.config.limits
         holder = None
         if visit.cookie:
             try:
@@ -471,7 +471,7 @@ class WebListener:
                                "minute."))
         if holder is not None:
             name, fp, link_id = holder
-            banned = seating.bans.banned(fingerprint=fp, name=name)
+            banned = hall.bans.banned(fingerprint=fp, name=name)
             if banned:
                 return banned
             held_now = self.book.keys.get(fp)
@@ -509,18 +509,18 @@ class WebListener:
 
     def guest_refusal(self, name: str) -> str | None:
         """As over SSH: bans, guests admitted, a name owned by a key or like one."""
-        seating = self.seating
-        banned = seating.bans.banned(name=name)
+        hall = self.hall
+        banned = hall.bans.banned(name=name)
         if banned:
             return banned
-        if seating.config.allow_list or not seating.config.guests:
+        if hall.config.allow_list or not hall.config.guests:
             return Said(N_("This room does not admit guests: link this browser to a name "
                            "you own through an SSH key (/web in your SSH session)."))
-        if seating.identity.owner(name) is not None:
+        if hall.identity.owner(name) is not None:
             return Said(N_("The name '{name}' belongs to a player with an SSH key: choose "
                            "another, or link this browser (/web in their SSH session)."),
                         name=name)
-        like = seating.identity.lookalike_of(name)
+        like = hall.identity.lookalike_of(name)
         if like is not None:
             return looks_like(name, like, N_("a name that belongs to a key"))
         like = self.book.online_lookalike(name)
@@ -551,7 +551,7 @@ class WebListener:
         except Exception:
             cols, rows = 80, 24
         env = {"LANG": visit.language} if visit.language else {}
-        process = WebProcess(ws, self.seating.config.limits, (cols, rows), env)
+        process = WebProcess(ws, self.hall.config.limits, (cols, rows), env)
         process.say({"type": "hello", "name": name, "guest": guest, "resume": resume})
         session = f"w{next(_session_ids)}"
         facts = {"session": session, "player": name, "address": visit.address}
