@@ -188,7 +188,9 @@ class WebListener:
         self.hall = hall = handler.hall    # what the web's sessions use of the room
         self.book = hall.book
         self.settings = hall.config.web
-        self.links = WebLinks(hall.identity, self.settings, lambda: self.url)
+        # (the page's address once it listens: /web said none before)
+        self.links = WebLinks(hall.identity, self.settings,
+                              lambda: self.url if self.server is not None else "")
         hall.registry.browsers = self.links
         self.server: Server | None = None
         self.host, self.port = "127.0.0.1", 0
