@@ -12,13 +12,11 @@ import asyncio
 import json
 import logging
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from engine.room import RoomError
-
-if TYPE_CHECKING:
-    from .moderation import Moderation
 
 log = logging.getLogger("lamma.admin")
 
@@ -26,7 +24,16 @@ SOCKET_NAME = "admin.sock"
 MAX_LINE = 4096
 
 
-async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractServer:
+class Operator(Protocol):
+    """Moderation (server/moderation.py), as the socket's commands reach it."""
+
+    def admin(self, line: str) -> str: ...
+
+
+async def serve_admin(moderation: Operator, ping: Callable[[], dict[str, Any]],
+                      data: Path) -> asyncio.AbstractServer:
+    """The socket; each line ``moderation``'s command, or ``ping`` (``lamma health``:
+    where the room listens)."""
     path = data / SOCKET_NAME
     path.unlink(missing_ok=True)       # left by a server that was killed
 
@@ -43,7 +50,7 @@ async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractSer
                     break
                 try:
                     if line.strip() == b"ping":         # lamma health (server/health.py)
-                        answer = moderation.room.listening()
+                        answer = ping()
                     else:
                         answer = {"reply": moderation.admin(line.decode("utf-8", "replace"))}
                 except RoomError as exc:
@@ -64,22 +71,28 @@ async def serve_admin(moderation: Moderation, data: Path) -> asyncio.AbstractSer
     return server
 
 
+def exchange(path: Path, line: str, timeout: float = 10) -> bytes:
+    """One line to the socket at ``path``, and its answer's line (OSError if nothing
+    answers there)."""
+    import socket
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect(str(path))
+        sock.sendall(line.encode() + b"\n")
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    return buf
+
+
 def ask_admin(data: Path, line: str, timeout: float = 10) -> str | None:
     """One command to the room running on ``data``; its answer (or its refusal, in
     words), or None if no room answers there."""
-    import socket
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
-            sock.connect(str(data / SOCKET_NAME))
-            sock.sendall(line.encode() + b"\n")
-            buf = b""
-            while not buf.endswith(b"\n"):
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                buf += chunk
-        answer = json.loads(buf)
+        answer = json.loads(exchange(data / SOCKET_NAME, line, timeout))
     except (OSError, ValueError):
         return None
     return str(answer.get("reply", answer.get("error", "")))
@@ -87,21 +100,10 @@ def ask_admin(data: Path, line: str, timeout: float = 10) -> str | None:
 
 def run_admin(data: Path, words: list[str]) -> int:
     """The CLI side: send one command, print the answer; 0 if done, 1 if refused."""
-    import socket
-
     path = data / SOCKET_NAME
     line = " ".join(words) or "help"
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(10)
-            sock.connect(str(path))
-            sock.sendall(line.encode() + b"\n")
-            buf = b""
-            while not buf.endswith(b"\n"):
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                buf += chunk
+        buf = exchange(path, line)
     except OSError as exc:
         print(f"lamma: no running room answers at {path} ({exc.strerror or exc}); is "
               "`lamma serve` running with this --data?")

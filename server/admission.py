@@ -35,12 +35,10 @@ import logging
 import socket
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .limits import address_key
-
-if TYPE_CHECKING:
-    from .service import RoomService
+from .book import Book
+from .limits import Limits, address_key
 
 log = logging.getLogger("lamma.ssh")
 
@@ -57,8 +55,9 @@ Factory = Callable[[str, int], Any]
 class Admission:
     """The room's queues of connections waiting for a handshake, one per address."""
 
-    def __init__(self, room: RoomService):
-        self.room = room
+    def __init__(self, book: Book, limits: Limits):
+        self.book = book            # who holds what: each address's handshakes
+        self.limits = limits        # the room's (changed in place on reload)
         self.lines: dict[str, deque[Waiting]] = {}
         self.moved: dict[str, float] = {}       # address -> when its queue last moved
         self.waiting = 0
@@ -70,7 +69,7 @@ class Admission:
     def may_begin(self, key: str) -> bool:
         """A place among ``key``'s handshakes now? (What ``connection_made`` refuses
         past; the checks that no wait can help — a ban, the room full — are its own.)"""
-        address = self.room.addresses.get(key)
+        address = self.book.addresses.get(key)
         return address is None or address.unproven < address.limits.handshakes_per_address
 
     def enter(self, factory: Factory, transport: asyncio.Transport,
@@ -98,14 +97,14 @@ class Admission:
     def _room_for(self, key: str) -> bool:
         """May one more connection from ``key`` wait? Its own queue, every queue, and
         the open files the room keeps for its connections (a waiting one holds one)."""
-        room = self.room
-        address = room.addresses.get(key)
-        limits = address.limits if address is not None else room.config.limits.for_address(key)
+        book = self.book
+        address = book.addresses.get(key)
+        limits = address.limits if address is not None else self.limits.for_address(key)
         line = self.lines.get(key)
         return (limits.handshake_queue_seconds > 0
                 and (len(line) if line else 0) < limits.handshake_queue_per_address
-                and self.waiting < room.config.limits.handshake_queue_max
-                and room.connections + self.waiting < room.connection_cap)
+                and self.waiting < self.limits.handshake_queue_max
+                and book.connections + self.waiting < book.connection_cap)
 
     # ------------------------------------------------------------ places
     def freed(self, key: str) -> None:
@@ -174,7 +173,7 @@ class Waiting(asyncio.Protocol):
         self.paused = False
         loop = asyncio.get_running_loop()
         self.since = loop.time()
-        limits = admission.room.config.limits.for_address(key)
+        limits = admission.limits.for_address(key)
         self.patience = limits.handshake_queue_seconds
         self.timer: asyncio.TimerHandle | None = loop.call_later(self.patience, self._check)
 

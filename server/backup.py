@@ -78,6 +78,14 @@ def _copy(source: sqlite3.Connection, target: Path) -> None:
         draft.unlink(missing_ok=True)
 
 
+def _read_only(path: Path) -> sqlite3.Connection:
+    """``path`` opened to be read only; BackupError if it cannot be."""
+    try:
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise BackupError(f"{path}: cannot be read ({e})") from None
+
+
 def backup(source: Path, path: str, force: bool = False) -> Path:
     """``source`` (a room's SQLite database, running or not) copied to ``path``; the
     file written."""
@@ -90,10 +98,7 @@ def backup(source: Path, path: str, force: bool = False) -> Path:
                           "is made in it) or --force to replace it")
     if not target.parent.is_dir():
         raise BackupError(f"{target.parent}: no such folder")
-    try:
-        db = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
-    except sqlite3.Error as e:
-        raise BackupError(f"{source}: cannot be read ({e})") from None
+    db = _read_only(source)
     try:
         _copy(db, target)
     except sqlite3.Error as e:
@@ -118,10 +123,7 @@ def examine(path: Path) -> Contents:
     with path.open("rb") as f:
         if f.read(16) != b"SQLite format 3\x00":
             raise BackupError(f"{path}: not a SQLite database")
-    try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as e:
-        raise BackupError(f"{path}: cannot be read ({e})") from None
+    db = _read_only(path)
     try:
         ok = db.execute("PRAGMA integrity_check").fetchone()[0]
         if ok != "ok":

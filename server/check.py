@@ -70,19 +70,26 @@ def _makeable(path: Path) -> Path | None:
     return None if os.access(parent, os.W_OK | os.X_OK) else parent
 
 
+def _to_make(folder: Path, found: Findings, missing: str, made: str) -> None:
+    """A folder not there yet: a problem if this account may not make it (said as
+    ``missing``), else a note of what the first start makes (``made``)."""
+    blocked = _makeable(folder)
+    if blocked is not None:
+        found.problems.append(f"{folder}: {missing}, and {blocked} does not let this "
+                              "account make it")
+    else:
+        found.notes.append(f"{folder}: {made}")
+
+
 def check_keys(config: Config, found: Findings) -> None:
     from .hostkeys import HOST_KEY_NAME
     problems = found.problems
     keys = Path(config.serve("keys"))
     if not keys.exists():
-        blocked = _makeable(keys)
-        if blocked is not None:
-            problems.append(f"{keys}: the keys folder does not exist, and {blocked} does "
-                            "not let this account make it")
-        else:
-            found.notes.append(f"{keys}: the keys folder will be made at the first start, "
-                               "with a new host key in it (several processes or machines "
-                               "must share one: copy it there before)")
+        _to_make(keys, found, "the keys folder does not exist",
+                 "the keys folder will be made at the first start, with a new host key "
+                 "in it (several processes or machines must share one: copy it there "
+                 "before)")
         if config.serve("allow-list"):
             problems.append(f"{keys / 'authorized_keys'}: missing, and allow-list admits "
                             "only the keys in it")
@@ -126,13 +133,8 @@ def check_data(config: Config, found: Findings) -> None:
         elif not os.access(data, os.W_OK | os.X_OK):
             problems.append(f"{data}: this account cannot write in the data folder")
     else:
-        blocked = _makeable(data)
-        if blocked is not None:
-            problems.append(f"{data}: missing, and {blocked} does not let this account "
-                            "make it")
-        else:
-            found.notes.append(f"{data}: the data folder will be made at the first start "
-                               "(0700)")
+        _to_make(data, found, "missing", "the data folder will be made at the first "
+                 "start (0700)")
 
 
 def check_database(config: Config, found: Findings) -> None:

@@ -206,7 +206,7 @@ def configuration(args: argparse.Namespace):
 async def serve(settings) -> None:
     from engine.room.errors import N_, Said
 
-    from .service import RoomConfig
+    from .roomconfig import RoomConfig
     from .ssh import start_server
 
     t0 = time.monotonic()

@@ -1,14 +1,19 @@
 """One SSH connection: who the client is (a key's name, a guest), what it may open
 before and after it proves it (channels, the environment, a terminal type), and what
-it holds of the room's limits (per address, the room's caps)."""
+it holds of the room's limits (per address, the room's caps). The second and third
+links of the chain (accept → authenticate → limits → session kind → app or JSON
+lines): a connection admitted (server/admission.py) is authenticated here with what
+its ``Door`` gives it, then each session it opens is handed to the session handler
+(server/sessions.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import secrets
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
 
 import asyncssh
 
@@ -17,6 +22,8 @@ from engine.room.errors import N_
 from engine.room.text import check_name, name_key
 
 from . import wire
+from .book import Bans, Book
+from .keyfiles import AllowList
 from .limits import (
     CHANNEL_WINDOW,
     REFUSED_REQUESTS_MAX,
@@ -26,25 +33,45 @@ from .limits import (
     KeyHold,
     address_key,
 )
+from .logs import Refusals
 from .refusals import looks_like, said_to, speech_for
-
-if TYPE_CHECKING:
-    from .service import RoomService
-    from .sessions import SessionHandler
+from .roomconfig import RoomConfig
+from .store import Store
 
 log = logging.getLogger("lamma.ssh")
 
-# A key offered is asked about twice (query, then signature): 20 attempts
-# (``Limits.auth_tries``) cover a client that tries several keys, then
-# keyboard-interactive, with room to spare.
-ADDRESS_BOOK_SWEEP = 4096   # addresses remembered before idle ones are forgotten
+# A session as asyncssh hands it over once its channel starts (server/sessions.py).
+Handler = Callable[[asyncssh.SSHServerProcess], Awaitable[None]]
+
+
+class Queue(Protocol):
+    """The handshakes' queues (server/admission.py), as a login that ends frees a place."""
+
+    def freed(self, key: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Door:
+    """What a connection's admission and authentication use of the room: its
+    configuration (limits, allow-list, guests: read live, a reload changes them), who
+    is here (``book``), the names' keys (``identity``), the allow-list's keys, the bans,
+    the refusals' count and the handshakes' queues."""
+
+    config: RoomConfig
+    book: Book
+    identity: Store
+    allowed: AllowList
+    bans: Bans
+    refusals: Refusals
+    queue: Queue
 
 
 class LammaSSHServer(asyncssh.SSHServer):
     """One per connection: decides who the client is, and bounds what it may open."""
 
-    def __init__(self, room: RoomService, handler: SessionHandler | None = None):
-        self.room = room
+    def __init__(self, door: Door, handler: Handler | None = None):
+        self.door = door
+        self.limits = door.config.limits      # (what the driver reads: server/driver.py)
         self.handler = handler
         self.conn: asyncssh.SSHServerConnection | None = None
         self.name: str | None = None
@@ -55,7 +82,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         self.guest = False
         self.refusal: str | None = None
         self._refusal_shown = False
-        limits = room.config.limits
+        limits = self.limits
         self.sessions = 0                 # open now on this connection
         self.session_opens = Bucket(limits.session_opens_rate, limits.session_opens_burst)
         self.address: Address | None = None
@@ -83,15 +110,10 @@ class LammaSSHServer(asyncssh.SSHServer):
         # asyncssh forgets its transport before connection_lost: kept for unlink_asyncssh.
         self.transport: object = wire.transport_of(conn)
         wire.quiet(conn)
-        room_limits = self.room.config.limits
+        door = self.door
         peer = conn.get_extra_info("peername")
         key = address_key(str(peer[0])) if peer else "?"
-        book = self.room.addresses
-        address = book.get(key)
-        if address is None:
-            if len(book) >= ADDRESS_BOOK_SWEEP:
-                self.room.forget_idle_addresses()
-            address = book[key] = Address(room_limits.for_address(key))
+        address = door.book.address(key)
         limits = address.limits
         # The cheap checks first: a flood they refuse costs no look-up in the store.
         # What has proven nothing yet is counted by its address: connections still
@@ -109,23 +131,23 @@ class LammaSSHServer(asyncssh.SSHServer):
         else:
             reason, kind = ("Connections are coming too fast from your address; wait a "
                             "little."), "rate"
-        if reason is None and (banned := self.room.moderation.banned(address=key)):
+        if reason is None and (banned := door.bans.banned(address=key)):
             reason, kind = banned, "banned"
-        if reason is None and not self.room.make_way():
+        if reason is None and not door.book.make_way():
             reason, kind = "The room is full just now; try again in a few minutes.", "full"
-            self.room.full.note(key)
+            door.book.full.note(key)
         if reason is None:
             address.connections += 1
             address.unproven += 1
             self.unproven = True
             self.address = address
             self.address_key = key
-            self.room.connected(self)
+            door.book.connected(self)
             return
         # (a token taken stays spent: a banned address that keeps coming back is held
         # to the rate before the store is asked again)
         self.charged = False
-        self.room.refusals.note(kind, str(reason), key)
+        door.refusals.note(kind, str(reason), key)
         # Said before the handshake ends, so no session, name or key is ever looked at.
         asyncio.get_running_loop().call_soon(
             conn.disconnect, asyncssh.DISC_TOO_MANY_CONNECTIONS, reason)
@@ -136,7 +158,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         if self.unproven and self.address is not None:
             self.unproven = False
             self.address.unproven -= 1
-            self.room.admission.freed(self.address_key)     # the next in its queue
+            self.door.queue.freed(self.address_key)     # the next in its queue
 
     def connection_lost(self, exc: Exception | None) -> None:
         conn, self.conn = self.conn, None
@@ -149,27 +171,23 @@ class LammaSSHServer(asyncssh.SSHServer):
             # It tried to log in and proved nothing (no key of this name, a guest
             # refused, or it gave up): a failed login, counted, and said unless its
             # refusal was.
-            self.room.refusals.failed_logins += 1
+            self.door.refusals.failed_logins += 1
             if not self.said_refusal:
-                self.room.refusals.note("auth-failed", "authentication failed",
+                self.door.refusals.note("auth-failed", "authentication failed",
                                         self.address_key, name=self.name or "")
         self._proven()
         hold, self.key_hold = self.key_hold, None
         if hold is not None:
-            hold.connections -= 1
-            if hold.connections == 0:
-                # (its allowance comes back whole with a new login: a whole SSH login
-                # costs the client more than the requests it could make with it)
-                self.room.keys.pop(self.fingerprint, None)
+            self.door.book.release_key(self.fingerprint, hold)
         address, self.address = self.address, None
         if address is not None:
-            self.room.disconnected(self)
+            self.door.book.disconnected(self)
             address.connections -= 1
             if self.guest_slot:
                 self.guest_slot = False
                 address.guests -= 1
             if address.connections == 0 and address.idle():
-                self.room.addresses.pop(self.address_key, None)
+                self.door.book.addresses.pop(self.address_key, None)
 
     # ------------------------------------------------------------ channels
     def session_requested(self) -> tuple[asyncssh.SSHServerChannel, GuardedProcess]:
@@ -178,7 +196,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         a small receive window and a guard on what it keeps (``wire.GuardedChannel``,
         ``GuardedProcess``). Refused past the limits, with the reason, as an SSH
         channel-open failure."""
-        limits = self.room.config.limits
+        limits = self.limits
         reason = None
         if len(self.processes) >= limits.channels_per_connection:
             reason = (f"At most {limits.channels_per_connection} channels open at once on "
@@ -200,7 +218,7 @@ class LammaSSHServer(asyncssh.SSHServer):
         closed."""
         self.refusals += 1
         if self.refusals == REFUSED_REQUESTS_MAX and self.conn is not None:
-            self.room.refusals.note("requests", f"disconnected: {REFUSED_REQUESTS_MAX} "
+            self.door.refusals.note("requests", f"disconnected: {REFUSED_REQUESTS_MAX} "
                                     f"requests refused ({what})", self.address_key,
                                     self.fingerprint, self.name or "")
             asyncio.get_running_loop().call_soon(
@@ -230,12 +248,12 @@ class LammaSSHServer(asyncssh.SSHServer):
         if self.name is None or not self._may_try():
             return False
         fp = key.get_fingerprint("sha256")
-        if self.room.config.allow_list:
-            admitted, self.terminal_allowed = self.room.allowed.admits(key, self.address_key)
+        if self.door.config.allow_list:
+            admitted, self.terminal_allowed = self.door.allowed.admits(key, self.address_key)
             if not admitted:
                 return False
-        if not self.room.identity.may_use(self.name, fp):
-            if not self.room.identity.code_pending(self.name):
+        if not self.door.identity.may_use(self.name, fp):
+            if not self.door.identity.code_pending(self.name):
                 return False
             # Not the name's key, but its player made a code to add one (issue 45):
             # proven, this key may give the code and nothing else (``auth_completed``,
@@ -258,31 +276,32 @@ class LammaSSHServer(asyncssh.SSHServer):
         return said
 
     def _refusal_of(self) -> tuple[str, str | None]:
-        cfg = self.room.config
+        door = self.door
+        cfg = door.config
         if self.name is None:
             return "name", self.name_error
-        banned = self.room.moderation.banned(name=self.name)
+        banned = door.bans.banned(name=self.name)
         if banned:
             return "banned", banned
         if cfg.allow_list:
             return "allow-list", Said(N_(
                 "This room admits listed keys only, and none of your keys is on the list. "
                 "Ask the host to add your public key."))
-        if self.room.identity.owner(self.name) is not None:
+        if door.identity.owner(self.name) is not None:
             return "name", Said(N_(
                 "The name '{name}' is taken: it belongs to another key. Choose another "
                 "name (ssh -p PORT OTHERNAME@HOST), or use the key that owns it."),
                 name=self.name)
-        like = self.room.identity.lookalike_of(self.name)
+        like = door.identity.lookalike_of(self.name)
         if like is not None:
             return "name", looks_like(self.name, like, N_("a name that belongs to a key"))
         if not cfg.guests:
             return "no-guests", Said(N_("This room does not admit guests: connect with an "
                                         "SSH key (ssh-keygen -t ed25519 makes one)."))
-        if name_key(self.name) in self.room.online:
+        if name_key(self.name) in door.book.online:
             return "name", Said(N_("A guest named '{name}' is already here; choose another "
                                    "name."), name=self.name)
-        like = self.room.online_lookalike(self.name)
+        like = door.book.online_lookalike(self.name)
         if like is not None:
             return "name", looks_like(self.name, like, N_("the name of someone here now"))
         return "", None
@@ -290,13 +309,15 @@ class LammaSSHServer(asyncssh.SSHServer):
     def _may_try(self) -> bool:
         """Authentication attempts on one connection are counted: a client that keeps
         asking (each answer reads the store) is disconnected after ``auth_tries``."""
-        tries = self.room.config.limits.auth_tries
+        # A key offered is asked about twice (query, then signature): 20 attempts cover
+        # a client that tries several keys, then keyboard-interactive, with room to spare.
+        tries = self.limits.auth_tries
         self.auth_tries += 1
         if self.auth_tries <= tries:
             return True
         if self.auth_tries == tries + 1 and self.conn is not None:
             self.said_refusal = True
-            self.room.refusals.note("auth-tries", f"disconnected: {tries} authentication "
+            self.door.refusals.note("auth-tries", f"disconnected: {tries} authentication "
                                     "attempts", self.address_key, name=self.name or "")
             asyncio.get_running_loop().call_soon(
                 self.conn.disconnect, asyncssh.DISC_NO_MORE_AUTH_METHODS_AVAILABLE,
@@ -318,7 +339,7 @@ class LammaSSHServer(asyncssh.SSHServer):
                         "with an SSH key are not counted).")
             if over is not None:
                 self.said_refusal = True
-                self.room.refusals.note("guests", over, self.address_key,
+                self.door.refusals.note("guests", over, self.address_key,
                                         name=self.name or "")
                 if self.conn is not None:
                     asyncio.get_running_loop().call_soon(
@@ -341,7 +362,7 @@ class LammaSSHServer(asyncssh.SSHServer):
             return False
         self._refusal_shown = True
         self.said_refusal = True
-        self.room.refusals.note(self._refusal_kind, said_to(speech_for({}), reason),
+        self.door.refusals.note(self._refusal_kind, said_to(speech_for({}), reason),
                                 self.address_key, name=self.name or username)
         # No session yet, so no LANG: the client's language tag (RFC 4256), if any.
         speech = speech_for({"LANG": str(lang or "").replace("-", "_")})
@@ -353,18 +374,18 @@ class LammaSSHServer(asyncssh.SSHServer):
     # ------------------------------------------------------------ success
     def auth_completed(self) -> None:
         self.authenticated = True
-        self.room.unproven.pop(self, None)
+        self.door.book.unproven.pop(self, None)
         self._proven()
         key = self._last_key
         self._last_key = None
         if key is not None and self.name is not None:
             fp = key.get_fingerprint("sha256")
-            limits = self.room.config.limits
+            limits = self.limits
             cap = limits.names_per_key
-            identity = self.room.identity
+            identity = self.door.identity
             new = identity.owner(self.name) is None
             like = identity.lookalike_of(self.name) if new else None
-            hold = self.room.keys.get(fp)
+            hold = self.door.book.keys.get(fp)
             address = self.address
             if self.guest_slot and address is not None:
                 self.guest_slot = False         # (a guest's place asked for, then a key)
@@ -409,8 +430,7 @@ class LammaSSHServer(asyncssh.SSHServer):
                 self.guest = False
                 # Limited as its key from now on, not as its address: the connects
                 # token it took is handed back (its key's login took one instead).
-                if hold is None:
-                    hold = self.room.keys[fp] = KeyHold(limits)
+                hold = self.door.book.key_hold(fp)
                 hold.connections += 1
                 self.key_hold, self.fingerprint = hold, fp
                 if self.charged and address is not None:
@@ -427,7 +447,7 @@ class LammaSSHServer(asyncssh.SSHServer):
                 # The key is proven, the login refused: said to its sessions as they
                 # open, and here with the key.
                 self.said_refusal = True
-                self.room.refusals.note(kind, said_to(speech_for({}), self.refusal),
+                self.door.refusals.note(kind, said_to(speech_for({}), self.refusal),
                                         self.address_key, fp, self.name)
         elif self._guest_ok and self.name is not None:
             # A guest is this connection: a random token nobody else can present, so
@@ -445,7 +465,7 @@ class GuardedProcess(wire.ServerProcess):
     counted against the connection). A channel that closes before its session starts
     tells its connection (``LammaSSHServer.channel_closed``), which unlinks it."""
 
-    def __init__(self, handler: SessionHandler):
+    def __init__(self, handler: Handler):
         super().__init__(handler)
         self.started = False
 

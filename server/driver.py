@@ -299,12 +299,13 @@ class SSHDriver(Driver):
         self._closed = False
         self.bytes_out = 0
         self.frames = 0                     # flushes that sent something (``Surface``)
-        # Input limits (issue 11), the room's (its configuration) where there is one.
+        # Input limits (issue 11), the room's (its configuration) where there is one:
+        # the connection's owner names them, an SSH connection's or a browser's alike.
         info = getattr(app.ssh_process, "get_extra_info", None)      # (tests give a stub)
         conn = info("connection") if info is not None else None
         get_owner = getattr(conn, "get_owner", None)
         owner = get_owner() if callable(get_owner) else None
-        lim = getattr(getattr(getattr(owner, "room", None), "config", None), "limits", None)
+        lim = getattr(owner, "limits", None)
         paste_max = getattr(lim, "paste_max_bytes", PASTE_MAX_BYTES)
         key_rate = getattr(lim, "key_bytes_rate", KEY_BYTES_RATE)
         key_burst = getattr(lim, "key_bytes_burst", KEY_BYTES_BURST)

@@ -42,7 +42,7 @@ from engine.room.events import TableChange
 from engine.room.moderation import ignores
 from engine.room.stats import STATS
 
-from .limits import ROWS_PER_TOKEN, Bucket, Limits
+from .limits import Allowance, Bucket, Limits
 
 log = logging.getLogger("lamma.json")
 
@@ -69,11 +69,9 @@ class JsonSession(Session):
         self._done = asyncio.Event()
         # Requests a second, this session's and its key's (or for a guest its
         # address's: server/limits.py), and what each op costs.
-        self.requests = requests
-        self.address_requests = address_requests
+        self.allowance = Allowance(requests, address_requests)
         self._chat_at: tuple[Table, int] | None = None     # (table, its lines said, heard)
         self.limits = limits or Limits()
-        self.refused_in_a_row = 0
         self._timed_at: float | None = None     # the accepted action last timed to us
         self._board_over: Table | None = None   # an event's board shown over, to move on
 
@@ -273,7 +271,7 @@ class JsonSession(Session):
         cost = self.limits.op_cost.get(op)
         if cost is not None and not self._allowed(cost - 1):
             return None
-        self.refused_in_a_row = 0
+        self.allowance.strikes = 0
         if op in ("join", "watch") and self._unknown_here(msg):
             return self._looked_up(op, msg)
         self._run_op(op, msg)
@@ -315,13 +313,12 @@ class JsonSession(Session):
         """Within this session's and its address's request rates? A refused line is
         answered and changes nothing (one not yet read is not read: parsing is what a
         flood costs); a session that keeps flooding is closed."""
-        if (self.requests is None or self.requests.take(cost)) and \
-                (self.address_requests is None or self.address_requests.take(cost)):
+        allowance = self.allowance
+        if allowance.take(cost):
             return True
-        self.refused_in_a_row += 1
-        if self.refused_in_a_row >= self.limits.request_strikes:
+        if allowance.strikes >= self.limits.request_strikes:
             log.info("closing JSON client %s: %d requests refused in a row", self.name,
-                     self.refused_in_a_row)
+                     allowance.strikes)
             self.kick("Too many requests: this connection is closed.")
             return False
         self.error("Too many requests: this line was ignored (see the limits in README).")
@@ -330,16 +327,8 @@ class JsonSession(Session):
     # ---------------------------------------------------------------- ops
     def op_tables(self, msg: dict) -> None:
         rows = self.registry.listing(self)
-        self._charge_rows(len(rows))
+        self.allowance.charge_rows(len(rows))      # a listing costs by its size too
         self.send({"type": "tables", "tables": rows})
-
-    def _charge_rows(self, rows: int) -> None:
-        """A listing costs by its size too (``ROWS_PER_TOKEN``), charged to this session
-        and to the whole key's or address's allowance."""
-        extra = rows / ROWS_PER_TOKEN
-        for bucket in (self.requests, self.address_requests):
-            if bucket is not None and extra:
-                bucket.charge(extra)
 
     def op_create(self, msg: dict) -> None:
         computer = parse_seats(msg.get("computer", []))
@@ -464,7 +453,7 @@ class JsonSession(Session):
     def op_events(self, msg: dict) -> None:
         """Every event this session may see (a private one once its code was given)."""
         rows = self.registry.events.listing(self)
-        self._charge_rows(len(rows))
+        self.allowance.charge_rows(len(rows))
         self.send({"type": "events", "events": rows})
 
     def op_enter(self, msg: dict) -> None:

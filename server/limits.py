@@ -60,6 +60,49 @@ REQUEST_STRIKES = 200
 # or 500 tables cost what they took to make (issue 40: "listing ops cost by their size").
 ROWS_PER_TOKEN = 5
 
+
+class Buckets:
+    """A bucket for each key (an address), made on its first request; past ``kept``
+    keys, those whose bucket is whole again are forgotten (one-off addresses would
+    otherwise pile up)."""
+
+    def __init__(self, rate: float, burst: float, kept: int):
+        self.rate, self.burst, self.kept = rate, burst, kept
+        self.held: dict[str, Bucket] = {}
+
+    def take(self, key: str) -> bool:
+        bucket = self.held.get(key)
+        if bucket is None:
+            if len(self.held) >= self.kept:
+                for k in [k for k, b in self.held.items() if b.take(0) and b.level >= b.burst]:
+                    del self.held[k]
+            bucket = self.held[key] = Bucket(self.rate, self.burst)
+        return bucket.take()
+
+
+class Allowance:
+    """A program's requests as its limits allow them: every line and op spends from its
+    session's rate and from its key's (or, for a guest, its address's) together; a
+    listing is charged by its size too (``ROWS_PER_TOKEN``); refusals in a row are
+    counted (``strikes``: a session that keeps flooding is closed)."""
+
+    def __init__(self, own: Bucket | None = None, together: Bucket | None = None):
+        self.own, self.together = own, together
+        self.strikes = 0
+
+    def take(self, cost: float = 1.0) -> bool:
+        if (self.own is None or self.own.take(cost)) and \
+                (self.together is None or self.together.take(cost)):
+            return True
+        self.strikes += 1
+        return False
+
+    def charge_rows(self, rows: int) -> None:
+        extra = rows / ROWS_PER_TOKEN
+        for bucket in (self.own, self.together):
+            if bucket is not None and extra:
+                bucket.charge(extra)
+
 # Terminal sessions: input bytes a second (typing is tens of bytes a second; a mouse click
 # is a dozen), window changes a second (a drag of the window edge gives a few dozen).
 KEY_BYTES_RATE, KEY_BYTES_BURST = 4096.0, 16384.0

@@ -19,7 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import CollectorRegistry, make_wsgi_app
@@ -33,12 +33,12 @@ from prometheus_client.gc_collector import GCCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
+from engine.room import Member, Registry
 from engine.room.stats import STATS, Histogram, Stats
 
+from .logs import Refusals
+from .persistence import TableStore
 from .runtime import frozen_count
-
-if TYPE_CHECKING:
-    from .service import RoomService
 
 log = logging.getLogger("lamma.metrics")
 status_log = logging.getLogger("lamma.status")
@@ -68,7 +68,22 @@ def parse_listen(text: str) -> tuple[str, int]:
 
 
 # ------------------------------------------------------------ what the room holds now
-def room_counts(room: RoomService) -> tuple[dict[str, int], int, dict[str, int]]:
+class Counted(Protocol):
+    """The room as its figures read it (server/service.py's ``RoomService``): who is
+    online, its tables, its connections by kind, its refusals, the bans in force (and
+    counting them again), whether the database answers."""
+
+    online: dict[str, Member]
+    registry: Registry
+    refusals: Refusals
+    bans_in_force: dict[str, int]
+    table_store: TableStore
+
+    def connection_kinds(self) -> dict[str, int]: ...
+    def count_bans(self) -> None: ...
+
+
+def room_counts(room: Counted) -> tuple[dict[str, int], int, dict[str, int]]:
     """(sessions by kind, spectators, tables by status), read from any thread: each
     container is copied in one C-level call (atomic under the GIL) before it is walked."""
     sessions = dict.fromkeys(SESSION_KINDS.values(), 0)
@@ -83,7 +98,7 @@ def room_counts(room: RoomService) -> tuple[dict[str, int], int, dict[str, int]]
     return sessions, spectators, tables
 
 
-def transport_counts(room: RoomService) -> dict[str, int]:
+def transport_counts(room: Counted) -> dict[str, int]:
     """Sessions by how they reach the room: ssh (terminals and programs) or web
     (browsers, server/web)."""
     counts = {"ssh": 0, "web": 0}
@@ -96,7 +111,7 @@ def transport_counts(room: RoomService) -> dict[str, int]:
 class RoomCollector(Collector):
     """The room's figures at the moment of a scrape."""
 
-    def __init__(self, room: RoomService, stats: Stats = STATS):
+    def __init__(self, room: Counted, stats: Stats = STATS):
         self.room = room
         self.stats = stats
 
@@ -205,7 +220,7 @@ class Exporter:
     """The HTTP endpoint: one thread, one request at a time (a scraper asks every
     few seconds; a flood of clients queues up on the socket, it gets no threads)."""
 
-    def __init__(self, room: RoomService, host: str, port: int):
+    def __init__(self, room: Counted, host: str, port: int):
         self.registry = CollectorRegistry(auto_describe=True)
         self.registry.register(RoomCollector(room))
         # process_resident_memory_bytes, process_cpu_seconds_total, python_gc_*.
@@ -246,7 +261,7 @@ def _server_class(host: str) -> type[WSGIServer]:
     return Server
 
 
-def start_exporter(room: RoomService, listen: str) -> Exporter:
+def start_exporter(room: Counted, listen: str) -> Exporter:
     host, port = parse_listen(listen)
     return Exporter(room, host, port)
 
@@ -299,7 +314,7 @@ class StatusLine:
     """The minute's one line: each call tells what happened since the previous one
     (the histograms' difference), and what the room holds now."""
 
-    def __init__(self, room: RoomService, stats: Stats = STATS, lag: LoopLag = LOOP_LAG):
+    def __init__(self, room: Counted, stats: Stats = STATS, lag: LoopLag = LOOP_LAG):
         self.room = room
         self.stats = stats
         self.lag = lag
@@ -363,7 +378,7 @@ class StatusLine:
 REFRESH = 30.0          # how often what the metrics show from the store is counted (s)
 
 
-async def refresh_task(room: RoomService, every: float = REFRESH) -> None:
+async def refresh_task(room: Counted, every: float = REFRESH) -> None:
     """What the metrics show from the store, counted on the loop (bans end by
     themselves): the endpoint's thread never asks the store."""
     while True:
@@ -371,7 +386,7 @@ async def refresh_task(room: RoomService, every: float = REFRESH) -> None:
         room.count_bans()
 
 
-async def status_task(room: RoomService, every: float = STATUS_EVERY) -> None:
+async def status_task(room: Counted, every: float = STATUS_EVERY) -> None:
     """The status line in the log every ``every`` seconds (logger ``lamma.status``)."""
     status = StatusLine(room)
     while True:

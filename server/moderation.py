@@ -13,20 +13,21 @@ from __future__ import annotations
 import logging
 import re
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import asyncssh
 
-from engine.room import PLAYER_HELP, Member, RoomError, Said, own_command
+from engine.room import PLAYER_HELP, Member, Registry, RoomError, Said, own_command
 from engine.room.errors import N_
 from engine.room.moderation import bare_name
 from engine.room.text import clean_chat, name_key
 
+from .book import key_of
+from .cluster import PgCluster
 from .keyfiles import KeyFile
 from .limits import address_key
-
-if TYPE_CHECKING:
-    from .service import RoomService
+from .roomconfig import RoomConfig
+from .store import Store
 
 log = logging.getLogger("lamma.moderation")
 
@@ -53,13 +54,6 @@ class ConsoleError(RoomError):
 
 class _Elsewhere(Exception):
     """The command's target is on another process of the room: passed on to them."""
-
-
-def key_of(ident: str) -> str | None:
-    """The key fingerprint in a key identity ``key:<fingerprint>:<name>``."""
-    if not ident.startswith("key:"):
-        return None
-    return ident[4:].rpartition(":")[0] or None
 
 
 def parse_time(word: str) -> float | None:
@@ -103,10 +97,44 @@ def fingerprints(text: str) -> set[str]:
     return fps
 
 
+class Commands(Protocol):
+    """Its web page's commands (``/web``: server/web/links.py), where the room has one."""
+
+    def command(self, member: Member, words: list[str]) -> str: ...
+
+
+class Page(Protocol):
+    """The room's web page (server/web/listener.py), as moderation reaches it."""
+
+    @property
+    def links(self) -> Commands: ...
+
+
+class Governed(Protocol):
+    """The room as its operators govern it (server/service.py's ``RoomService``): its
+    configuration, store, tables and people here, the room's other processes, its web
+    page, and what an operator may have it do (count the bans, read its settings and
+    host keys again, restart)."""
+
+    config: RoomConfig
+    store: Store
+    registry: Registry
+    online: dict[str, Member]
+    cluster: PgCluster | None
+
+    @property
+    def web(self) -> Page | None: ...
+
+    def count_bans(self) -> None: ...
+    def reload(self) -> str: ...
+    def reload_host_keys(self) -> str: ...
+    def start_drain(self, seconds: float | None = None) -> str: ...
+
+
 class Moderation:
     """The room's ``Moderator``: runs slash commands, keeps bans, logs what operators do."""
 
-    def __init__(self, room: RoomService):
+    def __init__(self, room: Governed):
         self.room = room
         self.operators: KeyFile[set[str]] = KeyFile(room.config.keys / "operators",
                                                     fingerprints, set())

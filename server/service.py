@@ -1,104 +1,45 @@
-"""The composition root: the room as this process serves it (``RoomService``), and
-the configuration it is built from (``RoomConfig``)."""
+"""The composition root: the room as this process serves it (``RoomService``), built
+from its configuration (``RoomConfig``, server/roomconfig.py), and the parts each of
+its handlers is given (``door``, ``hall``: not the whole room)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import weakref
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import asyncssh
 
-from engine.catalogue import DEFAULT_LEVEL
-from engine.room import Member, Registry, Said
+from engine.room import Registry, Said
 from engine.room import bots as bot_pool
 from engine.room import text as room_text
-from engine.room.duplicate import EventSettings
 from engine.room.errors import N_
 from engine.room.members import ChatGuard
-from engine.room.text import clean_name, name_key, skeleton
 
 from . import wire
 from .admin import SOCKET_NAME
 from .admission import Admission
+from .book import Book
 from .cluster import PgCluster, default_name
-from .config import Config, ConfigError, changes, database_url, reload
+from .config import Config, ConfigError, changes, reload
+from .connections import Door
 from .hostkeys import host_keys
 from .keyfiles import AllowList
-from .limits import Address, KeyHold, Limits, RemoteRequests, Tally, connection_cap
+from .limits import RemoteRequests
 from .logs import Refusals, set_level
 from .moderation import Moderation
 from .persistence import TableStore, restore
-from .proxyproto import Network
 from .refusals import STORE_BACK_NOTICE, STORE_DOWN_NOTICE
+from .roomconfig import RoomConfig
+from .sessions import Hall
 from .store import Store, is_postgres
 from .systemd import notify_systemd, reloading
-from .web.settings import WebSettings
 
 if TYPE_CHECKING:
-    from .connections import LammaSSHServer
     from .metrics import Exporter
     from .web.listener import WebListener
 
 log = logging.getLogger("lamma.ssh")
-
-
-@dataclass
-class RoomConfig:
-    data: Path
-    keys: Path
-    guests: bool = True
-    allow_list: bool = False
-    bot_pause: float = 0.8
-    trick_pause: float = 1.0
-    absent_timeout: float = 60.0
-    mouse: bool = True
-    database: str | None = None       # a postgresql:// URL; None: SQLite in data/lamma.db
-    process: str = ""                 # this process's name in a shared database
-    metrics: str | None = None        # HOST:PORT of the Prometheus endpoint; None: off
-    reuse_port: bool = False          # listen with SO_REUSEPORT: processes share one port
-    proxy_protocol: bool = False      # each connection starts with a PROXY header (server/proxyproto.py)
-    proxy_from: tuple[Network, ...] = ()   # ... and comes from these; empty: from anywhere
-    limits: Limits = field(default_factory=Limits)
-    quick_level: str = DEFAULT_LEVEL  # the computer players quick play seats
-    drain_seconds: float = 30.0       # a clean restart: how long everyone is told to wait
-    drain_notice: str = ""            # ... in these words ({seconds}); "": the room's own
-    operators: tuple[str, ...] = ()   # operators' public keys beside KEYS/operators
-    bot_workers: int = 0              # the computer players' workers; 0: cores - 1
-    settings: Config | None = None    # the configuration it came from (reload reads it)
-    # Duplicate events (docs/events.md): the daily events' boards and hours, the computer
-    # players' samples per card at a board, the caps on events people make.
-    events: EventSettings = field(default_factory=EventSettings)
-    # The room in a web browser (docs/web.md): off unless ``web.listen`` is set.
-    web: WebSettings = field(default_factory=WebSettings)
-
-    @classmethod
-    def of(cls, config: Config) -> RoomConfig:
-        """The room's part of an effective configuration (server/config.py)."""
-        serve = config.serve
-        try:
-            database = database_url(config) or None
-        except ConfigError:         # (said at the start, which it stopped; not live)
-            database = serve("database") or None
-        return cls(data=Path(serve("data")), keys=Path(serve("keys")), database=database,
-                   process=serve("process-name"),
-                   guests=serve("guests") and not serve("allow-list"),
-                   allow_list=serve("allow-list"),
-                   bot_pause=config[("play", "bot-pause")],
-                   trick_pause=config[("play", "trick-pause")],
-                   absent_timeout=config[("play", "absent-timeout")],
-                   metrics=serve("metrics") or None, reuse_port=serve("reuse-port"),
-                   proxy_protocol=serve("proxy-protocol"),
-                   proxy_from=tuple(serve("proxy-from")), limits=config.limits(),
-                   quick_level=config[("play", "quick-play-level")],
-                   drain_seconds=config[("restart", "drain-seconds")],
-                   drain_notice=config[("restart", "notice")],
-                   operators=tuple(config[("moderation", "operators")]),
-                   bot_workers=config[("play", "bot-workers")],
-                   events=config.events(), web=WebSettings.of(config), settings=config)
 
 
 class RoomService:
@@ -157,30 +98,29 @@ class RoomService:
             self.cluster.people = self.moderation.who_here
         self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
         self.allowed = AllowList(config.keys / "authorized_keys")
-        self.online: dict[str, Member] = {}          # name_key -> Member
-        self.addresses: dict[str, Address] = {}      # client address -> what it holds
-        self.keys: dict[str, KeyHold] = {}           # proven key -> what it holds
-        # Every connection admitted and open now, and those of them not authenticated
-        # yet, oldest first (issue 30: ``make_way``).
-        self.connections = 0
-        self.unproven: dict[LammaSSHServer, None] = {}
-        self.connection_cap = connection_cap(config.limits, 1024)   # start_server sets it
+        # Who is here and what each address and key holds (server/book.py); who is
+        # online, the sessions' tasks and apps named here too, for the operator's side.
+        self.book = Book(config.limits)
+        self.online = self.book.online
+        self.session_tasks = self.book.session_tasks
+        self.apps = self.book.apps
         # Connections over their address's handshakes wait here for a place (issue 45).
-        self.admission = Admission(self)
+        self.admission = Admission(self.book, config.limits)
         # Every refusal counted by reason and logged with its address and key (issue 45).
         self.refusals = Refusals(log)
         self.bans_in_force: dict[str, int] = {}
         self.host_fingerprints: list[str] = []      # served now (start_server sets them)
         self.count_bans()
-        self.full = Tally(log, "%d connection(s) refused: the room holds its most at once "
-                               "(the latest from %s)")
-        self.made_way = Tally(log, "%d unauthenticated connection(s) closed to make way "
-                                   "for new ones (the latest from %s)")
-        self.apps: weakref.WeakSet = weakref.WeakSet()
-        self.session_tasks: set[asyncio.Task] = set()
         self.metrics: Exporter | None = None          # server/metrics.py, when asked
         self.web: WebListener | None = None           # server/web, when asked (--web)
         self.table_store.listeners.append(self.store_health)
+        # What each link of the connections' chain is given of the room, not the room
+        # (server/ssh.py puts the chain together): a connection's admission and
+        # authentication, then its sessions (and the web page's).
+        self.door = Door(config, self.book, self.identity, self.allowed, self.moderation,
+                         self.refusals, self.admission)
+        self.hall = Hall(config, self.book, self.registry, self.identity, self.moderation,
+                         self.refusals, self.cluster)
         # The SSH listener(s) (start_server), closed as a clean restart begins; the
         # drain under way, if any; set once the room may stop (``drain``, or at once).
         self.listeners: list[asyncssh.SSHAcceptor] = []
@@ -220,7 +160,7 @@ class RoomService:
         reg.events.settings = config.events     # the next daily events, the caps
         self._room_caps(config)
         self._process_wide()
-        for key, address in self.addresses.items():
+        for key, address in self.book.addresses.items():
             address.retune(config.limits.for_address(key))
         self.moderation.named_operators(config.operators)
         set_level(settings.serve("log-level"))
@@ -391,13 +331,8 @@ class RoomService:
         self.bans_in_force = counts
 
     def connection_kinds(self) -> dict[str, int]:
-        """Connections now by what they are: waiting for a handshake's place, still
-        authenticating, a key's, a guest's (read from the metrics' thread: each count
-        one read)."""
-        guests = sum(a.guests for a in list(self.addresses.values()))
-        keyed = sum(h.connections for h in list(self.keys.values()))
-        return {"waiting": self.admission.waiting, "authenticating": len(self.unproven),
-                "key": keyed, "guest": guests}
+        """Connections now by what they are (server/book.py: ``Book.kinds``)."""
+        return self.book.kinds(self.admission.waiting)
 
     def listening(self) -> dict[str, Any]:
         """Where this room listens, for ``lamma health`` (the admin socket's ``ping``):
@@ -452,59 +387,6 @@ class RoomService:
         elif old.guest and not ident.startswith("guest:"):
             old.kick(Said(N_("The name '{name}' belongs to its key's owner, who has just "
                              "arrived; connect again under another name."), name=old.name))
-
-    def online_lookalike(self, name: str) -> str | None:
-        """Someone online now under another name that looks like ``name`` (the same
-        skeleton; ``online`` is keyed by the exact name's key), as it may be shown."""
-        nk, look = name_key(name), skeleton(name)
-        for key, member in list(self.online.items()):
-            if key != nk and skeleton(member.name) == look:
-                return clean_name(member.name)
-        return None
-
-    def make_way(self) -> bool:
-        """Room for one more connection? At the cap on connections not yet
-        authenticated, or on all of them, the oldest unauthenticated connection of the
-        address that holds most of them is closed to make way: a flood of idle
-        connections from many addresses cannot keep an honest login out (a login takes
-        well under a second; a connection that never proves anything is the flood's).
-        False if every connection is authenticated and the room is full."""
-        limits = self.config.limits
-        if len(self.unproven) < limits.unauthenticated_max and \
-                self.connections < self.connection_cap:
-            return True
-        if self.unproven:
-            held: dict[str, int] = {}
-            for srv in self.unproven:
-                held[srv.address_key] = held.get(srv.address_key, 0) + 1
-            most = max(held, key=held.__getitem__)
-            victim = next(srv for srv in self.unproven if srv.address_key == most)
-            self.made_way.note(most)
-            # Not counted from now on: its socket lingers a moment at most (wire.linger,
-            # bounded and within OPEN_FILES_RESERVE).
-            self.disconnected(victim)
-            if victim.conn is not None:
-                victim.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS,
-                                       "The room is busy; connect again.")
-        return self.connections < self.connection_cap
-
-    def connected(self, srv: LammaSSHServer) -> None:
-        self.connections += 1
-        self.unproven[srv] = None
-        srv.counted = True
-
-    def disconnected(self, srv: LammaSSHServer) -> None:
-        if srv.counted:
-            srv.counted = False
-            self.connections -= 1
-            self.unproven.pop(srv, None)
-
-    def forget_idle_addresses(self) -> None:
-        """Addresses that hold nothing and whose allowance is whole again (refused ones
-        from many addresses would otherwise pile up)."""
-        for key, address in list(self.addresses.items()):
-            if address.connections == 0 and address.idle():
-                del self.addresses[key]
 
     def close(self) -> dict[str, int]:
         """Everything stored and closed; what was kept, for the "stopped" line: the

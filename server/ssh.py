@@ -1,6 +1,7 @@
-"""The SSH listener: the host key, and ``start_server``, which builds the room
-(``service.RoomService``) and listens for connections (``connections``), each
-session of which runs in ``sessions``."""
+"""The SSH listener: ``start_server`` builds the room (``service.RoomService``) and
+puts together the chain every connection goes through — accept (``admission``,
+``proxyproto``) → authenticate and limits (``connections``) → session kind → app or
+JSON lines (``sessions``) — each link given what it uses of the room."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ from .connections import LammaSSHServer
 from .hostkeys import HOST_KEY_NAME, host_keys, load_host_key  # noqa: F401 (re-exported)
 from .limits import connection_cap
 from .proxyproto import ProxyListener
-from .service import RoomConfig, RoomService
+from .roomconfig import RoomConfig
+from .service import RoomService
 from .sessions import SessionHandler
 
 log = logging.getLogger("lamma.ssh")
@@ -42,54 +44,36 @@ def check_reuse_port() -> None:
 
 
 async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 2222):
-    """Start listening; returns (server, room, host_key)."""
-    from . import runtime
+    """Start listening; returns (server, room, host_key).
 
-    if config.reuse_port:
-        check_reuse_port()
-    runtime.prepare()
-    runtime.quiet_accept_errors(asyncio.get_running_loop())
-    open_files = runtime.raise_open_files()
-    from tui.i18n import preload
-    preload()
-    room = RoomService(config)
-    room.connection_cap = connection_cap(config.limits, open_files)
-    room.table_store.start(asyncio.get_running_loop())
-    room.registry.start_resumed()
-    room.registry.events.start()        # today's daily events; closed events' boards end
-    if room.cluster is not None:
-        room.cluster.start(asyncio.get_running_loop())
-    if config.metrics:
-        from .metrics import start_exporter  # prometheus_client: only when asked
-        try:
-            room.metrics = start_exporter(room, config.metrics)
-        except (OSError, ValueError):
-            room.close()
-            raise
-    room.admin_server = await serve_admin(room.moderation, config.data)
+    Every connection goes through one chain, each link given what it uses of the room
+    (not the room itself; docs/architecture.md, "The server's chain"):
+
+    1. accept: ``Gate`` (or ``ProxyListener``, which reads a PROXY header first) hands
+       the socket to ``Admission``, which queues it while its address is at its
+       handshakes (``room.book``, the limits);
+    2. authenticate: asyncssh runs the SSH protocol; ``LammaSSHServer`` decides who the
+       client is (a key's name, a guest) with its ``Door`` (configuration, book,
+       identities, allow-list, bans, refusals, the queues);
+    3. limits: the same connection bounds its channels, environment and terminal, and
+       ``SessionHandler`` each session as it opens (how many, how fast, a name free);
+    4. session kind: ``SessionHandler.handle`` — ``key CODE``, ``play`` or a terminal;
+    5. app or JSON lines: ``run_tui`` (a Textual app on ``SSHDriver``) or ``run_json``
+       (``JsonSession``), with its ``Hall`` (configuration, book, tables, identities,
+       bans, refusals, the room's other processes).
+
+    The web page (``WebListener``) accepts and authenticates browsers its own way and
+    joins the chain at 5: the same ``SessionHandler.run_tui``, the same driver."""
+    room = await _room(config)
     # The room's host key, and its successor while a rotation is under way: every one
     # of them named to clients after login (hostkeys-00@openssh.com), the first signs.
     keys = host_keys(config.keys)
     host_key = keys[0]
     room.host_fingerprints = [k.get_fingerprint("sha256") for k in keys]
-    handler = SessionHandler(room)
-    # The room listens itself and hands each connection to asyncssh when its address
-    # has a place among its handshakes (server/admission.py); with --proxy-protocol it
-    # first reads the connection's PROXY header (server/proxyproto.py).
-    tunnel: Gate | ProxyListener = Gate(room.admission, reuse_port=config.reuse_port)
-    if config.proxy_protocol:
-        limits = config.limits
-        tunnel = ProxyListener(
-            timeout=limits.proxy_header_timeout, pending_max=limits.proxy_pending,
-            trusted=config.proxy_from, reuse_port=config.reuse_port,
-            pending_per_address=limits.proxy_pending_per_address,
-            admit=room.admission.enter, refusals=room.refusals)
-        if not config.proxy_from:
-            log.warning("--proxy-protocol without --proxy-from: any client that reaches "
-                        "the port may say any address in its PROXY header; name the "
-                        "balancers with --proxy-from CIDR[,CIDR]")
+    sessions = SessionHandler(room.hall)                           # 3 (sessions), 4, 5
     server = await asyncssh.create_server(
-        lambda: LammaSSHServer(room, handler), host, port,
+        lambda: LammaSSHServer(room.door, sessions), host, port,   # 2, 3
+        tunnel=_accept(room, config),                              # 1
         server_host_keys=keys,
         send_server_host_keys=True,
         encryption_algs=list(wire.ENCRYPTION_ALGS),    # no chacha20: see server/wire.py
@@ -106,14 +90,13 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
         keepalive_count_max=4,
         # Several processes on one port, the kernel spreading connections among them.
         reuse_port=config.reuse_port or None,
-        tunnel=tunnel,
     )
     room.listeners.append(server)
     if config.web.listen:
         # The room in web browsers (server/web): the same sessions over a websocket.
         from .metrics import parse_listen
         from .web.listener import WebListener
-        web = WebListener(room)
+        web = WebListener(sessions)
         try:
             await web.start(*parse_listen(config.web.listen))
         except OSError:
@@ -122,3 +105,52 @@ async def start_server(config: RoomConfig, host: str = "127.0.0.1", port: int = 
             raise
         room.web = web
     return server, room, host_key
+
+
+async def _room(config: RoomConfig) -> RoomService:
+    """The room put together (server/service.py) with the process prepared for it: its
+    writer, resumed tables, daily events, cluster, metrics and admin socket started."""
+    from . import runtime
+
+    if config.reuse_port:
+        check_reuse_port()
+    runtime.prepare()
+    runtime.quiet_accept_errors(asyncio.get_running_loop())
+    open_files = runtime.raise_open_files()
+    from tui.i18n import preload
+    preload()
+    room = RoomService(config)
+    room.book.connection_cap = connection_cap(config.limits, open_files)
+    room.table_store.start(asyncio.get_running_loop())
+    room.registry.start_resumed()
+    room.registry.events.start()        # today's daily events; closed events' boards end
+    if room.cluster is not None:
+        room.cluster.start(asyncio.get_running_loop())
+    if config.metrics:
+        from .metrics import start_exporter  # prometheus_client: only when asked
+        try:
+            room.metrics = start_exporter(room, config.metrics)
+        except (OSError, ValueError):
+            room.close()
+            raise
+    room.admin_server = await serve_admin(room.moderation, room.listening, config.data)
+    return room
+
+
+def _accept(room: RoomService, config: RoomConfig) -> Gate | ProxyListener:
+    """The chain's first link: the room listens itself and hands each connection to
+    asyncssh when its address has a place among its handshakes (server/admission.py);
+    with --proxy-protocol it first reads the connection's PROXY header
+    (server/proxyproto.py)."""
+    if not config.proxy_protocol:
+        return Gate(room.admission, reuse_port=config.reuse_port)
+    if not config.proxy_from:
+        log.warning("--proxy-protocol without --proxy-from: any client that reaches "
+                    "the port may say any address in its PROXY header; name the "
+                    "balancers with --proxy-from CIDR[,CIDR]")
+    limits = config.limits
+    return ProxyListener(
+        timeout=limits.proxy_header_timeout, pending_max=limits.proxy_pending,
+        trusted=config.proxy_from, reuse_port=config.reuse_port,
+        pending_per_address=limits.proxy_pending_per_address,
+        admit=room.admission.enter, refusals=room.refusals)

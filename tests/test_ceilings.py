@@ -57,7 +57,7 @@ async def test_the_oldest_unauthenticated_connection_makes_way(tmp_path: Path) -
         crowd = [await idle(srv.port, "127.0.0.3") for _ in range(3)]
         crowd.append(await idle(srv.port, "127.0.0.4"))
         await asyncio.sleep(0.1)
-        assert len(srv.room.unproven) == 4
+        assert len(srv.room.book.unproven) == 4
         # An honest login while the room's unauthenticated places are all held: it
         # gets in, and the oldest connection of the address holding most of them goes.
         client = await srv.json_client("hope")
@@ -98,7 +98,7 @@ async def test_an_idle_connection_is_closed_at_the_login_timeout(tmp_path: Path)
         assert await closed(reader, 10)
         assert 0.9 <= time.monotonic() - started < 5
         await asyncio.sleep(0.1)
-        assert srv.room.connections == 0 and not srv.room.unproven
+        assert srv.room.book.connections == 0 and not srv.room.book.unproven
         writer.close()
     finally:
         await stop_room(srv)

@@ -114,7 +114,7 @@ async def test_guests_per_address_and_how_fast_they_come(tmp_path):
         for k in keyed:
             k.send({"op": "tables"})
             await k.expect("tables")
-        address = srv.room.addresses["127.0.0.1"]
+        address = srv.room.book.addresses["127.0.0.1"]
         assert round(address.connects.level) == 1 and address.logins.level < 1
         said = await srv.first_reply("k5")          # the keyed logins spent: in words
         assert said["type"] == "error" and "too fast" in said["message"], said
@@ -155,7 +155,7 @@ async def test_handshakes_per_address(tmp_path):
                                        known_hosts=None, client_keys=[srv.key("ana")],
                                        agent_path=None, local_addr=("127.0.0.6", 0))
         other.close()
-        assert srv.room.addresses["127.0.0.5"].unproven == 3
+        assert srv.room.book.addresses["127.0.0.5"].unproven == 3
         for _, writer in [*held, refused]:
             writer.close()
     finally:
@@ -218,7 +218,7 @@ async def test_connections_per_key(tmp_path):
         await a.close()
         await c.close()
         await asyncio.sleep(0.1)
-        assert not srv.room.keys                                # forgotten once idle
+        assert not srv.room.book.keys                                # forgotten once idle
     finally:
         await stop(srv)
 
@@ -323,9 +323,9 @@ async def test_a_client_that_keeps_asking_to_log_in_is_disconnected(room):
 
 async def test_the_address_book_forgets_idle_addresses(room):
     """Refused connections from many addresses do not pile up in memory."""
-    from server.connections import ADDRESS_BOOK_SWEEP
+    from server.book import ADDRESS_BOOK_SWEEP
     from server.limits import Address
-    book = room.room.addresses
+    book = room.room.book.addresses
     for i in range(ADDRESS_BOOK_SWEEP):
         book[f"10.0.{i // 256}.{i % 256}"] = Address(room.room.config.limits)
     busy = book["10.0.0.1"]

@@ -369,8 +369,8 @@ async def test_invisible_and_stacked_names_are_refused_over_ssh(room, name, reas
 async def test_a_guest_cannot_look_like_a_guest_online_now(room):
     srv = room
     first = await guest(srv, "alice")
-    assert srv.room.online_lookalike("a1ice") == "alice"
-    assert srv.room.online_lookalike("alice") is None       # the same name: not this check
+    assert srv.room.book.online_lookalike("a1ice") == "alice"
+    assert srv.room.book.online_lookalike("alice") is None       # the same name: not this check
     told = await guest_refusal(srv, "a1ice")
     assert "looks like 'alice'" in told and "here now" in told
     assert "looks like 'alice'" in await guest_refusal(srv, "\u0251lice")

@@ -66,7 +66,7 @@ async def pty(chan: asyncssh.SSHClientChannel, term: bytes) -> bool | None:
 
 def of_room(obj: object, room: LammaServer) -> bool:
     conn = obj.get_extra_info("connection")        # type: ignore[attr-defined]
-    return conn is not None and getattr(conn.get_owner(), "room", None) is room.room
+    return conn is not None and getattr(conn.get_owner(), "door", None) is room.room.door
 
 
 def server_channels(room: LammaServer) -> list[GuardedChannel]:

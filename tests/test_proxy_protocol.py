@@ -241,8 +241,8 @@ async def test_the_room_sees_the_address_in_the_header_v1_and_v2(tmp_path):
         assert await where(srv, "ana") == "10.1.2.3"
         assert await where(srv, "ben") == "10.1.2.4"
         assert await where(srv, "cy") == "2001:db8:5::/64"     # an IPv6 client's /64
-        assert set(srv.room.addresses) >= {"10.1.2.3", "10.1.2.4", "2001:db8:5::/64"}
-        assert "127.0.0.1" not in srv.room.addresses            # not the balancer's
+        assert set(srv.room.book.addresses) >= {"10.1.2.3", "10.1.2.4", "2001:db8:5::/64"}
+        assert "127.0.0.1" not in srv.room.book.addresses            # not the balancer's
         for conn in conns:
             conn.close()
     finally:
@@ -286,7 +286,7 @@ async def test_per_address_limits_count_each_client_behind_the_balancer(tmp_path
                 assert "Too many connections" in str(e)
                 refused += 1
         assert len(held) == 12 and refused == 4       # 3 each: the 4th of each refused
-        assert {srv.room.addresses[c].guests for c in clients} == {3}
+        assert {srv.room.book.addresses[c].guests for c in clients} == {3}
         for conn in held:
             conn.close()
     finally:
@@ -346,7 +346,7 @@ async def test_a_connection_without_a_valid_header_is_closed_at_once(tmp_path, w
         writer.write(data)
         assert await closed_within(reader, 2.0) < 1.0, what    # not the 5 s timeout
         writer.close()
-        assert srv.room.addresses.get("127.0.0.1") is None      # never reached the room
+        assert srv.room.book.addresses.get("127.0.0.1") is None      # never reached the room
         (await bal.connect("ana")).close()                  # the others are served
     finally:
         await bal.close()
@@ -371,7 +371,7 @@ async def test_a_silent_or_slow_connection_is_closed_after_the_timeout(tmp_path)
                                       closed_within(slow[0], 3.0))
         lived = [since + w for w in waited]
         assert all(0.95 < t < 2.5 for t in lived), lived
-        assert "10.6.6.6" not in srv.room.addresses
+        assert "10.6.6.6" not in srv.room.book.addresses
         proc.stdin.write(b'{"op":"tables"}\n')                 # still served
         assert b'"tables"' in await reply_line(proc.stdout)
         conn.close()
@@ -498,7 +498,7 @@ async def test_reuse_port_with_proxy_protocol(tmp_path):
     bal = await Balancer(port, lambda: v2(f"10.3.0.{next(n)}")).start()
     try:
         conns = [await bal.connect(f"p{i}") for i in range(16)]
-        seen = [set(r.room.addresses) for r in rooms]
+        seen = [set(r.room.book.addresses) for r in rooms]
         assert all(seen), seen                  # both processes answered some
         assert seen[0] | seen[1] == {f"10.3.0.{i}" for i in range(16)}
         for conn in conns:
@@ -517,13 +517,13 @@ async def test_without_the_option_a_header_is_not_believed(room):
     reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
     # The banner comes at once (with the option nothing is said before the header) ...
     assert (await asyncio.wait_for(reader.readline(), 5)).startswith(b"SSH-2.0-")
-    assert "127.0.0.1" in srv.room.addresses            # ... to the socket's peer
+    assert "127.0.0.1" in srv.room.book.addresses            # ... to the socket's peer
     writer.write(v1("10.1.2.3") + b"SSH-2.0-Probe_1.0\r\n")
     await asyncio.sleep(0.3)
-    assert "10.1.2.3" not in srv.room.addresses
+    assert "10.1.2.3" not in srv.room.book.addresses
     writer.close()
     conn = await srv.connect("ana")
-    assert "127.0.0.1" in srv.room.addresses
+    assert "127.0.0.1" in srv.room.book.addresses
     conn.close()
 
 

@@ -73,7 +73,7 @@ async def wait_until(check: Callable[[], bool], timeout: float = 10.0) -> None:
 async def ended(srv: LammaServer) -> None:
     """The server has finished with every session and connection."""
     await wait_until(lambda: not srv.room.session_tasks and not srv.room.online)
-    await wait_until(lambda: not any(a.connections for a in srv.room.addresses.values()))
+    await wait_until(lambda: not any(a.connections for a in srv.room.book.addresses.values()))
     await asyncio.sleep(0.1)        # asyncssh's clean-up after connection_lost
 
 

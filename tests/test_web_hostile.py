@@ -171,10 +171,10 @@ async def test_connections_waiting_for_their_request_per_address(tmp_path):
         status, _, _ = await http_get(port, "/")     # those gone, the next comes in
         assert status == 200
         for _ in range(200):
-            if srv.room.connections == 0:
+            if srv.room.book.connections == 0:
                 break
             await asyncio.sleep(0.01)
-        assert srv.room.connections == 0             # every one counted out again
+        assert srv.room.book.connections == 0             # every one counted out again
     finally:
         for _, w in held:
             w.close()
@@ -183,7 +183,7 @@ async def test_connections_waiting_for_their_request_per_address(tmp_path):
 
 async def test_the_rooms_cap_on_connections_holds_for_the_web_too(web_room):
     room = web_room.room
-    room.connection_cap = room.connections + 1
+    room.book.connection_cap = room.book.connections + 1
     first = await WebClient.open(web_port(web_room), "first")
     try:
         await first.wait_for("card room")

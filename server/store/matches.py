@@ -179,16 +179,20 @@ class MatchRows(RecordRows):
     def abandon(self, match_id: int, rounds: int | None = None) -> None:
         """A match nobody will finish (its table was closed before the end) after
         ``rounds`` rounds (None: not known)."""
-        if self.fenced:
-            # Only a match still ours: one another process took over plays on.
-            self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
-                    "WHERE id = ? AND finished IS NULL AND process = ?",
-                    (time.time(), json.dumps({"abandoned": True}), rounds, match_id,
-                     self.process))
-            return
-        self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
-                "WHERE id = ? AND finished IS NULL",
-                (time.time(), json.dumps({"abandoned": True}), rounds, match_id))
+        # Fenced, only a match still ours: one another process took over plays on.
+        self._finish_row(match_id, {"abandoned": True}, rounds,
+                         self.process if self.fenced else None)
+
+    def _finish_row(self, match_id: int, result: Any, rounds: int | None,
+                    process: str | None = None):
+        """The match's row finished with ``result``, if it was not yet (and, given
+        ``process``, is still that process's); the cursor: ``rowcount`` 1 the first time."""
+        sql = ("UPDATE matches SET finished = ?, result = ?, rounds = ? "
+               "WHERE id = ? AND finished IS NULL")
+        args: tuple = (time.time(), json.dumps(result), rounds, match_id)
+        if process is not None:
+            sql, args = sql + " AND process = ?", (*args, process)
+        return self._x(sql, args)
 
     def finish_match(self, match_id: int, finished: FinishedMatch) -> dict | None:
         """Record the result once, with statistics, level points and badges as the
@@ -204,17 +208,12 @@ class MatchRows(RecordRows):
         if finished.practice:
             # A practice table's match: its result is kept (replays, reviews), and nothing
             # else: no statistics, no level points, no badges.
-            self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
-                    "WHERE id = ? AND finished IS NULL",
-                    (time.time(), json.dumps(finished.result), finished.rounds, match_id))
+            self._finish_row(match_id, finished.result, finished.rounds)
             return None
         with self._tx():
             # Only the first writer finds the row unfinished: SQLite's write lock, or
             # PostgreSQL's row lock (the second UPDATE waits, then matches nothing).
-            cur = self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
-                          "WHERE id = ? AND finished IS NULL",
-                          (time.time(), json.dumps(finished.result), finished.rounds,
-                           match_id))
+            cur = self._finish_row(match_id, finished.result, finished.rounds)
             if cur.rowcount != 1:
                 return None                   # already recorded; nothing was written
             records = finished.records
@@ -241,10 +240,7 @@ class MatchRows(RecordRows):
         """An event's board is over: its match finished and the entrant's result
         recorded (a guest's: the match only), together and once. True the first time."""
         with self._tx():
-            cur = self._x("UPDATE matches SET finished = ?, result = ?, rounds = ? "
-                          "WHERE id = ? AND finished IS NULL",
-                          (time.time(), json.dumps(board.match_result), board.rounds,
-                           match_id))
+            cur = self._finish_row(match_id, board.match_result, board.rounds)
             if cur.rowcount != 1:
                 return False
             if board.ranked:

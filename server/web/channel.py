@@ -25,8 +25,8 @@ What SSHDriver uses, and how it is done here:
 * ``channel.get_write_buffer_size()``: what is still to send, so a browser that stops
   reading is dropped at the driver's ``MAX_WRITE_BACKLOG``, as an SSH client is;
   ``pause_reading``/``resume_reading``: nothing to do (reading is pulled);
-* ``get_extra_info("connection").get_owner().room``: the room, whose configured
-  limits the driver applies.
+* ``get_extra_info("connection").get_owner().limits``: the room's configured limits,
+  which the driver applies (an SSH connection answers the same).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from websockets.exceptions import ConnectionClosed
 if TYPE_CHECKING:
     from websockets.asyncio.server import ServerConnection
 
-    from ..service import RoomService
+    from ..limits import Limits
 
 log = logging.getLogger("lamma.web")
 
@@ -69,10 +69,10 @@ class _Stdout:
 class WebProcess:
     """A browser's session, shaped as the asyncssh server process SSHDriver reads."""
 
-    def __init__(self, ws: ServerConnection, room: RoomService, size: tuple[int, int],
+    def __init__(self, ws: ServerConnection, limits: Limits, size: tuple[int, int],
                  env: dict[str, str]):
         self.ws = ws
-        self.room = room
+        self.limits = limits
         self.env = env
         self._size = size
         self.stdin = _Stdin(self)
@@ -104,7 +104,7 @@ class WebProcess:
         return self if name == "connection" else default
 
     def get_owner(self) -> WebProcess:
-        return self         # ``.room``: the driver's limits
+        return self         # ``.limits``: the driver's
 
     def get_write_buffer_size(self) -> int:
         transport = self.ws.transport

@@ -26,6 +26,7 @@ import hmac
 import logging
 import secrets
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.room import Member, RoomError, Said
@@ -33,11 +34,12 @@ from engine.room.errors import N_
 from engine.room.store import LinkedBrowser
 from engine.room.text import name_key
 
-from ..limits import Bucket
-from ..moderation import key_of
+from ..book import key_of
+from ..limits import Bucket, Buckets
 
 if TYPE_CHECKING:
-    from ..service import RoomService
+    from ..store import Store
+    from .settings import WebSettings
 
 log = logging.getLogger("lamma.web")
 
@@ -73,11 +75,12 @@ def shown_code(code: str) -> str:
 class WebLinks:
     """Codes, tokens and resume tokens, over the room's store."""
 
-    def __init__(self, room: RoomService):
-        self.room = room
-        self.store = room.store
+    def __init__(self, store: Store, settings: WebSettings, url: Callable[[], str]):
+        self.store = store
+        self.settings = settings            # the room's [web] (changed in place on reload)
+        self.url = url                      # the page's address, as the room shows it
         self._key = self.store.web_secret().encode()
-        self._tries: dict[str, Bucket] = {}
+        self._tries = Buckets(CODE_TRIES_RATE, CODE_TRIES_BURST, TRIES_KEPT)
         self._room_tries = Bucket(ROOM_CODE_TRIES_RATE, ROOM_CODE_TRIES_BURST)
         # Sessions open now under each linked browser (ended when it is unlinked).
         self.sessions: dict[str, set[Member]] = {}
@@ -111,7 +114,7 @@ class WebLinks:
             raise RoomError("Guests cannot link a browser: connect with an SSH key to own "
                             "your name first.")
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
-        minutes = self.room.config.web.code_minutes
+        minutes = self.settings.code_minutes
         self.store.add_link_code(_hash(code), member.name, fp, time.time() + minutes * 60)
         log.info("link code made for %s", member.name,
                  extra={"event": "web-code", "player": member.name})
@@ -119,13 +122,7 @@ class WebLinks:
 
     def may_try(self, address: str) -> bool:
         """A code may be tried from ``address`` now (few a minute; the room's own cap)."""
-        bucket = self._tries.get(address)
-        if bucket is None:
-            if len(self._tries) >= TRIES_KEPT:
-                for k in [k for k, b in self._tries.items() if b.take(0) and b.level >= b.burst]:
-                    del self._tries[k]
-            bucket = self._tries[address] = Bucket(CODE_TRIES_RATE, CODE_TRIES_BURST)
-        return bucket.take() and self._room_tries.take()
+        return self._tries.take(address) and self._room_tries.take()
 
     def redeem(self, code: str, label: str) -> tuple[str, str] | str:
         """A code entered on a page: (the cookie's value, the name) — or why not."""
@@ -137,7 +134,7 @@ class WebLinks:
             return Said(N_("That code is not known, used already or too old: type /web in "
                            "your SSH session for a new one."))
         name, fp = found
-        if self.room.identity.owner(name) != fp:
+        if self.store.owner(name) != fp:
             return Said(N_("That code is not known, used already or too old: type /web in "
                            "your SSH session for a new one."))
         link_id = secrets.token_urlsafe(9)
@@ -161,10 +158,10 @@ class WebLinks:
         if not hmac.compare_digest(secret_hash, _hash(secret)):
             return None
         now = time.time()
-        if now - last_used > self.room.config.web.link_days * 86400:
+        if now - last_used > self.settings.link_days * 86400:
             self.store.remove_links(name, link_id)
             return None
-        if self.room.identity.owner(name) != fp:
+        if self.store.owner(name) != fp:
             return None
         if now - self._touched.get(link_id, last_used) >= TOUCH_EVERY:
             self._touched[link_id] = now
@@ -206,8 +203,8 @@ class WebLinks:
             code = self.new_code(member)
             return Said(N_("Your link code: {code}. Enter it on the room's web page ({url}) "
                            "within {n} minutes; it works once."), code=code,
-                        url=self.room.web.url if self.room.web else "",
-                        n=round(self.room.config.web.code_minutes))
+                        url=self.url(),
+                        n=round(self.settings.code_minutes))
         if what == "list":
             links = self.linked(member)
             if not links:

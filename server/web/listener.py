@@ -8,7 +8,7 @@ browser plays on. Each websocket is one session: its own LammaApp on the SSH dri
 
 Every byte is hostile, as over SSH:
 
-* connections: the room's cap on all of them (``room.connections``, shared with SSH),
+* connections: the room's cap on all of them (``Book.connections``, shared with SSH),
   and per address those still sending their request (``handshakes-per-address``);
   the request within ``OPEN_TIMEOUT``; a page's requests per address a second;
   websockets opened per address a second (``connects-rate``, SSH's own allowance);
@@ -50,10 +50,10 @@ from engine.room.errors import N_
 from engine.room.text import check_name, name_key
 from tui.i18n import LANGUAGES, Speech
 
-from ..connections import ADDRESS_BOOK_SWEEP
-from ..limits import Address, Bucket, KeyHold, address_key
+from ..book import key_of
+from ..limits import Address, Buckets, KeyHold, address_key
 from ..refusals import looks_like, said_to
-from ..sessions import SessionHandler
+from ..sessions import Claim, SessionHandler
 from ..store import StoreError
 from .app import TAKEN_OVER, WebLammaApp
 from .channel import WebProcess
@@ -61,8 +61,6 @@ from .links import COOKIE, WebLinks
 
 if TYPE_CHECKING:
     import asyncio.transports
-
-    from ..service import RoomService
 
 log = logging.getLogger("lamma.web")
 _session_ids = itertools.count(1)
@@ -181,19 +179,26 @@ class WebConnection(ServerConnection):
 
 
 class WebListener:
-    def __init__(self, room: RoomService):
-        self.room = room
-        self.settings = room.config.web
-        self.links = WebLinks(room)
-        room.registry.browsers = self.links
+    """The page and its websocket; each browser's session is handed to the same
+    session handler as an SSH terminal's (``handler.run_tui``, on the same driver),
+    and uses what that handler is given of the room (``Hall``)."""
+
+    def __init__(self, handler: SessionHandler):
+        self.handler = handler
+        self.hall = hall = handler.hall    # what the web's sessions use of the room
+        self.book = hall.book
+        self.settings = hall.config.web
+        # (the page's address once it listens: /web said none before)
+        self.links = WebLinks(hall.identity, self.settings,
+                              lambda: self.url if self.server is not None else "")
+        hall.registry.browsers = self.links
         self.server: Server | None = None
         self.host, self.port = "127.0.0.1", 0
         self._files: dict[str, tuple[bytes, bytes, str, str]] = {}
         self._template = string.Template((STATIC / "index.html").read_text())
         self._waiting: dict[str, int] = {}          # per peer: requests not read yet
-        self._pages: dict[str, Bucket] = {}         # per address: GETs a second
+        self._pages = Buckets(PAGE_RATE, PAGE_BURST, PAGE_BUCKETS_KEPT)  # GETs per address
         self.sessions: set[WebProcess] = set()
-        self.handler = SessionHandler(room)
 
     @property
     def url(self) -> str:
@@ -219,7 +224,7 @@ class WebListener:
             create_connection=Connection, compression="deflate", max_size=MESSAGE_MAX,
             max_queue=MAX_QUEUE, open_timeout=OPEN_TIMEOUT, ping_interval=20,
             ping_timeout=20, close_timeout=5, server_header=None,
-            reuse_port=self.room.config.reuse_port or None)
+            reuse_port=self.hall.config.reuse_port or None)
         sock = self.server.sockets[0].getsockname()
         self.host, self.port = host, sock[1]
         log.info("web page on %s", self.url)
@@ -235,20 +240,20 @@ class WebListener:
 
     # ----------------------------------------------------------- connections
     def opened(self, conn: WebConnection, transport: asyncio.BaseTransport) -> None:
-        room = self.room
+        book = self.book
         peer = transport.get_extra_info("peername")
         host = str(peer[0]) if peer else "?"
-        if room.connections >= room.connection_cap:
-            room.full.note(host)
+        if book.connections >= book.connection_cap:
+            book.full.note(host)
             transport.abort()           # type: ignore[attr-defined]
             return
-        room.connections += 1
+        book.connections += 1
         conn.counted = True
         conn.waiting = True
         if self.settings.trusts(host):
             return                      # a proxy: its clients are counted by their address
         key = address_key(host)
-        limit = room.config.limits.for_address(key).handshakes_per_address
+        limit = self.hall.config.limits.for_address(key).handshakes_per_address
         if self._waiting.get(key, 0) >= limit:
             log.info("refused a web connection from %s: %d waiting already", key, limit,
                      extra={"event": "refused", "address": key})
@@ -273,7 +278,7 @@ class WebListener:
         self._read(conn)
         if conn.counted:
             conn.counted = False
-            self.room.connections -= 1
+            self.book.connections -= 1
 
     # ----------------------------------------------------------------- HTTP
     def visit_of(self, conn: WebConnection, request: Request) -> Visit:
@@ -315,32 +320,23 @@ class WebListener:
     def _text(self, status: int, text: str) -> Response:
         return self._respond(status, text.encode(), "text/plain; charset=utf-8")
 
-    def _page_allowed(self, key: str) -> bool:
-        bucket = self._pages.get(key)
-        if bucket is None:
-            if len(self._pages) >= PAGE_BUCKETS_KEPT:
-                for k in [k for k, b in self._pages.items() if b.take(0) and b.level >= b.burst]:
-                    del self._pages[k]
-            bucket = self._pages[key] = Bucket(PAGE_RATE, PAGE_BURST)
-        return bucket.take()
-
     def request(self, conn: ServerConnection, request: Request) -> Response | None:
         assert isinstance(conn, WebConnection)
         self._read(conn)
         visit = conn.visit = self.visit_of(conn, request)
         path = urlsplit(request.path).path
-        if self.room.moderation.banned(address=visit.address):
+        if self.hall.bans.banned(address=visit.address):
             return self._text(403, "Banned.\n")
         if path == "/ws":
             if not self.origin_allowed(request):
                 log.info("websocket refused: origin %r", (request.headers.get("Origin") or "")[:80],
                          extra={"event": "refused", "address": visit.address})
                 return self._text(403, "This page may not open the room's websocket.\n")
-            if not self._address(visit.address).connects.take():
+            if not self.book.address(visit.address).connects.take():
                 return self._text(429, "Too many connections from your address; wait a "
                                        "little.\n")
             return None                 # the websocket: ``session``
-        if not self._page_allowed(visit.address):
+        if not self._pages.take(visit.address):
             return self._text(429, "Too many requests; wait a little.\n")
         if path == "/":
             return self.page(visit)
@@ -404,7 +400,7 @@ class WebListener:
         if not link:
             holder = self.links.holder(visit.cookie) if visit.cookie else None
             if holder is not None:
-                self.room.store.remove_links(holder[0], holder[2])
+                self.hall.identity.remove_links(holder[0], holder[2])
             gone = f"{COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict{secure}"
             return self._respond(200, b"{}", "application/json", [("Set-Cookie", gone)])
         if not self.links.may_try(visit.address):
@@ -426,25 +422,16 @@ class WebListener:
         return self._respond(status, json.dumps(body, ensure_ascii=False).encode(),
                              "application/json", extra)
 
-    def _address(self, key: str) -> Address:
-        book = self.room.addresses
-        address = book.get(key)
-        if address is None:
-            if len(book) >= ADDRESS_BOOK_SWEEP:
-                self.room.forget_idle_addresses()
-            address = book[key] = Address(self.room.config.limits.for_address(key))
-        return address
-
     # ------------------------------------------------------------- sessions
     async def session(self, ws: ServerConnection) -> None:
         """One browser's session: who it is, then its app, to the end."""
         assert isinstance(ws, WebConnection) and ws.visit is not None
         visit = ws.visit
-        room = self.room
+        hall, book = self.hall, self.book
         task = asyncio.current_task()
         if task is not None:
-            room.session_tasks.add(task)
-        address = self._address(visit.address)
+            book.session_tasks.add(task)
+        address = book.address(visit.address)
         address.connections += 1
         held: dict[str, Any] = {}
         try:
@@ -454,8 +441,8 @@ class WebListener:
                 await self._refuse(ws, speech, who)
                 return
             name, ident, guest, resume = who
-            if not guest and room.registry.side is not None:
-                await room.registry.side.fresh_rows()
+            if not guest and hall.registry.side is not None:
+                await hall.registry.side.fresh_rows()
             await self.play(ws, visit, name, ident, guest, resume, held.get("link"))
         except Exception:
             log.exception("web session failed")
@@ -464,21 +451,19 @@ class WebListener:
                 address.guests -= 1
             hold: KeyHold | None = held.get("key")
             if hold is not None:
-                hold.connections -= 1
-                if hold.connections == 0:
-                    room.keys.pop(held["fingerprint"], None)
+                book.release_key(held["fingerprint"], hold)
             address.connections -= 1
             if address.connections == 0 and address.idle():
-                room.addresses.pop(visit.address, None)
+                book.addresses.pop(visit.address, None)
             if task is not None:
-                room.session_tasks.discard(task)
+                book.session_tasks.discard(task)
 
     def admit(self, visit: Visit, address: Address,
               held: dict[str, Any]) -> tuple[str, str, bool, str] | str:
         """Who this browser is: (name, identity, guest, resume token) — or why it is
         refused. What it holds of the limits is put in ``held`` (given back at its end)."""
-        room = self.room
-        limits = room.config.limits
+        hall = self.hall
+        limits = hall.config.limits
         holder = None
         if visit.cookie:
             try:
@@ -488,15 +473,14 @@ class WebListener:
                                "minute."))
         if holder is not None:
             name, fp, link_id = holder
-            banned = room.moderation.banned(fingerprint=fp, name=name)
+            banned = hall.bans.banned(fingerprint=fp, name=name)
             if banned:
                 return banned
-            hold = room.keys.get(fp)
-            if hold is not None and hold.connections >= limits.connections_per_key:
+            held_now = self.book.keys.get(fp)
+            if held_now is not None and held_now.connections >= limits.connections_per_key:
                 return Said(N_("Your key has {n} connections open here already; close one "
                                "first."), n=limits.connections_per_key)
-            if hold is None:
-                hold = room.keys[fp] = KeyHold(limits)
+            hold = self.book.key_hold(fp)
             hold.connections += 1
             held.update(key=hold, fingerprint=fp, link=link_id)
             refusal = self.claim(name, f"key:{fp}:{name_key(name)}", False)
@@ -513,7 +497,7 @@ class WebListener:
             resume = visit.query["resume"]
         else:
             resume, ident = self.links.guest_resume(name)
-        old = room.online.get(name_key(name))
+        old = self.book.online.get(name_key(name))
         if old is not None and old.ident != ident:
             return Said(N_("A guest named '{name}' is already here; choose another name."),
                         name=name)
@@ -527,21 +511,21 @@ class WebListener:
 
     def guest_refusal(self, name: str) -> str | None:
         """As over SSH: bans, guests admitted, a name owned by a key or like one."""
-        room = self.room
-        banned = room.moderation.banned(name=name)
+        hall = self.hall
+        banned = hall.bans.banned(name=name)
         if banned:
             return banned
-        if room.config.allow_list or not room.config.guests:
+        if hall.config.allow_list or not hall.config.guests:
             return Said(N_("This room does not admit guests: link this browser to a name "
                            "you own through an SSH key (/web in your SSH session)."))
-        if room.identity.owner(name) is not None:
+        if hall.identity.owner(name) is not None:
             return Said(N_("The name '{name}' belongs to a player with an SSH key: choose "
                            "another, or link this browser (/web in their SSH session)."),
                         name=name)
-        like = room.identity.lookalike_of(name)
+        like = hall.identity.lookalike_of(name)
         if like is not None:
             return looks_like(name, like, N_("a name that belongs to a key"))
-        like = room.online_lookalike(name)
+        like = self.book.online_lookalike(name)
         if like is not None:
             return looks_like(name, like, N_("the name of someone here now"))
         return None
@@ -549,16 +533,7 @@ class WebListener:
     def claim(self, name: str, ident: str, guest: bool) -> str | None:
         """The name for this session, as an SSH session claims it (an older session of
         the same identity is closed: this one takes over)."""
-        @dataclass
-        class Claim:
-            name: str
-            ident: str
-            guest: bool
-            fingerprint: str | None     # the key that proved it: a linked name's own
-
-        from ..moderation import key_of
-        return self.handler.claim_name(
-            Claim(name, ident, guest, key_of(ident)))  # type: ignore[arg-type]
+        return self.handler.claim_name(Claim(name, ident, guest, key_of(ident)))
 
     async def _refuse(self, ws: ServerConnection, speech: Speech, reason: str) -> None:
         said = said_to(speech, reason)
@@ -578,7 +553,7 @@ class WebListener:
         except Exception:
             cols, rows = 80, 24
         env = {"LANG": visit.language} if visit.language else {}
-        process = WebProcess(ws, self.room, (cols, rows), env)
+        process = WebProcess(ws, self.hall.config.limits, (cols, rows), env)
         process.say({"type": "hello", "name": name, "guest": guest, "resume": resume})
         session = f"w{next(_session_ids)}"
         facts = {"session": session, "player": name, "address": visit.address}
@@ -592,7 +567,7 @@ class WebListener:
                 transport="web", returns=guest))
             if link_id is not None:
                 await asyncio.sleep(0)          # (the session is online from its first step)
-                member = self.room.online.get(name_key(name))
+                member = self.book.online.get(name_key(name))
                 if member is not None:
                     self.links.opened(link_id, member)
             await app_task
