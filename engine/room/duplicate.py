@@ -268,7 +268,7 @@ class Events:
         started = self.store.boards_started(ev.id, entrant)
         if not started and (not ranked or self.store.entry(ev.id, entrant) is None):
             return "new"
-        if len(started) >= ev.boards and all(b.finished for b in started):
+        if len({b.board for b in started}) >= ev.boards and all(b.finished for b in started):
             return "finished"
         return "playing"
 
@@ -569,8 +569,11 @@ class Events:
         # dealt again at once.
         stale = CLAIM_STALE if reg.side is not None else 0.0
         if not self.store.claim_board(ev.id, entrant, k, self.clock(), stale):
-            raise RoomError("Your board {board} of event {event} is being brought back; "
-                            "try again in a moment.", board=k, event=ev.id)
+            # Claimed by another session of the key (through any process), its match not
+            # stored yet: that deal is the entry's; this session is not shown another.
+            raise RoomError("Your board {board} of event {event} is already being played "
+                            "in another session; try again in a moment.", board=k,
+                            event=ev.id)
         table = reg.create_board(ev.game, EventBoard(
             ev.id, k, ev.boards, plan(ev.game, ev.boards, k), board_seed(ev.seed, k),
             ev.samples, entrant, ranked), member.address)
