@@ -48,7 +48,6 @@ from .catalogue import DEFAULT_LEVEL, parse_game, title
 from .codes import code_matches, new_code, normalize_code
 from .errors import N_, RoomError, Said
 from .members import Member
-from .seats import Seat
 from .store import BoardStarted, EventRow, EventStore, ResultRow
 
 if TYPE_CHECKING:
@@ -585,11 +584,9 @@ class Events:
             raise
 
         def go() -> None:
-            for i in range(4):
-                if table.seats[i].kind == "empty":
-                    table.seats[i] = Seat.computer(i, DEFAULT_LEVEL)
-            table.changed("seats")
-            table.runner.start_when_ready()
+            # Computer players in the other seats, unchecked (the room's own doing):
+            # the table's seating says so to everyone and starts the match.
+            table.seating.fill(list(range(4)), DEFAULT_LEVEL)
         return Entered(table, seat, ev.id, k, False, go)
 
     def board_over(self, member: Member, table: Table) -> BoardOver | None:
