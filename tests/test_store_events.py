@@ -161,8 +161,8 @@ def test_two_processes_starting_one_board_at_once_make_one_row(opener):
 
 
 def old_board_match(store, event: int, entrant: str, k: int, m, table: str) -> int:
-    """Board ``k`` of an entry stored as the code before schema 15 stored it (a copy of
-    a board stored already was stored again)."""
+    """Board ``k`` of an entry stored as the code before matches_one_deal stored it (a
+    copy of a board stored already was stored again)."""
     return store._x(
         "INSERT INTO matches (table_id, game, length, seed, deals, seats, settings, "
         "humans_throughout, created, process, board, event_id, event_board, entrant) "
@@ -177,10 +177,10 @@ def old_board_match(store, event: int, entrant: str, k: int, m, table: str) -> i
 
 
 def test_copies_of_a_board_from_before_claims_are_set_aside(opener, monkeypatch):
-    """Schema 15: a database whose entries were dealt boards twice (before schema 11)
-    keeps one match of each board — the scored one, else one played to its end, else
-    the one in play — the others belong to no entry and are never resumed; every board
-    dealt has its claim; from then on a copy cannot be stored."""
+    """matches_one_deal's migration: a database whose entries were dealt boards twice
+    (before schema 11) keeps one match of each board — the scored one, else one played
+    to its end, else the one in play — the others belong to no entry and are never
+    resumed; every board dealt has its claim; from then on a copy cannot be stored."""
     m1, m2 = a_board(1), a_board(2)
     with monkeypatch.context() as mp:
         mp.setattr(store_module, "MIGRATIONS", MIGRATIONS[:14])

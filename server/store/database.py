@@ -64,11 +64,12 @@ DIALECTS: dict[str, Dialect] = {
 }
 
 def _one_deal_per_board(store: Database) -> None:
-    """Migration 15: the copies of an entry's board (dealt twice before boards were
-    claimed, schema 11) are set aside, one kept: the one whose result is recorded, else
-    one played to its end, else one still in play, else the first. A copy keeps its
-    event (never listed among the replays, its record kept) but belongs to no entry
-    (entrant NULL), and one never finished is abandoned, so no restart resumes it."""
+    """The migration of matches_one_deal: the copies of an entry's board (dealt twice
+    before boards were claimed, schema 11) are set aside, one kept: the one whose result
+    is recorded, else one played to its end, else one still in play, else the first. A
+    copy keeps its event (never listed among the replays, its record kept) but belongs
+    to no entry (entrant NULL), and one never finished is abandoned, so no restart
+    resumes it."""
     rows = store._x(
         "SELECT m.id, m.event_id, m.entrant, m.event_board, m.finished, m.result, "
         "r.match_id FROM matches m LEFT JOIN event_results r ON r.event_id = m.event_id "

@@ -33,7 +33,7 @@ class MatchRows(RecordRows):
             "INSERT INTO matches (table_id, game, length, seed, deals, seats, settings, "
             "humans_throughout, created, process, board, event_id, event_board, entrant) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-            # One entry, one deal (schema 15): a second match of an entry's board is
+            # One entry, one deal (matches_one_deal): a second match of an entry's board is
             # not stored (the deal is claimed first: Events._deal; this is the floor).
             "ON CONFLICT (event_id, entrant, event_board) WHERE event_id IS NOT NULL "
             "DO NOTHING RETURNING id",
