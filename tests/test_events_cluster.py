@@ -5,9 +5,11 @@ other), and its boards and results are the same whichever process asks."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from conftest import start_room, stop_room
-from eventplay import Entrant, ask, contrary, event_id, quick
+from eventplay import Entrant, ask, contrary, event_id, quick, wait_until
 
 from engine.room.duplicate import EventSettings
 
@@ -86,4 +88,55 @@ async def test_an_entry_started_on_one_process_is_resumed_on_the_other(two, game
         assert {r["name"]: r["score"] for r in b["results"]}["ana"] == ana.scores[2]
         await c.close()
     for c in (ana.client, cat.client, bob):
+        await c.close()
+
+
+
+def _deals(srv, eid: int) -> list[tuple[int, str]]:
+    """(board, process) of every stored match of the event (every deal of it)."""
+    return srv.room.store._x("SELECT event_board, process FROM matches WHERE event_id = ? "
+                             "ORDER BY id", (eid,)).fetchall()
+
+
+async def test_one_key_entering_through_both_processes_at_once_is_dealt_once(two):
+    """One entry, one deal (issue 41): the same key enters an event through both
+    processes at the same moment (once for each daily event: three tries). Board 1 is
+    dealt once, to one of them; the other is told it is being played, then and when it
+    asks again, and is never dealt a copy (which would show it the deal for free)."""
+    p1, p2 = two
+    key = p1.key("ana")
+    a = await p1.json_client("ana", key)
+    b = await p2.json_client("ana2", key)        # another name of the same key
+    for game in ("estimation", "estimation-kotshina", "tarneeb41"):
+        eid = await event_id(a, game)
+        assert await event_id(b, game) == eid
+        for c in (a, b):
+            c.drain()
+        # A board's match is stored on the writer's thread just after it is dealt; that
+        # moment is held open here on both processes, so that each enters while the
+        # other's deal is not stored yet, every time (a test that cannot miss the race).
+        gate = threading.Event()
+        for srv in (p1, p2):
+            assert srv.registry.store.writer is not None
+            srv.registry.store.submit_job("-", "held by the test", lambda _s, g=gate: g.wait(30))
+        try:
+            a.send({"op": "enter", "event": eid})
+            b.send({"op": "enter", "event": eid})
+            first = [await c.expect_any(("joined", "error"), timeout=30) for c in (a, b)]
+        finally:
+            gate.set()
+        assert sorted(m["type"] for m in first) == ["error", "joined"], first
+        won = 0 if first[0]["type"] == "joined" else 1
+        winner, loser = (a, b) if won == 0 else (b, a)
+        assert first[won]["board"] == 1
+        assert "being played" in first[1 - won]["message"], first
+        await winner.expect("view", timeout=30)        # dealt: its match is being stored
+        await wait_until(lambda e=eid: _deals(p1, e), 30, "board 1 stored")
+        # asked again (the board is known everywhere by now): still not a second deal
+        again = await ask(loser, {"op": "enter", "event": eid}, ("joined", "error"))
+        assert again["type"] == "error", again
+        assert _deals(p1, eid) == [(1, "p1" if won == 0 else "p2")]
+        loser.drain()
+        await ask(winner, {"op": "leave"}, ("left", "error"))
+    for c in (a, b):
         await c.close()

@@ -256,3 +256,58 @@ async def test_no_new_board_during_a_clean_restart(reg):
     assert reg.tables == tables and reg.events.store.entry(eid, "fp-bea") is None
     again = reg.events.enter(ali, eid)              # a board in play: back to it
     assert again.resumed and again.table is table
+
+
+class Heard(Member):
+    """A member whose notices from the room are kept."""
+
+    def __init__(self, name: str, ident: str):
+        super().__init__(name, ident)
+        self.heard: list[str] = []
+
+    def notice(self, text) -> None:
+        self.heard.append(str(text))
+
+
+async def test_one_key_through_two_sessions_is_dealt_each_board_once(reg):
+    """One entry, one deal (issue 41): the key's other session is not dealt the board
+    in play; a board claimed elsewhere (another process dealing it this moment) is not
+    dealt here, at entering or after the board before."""
+    eid = daily(reg)
+    ali, phone = Heard("ali", "key:fp-ali:ali"), key("ali-phone", "fp-ali")
+    entered = reg.events.enter(ali, eid)
+    entered.go()
+    with pytest.raises(RoomError, match="under your other name ali"):
+        reg.events.enter(phone, eid)
+    store = reg.events.store
+    assert [b.board for b in store.boards_started(eid, "fp-ali")] == [1]
+    assert store.claim_board(eid, "fp-ali", 2, NOW, 60.0)      # elsewhere, just now
+    table = entered.table
+    while table.match.to_act is not None:
+        if table.match.to_act == ali.seat:
+            table.act(ali, quick(table.match.view(ali.seat)))
+        else:
+            bot_move(table)
+    over = reg.events.board_over(ali, table)
+    assert over is not None and over.next is None
+    assert any("already being played" in h for h in ali.heard), ali.heard
+    with pytest.raises(RoomError, match="already being played in another session"):
+        reg.events.enter(phone, eid)
+    assert [b.board for b in store.boards_started(eid, "fp-ali")] == [1]
+    assert reg.events.you(ali, store.event(eid)) == "playing"
+
+
+async def test_copies_of_a_board_are_one_board(reg, monkeypatch):
+    """An entry holding two copies of a board (dealt twice before boards were claimed)
+    has not finished the event until each of its boards is played: nothing of the
+    others shows yet, and the listing says "playing"."""
+    from engine.room.store import BoardStarted
+    eid = daily(reg)
+    ali = key("ali")
+    store = reg.events.store
+    copies = [BoardStarted(k, f"t{i}", i, True) for i, k in enumerate((1, 1, 2, 2))]
+    monkeypatch.setattr(store, "boards_started", lambda event, entrant: copies)
+    ev = store.event(eid)
+    assert ev.boards == 4
+    assert reg.events.you(ali, ev) == "playing"
+    assert not reg.events.finished(ev, "fp-ali") and not reg.events.may_see(ali, ev)

@@ -6,13 +6,16 @@ boards never listed among the replays. The same tests run on PostgreSQL
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from test_store import together
 
+import server.store.database as store_module
 from engine import new_match
 from engine.duplicate import board_result, board_seed, plan
 from engine.room.store import EventRow, FinishedBoard
-from server.store import Store
+from server.store import MIGRATIONS, Store, StoreError
 
 DAY = 1_716_940_800.0
 
@@ -130,3 +133,86 @@ def test_a_board_is_claimed_once_across_processes(opener):
     finally:
         a.close()
         b.close()
+
+
+def test_two_processes_starting_one_board_at_once_make_one_row(opener):
+    """One entry, one deal (issue 41), raced: two processes claim the same entry's board
+    at the same instant (rounds of it, on threads released together) and one may deal
+    it; each stores the match it would deal, and one row of it is kept."""
+    a, b = opener("east"), opener("west")
+    try:
+        for k in range(1, 9):
+            claims = together(2, lambda i, k=k: (a, b)[i].claim_board(5, "key:x", k, DAY, 60.0))
+            assert sorted(claims) == [False, True], (k, claims)
+        m = a_board(1)
+
+        def deal(i):
+            try:
+                return board_match((a, b)[i], 5, "key:x", 1, m, table=f"t{i}")
+            except StoreError as e:
+                return str(e)
+        made = together(2, deal)
+        assert sum(isinstance(r, int) for r in made) == 1, made
+        assert any(isinstance(r, str) and "stored already" in r for r in made), made
+        assert [s.board for s in a.boards_started(5, "key:x")] == [1]
+    finally:
+        a.close()
+        b.close()
+
+
+def old_board_match(store, event: int, entrant: str, k: int, m, table: str) -> int:
+    """Board ``k`` of an entry stored as the code before matches_one_deal stored it (a
+    copy of a board stored already was stored again)."""
+    return store._x(
+        "INSERT INTO matches (table_id, game, length, seed, deals, seats, settings, "
+        "humans_throughout, created, process, board, event_id, event_board, entrant) "
+        "VALUES (?, ?, ?, ?, '[]', '[\"ali\", null, null, null]', ?, 0, ?, ?, ?, ?, ?, ?) "
+        "RETURNING id",
+        (table, m.game, json.dumps(m.to_dict()["length"]), str(m.seed),
+         json.dumps({"event": {"id": event, "board": k, "boards": 8, "entrant": entrant,
+                               "spec": m.to_dict()["board"], "seed": m.seed, "samples": 8,
+                               "ranked": True}}),
+         DAY + k, store.process, json.dumps(m.to_dict()["board"]), event, k,
+         entrant)).fetchall()[0][0]
+
+
+def test_copies_of_a_board_from_before_claims_are_set_aside(opener, monkeypatch):
+    """matches_one_deal's migration: a database whose entries were dealt boards twice
+    (before schema 11) keeps one match of each board — the scored one, else one played
+    to its end, else the one in play — the others belong to no entry and are never
+    resumed; every board dealt has its claim; from then on a copy cannot be stored."""
+    m1, m2 = a_board(1), a_board(2)
+    with monkeypatch.context() as mp:
+        mp.setattr(store_module, "MIGRATIONS", MIGRATIONS[:14])
+        old = opener("p")
+        assert old.version() == 14
+        ev = old.create_event(EventRow(0, "estimation", 8, 9, 16, DAY, DAY + 86400))
+        first = old_board_match(old, ev.id, "key:x", 1, m1, "t1")     # abandoned
+        old.abandon(first, 1)
+        scored = old_board_match(old, ev.id, "key:x", 1, m1, "t2")
+        assert old.finish_board(scored, finished(ev.id, "key:x", 1, m1))
+        third = old_board_match(old, ev.id, "key:x", 1, m1, "t3")     # in play
+        gone = old_board_match(old, ev.id, "key:x", 2, m2, "t4")      # abandoned
+        old.abandon(gone, 0)
+        playing = old_board_match(old, ev.id, "key:x", 2, m2, "t5")   # in play: kept
+        alone = old_board_match(old, ev.id, "key:y", 1, m1, "t6")
+        old.close()
+    s = opener("p")
+    assert s.version() == len(MIGRATIONS)
+    started = s.boards_started(ev.id, "key:x")
+    assert [(b.board, b.match_id) for b in started] == [(1, scored), (2, playing)]
+    assert [b.match_id for b in s.boards_started(ev.id, "key:y")] == [alone]
+    # the copies set aside are never resumed; the board in play and the other entry's are
+    assert sorted(u.id for u in s.unfinished()) == sorted([playing, alone])
+    assert {first, third, gone}.isdisjoint(u.id for u in s.unfinished())
+    assert s.results(ev.id)[0].match_id == scored
+    assert s.finished_matches() == []                 # copies are no replays to list
+    # every board dealt is claimed, and stays so
+    for who, k in (("key:x", 1), ("key:x", 2), ("key:y", 1)):
+        assert not s.claim_board(ev.id, who, k, DAY + 10_000, 60.0)
+    assert s.claim_board(ev.id, "key:x", 3, DAY + 10_000, 60.0)
+    with pytest.raises(StoreError, match="stored already"):
+        board_match(s, ev.id, "key:x", 2, m2, "t7")
+    # a match that is no event's board is stored as ever, however many
+    assert s.create_match("t8", m1.to_dict(), ["ana", None, None, None], {}) > 0
+    assert s.create_match("t9", m1.to_dict(), ["ana", None, None, None], {}) > 0

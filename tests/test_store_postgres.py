@@ -32,8 +32,10 @@ from test_store import (  # noqa: F401
 from test_store_events import (  # noqa: F401
     test_a_board_is_claimed_once_across_processes,
     test_a_guests_board_is_finished_and_ranked_nowhere,
+    test_copies_of_a_board_from_before_claims_are_set_aside,
     test_events_entries_and_results,
     test_two_processes_make_the_daily_event_and_finish_a_board_once,
+    test_two_processes_starting_one_board_at_once_make_one_row,
 )
 
 from server.store import Store, StoreError

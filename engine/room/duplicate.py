@@ -48,7 +48,6 @@ from .catalogue import DEFAULT_LEVEL, parse_game, title
 from .codes import code_matches, new_code, normalize_code
 from .errors import N_, RoomError, Said
 from .members import Member
-from .seats import Seat
 from .store import BoardStarted, EventRow, EventStore, ResultRow
 
 if TYPE_CHECKING:
@@ -268,7 +267,7 @@ class Events:
         started = self.store.boards_started(ev.id, entrant)
         if not started and (not ranked or self.store.entry(ev.id, entrant) is None):
             return "new"
-        if len(started) >= ev.boards and all(b.finished for b in started):
+        if len({b.board for b in started}) >= ev.boards and all(b.finished for b in started):
             return "finished"
         return "playing"
 
@@ -569,8 +568,11 @@ class Events:
         # dealt again at once.
         stale = CLAIM_STALE if reg.side is not None else 0.0
         if not self.store.claim_board(ev.id, entrant, k, self.clock(), stale):
-            raise RoomError("Your board {board} of event {event} is being brought back; "
-                            "try again in a moment.", board=k, event=ev.id)
+            # Claimed by another session of the key (through any process), its match not
+            # stored yet: that deal is the entry's; this session is not shown another.
+            raise RoomError("Your board {board} of event {event} is already being played "
+                            "in another session; try again in a moment.", board=k,
+                            event=ev.id)
         table = reg.create_board(ev.game, EventBoard(
             ev.id, k, ev.boards, plan(ev.game, ev.boards, k), board_seed(ev.seed, k),
             ev.samples, entrant, ranked), member.address)
@@ -582,11 +584,9 @@ class Events:
             raise
 
         def go() -> None:
-            for i in range(4):
-                if table.seats[i].kind == "empty":
-                    table.seats[i] = Seat.computer(i, DEFAULT_LEVEL)
-            table.changed("seats")
-            table.runner.start_when_ready()
+            # Computer players in the other seats, unchecked (the room's own doing):
+            # the table's seating says so to everyone and starts the match.
+            table.seating.fill(list(range(4)), DEFAULT_LEVEL)
         return Entered(table, seat, ev.id, k, False, go)
 
     def board_over(self, member: Member, table: Table) -> BoardOver | None:

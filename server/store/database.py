@@ -63,6 +63,46 @@ DIALECTS: dict[str, Dialect] = {
     },
 }
 
+def _one_deal_per_board(store: Database) -> None:
+    """The migration of matches_one_deal: the copies of an entry's board (dealt twice
+    before boards were claimed, schema 11) are set aside, one kept: the one whose result
+    is recorded, else one played to its end, else one still in play, else the first. A
+    copy keeps its event (never listed among the replays, its record kept) but belongs
+    to no entry (entrant NULL), and one never finished is abandoned, so no restart
+    resumes it."""
+    rows = store._x(
+        "SELECT m.id, m.event_id, m.entrant, m.event_board, m.finished, m.result, "
+        "r.match_id FROM matches m LEFT JOIN event_results r ON r.event_id = m.event_id "
+        "AND r.entrant = m.entrant AND r.board = m.event_board WHERE m.event_id IS NOT NULL "
+        "AND m.entrant IS NOT NULL AND m.event_board IS NOT NULL").fetchall()
+    boards: dict[tuple, list] = {}
+    for row in rows:
+        boards.setdefault((row[1], row[2], row[3]), []).append(row)
+
+    def kept_first(row) -> tuple[int, int]:
+        mid, finished, result, scored = row[0], row[4], row[5], row[6]
+        if scored == mid:
+            rank = 0
+        elif finished is not None and "abandoned" not in (result or ""):
+            rank = 1
+        else:
+            rank = 2 if finished is None else 3
+        return rank, int(mid)
+
+    now = time.time()
+    for copies in boards.values():
+        if len(copies) < 2:
+            continue
+        keep, *others = sorted(copies, key=kept_first)
+        for row in others:
+            store._x("UPDATE matches SET entrant = NULL, finished = COALESCE(finished, ?), "
+                     "result = COALESCE(result, ?) WHERE id = ?",
+                     (now, '{"abandoned": true}', row[0]))
+        log.warning("event %s board %s of %s was dealt %d times: match %s kept, %s set "
+                    "aside", keep[1], keep[3], keep[2], len(copies), keep[0],
+                    ", ".join(str(r[0]) for r in others))
+
+
 # Versioned migrations: never edit a released one, append a new one.
 # A step is SQL, or a function of the Store for data SQL cannot derive alone.
 MIGRATIONS: list[list] = [
@@ -220,6 +260,18 @@ MIGRATIONS: list[list] = [
             fingerprint TEXT NOT NULL, secret_hash TEXT NOT NULL, label TEXT NOT NULL,
             created REAL NOT NULL, last_used REAL NOT NULL)""",
         "CREATE INDEX IF NOT EXISTS web_links_name ON web_links (name_key)",
+    ],
+    [  # 15: one entry, one deal (issue 41), in the matches themselves: the copies of an
+       # entry's board made before schema 11 set aside (one kept), every board dealt
+       # given its claim, and no second match of one entry's board can be stored
+        _one_deal_per_board,
+        "INSERT INTO event_deals (event_id, entrant, board, at) "
+        "SELECT event_id, entrant, event_board, MIN(created) FROM matches "
+        "WHERE event_id IS NOT NULL AND entrant IS NOT NULL AND event_board IS NOT NULL "
+        "GROUP BY event_id, entrant, event_board "
+        "ON CONFLICT (event_id, entrant, board) DO NOTHING",
+        "CREATE UNIQUE INDEX IF NOT EXISTS matches_one_deal "
+        "ON matches (event_id, entrant, event_board) WHERE event_id IS NOT NULL",
     ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)

@@ -32,12 +32,19 @@ class MatchRows(RecordRows):
         rows = self._x(
             "INSERT INTO matches (table_id, game, length, seed, deals, seats, settings, "
             "humans_throughout, created, process, board, event_id, event_board, entrant) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            # One entry, one deal (matches_one_deal): a second match of an entry's board is
+            # not stored (the deal is claimed first: Events._deal; this is the floor).
+            "ON CONFLICT (event_id, entrant, event_board) WHERE event_id IS NOT NULL "
+            "DO NOTHING RETURNING id",
             (table_id, record["game"], json.dumps(record["length"]), str(record["seed"]),
              json.dumps(record["deals"]), json.dumps(seats), json.dumps(settings),
              int(humans), time.time(), self.process,
              None if board is None else json.dumps(board), event.get("id"),
              event.get("board"), event.get("entrant"))).fetchall()
+        if not rows:
+            raise StoreError(f"board {event.get('board')} of event {event.get('id')} is "
+                             "stored already for this entry: a second deal is not stored")
         return rows[0][0]
 
     def append_action(self, match_id: int, seq: int, seat: int,
