@@ -44,13 +44,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from engine.room.remote import ClusterSide, join_cluster
 from engine.room.store import StoreUnavailable, finished, people_throughout
 
 from .store import StoreError
 
 if TYPE_CHECKING:
     from engine.room.registry import Registry
-    from engine.room.remote import ClusterSide
     from engine.room.table import Table
 
     from .persistence import TableStore
@@ -163,7 +163,9 @@ class PgCluster:
         """At start-up, before the loop (blocking calls are fine here): ids above every
         table's, our heartbeat, and the tables this process resumed claimed (one another
         process took over meanwhile is left to it)."""
-        self.side = registry.join_cluster(self) if registry.side is None else registry.side
+        side = registry.side if registry.side is not None else join_cluster(registry, self)
+        assert isinstance(side, ClusterSide)
+        self.side = side
         highest = 0
         for tid in registry.tables:
             if tid.isdigit():

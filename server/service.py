@@ -87,10 +87,11 @@ class RoomService:
                                      "SET idle_in_transaction_session_timeout = '10s'"])
             self.cluster = PgCluster(self.store, self.table_store)
             self.cluster.prepare(self.registry)
-            assert self.registry.side is not None
-            self.registry.side.on_login = self.remote_login
-            self.registry.side.allowed = RemoteRequests(config.limits).allow
-            self.table_store.on_lease_lost = self.registry.side.lease_lost
+            side = self.cluster.side
+            assert side is not None
+            side.on_login = self.remote_login
+            side.allowed = RemoteRequests(config.limits).allow
+            self.table_store.on_lease_lost = side.lease_lost
         self.moderation = Moderation(self)
         self.registry.moderator = self.moderation
         if self.cluster is not None:
@@ -362,7 +363,7 @@ class RoomService:
         return writer is None or writer.pending == 0
 
     def _remote_members(self) -> bool:
-        side = self.registry.side
+        side = self.cluster.side if self.cluster is not None else None
         return side is not None and any(
             rm.table is not None for rm in side.remote_members.values())
 

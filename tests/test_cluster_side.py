@@ -80,7 +80,7 @@ def test_frames_come_back_exactly():
 
 async def test_a_frame_says_the_history_once_and_a_remote_table_shows_it_whole():
     reg = Registry(bot_pause=3600)
-    reg.join_cluster(Kept())
+    remote.join_cluster(reg, Kept())
     alice = Session("alice", "key:a:alice")
     table = reg.create("estimation", 13)
     table.sit(alice, 0)
@@ -94,7 +94,7 @@ async def test_a_frame_says_the_history_once_and_a_remote_table_shows_it_whole()
     said_once = json.dumps(pack(history))
     assert history and json.dumps(frame).count(said_once) == 1
     other = Registry()
-    side = other.join_cluster(Kept("p2", "t2"))
+    side = remote.join_cluster(other, Kept("p2", "t2"))
     rt = side.remote_table(table.id)
     bob = Session("bob", "key:b:bob")
     rt.local.add(bob)
@@ -105,7 +105,7 @@ async def test_a_frame_says_the_history_once_and_a_remote_table_shows_it_whole()
 
 async def test_versions_never_go_back_when_another_driver_takes_over_and_chat_is_chat():
     reg = Registry()
-    side = reg.join_cluster(Kept("p2"))
+    side = remote.join_cluster(reg, Kept("p2"))
     rt = side.remote_table("7")
     heard: list[str] = []
 
@@ -137,7 +137,7 @@ async def test_every_line_in_a_frame_reaches_a_program_as_chat_once(monkeypatch)
     in order, each once; an older driver's frame without ``said`` counts its lines."""
     from server.jsonapi import JsonSession
     reg = Registry()
-    side = reg.join_cluster(Kept("p2"))
+    side = remote.join_cluster(reg, Kept("p2"))
     side.reattach = lambda table: None
     rt = side.remote_table("8")
     sent: list[dict] = []
@@ -176,7 +176,7 @@ async def test_a_move_the_dead_driver_never_stored_is_refused_to_its_sender(monk
     first frame still waits for that seat, and its sender is told to play it again; a
     move the frames show played is forgotten, and told nothing."""
     reg = Registry()
-    side = reg.join_cluster(Kept("p2"))
+    side = remote.join_cluster(reg, Kept("p2"))
     side.reattach = lambda table: None
     rt = side.remote_table("9")
     told: list[str] = []
@@ -207,12 +207,12 @@ async def test_a_move_the_dead_driver_never_stored_is_refused_to_its_sender(monk
 
 async def test_session_ids_differ_between_starts_and_a_new_identity_is_a_new_member():
     a, b = Registry(), Registry()
-    sa = a.join_cluster(Kept("p1", "aaa"))
-    sb = b.join_cluster(Kept("p1", "bbb"))         # the same process name, started again
+    sa = remote.join_cluster(a, Kept("p1", "aaa"))
+    sb = remote.join_cluster(b, Kept("p1", "bbb"))         # the same process name, started again
     one, two = Session("x", "key:1:x"), Session("y", "key:2:y")
     assert sa.session_of(one) != sb.session_of(two)
     driver = Registry()
-    side = driver.join_cluster(Kept("p9"))
+    side = remote.join_cluster(driver, Kept("p9"))
     req = {"origin": "p1", "session": "s-1", "name": "alice", "ident": "key:a:alice",
            "guest": False}
     first = side.requests.member_of(req)
@@ -226,7 +226,7 @@ async def test_leaving_while_a_seat_came_meanwhile_keeps_the_seat_not_the_match_
     she heard it was hers: her leave (sent as a spectator's) holds the seat for her; it
     does not end the Estimation match for everyone (E-37)."""
     reg = Registry(bot_pause=3600)
-    side = reg.join_cluster(Kept("p1"))
+    side = remote.join_cluster(reg, Kept("p1"))
     alice = Session("alice", "key:a:alice")
     table = reg.create("estimation", 13)
     table.sit(alice, 0)
@@ -243,7 +243,7 @@ async def test_leaving_while_a_seat_came_meanwhile_keeps_the_seat_not_the_match_
 
 def test_a_remote_table_refuses_at_once_what_its_frame_can_answer():
     reg = Registry()
-    side = reg.join_cluster(Kept("p2"))
+    side = remote.join_cluster(reg, Kept("p2"))
     rt = side.remote_table("4")
     rt.apply_row({"row": {"game": "estimation", "length": 13, "timer": 0, "private": False,
                           "status": "playing", "seats": [
@@ -268,7 +268,7 @@ async def test_a_remote_table_shows_a_seat_only_to_whom_its_driver_gave_it():
     seat is shown to him until the driver says it is his, and then only once its frame
     says so too (not frank's cards, whatever this process was told)."""
     reg = Registry()
-    side = reg.join_cluster(Kept("p2"))
+    side = remote.join_cluster(reg, Kept("p2"))
     side.reattach = lambda table: None
     rt = side.remote_table("7")
     people = [{"kind": "human", "name": "dave", "guest": False, "connected": True},
@@ -320,7 +320,7 @@ async def test_a_seat_is_shown_with_a_frame_as_new_as_the_driver_that_gave_it():
     her: p3 shows her seat only with p2's frame, never the dead driver's older one (she
     would see the lead taken back)."""
     reg = Registry()
-    side = reg.join_cluster(Kept("p3"))
+    side = remote.join_cluster(reg, Kept("p3"))
     rt = side.remote_table("7")
     reattached: list[str] = []
     side.reattach = lambda table: reattached.append(table.id)
@@ -384,7 +384,7 @@ async def test_a_seat_whose_frame_never_comes_is_read_again_then_shown(monkeypat
         fetched.append(asyncio.get_running_loop().time())
         done(None)                      # nothing newer in the database
     kept.fetch_frame = fetch_frame
-    side = reg.join_cluster(kept)
+    side = remote.join_cluster(reg, kept)
     rt = side.remote_table("7")
     rt.apply_row({"row": lobby_row("7"), "holders": [None] * 4, "code": None})
     heard: list[str] = []
@@ -408,7 +408,7 @@ async def test_a_seat_whose_frame_never_comes_is_read_again_then_shown(monkeypat
 
 async def test_a_driver_says_where_its_table_was_when_it_seated_someone():
     reg = Registry(bot_pause=3600)
-    side = reg.join_cluster(Kept("p2"))
+    side = remote.join_cluster(reg, Kept("p2"))
     side.epochs["1"] = 3
     alice = Session("alice", "key:a:alice")
     table = reg.create("estimation", 13)

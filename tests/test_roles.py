@@ -18,7 +18,7 @@ from test_cluster_rooms import listed, rooms  # noqa: F401  (the fixture: three 
 
 from engine.room import Registry, RoomError, Session
 from engine.room.frames import frame_of
-from engine.room.remote import RemoteMember
+from engine.room.remote import RemoteMember, join_cluster
 
 GAME, LENGTH = "estimation-kotshina", "micro"
 ONLY_HOST = "Only {name}, the host, may add computer players at table {table}."
@@ -379,7 +379,7 @@ async def test_a_driver_checks_who_asked_to_fill_and_refuses_a_request_of_nobody
     Elsewhere, a table shown from its frame refuses a spectator at once and sends the
     host's request with who asked."""
     reg = Registry(bot_pause=3600)
-    side = reg.join_cluster(Kept("p1"))
+    side = join_cluster(reg, Kept("p1"))
     ana = Session("ana", "key:a:ana")
     t = reg.create("estimation", 13, creator=ana)
     t.sit(ana, 0)
@@ -398,7 +398,7 @@ async def test_a_driver_checks_who_asked_to_fill_and_refuses_a_request_of_nobody
     assert kinds(t) == ["human", "empty", "empty", "empty"]
     # Another process shows the table; ana there is its host, carol a spectator.
     other = Registry()
-    there = other.join_cluster(Kept("p2"))
+    there = join_cluster(other, Kept("p2"))
     rt = there.remote_table(t.id)
     there.reattach = lambda table: None
     rt.apply_frame(frame)

@@ -30,13 +30,13 @@ from .catalogue import (
 from .codes import CODE_ALPHABET, CODE_LEN, CODE_TRIES, CODE_WINDOW, code_label
 from .errors import RoomError, Said
 from .members import Member, Session
-from .moderation import PLAYER_HELP, Moderator, NoModerator, ignores, own_command
+from .moderation import PLAYER_HELP, NoModerator, ignores, own_command
 from .narration import Event
 from .registry import Registry
 from .seats import Seat
-from .store import MatchStore, NullStore, Records, StoredMatch, TableLog
+from .store import MatchStore, NullStore, Records, StoredMatch
 from .stored import replay_stored, seat_label, seat_labels, seat_names, table_settings
-from .table import Table
+from .table import Moderator, Table, TableLog
 
 __all__ = [
                         "BOT_NAMES",

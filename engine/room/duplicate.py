@@ -23,9 +23,9 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from engine import GAMES, replay
 from engine.duplicate import (
@@ -48,13 +48,35 @@ from .catalogue import DEFAULT_LEVEL, parse_game, title
 from .codes import code_matches, new_code, normalize_code
 from .errors import N_, RoomError, Said
 from .members import Member
-from .store import BoardStarted, EventRow, EventStore, ResultRow
-
-if TYPE_CHECKING:
-    from .registry import Registry
-    from .table import Table
+from .store import BoardStarted, EventRow, EventStore, Records, ResultRow
+from .table import Moderator, Table, TableLog
 
 log = logging.getLogger("lamma.events")
+
+
+class Listed(Protocol):
+    def shown_tables(self) -> list[Table]: ...
+
+
+class Boards(Protocol):
+    """What the events ask of the room (``registry.Registry``): its tables, the boards'
+    own tables, its store and moderators."""
+
+    @property
+    def tables(self) -> Mapping[str, Table]: ...
+    @property
+    def store(self) -> TableLog: ...
+    @property
+    def records(self) -> Records | None: ...
+    @property
+    def moderator(self) -> Moderator: ...
+    @property
+    def side(self) -> Listed | None: ...
+
+    def board_allowed(self) -> None: ...
+    def create_board(self, game: str, event: EventBoard, address: str = "") -> Table: ...
+    def close_table(self, table: Table, reason: str) -> None: ...
+    def gc_table(self, table: Table) -> None: ...
 
 DAY = 86400.0
 DAILY_HOURS = 24.0          # a daily event is open from 00:00 UTC for this long
@@ -138,7 +160,7 @@ def _number(value: object) -> int | None:
 class Events:
     """This process's side of the room's duplicate events (one per registry)."""
 
-    def __init__(self, registry: Registry, settings: EventSettings | None = None,
+    def __init__(self, registry: Boards, settings: EventSettings | None = None,
                  clock: Callable[[], float] = time.time):
         self.registry = registry
         self.settings = settings or EventSettings()

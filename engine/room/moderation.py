@@ -6,33 +6,20 @@ transport's ``server.moderation.Moderation``, which implements ``Moderator``.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Protocol
 
 from .catalogue import GUEST_MARK
 from .errors import N_, RoomError, Said
+from .people import Person
 from .text import check_name, clean_name, name_key
-
-if TYPE_CHECKING:
-    from .members import Member
-
-
-class Moderator(Protocol):
-    def command(self, member: Member, line: str) -> str:
-        """Run ``/cmd args`` typed by ``member``; the reply to show them. RoomError
-        (nothing changed) when refused."""
-
-    def is_operator(self, member: Member) -> bool:
-        """Is ``member`` one of the room's operators (their rights at every table:
-        docs/roles.md)?"""
 
 
 class NoModerator:
     """A room without moderation (tests): only a member's own ignore list works."""
 
-    def command(self, member: Member, line: str) -> str:
+    def command(self, member: Person, line: str) -> str:
         return own_command(member, line) or _unknown(line)
 
-    def is_operator(self, member: Member) -> bool:
+    def is_operator(self, member: Person) -> bool:
         return False
 
 
@@ -54,7 +41,7 @@ PLAYER_HELP = N_("/ignore NAME hides their chat · /unignore NAME · /ignored li
                  "another device's key, /key list your keys")
 
 
-def own_command(member: Member, line: str) -> str | None:
+def own_command(member: Person, line: str) -> str | None:
     """The commands every player has that need nobody else: the ignore list (kept for
     this session). None if ``line`` is not one of them."""
     words = line.split()
@@ -83,7 +70,7 @@ def own_command(member: Member, line: str) -> str | None:
     return None
 
 
-def ignores(member: Member, who: str) -> bool:
+def ignores(member: Person, who: str) -> bool:
     """Does ``member`` ignore the chat of ``who`` (a name as shown, guest mark or not)?"""
     return bool(member.ignoring) and name_key(bare_name(who)) in member.ignoring
 
@@ -98,14 +85,14 @@ class Mutes:
         self.marks_of: dict[str, list[str]] = {}     # name key -> the marks its mute set
 
     @staticmethod
-    def marks(member: Member) -> list[str]:
+    def marks(member: Person) -> list[str]:
         root = member.ident.rpartition(":")[0]       # "key:<fp>" or "guest:<token>"
         out = [f"name:{name_key(member.name)}", f"who:{root}"]
         if member.guest and member.address:
             out.append(f"addr:{member.address}")
         return out
 
-    def mute(self, name: str, seconds: float, member: Member | None = None) -> None:
+    def mute(self, name: str, seconds: float, member: Person | None = None) -> None:
         marks = [f"name:{name_key(name)}"] + (self.marks(member) if member else [])
         end = time.time() + seconds
         for mark in marks:
@@ -117,7 +104,7 @@ class Mutes:
         found = [m for m in marks if self.until.pop(m, None) is not None]
         return bool(found)
 
-    def check(self, member: Member) -> None:
+    def check(self, member: Person) -> None:
         """RoomError if ``member`` is muted now."""
         now = time.time()
         for mark in self.marks(member):

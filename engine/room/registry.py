@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from engine import Match
 
@@ -19,14 +20,30 @@ from .codes import new_code, normalize_code
 from .duplicate import Events, EventSettings
 from .errors import N_, RoomError, quoted
 from .members import Member
-from .moderation import Moderator, Mutes, NoModerator
-from .store import BrowserLinks, NullStore, Records, TableLog
-from .table import Table
-
-if TYPE_CHECKING:
-    from .remote import Cluster, ClusterSide
+from .moderation import Mutes, NoModerator
+from .replica import Replica
+from .running import new_table
+from .store import BrowserLinks, NullStore, Records
+from .table import Moderator, Side, Table, TableLog
 
 log = logging.getLogger("lamma.tables")
+
+
+class Sides(Side, Protocol):
+    """What the registry asks of its side of a room across processes
+    (``remote.ClusterSide``, made by ``remote.join_cluster``)."""
+
+    @property
+    def remote(self) -> Mapping[str, Replica]: ...
+
+    def new_table_id(self) -> str: ...
+    def shown(self, table: Table) -> None: ...
+    def shown_tables(self) -> list[Table]: ...
+    def table_removed(self, table: Table) -> None: ...
+    async def fresh_table(self, tid: str | None = None, code: str | None = None,
+                          within: float = 1.0) -> None: ...
+    async def fresh_rows(self, within: float = 3.0) -> None: ...
+
 
 # Lobby screens are told of listing changes at most this often (seconds; issue 41: a
 # table made elsewhere is listed within it): the first
@@ -78,16 +95,9 @@ class Registry:
         self.lobby_computed = 0     # listings computed (counts for tests and benchmarks)
         self.lobby_notified = 0     # notifications sent to every lobby member
         # One room across processes (server.cluster): None for a room of one process.
-        self.side: ClusterSide | None = None
+        self.side: Sides | None = None
         # The duplicate events (duplicate.py): their boards are tables of this registry.
         self.events = Events(self, events)
-
-    def join_cluster(self, cluster: Cluster) -> ClusterSide:
-        """From now on this registry is one process of a room that spans several: table
-        ids are the room's, the lobby lists every process's tables (``remote.py``)."""
-        from .remote import ClusterSide
-        self.side = ClusterSide(self, cluster)
-        return self.side
 
     @property
     def records(self) -> Records | None:
@@ -125,10 +135,10 @@ class Registry:
         ) >= cap:
             raise RoomError("Your address has {cap} open tables already (a share of the "
                             "room's); join one instead.", cap=cap)
-        tid = self.side.cluster.new_table_id() if self.side is not None else str(next(self._ids))
+        tid = self.side.new_table_id() if self.side is not None else str(next(self._ids))
         if type(practice) is not bool:
             raise RoomError("\"practice\" is true or false.")
-        table = Table(self, tid, game, length, timer, bool(private))
+        table = new_table(self, tid, game, length, timer, bool(private))
         if practice:
             table.practice = True
             table.counts_for_points = False
@@ -163,8 +173,8 @@ class Registry:
                 1 for t in boards if t.creator_address == address) >= cap:
             raise RoomError("Your address has {cap} event boards in play already (a share "
                             "of the room's); try again later.", cap=cap)
-        tid = self.side.cluster.new_table_id() if self.side is not None else str(next(self._ids))
-        table = Table(self, tid, game, None)
+        tid = self.side.new_table_id() if self.side is not None else str(next(self._ids))
+        table = new_table(self, tid, game, None)
         table.event = event
         table.creator_address = address
         table.counts_for_points = False
@@ -177,7 +187,7 @@ class Registry:
                stored_seats: list[str | None], counts_for_points: bool) -> Table:
         """A stored unfinished match as a playing table again (``persistence.restore``);
         ``start_resumed`` then sets its timers and computer players going."""
-        table = Table(self, tid, match.game, match.length, int(settings.get("timer", 0)),
+        table = new_table(self, tid, match.game, match.length, int(settings.get("timer", 0)),
                       bool(settings.get("private")))
         table.resume(match, match_id, settings, stored_seats, counts_for_points)
         self.tables[tid] = table

@@ -26,7 +26,7 @@ import time
 import weakref
 from collections.abc import Callable
 from itertools import count
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from engine import replay
 
@@ -35,48 +35,15 @@ from .events import TableChange, What
 from .frames import Damaged, checked_frame, checked_row, frame_of, is_int, unpack
 from .members import Member
 from .narration import Event
+from .registry import Registry
 from .replica import Replica
-from .requests import RemoteMember, Requests
+from .requests import Cluster, RemoteMember, Requests
+from .running import new_table
 from .stats import STATS
 from .store import StoredMatch
 from .table import Table
 
-if TYPE_CHECKING:
-    from .registry import Registry
-
 log = logging.getLogger("lamma.cluster")
-
-
-class Cluster(Protocol):
-    """What the room needs of the shared database (``server.cluster.PgCluster``)."""
-
-    process: str
-    token: str          # this start of the process (its sessions' ids begin with it)
-
-    def new_table_id(self) -> str: ...
-
-    def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
-                frame: dict[str, Any] | None) -> None:
-        """The table's row (and frame) for everyone, after the table's writes so far."""
-
-    def gone(self, table: Table) -> None: ...
-
-    def request(self, tid: str, session: str, body: dict[str, Any]) -> None:
-        """A member's request to the table's driver (in the order sent)."""
-
-    def tell(self, process: str, session: str, message: dict[str, Any]) -> None: ...
-
-    def fetch_frame(self, tid: str, done: Callable[[dict[str, Any] | None], None]) -> None: ...
-
-    def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None: ...
-
-    def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None: ...
-
-    def fetch_row(self, tid: str | None, code: str | None,
-                  done: Callable[[list[dict[str, Any]] | None], None]) -> None:
-        """One table's row, by its id or its private code."""
-
-    def login(self, name_key: str, ident: str) -> None: ...
 
 
 def _back_at(table: Table, member: Member, held_in: Table | None = None) -> bool:
@@ -183,6 +150,10 @@ class ClusterSide:
                         address=getattr(member, "address", ""))
         STATS.cluster_requests.inc()
         self.cluster.request(table.id, sid, body)
+
+    def new_table_id(self) -> str:
+        """A table id unique in the whole room."""
+        return self.cluster.new_table_id()
 
     # ------------------------------------------------------------ driving
     def mark(self, table: Table) -> list[int]:
@@ -425,7 +396,7 @@ class ClusterSide:
     def remote_table(self, tid: str) -> Replica:
         rt = self.remote.get(tid)
         if rt is None:
-            rt = self.remote[tid] = Replica(self, Table(self.registry, tid, "estimation", None))
+            rt = self.remote[tid] = Replica(self, new_table(self.registry, tid, "estimation", None))
         return rt
 
     def table_changed(self, tid: str, row: dict[str, Any] | None = None) -> None:
@@ -615,3 +586,11 @@ class ClusterSide:
     def told(self, session: str, message: dict[str, Any]) -> None:
         """The driver of a table tells one of our members something (``requests``)."""
         self.requests.told(session, message)
+
+
+def join_cluster(registry: Registry, cluster: Cluster) -> ClusterSide:
+    """From now on ``registry`` is one process of a room that spans several: table ids
+    are the room's, the lobby lists every process's tables."""
+    side = ClusterSide(registry, cluster)
+    registry.side = side
+    return side

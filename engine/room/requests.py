@@ -11,17 +11,16 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .errors import N_, RoomError
 from .events import TableChange
 from .frames import is_int, pack, unpack
 from .members import Member, Session
+from .registry import Registry
+from .replica import Replica
 from .stats import STATS
 from .table import Table
-
-if TYPE_CHECKING:
-    from .remote import ClusterSide
 
 log = logging.getLogger("lamma.cluster")
 
@@ -32,13 +31,64 @@ _OPS = ("sit", "watch", "act", "say", "take", "fill", "detach")
 REQUESTS_PER_TURN = 32
 TOO_MANY = N_("Too many requests: that was not done. Try again in a moment.")
 
+class Cluster(Protocol):
+    """What the room needs of the shared database (``server.cluster.PgCluster``)."""
+
+    process: str
+    token: str          # this start of the process (its sessions' ids begin with it)
+
+    def new_table_id(self) -> str: ...
+
+    def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
+                frame: dict[str, Any] | None) -> None:
+        """The table's row (and frame) for everyone, after the table's writes so far."""
+
+    def gone(self, table: Table) -> None: ...
+
+    def request(self, tid: str, session: str, body: dict[str, Any]) -> None:
+        """A member's request to the table's driver (in the order sent)."""
+
+    def tell(self, process: str, session: str, message: dict[str, Any]) -> None: ...
+
+    def fetch_frame(self, tid: str, done: Callable[[dict[str, Any] | None], None]) -> None: ...
+
+    def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None: ...
+
+    def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None: ...
+
+    def fetch_row(self, tid: str | None, code: str | None,
+                  done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+        """One table's row, by its id or its private code."""
+
+    def login(self, name_key: str, ident: str) -> None: ...
+
+
+class Side(Protocol):
+    """What requests ask of this process's side of the room (``remote.ClusterSide``)."""
+
+    @property
+    def registry(self) -> Registry: ...
+    @property
+    def cluster(self) -> Cluster: ...
+    @property
+    def process(self) -> str: ...
+    @property
+    def remote(self) -> dict[str, Replica]: ...
+    @property
+    def remote_members(self) -> dict[tuple[str, str], RemoteMember]: ...
+
+    def own_session(self, sid: str) -> Member | None: ...
+    def mark(self, table: Table) -> list[int]: ...
+    def request(self, table: Table, member: Member | None, op: str,
+                args: dict[str, Any]) -> None: ...
+
 
 class RemoteMember(Session):
     """On the driver: a member connected to another process."""
 
     kind = "remote"
 
-    def __init__(self, side: ClusterSide, process: str, session: str, name: str,
+    def __init__(self, side: Side, process: str, session: str, name: str,
                  ident: str, guest: bool):
         super().__init__(name, ident, guest)
         self.side = side
@@ -66,7 +116,7 @@ class RemoteMember(Session):
 
 
 class Requests:
-    def __init__(self, side: ClusterSide):
+    def __init__(self, side: Side):
         self.side = side
         self._taking: dict[str, bool] = {}      # requests being taken: take again after?
         self._queued: dict[str, deque[dict[str, Any]]] = {}     # requests taken, to run

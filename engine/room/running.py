@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from engine import Action, IllegalAction, Match, View, new_match
 from engine.duplicate import board_result
@@ -21,14 +21,12 @@ from engine.duplicate import board_result
 from .boards import EventBoard
 from .catalogue import DEFAULT_LEVEL
 from .errors import N_, RoomError, Said, quoted
-from .events import What
 from .narration import Event, describe, round_text
-from .seats import Seat
+from .seating import Seating
 from .stats import STATS
 from .store import FinishedBoard, MatchRef, Points
-
-if TYPE_CHECKING:
-    from .table import Table
+from .table import Room, Seat, Table, What
+from .turns import Turns
 
 log = logging.getLogger("lamma.tables")
 
@@ -296,3 +294,14 @@ class Runner:
         t.notify(f.what)
         if f.lobby:
             t.registry.lobby_changed()
+
+
+def new_table(registry: Room, tid: str, game: str, length: Any, timer: int = 0,
+              private: bool = False) -> Table:
+    """A table with its driving parts: the match runner, its seating and its turns (a
+    table another process drives keeps them idle: its ``replica`` stands for them)."""
+    table = Table(registry, tid, game, length, timer, private)
+    table.runner = Runner(table)
+    table.seating = Seating(table)
+    table.turns = Turns(table)
+    return table

@@ -10,17 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import partial
-from typing import TYPE_CHECKING
 
 from .boards import NO_WATCHING
 from .catalogue import parse_level, parse_seat
 from .errors import N_, RoomError, Said
-from .members import Member
 from .narration import Event
-from .seats import Seat
-
-if TYPE_CHECKING:
-    from .table import Table
+from .table import Member, Seat, Table
 
 
 class Seating:

@@ -7,7 +7,7 @@ replays), ``ModerationStore`` (bans, the operators' log, reports), ``EventStore`
 about them).
 
 ``server.store.Store`` (SQLite or PostgreSQL) implements them all on one database;
-``server.persistence.TableStore`` turns a table's events into its calls (``TableLog``).
+``server.persistence.TableStore`` turns a table's events into its calls (``table.TableLog``).
 ``NullStore`` keeps nothing (tests, and a room without a database).
 """
 
@@ -15,15 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from engine import Match, Result
 from engine.duplicate import BoardResult
 from engine.records import SeatRecord, match_record
 
-if TYPE_CHECKING:
-    from .members import Member
-    from .table import Table
+from .boards import EventBoard
+from .people import Person
 
 Points = dict[int, dict[str, Any]]      # per seat: {"points": int, "badge": str | None}
 
@@ -283,14 +282,14 @@ class BrowserLinks(Protocol):
     """What a player's screens may do about their linked browsers (the room's web page,
     when it has one: ``Registry.browsers``)."""
 
-    def new_code(self, member: Member) -> str:
+    def new_code(self, member: Person) -> str:
         """A one-time code that links a browser to ``member``'s name (RoomError if it
         cannot have one: a guest)."""
         ...
 
-    def linked(self, member: Member) -> list[LinkedBrowser]: ...
+    def linked(self, member: Person) -> list[LinkedBrowser]: ...
 
-    def unlink(self, member: Member, link_id: str | None = None) -> int:
+    def unlink(self, member: Person, link_id: str | None = None) -> int:
         """Unlink one browser (or every one) of ``member``'s: how many; their sessions
         end."""
         ...
@@ -328,41 +327,13 @@ class MatchRef:
         self.broken = False         # a write of this match failed: later ones are skipped
 
 
-class TableLog(Protocol):
-    """What a table tells its store. Writes are performed in the order they are
-    submitted (maybe on another thread); ``then`` runs a callback on the loop once
-    everything submitted before it is committed: a table shows a change only then."""
+class Stored(Protocol):
+    """What ``NullStore`` reads of a table (``table.TableLog`` is what a table tells its
+    store; a store that keeps matches reads the whole ``Table``)."""
 
-    records: Records | None         # None: nothing is kept (no profiles, no replays)
-    events: EventStore              # the duplicate events (in memory for NullStore)
-    # True while the database does not answer: the tables accept no move then (one
-    # could not be stored) and leave their timers and computer players waiting.
-    down: bool
-
-    def when_up(self, fn: Callable[[], None]) -> None:
-        """``fn()`` on the loop once the database answers again (at once if it does)."""
-
-    def match_started(self, table: Table) -> None:
-        """Sets ``table.match_ref`` (None: not stored); its id comes with the commit."""
-
-    def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None: ...
-
-    def seats_changed(self, table: Table) -> None: ...
-
-    def match_over(self, table: Table, done: Callable[[Points | None], None]) -> None:
-        """``done`` gets the level points and badges paid (None: not recorded, or
-        recorded before), on the loop, once committed."""
-
-    def board_over(self, table: Table, board: FinishedBoard) -> None:
-        """An event's board is over (``Table.event``): its match and the entrant's
-        result recorded together, once (instead of ``match_over``: a board pays no
-        level points or statistics)."""
-
-    def table_removed(self, table: Table) -> None: ...
-
-    def then(self, fn: Callable[[], None]) -> None:
-        """``fn()`` on the loop once every write submitted so far is committed (at once
-        when none is pending), in the order ``then`` was called."""
+    id: str
+    match_ref: MatchRef | None
+    event: EventBoard | None
 
 
 class NullStore:
@@ -378,28 +349,28 @@ class NullStore:
     def when_up(self, fn: Callable[[], None]) -> None:
         fn()
 
-    def match_started(self, table: Table) -> None:
+    def match_started(self, table: Stored) -> None:
         table.match_ref = None
         if table.event is not None:
             memory = self.events
             assert isinstance(memory, MemoryEvents)
             memory.started(table.event.event, table.event.entrant, table.event.board, table.id)
 
-    def board_over(self, table: Table, board: FinishedBoard) -> None:
+    def board_over(self, table: Stored, board: FinishedBoard) -> None:
         memory = self.events
         assert isinstance(memory, MemoryEvents)
         memory.finished(board)
 
-    def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None:
+    def action(self, table: Stored, seat: int, action: Mapping[str, Any]) -> None:
         pass
 
-    def seats_changed(self, table: Table) -> None:
+    def seats_changed(self, table: Stored) -> None:
         pass
 
-    def match_over(self, table: Table, done: Callable[[Points | None], None]) -> None:
+    def match_over(self, table: Stored, done: Callable[[Points | None], None]) -> None:
         done(None)
 
-    def table_removed(self, table: Table) -> None:
+    def table_removed(self, table: Stored) -> None:
         pass
 
     def then(self, fn: Callable[[], None]) -> None:

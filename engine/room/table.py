@@ -23,31 +23,343 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple, Protocol
 
-from engine import Match, View, leaving_ends_match
+from engine import Action, Match, View, leaving_ends_match
 
 from .boards import NO_CHAT, NO_WATCHING, NOT_YOURS, EventBoard, entrant_of
-from .catalogue import parse_seat, ranked, title
-from .codes import code_matches, new_code
+from .catalogue import BOT_NAMES, DEFAULT_LEVEL, display_name, parse_seat, ranked, title
+from .codes import code_label, code_matches, new_code
 from .errors import N_, RoomError, Said
-from .events import TableChange, What
-from .members import Member
+from .moderation import Mutes, ignores
 from .narration import Event
-from .running import Runner
-from .seating import Seating
-from .seats import Seat
-from .store import MatchRef, Points
-from .text import clean_chat
-from .turns import Turns
-
-if TYPE_CHECKING:
-    from .registry import Registry
+from .people import Person
+from .store import EventStore, FinishedBoard, MatchRef, Points, Records
+from .text import clean_chat, clean_name
 
 log = logging.getLogger("lamma.tables")
 
 CHAT_KEEP = 50
+
+
+# ------------------------------------------------------------------ who is there
+class Member(Person, Protocol):
+    """A person as a table sees them: at a table (sitting or watching) or not, and
+    told what changes there."""
+
+    table: Table | None         # the table it sits at or watches
+    seat: int | None            # None while watching
+
+    # Called by the room; must never raise and must not block.
+    def table_changed(self, change: TableChange) -> None:
+        """The member's table changed (``change.what``: "state", the view changed;
+        "seats", "chat", "closed"); the same ``change`` goes to every member."""
+
+    def seat_granted(self, table: Table, seat: int) -> None:
+        """A computer player's seat became ours (called before the view is pushed)."""
+
+    def request_dropped(self, table: Table, seat: int, reason: str) -> None:
+        """A waiting request for a computer player's seat ended without the seat."""
+
+
+# A seat at a table: empty, a person's (connected or away), or a computer player's.
+EMPTY = N_("(empty)")        # an empty seat's label (said in each player's language)
+
+SeatKind = Literal["empty", "human", "bot"]
+
+
+@dataclass
+class Seat:
+    kind: SeatKind = "empty"
+    name: str | None = None
+    ident: str | None = None
+    guest: bool = False
+    member: Member | None = None   # the connected session, None while away
+    replaced: str | None = None    # name of the human a bot replaced
+    level: str = DEFAULT_LEVEL     # a computer player's level (issue 5: chosen per seat)
+    # A guest who may come back to it all the same: a web page's, which holds a token
+    # for its guest identity (server/web); held as a key's seat is.
+    returns: bool = False
+
+    @classmethod
+    def person(cls, member: Member) -> Seat:
+        return cls("human", member.name, member.ident, member.guest,
+                   returns=bool(getattr(member, "returns", False)))
+
+    @classmethod
+    def computer(cls, seat: int, level: str = DEFAULT_LEVEL,
+                 replaced: str | None = None) -> Seat:
+        return cls("bot", BOT_NAMES[seat], level=level, replaced=replaced)
+
+    def held_by(self, who: Member | str) -> bool:
+        """Is this a person's seat held by ``who`` (a member, or an identity)?"""
+        ident = who if isinstance(who, str) else who.ident
+        return self.kind == "human" and self.ident == ident
+
+    def held_for_return(self) -> bool:
+        """A person's seat that its holder may come back to: a key's always (a new
+        connection under the same key lands here); a guest's only while connected (a
+        guest is its connection: gone, nobody can ever return to the seat — unless it
+        ``returns``)."""
+        return self.kind == "human" and (not self.guest or self.returns
+                                         or self.member is not None)
+
+    @property
+    def label(self) -> str:
+        """The holder's name as drawn: cleaned (``display_name``), a guest's marked."""
+        if self.kind == "empty":
+            return Said(EMPTY)
+        return display_name(self.name or "?", self.guest)
+
+    def public(self) -> dict[str, Any]:
+        """What anyone may see of the seat; the name cleaned (a restored match's seats
+        come from the database, which may hold what no client could send)."""
+        name = None if self.name is None else clean_name(self.name)
+        return {"kind": self.kind, "name": name, "guest": self.guest,
+                "connected": self.kind != "human" or self.member is not None}
+
+    def settings(self) -> dict[str, Any]:
+        """What a restart needs to seat the same holder again."""
+        return {"kind": self.kind, "name": self.name, "ident": self.ident, "guest": self.guest,
+                "level": self.level, "replaced": self.replaced}
+
+    @classmethod
+    def from_settings(cls, info: dict[str, Any]) -> Seat:
+        kind = info.get("kind", "empty")
+        if kind not in ("empty", "human", "bot"):
+            raise ValueError(f"unknown seat kind {kind!r}")
+        return cls(kind, info.get("name"), info.get("ident"), bool(info.get("guest")),
+                   replaced=info.get("replaced"), level=info.get("level", DEFAULT_LEVEL))
+
+
+# ------------------------------------------------------------------ what members are told
+# What a table tells its members when it changes: one ``TableChange`` per change,
+# the same object for every member, carrying what a member draws or sends from — its
+# seat's view, the table's facts, what changed — worked out once per change, not
+# pulled back by each screen.
+#
+# What is the same for everyone at the table (``TableChange.facts``: the seats as
+# shown, the narration, the code, the points paid) is worked out the first time a
+# member asks and then shared; what is one member's own (their view, their chat
+# without those they ignore, their wait for a seat, whether they may fill the table)
+# is asked of the change with that member.
+
+What = Literal["state", "seats", "chat", "closed"]
+
+
+class SeatShown(NamedTuple):
+    """A seat as every screen shows it (named tuples: made for every change and hashed
+    in drawing keys, which a tuple does in C)."""
+    label: str                  # the seat's name as shown ("(empty)", "ali", "Bot 2")
+    kind: str                   # "empty" | "human" | "bot"
+    away: bool = False          # a person's seat whose connection is gone
+
+
+class TableShown(NamedTuple):
+    """The table as everyone at it is shown it after a change."""
+    id: str
+    game: str
+    title: str                  # the game's name as people read it
+    length: Any
+    status: str                 # waiting | playing | over (what is shown)
+    seats: tuple[SeatShown, ...]
+    code_label: str | None      # a private table's code, as people type it
+    deadline_seat: int | None
+    # (round, text), moves other than plays: what happened, said in each language
+    events: tuple[tuple[int | None, str], ...]
+    points: Mapping[int, Mapping[str, Any]] | None    # paid at the match end
+    host: str | None            # before the start: who may fill it (None: nobody seated)
+    board: tuple[int, int, int] | None = None   # an event's board: (event, board, boards)
+
+
+class TableChange:
+    """``table`` changed (``what``); ``version``: the shown version it is at."""
+
+    __slots__ = ("_shown", "table", "version", "what")
+
+    def __init__(self, table: Table, what: What):
+        self.table = table
+        self.what: What = what
+        self.version = table.version
+        self._shown: TableShown | None = None
+
+    @property
+    def facts(self) -> TableShown:
+        """The table as shown to everyone, worked out once for all its members."""
+        shown = self._shown
+        if shown is None:
+            t = self.table
+            host = None
+            if t.shown_status == "waiting":
+                seat = t.host()
+                host = t.seats[seat].label if seat is not None else None
+            shown = self._shown = TableShown(
+                t.id, t.game, title(t.game), t.length, t.shown_status,
+                tuple(SeatShown(s.label, s.kind, s.kind == "human" and s.member is None)
+                      for s in t.seats),
+                code_label(t.code) if t.private and t.code else None,
+                t.deadline_seat, t.narration(), t.points, host,
+                (t.event.event, t.event.board, t.event.boards) if t.event is not None
+                else None)
+        return shown
+
+    # ---- one member's own ------------------------------------------------------------
+    def view_for(self, member: Member) -> View | None:
+        """``member``'s seat's view (a watcher's while they watch), or None."""
+        return self.table.view_of(member)
+
+    def chat_for(self, member: Member, n: int = 2) -> tuple[tuple[str, str], ...]:
+        """The last ``n`` chat lines ``member`` does not ignore (read from the end: a
+        table keeps 50)."""
+        out: list[tuple[str, str]] = []
+        for line in reversed(self.table.chat):
+            if not ignores(member, line[0]):
+                out.append(line)
+                if len(out) == n:
+                    break
+        return tuple(reversed(out))
+
+    def request_for(self, member: Member) -> str | None:
+        """``member``'s wait for a computer player's seat, in words (a Said)."""
+        seat = self.table.request_of(member)
+        return self.table.request_text(seat) if seat is not None else None
+
+    def may_fill(self, member: Member) -> bool:
+        """May ``member`` fill the empty seats with computer players now?"""
+        return self.table.status == "waiting" and self.table.may(member, "fill")
+
+
+# ------------------------------------------------------- what a table asks of others
+class TableLog(Protocol):
+    """What a table tells its store. Writes are performed in the order they are
+    submitted (maybe on another thread); ``then`` runs a callback on the loop once
+    everything submitted before it is committed: a table shows a change only then."""
+
+    records: Records | None         # None: nothing is kept (no profiles, no replays)
+    events: EventStore              # the duplicate events (in memory for NullStore)
+    # True while the database does not answer: the tables accept no move then (one
+    # could not be stored) and leave their timers and computer players waiting.
+    down: bool
+
+    def when_up(self, fn: Callable[[], None]) -> None:
+        """``fn()`` on the loop once the database answers again (at once if it does)."""
+
+    def match_started(self, table: Table) -> None:
+        """Sets ``table.match_ref`` (None: not stored); its id comes with the commit."""
+
+    def action(self, table: Table, seat: int, action: Mapping[str, Any]) -> None: ...
+
+    def seats_changed(self, table: Table) -> None: ...
+
+    def match_over(self, table: Table, done: Callable[[Points | None], None]) -> None:
+        """``done`` gets the level points and badges paid (None: not recorded, or
+        recorded before), on the loop, once committed."""
+
+    def board_over(self, table: Table, board: FinishedBoard) -> None:
+        """An event's board is over (``Table.event``): its match and the entrant's
+        result recorded together, once (instead of ``match_over``: a board pays no
+        level points or statistics)."""
+
+    def table_removed(self, table: Table) -> None: ...
+
+    def then(self, fn: Callable[[], None]) -> None:
+        """``fn()`` on the loop once every write submitted so far is committed (at once
+        when none is pending), in the order ``then`` was called."""
+
+
+class Moderator(Protocol):
+    """The room's moderation as a table asks it (``server.moderation.Moderation``)."""
+
+    def command(self, member: Member, line: str) -> str:
+        """Run ``/cmd args`` typed by ``member``; the reply to show them. RoomError
+        (nothing changed) when refused."""
+
+    def is_operator(self, member: Member) -> bool:
+        """Is ``member`` one of the room's operators (their rights at every table:
+        docs/roles.md)?"""
+
+
+class Side(Protocol):
+    """What a table asks of the room's side across processes (``remote.ClusterSide``)."""
+
+    def frame_written(self, table: Table, what: What = "state") -> bool:
+        """True if ``table``'s members are told once its frame is written elsewhere."""
+
+
+class Room(Protocol):
+    """What a table and its parts ask of the room (``registry.Registry``)."""
+
+    @property
+    def store(self) -> TableLog: ...
+    @property
+    def records(self) -> Records | None: ...
+    @property
+    def moderator(self) -> Moderator: ...
+    @property
+    def mutes(self) -> Mutes: ...
+    @property
+    def side(self) -> Side | None: ...
+    @property
+    def draining(self) -> bool: ...
+    @property
+    def bot_pause(self) -> float: ...
+    @property
+    def trick_pause(self) -> float: ...
+    @property
+    def absent_timeout(self) -> float: ...
+
+    def detach(self, member: Member, keep_seat: bool, unless: Table | None = None) -> None: ...
+    def gc_table(self, table: Table) -> None: ...
+    def lobby_changed(self) -> None: ...
+
+
+# ------------------------------------------------------------------ the table's parts
+class Running(Protocol):
+    """The match runner (``running.Runner``)."""
+
+    news: list[Event]
+    calls: list[Callable[[], None]]
+
+    def resume(self, match: Match, match_id: int, settings: dict[str, Any],
+               stored_seats: list[str | None], counts_for_points: bool) -> None: ...
+    def start_when_ready(self) -> None: ...
+    def between_rounds(self) -> bool: ...
+    def holding(self) -> bool: ...
+    def check_and_apply(self, seat: int, action: object, by: str) -> None: ...
+    def apply(self, seat: int, action: Action, by: str) -> None: ...
+    def left(self, seat: int) -> None: ...
+    def changed(self, what: What) -> None: ...
+    def publish(self, what: What) -> None: ...
+    def snapshot(self) -> dict[int | None, View]: ...
+
+
+class Sitting(Protocol):
+    """Who sits, watches and leaves (``seating.Seating``)."""
+
+    def sit(self, member: Member, seat: int | None = None) -> int: ...
+    def take_seat(self, member: Member, seat: object) -> bool: ...
+    def round_ended(self) -> None: ...
+    def drop_all_requests(self, reason: str) -> None: ...
+    def watch(self, member: Member) -> None: ...
+    def fill_with_bots(self, member: Member, seats: Iterable[object] | None = None,
+                       level: object = "strong") -> None: ...
+    def fill(self, wanted: list[int], level: str) -> None: ...
+    def detach(self, member: Member, keep_seat: bool) -> None: ...
+
+
+class Turning(Protocol):
+    """The turn timer and the computer players' moves (``turns.Turns``)."""
+
+    trick_pause: bool
+    handle: asyncio.TimerHandle | None
+
+    def bump(self) -> None: ...
+    def cancel(self) -> None: ...
+    def hold(self) -> None: ...
+    def timer_changed(self) -> None: ...
+    def schedule(self) -> None: ...
 
 
 class Drive(Protocol):
@@ -75,7 +387,12 @@ class Drive(Protocol):
 
 
 class Table:
-    def __init__(self, registry: Registry, tid: str, game: str, length: Any,
+    # The parts that drive it, given by whoever makes it (``running.new_table``).
+    runner: Running
+    seating: Sitting
+    turns: Turning
+
+    def __init__(self, registry: Room, tid: str, game: str, length: Any,
                  timer: int = 0, private: bool = False):
         self.registry = registry
         self.id = tid
@@ -122,10 +439,6 @@ class Table:
         # A duplicate event's board (boards.py): its entrant alone against computer
         # players; None for every other table.
         self.event: EventBoard | None = None
-        # The parts that drive it (at the process that does).
-        self.runner = Runner(self)
-        self.seating = Seating(self)
-        self.turns = Turns(self)
         # Another process drives it: what stands for the parts above here.
         self.replica: Drive | None = None
 

@@ -13,12 +13,9 @@ import contextvars
 import logging
 import time
 from functools import partial
-from typing import TYPE_CHECKING
 
 from . import bots
-
-if TYPE_CHECKING:
-    from .table import Table
+from .table import Table
 
 log = logging.getLogger("lamma.tables")
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from engine.room import Member, RoomError, Said
 from engine.room.errors import N_
+from engine.room.people import Person
 from engine.room.store import LinkedBrowser
 from engine.room.text import name_key
 
@@ -108,7 +109,7 @@ class WebLinks:
         return f"guest:w{nonce}:{nk}"
 
     # ------------------------------------------------------------------ codes
-    def new_code(self, member: Member) -> str:
+    def new_code(self, member: Person) -> str:
         fp = key_of(member.ident)
         if member.guest or fp is None:
             raise RoomError("Guests cannot link a browser: connect with an SSH key to own "
@@ -169,12 +170,12 @@ class WebLinks:
         return name, fp, link_id
 
     # ------------------------------------------------------------ BrowserLinks
-    def linked(self, member: Member) -> list[LinkedBrowser]:
+    def linked(self, member: Person) -> list[LinkedBrowser]:
         if member.guest:
             return []
         return self.store.links_of(member.name)
 
-    def unlink(self, member: Member, link_id: str | None = None) -> int:
+    def unlink(self, member: Person, link_id: str | None = None) -> int:
         if member.guest:
             return 0
         mine = {b.id for b in self.store.links_of(member.name)}
