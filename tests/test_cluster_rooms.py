@@ -577,13 +577,17 @@ async def test_a_damaged_shared_row_is_said_once_and_left_out(rooms, pg_url, cap
         await c.close()
 
 
-def send_requests(pg_url, tid: str, requests: list[tuple[str, dict]]) -> None:
+def send_requests(pg_url, tid: str, requests: list[tuple[str, dict]], p1) -> None:
     """Requests from members of p1 (session, body), in one transaction and one word to
-    the driver: it takes them in one read, as it would a flood's."""
+    the driver: it takes them in one read, as it would a flood's. Their sessions are
+    named as p1 names its own (its start's token first): a driver lets go of a
+    process's members of an earlier start at its next heartbeat."""
+    token = p1.room.cluster.token
     with psycopg.connect(pg_url) as db:
         for session, body in requests:
             db.execute("INSERT INTO room_requests (table_id, origin, session, body, at) "
-                       "VALUES (%s, 'p1', %s, %s, 0)", (tid, session, json.dumps(body)))
+                       "VALUES (%s, 'p1', %s, %s, 0)",
+                       (tid, f"{token}-{session}", json.dumps(body)))
         db.execute("SELECT pg_notify('lamma', %s)", (json.dumps({"k": "r", "id": tid}),))
         db.commit()
 
@@ -600,7 +604,7 @@ async def test_a_flood_of_watchers_from_elsewhere_writes_a_few_frames_not_one_ea
     while carol watches it from p3: p2 serves them all, and writes the table's frame
     a few times (at most once every FRAME_EVERY for such changes), not 200 times."""
     from engine.room.stats import STATS
-    _, p2, p3 = rooms
+    p1, p2, p3 = rooms
     alice, tid = await made(p2, "alice", [])
     carol = await p3.json_client("carol")
     await listed(carol, tid)
@@ -611,7 +615,7 @@ async def test_a_flood_of_watchers_from_elsewhere_writes_a_few_frames_not_one_ea
     await asyncio.sleep(0.3)
     served, frames = STATS.cluster_served.value, STATS.cluster_frames.value
     send_requests(pg_url, tid, [(f"s-{i}", body(op, i)) for i in range(100)
-                                for op in ("watch", "detach")])
+                                for op in ("watch", "detach")], p1)
     await until(lambda: STATS.cluster_served.value - served == 200, what="all 200 served")
     await asyncio.sleep(2 * FRAME_EVERY + 0.2)          # the last one written
     written = STATS.cluster_frames.value - frames
@@ -634,7 +638,7 @@ async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, 
 
     from engine.room.stats import STATS
     from server.limits import JSON_BURST, JSON_RATE, OP_COST
-    _, p2, _ = rooms
+    p1, p2, _ = rooms
     alice, tid = await made(p2, "alice", [])
     table = p2.registry.tables[tid]
     told: list[dict] = []
@@ -644,7 +648,8 @@ async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, 
     served = STATS.cluster_served.value
     flood = [("s-flood", body("watch", 0))] * 300
     started = time.monotonic()
-    send_requests(pg_url, tid, [*flood[:150], ("s-other", body("watch", 1)), *flood[150:]])
+    send_requests(pg_url, tid, [*flood[:150], ("s-other", body("watch", 1)), *flood[150:]],
+                  p1)
     await until(lambda: len(told) + STATS.cluster_served.value - served >= 301,
                 what="every request served or refused")
     took = time.monotonic() - started
@@ -657,7 +662,7 @@ async def test_requests_from_elsewhere_are_limited_at_the_driver_as_here(rooms, 
     refused = [m for m in told if m["k"] == "refused"]
     assert len(refused) == 301 - ran and "Too many requests" in refused[0]["error"]["$said"]
     assert any(m.ident == "key:w1:w1" for m in table.watchers)
-    send_requests(pg_url, tid, [("s-flood", body("detach", 0))])
+    send_requests(pg_url, tid, [("s-flood", body("detach", 0))], p1)
     await until(lambda: STATS.cluster_served.value - served == ran + 1, what="the leave")
     assert not any(m.ident == "key:w0:w0" for m in table.watchers)
     await alice.close()

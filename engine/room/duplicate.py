@@ -23,7 +23,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -62,14 +62,12 @@ class Boards(Protocol):
     """What the events ask of the room (``registry.Registry``): its tables, the boards'
     own tables, its store and moderators."""
 
-    @property
-    def tables(self) -> Mapping[str, Table]: ...
-    @property
-    def store(self) -> TableLog: ...
+    tables: dict[str, Table]
+    store: TableLog
+    moderator: Moderator
+
     @property
     def records(self) -> Records | None: ...
-    @property
-    def moderator(self) -> Moderator: ...
     @property
     def side(self) -> Listed | None: ...
 
