@@ -26,6 +26,8 @@ from stacked import view_policy
 from test_cluster_rooms import listed, until
 from test_server_pty import cards_in
 
+from server.cluster import LEASE
+
 pytestmark = pytest.mark.slow      # three processes on PostgreSQL
 
 
@@ -344,9 +346,11 @@ async def test_a_terminal_asking_for_a_seat_taken_meanwhile_draws_no_hand(rooms,
         frank.send({"op": "join", "table": tid, "seat": 1})
         assert (await frank.expect("view"))["view"]["seat"] == 1
         await until(lambda: "frank" in frame_names(pg_url, tid), what="p2 wrote frank's frame")
-        # p2 is busy (as under a flood): its answer comes a second and a half later.
+        # p2 is busy (as under a flood): its answer comes later — but within its lease
+        # (its heartbeat waits behind the same work): a longer stall is a dead driver,
+        # and p1 would take the table over and seat eve there as a spectator.
         busy = threading.Event()
-        p2.room.cluster._work.put(lambda store: busy.wait(1.5))
+        p2.room.cluster._work.put(lambda store: busy.wait(LEASE / 2))
         start = len(eve.raw)
         eve.press("enter")                       # sit at the selected (only) table
         await eve.wait_for("already playing", timeout=10)
