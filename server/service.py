@@ -290,7 +290,7 @@ class RoomService:
         self.registry.draining = True
         for table in list(self.registry.tables.values()):
             if table.holding():
-                table.hold()
+                table.turns.hold()
         notice = self.restart_notice(seconds)
         for member in list(self.online.values()):
             try:
@@ -306,7 +306,7 @@ class RoomService:
             while loop.time() < until and not self.abrupt and not self.settled():  # noqa: ASYNC110
                 await asyncio.sleep(0.1)
             for table in list(self.registry.tables.values()):
-                table.hold()
+                table.turns.hold()
             words = self.restart_notice(0, now=True)
             for member in list(self.online.values()):
                 try:

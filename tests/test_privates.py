@@ -3,7 +3,7 @@ not ``self``/``cls`` is allowed only for a name that the same file defines (its 
 classes and functions, the attributes it sets) or a framework private that
 tests/test_textual_compat.py's registry checks (``relied_on``). What a module needs of
 another is public there: ``Match.legal_play_mask``, ``Match.rounds_done``, ``Match.fork``,
-``Table.turns.schedule``, ``Table.changed``, ``Table.views`` …"""
+``Table.turns.schedule``, ``Table.runner.changed``, ``Table.views`` …"""
 
 from __future__ import annotations
 

@@ -218,7 +218,7 @@ class Events:
         closed: dict[int, bool] = {}
         for table in list(self.registry.tables.values()):
             ev = table.event
-            if ev is None or table.status != "playing" or getattr(table, "side", None):
+            if ev is None or table.status != "playing" or table.replica is not None:
                 continue
             if ev.event not in closed:
                 row = self.store.event(ev.event)

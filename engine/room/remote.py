@@ -2,12 +2,13 @@
 and computer players run there); the other processes show it and forward what their
 members do.
 
-- On the driver, a member connected to another process is a ``RemoteMember``: the
-  table treats it as any member, and what the table tells it (a seat granted, a
-  refusal, a kick) goes back to its process.
-- Elsewhere, the table's ``replica`` (``replica.py``) stands for its driving parts: it shows the driver's last *frame* (every
-  seat's view, the narration, chat, seats, the turn timer — what the driver shows, so
-  stored before shown holds) and sends its members' requests to the driver. The checks
+- On the driver, a member connected to another process is a ``RemoteMember``
+  (``requests.py``): the table treats it as any member, and what the table tells it (a
+  seat granted, a refusal, a kick) goes back to its process.
+- Elsewhere, the table's ``replica`` (``replica.py``) stands for its driving parts: it
+  shows the driver's last *frame* (every seat's view, the narration, chat, seats, the
+  turn timer — what the driver shows, so stored before shown holds) and sends its
+  members' requests to the driver. The checks
   a frame can answer (your turn, a free seat, the chat limit) are made at once; the
   driver checks everything again, and its refusal comes back as the member's error.
 - ``ClusterSide`` keeps both, lists every process's tables in the lobby, takes over a

@@ -25,7 +25,7 @@ from .narration import Event, describe, round_text
 from .seating import Seating
 from .stats import STATS
 from .store import FinishedBoard, MatchRef, Points
-from .table import Room, Seat, Table, What
+from .table import Part, Room, Seat, Table, What
 from .turns import Turns
 
 log = logging.getLogger("lamma.tables")
@@ -42,9 +42,9 @@ class Frame(NamedTuple):
     lobby: bool
 
 
-class Runner:
+class Runner(Part):
     def __init__(self, table: Table):
-        self.table = table
+        super().__init__(table)
         # Not shown yet: narration and member callbacks for the next publish.
         self.news: list[Event] = []
         self.calls: list[Callable[[], None]] = []
@@ -197,6 +197,9 @@ class Runner:
         self.moved = True
         if len(t.match.log) > before:
             t.registry.store.action(t, seat, t.match.log[-1][1])
+        # A new turn before the next is scheduled: a timer or a computer player's move
+        # set going below is for this state, not dropped as an older one's.
+        t.turns.bump()
         if t.match.to_act is None or t.match.result is not None:
             self.finish()
         else:
@@ -204,7 +207,6 @@ class Runner:
             t.counts_for_points = False
             t.registry.store.seats_changed(t)
             t.turns.schedule()
-        t.turns.bump()
         self.publish("state")
 
     def finish(self) -> None:
@@ -241,8 +243,9 @@ class Runner:
 
     def _paid(self, points: Points | None) -> None:
         """The store committed the result: what it paid (shown with the match's end)."""
-        if not self.table.closed:
-            self.table.points = points
+        t = self.alive()
+        if t is not None:
+            t.points = points
 
     # ------------------------------------------------------------ showing
     def changed(self, what: What) -> None:
@@ -275,8 +278,8 @@ class Runner:
 
     def _show(self, f: Frame) -> None:
         """The frame's writes are committed: members may see it now."""
-        t = self.table
-        if t.closed:
+        t = self.alive()
+        if t is None:
             return          # its members were told "closed" already
         if f.views is not None:
             t.views = f.views

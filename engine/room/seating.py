@@ -15,12 +15,12 @@ from .boards import NO_WATCHING
 from .catalogue import parse_level, parse_seat
 from .errors import N_, RoomError, Said
 from .narration import Event
-from .table import Member, Seat, Table
+from .table import Member, Part, Seat, Table
 
 
-class Seating:
+class Seating(Part):
     def __init__(self, table: Table):
-        self.table = table
+        super().__init__(table)
 
     def sit(self, member: Member, seat: int | None = None) -> int:
         """Seat ``member`` (or bring them back to the seat they hold)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -310,6 +311,29 @@ class Room(Protocol):
 
 
 # ------------------------------------------------------------------ the table's parts
+class Part:
+    """A part the table holds (its runner, seating, turns, replica). It reaches back to
+    the table by a weak reference: the table holds its parts, and an object that points
+    back would make a cycle that outlives the table (the collector never looks at
+    what survived, ``server/runtime.py``): a table left behind goes by reference
+    counting, parts and all."""
+
+    def __init__(self, table: Table):
+        self._table = weakref.ref(table)
+
+    @property
+    def table(self) -> Table:
+        t = self._table()
+        if t is None:
+            raise ReferenceError("the table is gone")
+        return t
+
+    def alive(self) -> Table | None:
+        """The table, unless it is gone or closed (what a callback that comes late asks)."""
+        t = self._table()
+        return None if t is None or t.closed else t
+
+
 class Running(Protocol):
     """The match runner (``running.Runner``)."""
 
@@ -433,8 +457,18 @@ class Table:
         # A duplicate event's board (boards.py): its entrant alone against computer
         # players; None for every other table.
         self.event: EventBoard | None = None
-        # Another process drives it: what stands for the parts above here.
-        self.replica: Drive | None = None
+        # Another process drives it: what stands for the parts above here (held by the
+        # cluster's side; a weak reference here, so that the two make no cycle).
+        self._replica: weakref.ref[Drive] | None = None
+
+    @property
+    def replica(self) -> Drive | None:
+        """What stands for the driving parts when another process drives the table."""
+        return self._replica() if self._replica is not None else None
+
+    @replica.setter
+    def replica(self, drive: Drive | None) -> None:
+        self._replica = weakref.ref(drive) if drive is not None else None
 
     def code_matches(self, raw: object) -> bool:
         """Constant-time: the time taken says nothing about how close a guess was."""
@@ -756,15 +790,6 @@ class Table:
         """A clean restart is under way and this table's trick is over (or it is not
         in a trick): it holds as it is, stored, until the room stops (``Runner``)."""
         return self.runner.holding()
-
-    def hold(self) -> None:
-        """The room stops now: no computer player or timer moves here again (a
-        decision on its way is dropped: the match stays between two moves)."""
-        self.turns.hold()
-
-    def changed(self, what: What) -> None:
-        """Something of ``what`` changed here that its members and the lobby must see."""
-        self.runner.changed(what)
 
     # ------------------------------------------------------------------ chat
     def say(self, member: Member, raw: object) -> None:

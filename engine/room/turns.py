@@ -15,14 +15,14 @@ import time
 from functools import partial
 
 from . import bots
-from .table import Table
+from .table import Part, Table
 
 log = logging.getLogger("lamma.tables")
 
 
-class Turns:
+class Turns(Part):
     def __init__(self, table: Table):
-        self.table = table
+        super().__init__(table)
         self.turn = 0                       # bumped on every change: stale timers drop out
         self.timer: tuple[float | None, int | None] = (None, None)   # the engine side's
         self.handle: asyncio.TimerHandle | None = None
@@ -52,8 +52,8 @@ class Turns:
         self.table.registry.store.then(partial(self._show_timer, *self.timer))
 
     def _show_timer(self, deadline: float | None, seat: int | None) -> None:
-        t = self.table
-        if not t.closed:
+        t = self.alive()
+        if t is not None:
             t.deadline, t.deadline_seat = deadline, seat
 
     def schedule(self) -> None:
@@ -98,14 +98,18 @@ class Turns:
         self.timer_changed()
 
     def _stale(self, seat: int, version: int) -> bool:
-        t = self.table
+        t = self.alive()
+        if t is None:
+            return True
         m = t.match
         return (m is None or self.turn != version or m.to_act != seat
                 or t.status != "playing" or t.holding())
 
     def _auto(self, seat: int, version: int, by: str) -> None:
         self.handle = None
-        t = self.table
+        t = self.alive()
+        if t is None:
+            return
         m = t.match
         if m is None or self._stale(seat, version):
             return

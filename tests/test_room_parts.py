@@ -1,0 +1,84 @@
+"""The table's parts (issue 42): a table left behind goes by reference counting, parts
+and replica included (the server freezes what survives a collection, so a cycle that
+dies later is never found: server/runtime.py), and a Tarneeb seat a person leaves goes
+on with the computer player that takes it."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+
+from test_cluster_side import Kept, lobby_row
+
+from engine.room import Registry, Session, remote
+from engine.room.frames import checked_row
+
+
+def _freed(ref: weakref.ref) -> bool:
+    return ref() is None
+
+
+async def test_a_closed_table_goes_by_reference_counting_parts_and_all():
+    reg = Registry(bot_pause=3600, trick_pause=0.0)
+    alice = Session("alice", "key:a:alice")
+    table = reg.create("estimation", 13)
+    table.sit(alice, 0)
+    table.fill_with_bots(alice)
+    assert table.match is not None and table.turns.handle is not None
+    ref, runner = weakref.ref(table), weakref.ref(table.runner)
+    gc.disable()
+    try:
+        table.detach(alice, keep_seat=False)        # the match ends; nobody is left
+        assert table.id not in reg.tables
+        del table
+        await asyncio.sleep(0)
+        assert _freed(ref) and _freed(runner), gc.get_referrers(ref()) if ref() else ""
+    finally:
+        gc.enable()
+
+
+async def test_a_replica_left_behind_goes_by_reference_counting():
+    reg = Registry()
+    side = remote.join_cluster(reg, Kept("p2"))
+    info = checked_row({"id": "7", "row": lobby_row("7"), "holders": [None] * 4,
+                        "code": None})
+    rt = side.remote_table("7")
+    rt.apply_row(info)
+    assert rt.table.replica is rt
+    table_ref, replica_ref = weakref.ref(rt.table), weakref.ref(rt)
+    del rt
+    gc.disable()
+    try:
+        side.table_gone("7")
+        assert _freed(table_ref) and _freed(replica_ref)
+    finally:
+        gc.enable()
+
+
+async def test_a_tarneeb_seat_left_mid_match_is_played_on_by_its_computer_player():
+    """T-26: a person who leaves a Tarneeb match is replaced by a computer player, which
+    then plays the seat's turns (its move was once scheduled for an older turn and
+    dropped: the match stood still)."""
+    reg = Registry(bot_pause=0.0, trick_pause=0.0)
+    ana, ben = Session("ana", "key:a:ana"), Session("ben", "key:b:ben")
+    table = reg.create("tarneeb41")
+    table.sit(ana, 0)
+    table.sit(ben, 1)
+    table.fill_with_bots(ana, level="easy")
+    m = table.match
+    assert m is not None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 30
+    while m.to_act not in (0, 1):
+        assert loop.time() < deadline, "the computer players never came to a person"
+        await asyncio.sleep(0.01)
+    seat = m.to_act
+    leaver = ana if seat == 0 else ben
+    table.detach(leaver, keep_seat=False)
+    assert table.seats[seat].kind == "bot"
+    played = len(m.log)
+    deadline = loop.time() + 30
+    while len(m.log) == played:
+        assert loop.time() < deadline, "the computer player in the left seat never moved"
+        await asyncio.sleep(0.01)
