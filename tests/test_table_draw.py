@@ -628,3 +628,23 @@ def test_a_shaped_arabic_line_too_long_loses_its_end_not_its_start():
     head = speech.line(title_bar(speech._("Replay")), 0).plain.strip()
     assert len(title) == 40 and title.rstrip().endswith(head), title
     assert "Estimation" in title, title
+
+
+def test_a_fast_rounds_call_under_8_says_the_trump_is_locked_in_both_layouts():
+    """E-18 as the screens say it (engine.match.call_keeps_trump): the caller of a fast
+    round sees the suit locked while the call is under 8, free from 8."""
+    def seat0_bids(m, seat):
+        bids = [a for a in m.legal_actions(seat) if a["type"] == "bid"]
+        return bids[0] if seat == 0 and bids else first_legal(m, seat)
+    m = new_match("estimation", 18, seed=5)
+    v = drive(m, lambda v: v["kind"] == "fast" and v["phase"] == "call" and v["to_act"] == 0,
+              policy=seat0_bids)
+    won = v["auction"]["bid"]
+    assert won["n"] < 7
+    for n, locked in ((7, True), (8, False)):
+        state = TableState(sel_n=n, sel_suit=won["suit"])
+        wide = "\n".join(plain(draw.draw_table(v, state, facts(), Look(), now=0.0)))
+        small = "\n".join(line.plain for line in
+                          draw_screen(v, state, facts(), Look(), 60, 20, now=0.0).lines)
+        for text in (wide, small):
+            assert ("locked: raise to 8 or more to change the suit" in text) is locked, text

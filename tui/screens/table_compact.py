@@ -60,6 +60,7 @@ from .table_draw import (
     rtl_fit,
     score_head,
     side_lines,
+    suit_choice,
     summary_title,
     token_hits,
     trick_slots,
@@ -758,29 +759,7 @@ def auction_rows(sc: Scene, cw: int, kind: str) -> tuple[list[Text], list[Hit]]:
                                                                  number_tokens())]
     suit_label = Text(" " + _("Suit") + " ", style="bold")
     suits = Text(style="bold")
-    cells = turn.suit_cells(kind, state.sel_n, state.sel_suit)
-    note = None
-    if not cells:
-        ft = v.get("fixed_trump") or v.get("trump")
-        suits.append(" ")
-        suits.append(look.suit(ft), style=look.suit_style(ft))
-        if kind == "call" and v.get("kind") == "fast":
-            note = _("(locked: raise to 8 or more to change it)")
-        else:
-            note = _("(fixed this round)")
-    else:
-        locked = (kind == "call" and v.get("kind") == "fast"
-                  and len([c for c in cells if c[1] != "dim"]) == 1)
-        for s, st in cells:
-            cell = f" {look.suit(s)} "
-            if st == "dim":
-                suits.append(cell, style="dim")
-            elif st == "sel":
-                suits.append(cell, style=look.suit_style(s) + REVERSE)
-            else:
-                suits.append(cell, style=look.suit_style(s))
-        if locked:
-            note = _("locked: raise to 8 or more to change the suit")
+    note, _fixed = suit_choice(sc, kind, suits)
     if sc.rtl and sc.speech.shaped:
         suit_row = right_align(sc.speech, join(suits, sc.speech.line(suit_label, 0)), cw)
     elif sc.rtl:

@@ -38,6 +38,7 @@ from rich.style import Style
 from rich.text import Span, Text
 
 from engine.duplicate import result_of, scored_round
+from engine.match import call_keeps_trump
 from engine.room.narration import ROUND, Said
 
 from ..arabic import term
@@ -1329,9 +1330,36 @@ def auction_state(sc: Scene) -> Text:
     return t
 
 
+def suit_choice(sc: Scene, kind: str, suits: Text) -> tuple[str | None, bool]:
+    """The suits a bid or call may take, appended to ``suits``; and what is said of them
+    (or None) and whether the suit is fixed (one shown, no choice). A fast round's call
+    under 8 keeps the auction's trump (the engine's rule, E-18)."""
+    v: MaybeView = sc.view or {}
+    look, state, _ = sc.look, sc.state, sc._
+    cells = sc.turn.suit_cells(kind, state.sel_n, state.sel_suit)
+    if not cells:
+        ft = v.get("fixed_trump") or v.get("trump")
+        suits.append(" ")
+        suits.append(look.suit(ft), style=look.suit_style(ft))
+        if kind == "call" and call_keeps_trump(v.get("kind"), None):
+            return _("(locked: raise to 8 or more to change it)"), True
+        return _("(fixed this round)"), True
+    for s, st in cells:
+        cell = f" {look.suit(s)} "
+        if st == "dim":
+            suits.append(cell, style="dim")
+        elif st == "sel":
+            suits.append(cell, style=look.suit_style(s) + REVERSE)
+        else:
+            suits.append(cell, style=look.suit_style(s))
+    if (kind == "call" and call_keeps_trump(v.get("kind"), state.sel_n)
+            and any(st != "dim" for _s, st in cells)):
+        return _("locked: raise to 8 or more to change the suit"), False
+    return None, False
+
+
 def auction_lines(sc: Scene, kind: str) -> list[Text]:
     v: MaybeView = sc.view or {}
-    look = sc.look
     turn = sc.turn
     state = sc.state
     _ = sc._
@@ -1346,28 +1374,9 @@ def auction_lines(sc: Scene, kind: str) -> list[Text]:
     suit_row = Text(" " + _("Suit") + " ", style="bold")
     suits = Text(style="bold") if sc.rtl else suit_row
     note = Text(style="bold") if sc.rtl else suit_row
-    cells = turn.suit_cells(kind, state.sel_n, state.sel_suit)
-    if not cells:
-        ft = v.get("fixed_trump") or v.get("trump")
-        suits.append(" ")
-        suits.append(look.suit(ft), style=look.suit_style(ft))
-        if kind == "call" and v.get("kind") == "fast":
-            note.append(" " + _("(locked: raise to 8 or more to change it)"), style="dim")
-        else:
-            note.append(" " + _("(fixed this round)"), style="dim")
-    else:
-        locked = (kind == "call" and v.get("kind") == "fast"
-                  and len([c for c in cells if c[1] != "dim"]) == 1)
-        for s, st in cells:
-            cell = f" {look.suit(s)} "
-            if st == "dim":
-                suits.append(cell, style="dim")
-            elif st == "sel":
-                suits.append(cell, style=look.suit_style(s) + REVERSE)
-            else:
-                suits.append(cell, style=look.suit_style(s))
-        if locked:
-            note.append("  " + _("locked: raise to 8 or more to change the suit"), style="dim")
+    said, fixed = suit_choice(sc, kind, suits)
+    if said is not None:
+        note.append((" " if fixed else "  ") + said, style="dim")
     hint = Text(" ")
     if acts:
         hint.append("Enter", style="bold")
