@@ -27,6 +27,7 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
+from engine.catalogue import terms
 from engine.room import Member, RoomError, Table
 from engine.room.events import TableChange
 from engine.room.stats import STATS
@@ -220,7 +221,7 @@ class TableScreen(Screen[None]):
         board = change.facts.board if change is not None and change.table is table else None
         return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill, board,
                              self._compact, practice=table is not None and table.practice,
-                             hands=table is not None and table.game == "tarneeb41")
+                             hands=table is not None and terms(table.game).hands)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
         facts = self.facts()

@@ -37,7 +37,6 @@ from .table_draw import (
     ACTING_ELSE,
     BONUS_KEYS,
     BONUS_NAMES,
-    GAME_NAMES,
     KIND_WORDS,
     LENGTH_WORDS,
     REVERSE,
@@ -223,9 +222,8 @@ def _secs(sc: Scene) -> int | None:
 def _info_rows(sc: Scene, cw: int) -> list[Text]:
     facts, v, look, _ = sc.facts, sc.view, sc.look, sc._
     bar = look.style("bold reverse") if not look.colour else "bold white on blue"
-    first = f"#{facts.id} " + (_(GAME_NAMES[facts.game]) if facts.game in GAME_NAMES
-                               else facts.title)
-    if facts.board is None and facts.length is not None and facts.game != "tarneeb41":
+    first = f"#{facts.id} " + sc.game_title()
+    if facts.board is None and facts.length is not None and sc.terms.counted:
         length = facts.length
         first += f" {_(LENGTH_WORDS[length]) if length in LENGTH_WORDS else length}"
     parts: list[Text] = [Text(first)]
@@ -254,8 +252,7 @@ def _info_rows(sc: Scene, cw: int) -> list[Text]:
         if said:
             parts.append(Text(said))
         trump = v.get("trump")
-        parts.append(Text((sc.speech.pgettext("tarneeb", "Trump") if facts.game == "tarneeb41"
-                           else _("Trump")) + " " + (look.suit(trump) if trump else "—")))
+        parts.append(Text(sc.game_word("Trump") + " " + (look.suit(trump) if trump else "—")))
         call = v.get("call")
         if call and v.get("caller") is not None:
             parts.append(Text(_("Call") + f" {look.bid_str(call.get('n'), call.get('suit'))} "
@@ -380,7 +377,7 @@ def compact_scores(sc: Scene, cw: int) -> list[Text]:
             if s in (v.get("dash_players") or []):
                 tags += "X"
             teams_of = v.get("teams")
-            if facts.game == "tarneeb41" and teams_of:
+            if sc.terms.teams and teams_of:
                 tags += "ab"[0 if s in teams_of[0] else 1]
             d = (v.get("declarations") or [None] * 4)[s]
             decl = "" if d is None else str(d)
@@ -580,7 +577,7 @@ def summary_rows(sc: Scene, cw: int, room: int, rec: dict[str, Any]) -> list[Tex
             return rows
     if room >= 5:
         # the round's number heads its players' column (the title's row goes)
-        label = (_("Hand {n}") if sc.facts.game == "tarneeb41"
+        label = (_("Hand {n}") if sc.terms.hands
                  else _("Round {n}")).format(n=rec.get("round"))
         cells = [Cell(label, nw), *cells[1:]]
         if sc.rtl:
@@ -994,7 +991,7 @@ def turn_footer_rows(sc: Scene, cw: int) -> int:
     try:
         for mode in modes:
             sc.keys = mine._replace(mode=mode, rank=None, can_pass=True, suit_open=True,
-                                    can_with=mode == "bid" and sc.facts.game == "estimation")
+                                    can_with=mode == "bid" and sc.terms.with_call)
             most = max(most, len(footer_rows(sc, cw)))
     finally:
         sc.keys = mine

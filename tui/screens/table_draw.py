@@ -37,6 +37,7 @@ from rich.cells import cell_len, get_character_cell_size
 from rich.style import Style
 from rich.text import Span, Text
 
+from engine.catalogue import TITLES, terms
 from engine.duplicate import result_of, scored_round
 from engine.match import call_keeps_trump
 from engine.room.narration import ROUND, Said
@@ -70,8 +71,6 @@ BONUS_NAMES = {"caller": "caller", "with": "With", "sole": "sole", "risk": "risk
 # dash are terms: ``tui.arabic``).
 _COLUMNS = (pgettext("column", "caller"), pgettext("column", "sole"),
             pgettext("column", "super"))
-GAME_NAMES = {"estimation": N_("Estimation"), "estimation-kotshina": N_("Estimation (calc)"),
-              "tarneeb41": N_("Tarneeb 41")}
 KIND_WORDS = {"fast": N_("fast"), "fixed": N_("fixed")}
 LENGTH_WORDS = {"micro": N_("micro"), "mini": N_("mini"), "full": N_("full")}
 # The score panel's tags: dealer, caller, With, dash, Tarneeb's teams (context "tag";
@@ -422,7 +421,7 @@ class Scene:
     """One frame's arguments, and what is derived from them once."""
 
     __slots__ = ("cache", "facts", "keys", "look", "look_key", "now", "rtl", "speech", "state",
-                 "turn", "view", "you")
+                 "terms", "turn", "view", "you")
 
     def __init__(self, view: View | None, state: TableState, facts: TableFacts, look: Look,
                  now: float, cache: DrawCache | None = None,
@@ -441,12 +440,24 @@ class Scene:
         self.now = now
         self.cache = cache if cache is not None else DrawCache()
         self.turn = self.cache.turn(view, facts.seat)
+        self.terms = terms(facts.game)      # what differs by game (engine.catalogue)
         self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill, facts.board,
-                                  practice=facts.practice, hands=facts.game == "tarneeb41")
+                                  practice=facts.practice, hands=self.terms.hands)
         self.you = " " + speech._("(you)")
 
     def _(self, message: str) -> str:
         return self.speech._(message)
+
+    def game_title(self) -> str:
+        """The game's name in this language (a table's own title for a game the
+        catalogue does not know)."""
+        return self._(TITLES[self.facts.game]) if self.facts.game in TITLES else self.facts.title
+
+    def game_word(self, message: str) -> str:
+        """``message`` in the game's own words where its language has them (Tarneeb's
+        "Trump"), else as said everywhere."""
+        said = self.speech.pgettext(self.terms.context, message)
+        return said if said != message else self._(message)
 
     def term(self, key: str, english: str) -> str:
         return term(key, english, self.look.english_only, self.speech)
@@ -501,7 +512,7 @@ class Scene:
     def narrate(self, text: str) -> str:
         """A line of the table's narration (``engine.room.narration.Said``) in this
         language, with suit symbols; Tarneeb's rounds are hands."""
-        if self.facts.game == "tarneeb41" and getattr(text, "template", None) == ROUND:
+        if self.terms.hands and getattr(text, "template", None) == ROUND:
             params = getattr(text, "params", ())
             text = Said(HAND_ROUND, **dict(params.items() if isinstance(params, dict)
                                            else params))
@@ -647,12 +658,12 @@ def _info_line(sc: Scene) -> Text:
     bar = look.style("bold reverse") if not look.colour else "bold white on blue"
     t = Text(no_wrap=True, overflow="ellipsis", style=bar)
     t.append(f" #{facts.id} ")
-    t.append(_(GAME_NAMES[facts.game]) if facts.game in GAME_NAMES else facts.title)
+    t.append(sc.game_title())
     if facts.board is not None and v is not None:
         # An event's board: which, in place of the match's length and round.
         t.append(" · " + _("Event {event}, board {n} of {total}").format(
             event=facts.board[0], n=facts.board[1], total=facts.board[2]))
-    elif facts.length is not None and facts.game != "tarneeb41":
+    elif facts.length is not None and sc.terms.counted:
         length = facts.length
         t.append(f" {sc._(LENGTH_WORDS[length]) if length in LENGTH_WORDS else length}")
     if facts.practice:
@@ -673,8 +684,7 @@ def _info_line(sc: Scene) -> Text:
             ft = v.get("fixed_trump")
             t.append(" (" + _(KIND_WORDS[kind]) + f" {look.suit(ft)})")
         trump = v.get("trump")
-        t.append(" · " + (sc.speech.pgettext("tarneeb", "Trump") if facts.game == "tarneeb41"
-                          else _("Trump")) + " ")
+        t.append(" · " + sc.game_word("Trump") + " ")
         t.append(look.suit(trump) if trump else "—")
         call = v.get("call")
         if call and v.get("caller") is not None:
@@ -850,7 +860,7 @@ def shown_events(sc: Scene, rnd: int | None) -> tuple[tuple[str, Any], ...]:
 
 def _score_rows(sc: Scene) -> Rows:
     facts, v, rtl = sc.facts, sc.view, sc.rtl
-    tarneeb = facts.game == "tarneeb41"
+    teamed = sc.terms.teams
     rows: list[Any] = [score_head(sc) if rtl else SCORE_HEAD]
     pos = facts.positions()
     seats = (pos["bottom"], pos["right"], pos["top"], pos["left"])
@@ -872,7 +882,7 @@ def _score_rows(sc: Scene) -> Rows:
             if s in (v.get("dash_players") or []):
                 tags += "X"
             teams = v.get("teams")
-            if tarneeb and teams:
+            if teamed and teams:
                 tags += "ab"[0 if s in teams[0] else 1]
         decl = tricks = total = ""
         if v:
@@ -1062,7 +1072,7 @@ def _middle_lines(sc: Scene) -> list[Text]:
 
 def summary_title(speech: Speech, game: str, n: object) -> str:
     """A round's summary's title: Tarneeb's rounds are hands (its info bar's word)."""
-    if game == "tarneeb41":
+    if terms(game).hands:
         return speech._("Hand {n} summary").format(n=n)
     return speech._("Round {n} summary").format(n=n)
 
@@ -1088,7 +1098,7 @@ def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
                     style="bold")
     if rec.get("all_pass"):
         head.append("  " + _("all passed"), style="dim")
-    hint = "  " + (_("(r: all hands)") if sc.facts.game == "tarneeb41" else _("(r: all rounds)"))
+    hint = "  " + (_("(r: all hands)") if sc.terms.hands else _("(r: all rounds)"))
     if head.cell_len + cell_len(hint) <= W:     # a Sa'ayda round's line has no room
         head.append(hint, style="dim")
     decl = rec.get("declarations") or [None] * 4
