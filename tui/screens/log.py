@@ -23,10 +23,11 @@ from ..i18n import N_
 from ..widgets.board import BLANK, Board
 from ..widgets.taps import Tap, lines_taps, tap_at
 from .sizes import SMALL, enlarge_lines, layout
-from .table_compact import boxed, said_lines, summary_rows
-from .table_draw import Scene, W, fit
 from .table_keys import pgettext
+from .table_scene import Scene, said_lines
 from .table_state import TableFacts, View
+from .table_summary import summary_rows
+from .table_text import W, boxed, fit
 
 TITLE = N_("Table log")
 CHAT_LINES = 20
