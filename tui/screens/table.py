@@ -5,8 +5,9 @@ Everything shown is derived from the engine's ``view(seat)`` and its
 decides what is legal, it dims what the engine did not list.
 
 The screen holds its state (``TableState``), turns keys into actions through
-the one key table (``table_keys``) and hands the lines drawn by the pure
-``table_draw`` to its ``Board``: one widget drawing a list of lines, no
+the one key table (``table_keys``: a turn's own keys and taps are
+``table_actions.TurnKeys``, the others ``ScreenKeys`` below) and hands the lines
+drawn by the pure ``table_draw`` (its render units) to its ``Board``: one widget drawing a list of lines, no
 containers and no layout per move; the board repaints only the cells that
 changed (a card played by someone else costs a few dozen bytes).  A click is
 resolved through the card positions the same drawing returned.

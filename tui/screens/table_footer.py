@@ -35,8 +35,6 @@ def footer_line(sc: Scene) -> Text:
 # The modes of a seated player's turns, by phase: the phases before the play share
 # one footer height, the play has its own (its hand has two lines a row anyway).
 BIDDING = ("dash", "bid", "call", "declare")
-
-
 TURN_MODES = {"dash": BIDDING, "auction": BIDDING, "call": BIDDING, "declare": BIDDING,
               "play": ("play",)}
 

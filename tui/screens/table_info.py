@@ -12,8 +12,6 @@ from .table_scene import Scene, said_in, said_lines
 from .table_text import W, fit, join, rtl_fit, wrap
 
 KIND_WORDS = {"fast": N_("fast"), "fixed": N_("fixed")}
-
-
 LENGTH_WORDS = {"micro": N_("micro"), "mini": N_("mini"), "full": N_("full")}
 
 

@@ -19,11 +19,9 @@ from ..cards import Look
 from ..i18n import N_, Speech
 from .table_keys import KeyContext
 from .table_state import TableFacts, TableState, Turn, View
-from .table_text import _BID_RE, _CARD_RE, Hit, W, ended, fit, rtl_fit, wrap
+from .table_text import BID_RE, CARD_RE, Hit, W, ended, fit, rtl_fit, wrap
 
 HAND_ROUND = N_("Hand {round}: {scores}")     # the narration's ROUND, at Tarneeb
-
-
 BOARD_OVER = "Board {board} over: {score} points"   # the table's words (engine.room.table)
 
 
@@ -180,8 +178,8 @@ class Scene:
 def pretty(look: Look, text: str) -> str:
     """Card codes (QS) and bids (5H) in ``text`` as the table shows them: with the
     look's suit signs (letters in its ASCII mode)."""
-    text = _CARD_RE.sub(lambda m: look.card_str(m.group(0)), text)
-    return _BID_RE.sub(lambda m: m.group(1) + look.suit(m.group(2)), text)
+    text = CARD_RE.sub(lambda m: look.card_str(m.group(0)), text)
+    return BID_RE.sub(lambda m: m.group(1) + look.suit(m.group(2)), text)
 
 
 def move_words(speech: Speech, look: Look, action: Any) -> str:

@@ -29,8 +29,6 @@ TAGS = {"D": pgettext("tag", "D"), "C": pgettext("tag", "C"), "W": pgettext("tag
 
 # --------------------------------------------------------------------- scores
 SCORE_HEAD = f"  {'player':<19}{'bid':>4}{'won':>4}{'total':>7}"
-
-
 _SCORE_SEP = Text("│ ", style="dim")        # between the scores and the events
 
 

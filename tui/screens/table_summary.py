@@ -18,8 +18,6 @@ from .table_state import MaybeView
 from .table_text import Cell, Shown, W, cells_row, fit, join, right_align, units, wrap
 
 BONUS_KEYS = ["caller", "with", "sole", "risk", "dash", "super"]
-
-
 BONUS_NAMES = {"caller": "caller", "with": "With", "sole": "sole", "risk": "risk",
                "dash": "dash", "super": "super"}
 

@@ -17,26 +17,12 @@ from ..i18n import Speech
 from ..widgets.taps import line_taps
 
 W = 80
-
-
 H = 24
-
-
 HAND_X = 10          # the hand's first column
-
-
 HAND_Y = 18          # the hand's upper row (the cards that cannot be played sit one lower)
-
-
 CARD_W = 4           # a card's cells ("10♥" right-aligned in 4)
-
-
-_CARD_RE = re.compile(r"\b[AKQJT2-9][SHDC]\b")
-
-
-_BID_RE = re.compile(r"\b(\d{1,2})(NT|S|H|D|C)\b")
-
-
+CARD_RE = re.compile(r"\b[AKQJT2-9][SHDC]\b")
+BID_RE = re.compile(r"\b(\d{1,2})(NT|S|H|D|C)\b")
 REVERSE = Style(reverse=True)
 
 
