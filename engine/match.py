@@ -486,6 +486,13 @@ ESTIMATION_LENGTHS = {18: (13, True), 13: (13, False), 24: (19, True)}
 KOTSHINA_LENGTHS: dict[Length, int] = {"micro": 0, "mini": 5, "full": 13}
 FAST_ORDER: tuple[SuitCode, ...] = ("NT", "S", "H", "D", "C")   # E-6, K fixed rounds
 BID_NUMBERS = range(4, 14)                        # E-10: a bid is 4 to 13 tricks
+SUPER_CALL = 8                                    # E-17, E-18: a call of 8 or more
+
+
+def call_keeps_trump(kind: str | None, n: int | None) -> bool:
+    """E-18: in a fast round a call under 8 keeps the trump the auction was won in; only
+    a super call (8 or more) may move it. The screens say so beside the call's suits."""
+    return kind == "fast" and (n is None or n < SUPER_CALL)
 
 
 class EstimationMatch(Match):
@@ -645,7 +652,7 @@ class EstimationMatch(Match):
             return IllegalAction("you cannot call below the {n} you won with", n=won_n)  # E-16
         if n > 13:
             return IllegalAction("there are only 13 tricks")
-        if self.kind == "fast" and n < 8 and suit != won_suit:
+        if call_keeps_trump(self.kind, n) and suit != won_suit:
             return IllegalAction("in a fast round the trump moves only with a call of 8 or "
                                  "more")                                         # E-18
         return None

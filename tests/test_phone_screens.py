@@ -105,8 +105,8 @@ def table_problems(app: LammaApp, rows: list[str]) -> list[str]:
         for n in turn.numbers(ctx.kind):
             if not tapped("number", str(n), str(n)):
                 out.append(f"the number {n} cannot be tapped where it is shown")
-    if ctx.mode in ("bid", "call") and turn.suit_cells(ctx.kind, screen.sel_n, screen.sel_suit):
-        for suit, state in turn.suit_cells(ctx.kind, screen.sel_n, screen.sel_suit):
+    if ctx.mode in ("bid", "call") and turn.suit_cells(ctx.kind, screen.state.sel_n, screen.state.sel_suit):
+        for suit, state in turn.suit_cells(ctx.kind, screen.state.sel_n, screen.state.sel_suit):
             if state != "dim" and not tapped("suit", suit, look.suit(suit)):
                 out.append(f"the suit {suit} cannot be tapped where it is shown")
     if ctx.mode == "play":

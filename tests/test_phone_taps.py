@@ -84,10 +84,10 @@ async def test_dash_offer_and_a_bid_by_number_and_suit_taps():
         before = len(m.log)
         await pilot.click(offset=cell(app, rf"(?<!\S)({n})(?!\S)", below=2))
         await pilot.pause()
-        assert screen.sel_n == n and len(m.log) == before       # chosen, not sent
+        assert screen.state.sel_n == n and len(m.log) == before       # chosen, not sent
         await pilot.click(offset=cell(app, r"(♠)(?!\S)", below=2))
         await pilot.pause()
-        assert screen.sel_suit == "S" and len(m.log) == before
+        assert screen.state.sel_suit == "S" and len(m.log) == before
         await pilot.click(offset=box(app, "⏎"))
         await pilot.pause()
         assert m.log[before] == (0, {"type": "bid", "n": n, "suit": "S"})
@@ -126,18 +126,18 @@ async def test_a_tap_on_a_card_that_cannot_be_played_says_why_and_plays_nothing(
         await pilot.click(offset=cell(app, rf"(?<!\S)({re.escape(face)})", below=8))
         await pilot.pause()
         text = "\n".join(shown(app))
-        assert len(table.match.log) == before and screen.sel_card != card
+        assert len(table.match.log) == before and screen.state.sel_card != card
         assert f"{face} cannot be played now" in text.replace("\n", " ") or \
             "cannot be played" in text, text
         # a playable one: the first tap chooses it, the second plays it; even the card
         # the cursor is already on is only chosen by a first tap (no play by surprise)
-        ok = screen.sel_card
+        ok = screen.state.sel_card
         assert ok in legal
         face = app.look.card_str(ok)
         where = cell(app, rf"(?<!\S)({re.escape(face)})", below=8)
         await pilot.click(offset=where)
         await pilot.pause()
-        assert screen.sel_card == ok and len(table.match.log) == before
+        assert screen.state.sel_card == ok and len(table.match.log) == before
         await pilot.click(offset=cell(app, rf"(?<!\S)({re.escape(face)})", below=8))
         await pilot.pause()
         assert table.match.log[before] == (0, {"type": "play", "card": ok})

@@ -517,20 +517,20 @@ async def test_hints_and_reviews_say_bids_and_cards_as_the_table_does(language, 
         app.open_table()
         await pilot.pause()
         screen = app.screen
-        line = screen.hint_line({"action": {"type": "bid", "n": 4, "suit": "S"}, "ev": 2.0,
+        line = screen.hints.line({"action": {"type": "bid", "n": 4, "suit": "S"}, "ev": 2.0,
                                  "next_best": {"action": {"type": "call", "n": 5,
                                                           "suit": "H"}, "ev": 1.0}})
         for code in ("4S", "5H"):
             assert pretty(look, code) in line, line
         if unicode:
             assert "4S" not in line and "5H" not in line, line
-        card = screen.hint_line({"action": {"type": "play", "card": "TD"}, "ev": 1.0,
+        card = screen.hints.line({"action": {"type": "play", "card": "TD"}, "ev": 1.0,
                                  "next_best": None})
         assert look.card_str("TD") in card and "TD" not in card, card
         # The review says them as the hint does (the table's words: NT stays NT).
         for action in ({"type": "bid", "n": 4, "suit": "S"},
                        {"type": "call", "n": 6, "suit": "NT"}, {"type": "declare", "n": 3}):
-            assert ReviewScreen.action_words(_AppOf(app), action) == screen.move_words(action)
+            assert ReviewScreen.action_words(_AppOf(app), action) == screen.hints.move_words(action)
 
 
 class _AppOf:
@@ -755,7 +755,7 @@ async def test_a_hint_stays_while_pending_and_a_refusal_goes_with_the_position(m
         table.act(app.member, legal[0])
         await pilot.pause()
         assert table.match.to_act != 0
-        screen._hint("h", "h", screen.key_context())    # (h is not offered off our turn)
+        screen.hints.ask()    # (h is not offered off our turn)
         assert state.message is not None and "not your turn" in state.message.plain
         m = table.match
         while m.to_act != 0:

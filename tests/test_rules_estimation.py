@@ -41,6 +41,7 @@ from stacked import (
 )
 
 from engine import IllegalAction, new_match, replay
+from engine.match import call_keeps_trump
 
 P = pass_()
 
@@ -644,6 +645,22 @@ def test_E17_E18_fast_round_super_call_moves_the_trump():
     assert rec["trump"] == "H"
     # 3: super 8 made 41; 0: 15; 2: 13; 1: declared 2 took 3, sole loser: -11
     assert rec["scores"] == [15, -11, 13, 41]
+
+
+def test_E18_the_call_keeps_the_trump_under_8_in_a_fast_round_only():
+    # the rule as the screens ask it (their "locked: raise to 8" note) ...
+    assert call_keeps_trump("fast", 5) and call_keeps_trump("fast", 7)
+    assert not call_keeps_trump("fast", 8) and not call_keeps_trump("fast", 13)
+    assert not call_keeps_trump("auction", 5) and not call_keeps_trump("fixed", 5)
+    # ... is the one the engine's legal calls follow
+    plan = forced_plan([2, 3, 0, 8], "H")
+    m = _match_at_round(18, 15, plan.deal)
+    answer_dash(m, ())
+    run(m, [(3, bid(5)), (0, P), (1, P), (2, P)])
+    calls = [(a["n"], a["suit"]) for a in m.legal_actions(3) if a["type"] == "call"]
+    for n in range(5, 14):
+        suits = {s for k, s in calls if k == n}
+        assert suits == ({"S"} if call_keeps_trump("fast", n) else {"NT", "S", "H", "D", "C"})
 
 
 def test_E15_fast_round_all_pass_keeps_fixed_trump():

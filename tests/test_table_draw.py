@@ -432,7 +432,10 @@ def action(context: KeyContext, key: str, char: str | None = None) -> str | None
 
 
 def test_every_action_of_the_key_table_has_a_handler_on_the_screen():
-    assert set(TableScreen.HANDLERS) == actions()
+    from tui.screens.table import ScreenKeys
+    from tui.screens.table_actions import TurnKeys
+    assert not set(ScreenKeys.HANDLERS) & set(TurnKeys.HANDLERS)     # one handler each
+    assert set(ScreenKeys.HANDLERS) | set(TurnKeys.HANDLERS) == actions()
 
 
 @pytest.mark.parametrize("context,shown", [
@@ -565,14 +568,14 @@ async def test_a_click_on_a_drawn_card_chooses_it_and_a_second_click_plays_it(si
         assert isinstance(screen, TableScreen)
         screen.redraw()
         await pilot.pause()
-        card = next(c for c in sorted(screen.turn().playable()) if c != screen.sel_card)
+        card = next(c for c in sorted(screen.turn().playable()) if c != screen.state.sel_card)
         label = app.look.card_str(card)
         row = screen.query_one("#board").render_line(draw.HAND_Y).text
         x = row.index(" " + label) + 1                  # where the card is drawn
         assert x >= (size[0] - draw.W) // 2 + draw.HAND_X
         before = len(m.log)
         await pilot.click(offset=(x, draw.HAND_Y))
-        assert screen.sel_card == card and len(m.log) == before
+        assert screen.state.sel_card == card and len(m.log) == before
         await pilot.click(offset=(x + 1, draw.HAND_Y + 1))    # the same card's cells
         await pilot.pause()
         assert m.log[before] == (0, {"type": "play", "card": card})
@@ -628,3 +631,41 @@ def test_a_shaped_arabic_line_too_long_loses_its_end_not_its_start():
     head = speech.line(title_bar(speech._("Replay")), 0).plain.strip()
     assert len(title) == 40 and title.rstrip().endswith(head), title
     assert "Estimation" in title, title
+
+
+def test_a_fast_rounds_call_under_8_says_the_trump_is_locked_in_both_layouts():
+    """E-18 as the screens say it (engine.match.call_keeps_trump): the caller of a fast
+    round sees the suit locked while the call is under 8, free from 8."""
+    def seat0_bids(m, seat):
+        bids = [a for a in m.legal_actions(seat) if a["type"] == "bid"]
+        return bids[0] if seat == 0 and bids else first_legal(m, seat)
+    m = new_match("estimation", 18, seed=5)
+    v = drive(m, lambda v: v["kind"] == "fast" and v["phase"] == "call" and v["to_act"] == 0,
+              policy=seat0_bids)
+    won = v["auction"]["bid"]
+    assert won["n"] < 7
+    for n, locked in ((7, True), (8, False)):
+        state = TableState(sel_n=n, sel_suit=won["suit"])
+        wide = "\n".join(plain(draw.draw_table(v, state, facts(), Look(), now=0.0)))
+        small = "\n".join(line.plain for line in
+                          draw_screen(v, state, facts(), Look(), 60, 20, now=0.0).lines)
+        for text in (wide, small):
+            assert ("locked: raise to 8 or more to change the suit" in text) is locked, text
+
+
+def test_the_chooser_moves_the_choice_within_the_turn_alone():
+    """table_actions.Chooser: no screen, a view and the state only."""
+    from tui.screens.table_actions import Chooser
+    m = new_match("estimation", 18, seed=5)
+    v = drive(m, lambda v: v["to_act"] == 0 and v["phase"] == "auction")
+    state = TableState()
+    chooser = Chooser(state, lambda: Turn(v, 0))
+    chooser.reset(v)
+    bids = [a for a in v["legal"] if a["type"] == "bid"]
+    assert state.sel_n == min(a["n"] for a in bids)
+    assert chooser.digit("bid", 1, now=100.0)               # 1: waits for 10-13
+    assert chooser.digit("bid", 2, now=100.5) and state.sel_n == 12
+    assert not chooser.digit("bid", 2, now=103.0)           # 2 alone is no bid
+    assert chooser.suit("bid", "NT") and state.sel_suit == "NT"
+    chooser.step_number("bid", 1)
+    assert state.sel_n == 13

@@ -297,7 +297,7 @@ async def test_a_round_in_arabic_with_arabic_layout_keys(game, length, mode, siz
             numbers = sorted({a["n"] for a in screen.legal("bid")})
             pick = next(n for n in numbers if n < 10)
             await pilot.press(ar_key(str(pick)))
-            assert screen.sel_n == pick
+            assert screen.state.sel_n == pick
             await pilot.press(ar_key("p"))
             await pilot.pause()
             assert m.log[-1] == (0, {"type": "pass"})

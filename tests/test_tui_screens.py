@@ -91,6 +91,6 @@ async def test_auction_numbers_that_cannot_beat_the_bid_cannot_be_chosen():
         low = min(legal_ns)
         if low > 4:
             await pilot.press(str(low - 1))
-            assert screen.sel_n != low - 1
+            assert screen.state.sel_n != low - 1
         await pilot.press("right")
-        assert screen.sel_n in legal_ns
+        assert screen.state.sel_n in legal_ns

@@ -53,11 +53,11 @@ async def test_auction_standing_5h_dims_4_and_lower_suits_and_offers_with(size):
         drive(table, members, lambda v: v["to_act"] == 0 and v["phase"] == "auction"
                   and (v["auction"]["bid"] or {}).get("n") == 5, policy)
         screen = await redraw(pilot, app)
-        cells = dict(screen.number_cells("bid"))
+        cells = dict(screen.turn().number_cells("bid", screen.state.sel_n))
         assert cells[4] == "dim"
         assert cells[5] != "dim"          # 5♠ and 5NT still beat 5♥
-        screen.sel_n = 5
-        suits = dict(screen.suit_cells("bid"))
+        screen.state.sel_n = 5
+        suits = dict(screen.turn().suit_cells("bid", 5, screen.state.sel_suit))
         assert suits["C"] == suits["D"] == suits["H"] == "dim"
         assert suits["S"] != "dim" and suits["NT"] != "dim"
         keys = [k for k, _ in screen.key_list()]
@@ -65,11 +65,11 @@ async def test_auction_standing_5h_dims_4_and_lower_suits_and_offers_with(size):
         # a dim number cannot be chosen: typing 4 keeps the selection and sends nothing
         before = len(table.match.log)
         await pilot.press("4")
-        assert screen.sel_n != 4 and len(table.match.log) == before
+        assert screen.state.sel_n != 4 and len(table.match.log) == before
         # a dim suit cannot be chosen at 5: ♣ moves the choice to the lowest ♣ bid that beats 5♥
         await pilot.press("5", "c")
-        assert (screen.sel_n, screen.sel_suit) != (5, "C")
-        assert {"type": "bid", "n": screen.sel_n, "suit": screen.sel_suit} in screen.view["legal"]
+        assert (screen.state.sel_n, screen.state.sel_suit) != (5, "C")
+        assert {"type": "bid", "n": screen.state.sel_n, "suit": screen.state.sel_suit} in screen.view["legal"]
         # With copies the standing bid; then With is gone
         await pilot.press("w")
         await pilot.pause()
@@ -96,7 +96,7 @@ async def test_last_declarer_sees_the_forbidden_number_disabled_with_the_reason(
         v = drive(table, members, lambda v: v["to_act"] == 0 and v.get("forbidden") is not None)
         screen = await redraw(pilot, app)
         f = v["forbidden"]
-        cells = dict(screen.declare_cells())
+        cells = dict(screen.turn().declare_cells(screen.state.sel_n))
         assert cells[f] == "forbidden"
         assert {"type": "declare", "n": f} not in v["legal"]
         text = "\n".join(t.plain for t in screen.phase_lines())
@@ -124,14 +124,18 @@ async def test_fast_round_call_keeps_the_suit_locked_below_8():
         v = drive(table, members, lambda v: v["kind"] == "fast" and v["phase"] == "call"
                   and v["to_act"] == 0, policy)
         screen = await redraw(pilot, app)
-        assert screen.sel_n < 8
-        open_suits = [s for s, st in screen.suit_cells("call") if st != "dim"]
-        assert open_suits == [v["fixed_trump"]]          # only the round's suit below 8
+        assert screen.state.sel_n < 8
+
+        def open_suits() -> list[str]:
+            st = screen.state
+            return [s for s, c in screen.turn().suit_cells("call", st.sel_n, st.sel_suit)
+                    if c != "dim"]
+        assert open_suits() == [v["fixed_trump"]]          # only the round's suit below 8
         assert "locked" in "\n".join(t.plain for t in screen.phase_lines())
-        while screen.sel_n < 8:
+        while screen.state.sel_n < 8:
             await pilot.press("right")
-        assert len([s for s, st in screen.suit_cells("call") if st != "dim"]) > 1   # opens at 8
-        while screen.sel_n > min(a["n"] for a in v["legal"]):
+        assert len(open_suits()) > 1                    # opens at 8
+        while screen.state.sel_n > min(a["n"] for a in v["legal"]):
             await pilot.press("left")
         await pilot.press("enter")
         await pilot.pause()
@@ -155,7 +159,7 @@ async def test_illegal_cards_sit_low_and_cannot_be_chosen(size):
         seen = set()
         for _ in range(len(v["hand"]) + 2):
             await pilot.press("right")
-            seen.add(screen.sel_card)
+            seen.add(screen.state.sel_card)
         assert seen <= legal
         before = len(table.match.log)
         c = illegal[0]
@@ -307,14 +311,14 @@ async def test_a_finished_trick_is_held_then_moves_to_its_winner(monkeypatch):
         held = "\n".join(board.shown())
         # the middle says it (the events beside the scores say it too)
         assert held.count("takes the trick") == 2 and "took the trick" not in held
-        hold = screen._trick_hold
+        hold = screen.trick_hold.handle
         assert hold is not None and not hold.cancelled()
         assert 25 < hold.when() - asyncio.get_running_loop().time() <= 30
-        screen._trick_held(app)                 # what the loop calls when it is due
+        screen.trick_hold.held(app)                 # what the loop calls when it is due
         await pilot.pause()
         moved = "\n".join(board.shown())
         assert moved.count("takes the trick") == 1 and "took the trick" in moved
-        assert screen.state.anim.moved and screen._trick_hold is None
+        assert screen.state.anim.moved and screen.trick_hold.handle is None
 
 
 async def test_a_trick_held_on_a_screen_that_was_left_moves_nothing(monkeypatch):
@@ -323,11 +327,11 @@ async def test_a_trick_held_on_a_screen_that_was_left_moves_nothing(monkeypatch)
     app = new_app()
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await last_card_of_a_trick(pilot, app)
-        anim, hold = screen.state.anim, screen._trick_hold
+        anim, hold = screen.state.anim, screen.trick_hold.handle
         assert anim is not None and not anim.moved and hold is not None
         app.pop_screen()
         await pilot.pause()
-        assert hold.cancelled() and screen._trick_hold is None   # cancelled as it went
-        screen._trick_held(app)                 # had it been due already: nothing
+        assert hold.cancelled() and screen.trick_hold.handle is None   # cancelled as it went
+        screen.trick_hold.held(app)                 # had it been due already: nothing
         await pilot.pause()
         assert screen.state.anim is anim and app.is_running and app.return_code is None

@@ -9,7 +9,7 @@ and here). ↑↓ scroll; Esc, ``e`` or ``q`` go back to the table.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from rich.text import Text
 from textual import events
@@ -23,23 +23,36 @@ from ..i18n import N_
 from ..widgets.board import BLANK, Board
 from ..widgets.taps import Tap, lines_taps, tap_at
 from .sizes import SMALL, enlarge_lines, layout
-from .table_compact import boxed, said_lines, summary_rows
-from .table_draw import W, fit
 from .table_keys import pgettext
-
-if TYPE_CHECKING:
-    from .table import TableScreen
+from .table_scene import Scene, said_lines
+from .table_state import TableFacts, View
+from .table_summary import summary_rows
+from .table_text import W, boxed, fit
 
 TITLE = N_("Table log")
 CHAT_LINES = 20
 KEYS = ((pgettext("key", "back"), "esc"), (N_("scroll"), "↑↓"))
 
 
+class LoggedTable(Protocol):
+    """What the log reads of the table screen under it (its own interface: the log
+    does not import the table screen)."""
+
+    view: View | None
+    change: TableChange | None
+
+    def facts(self) -> TableFacts | None: ...
+
+    def scene(self) -> Scene: ...
+
+    def table_changed(self, change: TableChange) -> None: ...
+
+
 class LogScreen(Screen[None]):
 
     AUTO_FOCUS = ""
 
-    def __init__(self, table_screen: TableScreen) -> None:
+    def __init__(self, table_screen: LoggedTable) -> None:
         super().__init__()
         self.ts = table_screen
         self.top = 0                        # the first row shown

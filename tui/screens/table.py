@@ -5,8 +5,9 @@ Everything shown is derived from the engine's ``view(seat)`` and its
 decides what is legal, it dims what the engine did not list.
 
 The screen holds its state (``TableState``), turns keys into actions through
-the one key table (``table_keys``) and hands the lines drawn by the pure
-``table_draw`` to its ``Board``: one widget drawing a list of lines, no
+the one key table (``table_keys``: a turn's own keys and taps are
+``table_actions.TurnKeys``, the others ``ScreenKeys`` below) and hands the lines
+drawn by the pure ``table_draw`` (its render units) to its ``Board``: one widget drawing a list of lines, no
 containers and no layout per move; the board repaints only the cells that
 changed (a card played by someone else costs a few dozen bytes).  A click is
 resolved through the card positions the same drawing returned.
@@ -27,22 +28,23 @@ from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Input
 
+from engine.catalogue import terms
 from engine.room import Member, RoomError, Table
 from engine.room.events import TableChange
 from engine.room.stats import STATS
 
-from ..cards import BID_SUITS, Look, parse_rank_key
+from ..cards import Look
 from ..host import host
 from ..i18n import N_
 from ..textual_compat import ShapedInput, run_as_app
 from ..widgets.board import Board
 from . import table_draw as draw
 from .sizes import WIDE, layout
+from .table_actions import Chooser, TurnKeys
 from .table_keys import KeyContext, footer, resolve
 from .table_layout import draw_screen
 from .table_state import (
     Action,
-    MaybeView,
     TableFacts,
     TableState,
     TrickAnim,
@@ -54,7 +56,6 @@ from .table_wide import picture_x
 if TYPE_CHECKING:
     from ..host import Host
 
-SUIT_KEYS = {"n": "NT", "s": "S", "h": "H", "d": "D", "c": "C"}
 TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
 NOTICE_SECONDS = 8.0
 CHAT_BOX_ROWS = 2      # the chat box and the margin under it (TableScreen #chat-input)
@@ -79,7 +80,7 @@ def table_facts(change: TableChange, member: Member) -> TableFacts:
 
 def position(v: View | None) -> tuple[Any, ...]:
     """Where a match is, as far as a decision goes: it changes with every action (a
-    hint is for one position; ``TableScreen.drop_hint``)."""
+    hint is for one position; ``Hints.drop``)."""
     if v is None:
         return ()
     return (v.get("round"), v.get("phase"), v.get("to_act"), len(v.get("history") or []),
@@ -88,7 +89,7 @@ def position(v: View | None) -> tuple[Any, ...]:
             repr(v.get("dash_players")), repr(v.get("call")))
 
 
-Handler = Callable[["TableScreen", str, str, KeyContext], None]
+ScreenHandler = Callable[["ScreenKeys", str, str, KeyContext], None]
 
 
 class TableScreen(Screen[None]):
@@ -112,8 +113,6 @@ class TableScreen(Screen[None]):
         self._phase_key: tuple[Any, ...] | None = None
         # The position a hint was asked at (``position``) and its notice (None: none
         # shown or on its way): the hint goes once the decision it was for has passed.
-        self._hint_at: tuple[Any, ...] | None = None
-        self._hint_notice: str | None = None
         # The position a refusal was said at: it goes once the position changes.
         self._message_at: tuple[Any, ...] | None = None
         self._countdown: Any = None           # the 1 s timer while a turn timer runs
@@ -128,9 +127,14 @@ class TableScreen(Screen[None]):
         self._hits: tuple[draw.Hit, ...] = ()     # where the last frame drew cards and keys
         self._chat_x = 0                          # the chat box's column (the wide layout)
         self._compact = False                   # the last frame was the compact layout
-        self._trick_hold: asyncio.TimerHandle | None = None     # ``_hold_trick``
+        self.trick_hold = TrickHold(self)
+        self.hints = Hints(self)
+        self.screen_keys = ScreenKeys(self)
         self.rendered_version = -1
         self.change: TableChange | None = None   # the last change of the table shown
+        # What a turn's keys and taps choose and do (``table_actions``).
+        self.chooser = Chooser(self.state, self.turn)
+        self.turn_keys = TurnKeys(self, self.chooser)
 
     # ------------------------------------------------------------- compose
     def compose(self) -> ComposeResult:
@@ -178,39 +182,11 @@ class TableScreen(Screen[None]):
     def seat(self) -> int | None:
         return host(self).member.seat
 
-    # the chosen number, suit and card (tests and the score sheet read them)
-    @property
-    def sel_n(self) -> int | None:
-        return self.state.sel_n
-
-    @sel_n.setter
-    def sel_n(self, n: int | None) -> None:
-        self.state.sel_n = n
-
-    @property
-    def sel_suit(self) -> str | None:
-        return self.state.sel_suit
-
-    @sel_suit.setter
-    def sel_suit(self, suit: str | None) -> None:
-        self.state.sel_suit = suit
-
-    @property
-    def sel_card(self) -> str | None:
-        return self.state.sel_card
-
-    @sel_card.setter
-    def sel_card(self, card: str | None) -> None:
-        self.state.sel_card = card
-
     def turn(self) -> Turn:
         return self._cache.turn(self.view, self.seat)
 
     def legal(self, kind: str) -> list[Action]:
         return self.turn().of(kind)
-
-    def legal_types(self) -> set[str]:
-        return self.turn().types
 
     def key_context(self) -> KeyContext:
         change, table = self.change, self.table
@@ -220,7 +196,7 @@ class TableScreen(Screen[None]):
         board = change.facts.board if change is not None and change.table is table else None
         return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill, board,
                              self._compact, practice=table is not None and table.practice,
-                             hands=table is not None and table.game == "tarneeb41")
+                             hands=table is not None and terms(table.game).hands)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
         facts = self.facts()
@@ -239,16 +215,7 @@ class TableScreen(Screen[None]):
         return draw.Scene(self.view, self.state, facts, self.look, time.monotonic(),
                           self._cache, host(self).speech)
 
-    # pieces of the picture, as drawn now
-    def number_cells(self, kind: str) -> list[tuple[int, str]]:
-        return self.turn().number_cells(kind, self.state.sel_n)
-
-    def suit_cells(self, kind: str) -> list[tuple[str, str]]:
-        return self.turn().suit_cells(kind, self.state.sel_n, self.state.sel_suit)
-
-    def declare_cells(self) -> list[tuple[int, str]]:
-        return self.turn().declare_cells(self.state.sel_n)
-
+    # pieces of the picture, as drawn now (the tests read them)
     def phase_lines(self) -> list[Text]:
         return draw.phase_lines(self.scene())
 
@@ -305,15 +272,15 @@ class TableScreen(Screen[None]):
                     and seen[1] == self._seen[1] + 1):
                 last = v["tricks"][-1]
                 state.anim = TrickAnim(tuple(last["cards"]), last["winner"])
-                self._hold_trick()
+                self.trick_hold.start()
             elif v.get("trick") or seen != self._seen:
                 state.anim = None
             self._seen = seen
         if key != self._phase_key:
             self._phase_key = key
-            self.reset_selection()
-        if self._hint_at is not None and position(v) != self._hint_at:
-            self.drop_hint()
+            self.chooser.reset(v)
+        if self.hints.at is not None and position(v) != self.hints.at:
+            self.hints.drop()
         if state.message is not None and position(v) != self._message_at:
             state.message = None        # a refusal no longer true (the turn came)
         self.draw()
@@ -323,63 +290,8 @@ class TableScreen(Screen[None]):
             self._timed_at = at
             STATS.act_to_view.observe(time.monotonic() - at)
 
-    def _hold_trick(self) -> None:
-        """The finished trick stays ``TRICK_HOLD``, then moves to its winner.  A loop
-        timer run in the app's context (``run_as_app``), not a Textual timer: that is
-        a task of its own, ~57 µs to start and run where this is ~3, once a trick at
-        every screen of the table."""
-        self._drop_trick_hold()             # the last trick's, if still waiting
-        self._trick_hold = asyncio.get_running_loop().call_later(
-            TRICK_HOLD, self._trick_held, self.app)
-
-    def _trick_held(self, app: App[Any]) -> None:
-        self._trick_hold = None
-        # This runs from the loop, outside the app's context: the app is passed in.
-        if not cast("Host", app).ended and app.is_running and self.is_attached:
-            run_as_app(app, self._move_trick)
-
-    def _drop_trick_hold(self) -> None:
-        if self._trick_hold is not None:
-            self._trick_hold.cancel()
-            self._trick_hold = None
-
     def on_unmount(self) -> None:
-        self._drop_trick_hold()
-
-    def _move_trick(self) -> None:
-        anim = self.state.anim
-        if anim is not None and not anim.moved:
-            self.state.anim = dataclasses.replace(anim, moved=True)
-            self.draw()
-
-    def reset_selection(self) -> None:
-        state = self.state
-        state.sel_n = state.sel_suit = state.sel_card = None
-        state.rank = None
-        turn = self.turn()
-        types = turn.types
-        v: MaybeView = self.view or {}
-        if "bid" in types:
-            low = min(turn.contracts("bid"), key=lambda a: (
-                a["n"], -BID_SUITS.index(a["suit"]) if a.get("suit") in BID_SUITS else 0))
-            state.sel_n, state.sel_suit = low["n"], low.get("suit")
-        elif "call" in types:
-            calls = turn.contracts("call")
-            want = (v.get("auction") or {}).get("bid") or v.get("call") or {}
-            pick = next((a for a in calls if a["n"] == want.get("n")
-                         and a.get("suit") == want.get("suit")), None)
-            if pick is None and v.get("fixed_trump"):
-                pick = next((a for a in calls if a.get("suit") == v.get("fixed_trump")
-                             and a["n"] == want.get("n")), None)
-                pick = pick or next((a for a in calls if a.get("suit") == v.get("fixed_trump")),
-                                    None)
-            pick = pick or calls[0]
-            state.sel_n, state.sel_suit = pick["n"], pick.get("suit")
-        elif "declare" in types:
-            state.sel_n = turn.declares()[0]["n"]
-        elif "play" in types:
-            playable = turn.playable_in_order()
-            state.sel_card = playable[0] if playable else None
+        self.trick_hold.drop()
 
     # ------------------------------------------------------------- drawing
     def draw(self) -> None:
@@ -471,72 +383,6 @@ class TableScreen(Screen[None]):
             self._acted = True
             self._echo_from = self.rendered_version
 
-    def choose_number(self, kind: str, n: int) -> bool:
-        state = self.state
-        if kind in ("bid", "call"):
-            ok = [a for a in self.turn().contracts(kind) if a["n"] == n]
-            if not ok:
-                return False
-            state.sel_n = n
-            if not any(a.get("suit") == state.sel_suit for a in ok):
-                # keep the suit if possible, else the lowest legal one
-                ranked = sorted(ok, key=lambda a: -BID_SUITS.index(a["suit"])
-                                if a.get("suit") in BID_SUITS else 0)
-                state.sel_suit = ranked[0].get("suit")
-            return True
-        if n in self.turn().numbers(kind):
-            state.sel_n = n
-            return True
-        return False
-
-    def step_number(self, kind: str, d: int) -> None:
-        numbers = self.turn().numbers(kind)
-        if not numbers:
-            return
-        if self.state.sel_n not in numbers:
-            self.choose_number(kind, numbers[0])
-            return
-        i = numbers.index(self.state.sel_n)
-        self.choose_number(kind, numbers[(i + d) % len(numbers)])
-
-    def step_suit(self, kind: str, d: int) -> None:
-        state = self.state
-        ok = [s for s in BID_SUITS if any(a["n"] == state.sel_n and a.get("suit") == s
-                                          for a in self.turn().contracts(kind))]
-        if not ok:
-            return
-        i = ok.index(state.sel_suit) if state.sel_suit in ok else 0
-        state.sel_suit = ok[(i + d) % len(ok)]
-
-    def step_card(self, d: int) -> None:
-        cards = self.turn().playable_in_order()
-        if not cards:
-            return
-        sel = self.state.sel_card
-        i = cards.index(sel) if sel in cards else 0
-        self.state.sel_card = cards[(i + d) % len(cards)]
-
-    def digit(self, kind: str, d: int) -> None:
-        state = self.state
-        now = time.monotonic()
-        if state.one_at and now - state.one_at <= 1.0 and d <= 3:
-            state.one_at = 0.0
-            if self.choose_number(kind, 10 + d):
-                return
-        state.one_at = 0.0
-        numbers = set(self.turn().numbers(kind))
-        if d == 1 and numbers & {10, 11, 12, 13}:
-            state.one_at = now
-        if not self.choose_number(kind, d) and not (d == 1 and state.one_at):
-            self.flash(self._("{n} is not possible now.").format(n=d))
-
-    def submit(self, kind: str) -> None:
-        for a in self.turn().contracts(kind):
-            if a["n"] == self.state.sel_n and a.get("suit") == self.state.sel_suit:
-                self.act(a)
-                return
-        self.flash(self._("Choose a number and suit that can be played."))
-
     # ------------------------------------------------------------------ keys
     def on_key(self, event: events.Key) -> None:
         chat = self.query_one("#chat-input", Input)
@@ -576,144 +422,9 @@ class TableScreen(Screen[None]):
         entry = resolve(ctx, key, char)
         if entry is None:
             return False
-        self.HANDLERS[entry.action](self, key, char, ctx)
+        if not self.turn_keys.run(entry.action, key, char, ctx):
+            self.screen_keys.HANDLERS[entry.action](self.screen_keys, key, char, ctx)
         return True
-
-    # one handler per action of the key table: (screen, key, character, context)
-    def _help(self, key: str, char: str, ctx: KeyContext) -> None:
-        from .help import HelpScreen
-        table = self.table
-        host(self).push_screen(HelpScreen(table.game if table is not None else None))
-
-    def _log(self, key: str, char: str, ctx: KeyContext) -> None:
-        from .log import LogScreen
-        host(self).push_screen(LogScreen(self))
-
-    def _rounds(self, key: str, char: str, ctx: KeyContext) -> None:
-        from .sheet import SheetScreen
-        host(self).push_screen(SheetScreen(self))
-
-    def _review(self, key: str, char: str, ctx: KeyContext) -> None:
-        from engine.room import reviews
-
-        from .review import ReviewScreen
-        table, view = self.table, self.view
-        if table is None or view is None:
-            return
-        if self.seat is None:       # watching: the room's own words for it
-            self.flash(self._("A review is of your own seat: sit at the table first."))
-            return
-        round_no = len(view["history"])
-        member = host(self).member
-        names = [self.pname(s, you=False) for s in range(4)]
-        try:
-            # The match this process drives, or (driven elsewhere) the store's.
-            record, _mid = reviews.table_record(table)
-        except RoomError as exc:
-            self.flash(host(self).speech.error(exc))
-            return
-        host(self).push_screen(ReviewScreen(
-            record, round_no, self.seat, names,
-            lambda seat: reviews.table_review(table, member, round_no)))
-
-    def _hint(self, key: str, char: str, ctx: KeyContext) -> None:
-        from engine.room import reviews
-        table = self.table
-        if table is None:
-            return
-        if self._hint_at is not None and self._hint_at == position(self.view):
-            return      # this decision's hint is shown or on its way: a held key asks once
-        try:
-            fut = reviews.hint_for(table, host(self).member)
-        except RoomError as exc:        # not now, or busy: said with when to ask again
-            self.flash(host(self).speech.error(exc))
-            return
-        at = self._hint_at = position(self.view)
-        self.show_hint(self._("Thinking…"))
-
-        def done(f: asyncio.Future[dict[str, Any]]) -> None:
-            if f.cancelled() or self._hint_at != at:
-                return          # the decision it was for has passed (or another asked)
-            if f.exception() is not None:
-                self.show_hint(self._("No hint now."))
-                return
-            self.show_hint(self.hint_line(f.result()))
-        fut.add_done_callback(done)
-
-    def show_hint(self, text: str) -> None:
-        """A hint (or its "Thinking…") stays while its decision is pending: it goes
-        with the position (``drop_hint``), not after the notices' seconds."""
-        self._hint_notice = text
-        self.notice(text)
-        self.state.notice_until = float("inf")
-
-    def drop_hint(self) -> None:
-        """The decision a hint was for has passed (the turn moved on, the phase
-        changed): its notice goes, and one still on its way is not shown."""
-        if self._hint_notice is not None and self.state.notice == self._hint_notice:
-            self.state.notice = None
-        self._hint_at = self._hint_notice = None
-
-    def hint_line(self, h: dict[str, Any]) -> str:
-        """A hint in one line: the choice, its expected points, the next best's."""
-        _ = self._
-        words = self.move_words(h["action"])
-        if h.get("ev") is None:
-            return _("Hint: {move} (the only choice)").format(move=words)
-        nxt = h.get("next_best")
-        if nxt is None:
-            return _("Hint: {move}, {ev} points expected").format(move=words,
-                                                                  ev=f"{h['ev']:+.1f}")
-        return _("Hint: {move}, {ev} points expected; next best {other}, {ev2}").format(
-            move=words, ev=f"{h['ev']:+.1f}", other=self.move_words(nxt["action"]),
-            ev2=f"{nxt['ev']:+.1f}")
-
-    def move_words(self, action: dict[str, Any]) -> str:
-        return draw.move_words(host(self).speech, self.look, action)
-
-    def _options(self, key: str, char: str, ctx: KeyContext) -> None:
-        from .options import OptionsScreen
-
-        def done(_: object = None) -> None:
-            self.state.anim = None
-            self.query_one("#chat-input", Input).placeholder = self.chat_prompt()
-            self.draw()
-        host(self).push_screen(OptionsScreen(), done)
-
-    def _chat(self, key: str, char: str, ctx: KeyContext) -> None:
-        chat = self.query_one("#chat-input", Input)
-        self.query_one(Board).direct = False
-        chat.display = True
-        chat.focus()
-
-    def _leave(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.leave()
-
-    def _nothing(self, key: str, char: str, ctx: KeyContext) -> None:
-        pass
-
-    def _next_board(self, key: str, char: str, ctx: KeyContext) -> None:
-        """An event's board is over: its score said, then the next board, or back to
-        the event's results once every board is played."""
-        table = self.table
-        if table is None:
-            return
-        speech = host(self).speech
-        try:
-            over = host(self).registry.events.board_over(host(self).member, table)
-        except RoomError as exc:
-            self.flash(speech.error(exc))
-            return
-        if over is None:
-            return
-        said = speech._("Board {board}: {score} points.").format(board=over.board,
-                                                                  score=over.score)
-        if over.next is None:
-            self.close_board(said, over.event)
-            return
-        self.new_board(over.next.go, said + " " + speech._(
-            "Board {board} of event {event}.").format(board=over.next.board,
-                                                       event=over.event))
 
     def new_board(self, go: Callable[[], None], notice: str) -> None:
         """We sit at another board's table now: drawn from scratch, then dealt."""
@@ -726,110 +437,6 @@ class TableScreen(Screen[None]):
         self.notice(notice)
         go()
         self.redraw()
-
-    def close_board(self, said: str, event: int) -> None:
-        """The entry is done: back to the event's screens, its standings open."""
-        self.do_leave()
-        host(self).open_standings(event, said)
-
-    def _fill_seats(self, key: str, char: str, ctx: KeyContext) -> None:
-        table = self.table
-        if table is None:
-            return
-        try:
-            table.fill_with_bots(host(self).member)     # the table says who may
-        except RoomError as exc:
-            self.flash(host(self).speech.error(exc))
-
-    def _take_dash(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.act({"type": "dash", "take": True})
-
-    def _play_normally(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.act({"type": "dash", "take": False})
-
-    def _pass(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.act({"type": "pass"})
-
-    def _with(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.act({"type": "with"})
-
-    def _step_number(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.step_number(ctx.kind, -1 if key == "left" else 1)
-
-    def _step_suit(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.step_suit(ctx.kind, -1 if key == "up" else 1)
-
-    def _type_number(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.digit(ctx.kind, int(char))
-
-    def _choose_suit(self, key: str, char: str, ctx: KeyContext) -> None:
-        suit = SUIT_KEYS[char]
-        state = self.state
-        acts = self.turn().contracts(ctx.kind)
-        if any(a["n"] == state.sel_n and a.get("suit") == suit for a in acts):
-            state.sel_suit = suit
-        elif any(a.get("suit") == suit for a in acts):
-            state.sel_n = min(a["n"] for a in acts if a.get("suit") == suit)
-            state.sel_suit = suit
-        else:
-            self.flash(self._("That suit cannot be chosen now."))
-
-    def _submit(self, key: str, char: str, ctx: KeyContext) -> None:
-        if ctx.kind == "declare":
-            for a in self.turn().declares():
-                if a["n"] == self.state.sel_n:
-                    self.act(a)
-                    return
-            self.flash(self._("Choose a number first."))
-            return
-        self.submit(ctx.kind)
-
-    def _step_card(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.step_card(-1 if key == "left" else 1)
-        self.state.rank = None
-
-    def _play_card(self, key: str, char: str, ctx: KeyContext) -> None:
-        card = self.state.sel_card
-        if card in self.turn().playable():
-            self.act({"type": "play", "card": card})
-
-    def _clear_rank(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.state.rank = None
-
-    def _type_ten(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.state.rank = "T"
-
-    def _type_one(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.state.rank = "1"
-
-    def _type_rank(self, key: str, char: str, ctx: KeyContext) -> None:
-        self.state.rank = parse_rank_key(char)
-
-    def _type_suit(self, key: str, char: str, ctx: KeyContext) -> None:
-        state = self.state
-        card = f"{state.rank}{char.upper()}"      # the table offers s h d c after a rank
-        state.rank = None
-        look = self.look
-        if card in self.turn().playable():
-            state.sel_card = card
-            self.act({"type": "play", "card": card})
-        elif self.view is not None and card in self.view["hand"]:
-            self.flash(self._("{card} cannot be played now (follow suit).").format(
-                card=look.card_str(card)))
-        else:
-            self.flash(self._("You do not hold {card}.").format(card=look.card_str(card)))
-
-    HANDLERS: dict[str, Handler] = {
-        "help": _help, "log": _log, "rounds": _rounds, "options": _options, "chat": _chat,
-        "leave": _leave, "nothing": _nothing, "fill_seats": _fill_seats,
-        "next_board": _next_board,
-        "take_dash": _take_dash, "play_normally": _play_normally, "pass": _pass,
-        "with": _with, "step_number": _step_number, "step_suit": _step_suit,
-        "type_number": _type_number, "choose_suit": _choose_suit, "submit": _submit,
-        "step_card": _step_card, "play_card": _play_card, "clear_rank": _clear_rank,
-        "type_ten": _type_ten, "type_one": _type_one, "type_rank": _type_rank,
-        "type_suit": _type_suit, "review": _review, "hint": _hint,
-    }
 
     # ----------------------------------------------------------------- mouse
     def on_click(self, event: events.Click) -> None:
@@ -845,54 +452,13 @@ class TableScreen(Screen[None]):
             return
         event.stop()
         if hit.card:
-            self.press("", "", lambda: self.tap_card(hit.card))
+            self.press("", "", lambda: self.turn_keys.tap_card(hit.card))
         elif hit.tap and hit.tap[0] == "key":
             self.press(hit.tap[1], hit.tap[2])
         elif hit.tap and hit.tap[0] == "number":
-            self.press("", "", lambda: self.tap_number(int(hit.tap[1])))
+            self.press("", "", lambda: self.turn_keys.tap_number(int(hit.tap[1])))
         elif hit.tap and hit.tap[0] == "suit":
-            self.press("", "", lambda: self.tap_suit(hit.tap[1]))
-
-    def tap_card(self, card: str) -> bool:
-        turn = self.turn()
-        look = self.look
-        if "play" in turn.types and card in turn.playable():
-            # A tap plays only the card a tap chose: the cursor's card (where the keys
-            # left it, or the first playable one) is chosen by a first tap too.
-            if card == self.state.sel_card and card == self.state.tapped:
-                self.state.tapped = None
-                self.act({"type": "play", "card": card})
-            else:
-                self.state.sel_card = self.state.tapped = card
-                self.state.rank = None
-            return True
-        v = self.view
-        if v is None or self.seat is None:
-            return False
-        if v.get("phase") != "play":
-            self.flash(self._("The cards are played once the declarations are made."))
-        elif "play" not in turn.types:
-            self.flash(self._("It is not your turn."))
-        else:
-            self.flash(self._("{card} cannot be played now (follow suit).").format(
-                card=look.card_str(card)))
-        return True
-
-    def tap_number(self, n: int) -> bool:
-        ctx = self.key_context()
-        if ctx.mode not in ("bid", "call", "declare"):
-            return False
-        if not self.choose_number(ctx.kind, n):
-            self.flash(self._("{n} is not possible now.").format(n=n))
-        return True
-
-    def tap_suit(self, suit: str) -> bool:
-        ctx = self.key_context()
-        if ctx.mode not in ("bid", "call"):
-            return False
-        char = next(k for k, s in SUIT_KEYS.items() if s == suit)
-        self._choose_suit(char, char, ctx)
-        return True
+            self.press("", "", lambda: self.turn_keys.tap_suit(hit.tap[1]))
 
     # ------------------------------------------------------------------ chat
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -949,3 +515,216 @@ class TableScreen(Screen[None]):
             self._countdown = None
         if host(self).screen is self:
             host(self).pop_screen()
+
+
+class TrickHold:
+    """The finished trick stays ``TRICK_HOLD``, then moves to its winner.  A loop
+    timer run in the app's context (``run_as_app``), not a Textual timer: that is
+    a task of its own, ~57 µs to start and run where this is ~3, once a trick at
+    every screen of the table."""
+
+    def __init__(self, ts: TableScreen) -> None:
+        self.ts = ts
+        self.handle: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        self.drop()             # the last trick's, if still waiting
+        self.handle = asyncio.get_running_loop().call_later(TRICK_HOLD, self.held, self.ts.app)
+
+    def held(self, app: App[Any]) -> None:
+        self.handle = None
+        # This runs from the loop, outside the app's context: the app is passed in.
+        if not cast("Host", app).ended and app.is_running and self.ts.is_attached:
+            run_as_app(app, self.move)
+
+    def drop(self) -> None:
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def move(self) -> None:
+        ts = self.ts
+        anim = ts.state.anim
+        if anim is not None and not anim.moved:
+            ts.state.anim = dataclasses.replace(anim, moved=True)
+            ts.draw()
+
+
+class Hints:
+    """A hint asked for (``h``): said while its decision is pending. ``at`` is the
+    position (``position``) it was asked at, ``notice`` what it says (None: none shown
+    or on its way); it goes once the decision it was for has passed."""
+
+    def __init__(self, ts: TableScreen) -> None:
+        self.ts = ts
+        self.at: tuple[Any, ...] | None = None
+        self.notice: str | None = None
+
+    def ask(self) -> None:
+        from engine.room import reviews
+        ts = self.ts
+        table = ts.table
+        if table is None:
+            return
+        if self.at is not None and self.at == position(ts.view):
+            return      # this decision's hint is shown or on its way: a held key asks once
+        try:
+            fut = reviews.hint_for(table, host(ts).member)
+        except RoomError as exc:        # not now, or busy: said with when to ask again
+            ts.flash(host(ts).speech.error(exc))
+            return
+        at = self.at = position(ts.view)
+        self.show(ts._("Thinking…"))
+
+        def done(f: asyncio.Future[dict[str, Any]]) -> None:
+            if f.cancelled() or self.at != at:
+                return          # the decision it was for has passed (or another asked)
+            if f.exception() is not None:
+                self.show(ts._("No hint now."))
+                return
+            self.show(self.line(f.result()))
+        fut.add_done_callback(done)
+
+    def show(self, text: str) -> None:
+        """A hint (or its "Thinking…") stays while its decision is pending: it goes
+        with the position (``drop``), not after the notices' seconds."""
+        self.notice = text
+        self.ts.notice(text)
+        self.ts.state.notice_until = float("inf")
+
+    def drop(self) -> None:
+        """The decision a hint was for has passed (the turn moved on, the phase
+        changed): its notice goes, and one still on its way is not shown."""
+        state = self.ts.state
+        if self.notice is not None and state.notice == self.notice:
+            state.notice = None
+        self.at = self.notice = None
+
+    def line(self, h: dict[str, Any]) -> str:
+        """A hint in one line: the choice, its expected points, the next best's."""
+        _ = self.ts._
+        words = self.move_words(h["action"])
+        if h.get("ev") is None:
+            return _("Hint: {move} (the only choice)").format(move=words)
+        nxt = h.get("next_best")
+        if nxt is None:
+            return _("Hint: {move}, {ev} points expected").format(move=words,
+                                                                  ev=f"{h['ev']:+.1f}")
+        return _("Hint: {move}, {ev} points expected; next best {other}, {ev2}").format(
+            move=words, ev=f"{h['ev']:+.1f}", other=self.move_words(nxt["action"]),
+            ev2=f"{nxt['ev']:+.1f}")
+
+    def move_words(self, action: dict[str, Any]) -> str:
+        return draw.move_words(host(self.ts).speech, self.ts.look, action)
+
+class ScreenKeys:
+    """The key table's actions that open another screen or leave this one (help, the
+    log, the score sheet, a review, a hint, the options, the chat, an event's next
+    board, filling the seats), run for ``ts``; a turn's own are ``TurnKeys``."""
+
+    def __init__(self, ts: TableScreen) -> None:
+        self.ts = ts
+
+    # one handler per action of the key table: (these keys, key, character, context)
+    def _help(self, key: str, char: str, ctx: KeyContext) -> None:
+        from .help import HelpScreen
+        table = self.ts.table
+        host(self.ts).push_screen(HelpScreen(table.game if table is not None else None))
+
+    def _log(self, key: str, char: str, ctx: KeyContext) -> None:
+        from .log import LogScreen
+        host(self.ts).push_screen(LogScreen(self.ts))
+
+    def _rounds(self, key: str, char: str, ctx: KeyContext) -> None:
+        from .sheet import SheetScreen
+        host(self.ts).push_screen(SheetScreen(self.ts))
+
+    def _review(self, key: str, char: str, ctx: KeyContext) -> None:
+        from engine.room import reviews
+
+        from .review import ReviewScreen
+        table, view = self.ts.table, self.ts.view
+        if table is None or view is None:
+            return
+        if self.ts.seat is None:       # watching: the room's own words for it
+            self.ts.flash(self.ts._("A review is of your own seat: sit at the table first."))
+            return
+        round_no = len(view["history"])
+        member = host(self.ts).member
+        names = [self.ts.pname(s, you=False) for s in range(4)]
+        try:
+            # The match this process drives, or (driven elsewhere) the store's.
+            record, _mid = reviews.table_record(table)
+        except RoomError as exc:
+            self.ts.flash(host(self.ts).speech.error(exc))
+            return
+        host(self.ts).push_screen(ReviewScreen(
+            record, round_no, self.ts.seat, names,
+            lambda seat: reviews.table_review(table, member, round_no)))
+
+    def _hint(self, key: str, char: str, ctx: KeyContext) -> None:
+        self.ts.hints.ask()
+
+    def _options(self, key: str, char: str, ctx: KeyContext) -> None:
+        from .options import OptionsScreen
+
+        def done(_: object = None) -> None:
+            self.ts.state.anim = None
+            self.ts.query_one("#chat-input", Input).placeholder = self.ts.chat_prompt()
+            self.ts.draw()
+        host(self.ts).push_screen(OptionsScreen(), done)
+
+    def _chat(self, key: str, char: str, ctx: KeyContext) -> None:
+        chat = self.ts.query_one("#chat-input", Input)
+        self.ts.query_one(Board).direct = False
+        chat.display = True
+        chat.focus()
+
+    def _leave(self, key: str, char: str, ctx: KeyContext) -> None:
+        self.ts.leave()
+
+    def _nothing(self, key: str, char: str, ctx: KeyContext) -> None:
+        pass
+
+    def _next_board(self, key: str, char: str, ctx: KeyContext) -> None:
+        """An event's board is over: its score said, then the next board, or back to
+        the event's results once every board is played."""
+        table = self.ts.table
+        if table is None:
+            return
+        speech = host(self.ts).speech
+        try:
+            over = host(self.ts).registry.events.board_over(host(self.ts).member, table)
+        except RoomError as exc:
+            self.ts.flash(speech.error(exc))
+            return
+        if over is None:
+            return
+        said = speech._("Board {board}: {score} points.").format(board=over.board,
+                                                                  score=over.score)
+        if over.next is None:
+            self.close_board(said, over.event)
+            return
+        self.ts.new_board(over.next.go, said + " " + speech._(
+            "Board {board} of event {event}.").format(board=over.next.board,
+                                                       event=over.event))
+
+    def close_board(self, said: str, event: int) -> None:
+        """The entry is done: back to the event's screens, its standings open."""
+        self.ts.do_leave()
+        host(self.ts).open_standings(event, said)
+
+    def _fill_seats(self, key: str, char: str, ctx: KeyContext) -> None:
+        table = self.ts.table
+        if table is None:
+            return
+        try:
+            table.fill_with_bots(host(self.ts).member)     # the table says who may
+        except RoomError as exc:
+            self.ts.flash(host(self.ts).speech.error(exc))
+
+    HANDLERS: dict[str, ScreenHandler] = {
+        "help": _help, "log": _log, "rounds": _rounds, "options": _options, "chat": _chat,
+        "leave": _leave, "nothing": _nothing, "fill_seats": _fill_seats,
+        "next_board": _next_board, "review": _review, "hint": _hint,
+    }

@@ -9,8 +9,10 @@ from ..cards import Look
 from ..i18n import Speech
 from .sizes import COMPACT, SMALL, WIDE, enlarge_lines, layout
 from .table_compact import draw_compact
-from .table_draw import DrawCache, H, Placed, Scene, draw_table, place
+from .table_draw import draw_table, place
+from .table_scene import DrawCache, Scene
 from .table_state import TableFacts, TableState, View
+from .table_text import H, Placed
 from .table_wide import draw_wide
 
 

@@ -16,14 +16,13 @@ from rich.text import Text
 
 from ..widgets.board import BLANK
 from .sheet import sheet_body, sheet_ends
-from .table_compact import said_lines, wrap
-from .table_draw import (
-    FOCUS,
+from .table_draw import FOCUS
+from .table_scene import Scene, said_lines
+from .table_text import (
     Cell,
     Frame,
     H,
     Placed,
-    Scene,
     W,
     arabic,
     cells_row,
@@ -31,6 +30,7 @@ from .table_draw import (
     footer_hits,
     join,
     right_align,
+    wrap,
 )
 
 PANEL_MIN = 30          # the panel's columns at least (120 less the picture and a gap)
