@@ -129,6 +129,9 @@ class ClusterRows(MatchRows):
         with self._tx():
             # Never a long wait: another process frozen in here is not waited on for
             # long, nor left holding the lock.
+            # A claim lost in a database crash is a table nobody has yet: no fsync
+            # waited for (nor the lock held meanwhile).
+            self._x("SET LOCAL synchronous_commit = off")
             self._x("SET LOCAL lock_timeout = '1s'")
             self._x("SET LOCAL idle_in_transaction_session_timeout = '5s'")
             self._x("SELECT pg_advisory_xact_lock(?)", (CREATION_LOCK,))
