@@ -716,6 +716,8 @@ class PgCluster:
 
         def done(result: dict[str, Any] | None) -> None:
             self._ticking = False
+            if result is None:
+                self._names_said = ""       # perhaps not written: written again next time
             self._ticked(result)
 
         def run(store: Store) -> None:
