@@ -9,7 +9,7 @@ import asyncio
 import threading
 
 import pytest
-from test_cluster_rooms import three_rooms, until
+from test_cluster_rooms import made, seated, three_rooms, until
 from test_names import guest, guest_refusal
 
 from engine.room import RoomError, Session
@@ -121,6 +121,29 @@ async def test_a_mute_is_the_rooms_on_every_process_and_lifted_everywhere(rooms)
         assert loop.time() < deadline, "the unmute did not reach p3 within 2 s"
         await asyncio.sleep(0.05)
     await yan.close()
+
+
+async def test_a_mute_holds_at_a_table_another_process_drives(rooms):
+    """kim, on p3, sits at ana's table (p1 drives it); muted through p2, her next lines
+    are refused within two seconds, and ana hears none of them."""
+    p1, p2, p3 = rooms
+    ana, tid = await made(p1, "ana", [2, 3])
+    kim = await seated(p3, "kim", tid)
+    assert await chat_said(kim, "hi all") == "said"
+    p2.room.moderation.admin("mute kim 1h")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 2.0
+    while (told := await chat_said(kim, "can you hear me")) == "said":
+        assert loop.time() < deadline, "the mute did not hold within 2 s"
+        await asyncio.sleep(0.05)
+    assert "muted you" in told, told
+    kim.send({"op": "chat", "text": "through the back door"})
+    await kim.expect("error")
+    ana.send({"op": "chat", "text": "still here"})
+    while (msg := await ana.expect("chat"))["text"] != "still here":
+        assert msg["text"] != "through the back door", msg
+    await kim.close()
+    await ana.close()
 
 
 async def test_a_room_started_after_a_mute_holds_it(tmp_path, pg_url):
