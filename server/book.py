@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
+from collections.abc import Callable
 from typing import Protocol
 
 import asyncssh
@@ -68,6 +69,9 @@ class Book:
                                    "for new ones (the latest from %s)")
         self.apps: weakref.WeakSet = weakref.WeakSet()     # terminal sessions' apps
         self.session_tasks: set[asyncio.Task] = set()
+        # The name in use on the room's other processes that looks like a given one
+        # (server/cluster.py, issue 41); None: a room of one process.
+        self.elsewhere: Callable[[str], str | None] | None = None
 
     # ------------------------------------------------------------ addresses
     def address(self, key: str) -> Address:
@@ -155,4 +159,4 @@ class Book:
         for key, member in list(self.online.items()):
             if key != nk and skeleton(member.name) == look:
                 return clean_name(member.name)
-        return None
+        return self.elsewhere(name) if self.elsewhere is not None else None

@@ -18,9 +18,13 @@ processes:
   tables to whoever claims each first (``adopt``: the match replayed from the stored
   action log); silent for ``GONE_AFTER``, its members elsewhere are let go (their seats
   held for them).
+- The room's people state (issue 41), one for every process: ``room_mutes`` (read
+  again by every process on ``NOTIFY``), a table's claim against the room's caps
+  (``claim_new_table``: counted and inserted under one lock), and each process's people
+  in its ``room_processes`` row (``/who``, and the names a guest's may not look like).
 - ``NOTIFY lamma``: "table changed", "request waiting", "a word for your session",
-  "someone logged in under this name", "an operator's command", heartbeats and a
-  goodbye; every process LISTENs on its own connection.
+  "someone logged in under this name", "an operator's command", "the mutes changed",
+  heartbeats and a goodbye; every process LISTENs on its own connection.
 
 Store calls never run on the loop: the listener and one worker have threads and
 connections of their own; results come back with ``call_soon_threadsafe``. The worker
@@ -44,8 +48,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from engine.room.errors import RoomError
 from engine.room.remote import ClusterSide, join_cluster
 from engine.room.store import StoreUnavailable, finished, people_throughout
+from engine.room.text import clean_name, name_key, skeleton
 
 from .store import StoreError
 
@@ -157,6 +163,12 @@ class PgCluster:
         self.people: Callable[[], list[str]] | None = None
         self._people_said = ""
         self._people_due = 0.0
+        # ... and their names (a guest's name may not look like one in use anywhere).
+        self.names: Callable[[], list[str]] | None = None
+        self._names_said = ""
+        self._names_read: dict[str, float] = {}          # process -> its names' time
+        self._names_elsewhere: dict[str, dict[str, str]] = {}   # process -> skeletons
+        self._mute_writes = 0               # mutes written, not yet committed
 
     # ------------------------------------------------------------ start, stop
     def prepare(self, registry: Registry) -> None:
@@ -166,6 +178,7 @@ class PgCluster:
         side = registry.side if registry.side is not None else join_cluster(registry, self)
         assert isinstance(side, ClusterSide)
         self.side = side
+        registry.claims = self              # the caps counted across the room
         highest = 0
         for tid in registry.tables:
             if tid.isdigit():
@@ -187,7 +200,8 @@ class PgCluster:
             # Ours still, or its driver is silent: ours now (another process may have
             # taken it while we were away; then it is left to that one).
             epoch = self.store.claim_table(tid, self.process, table.match_id, table.status,
-                                           table.private, table.code, LEASE)
+                                           table.private, table.code, LEASE,
+                                           counted=table.event is None)
             if epoch is None:
                 log.warning("table %s is driven by another process now; not resumed here", tid)
                 table.close()
@@ -206,6 +220,7 @@ class PgCluster:
         for table in list(self.side.registry.tables.values()):
             self.side.publish(table, force=True)
         self.side.rows_changed()
+        self.load_mutes()
         self._tick_handle = loop.call_soon(self._tick)
 
     def close(self) -> None:
@@ -358,6 +373,8 @@ class PgCluster:
                 args = msg.get("a")
                 self.on_moderate(str(msg.get("c")), [str(a) for a in args]
                                  if isinstance(args, list) else [], str(msg.get("b")))
+        elif k == "mutes":
+            self.load_mutes()
         elif k == "i":
             if msg.get("p") != self.process and side.on_login is not None:
                 side.on_login(str(msg.get("n")), str(msg.get("id")), str(msg.get("p")))
@@ -367,6 +384,7 @@ class PgCluster:
         if side is None:
             return
         side.rows_changed()
+        self.load_mutes()
         for tid in list(side.registry.tables):
             side.requests_waiting(tid)
         for rt in list(side.remote.values()):
@@ -462,6 +480,73 @@ class PgCluster:
         payload = {"k": "mod", "c": cmd, "a": [a[:200] for a in args[:40]], "b": by[:40],
                    "p": self.process}
         self._job(lambda store: _notify(store, payload))
+
+    # ------------------------------------------------------------ people, room-wide
+    def claim_new_table(self, tid: str, creator: str | None, here: int, mine_here: int,
+                        max_tables: int, per_person: int | None) -> tuple[str, int] | None:
+        """``TableClaims``: a new table counted against the room's caps with every
+        process's and claimed in one transaction (on the loop, as a login's reads: one
+        short transaction per table made)."""
+        try:
+            return self.store.claim_new_table(tid, self.process, creator, here, mine_here,
+                                              max_tables, per_person)
+        except Exception as e:
+            log.warning("cluster: table %s not claimed (%s)", tid, str(e)[:200])
+            raise RoomError("The room cannot open tables just now; try again in a "
+                            "moment.") from None
+
+    def save_mute(self, nk: str, marks: list[str], until: float) -> None:
+        """A mute, stored for every process (each reads the room's mutes again)."""
+        self._mute_writes += 1
+
+        def job(store: Store) -> None:
+            store.add_mute(nk, marks, until)
+            _notify(store, {"k": "mutes"})
+        self._job(job, self._mute_written, fallback=None)
+
+    def lift_mute(self, nk: str) -> None:
+        self._mute_writes += 1
+
+        def job(store: Store) -> None:
+            store.remove_mutes(nk)
+            _notify(store, {"k": "mutes"})
+        self._job(job, self._mute_written, fallback=None)
+
+    def _mute_written(self, _: object) -> None:
+        self._mute_writes -= 1
+
+    def load_mutes(self) -> None:
+        """The room's mutes read again, in place of this process's (unless one of ours
+        is on its way: its own notice reads them again once it is stored)."""
+        def done(rows: list[tuple[str, str, float]] | None) -> None:
+            if rows is not None and self._mute_writes == 0 and self.side is not None:
+                self.side.registry.mutes.load(rows)
+        self._job(lambda store: store.mutes(), done, fallback=None)
+
+    def lookalike(self, name: str) -> str | None:
+        """A name in use on another process of the room that looks like ``name`` (the
+        same skeleton, another name), as it may be shown; as of the last heartbeat."""
+        look, nk = skeleton(name), name_key(name)
+        for names in list(self._names_elsewhere.values()):
+            other = names.get(look)
+            if other is not None and name_key(other) != nk:
+                return other
+        return None
+
+    def _names_heard(self, texts: list[tuple[str, str | None]], live: set[str]) -> None:
+        """Other processes' names, as read by the heartbeat (on the loop)."""
+        for process in list(self._names_elsewhere):
+            if process not in live:
+                del self._names_elsewhere[process]
+        for process, text in texts:
+            try:
+                names = json.loads(text) if text else []
+            except (ValueError, RecursionError):
+                names = []
+            if not isinstance(names, list):
+                names = []
+            shown = [clean_name(str(n)[:40]) for n in names[:5000]]
+            self._names_elsewhere[process] = {skeleton(n): n for n in shown if n}
 
     def people_elsewhere(self) -> list[tuple[str, list[str]]]:
         """(process, its /who lines) of every other live process, read now (an operator's
@@ -560,6 +645,15 @@ class PgCluster:
             if text != self._people_said:
                 people = self._people_said = text
                 self._people_due = self.loop.time() + PEOPLE_EVERY
+        # Their names at every heartbeat that finds them changed (a login or a goodbye:
+        # small), so that a look-alike is refused everywhere within a second.
+        names: str | None = None
+        if self.names is not None:
+            text = json.dumps(sorted(self.names()), separators=(",", ":"),
+                              ensure_ascii=False)
+            if text != self._names_said:
+                names = self._names_said = text
+        names_read = dict(self._names_read)
 
         def job(store: Store) -> dict[str, Any]:
             now = store.now()
@@ -567,6 +661,11 @@ class PgCluster:
             _notify(store, {"k": "hb", "p": me})
             if people is not None:
                 store.set_people(me, people)
+            if names is not None:
+                store.set_names(me, names)
+            written = store.names_written(me, now - GONE_AFTER)
+            changed = [p for p, at in written if names_read.get(p) != at]
+            names_got = store.names_of_processes(changed) if changed else []
             lost, waiting = [], []
             if mine:
                 lost = store.tables_driven_elsewhere(mine, me)
@@ -613,10 +712,12 @@ class PgCluster:
                     continue
                 adopted.append((stored, epoch, frame))
             return {"lost": lost, "dead": dead, "adopted": adopted, "waiting": waiting,
-                    "tokens": tokens}
+                    "tokens": tokens, "names": (dict(written), names_got)}
 
         def done(result: dict[str, Any] | None) -> None:
             self._ticking = False
+            if result is None:
+                self._names_said = ""       # perhaps not written: written again next time
             self._ticked(result)
 
         def run(store: Store) -> None:
@@ -656,6 +757,9 @@ class PgCluster:
         if result is None or side is None:
             return
         tokens = result["tokens"]
+        written, names_got = result["names"]
+        self._names_read = written
+        self._names_heard(names_got, set(written))
         for name in {process for process, session in side.remote_members
                      if process in tokens and not session.startswith(tokens[process] + "-")}:
             # Started again under its name (before it was taken for gone): the members

@@ -285,7 +285,13 @@ class Moderation:
                 if table is not None:       # we drive it
                     self.room.registry.close_table(table,
                                                    Said(N_("An operator closed this table.")))
-            elif cmd in ("/announce", "/mute", "/unmute", "/kick"):
+            elif cmd == "/mute":
+                # Stored by the process it was given through; the one its person is
+                # connected to adds what is behind the name (their key, a guest's
+                # address: ``Mutes.marks``).
+                if args and name_key(bare_name(args[0])) in self.room.online:
+                    self.op_mute(by, args)
+            elif cmd in ("/announce", "/kick"):
                 getattr(self, "op_" + cmd[1:])(by, args)
         except (RoomError, _Elsewhere, IndexError):
             pass                            # nobody of theirs here
@@ -293,6 +299,10 @@ class Moderation:
             log.exception("operator's %s from another process", cmd)
 
     # The operators' commands: (by, args) -> the reply.
+    def names_here(self) -> list[str]:
+        """The names of this process's people (a guest's may not look like one)."""
+        return [m.name for m in list(self.room.online.values())]
+
     def who_here(self) -> list[str]:
         """This process's people as /who lists them."""
         rows = []
@@ -348,7 +358,9 @@ class Moderation:
             raise RoomError("A time is like 30m, 2h or 7d.")
         name = bare_name(args[0])
         member = self.room.online.get(name_key(name))
-        self.room.registry.mutes.mute(name, seconds, member)
+        marks, until = self.room.registry.mutes.mute(name, seconds, member)
+        if self.room.cluster is not None:   # the room's, enforced by every process
+            self.room.cluster.save_mute(name_key(name), marks, until)
         if member is not None:
             member.notice(_muted(seconds))
         return f"{name} is muted {words_of(seconds)}."
@@ -358,6 +370,8 @@ class Moderation:
             raise RoomError("Usage: /unmute NAME")
         if not self.room.registry.mutes.unmute(bare_name(args[0])):
             raise RoomError("{name} is not muted.", name=args[0][:20])
+        if self.room.cluster is not None:
+            self.room.cluster.lift_mute(name_key(bare_name(args[0])))
         return f"{args[0]} may chat again."
 
     def op_kick(self, by: str, args: list[str]) -> str:

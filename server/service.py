@@ -97,12 +97,15 @@ class RoomService:
         if self.cluster is not None:
             self.cluster.on_moderate = self.moderation.heard
             self.cluster.people = self.moderation.who_here
+            self.cluster.names = self.moderation.names_here
         self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
         self.allowed = AllowList(config.keys / "authorized_keys")
         # Who is here and what each address and key holds (server/book.py); who is
         # online, the sessions' tasks and apps named here too, for the operator's side.
         self.book = Book(config.limits)
         self.online = self.book.online
+        if self.cluster is not None:    # a guest's look-alike of a name anywhere in the room
+            self.book.elsewhere = self.cluster.lookalike
         self.session_tasks = self.book.session_tasks
         self.apps = self.book.apps
         # Connections over their address's handshakes wait here for a place (issue 45).

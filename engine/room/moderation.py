@@ -92,12 +92,26 @@ class Mutes:
             out.append(f"addr:{member.address}")
         return out
 
-    def mute(self, name: str, seconds: float, member: Person | None = None) -> None:
+    def mute(self, name: str, seconds: float, member: Person | None = None
+             ) -> tuple[list[str], float]:
+        """The marks muted and until when (a room of several processes stores them:
+        ``load`` there)."""
         marks = [f"name:{name_key(name)}"] + (self.marks(member) if member else [])
         end = time.time() + seconds
         for mark in marks:
             self.until[mark] = end
         self.marks_of[name_key(name)] = marks
+        return marks, end
+
+    def load(self, rows: list[tuple[str, str, float]]) -> None:
+        """The room's mutes as stored, (mark, name key, until) each, in place of
+        these (every process of a room enforces the one stored state)."""
+        until: dict[str, float] = {}
+        marks_of: dict[str, list[str]] = {}
+        for mark, nk, end in rows:
+            until[mark] = max(end, until.get(mark, end))
+            marks_of.setdefault(nk, []).append(mark)
+        self.until, self.marks_of = until, marks_of
 
     def unmute(self, name: str) -> bool:
         marks = self.marks_of.pop(name_key(name), [f"name:{name_key(name)}"])

@@ -9,7 +9,7 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, NoReturn, Protocol
 
 from engine import Match
 
@@ -54,6 +54,20 @@ LOBBY_INTERVAL = 0.3
 LOBBY_BATCH = 8
 
 
+class TableClaims(Protocol):
+    """Where a room's tables are counted against its caps when they span several
+    processes (``server.cluster``): the count and the new table's claim are one step,
+    so creations racing through several processes cannot pass a cap together."""
+
+    def claim_new_table(self, tid: str, creator: str | None, here: int, mine_here: int,
+                        max_tables: int, per_person: int | None) -> tuple[str, int] | None:
+        """Claims table ``tid`` for ``creator`` (``here``: this process's tables that
+        count, ``mine_here``: of them the creator's open ones) if neither the room's
+        ``max_tables`` nor the creator's ``per_person`` cap is reached counting every
+        process's; None when claimed, else ("room" | "person", the count reached).
+        RoomError if it cannot be said now."""
+
+
 class Registry:
     def __init__(self, store: TableLog | None = None, bot_pause: float = 0.8,
                  trick_pause: float = 1.0, absent_timeout: float = 60.0,
@@ -96,6 +110,8 @@ class Registry:
         self.lobby_notified = 0     # notifications sent to every lobby member
         # One room across processes (server.cluster): None for a room of one process.
         self.side: Sides | None = None
+        # ... where its tables are counted against the caps (None: counted here).
+        self.claims: TableClaims | None = None
         # The duplicate events (duplicate.py): their boards are tables of this registry.
         self.events = Events(self, events)
 
@@ -113,20 +129,21 @@ class Registry:
         if self.draining:
             raise RoomError("The room is about to restart: no new table now; connect "
                             "again in a minute.")
-        # Every process's tables (issue 41: one room, one cap): ours, and the rows the
-        # others published.
-        everywhere = list(self.tables.values())
-        if self.side is not None:
-            everywhere += [t for t in self.side.shown_tables() if t.id not in self.tables]
-        if sum(1 for t in everywhere if t.event is None) >= self.max_tables:
-            raise RoomError("The room is full of tables; join one instead.")
-        cap = self.tables_per_identity
-        if creator is not None and cap is not None:
-            mine = sum(1 for t in everywhere
-                       if t.creator == creator.ident and t.status != "over")
-            if mine >= cap:
-                raise RoomError("You have {mine} open tables (at most {cap}); finish or "
-                                "leave one first.", mine=mine, cap=cap)
+        if type(practice) is not bool:
+            raise RoomError("\"practice\" is true or false.")
+        # Every process's tables (issue 41: one room, one cap): ours, and those of the
+        # room's other processes (counted where the table is claimed: ``claims``).
+        everywhere = [t for t in self.tables.values() if t.event is None]
+        if self.side is not None and self.claims is None:
+            everywhere += [t for t in self.side.shown_tables()
+                           if t.id not in self.tables and t.event is None]
+        mine = sum(1 for t in everywhere if creator is not None
+                   and t.creator == creator.ident and t.status != "over")
+        per_person = self.tables_per_identity if creator is not None else None
+        if len(everywhere) >= self.max_tables:
+            self._full("room", len(everywhere))
+        if per_person is not None and mine >= per_person:
+            self._full("person", mine)
         where = creator.address if creator is not None else ""
         cap = self.tables_per_address
         if where and cap is not None and sum(
@@ -136,8 +153,14 @@ class Registry:
             raise RoomError("Your address has {cap} open tables already (a share of the "
                             "room's); join one instead.", cap=cap)
         tid = self.side.new_table_id() if self.side is not None else str(next(self._ids))
-        if type(practice) is not bool:
-            raise RoomError("\"practice\" is true or false.")
+        if self.claims is not None:
+            # Counted with every process's tables and claimed in one step (last: a
+            # claimed table is made).
+            full = self.claims.claim_new_table(
+                tid, creator.ident if creator is not None else None, len(everywhere), mine,
+                self.max_tables, per_person)
+            if full is not None:
+                self._full(*full)
         table = new_table(self, tid, game, length, timer, bool(private))
         if practice:
             table.practice = True
@@ -151,6 +174,13 @@ class Registry:
         if self.side is not None:
             self.side.shown(table)
         return table
+
+    def _full(self, what: str, count: int) -> NoReturn:
+        """RoomError: the room's cap of tables, or the creator's, is reached."""
+        if what == "room":
+            raise RoomError("The room is full of tables; join one instead.")
+        raise RoomError("You have {mine} open tables (at most {cap}); finish or leave one "
+                        "first.", mine=count, cap=self.tables_per_identity)
 
     def board_allowed(self) -> None:
         """RoomError if no new board may be dealt now (a clean restart is under way)."""

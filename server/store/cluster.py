@@ -17,6 +17,9 @@ from engine.room.store import StoredMatch
 from .matches import MatchRows
 
 NOW = "EXTRACT(EPOCH FROM clock_timestamp())::float8"
+# The transaction lock under which a table is counted against the room's caps and
+# claimed (one creation at a time in the whole room; a few milliseconds each).
+CREATION_LOCK = 4_141_041_041
 
 
 class ClusterRows(MatchRows):
@@ -80,6 +83,25 @@ class ClusterRows(MatchRows):
             "SELECT name, people FROM room_processes WHERE seen >= ? ORDER BY name",
             (since,)).fetchall()]
 
+    def set_names(self, process: str, names: str) -> None:
+        """The names of the people connected to ``process`` now (JSON: a list), with
+        when they were written (the others read them again only then)."""
+        self._x(f"UPDATE room_processes SET names = ?, names_at = {NOW} WHERE name = ?",
+                (names, process))
+
+    def names_written(self, process: str, since: float) -> list[tuple[str, float]]:
+        """(name, when its names were written) of every other process seen since
+        ``since`` (database time)."""
+        return [(str(n), float(a or 0.0)) for n, a in self._x(
+            "SELECT name, names_at FROM room_processes WHERE name <> ? AND seen >= ?",
+            (process, since)).fetchall()]
+
+    def names_of_processes(self, processes: list[str]) -> list[tuple[str, str | None]]:
+        """(name, names) of these processes."""
+        return [(str(n), t) for n, t in self._x(
+            "SELECT name, names FROM room_processes WHERE name = ANY(?)",
+            (processes,)).fetchall()]
+
     def forget_processes(self, before: float) -> None:
         self._x("DELETE FROM room_processes WHERE seen < ?", (before,))
 
@@ -95,20 +117,54 @@ class ClusterRows(MatchRows):
                                (at_least, block)).fetchone()[0])
 
     # ---- tables ------------------------------------------------------------------
+    def claim_new_table(self, tid: str, process: str, creator: str | None, here: int,
+                        mine_here: int, max_tables: int, per_person: int | None
+                        ) -> tuple[str, int] | None:
+        """A new table's row, claimed if the room's caps allow it: counted with every
+        other process's tables (``here``, ``mine_here``: this process's, as it knows
+        them best) in the transaction that inserts the row, one creation at a time
+        room-wide (a transaction lock), so creations racing through several processes
+        cannot pass a cap together. None if claimed; else what is full: ("room", the
+        tables) or ("person", the creator's open tables)."""
+        with self._tx():
+            # Never a long wait: another process frozen in here is not waited on for
+            # long, nor left holding the lock.
+            # A claim lost in a database crash is a table nobody has yet: no fsync
+            # waited for (nor the lock held meanwhile).
+            self._x("SET LOCAL synchronous_commit = off")
+            self._x("SET LOCAL lock_timeout = '1s'")
+            self._x("SET LOCAL idle_in_transaction_session_timeout = '5s'")
+            self._x("SELECT pg_advisory_xact_lock(?)", (CREATION_LOCK,))
+            room, mine = self._x(
+                "SELECT COUNT(*), COUNT(*) FILTER (WHERE creator = ? AND status <> 'over') "
+                "FROM room_tables WHERE counted = 1 AND driver <> ?",
+                (creator or "", process)).fetchone()
+            if int(room) + here >= max_tables:
+                return "room", int(room) + here
+            if creator is not None and per_person is not None and \
+                    int(mine) + mine_here >= per_person:
+                return "person", int(mine) + mine_here
+            self._x("INSERT INTO room_tables (id, driver, epoch, status, row, holders, "
+                    f"creator, counted, updated) VALUES (?, ?, 0, 'waiting', '{{}}', '[]', ?, "
+                    f"1, {NOW})", (tid, process, creator))
+        return None
+
     def claim_table(self, tid: str, process: str, match_id: int | None, status: str,
-                    private: bool, code: str | None, lease: float) -> int | None:
+                    private: bool, code: str | None, lease: float,
+                    counted: bool = True) -> int | None:
         """A table this process resumed at start-up: ours still, or its driver is
         silent longer than ``lease`` (ours now). Its epoch, or None if another process
         drives it."""
         with self._tx():
             row = self._x(
                 "INSERT INTO room_tables (id, driver, epoch, match_id, status, private, "
-                f"code, row, holders, updated) VALUES (?, ?, 0, ?, ?, ?, ?, '{{}}', '[]', "
-                f"{NOW}) ON CONFLICT (id) DO UPDATE SET driver = excluded.driver, "
+                f"code, row, holders, counted, updated) VALUES (?, ?, 0, ?, ?, ?, ?, '{{}}', "
+                f"'[]', ?, {NOW}) ON CONFLICT (id) DO UPDATE SET driver = excluded.driver, "
                 "epoch = room_tables.epoch + 1 WHERE room_tables.driver = excluded.driver "
                 "OR NOT EXISTS (SELECT 1 FROM room_processes p WHERE "
                 f"p.name = room_tables.driver AND p.seen >= {NOW} - ?) RETURNING epoch",
-                (tid, process, match_id, status, int(private), code, lease)).fetchone()
+                (tid, process, match_id, status, int(private), code, int(counted),
+                 lease)).fetchone()
         return None if row is None else int(row[0])
 
     def publish_table(self, tid: str, driver: str, match_id: int | None, status: str,

@@ -273,6 +273,17 @@ MIGRATIONS: list[list] = [
         "CREATE UNIQUE INDEX IF NOT EXISTS matches_one_deal "
         "ON matches (event_id, entrant, event_board) WHERE event_id IS NOT NULL",
     ],
+    [  # 16: the room's people state, one for every process (issue 41): mutes (each
+       # mark a mute set: a name, a key, a guest's address), which tables count for the
+       # caps (claimed at creation, under one lock), and the names connected to each
+       # process (a guest's look-alike of a name in use anywhere is refused)
+        """CREATE TABLE IF NOT EXISTS room_mutes (
+            mark TEXT PRIMARY KEY, name_key TEXT NOT NULL, until REAL NOT NULL)""",
+        "CREATE INDEX IF NOT EXISTS room_mutes_name ON room_mutes (name_key)",
+        lambda store: store._add_column("room_tables", "counted", "INTEGER"),
+        lambda store: store._add_column("room_processes", "names", "TEXT"),
+        lambda store: store._add_column("room_processes", "names_at", store._ddl("REAL")),
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 KEYS_FROM = 13       # ... with player_keys (older: a name's one key is players.fingerprint)

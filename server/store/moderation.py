@@ -45,6 +45,27 @@ class ModerationRows(Database):
         return [{"kind": clean_chat(r[0]), "value": clean_chat(r[1]), "until": r[2],
                  "by": clean_chat(r[3]), "reason": clean_chat(r[4])} for r in rows]
 
+    # ---- mutes, the room's (issue 41): every process of a room enforces them
+    def add_mute(self, nk: str, marks: list[str], until: float) -> None:
+        """``nk``'s mute: each of ``marks`` (a name, a key, a guest's address) until
+        ``until`` (wall-clock seconds); expired mutes go."""
+        with self._tx():
+            self._x("DELETE FROM room_mutes WHERE until <= ?", (time.time(),))
+            for mark in marks:
+                self._x("INSERT INTO room_mutes (mark, name_key, until) VALUES (?, ?, ?) "
+                        "ON CONFLICT (mark) DO UPDATE SET name_key = excluded.name_key, "
+                        "until = excluded.until", (mark, nk, until))
+
+    def remove_mutes(self, nk: str) -> int:
+        """``nk``'s mute lifted (every mark it set); how many marks there were."""
+        return int(self._x("DELETE FROM room_mutes WHERE name_key = ?", (nk,)).rowcount)
+
+    def mutes(self) -> list[tuple[str, str, float]]:
+        """(mark, name key, until) of every mute in force."""
+        return [(str(m), str(n), float(u)) for m, n, u in self._x(
+            "SELECT mark, name_key, until FROM room_mutes WHERE until > ?",
+            (time.time(),)).fetchall()]
+
     def log_action(self, author: str, action: str, detail: str) -> None:
         """An operator's action, with who did it (kept for good)."""
         self._x("INSERT INTO moderation_log (at, author, action, detail) VALUES (?, ?, ?, ?)",
