@@ -39,7 +39,7 @@ class KeyContext(NamedTuple):
     can_pass: bool = False
     can_with: bool = False
     suit_open: bool = False  # call: the suit can still be chosen (not fixed)
-    may_fill: bool = False   # the table lets us fill its empty seats (Table.can_fill)
+    may_fill: bool = False   # the table lets us fill its empty seats (Table.may(member, "fill"))
     event: bool = False      # an event's board: no chat (docs/events.md)
     board_over: str = ""     # an event's board shown over: "next" board, or "last"
     compact: bool = False    # drawn in the compact layout (a phone): the log is a key away

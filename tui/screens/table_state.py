@@ -79,7 +79,7 @@ class TableFacts(NamedTuple):
     request: str | None = None  # the viewer's wait for a computer player's seat (a Said)
     points: Mapping[int, Mapping[str, Any]] | None = None   # paid at the match end
     # Before the start: may the viewer fill the empty seats (the table's say:
-    # Table.can_fill), and who may (the host's name as shown; None: nobody seated).
+    # Table.may(member, "fill")), and who may (the host's name as shown; None: nobody seated).
     may_fill: bool = False
     host: str | None = None
     # An event's board (docs/events.md): (event, board, boards); None at other tables.
