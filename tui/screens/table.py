@@ -35,7 +35,7 @@ from engine.room.stats import STATS
 
 from ..cards import Look
 from ..host import host
-from ..i18n import N_
+from ..i18n import N_, Speech
 from ..textual_compat import ShapedInput, run_as_app
 from ..widgets.board import Board
 from . import table_draw as draw
@@ -169,6 +169,11 @@ class TableScreen(Screen[None]):
     def _(self, message: str) -> str:
         """``message`` in the player's language."""
         return host(self).speech._(message)
+
+    @property
+    def speech(self) -> Speech:
+        """The player's language (what the table's parts say things in)."""
+        return host(self).speech
 
     @property
     def look(self) -> Look:

@@ -18,6 +18,7 @@ from typing import Protocol
 from engine.types import Action
 
 from ..cards import BID_SUITS, Look, parse_rank_key
+from ..i18n import Speech
 from .table_keys import KeyContext
 from .table_state import MaybeView, TableState, Turn, View
 
@@ -150,7 +151,8 @@ class Acting(Protocol):
     @property
     def seat(self) -> int | None: ...
 
-    def _(self, message: str) -> str: ...
+    @property
+    def speech(self) -> Speech: ...
 
     def turn(self) -> Turn: ...
 
@@ -201,11 +203,11 @@ class TurnKeys:
     def _type_number(self, key: str, char: str, ctx: KeyContext) -> None:
         d = int(char)
         if not self.chooser.digit(ctx.kind, d, time.monotonic()):
-            self.screen.flash(self.screen._("{n} is not possible now.").format(n=d))
+            self.screen.flash(self.screen.speech._("{n} is not possible now.").format(n=d))
 
     def _choose_suit(self, key: str, char: str, ctx: KeyContext) -> None:
         if not self.chooser.suit(ctx.kind, SUIT_KEYS[char]):
-            self.screen.flash(self.screen._("That suit cannot be chosen now."))
+            self.screen.flash(self.screen.speech._("That suit cannot be chosen now."))
 
     def _submit(self, key: str, char: str, ctx: KeyContext) -> None:
         screen, state = self.screen, self.screen.state
@@ -214,13 +216,13 @@ class TurnKeys:
                 if a["n"] == state.sel_n:
                     screen.act(a)
                     return
-            screen.flash(screen._("Choose a number first."))
+            screen.flash(screen.speech._("Choose a number first."))
             return
         for c in screen.turn().contracts(ctx.kind):
             if c["n"] == state.sel_n and c.get("suit") == state.sel_suit:
                 screen.act(c)
                 return
-        screen.flash(screen._("Choose a number and suit that can be played."))
+        screen.flash(screen.speech._("Choose a number and suit that can be played."))
 
     def _step_card(self, key: str, char: str, ctx: KeyContext) -> None:
         self.chooser.step_card(-1 if key == "left" else 1)
@@ -253,10 +255,10 @@ class TurnKeys:
             state.sel_card = card
             screen.act({"type": "play", "card": card})
         elif screen.view is not None and card in screen.view["hand"]:
-            screen.flash(screen._("{card} cannot be played now (follow suit).").format(
+            screen.flash(screen.speech._("{card} cannot be played now (follow suit).").format(
                 card=look.card_str(card)))
         else:
-            screen.flash(screen._("You do not hold {card}.").format(card=look.card_str(card)))
+            screen.flash(screen.speech._("You do not hold {card}.").format(card=look.card_str(card)))
 
     HANDLERS: dict[str, TurnHandler] = {
         "take_dash": _take_dash, "play_normally": _play_normally, "pass": _pass,
@@ -286,11 +288,11 @@ class TurnKeys:
         if v is None or screen.seat is None:
             return False
         if v.get("phase") != "play":
-            screen.flash(screen._("The cards are played once the declarations are made."))
+            screen.flash(screen.speech._("The cards are played once the declarations are made."))
         elif "play" not in turn.types:
-            screen.flash(screen._("It is not your turn."))
+            screen.flash(screen.speech._("It is not your turn."))
         else:
-            screen.flash(screen._("{card} cannot be played now (follow suit).").format(
+            screen.flash(screen.speech._("{card} cannot be played now (follow suit).").format(
                 card=screen.look.card_str(card)))
         return True
 
@@ -299,7 +301,7 @@ class TurnKeys:
         if ctx.mode not in ("bid", "call", "declare"):
             return False
         if not self.chooser.number(ctx.kind, n):
-            self.screen.flash(self.screen._("{n} is not possible now.").format(n=n))
+            self.screen.flash(self.screen.speech._("{n} is not possible now.").format(n=n))
         return True
 
     def tap_suit(self, suit: str) -> bool:
