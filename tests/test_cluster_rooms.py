@@ -809,8 +809,9 @@ async def test_who_lists_the_people_of_every_process(rooms):
 
 async def test_a_takeover_remembers_chat_and_narration_nobody_elsewhere_saw(chatty_rooms):
     """Issue 41: a table whose members all sit at its driver writes a frame all the same
-    (at most every CARRY_EVERY s while it plays), so the process that takes it over
-    starts from its chat, its narration and its turn's time left."""
+    (at most every CARRY_EVERY s while it plays, and before a line of chat is heard), so
+    the process that takes it over starts from its chat — every line heard —, its
+    narration and its turn's time left."""
     from engine.room.remote import CARRY_EVERY
     p1, p2, p3 = chatty_rooms
     alice = await p1.json_client("alice")
@@ -823,6 +824,10 @@ async def test_a_takeover_remembers_chat_and_narration_nobody_elsewhere_saw(chat
     table = p1.registry.tables[tid]
     narrated = len(table.events)
     await asyncio.sleep(CARRY_EVERY + 1.0)           # the carried frame is written
+    # A line said and heard a moment before the driver dies is kept too: a line's
+    # frame is written before its members hear it.
+    alice.send({"op": "chat", "text": "last words"})
+    await alice.expect("chat")
     dead(p1)
     alice2 = await p3.json_client("alice")
     joined = await alice2.expect("joined", timeout=20)
@@ -831,7 +836,7 @@ async def test_a_takeover_remembers_chat_and_narration_nobody_elsewhere_saw(chat
                 is not None, what="taken over")
     new = p3.registry.tables.get(tid) or p2.registry.tables.get(tid)
     said = [text for _, text in new.chat]
-    assert said[-3:] == ["remember 0", "remember 1", "remember 2"], said
+    assert said[-4:] == ["remember 0", "remember 1", "remember 2", "last words"], said
     assert len(new.events) >= min(narrated, 1)
     await alice2.close()
     await alice.close()

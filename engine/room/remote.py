@@ -80,11 +80,12 @@ AWAIT_FRAME = 5.0
 class _Frame:
     """A table's frame to write, and what its members here are told once it is."""
 
-    __slots__ = ("handle", "last", "prompt", "table", "tells")
+    __slots__ = ("handle", "last", "prompt", "table", "telling", "tells")
 
     def __init__(self, table: Table):
         self.table = table
         self.tells: list[What] = []
+        self.telling = 0                # frames written whose members are not told yet
         self.handle: asyncio.Handle | None = None
         self.prompt = False             # the handle runs at the end of this loop turn
         self.last = float("-inf")       # loop time the last one was written
@@ -166,11 +167,18 @@ class ClusterSide:
         """``table`` (ours, or shown here for another process) is about to tell its
         members ``what`` changed. With members elsewhere its frame is written first
         (True: ours are told here once it is committed: no process shows less than
-        another has shown); otherwise its lobby row goes out at the end of this loop
-        turn, if it changed (False: tell them now)."""
+        another has shown), and so is a line of chat in any case (issue 41: a process
+        that takes the table over keeps every line its members saw: the frame is what
+        it starts from; the moves are in the action log); otherwise its lobby row goes
+        out at the end of this loop turn, if it changed (False: tell them now)."""
         if table.replica is not None:
             return False
-        if any(isinstance(m, RemoteMember) for m in table.members()):
+        f = self._frames.get(table.id)
+        waiting = f is not None and f.table is table and bool(f.tells or f.telling)
+        if (what == "chat" or waiting
+                or any(isinstance(m, RemoteMember) for m in table.members())):
+            # (Behind a change told after its frame, every later one waits its turn:
+            # members hear them in the order they happened.)
             self._due.pop(table.id, None)
             self._frame_due(table, what)
             return True
@@ -205,8 +213,10 @@ class ClusterSide:
             log.exception("publishing table %s", table.id)
 
         def tell() -> None:
+            f.telling -= 1
             for what in tells:
                 table.tell_members(what)
+        f.telling += 1
         self.registry.store.then(tell)
 
     def shown(self, table: Table) -> None:
