@@ -282,3 +282,35 @@ def test_strong_declares_under_the_count():
             m.apply(s, bots.choose(v, "easy", rng=rng))
     assert len(diffs) >= 60
     assert min(diffs) >= -1 and sum(diffs) > 0.2 * len(diffs)
+
+
+# ---- Tarneeb 41: the declaration by the hand's expected points (issue 46) -------------
+
+def test_played_chance_of_the_declarations_to_come():
+    from engine.bots.bidding import TAR_LATER, _played
+    assert _played(0, 0) == 1.0 and _played(1, 0) == 0.0
+    assert _played(2, 1) == pytest.approx(1.0)            # T-12: 2 at least
+    assert _played(3, 1) == pytest.approx(1 - TAR_LATER[0] / sum(TAR_LATER))
+    assert _played(9, 3) < _played(8, 3) < _played(7, 3) < 1.0
+
+
+def test_strong_tarneeb_declares_so_the_hand_is_played():
+    """The first to declare: 2 leaves the hand void (T-13) unless the three after it add
+    9, so ``strong`` weighs its number by the chance the hand is played; the declarations
+    before issue 46 chose 2 whenever it was the safer number alone (37 of these 60 first
+    declarers, now 26)."""
+    from engine.bots import bidding
+    new = old = 0
+    for seed in range(60):
+        m = new_match("tarneeb41", seed=seed)
+        v = m.view(m.to_act)
+        assert all(d is None for d in v["declarations"])
+        action = bots.choose(v, "strong", rng=random.Random(seed))
+        assert action in v["legal"]
+        new += action["n"] == 2
+        bidding.TARNEEB_EV = False
+        try:
+            old += bots.choose(v, "strong", rng=random.Random(seed))["n"] == 2
+        finally:
+            bidding.TARNEEB_EV = True
+    assert old >= 20 and new <= old - 8, (new, old)

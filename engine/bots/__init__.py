@@ -16,7 +16,9 @@ returns one of ``view["legal"]`` (a fresh dict). Levels:
   with the fast card player.
 - ``strong``: ``normal``'s bidding, Estimation declarations on its own calibration
   (it plays to its number by Monte Carlo, so it declares a little under the count:
-  ``bidding.STRONG_*``), with determinised Monte Carlo card play (``montecarlo.py``;
+  ``bidding.STRONG_*``), Tarneeb 41 declarations by the hand's expected points for its
+  team with the chance the hand is void (``bidding.TAR_MADE``, ``TAR_REST``,
+  ``TAR_LATER``: fitted over its own hands), with determinised Monte Carlo card play (``montecarlo.py``;
   hidden cards sampled with the declarations as soft evidence) inside a hard time
   budget (``budget_ms``, default 100). It reads the table (``model.py``): each other
   seat's style, weighed from what it has shown, decides how that seat plays in the

@@ -4,6 +4,8 @@ hand-count bidder measured better than rollout bidding (issue 5)."""
 
 from __future__ import annotations
 
+import math
+
 from .. import scoring
 from ..types import Action, BidAction, CallAction, DashAction, DeclareAction, View
 from .cards import SUIT_INDEX, mask
@@ -21,6 +23,18 @@ STRONG_SHIFT = 0.65          # subtracted from the count (measured 0.25 < 0.45 <
 STRONG_TABLE = 0.1           # pull toward 13 per trick of the projected total (normal: 0.2)
 STRONG_SD = 0.9
 TAR_A, TAR_B, TAR_SD = 0.97, 0.40, 1.05
+# ``strong``'s Tarneeb 41 declaration by the expected points of the hand for its team
+# (issue 46), constants fitted by ``tests/bench/tarneeb_numbers.py --fit`` over its own
+# logged hands (a strong pair against an easy pair, seed 7, 38 matches, 30 samples):
+# the made rate as a logistic curve of the declaration less the hand count (it plays to
+# its number, so it makes more above the count than a normal spread says), the partner's
+# less the opponents' points of a played hand as a line in the count, and the share of
+# each declaration 2..7 among all four seats' (for the chance the hand is void, T-13).
+TAR_MADE = (1.774, -1.644)
+TAR_REST = (-1.521, 0.406)
+TAR_LATER = (0.520, 0.221, 0.157, 0.065, 0.026, 0.007)
+# Off: ``strong`` declares as ``normal`` does (the before of a paired benchmark).
+TARNEEB_EV = True
 # The trumps a hand is counted for, as codes (NT first: the order the counts are made in).
 TRUMPS = ("NT", "S", "H", "D", "C")
 
@@ -204,6 +218,22 @@ def declare(v: View, hand: int, level: str, shift: float = 0.0) -> DeclareAction
 
 # ---- Tarneeb 41 -------------------------------------------------------------------
 
+def _played(need: int, to_come: int) -> float:
+    """The chance that ``to_come`` declarations still to be made add up to ``need`` or
+    more (``TAR_LATER``: each independent; 2 at least, T-12)."""
+    if to_come <= 0:
+        return 1.0 if need <= 0 else 0.0
+    dist = {0: 1.0}
+    for _ in range(to_come):
+        nxt: dict[int, float] = {}
+        for total, q in dist.items():
+            for k, r in enumerate(TAR_LATER, start=2):
+                nxt[total + k] = nxt.get(total + k, 0.0) + q * r
+        dist = nxt
+    z = sum(dist.values())
+    return sum(q for total, q in dist.items() if total >= need) / z
+
+
 def tarneeb_declare(v: View, hand: int, level: str, shift: float = 0.0) -> DeclareAction:
     legal = [a["n"] for a in v["legal"] if a["type"] == "declare"]
     trump_code = v["trump"]
@@ -216,17 +246,35 @@ def tarneeb_declare(v: View, hand: int, level: str, shift: float = 0.0) -> Decla
     mean = TAR_A * raw + TAR_B + shift
     probs = trick_probs(mean, TAR_SD)
     at_least = [sum(probs[n:]) for n in range(14)]
+    strong = level == "strong" and TARNEEB_EV
+    if strong:
+        at_least = [1.0 / (1.0 + math.exp(-(TAR_MADE[0] + TAR_MADE[1] * (n - raw - shift))))
+                    for n in range(14)]
     seat = _seat(v)
     totals = v["totals"]
     me, partner = totals[seat], totals[seat ^ 2]
     opp_best = max(totals[seat ^ 1], totals[seat ^ 3])
     decl = v["declarations"]
     others = sum(d for d in decl if d is not None)
-    last = sum(1 for d in decl if d is None) == 1
+    to_come = sum(1 for d in decl if d is None) - 1
+    last = to_come == 0
+    rest = TAR_REST[0] + TAR_REST[1] * (raw + shift)
     best: tuple[float, int] | None = None
     for n in legal:
         p = at_least[n]
-        if last and others + n < 11:
+        if strong:
+            # The points of the hand for the team (mine, the partner's less the
+            # opponents'), times the chance it is played at all (T-13: a void hand
+            # scores nothing for anyone).
+            played = _played(11 - others - n, to_come)
+            ev = played * (n * (2 * p - 1) + rest)
+            if me + n >= 41 and partner > 0:
+                ev += played * p * 25
+            if partner >= 41 - 4 and me <= 0:
+                ev += played * (25 * p if me + n > 0 else -10)
+            if opp_best >= 33:
+                ev += played * 0.3 * n * p
+        elif last and others + n < 11:
             ev = 0.0                                    # T-13: the hand is void
         else:
             ev = n * (2 * p - 1)

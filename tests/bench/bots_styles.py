@@ -151,7 +151,9 @@ def tar_match(seed, names, budget, tested_seats):
     team = tested_seats[0] & 1
     won = m.result is not None and team in m.result["winners"]
     hands = len([h for h in m.history if not h.get("void")])
-    return won, hands, times
+    tt = m.team_totals()
+    voids = len(m.history) - hands
+    return won, hands, times, (tt[team] - tt[1 - team]) / max(1, hands), voids
 
 
 def tar_unit(args):
@@ -168,7 +170,11 @@ def tar_unit(args):
                 res[who] = tar_match(seed, names, budget, seats)
             out.append({"table": table, "side": side, "won": res[tested][0],
                         "base_won": res["easy"][0], "hands": res[tested][1],
-                        "times": res[tested][2]})
+                        "times": res[tested][2],
+                        # The tested team's margin over the other a scored hand, and
+                        # the void hands (T-13), with easy's in the same seats beside.
+                        "margin": res[tested][3], "base_margin": res["easy"][3],
+                        "voids": res[tested][4], "base_voids": res["easy"][4]})
     return {"style": style, "seed": seed, "seats": out}
 
 
@@ -202,8 +208,9 @@ def report(units, game, label=""):
     print(f"\n{label}")
     if game == "tarneeb41":
         print("| style | table | matches | tested side won % | easy side won % | "
-              "difference (pts of %) | hands a match | play decision ms mean / p95 / max |")
-        print("|---|---|---|---|---|---|---|---|")
+              "difference (pts of %) | margin a hand: tested − easy | voids a match: "
+              "tested / easy | hands a match | play decision ms mean / p95 / max |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for style in order:
             for table in ("pair", "partner"):
                 rows = [r for u in by[style] for r in u["seats"] if r["table"] == table]
@@ -214,11 +221,16 @@ def report(units, game, label=""):
                 # Paired by seed and side.
                 d = mean_ci([100 * (r["won"] - r["base_won"]) for r in rows])
                 h = mean_ci([r["hands"] for r in rows])
+                mg = mean_ci([r.get("margin", 0) - r.get("base_margin", 0) for r in rows])
+                vo = (statistics.fmean(r.get("voids", 0) for r in rows),
+                      statistics.fmean(r.get("base_voids", 0) for r in rows))
                 ms = sorted(1000 * t for r in rows for t in r["times"])
                 tm = (f"{statistics.fmean(ms):.1f} / {pct(ms, 0.95):.1f} / {ms[-1]:.0f}"
                       if ms else "—")
                 print(f"| {style} | {table} | {len(rows)} | {w[0]:.1f} ± {w[1]:.1f} | "
-                      f"{b[0]:.1f} ± {b[1]:.1f} | {d[0]:+.1f} ± {d[1]:.1f} | {h[0]:.1f} | {tm} |")
+                      f"{b[0]:.1f} ± {b[1]:.1f} | {d[0]:+.1f} ± {d[1]:.1f} | "
+                      f"{mg[0]:+.2f} ± {mg[1]:.2f} | {vo[0]:.2f} / {vo[1]:.2f} | "
+                      f"{h[0]:.1f} | {tm} |")
         return
     print("| opponents | units (seat-rounds) | tested − easy, same seat | tested | easy | "
           "made: tested / easy | tested declared − took | play decision ms mean / p95 / max |")
@@ -283,6 +295,11 @@ def compare(after, before):
         if key[0] == "tarneeb41":
             x = statistics.fmean(100 * r["won"] for r in ua["seats"]) - statistics.fmean(
                 100 * r["won"] for r in ub["seats"])
+            if "margin" in ua["seats"][0] and "margin" in ub["seats"][0]:
+                # The team's margin a scored hand, paired the same way.
+                by.setdefault((key[0], key[1] + " (margin a hand)"), []).append(
+                    statistics.fmean(r["margin"] for r in ua["seats"])
+                    - statistics.fmean(r["margin"] for r in ub["seats"]))
         else:
             x = statistics.fmean(v for r in ua["seats"] for v in r["s"]) - statistics.fmean(
                 v for r in ub["seats"] for v in r["s"])
@@ -294,9 +311,13 @@ def compare(after, before):
         print(f"| {game} | {style} | {d[2]} | {d[0]:+.2f} ± {d[1]:.2f} |")
 
 
-def _init(plain: bool, samples: int | None = None, oracle: bool = False) -> None:
+def _init(plain: bool, samples: int | None = None, oracle: bool = False,
+          old_numbers: bool = False) -> None:
     if plain:
         bots.READ_TABLE = False
+    if old_numbers:
+        from engine.bots import bidding
+        bidding.TARNEEB_EV = False
     bots.SAMPLES = samples
     if oracle:
         _see_every_card()
@@ -350,6 +371,9 @@ def main():
     ap.add_argument("--oracle", action="store_true",
                     help="strong plays its cards seeing every hand (its samples are the "
                          "true deal): how far card play alone could go, a bound")
+    ap.add_argument("--old-numbers", action="store_true",
+                    help="strong's declarations as before issue 46 (the before of a "
+                         "before/after pair)")
     ap.add_argument("--samples", type=int, default=None,
                     help="strong's card play by a fixed number of Monte Carlo samples a "
                          "decision (bots.SAMPLES; the budget is then not looked at): the "
@@ -382,7 +406,7 @@ def main():
                 report(us, game, f"{game}: {len(us)} units from {len(a.report)} file(s)")
         return
     game = a.game
-    _init(a.plain, a.samples, a.oracle)
+    _init(a.plain, a.samples, a.oracle, a.old_numbers)
     rounds = a.rounds or (5 if game == "estimation-kotshina" else 4)
     names = a.styles.split(",") if a.styles else list(
         TAR_STYLES if game == "tarneeb41" else EST_STYLES)
@@ -399,7 +423,7 @@ def main():
     dump = open(a.dump, "a") if a.dump else None
     t0 = time.time()
     at = f"{a.samples} samples" if a.samples else f"{a.budget:g} ms"
-    who = a.level + (" (plain)" if a.plain else "") + (" (oracle)" if a.oracle else "")
+    who = a.level + (" (plain)" if a.plain else "") + (" (old numbers)" if a.old_numbers else "") + (" (oracle)" if a.oracle else "")
     print(f"{game}: {who} at {at}, seed {a.seed}, units {a.first}.."
           f"{a.first + a.units - 1}, {len(jobs)} jobs, {a.jobs} process(es)", flush=True)
     units = []
@@ -418,7 +442,7 @@ def main():
 
     if a.jobs > 1:
         with Pool(a.jobs, initializer=_init,
-                  initargs=(a.plain, a.samples, a.oracle)) as pool:
+                  initargs=(a.plain, a.samples, a.oracle, a.old_numbers)) as pool:
             for u in pool.imap(fn, jobs):
                 take(u)
                 if a.minutes and time.time() - t0 > 60 * a.minutes:
