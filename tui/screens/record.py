@@ -43,6 +43,8 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     # A block longer than its rows scrolls (a phone: issue 44): ↑↓ a line, PgUp PgDn a
     # page, the wheel three lines; a screen whose ↑↓ choose a row binds them itself.
     BINDINGS = [
+        Binding("escape", "back", show=False, id="record.back"),
+        Binding("q", "back", show=False, id="record.back_q"),
         Binding("up", "scroll_block(-1)", show=False, id="record.up"),
         Binding("down", "scroll_block(1)", show=False, id="record.down"),
         Binding("pageup", "scroll_block(-100)", show=False, id="record.page_up"),

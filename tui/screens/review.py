@@ -43,8 +43,6 @@ class ReviewScreen(RecordScreen):
         Binding("home", "jump(0)", show=False, id="review.first"),
         Binding("end", "jump(-1)", show=False, id="review.last"),
         Binding("tab", "seat", show=False, id="review.seat"),
-        Binding("escape", "back", show=False, id="review.back"),
-        Binding("q", "back", show=False, id="review.back_q"),
     ]
     KEYS = [("← →", N_("decision")), ("Home End", N_("first/last")), ("esc", N_("back"))]
     BLOCK_ID = "review-text"
