@@ -47,8 +47,7 @@ class CommandScreen(DialogScreen[None]):
         yield Lines(None, id="command-reply")
 
     def on_mount(self) -> None:
-        self.draw()
-        self.query_one("#command-input", Input).focus()
+        self.query_one("#command-input", Input).focus()     # (then the frame draws)
 
     def keys(self) -> list[tuple[str, str]]:
         """The keys: ↑↓ too where the reply scrolls."""

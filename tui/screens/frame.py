@@ -5,6 +5,10 @@ the ``#dialog`` box (lamma.tcss), the too-small notice and the keys under it, dr
 when mounted and again at every resize; a tap on a key presses it; Esc (``cancel``)
 closes it with nothing.
 
+``PageScreen``: a page of the room's records (profile, events, replays, a review) —
+its title and text in the ``#body`` box, the too-small notice and the keys; Esc and q
+go back.
+
 ``BoardScreen``: a page drawn whole on one ``Board`` (the options, the score sheet,
 the terminal's Arabic test) — the enlarge notice where the window is too small, a tap
 on a key's box presses that key.
@@ -36,17 +40,18 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 
 
-class DialogScreen(TapLinesMixin, ModalScreen[R]):
-    """A dialog: ``parts`` in the box, the too-small notice, ``keys()`` under it."""
+class Framed(TapLinesMixin):
+    """The frame itself: ``parts`` in the box ``#BOX`` (its size: lamma.tcss), the
+    too-small notice and the keys under it, drawn when mounted (after the screen's own
+    ``on_mount``) and at every resize. Mix in before the Textual screen."""
 
-    BINDINGS = [Binding("escape", "cancel", show=False, id="dialog.cancel")]
-    KEYS: list[tuple[str, str]] = []
+    BOX = "body"
 
-    def parts(self) -> ComposeResult:  # pragma: no cover - each dialog has its own
+    def parts(self) -> ComposeResult:  # pragma: no cover - each screen has its own
         yield from ()
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
+        with Vertical(id=self.BOX):
             yield from self.parts()
         yield Line(id="too-small")
         yield KeyBar(id="keys")
@@ -56,6 +61,17 @@ class DialogScreen(TapLinesMixin, ModalScreen[R]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.draw()
+
+    def draw(self) -> None:  # pragma: no cover - each screen its own
+        pass
+
+
+class DialogScreen(Framed, ModalScreen[R]):
+    """A dialog: ``parts`` in the box, the too-small notice, ``keys()`` under it."""
+
+    BOX = "dialog"
+    BINDINGS = [Binding("escape", "cancel", show=False, id="dialog.cancel")]
+    KEYS: list[tuple[str, str]] = []
 
     @property
     def speech(self) -> Speech:
@@ -91,6 +107,20 @@ class DialogScreen(TapLinesMixin, ModalScreen[R]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class PageScreen(Framed, Screen[None]):
+    """A page: ``parts`` in the ``#body`` box (80 columns at most; under 80×24 the whole
+    window: lamma.tcss), the too-small notice and the keys under it; Esc and q go back."""
+
+    AUTO_FOCUS = ""
+    BINDINGS = [
+        Binding("escape", "back", show=False, id="page.back"),
+        Binding("q", "back", show=False, id="page.back_q"),
+    ]
+
+    def action_back(self) -> None:
+        host(self).pop_screen()
 
 
 class BoardScreen(Screen[Any]):

@@ -14,10 +14,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
 from textual.screen import Screen
 
 from engine.catalogue import terms
@@ -26,7 +24,8 @@ from engine.room import replay_stored, seat_label, seat_labels, title
 from ..cards import Look
 from ..host import host
 from ..i18n import N_, Speech
-from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
+from ..widgets.lines import Block, KeyBar, Line, title_bar
+from .frame import PageScreen
 from .replay_board import ReplayBoard, ReplayModel, W, cells_line, fit, laid, said
 from .sizes import ENLARGE, MIN_W, STD_H, STD_W
 from .table_draw import wrap
@@ -80,19 +79,15 @@ def result_words(result: Mapping[str, Any] | None, names: list[str],
 
 # --------------------------------------------------------------------- screens
 
-class ReplayListScreen(TapLinesMixin, Screen[None]):
+class ReplayListScreen(PageScreen):
     """The finished matches, newest first; Enter watches one."""
 
-
-    AUTO_FOCUS = ""
     BINDINGS = [
         Binding("up", "move(-1)", show=False, id="replays.up"),
         Binding("down", "move(1)", show=False, id="replays.down"),
         Binding("pageup", "move(-10)", show=False, id="replays.page_up"),
         Binding("pagedown", "move(10)", show=False, id="replays.page_down"),
         Binding("enter", "open", show=False, id="replays.open"),
-        Binding("escape", "back", show=False, id="replays.back"),
-        Binding("q", "back", show=False, id="replays.back_q"),
     ]
 
     def __init__(self) -> None:
@@ -104,22 +99,14 @@ class ReplayListScreen(TapLinesMixin, Screen[None]):
     def speech(self) -> Speech:
         return host(self).speech
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="body"):
-            yield Line(id="record-title")
-            yield Block(id="replays-list", classes="record-block")
-        yield Line(id="too-small")
-        yield KeyBar(id="keys")
+    def parts(self) -> ComposeResult:
+        yield Line(id="record-title")
+        yield Block(id="replays-list", classes="record-block")
 
     def on_mount(self) -> None:
-        speech = self.speech
-        _ = speech._
         store = host(self).registry.records
         self.rows = store.finished_matches(limit=200) if store is not None else None
-        self.draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.draw()
+        # (then the frame's on_mount draws)
 
     def draw(self) -> None:
         speech = self.speech
@@ -221,18 +208,13 @@ class ReplayListScreen(TapLinesMixin, Screen[None]):
         if self.rows:
             host(self).push_screen(ReplayScreen(self.rows[self.cursor]["id"]))
 
-    def action_back(self) -> None:
-        host(self).pop_screen()
 
-
-class ReplayScreen(TapLinesMixin, Screen[None]):
+class ReplayScreen(PageScreen):
     """One finished match, trick by trick, every hand open.
 
     For Arabic the words are the player's and each line reads right to left (the
     board keeps the table's geometry: seat 0 at the bottom, 1 at the right …)."""
 
-
-    AUTO_FOCUS = ""
     BINDINGS = [
         Binding("right", "step(1)", show=False, id="replay.next"),
         Binding("n", "step(1)", show=False, id="replay.next_n"),
@@ -244,8 +226,6 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         Binding("pagedown", "round(1)", show=False, id="replay.next_round"),
         Binding("pageup", "round(-1)", show=False, id="replay.previous_round"),
         Binding("v", "review", show=False, id="replay.review"),
-        Binding("escape", "back", show=False, id="replay.back"),
-        Binding("q", "back", show=False, id="replay.back_q"),
         Binding("up", "scroll(-1)", show=False, id="replay.scroll_up"),
         Binding("down", "scroll(1)", show=False, id="replay.scroll_down"),
     ]
@@ -260,13 +240,10 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         self.game = ""
         self.top = 0            # the compact layout: the first row of the board shown
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="body"):
-            yield Block(id="rp-head")
-            yield Block(id="rp-board")
-            yield Block(id="rp-round")
-        yield Line(id="too-small")
-        yield KeyBar(id="keys")
+    def parts(self) -> ComposeResult:
+        yield Block(id="rp-head")
+        yield Block(id="rp-board")
+        yield Block(id="rp-round")
 
     @property
     def look(self) -> Look:
@@ -277,11 +254,7 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         return host(self).speech
 
     def on_mount(self) -> None:
-        self.load()
-        self.draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.draw()
+        self.load()                 # then the frame's on_mount draws
 
     def draw_keys(self) -> None:
         speech = self.speech
@@ -346,9 +319,6 @@ class ReplayScreen(TapLinesMixin, Screen[None]):
         if pos != self.pos:
             self.pos = pos
             self.draw()
-
-    def action_back(self) -> None:
-        host(self).pop_screen()
 
     def action_review(self) -> None:
         """The shown round's review: of the player's own seat if they held one, else of

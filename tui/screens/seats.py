@@ -52,8 +52,7 @@ class JoinCodeScreen(DialogScreen[Table]):
         yield Lines(None, id="code-status")
 
     def on_mount(self) -> None:
-        self.draw()
-        self.query_one("#code-input", Input).focus()
+        self.query_one("#code-input", Input).focus()    # (then the frame draws)
 
     def paint(self) -> None:
         _ = self.speech._

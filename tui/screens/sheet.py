@@ -125,8 +125,7 @@ class SheetScreen(BoardScreen):
 
     def on_mount(self) -> None:
         rows = self.body()
-        self.top = max(0, len(rows) - (self.size.height - 5))
-        self.draw()
+        self.top = max(0, len(rows) - (self.size.height - 5))   # (then the frame draws)
 
     def body(self) -> list[Text]:
         return sheet_body(host(self).speech, self.ts.look, self.ts.view)
