@@ -33,7 +33,10 @@ from .sizes import SMALL, enlarge_lines, layout
 from .words import block, dialog_width, said_keys, too_small_text
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.app import ComposeResult
+    from textual.widget import Widget
 
     from ..i18n import Speech
 
@@ -46,12 +49,13 @@ class Framed(TapLinesMixin):
     ``on_mount``) and at every resize. Mix in before the Textual screen."""
 
     BOX = "body"
+    BOX_KIND: Callable[..., Widget] = Vertical      # (a box that scrolls: VerticalScroll)
 
     def parts(self) -> ComposeResult:  # pragma: no cover - each screen has its own
         yield from ()
 
     def compose(self) -> ComposeResult:
-        with Vertical(id=self.BOX):
+        with self.BOX_KIND(id=self.BOX):
             yield from self.parts()
         yield Line(id="too-small")
         yield KeyBar(id="keys")
@@ -59,7 +63,8 @@ class Framed(TapLinesMixin):
     def on_mount(self) -> None:
         self.draw()
 
-    def on_resize(self, event: events.Resize) -> None:
+    async def on_resize(self, event: events.Resize) -> None:
+        """(async: a screen's own may await, the help's a new layout)"""
         self.draw()
 
     def draw(self) -> None:  # pragma: no cover - each screen its own

@@ -27,6 +27,7 @@ from engine.catalogue import GAMES, terms
 from ..host import host
 from ..i18n import N_, Speech
 from ..widgets.lines import KeyBar, Line
+from .frame import Framed
 from .words import too_small_text
 
 if TYPE_CHECKING:
@@ -259,7 +260,12 @@ class HelpText(Widget):
         return out
 
 
-class HelpScreen(ModalScreen):
+class HelpScreen(Framed, ModalScreen[None]):
+    """The help in the frame's box (``#help``, one that scrolls), the too-small notice
+    and the keys."""
+
+    BOX = "help"
+    BOX_KIND = VerticalScroll
     BINDINGS = [
         Binding("escape", "close", show=False, id="help.back"),
         Binding("question_mark", "close", show=False, id="help.close"),
@@ -281,22 +287,19 @@ class HelpScreen(ModalScreen):
         80, a phone, they are laid out for the width as another language's are)."""
         return self.speech.code == "en" and host(self).size.width >= 80
 
-    def compose(self) -> ComposeResult:
+    def parts(self) -> ComposeResult:
         self._wide = self.english()
-        with VerticalScroll(id="help"):
-            if self._wide:
-                yield Static(id="help-text")      # wraps to any width of 80 and up
-            else:
-                yield HelpText(self.speech, self.game, id="help-text")
-        yield Line(id="too-small")
-        yield KeyBar(id="keys")
+        if self._wide:
+            yield Static(id="help-text")      # wraps to any width of 80 and up
+        else:
+            yield HelpText(self.speech, self.game, id="help-text")
 
     async def on_resize(self, event: events.Resize) -> None:
         if self.english() != self._wide:
             await self.recompose()
-            self.on_mount()
+        # (then the frame draws)
 
-    def on_mount(self) -> None:
+    def draw(self) -> None:
         speech = self.speech
         self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
         if self._wide:
