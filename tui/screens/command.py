@@ -7,7 +7,6 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.widgets import Input
 
 from engine.room import RoomError
@@ -17,7 +16,7 @@ from ..i18n import N_
 from ..sentences import say_lines
 from ..textual_compat import ShapedInput
 from ..widgets.lines import Lines
-from .frame import DialogScreen
+from .frame import DialogScreen, arrows
 
 if TYPE_CHECKING:
     from textual.app import ComposeResult
@@ -30,10 +29,7 @@ class CommandScreen(DialogScreen[None]):
 
     BINDINGS = [
         # a reply longer than the dialog holds scrolls (the box keeps ← → for the line)
-        Binding("up", "scroll(-1)", show=False, id="command.up"),
-        Binding("down", "scroll(1)", show=False, id="command.down"),
-        Binding("pageup", "scroll(-100)", show=False, id="command.page_up"),
-        Binding("pagedown", "scroll(100)", show=False, id="command.page_down"),
+        *arrows("command", "scroll", 100),
     ]
     reply: list[str] = []           # the last reply's lines, wrapped
     reply_style = ""

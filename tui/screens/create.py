@@ -7,14 +7,13 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 
 from engine.room import GAMES, LENGTHS, TIMERS, RoomError, ranked
 
 from ..host import host
 from ..i18n import N_
 from ..widgets.lines import Lines
-from .frame import DialogScreen
+from .frame import DialogScreen, form_keys
 from .words import game_title, length_word, pad
 
 if TYPE_CHECKING:
@@ -27,14 +26,7 @@ LABELS = {"game": N_("Game"), "length": N_("Length"), "timer": N_("Turn timer"),
 
 class CreateScreen(DialogScreen[None]):
 
-    BINDINGS = [
-        Binding("up", "field(-1)", show=False, id="create.previous_field"),
-        Binding("down", "field(1)", show=False, id="create.next_field"),
-        Binding("left", "value(-1)", show=False, id="create.previous_value"),
-        Binding("right", "value(1)", show=False, id="create.next_value"),
-        Binding("space", "value(1)", show=False, id="create.next_value_space"),
-        Binding("enter", "create", show=False, id="create.create"),
-    ]
+    BINDINGS = form_keys("create")
     KEYS = [("↑↓", N_("field")), ("←→", N_("change")), ("enter", N_("create")),
             ("esc", N_("back"))]
 

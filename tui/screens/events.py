@@ -25,7 +25,7 @@ from ..host import host
 from ..i18n import N_, Speech
 from ..sentences import say
 from ..widgets.lines import Lines
-from .frame import DialogScreen
+from .frame import DialogScreen, arrows, form_keys
 from .record import RecordScreen, W
 from .seats import JoinCodeScreen
 from .table_draw import Shown, units
@@ -87,8 +87,7 @@ class EventsScreen(RecordScreen):
     """The events this player may see: enter one, come back to an entry, see results."""
 
     BINDINGS = [
-        Binding("up", "move(-1)", show=False, id="events.up"),
-        Binding("down", "move(1)", show=False, id="events.down"),
+        *arrows("events", "move"),
         Binding("enter", "enter", show=False, id="events.enter"),
         Binding("s", "standings", show=False, id="events.standings"),
         Binding("j", "code", show=False, id="events.code"),
@@ -344,10 +343,7 @@ class StandingsScreen(RecordScreen):
     BINDINGS = [
         Binding("left", "board(-1)", show=False, id="standings.previous"),
         Binding("right", "board(1)", show=False, id="standings.next"),
-        Binding("up", "move(-1)", show=False, id="standings.up"),
-        Binding("down", "move(1)", show=False, id="standings.down"),
-        Binding("pageup", "move(-100)", show=False, id="standings.page_up"),
-        Binding("pagedown", "move(100)", show=False, id="standings.page_down"),
+        *arrows("standings", "move", 100),
         Binding("enter", "compare", show=False, id="standings.compare"),
     ]
     KEYS = STANDINGS_KEYS
@@ -696,14 +692,7 @@ class CreateEventScreen(DialogScreen[EventRow]):
     """Make an event for friends: game, boards, hours open, public or by code. (The
     dialogs' frame: too small a window says so, as the other dialogs do.)"""
 
-    BINDINGS = [
-        Binding("up", "field(-1)", show=False, id="new_event.previous_field"),
-        Binding("down", "field(1)", show=False, id="new_event.next_field"),
-        Binding("left", "value(-1)", show=False, id="new_event.previous_value"),
-        Binding("right", "value(1)", show=False, id="new_event.next_value"),
-        Binding("space", "value(1)", show=False, id="new_event.next_value_space"),
-        Binding("enter", "create", show=False, id="new_event.create"),
-    ]
+    BINDINGS = form_keys("new_event")
     FIELDS = ("game", "boards", "hours", "private")
     LABELS = {"game": N_("Game"), "boards": N_("Boards"), "hours": N_("Open for"),
               "private": N_("Visibility")}

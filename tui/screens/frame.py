@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 
@@ -41,6 +41,36 @@ if TYPE_CHECKING:
     from ..i18n import Speech
 
 R = TypeVar("R")
+
+
+def arrows(screen: str, action: str, page: int = 0) -> list[BindingType]:
+    """↑↓ ``action`` a row (±1), and PgUp PgDn a page (±``page``) where given: the keys
+    of a screen whose rows are chosen or scrolled (their ids ``screen``.up …)."""
+    keys = [("up", -1, "up"), ("down", 1, "down")]
+    if page:
+        keys += [("pageup", -page, "page_up"), ("pagedown", page, "page_down")]
+    return [Binding(key, f"{action}({n})", show=False, id=f"{screen}.{name}")
+            for key, n, name in keys]
+
+
+def steps(screen: str) -> list[BindingType]:
+    """→ ← the next and the previous step, Home End the first and the last: the keys of
+    a screen that goes through a sequence (a replay's tricks, a review's decisions)."""
+    return [Binding("right", "step(1)", show=False, id=f"{screen}.next"),
+            Binding("left", "step(-1)", show=False, id=f"{screen}.previous"),
+            Binding("home", "jump(0)", show=False, id=f"{screen}.first"),
+            Binding("end", "jump(-1)", show=False, id=f"{screen}.last")]
+
+
+def form_keys(screen: str) -> list[BindingType]:
+    """↑↓ a field, ← → (or space) its value, Enter makes what the form describes: the
+    keys of a form (a new table, a new event)."""
+    return [Binding("up", "field(-1)", show=False, id=f"{screen}.previous_field"),
+            Binding("down", "field(1)", show=False, id=f"{screen}.next_field"),
+            Binding("left", "value(-1)", show=False, id=f"{screen}.previous_value"),
+            Binding("right", "value(1)", show=False, id=f"{screen}.next_value"),
+            Binding("space", "value(1)", show=False, id=f"{screen}.next_value_space"),
+            Binding("enter", "create", show=False, id=f"{screen}.create")]
 
 
 class Framed(TapLinesMixin):

@@ -26,6 +26,7 @@ from ..widgets.taps import Tap, lines_taps, tap_at
 from .command import CommandScreen
 from .create import CreateScreen
 from .events import EventsScreen
+from .frame import arrows
 from .help import HelpScreen
 from .options import OptionsScreen
 from .profile import LeaderboardScreen, ProfileScreen
@@ -350,8 +351,7 @@ def lobby_note(registry: Registry, member: Member, speech: Speech, rows: list[di
 class LobbyScreen(Screen[None]):
 
     BINDINGS = [
-        Binding("up", "move(-1)", show=False, id="lobby.up"),
-        Binding("down", "move(1)", show=False, id="lobby.down"),
+        *arrows("lobby", "move"),
         Binding("enter", "sit", show=False, id="lobby.sit"),
         Binding("w", "watch", show=False, id="lobby.watch"),
         Binding("p", "quick", show=False, id="lobby.quick"),

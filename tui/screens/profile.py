@@ -14,6 +14,7 @@ from engine.room import title
 
 from ..host import host
 from ..i18n import N_, Speech
+from .frame import arrows
 from .record import RecordScreen, W
 from .words import columns, game_title, pad
 
@@ -230,10 +231,7 @@ class ProfileScreen(LinkedRecordScreen):
 
 class LeaderboardScreen(LinkedRecordScreen):
     BINDINGS = [
-        Binding("up", "move(-1)", show=False, id="leaderboard.up"),
-        Binding("down", "move(1)", show=False, id="leaderboard.down"),
-        Binding("pageup", "move(-10)", show=False, id="leaderboard.page_up"),
-        Binding("pagedown", "move(10)", show=False, id="leaderboard.page_down"),
+        *arrows("leaderboard", "move", 10),
         Binding("r", "replays", show=False, id="leaderboard.replays"),
     ]
     KEYS = BOARD_KEYS

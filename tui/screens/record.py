@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.css.query import NoMatches
 
 from ..host import host
 from ..i18n import N_
 from ..widgets.lines import Block, KeyBar, Line, title_bar
-from .frame import PageScreen
+from .frame import PageScreen, arrows
 from .sizes import MIN_H, MIN_W, STD_H, STD_W
 from .table_draw import wrap
 from .words import Laid, block, lay, said_keys, too_small_text
@@ -40,10 +39,7 @@ class RecordScreen(PageScreen):
     # A block longer than its rows scrolls (a phone: issue 44): ↑↓ a line, PgUp PgDn a
     # page, the wheel three lines; a screen whose ↑↓ choose a row binds them itself.
     BINDINGS = [
-        Binding("up", "scroll_block(-1)", show=False, id="record.up"),
-        Binding("down", "scroll_block(1)", show=False, id="record.down"),
-        Binding("pageup", "scroll_block(-100)", show=False, id="record.page_up"),
-        Binding("pagedown", "scroll_block(100)", show=False, id="record.page_down"),
+        *arrows("record", "scroll_block", 100),
     ]
     top = 0                 # the block's first line shown where it scrolls
     page_rows = 0           # the lines a page shows while it scrolls (0: all fit)

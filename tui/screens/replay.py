@@ -25,7 +25,7 @@ from ..cards import Look
 from ..host import host
 from ..i18n import N_, Speech
 from ..widgets.lines import Block, KeyBar, Line, title_bar
-from .frame import PageScreen
+from .frame import PageScreen, arrows, steps
 from .replay_board import ReplayBoard, ReplayModel, W, cells_line, fit, laid, said
 from .sizes import ENLARGE, MIN_W, STD_H, STD_W
 from .table_draw import wrap
@@ -83,10 +83,7 @@ class ReplayListScreen(PageScreen):
     """The finished matches, newest first; Enter watches one."""
 
     BINDINGS = [
-        Binding("up", "move(-1)", show=False, id="replays.up"),
-        Binding("down", "move(1)", show=False, id="replays.down"),
-        Binding("pageup", "move(-10)", show=False, id="replays.page_up"),
-        Binding("pagedown", "move(10)", show=False, id="replays.page_down"),
+        *arrows("replays", "move", 10),
         Binding("enter", "open", show=False, id="replays.open"),
     ]
 
@@ -216,13 +213,10 @@ class ReplayScreen(PageScreen):
     board keeps the table's geometry: seat 0 at the bottom, 1 at the right …)."""
 
     BINDINGS = [
-        Binding("right", "step(1)", show=False, id="replay.next"),
+        *steps("replay"),
         Binding("n", "step(1)", show=False, id="replay.next_n"),
         Binding("space", "step(1)", show=False, id="replay.next_space"),
-        Binding("left", "step(-1)", show=False, id="replay.previous"),
         Binding("p", "step(-1)", show=False, id="replay.previous_p"),
-        Binding("home", "jump(0)", show=False, id="replay.first"),
-        Binding("end", "jump(-1)", show=False, id="replay.last"),
         Binding("pagedown", "round(1)", show=False, id="replay.next_round"),
         Binding("pageup", "round(-1)", show=False, id="replay.previous_round"),
         Binding("v", "review", show=False, id="replay.review"),
