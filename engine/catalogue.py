@@ -26,6 +26,33 @@ TITLES = {
     "estimation-kotshina": N_("Estimation (calc)"),
     "tarneeb41": N_("Tarneeb 41"),
 }
+# Each game's summary for the help, one catalogue entry a sentence (English: one paragraph).
+SUMMARIES: dict[str, tuple[str, ...]] = {
+    "estimation": (
+        N_("Estimation (Egyptian committee rules): 4 players, each alone, 13 tricks a round."),
+        N_("Each round: dash offer (promise no trick; at most two), auction (4–13 tricks and "
+           "a suit; NT > ♠ > ♥ > ♦ > ♣; With joins the standing bid), the caller confirms or "
+           "raises, everyone declares (the last one may not make the total 13), then play: "
+           "follow suit, trump wins."),
+        N_("Aim for exactly your number."),
+        N_("Made: 13 + tricks and bonuses; missed: minus the difference and bonuses."),
+    ),
+    "estimation-kotshina": (
+        N_("Estimation, calculator scoring: auction rounds as in Estimation (without With), "
+           "then five fixed rounds (NT ♠ ♥ ♦ ♣) where everyone declares 0–13 and the highest "
+           "declarer is the caller (8 or more may change the trump)."),
+        N_("Made: 10 + tricks; missed: minus the difference."),
+        N_("Caller and With ±10, sole winner/loser ±10, risk for the last declarer; if all "
+           "four miss (Sa'ayda) the next round counts double."),
+    ),
+    "tarneeb41": (
+        N_("Tarneeb 41 (Syrian): partners sit opposite."),
+        N_("The dealer's last card is shown; trump is the other suit of its colour."),
+        N_("Everyone declares 2–13 tricks (a total under 11 voids the hand)."),
+        N_("Take at least your number: made adds it, failed subtracts it."),
+        N_("A team wins when one player reaches 41 while the partner is above zero."),
+    ),
+}
 SEATS = (0, 1, 2, 3)
 LEVELS = ("easy", "normal", "strong")      # computer players (engine.bots.choose)
 DEFAULT_LEVEL = "strong"
@@ -60,19 +87,32 @@ class Terms:
     counted: bool           # a match is a number of rounds ("Round 3 of 18"), not to a score
     length_in_rounds: bool  # a length is said as rounds ("18 rounds"); else its own word
     badge: str              # the badge its wins count towards (E-40)
+    caller: bool            # a round has a caller, the auction's winner (not Tarneeb 41)
+    summary: tuple[str, ...]    # what the help says of it, a catalogue entry a sentence
 
 
 TERMS: dict[str, Terms] = {
     "estimation": Terms("estimation", TITLES["estimation"], "estimation", hands=False,
                         teams=False, with_call=True, counted=True, length_in_rounds=True,
-                        badge="estimation"),
+                        badge="estimation", caller=True, summary=SUMMARIES["estimation"]),
     "estimation-kotshina": Terms("estimation-kotshina", TITLES["estimation-kotshina"],
                                  "estimation", hands=False, teams=False, with_call=False,
-                                 counted=True, length_in_rounds=False, badge="estimation"),
+                                 counted=True, length_in_rounds=False, badge="estimation",
+                                 caller=True, summary=SUMMARIES["estimation-kotshina"]),
     "tarneeb41": Terms("tarneeb41", TITLES["tarneeb41"], "tarneeb", hands=True, teams=True,
                        with_call=False, counted=False, length_in_rounds=False,
-                       badge="tarneeb41"),
+                       badge="tarneeb41", caller=False, summary=SUMMARIES["tarneeb41"]),
 }
+
+
+def pgettext(context: str, message: str) -> str:
+    """Mark ``message``, said in ``context``, for the message catalogue."""
+    return message
+
+
+# The games' own words, said in a game's context (``Terms.context``) where drawn:
+# marked here, where the contexts are named.
+GAME_WORDS = (pgettext("estimation", "trump"), pgettext("tarneeb", "trump"))
 
 
 def terms(game: str | None) -> Terms:

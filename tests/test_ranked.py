@@ -92,11 +92,9 @@ async def test_the_new_table_screen_says_whether_it_is_ranked(language: str) -> 
 def test_the_lobby_marks_a_practice_table_in_both_languages_and_at_40_columns():
     """Issue 29: a practice table's row says so (the JSON listing's "practice": true):
     the English and the Arabic rows at 80 columns, the compact lobby's at 40."""
-    from types import SimpleNamespace
-
     from rich.cells import cell_len
 
-    from tui.screens.lobby import LobbyScreen, row_text
+    from tui.screens.lobby import compact_row, row_text
     seat = {"kind": "bot", "guest": False, "connected": True}
     row = {"id": "12", "game": "estimation", "length": 18, "timer": 0, "private": False,
            "status": "playing", "round": 12, "rounds": 18, "spectators": 0,
@@ -111,8 +109,7 @@ def test_the_lobby_marks_a_practice_table_in_both_languages_and_at_40_columns():
         arabic = Speech("ar", mode)
         assert arabic.show(arabic._("practice")) in said_row(arabic, row).plain
     for speech in (Speech("en"), Speech("ar", "logical")):
-        screen = SimpleNamespace(app=SimpleNamespace(speech=speech))
-        rows = LobbyScreen.compact_row(screen, row, 40)
+        rows = compact_row(speech, row, 40)
         said = " ".join(r.plain for r in rows)
         assert speech._("practice") in said, said
         assert all(cell_len(r.plain) <= 40 for r in rows)

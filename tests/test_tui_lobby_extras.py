@@ -20,7 +20,8 @@ from tui.cards import Look
 from tui.screens.help import HelpScreen
 from tui.screens.lobby import LobbyScreen
 from tui.screens.profile import LeaderboardScreen, ProfileScreen
-from tui.screens.replay import MID, SIDE, ReplayListScreen, ReplayScreen, suit_order
+from tui.screens.replay import ReplayListScreen, ReplayScreen
+from tui.screens.replay_board import MID, SIDE, suit_order
 from tui.screens.seats import JoinCodeScreen, TakeSeatScreen
 
 SIZE = (80, 24)

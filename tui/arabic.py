@@ -43,13 +43,19 @@ def term(key: str, english: str, english_only: bool = False,
          speech: Speech | None = None) -> str:
     """The term in an Arabic interface (``speech``), in reading order; otherwise
     ``English عربي`` (shaped) unless the player asked for English terms only."""
+    alone = _alone(key, english, english_only, speech)
+    return alone if alone is not None else f"{english} {shaped(TERMS[key])}"
+
+
+def _alone(key: str, english: str, english_only: bool, speech: Speech | None) -> str | None:
+    """The term said in one language (the Arabic in an Arabic interface, the English
+    where there is no Arabic or the player asked for English terms only), else None:
+    both are said."""
     if key not in TERMS:
         return english
     if speech is not None and speech.rtl:
         return TERMS[key]
-    if english_only:
-        return english
-    return f"{english} {shaped(TERMS[key])}"
+    return english if english_only else None
 
 
 def term_said(key: str, english: str, english_only: bool = False,
@@ -58,10 +64,5 @@ def term_said(key: str, english: str, english_only: bool = False,
     orders any Arabic in it once): ``English عربي`` in reading order, or the Arabic
     alone in an Arabic interface (``term`` shapes it for a line drawn as it is; a
     line laid out after that would be shaped twice: reversed and unjoined)."""
-    if key not in TERMS:
-        return english
-    if speech is not None and speech.rtl:
-        return TERMS[key]
-    if english_only:
-        return english
-    return f"{english}\u00a0{TERMS[key]}"
+    alone = _alone(key, english, english_only, speech)
+    return alone if alone is not None else f"{english}\u00a0{TERMS[key]}"

@@ -7,47 +7,28 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 
 from engine.room import GAMES, LENGTHS, TIMERS, RoomError, ranked
 
 from ..host import host
 from ..i18n import N_
-from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
-from .words import (
-    block,
-    dialog_width,
-    game_title,
-    length_word,
-    pad,
-    said_keys,
-    too_small_text,
-)
+from ..widgets.lines import Lines
+from .frame import DialogScreen, form_keys
+from .words import game_title, length_word, pad
 
 if TYPE_CHECKING:
-    pass
+    from textual.app import ComposeResult
 
 FIELDS = ["game", "length", "timer", "private", "bots", "practice"]
 LABELS = {"game": N_("Game"), "length": N_("Length"), "timer": N_("Turn timer"),
           "private": N_("Visibility"), "bots": N_("Empty seats"), "practice": N_("Practice")}
-KEYS = [("↑↓", N_("field")), ("←→", N_("change")), ("enter", N_("create")),
-        ("esc", N_("back"))]
 
 
-class CreateScreen(TapLinesMixin, ModalScreen[None]):
+class CreateScreen(DialogScreen[None]):
 
-    BINDINGS = [
-        Binding("up", "field(-1)", show=False, id="create.previous_field"),
-        Binding("down", "field(1)", show=False, id="create.next_field"),
-        Binding("left", "value(-1)", show=False, id="create.previous_value"),
-        Binding("right", "value(1)", show=False, id="create.next_value"),
-        Binding("space", "value(1)", show=False, id="create.next_value_space"),
-        Binding("enter", "create", show=False, id="create.create"),
-        Binding("escape", "cancel", show=False, id="create.cancel"),
-    ]
+    BINDINGS = form_keys("create")
+    KEYS = [("↑↓", N_("field")), ("←→", N_("change")), ("enter", N_("create")),
+            ("esc", N_("back"))]
 
     def __init__(self) -> None:
         super().__init__()
@@ -56,18 +37,9 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
                        "practice": 0}
         self._rows: list[int] = []      # the field each row of the form shows (-1: none)
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Lines(None, id="create-form")
-            yield Lines(id="create-status")
-        yield Line(id="too-small")
-        yield KeyBar(id="keys")
-
-    def on_mount(self) -> None:
-        self.draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.draw()
+    def parts(self) -> ComposeResult:
+        yield Lines(None, id="create-form")
+        yield Lines(id="create-status")
 
     def options(self, field: str) -> list:
         game = list(GAMES)[self.values["game"]]
@@ -107,15 +79,13 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
         opts = self.options(field)
         return opts[self.values[field] % len(opts)]
 
-    def draw(self) -> None:
+    def paint(self) -> None:
         """The form: each label, then its value between the arrows. In Arabic from
         the right, the value said right to left (its ◀ still at the left). Where the
         dialog is narrow (a phone) each value has a row of its own under its label."""
-        speech = host(self).speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
+        speech = self.speech
         rtl = speech.rtl
-        width = dialog_width(host(self).size.width)
-        self.query_one("#keys", KeyBar).show(said_keys(speech, KEYS), speech)
+        width = self.inside
         lines: list[Text | str] = [Text(" " + speech._("New table"), style="bold"), ""]
         rows = [-1, -1]
         for i, f in enumerate(FIELDS):
@@ -143,7 +113,7 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
         lines += [Text("  " + part, style="dim")
                   for part in textwrap.wrap(note, width - 3) or [note]]
         self._rows = rows
-        self.query_one("#create-form", Lines).set(block(speech, lines, width))
+        self.set_block("create-form", lines)
 
     def on_click(self, event: events.Click) -> None:
         """A tap on a field chooses it; on the chosen field, its next value."""
@@ -183,9 +153,6 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
             self.values["length"] = 0
         self.draw()
 
-    def action_cancel(self) -> None:
-        host(self).pop_screen()
-
     def action_create(self) -> None:
         app = host(self)
         try:
@@ -201,11 +168,7 @@ class CreateScreen(TapLinesMixin, ModalScreen[None]):
             if self.value("bots"):
                 table.fill_with_bots(app.member)     # the creator's choice
         except RoomError as exc:
-            speech = app.speech
-            self.query_one("#create-status", Lines).set(
-                block(speech, [Text(" " + part, style="bold red") for part in textwrap.wrap(
-                    speech.error(exc), dialog_width(app.size.width) - 1)],
-                      dialog_width(app.size.width)))
+            self.refuse("create-status", app.speech.error(exc))
             return
         app.pop_screen()
         app.open_table()

@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 
 from engine import replay
 from engine.duplicate import BOARDS
@@ -26,11 +24,12 @@ from engine.room.store import EventRow
 from ..host import host
 from ..i18n import N_, Speech
 from ..sentences import say
-from ..widgets.lines import KeyBar, Lines
+from ..widgets.lines import Lines
+from .frame import DialogScreen, arrows, form_keys
 from .record import RecordScreen, W
 from .seats import JoinCodeScreen
 from .table_draw import Shown, units
-from .words import Laid, block, columns, cut, dialog_width, game_title, pad, said_keys
+from .words import Laid, columns, cut, game_title, pad
 
 if TYPE_CHECKING:
     from engine.room.members import Member
@@ -88,10 +87,7 @@ class EventsScreen(RecordScreen):
     """The events this player may see: enter one, come back to an entry, see results."""
 
     BINDINGS = [
-        Binding("escape", "back", show=False, id="events.back"),
-        Binding("q", "back", show=False, id="events.back_q"),
-        Binding("up", "move(-1)", show=False, id="events.up"),
-        Binding("down", "move(1)", show=False, id="events.down"),
+        *arrows("events", "move"),
         Binding("enter", "enter", show=False, id="events.enter"),
         Binding("s", "standings", show=False, id="events.standings"),
         Binding("j", "code", show=False, id="events.code"),
@@ -345,14 +341,9 @@ class StandingsScreen(RecordScreen):
     """An event's standings; a board chosen below them opens its comparison."""
 
     BINDINGS = [
-        Binding("escape", "back", show=False, id="standings.back"),
-        Binding("q", "back", show=False, id="standings.back_q"),
         Binding("left", "board(-1)", show=False, id="standings.previous"),
         Binding("right", "board(1)", show=False, id="standings.next"),
-        Binding("up", "move(-1)", show=False, id="standings.up"),
-        Binding("down", "move(1)", show=False, id="standings.down"),
-        Binding("pageup", "move(-100)", show=False, id="standings.page_up"),
-        Binding("pagedown", "move(100)", show=False, id="standings.page_down"),
+        *arrows("standings", "move", 100),
         Binding("enter", "compare", show=False, id="standings.compare"),
     ]
     KEYS = STANDINGS_KEYS
@@ -476,8 +467,6 @@ class ComparisonScreen(RecordScreen):
     their seat, what was said there, and (tab) their board beside the best one."""
 
     BINDINGS = [
-        Binding("escape", "back", show=False, id="compare.back"),
-        Binding("q", "back", show=False, id="compare.back_q"),
         Binding("left", "board(-1)", show=False, id="compare.previous"),
         Binding("right", "board(1)", show=False, id="compare.next"),
         Binding("tab", "page", show=False, id="compare.page"),
@@ -699,18 +688,11 @@ class ComparisonScreen(RecordScreen):
         self.draw()
 
 
-class CreateEventScreen(ModalScreen[EventRow]):
-    """Make an event for friends: game, boards, hours open, public or by code."""
+class CreateEventScreen(DialogScreen[EventRow]):
+    """Make an event for friends: game, boards, hours open, public or by code. (The
+    dialogs' frame: too small a window says so, as the other dialogs do.)"""
 
-    BINDINGS = [
-        Binding("up", "field(-1)", show=False, id="new_event.previous_field"),
-        Binding("down", "field(1)", show=False, id="new_event.next_field"),
-        Binding("left", "value(-1)", show=False, id="new_event.previous_value"),
-        Binding("right", "value(1)", show=False, id="new_event.next_value"),
-        Binding("space", "value(1)", show=False, id="new_event.next_value_space"),
-        Binding("enter", "create", show=False, id="new_event.create"),
-        Binding("escape", "cancel", show=False, id="new_event.cancel"),
-    ]
+    BINDINGS = form_keys("new_event")
     FIELDS = ("game", "boards", "hours", "private")
     LABELS = {"game": N_("Game"), "boards": N_("Boards"), "hours": N_("Open for"),
               "private": N_("Visibility")}
@@ -722,14 +704,9 @@ class CreateEventScreen(ModalScreen[EventRow]):
         self.field = 0
         self.values = {"game": 0, "boards": 8 - BOARDS[0], "hours": 5, "private": 1}
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Lines(None, id="new-event-form")
-            yield Lines(id="new-event-status")
-        yield KeyBar(id="keys")
-
-    def on_mount(self) -> None:
-        self.draw()
+    def parts(self) -> ComposeResult:
+        yield Lines(None, id="new-event-form")
+        yield Lines(id="new-event-status")
 
     def options(self, field: str) -> list[Any]:
         from engine.room import GAMES
@@ -755,10 +732,9 @@ class CreateEventScreen(ModalScreen[EventRow]):
             return speech.ngettext("{n} hour", "{n} hours", value).format(n=value)
         return speech._("private (by code)") if value else speech._("public")
 
-    def draw(self) -> None:
-        speech = host(self).speech
+    def paint(self) -> None:
+        speech = self.speech
         rtl = speech.rtl
-        self.query_one("#keys", KeyBar).show(said_keys(speech, self.KEYS), speech)
         lines: list[Text | str] = [Text(" " + speech._("New event"), style="bold"), ""]
         for i, f in enumerate(self.FIELDS):
             t = Text("  ")
@@ -769,13 +745,13 @@ class CreateEventScreen(ModalScreen[EventRow]):
                      style="reverse" if i == self.field else "")
             lines.append(t)
         lines.append("")
-        width = dialog_width(host(self).size.width)
+        width = self.inside
         for part in textwrap.wrap(speech._("Everyone who enters plays the same deals, each "
                                            "with computer players; each board is compared "
                                            "with those who held the same cards."),
                                   width - 4):
             lines.append(Text("  " + part, style="dim"))
-        self.query_one("#new-event-form", Lines).set(block(speech, lines, width))
+        self.set_block("new-event-form", lines)
 
     def action_field(self, d: int) -> None:
         self.field = (self.field + d) % len(self.FIELDS)
@@ -786,9 +762,6 @@ class CreateEventScreen(ModalScreen[EventRow]):
         self.values[f] = (self.values[f] + d) % len(self.options(f))
         self.draw()
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
     def action_create(self) -> None:
         app = host(self)
         try:
@@ -796,10 +769,6 @@ class CreateEventScreen(ModalScreen[EventRow]):
                                               self.value("boards"), self.value("hours"),
                                               self.value("private"))
         except RoomError as exc:
-            speech = app.speech
-            width = dialog_width(app.size.width)
-            self.query_one("#new-event-status", Lines).set(block(speech, [
-                Text(" " + line, style="bold red")
-                for line in textwrap.wrap(speech.error(exc), width - 4)], width))
+            self.refuse("new-event-status", app.speech.error(exc), self.inside - 4)
             return
         self.dismiss(made)

@@ -22,9 +22,12 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from engine.catalogue import GAMES, terms
+
 from ..host import host
 from ..i18n import N_, Speech
 from ..widgets.lines import KeyBar, Line
+from .frame import Framed
 from .words import too_small_text
 
 if TYPE_CHECKING:
@@ -140,33 +143,8 @@ def terms_text(english_only: bool) -> str:
     return "Terms  " + "   ".join(f"{e} {shaped(TERMS[k])}" for k, e in names) + "\n"
 
 
-# Each game's summary, one catalogue entry per sentence (English: one paragraph).
-RULES: dict[str, tuple[str, ...]] = {
-    "estimation": (
-        N_("Estimation (Egyptian committee rules): 4 players, each alone, 13 tricks a round."),
-        N_("Each round: dash offer (promise no trick; at most two), auction (4–13 tricks and "
-           "a suit; NT > ♠ > ♥ > ♦ > ♣; With joins the standing bid), the caller confirms or "
-           "raises, everyone declares (the last one may not make the total 13), then play: "
-           "follow suit, trump wins."),
-        N_("Aim for exactly your number."),
-        N_("Made: 13 + tricks and bonuses; missed: minus the difference and bonuses."),
-    ),
-    "estimation-kotshina": (
-        N_("Estimation, calculator scoring: auction rounds as in Estimation (without With), "
-           "then five fixed rounds (NT ♠ ♥ ♦ ♣) where everyone declares 0–13 and the highest "
-           "declarer is the caller (8 or more may change the trump)."),
-        N_("Made: 10 + tricks; missed: minus the difference."),
-        N_("Caller and With ±10, sole winner/loser ±10, risk for the last declarer; if all "
-           "four miss (Sa'ayda) the next round counts double."),
-    ),
-    "tarneeb41": (
-        N_("Tarneeb 41 (Syrian): partners sit opposite."),
-        N_("The dealer's last card is shown; trump is the other suit of its colour."),
-        N_("Everyone declares 2–13 tricks (a total under 11 voids the hand)."),
-        N_("Take at least your number: made adds it, failed subtracts it."),
-        N_("A team wins when one player reaches 41 while the partner is above zero."),
-    ),
-}
+# Each game's summary (the catalogue's per-game description), by game.
+RULES: dict[str, tuple[str, ...]] = {game: terms(game).summary for game in GAMES}
 BACK, SCROLL = N_("back"), N_("scroll")     # the footer's words
 GAMES_NOTE = (N_("Games: Estimation, Estimation (calculator scoring), Tarneeb 41."),
               N_("Open a table and press ? there for its rules summary."))
@@ -282,7 +260,12 @@ class HelpText(Widget):
         return out
 
 
-class HelpScreen(ModalScreen):
+class HelpScreen(Framed, ModalScreen[None]):
+    """The help in the frame's box (``#help``, one that scrolls), the too-small notice
+    and the keys."""
+
+    BOX = "help"
+    BOX_KIND = VerticalScroll
     BINDINGS = [
         Binding("escape", "close", show=False, id="help.back"),
         Binding("question_mark", "close", show=False, id="help.close"),
@@ -304,22 +287,19 @@ class HelpScreen(ModalScreen):
         80, a phone, they are laid out for the width as another language's are)."""
         return self.speech.code == "en" and host(self).size.width >= 80
 
-    def compose(self) -> ComposeResult:
+    def parts(self) -> ComposeResult:
         self._wide = self.english()
-        with VerticalScroll(id="help"):
-            if self._wide:
-                yield Static(id="help-text")      # wraps to any width of 80 and up
-            else:
-                yield HelpText(self.speech, self.game, id="help-text")
-        yield Line(id="too-small")
-        yield KeyBar(id="keys")
+        if self._wide:
+            yield Static(id="help-text")      # wraps to any width of 80 and up
+        else:
+            yield HelpText(self.speech, self.game, id="help-text")
 
     async def on_resize(self, event: events.Resize) -> None:
         if self.english() != self._wide:
             await self.recompose()
-            self.on_mount()
+        # (then the frame draws)
 
-    def on_mount(self) -> None:
+    def draw(self) -> None:
         speech = self.speech
         self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
         if self._wide:

@@ -3,7 +3,9 @@ computer player's seat, help, quit."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -12,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 
+from engine.catalogue import GAMES, terms
 from engine.room import RoomError, code_label, display_name, title
 
 from ..host import host
@@ -20,13 +23,21 @@ from ..sentences import back_in_seat
 from ..widgets.board import BLANK, Board
 from ..widgets.lines import keys_text
 from ..widgets.taps import Tap, lines_taps, tap_at
+from .command import CommandScreen
+from .create import CreateScreen
+from .events import EventsScreen
+from .frame import arrows
+from .help import HelpScreen
+from .options import OptionsScreen
+from .profile import LeaderboardScreen, ProfileScreen
+from .replay import ReplayListScreen
 from .sizes import COMPACT, SMALL, enlarge_lines, layout
 from .table_compact import boxed, wrap
 from .table_draw import W, fit  # the standard lobby: 80 columns
 from .words import columns, game_title, lay, length_word, names_in, said_keys
 
 if TYPE_CHECKING:
-    pass
+    from engine.room import Member, Registry
 
 LIST_ROWS = 16
 LIST_TOP = 2        # the list's head: under the title and a blank row
@@ -75,7 +86,7 @@ RANKED_MARK = "*"        # after a ranked table's length (the lobby's note says 
 def said_length(speech: Speech, game: str, length, ranked: object = False) -> str:
     if length is None:
         said = speech._("to 41")
-    elif game == "estimation":
+    elif terms(game).length_in_rounds:
         said = speech.ngettext("{n} rd", "{n} rds", length).format(n=length)
     else:
         said = length_word(speech, length)
@@ -196,29 +207,165 @@ LIST_HEAD = Text.assemble((f" {'#':>3}  {'game':<19}{'length':<9}{'seats':<25}st
                            "bold underline"), no_wrap=True, overflow="ellipsis")
 NO_TABLES = Text.assemble(("  No tables yet: press p for quick play or n for a new table.",
                            "dim"), no_wrap=True, overflow="ellipsis")
+# The screens a key of the lobby opens, by name (``LobbyScreen.action_open``): the
+# options are the language, the Arabic text mode and the look of cards.
+OPENS: dict[str, Callable[[], Screen[Any]]] = {
+    "profile": ProfileScreen, "leaderboard": LeaderboardScreen, "replays": ReplayListScreen,
+    "events": EventsScreen, "options": OptionsScreen, "new": CreateScreen,
+    "command": CommandScreen, "help": lambda: HelpScreen(None)}
 QUIT_ASK = N_("Quit? q or y quits; any other key stays.")
 NO_TABLES_SAID = N_("No tables yet: press p for quick play or n for a new table.")
+
+
+def compact_row(speech: Speech, row: dict, cw: int) -> list[Text]:
+    """A table's rows in the compact lobby: its number, game and length (the
+    status after them where the width holds it), then the status, the seats and who
+    watches, wrapped at a word (or a name) over the rows they need."""
+    _ = speech._
+    one = f"{row['id']:>3}  {game_title(speech, row['game'])}  " \
+        f"{said_length(speech, row['game'], row['length'], row.get('ranked'))}"
+    if row.get("practice"):
+        one += "  " + _("practice")
+    status = said_status(speech, row)
+    extras = [status]
+    if cell_len(one) + 3 + cell_len(status) <= cw - 1:
+        one = one + "  " + " " * (cw - 2 - cell_len(one) - cell_len(status)) + status
+        extras = []
+    # the seats' names held together (no-break spaces): a name is never cut in two
+    extras.append(speech.pgettext("list", ", ").join(
+        name.replace(" ", "\u00a0") for name in said_seats(speech, row)))
+    if row["spectators"]:
+        n = row["spectators"]
+        extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n)
+                      .replace(" ", "\u00a0"))
+    if row["private"]:
+        extras.append(_("private"))
+    two = Text("     " + " · ".join(extras), no_wrap=True)
+    out = [fit(lay(speech, Text(one, no_wrap=True), cw), cw)]
+    out += [fit(lay(speech, Text(part.plain.replace("\u00a0", " "), style=part.style,
+                                 no_wrap=True), cw), cw)
+            for part in wrap(two, cw - 1, "     ")]
+    return out
+
+
+@dataclass
+class CompactPage:
+    """The compact lobby as drawn: its lines, their column, the footer's rows and
+    where each table listed is (first row, after its last, the table's index)."""
+
+    lines: list[Text]
+    x: int
+    footer: int
+    spans: list[tuple[int, int, int]]
+
+
+def compact_page(speech: Speech, colour: bool, member: Member, rows: list[dict], cursor: int,
+                 keys: list[tuple[str, str]], said: tuple[Text, Text], width: int,
+                 height: int) -> CompactPage:
+    """Under 80×24: the title, two rows a table (its number, game and length; then
+    its status, seats and watchers), the note and the status (``said``) wrapped to the
+    width, and every key of the lobby over as many rows as they need."""
+    _ = speech._
+    cw = min(width, W)
+    x = (width - cw) // 2
+    bar = TITLE_BAR if colour else "reverse"
+    head = Text(no_wrap=True)
+    head.append(" " + _("Lamma") + " ", style="bold reverse")
+    head.append("  " + _("you: {name}").format(name=member.display_name))
+    if member.guest:
+        head.append("  " + _("(guest: nothing is kept)"), style="dim")
+    title = Text(no_wrap=True, style=bar)
+    title.append_text(lay(speech, head, cw))
+    top = [fit(title, cw), BLANK]
+    # Every key of the lobby (the standard footer leaves some to the row above it,
+    # or to the help, for the table chosen: here they all go on over more rows).
+    keys = keys + [k for k in LOBBY_KEYS[1:] if k not in keys]
+    shown_keys = said_keys(speech, keys + MORE_KEYS)
+    footer = [lay(speech, line, cw) for line in boxed(shown_keys, cw - 1)]
+    notes = []
+    for part in said:
+        if part.plain.strip():      # whole: the listing gives up its rows
+            notes += [lay(speech, line, cw) for line in wrap(part, cw - 1)]
+    room = height - len(top) - len(notes) - len(footer) - (1 if notes else 0)
+    listing: list[Text] = []
+    spans: list[tuple[int, int, int]] = []
+    if not rows:
+        listing = [lay(speech, line, cw) for line in
+                   wrap(Text("  " + _(NO_TABLES_SAID), style="dim"), cw - 1)]
+    else:
+        made: dict[int, list[Text]] = {}
+
+        def of(i: int) -> list[Text]:
+            if i not in made:
+                made[i] = compact_row(speech, rows[i], cw)
+            return made[i]
+        # the chosen table about the middle, as many whole tables as the rows hold
+        first = max(0, min(cursor - max(1, room // 2) // 2, len(rows) - 1))
+        while True:
+            used, last = 0, first
+            while last < len(rows) and (last == first or used + len(of(last)) <= room):
+                used += len(of(last))
+                last += 1
+            if cursor < last or first >= cursor:
+                break
+            first += 1
+        while first > 0 and used + len(of(first - 1)) <= room:
+            first -= 1
+            used += len(of(first))
+        for i in range(first, last):
+            lines_i = of(i)
+            if i == cursor:
+                lines_i = [highlighted(t) for t in lines_i]
+            spans.append((len(top) + len(listing), len(top) + len(listing) + len(lines_i), i))
+            listing += lines_i
+    lines = top + listing[:max(0, room)]
+    lines += [BLANK] * (height - len(lines) - len(notes) - len(footer))
+    lines += notes + footer
+    lines = lines[:height]
+    return CompactPage(lines, x, len(footer),
+                       [sp for sp in spans if sp[1] <= len(top) + max(0, room)])
+
+
+def lobby_note(registry: Registry, member: Member, speech: Speech, rows: list[dict]) -> Text:
+    """The code of a private table of ``member``'s, to read out to friends; else, when a
+    ranked table is listed, what its mark means (in reading order: laid out where
+    it is drawn)."""
+    for row in rows:
+        if not row.get("code"):
+            continue
+        table = registry.find(row["id"])
+        if table is None:
+            continue
+        if member.table is table or any(s.held_by(member) for s in table.seats):
+            return Text(" " + speech._(
+                "Your private table #{table}: code {code} (friends press j and "
+                "type it)").format(table=row["id"], code=code_label(row["code"])),
+                style="bold")
+    if any(row.get("ranked") for row in rows):
+        return Text(" " + speech._(
+            "{mark} ranked: pays level points and badge wins (four people to the "
+            "end)").format(mark=RANKED_MARK), style="dim")
+    return Text("")
 
 
 class LobbyScreen(Screen[None]):
 
     BINDINGS = [
-        Binding("up", "move(-1)", show=False, id="lobby.up"),
-        Binding("down", "move(1)", show=False, id="lobby.down"),
+        *arrows("lobby", "move"),
         Binding("enter", "sit", show=False, id="lobby.sit"),
         Binding("w", "watch", show=False, id="lobby.watch"),
         Binding("p", "quick", show=False, id="lobby.quick"),
-        Binding("n", "new", show=False, id="lobby.new"),
+        Binding("n", "open('new')", show=False, id="lobby.new"),
         Binding("j", "code", show=False, id="lobby.code"),
         Binding("t", "take", show=False, id="lobby.take"),
-        Binding("question_mark", "help", show=False, id="lobby.help"),
+        Binding("question_mark", "open('help')", show=False, id="lobby.help"),
         Binding("q", "quit", show=False, id="lobby.quit"),
-        Binding("i", "profile", show=False, id="lobby.profile"),
-        Binding("b", "leaderboard", show=False, id="lobby.leaderboard"),
-        Binding("r", "replays", show=False, id="lobby.replays"),
-        Binding("slash", "command", show=False, id="lobby.command"),
-        Binding("e", "events", show=False, id="lobby.events"),
-        Binding("o", "options", show=False, id="lobby.options"),
+        Binding("i", "open('profile')", show=False, id="lobby.profile"),
+        Binding("b", "open('leaderboard')", show=False, id="lobby.leaderboard"),
+        Binding("r", "open('replays')", show=False, id="lobby.replays"),
+        Binding("slash", "open('command')", show=False, id="lobby.command"),
+        Binding("e", "open('events')", show=False, id="lobby.events"),
+        Binding("o", "open('options')", show=False, id="lobby.options"),
     ]
 
     def __init__(self) -> None:
@@ -318,76 +465,19 @@ class LobbyScreen(Screen[None]):
         self._taps = lines_taps(lines[-2:], first=height - 2)
 
     def paint_compact(self, width: int, height: int) -> None:
-        """Under 80×24: the title, two rows a table (its number, game and length; then
-        its status, seats and watchers), the note and the status wrapped to the width,
-        and every key of the lobby over as many rows as they need."""
+        """Under 80×24 (``compact_page``), the listing's place kept for taps."""
         board = self._board
         assert board is not None
-        speech = host(self).speech
-        _ = speech._
-        cw = min(width, W)
-        x = (width - cw) // 2
-        bar = TITLE_BAR if host(self).look.colour else "reverse"
-        head = Text(no_wrap=True)
-        head.append(" " + _("Lamma") + " ", style="bold reverse")
-        head.append("  " + _("you: {name}").format(name=host(self).member.display_name))
-        if host(self).member.guest:
-            head.append("  " + _("(guest: nothing is kept)"), style="dim")
-        title = Text(no_wrap=True, style=bar)
-        title.append_text(lay(speech, head, cw))
-        top = [fit(title, cw), BLANK]
+        app = host(self)
         keys = self._keys_for(self.rows[self.cursor] if self.rows else None)
-        # Every key of the lobby (the standard footer leaves some to the row above it,
-        # or to the help, for the table chosen: here they all go on over more rows).
-        keys = keys + [k for k in LOBBY_KEYS[1:] if k not in keys]
-        shown_keys = said_keys(speech, keys + MORE_KEYS)
-        footer = [lay(speech, line, cw) for line in boxed(shown_keys, cw - 1)]
-        notes = []
-        for part in (self._note_said, self._status_said):
-            if part.plain.strip():      # whole: the listing gives up its rows
-                notes += [lay(speech, line, cw) for line in wrap(part, cw - 1)]
-        room = height - len(top) - len(notes) - len(footer) - (1 if notes else 0)
-        rows = self.rows
-        listing: list[Text] = []
-        spans: list[tuple[int, int, int]] = []
-        if not rows:
-            listing = [lay(speech, line, cw) for line in
-                       wrap(Text("  " + _(NO_TABLES_SAID), style="dim"), cw - 1)]
-        else:
-            made: dict[int, list[Text]] = {}
-
-            def of(i: int) -> list[Text]:
-                if i not in made:
-                    made[i] = self.compact_row(rows[i], cw)
-                return made[i]
-            # the chosen table about the middle, as many whole tables as the rows hold
-            first = max(0, min(self.cursor - max(1, room // 2) // 2, len(rows) - 1))
-            while True:
-                used, last = 0, first
-                while last < len(rows) and (last == first or used + len(of(last)) <= room):
-                    used += len(of(last))
-                    last += 1
-                if self.cursor < last or first >= self.cursor:
-                    break
-                first += 1
-            while first > 0 and used + len(of(first - 1)) <= room:
-                first -= 1
-                used += len(of(first))
-            for i in range(first, last):
-                lines_i = of(i)
-                if i == self.cursor:
-                    lines_i = [highlighted(t) for t in lines_i]
-                spans.append((len(top) + len(listing), len(top) + len(listing) + len(lines_i), i))
-                listing += lines_i
-        lines = top + listing[:max(0, room)]
-        lines += [BLANK] * (height - len(lines) - len(notes) - len(footer))
-        lines += notes + footer
-        lines = lines[:height]
-        board.set_lines(lines, at=[x] * len(lines))
-        self._taps = lines_taps(lines, [x] * len(lines),
-                                rows=range(len(lines) - len(footer), len(lines)))
-        self._list_at = (x, cw)
-        self._compact_spans = [sp for sp in spans if sp[1] <= len(top) + max(0, room)]
+        page = compact_page(app.speech, app.look.colour, app.member, self.rows, self.cursor,
+                            keys, (self._note_said, self._status_said), width, height)
+        lines = page.lines
+        board.set_lines(lines, at=[page.x] * len(lines))
+        self._taps = lines_taps(lines, [page.x] * len(lines),
+                                rows=range(len(lines) - page.footer, len(lines)))
+        self._list_at = (page.x, min(width, W))
+        self._compact_spans = page.spans
 
     def _keys_for(self, chosen: dict | None) -> list[tuple[str, str]]:
         """The keys for the table chosen: back to one's own seat, take a computer
@@ -399,37 +489,6 @@ class LobbyScreen(Screen[None]):
         if chosen is not None and chosen["status"] != "waiting":
             return WATCH_KEYS
         return LOBBY_KEYS
-
-    def compact_row(self, row: dict, cw: int) -> list[Text]:
-        """A table's rows in the compact lobby: its number, game and length (the
-        status after them where the width holds it), then the status, the seats and who
-        watches, wrapped at a word (or a name) over the rows they need."""
-        speech = host(self).speech
-        _ = speech._
-        one = f"{row['id']:>3}  {game_title(speech, row['game'])}  " \
-              f"{said_length(speech, row['game'], row['length'], row.get('ranked'))}"
-        if row.get("practice"):
-            one += "  " + _("practice")
-        status = said_status(speech, row)
-        extras = [status]
-        if cell_len(one) + 3 + cell_len(status) <= cw - 1:
-            one = one + "  " + " " * (cw - 2 - cell_len(one) - cell_len(status)) + status
-            extras = []
-        # the seats' names held together (no-break spaces): a name is never cut in two
-        extras.append(speech.pgettext("list", ", ").join(
-            name.replace(" ", "\u00a0") for name in said_seats(speech, row)))
-        if row["spectators"]:
-            n = row["spectators"]
-            extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n)
-                          .replace(" ", "\u00a0"))
-        if row["private"]:
-            extras.append(_("private"))
-        two = Text("     " + " · ".join(extras), no_wrap=True)
-        out = [fit(lay(speech, Text(one, no_wrap=True), cw), cw)]
-        out += [fit(lay(speech, Text(part.plain.replace("\u00a0", " "), style=part.style,
-                                     no_wrap=True), cw), cw)
-                for part in wrap(two, cw - 1, "     ")]
-        return out
 
     def draw(self) -> None:
         """Everything again, in the player's language (also when it changes)."""
@@ -507,7 +566,7 @@ class LobbyScreen(Screen[None]):
                 cached = self._selected_text = (row, text)
             lines.append(cached[1])
         self._list = lines
-        note = self.note()
+        note = lobby_note(app.registry, app.member, speech, rows)
         if note.plain != self._note_said.plain:
             self._note_said, self._note = note, fit(lay(speech, note, W), W)
         keys = self._keys_for(rows[self.cursor] if rows else None)
@@ -534,30 +593,6 @@ class LobbyScreen(Screen[None]):
     @staticmethod
     def _takeable(row: dict) -> bool:
         return row["status"] == "playing" and any(s["kind"] == "bot" for s in row["seats"])
-
-    def note(self) -> Text:
-        """The code of a private table of yours, to read out to friends; else, when a
-        ranked table is listed, what its mark means (in reading order: laid out where
-        it is drawn)."""
-        member = host(self).member
-        for row in self.rows:
-            if not row.get("code"):
-                continue
-            table = host(self).registry.find(row["id"])
-            if table is None:
-                continue
-            if member.table is table or any(s.held_by(member) for s in table.seats):
-                speech = host(self).speech
-                return Text(" " + speech._(
-                    "Your private table #{table}: code {code} (friends press j and "
-                    "type it)").format(table=row["id"], code=code_label(row["code"])),
-                    style="bold")
-        if any(row.get("ranked") for row in self.rows):
-            speech = host(self).speech
-            return Text(" " + speech._(
-                "{mark} ranked: pays level points and badge wins (four people to the "
-                "end)").format(mark=RANKED_MARK), style="dim")
-        return Text("")
 
     def notice(self, text: str) -> None:
         """A word from the room (an operator's announcement) while in the lobby."""
@@ -621,9 +656,9 @@ class LobbyScreen(Screen[None]):
             return
         host(self).open_table()
 
-    def action_command(self) -> None:
-        from .command import CommandScreen
-        host(self).push_screen(CommandScreen())
+    def action_open(self, name: str) -> None:
+        """Another of the room's screens, by its name (``OPENS``)."""
+        host(self).push_screen(OPENS[name]())
 
     def action_quick(self) -> None:
         app = host(self)
@@ -639,7 +674,8 @@ class LobbyScreen(Screen[None]):
                 app.open_table()
                 return
         try:
-            table = app.registry.create("estimation", creator=app.member)
+            # the catalogue's first game, as the new-table form's first choice
+            table = app.registry.create(GAMES[0], creator=app.member)
             try:
                 table.sit(app.member, 0)
             except RoomError:
@@ -724,19 +760,6 @@ class LobbyScreen(Screen[None]):
         if host(self).member.table is not None:
             host(self).push_screen(TableScreen(notice=notice))
 
-    def action_options(self) -> None:
-        """Language, Arabic text mode and the look of cards, from the lobby too."""
-        from .options import OptionsScreen
-        host(self).push_screen(OptionsScreen())
-
-    def action_new(self) -> None:
-        from .create import CreateScreen
-        host(self).push_screen(CreateScreen())
-
-    def action_help(self) -> None:
-        from .help import HelpScreen
-        host(self).push_screen(HelpScreen(None))
-
     def action_quit(self) -> None:
         """Asks once (a stray tap must not end the session): ``q`` again or ``y``
         quits, any other key or a tap stays (``on_key``)."""
@@ -761,22 +784,6 @@ class LobbyScreen(Screen[None]):
         """Not quitting after all: the question goes."""
         self.asking_quit = False
         self.set_status("")
-
-    def action_profile(self) -> None:
-        from .profile import ProfileScreen
-        host(self).push_screen(ProfileScreen())
-
-    def action_leaderboard(self) -> None:
-        from .profile import LeaderboardScreen
-        host(self).push_screen(LeaderboardScreen())
-
-    def action_replays(self) -> None:
-        from .replay import ReplayListScreen
-        host(self).push_screen(ReplayListScreen())
-
-    def action_events(self) -> None:
-        from .events import EventsScreen
-        host(self).push_screen(EventsScreen())
 
     def on_click(self, event: events.Click) -> None:
         """A tap on a key presses it; on a table, chooses it, and on the chosen table

@@ -7,22 +7,18 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.screen import Screen
 
 from .. import settings
 from ..arabic import term_said
 from ..host import host
 from ..i18n import LANGUAGE_NAMES, LANGUAGES, N_
-from ..widgets.board import Board
-from ..widgets.taps import lines_taps, tap_at
-from .sizes import SMALL, enlarge_lines, layout
+from .frame import BoardScreen
 from .table_compact import wrap
 from .textmode import TextModeScreen
 from .words import lay
 
 if TYPE_CHECKING:
-    pass
+    from ..widgets.board import Board
 
 OPTIONS = [
     ("a", "unicode", N_("ASCII suits (S H D C) instead of ♠ ♥ ♦ ♣"), True),
@@ -32,27 +28,9 @@ OPTIONS = [
 ]
 
 
-class OptionsScreen(Screen[None]):
+class OptionsScreen(BoardScreen):
 
-    AUTO_FOCUS = ""
-    _lines: list[Text] = []
-
-    def compose(self) -> ComposeResult:
-        yield Board()
-
-    def on_mount(self) -> None:
-        self.draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.call_after_refresh(self.draw)
-
-    def draw(self) -> None:
-        board = self.query_one(Board)
-        if layout(board.size.width, board.size.height) == SMALL:
-            self._lines = []
-            board.set_lines(enlarge_lines(board.size.width, board.size.height,
-                                          host(self).speech))
-            return
+    def paint(self, board: Board) -> list[Text]:
         look = host(self).look
         speech = host(self).speech
         _ = speech._
@@ -100,18 +78,7 @@ class OptionsScreen(Screen[None]):
         # a line longer than the window (a phone) goes on under its words
         lines = [lay(speech, part, width) for line in lines
                  for part in wrap(line, width - 1, " " * 10)]
-        self._lines = lines + [Text("")] * max(0, h - len(lines) - 1) + [lay(speech, keys,
-                                                                            width)]
-        board.set_lines(self._lines)
-
-    def on_click(self, event: events.Click) -> None:
-        """A tap on an option's key (or the footer's) presses it (issue 26)."""
-        board = self.query_one(Board)
-        tap = tap_at(lines_taps(self._lines), event.screen_x - board.region.x,
-                     event.screen_y - board.region.y)
-        if tap is not None:
-            event.stop()
-            host(self).post_message(events.Key(tap.key, tap.char or None))
+        return lines + [Text("")] * max(0, h - len(lines) - 1) + [lay(speech, keys, width)]
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

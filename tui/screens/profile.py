@@ -9,15 +9,15 @@ import time
 from rich.text import Text
 from textual.binding import Binding
 
+from engine.records import BADGE_WINS
 from engine.room import title
 
 from ..host import host
-from ..i18n import N_
+from ..i18n import N_, Speech
+from .frame import arrows
 from .record import RecordScreen, W
 from .words import columns, game_title, pad
 
-BADGE_TITLES = {"estimation": N_("Estimation ★ (5 wins)"),
-                "tarneeb41": N_("Tarneeb 41 ★ (5 wins)")}
 BOARD_ROWS = 17
 NO_RECORDS = N_("This room keeps no records (it runs without a data folder).")
 # The statistics' columns: heading and width (the game's first, left-aligned).
@@ -26,6 +26,13 @@ STAT_COLUMNS = ((N_("game"), 18), (N_("matches"), 7), (N_("wins"), 6), (N_("draw
                 (N_("calls %"), 9), (N_("dash %"), 8))
 PROFILE_KEYS = [("b", N_("leaderboard")), ("r", N_("replays")), ("esc", N_("back"))]
 BOARD_KEYS = [("↑↓", N_("scroll")), ("r", N_("replays")), ("esc", N_("back"))]
+
+
+def badge_title(speech: Speech, badge: str) -> str:
+    """A badge as the profile names it: its game's title, the star, and the wins it
+    took (the engine's rule, E-40)."""
+    return speech.ngettext("{game} ★ ({n} win)", "{game} ★ ({n} wins)", BADGE_WINS).format(
+        game=game_title(speech, badge), n=BADGE_WINS)
 
 
 def pct(value) -> str:
@@ -46,8 +53,6 @@ class LinkedRecordScreen(RecordScreen):
 
 class ProfileScreen(LinkedRecordScreen):
     BINDINGS = [
-        Binding("escape", "back", show=False, id="profile.back"),
-        Binding("q", "back", show=False, id="profile.back_q"),
         Binding("b", "leaderboard", show=False, id="profile.leaderboard"),
         Binding("r", "replays", show=False, id="profile.replays"),
         Binding("l", "link_browser", show=False, id="profile.link_browser"),
@@ -128,8 +133,8 @@ class ProfileScreen(LinkedRecordScreen):
         lines = [self.field(N_("Name"), Text(prof["name"], style="bold")),
                  self.field(N_("Level points"), Text(f"{prof['level_points']}", style="bold"))]
         if prof["badges"]:
-            badges = Text(", ".join(_(BADGE_TITLES[b]) if b in BADGE_TITLES else b
-                                    for b in prof["badges"]), style="bold yellow")
+            badges = Text(", ".join(badge_title(speech, b) for b in prof["badges"]),
+                          style="bold yellow")
         else:
             badges = Text(_("none yet (five wins in matches held by people earn one)"))
         lines += self.field_lines(N_("Badges"), badges)
@@ -226,12 +231,7 @@ class ProfileScreen(LinkedRecordScreen):
 
 class LeaderboardScreen(LinkedRecordScreen):
     BINDINGS = [
-        Binding("escape", "back", show=False, id="leaderboard.back"),
-        Binding("q", "back", show=False, id="leaderboard.back_q"),
-        Binding("up", "move(-1)", show=False, id="leaderboard.up"),
-        Binding("down", "move(1)", show=False, id="leaderboard.down"),
-        Binding("pageup", "move(-10)", show=False, id="leaderboard.page_up"),
-        Binding("pagedown", "move(10)", show=False, id="leaderboard.page_down"),
+        *arrows("leaderboard", "move", 10),
         Binding("r", "replays", show=False, id="leaderboard.replays"),
     ]
     KEYS = BOARD_KEYS

@@ -11,42 +11,35 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
 from textual.css.query import NoMatches
-from textual.screen import Screen
 
 from ..host import host
 from ..i18n import N_
-from ..widgets.lines import Block, KeyBar, Line, TapLinesMixin, title_bar
+from ..widgets.lines import Block, KeyBar, Line, title_bar
+from .frame import PageScreen, arrows
 from .sizes import MIN_H, MIN_W, STD_H, STD_W
 from .table_draw import wrap
 from .words import Laid, block, lay, said_keys, too_small_text
 
 if TYPE_CHECKING:
-    pass
+    from textual.app import ComposeResult
 
 W = 80
 TITLE_ROWS = 3      # at most, on a phone
 
 
-class RecordScreen(TapLinesMixin, Screen[None]):
+class RecordScreen(PageScreen):
     """Shared frame: a title line, a text block, the too-small notice, the keys. Laid
     out for the window (80 columns at most; under 80×24 the compact layout, which
     fills the window: lamma.tcss)."""
 
 
-    AUTO_FOCUS = ""
     KEYS: list[tuple[str, str]] = [("esc", N_("back"))]
     BLOCK_ID = "record-text"
     # A block longer than its rows scrolls (a phone: issue 44): ↑↓ a line, PgUp PgDn a
     # page, the wheel three lines; a screen whose ↑↓ choose a row binds them itself.
     BINDINGS = [
-        Binding("up", "scroll_block(-1)", show=False, id="record.up"),
-        Binding("down", "scroll_block(1)", show=False, id="record.down"),
-        Binding("pageup", "scroll_block(-100)", show=False, id="record.page_up"),
-        Binding("pagedown", "scroll_block(100)", show=False, id="record.page_down"),
+        *arrows("record", "scroll_block", 100),
     ]
     top = 0                 # the block's first line shown where it scrolls
     page_rows = 0           # the lines a page shows while it scrolls (0: all fit)
@@ -54,22 +47,13 @@ class RecordScreen(TapLinesMixin, Screen[None]):
     _keys_now: list[tuple[str, str]] | None = None
     title_rows = 1          # the rows the title takes (more on a phone: ``set_title``)
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="body"):
-            yield Line(id="record-title")
-            yield Block(id=self.BLOCK_ID, classes="record-block")
-        yield Line(id="too-small")
-        yield KeyBar(id="keys")
-
-    def on_mount(self) -> None:
-        self.draw()
+    def parts(self) -> ComposeResult:
+        yield Line(id="record-title")
+        yield Block(id=self.BLOCK_ID, classes="record-block")
 
     def on_screen_resume(self) -> None:
         if self.is_mounted:
             self.draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.draw()
 
     @property
     def width(self) -> int:
@@ -186,6 +170,3 @@ class RecordScreen(TapLinesMixin, Screen[None]):
 
     def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
         self.action_scroll_block(-3)
-
-    def action_back(self) -> None:
-        host(self).pop_screen()

@@ -25,6 +25,7 @@ from engine.room import RoomError
 from ..cards import RANKS, SUIT_ORDER
 from ..host import host
 from ..i18n import N_
+from .frame import steps
 from .record import RecordScreen
 
 MARK_WORDS = {"inaccuracy": N_("inaccuracy"), "mistake": N_("mistake"),
@@ -38,13 +39,8 @@ class ReviewScreen(RecordScreen):
     (the record screens' frame)."""
 
     BINDINGS = [
-        Binding("right", "step(1)", show=False, id="review.next"),
-        Binding("left", "step(-1)", show=False, id="review.previous"),
-        Binding("home", "jump(0)", show=False, id="review.first"),
-        Binding("end", "jump(-1)", show=False, id="review.last"),
+        *steps("review"),
         Binding("tab", "seat", show=False, id="review.seat"),
-        Binding("escape", "back", show=False, id="review.back"),
-        Binding("q", "back", show=False, id="review.back_q"),
     ]
     KEYS = [("← →", N_("decision")), ("Home End", N_("first/last")), ("esc", N_("back"))]
     BLOCK_ID = "review-text"

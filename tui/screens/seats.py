@@ -7,11 +7,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input
 
 from engine.room import RoomError, Table
@@ -19,22 +15,18 @@ from engine.room import RoomError, Table
 from ..host import host
 from ..i18n import N_, Speech
 from ..sentences import say
-from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
-from .words import block, dialog_width, said_keys, too_small_text
+from ..widgets.lines import Lines
+from .frame import DialogScreen
 
 if TYPE_CHECKING:
-
-    pass
-
-CODE_KEYS = [("enter", N_("join")), ("esc", N_("back"))]
+    from textual.app import ComposeResult
 
 
-class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
+class JoinCodeScreen(DialogScreen[Table]):
     """Type a table's code; dismissed with the table once the code is right.
     A wrong code stays here with a message (the registry limits the tries)."""
 
-
-    BINDINGS = [Binding("escape", "cancel", show=False, id="code.back")]
+    KEYS = [("enter", N_("join")), ("esc", N_("back"))]
     # What the dialog says (marked): its title, and what to type.
     TITLE_WORDS = (N_("Join a private table"), N_("Type the code its creator gave you"))
 
@@ -48,38 +40,28 @@ class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
             await registry.refresh(code=code)
         return registry.find_code(member, code)
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Lines(None, id="code-text")
-            # Only what a code can hold: the Input refuses anything else as typed.
-            speech = host(self).speech
-            code = Input(id="code-input", max_length=16, restrict=r"[A-Za-z0-9 -]*",
-                         placeholder=speech.show(speech._("e.g. {code}").format(
-                             code="K7QM-R2XD")))
-            code.cursor_blink = False
-            yield code
-            yield Lines(None, id="code-status")
-        yield Line(id="too-small")
-        yield KeyBar(id="keys")
+    def parts(self) -> ComposeResult:
+        yield Lines(None, id="code-text")
+        # Only what a code can hold: the Input refuses anything else as typed.
+        speech = self.speech
+        code = Input(id="code-input", max_length=16, restrict=r"[A-Za-z0-9 -]*",
+                     placeholder=speech.show(speech._("e.g. {code}").format(
+                         code="K7QM-R2XD")))
+        code.cursor_blink = False
+        yield code
+        yield Lines(None, id="code-status")
 
     def on_mount(self) -> None:
-        self.draw()
-        self.query_one("#code-input", Input).focus()
+        self.query_one("#code-input", Input).focus()    # (then the frame draws)
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.draw()
-
-    def draw(self) -> None:
-        speech = host(self).speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
-        self.query_one("#keys", KeyBar).show(said_keys(speech, CODE_KEYS), speech)
-        _ = speech._
-        width = dialog_width(host(self).size.width)
+    def paint(self) -> None:
+        _ = self.speech._
+        width = self.inside
         lines: list[Text | str] = [Text(" " + _(self.TITLE_WORDS[0]), style="bold"), ""]
         for said in (_(self.TITLE_WORDS[1]),
                      _("(capitals and dashes do not matter).")):
             lines += [" " + part for part in textwrap.wrap(said, width - 2) or [said]]
-        self.query_one("#code-text", Lines).set(block(speech, lines, width))
+        self.set_block("code-text", lines)
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -89,30 +71,21 @@ class JoinCodeScreen(TapLinesMixin, ModalScreen[Table]):
             table = await self.find(app.member, event.value)
         except RoomError as exc:
             box.value = ""
-            speech = app.speech
             # The dialog is 80 columns at most: wrap rather than cut the reason short.
-            width = dialog_width(app.size.width)
-            self.query_one("#code-status", Lines).set(block(speech, [
-                Text(" " + line, style="bold red")
-                for line in textwrap.wrap(speech.error(exc), min(59, width - 5))], width))
+            self.refuse("code-status", app.speech.error(exc), min(59, self.inside - 5))
             return
         self.dismiss(table)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
-
-class TakeSeatScreen(TapLinesMixin, ModalScreen[int]):
+class TakeSeatScreen(DialogScreen[int]):
     """Choose which computer player's seat to take at ``table``; dismissed with
     the seat number, or None (Esc)."""
-
 
     BINDINGS = [
         Binding("0", "choose(0)", show=False, id="take.seat0"),
         Binding("1", "choose(1)", show=False, id="take.seat1"),
         Binding("2", "choose(2)", show=False, id="take.seat2"),
         Binding("3", "choose(3)", show=False, id="take.seat3"),
-        Binding("escape", "cancel", show=False, id="take.back"),
     ]
 
     def __init__(self, table, full: bool = False) -> None:
@@ -123,25 +96,16 @@ class TakeSeatScreen(TapLinesMixin, ModalScreen[int]):
     def seats(self) -> list[int]:
         return [i for i, s in enumerate(self.table.seats) if s.kind == "bot"]
 
-    def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Lines(None, id="take-text")
-            yield Lines(id="take-status")
-        yield Line(id="too-small")
-        yield KeyBar(id="keys")
+    def parts(self) -> ComposeResult:
+        yield Lines(None, id="take-text")
+        yield Lines(id="take-status")
 
-    def on_mount(self) -> None:
-        self.draw()
+    def keys(self) -> list[tuple[str, str]]:
+        return [("0-3", N_("seat")), ("esc", N_("watch") if self.full else N_("back"))]
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.draw()
-
-    def draw(self) -> None:
-        speech = host(self).speech
-        self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
-        width = dialog_width(host(self).size.width)
-        keys = [("0-3", N_("seat")), ("esc", N_("watch") if self.full else N_("back"))]
-        self.query_one("#keys", KeyBar).show(said_keys(speech, keys), speech)
+    def paint(self) -> None:
+        speech = self.speech
+        width = self.inside
         _ = speech._
         table = self.table
         lines: list[Text | str] = [
@@ -166,19 +130,16 @@ class TakeSeatScreen(TapLinesMixin, ModalScreen[int]):
         else:
             lines += [Text(" " + line, style="dim") for line in textwrap.wrap(_(
                 "The match has not started: it still counts for level points."), width - 2)]
-        self.query_one("#take-text", Lines).set(block(speech, lines, width))
+        self.set_block("take-text", lines)
 
     def action_choose(self, seat: int) -> None:
         if seat not in self.seats():
-            speech = host(self).speech
-            self.query_one("#take-status", Lines).set(block(speech, [Text(
+            speech = self.speech
+            self.set_block("take-status", [Text(
                 speech._("Seat {seat} is not a computer player's.").format(seat=seat),
-                style="bold red")], dialog_width(host(self).size.width)))
+                style="bold red")])
             return
         self.dismiss(seat)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 def take_seat(table, member, seat: int, speech: Speech | None = None) -> str:

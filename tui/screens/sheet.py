@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.screen import Screen
+
+from engine.catalogue import terms
 
 from ..host import host
 from ..i18n import N_
 from ..widgets.board import Board
-from ..widgets.taps import lines_taps, tap_at
-from .sizes import COMPACT, SMALL, enlarge_lines, layout
+from .frame import BoardScreen
+from .sizes import COMPACT, layout
 from .table_draw import Cell, cells_row, right_align
 from .table_keys import pgettext
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 KINDS = {"auction": pgettext("kind", "auction"), "fast": pgettext("kind", "fast"),
          "fixed": pgettext("kind", "fixed"), "hand": pgettext("kind", "hand")}
 LEGEND = N_("scroll   bold: the caller · cells: declared/taken points")
-# Tarneeb 41 has no caller: its cells only.
+# A game without a caller (Tarneeb 41): its cells only.
 LEGEND_HANDS = N_("scroll   cells: declared/taken points")
 
 
@@ -115,9 +115,7 @@ def sheet_ends(speech: Speech, view: Any, names: list[str]) -> tuple[Text, Text]
     return hdr, tot
 
 
-class SheetScreen(Screen):
-
-    AUTO_FOCUS = ""
+class SheetScreen(BoardScreen):
 
     def __init__(self, table_screen) -> None:
         super().__init__()
@@ -125,16 +123,9 @@ class SheetScreen(Screen):
         self.top = 0
         self._lines: list[Text] = []
 
-    def compose(self) -> ComposeResult:
-        yield Board()
-
     def on_mount(self) -> None:
         rows = self.body()
-        self.top = max(0, len(rows) - (self.size.height - 5))
-        self.draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.call_after_refresh(self.draw)
+        self.top = max(0, len(rows) - (self.size.height - 5))   # (then the frame draws)
 
     def body(self) -> list[Text]:
         return sheet_body(host(self).speech, self.ts.look, self.ts.view)
@@ -142,21 +133,15 @@ class SheetScreen(Screen):
     def legend(self) -> str:
         """The legend's words (marked): the caller's bold is Estimation's only."""
         facts = self.ts.facts()
-        return LEGEND_HANDS if facts is not None and facts.game == "tarneeb41" else LEGEND
+        return LEGEND_HANDS if facts is not None and not terms(facts.game).caller else LEGEND
 
-    def draw(self) -> None:
-        board = self.query_one(Board)
+    def drawable(self, board: Board) -> bool:
+        return board.size.height > 0
+
+    def paint(self, board: Board) -> list[Text]:
         h = board.size.height
-        if h <= 0:
-            return
-        if layout(board.size.width, board.size.height) == SMALL:
-            self._lines = []
-            board.set_lines(enlarge_lines(board.size.width, board.size.height,
-                                          host(self).speech))
-            return
         if layout(board.size.width, h) == COMPACT:
-            self.draw_compact(board)
-            return
+            return self.compact_lines(board)
         ts, speech = self.ts, host(self).speech
         _ = speech._
         head = Text(" " + _("Score sheet"), style="bold reverse")
@@ -176,10 +161,9 @@ class SheetScreen(Screen):
             laid = {id(head), id(keys)}
             lines = [speech.line(line, w) if id(line) in laid else right_align(speech, line, w)
                      for line in lines]
-        self._lines = lines
-        board.set_lines(lines)
+        return lines
 
-    def draw_compact(self, board: Board) -> None:
+    def compact_lines(self, board: Board) -> list[Text]:
         """Under 80×24 (a phone): two rows a round (its number and call, then each
         player's declared/taken; under them the points), the players' names cut to
         their column, the legend and the keys wrapped to the width."""
@@ -236,18 +220,7 @@ class SheetScreen(Screen):
         room = max(2, h - 3 - len(legend) - len(keys))
         self.top = max(0, min(self.top, len(body) - room))
         shown = body[self.top:self.top + room]
-        lines = [head, hdr, *shown, *([Text("")] * (room - len(shown))), tot, *legend, *keys]
-        self._lines = lines
-        board.set_lines(lines)
-
-    def on_click(self, event: events.Click) -> None:
-        """A tap on a key's box presses it (issue 26)."""
-        board = self.query_one(Board)
-        tap = tap_at(lines_taps(self._lines), event.screen_x - board.region.x,
-                     event.screen_y - board.region.y)
-        if tap is not None:
-            event.stop()
-            host(self).post_message(events.Key(tap.key, tap.char or None))
+        return [head, hdr, *shown, *([Text("")] * (room - len(shown))), tot, *legend, *keys]
 
     def on_key(self, event: events.Key) -> None:
         event.stop()

@@ -13,19 +13,15 @@ from typing import TYPE_CHECKING
 from rich.cells import cell_len
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.screen import Screen
 
 from .. import settings
 from ..host import host
 from ..i18n import N_, Speech
-from ..widgets.board import Board
-from ..widgets.taps import lines_taps, tap_at
-from .sizes import SMALL, enlarge_lines, layout
+from .frame import BoardScreen
 from .words import lay
 
 if TYPE_CHECKING:
-    pass
+    from ..widgets.board import Board
 
 # Both lines say the same: "this line reads correctly: press <n>". Not in the
 # catalogue: they are the test itself, the same in every language.
@@ -40,29 +36,11 @@ SAID_2 = N_("2: the terminal does it (GNOME Terminal, Konsole, mlterm).")
 SAID_LATER = N_("The options screen (o) changes it later.")
 
 
-class TextModeScreen(Screen[None]):
+class TextModeScreen(BoardScreen):
 
-    AUTO_FOCUS = ""
-    _lines: list[Text] = []
-
-    def compose(self) -> ComposeResult:
-        yield Board()
-
-    def on_mount(self) -> None:
-        self.draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.call_after_refresh(self.draw)
-
-    def draw(self) -> None:
+    def paint(self, board: Board) -> list[Text]:
         """English for whoever cannot read the Arabic yet, and the same in Arabic
         (drawn in the mode in force: the right line below says which mode that is)."""
-        board = self.query_one(Board)
-        if layout(board.size.width, board.size.height) == SMALL:
-            self._lines = []
-            board.set_lines(enlarge_lines(board.size.width, board.size.height,
-                                          host(self).speech))
-            return
         width = board.size.width or 80
         speech = host(self).speech
         _ = speech._
@@ -123,17 +101,7 @@ class TextModeScreen(Screen[None]):
         if len(lines) + len(later) <= room:
             lines += later
         lines = lines[:max(1, room)]
-        self._lines = lines + [Text("")] * max(0, h - len(lines) - len(footer)) + footer
-        board.set_lines(self._lines)
-
-    def on_click(self, event: events.Click) -> None:
-        """A tap on a number's box (a test line's, or the footer's) chooses it."""
-        board = self.query_one(Board)
-        tap = tap_at(lines_taps(self._lines), event.screen_x - board.region.x,
-                     event.screen_y - board.region.y)
-        if tap is not None:
-            event.stop()
-            host(self).post_message(events.Key(tap.key, tap.char or None))
+        return lines + [Text("")] * max(0, h - len(lines) - len(footer)) + footer
 
     def on_key(self, event: events.Key) -> None:
         event.stop()
