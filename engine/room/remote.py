@@ -165,20 +165,16 @@ class ClusterSide:
 
     def frame_written(self, table: Table, what: What = "state") -> bool:
         """``table`` (ours, or shown here for another process) is about to tell its
-        members ``what`` changed. With members elsewhere its frame is written first
-        (True: ours are told here once it is committed: no process shows less than
-        another has shown), and so is a line of chat in any case (issue 41: a process
-        that takes the table over keeps every line its members saw: the frame is what
-        it starts from; the moves are in the action log); otherwise its lobby row goes
-        out at the end of this loop turn, if it changed (False: tell them now)."""
+        members ``what`` changed. With members elsewhere, or for a line of chat (a
+        takeover keeps every line heard), its frame is written first (True: ours are
+        told once it is committed, and every later change waits its turn behind it);
+        otherwise its lobby row goes out at the end of this loop turn (False)."""
         if table.replica is not None:
             return False
         f = self._frames.get(table.id)
         waiting = f is not None and f.table is table and bool(f.tells or f.telling)
         if (what == "chat" or waiting
                 or any(isinstance(m, RemoteMember) for m in table.members())):
-            # (Behind a change told after its frame, every later one waits its turn:
-            # members hear them in the order they happened.)
             self._due.pop(table.id, None)
             self._frame_due(table, what)
             return True
