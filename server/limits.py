@@ -314,7 +314,7 @@ def address_key(host: str) -> str:
 
 class RemoteRequests:
     """What members connected to other processes of the room may ask of the tables this
-    process drives (``ClusterSide.allowed``): each session's and each address's requests
+    process drives (``Requests.allowed``, engine/room/requests.py): each session's and each address's requests
     a second as a JSON session's here (``json_rate``, ``op_cost``), whatever its own
     process let through, so that a request from elsewhere costs what it does here.
     Guests are counted by their address, a key's sessions by their key."""

@@ -90,7 +90,7 @@ class RoomService:
             side = self.cluster.side
             assert side is not None
             side.on_login = self.remote_login
-            side.allowed = RemoteRequests(config.limits).allow
+            side.requests.allowed = RemoteRequests(config.limits).allow
             self.table_store.on_lease_lost = side.lease_lost
         self.moderation = Moderation(self)
         self.registry.moderator = self.moderation

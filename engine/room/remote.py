@@ -118,16 +118,6 @@ class ClusterSide:
         # Requests from members elsewhere run here, and what drivers tell ours.
         self.requests = Requests(self)
 
-    @property
-    def allowed(self) -> Callable[[dict[str, Any]], bool]:
-        """The server's (server/limits.py): is a request from a member elsewhere within
-        what a member here may ask (its session's and its address's rates)?"""
-        return self.requests.allowed
-
-    @allowed.setter
-    def allowed(self, check: Callable[[dict[str, Any]], bool]) -> None:
-        self.requests.allowed = check
-
     # ------------------------------------------------------------ sessions
     def own_session(self, sid: str) -> Member | None:
         """This process's member with session id ``sid``, while it is connected."""
