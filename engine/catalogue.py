@@ -112,7 +112,8 @@ def pgettext(context: str, message: str) -> str:
 
 # The games' own words, said in a game's context (``Terms.context``) where drawn:
 # marked here, where the contexts are named.
-GAME_WORDS = (pgettext("estimation", "trump"), pgettext("tarneeb", "trump"))
+GAME_WORDS = (pgettext("estimation", "trump"), pgettext("tarneeb", "trump"),
+              N_("Trump"), pgettext("tarneeb", "Trump"))
 
 
 def terms(game: str | None) -> Terms:

@@ -31,7 +31,6 @@ from tui.i18n import (
 ROOT = Path(__file__).resolve().parent.parent
 KEYWORDS = {
     "_": None, "N_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2),
-    "NP_": ((1, "c"), 2),
     "IllegalAction": None, "RoomError": None,
 }
 SOURCES = ("tui", "engine")

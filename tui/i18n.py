@@ -47,13 +47,6 @@ def N_(message: str) -> str:
     return message
 
 
-def NP_(context: str, message: str) -> str:
-    """Mark ``message`` in ``context`` for the catalogue without translating it (a
-    word a game says its own way, said through ``Speech.pgettext`` where it is drawn
-    with a context that comes from the game's ``Terms``)."""
-    return message
-
-
 # ------------------------------------------------------------------ choosing
 def language_from_env(env: Mapping[str, object]) -> str | None:
     """The language a client's locale variables ask for (POSIX order: ``LC_ALL``,

@@ -16,7 +16,7 @@ from engine.room.narration import ROUND, Said
 
 from ..arabic import term
 from ..cards import Look
-from ..i18n import N_, NP_, Speech
+from ..i18n import N_, Speech
 from .table_keys import KeyContext
 from .table_state import TableFacts, TableState, Turn, View
 from .table_text import BID_RE, CARD_RE, Hit, W, ended, fit, rtl_fit, wrap
@@ -109,13 +109,9 @@ class Scene:
         catalogue does not know)."""
         return self._(TITLES[self.facts.game]) if self.facts.game in TITLES else self.facts.title
 
-    # The words a game says its own way (``Terms.context``), marked for the catalogue:
-    # ``game_word`` says them.
-    GAME_WORDS = (N_("Trump"), NP_("tarneeb", "Trump"))
-
     def game_word(self, message: str) -> str:
         """``message`` in the game's own words where its language has them (Tarneeb's
-        "Trump"), else as said everywhere."""
+        "Trump"), else as said everywhere (marked: ``engine.catalogue.GAME_WORDS``)."""
         said = self.speech.pgettext(self.terms.context, message)
         return said if said != message else self._(message)
 
