@@ -48,33 +48,22 @@ from .catalogue import DEFAULT_LEVEL, parse_game, title
 from .codes import code_matches, new_code, normalize_code
 from .errors import N_, RoomError, Said
 from .members import Member
-from .store import BoardStarted, EventRow, EventStore, Records, ResultRow
-from .table import Moderator, Table, TableLog
+from .store import BoardStarted, EventRow, EventStore, ResultRow
+from .table import Room, Table
 
 log = logging.getLogger("lamma.events")
 
 
-class Listed(Protocol):
-    def shown_tables(self) -> list[Table]: ...
-
-
-class Boards(Protocol):
-    """What the events ask of the room (``registry.Registry``): its tables, the boards'
-    own tables, its store and moderators."""
+class Boards(Room, Protocol):
+    """What the events ask of the room (``registry.Registry``): what a table asks of
+    it, and its tables and the boards' own tables."""
 
     tables: dict[str, Table]
-    store: TableLog
-    moderator: Moderator
-
-    @property
-    def records(self) -> Records | None: ...
-    @property
-    def side(self) -> Listed | None: ...
 
     def board_allowed(self) -> None: ...
     def create_board(self, game: str, event: EventBoard, address: str = "") -> Table: ...
     def close_table(self, table: Table, reason: str) -> None: ...
-    def gc_table(self, table: Table) -> None: ...
+
 
 DAY = 86400.0
 DAILY_HOURS = 24.0          # a daily event is open from 00:00 UTC for this long

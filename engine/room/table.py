@@ -288,6 +288,9 @@ class Side(Protocol):
     def frame_written(self, table: Table, what: What = "state") -> bool:
         """True if ``table``'s members are told once its frame is written elsewhere."""
 
+    def shown_tables(self) -> list[Table]:
+        """The other processes' tables, as this one shows them."""
+
 
 class Room(Protocol):
     """What a table and its parts ask of the room (``registry.Registry``)."""
