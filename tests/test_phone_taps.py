@@ -199,3 +199,30 @@ async def test_the_lobby_keys_row_is_tappable(key, screen_name):
         await pilot.click(offset=box(app, "esc"))
         await pilot.pause()
         assert type(app.screen).__name__ == "LobbyScreen"
+
+
+async def test_the_table_log_shows_the_chat_scrolls_and_its_back_box_is_tapped():
+    """The log (``e`` at a compact table) is a board page: its chat, its keys' boxes
+    tappable, and drawn centred at most W wide when the window grows under it."""
+    from tui.screens.log import LogScreen
+    app = new_app()
+    async with app.run_test(size=SIZE) as pilot:
+        table, members = await seated(pilot, app)
+        table.say(members[1], "hello from p1")
+        await redraw(pilot, app)
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, LogScreen)
+        rows = shown(app)
+        assert rows[0].startswith(" Table log") and any("hello from p1" in r for r in rows)
+        await pilot.press("down")
+        await pilot.pause()
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        await pilot.pause()
+        assert shown(app)[0].startswith(" " * 10 + " Table log"), shown(app)[0]
+        x, y = box(app, "esc")
+        assert x >= 10
+        await pilot.click(offset=(x, y))
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)

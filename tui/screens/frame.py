@@ -163,6 +163,7 @@ class BoardScreen(Screen[Any]):
 
     AUTO_FOCUS = ""
     _lines: list[Text] = []
+    _left = 0
 
     def compose(self) -> ComposeResult:
         yield Board()
@@ -187,15 +188,20 @@ class BoardScreen(Screen[Any]):
                                           host(self).speech))
             return
         self._lines = self.paint(board)
-        board.set_lines(self._lines)
+        self._left = self.left(board)
+        board.set_lines(self._lines, at=[self._left] * len(self._lines))
 
     def paint(self, board: Board) -> list[Text]:  # pragma: no cover - each page its own
         return []
 
+    def left(self, board: Board) -> int:
+        """The column the page's lines start at (a page narrower than the board)."""
+        return 0
+
     def on_click(self, event: events.Click) -> None:
         """A tap on a key's box (the footer's, or one in the page) presses it (issue 26)."""
         board = self.query_one(Board)
-        tap = tap_at(lines_taps(self._lines), event.screen_x - board.region.x,
+        tap = tap_at(lines_taps(self._lines, [self._left] * len(self._lines)), event.screen_x - board.region.x,
                      event.screen_y - board.region.y)
         if tap is not None:
             event.stop()

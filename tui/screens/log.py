@@ -13,16 +13,13 @@ from typing import Any, Protocol
 
 from rich.text import Text
 from textual import events
-from textual.app import ComposeResult
-from textual.screen import Screen
 
 from engine.room.events import TableChange
 
 from ..host import host
 from ..i18n import N_
 from ..widgets.board import BLANK, Board
-from ..widgets.taps import Tap, lines_taps, tap_at
-from .sizes import SMALL, enlarge_lines, layout
+from .frame import BoardScreen
 from .table_keys import pgettext
 from .table_scene import Scene, said_lines
 from .table_state import TableFacts, View
@@ -48,24 +45,12 @@ class LoggedTable(Protocol):
     def table_changed(self, change: TableChange) -> None: ...
 
 
-class LogScreen(Screen[None]):
-
-    AUTO_FOCUS = ""
+class LogScreen(BoardScreen):
 
     def __init__(self, table_screen: LoggedTable) -> None:
         super().__init__()
         self.ts = table_screen
         self.top = 0                        # the first row shown
-        self._taps: list[Tap] = []
-
-    def compose(self) -> ComposeResult:
-        yield Board()
-
-    def on_mount(self) -> None:
-        self.draw()
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.call_after_refresh(self.draw)
 
     def table_changed(self, change: TableChange) -> None:
         """The table changed: the table screen under this one takes it, then the log
@@ -109,17 +94,14 @@ class LogScreen(Screen[None]):
             lines += said_lines(sc, t, width, 4)
         return lines
 
-    def draw(self) -> None:
-        board = self.query_one(Board)
-        width, height = board.size
-        if width <= 0 or height <= 0:
-            return
-        if layout(board.size.width, board.size.height) == SMALL:
-            self._taps = []
-            board.set_lines(enlarge_lines(board.size.width, board.size.height,
-                                          host(self).speech))
-            return
+    def drawable(self, board: Board) -> bool:
+        return board.size.width > 0 and board.size.height > 0
 
+    def left(self, board: Board) -> int:
+        return (board.size.width - min(board.size.width, W)) // 2
+
+    def paint(self, board: Board) -> list[Text]:
+        width, height = board.size
         speech = host(self).speech
         _ = speech._
         cw = min(width, W)
@@ -131,13 +113,8 @@ class LogScreen(Screen[None]):
         body = self.body(cw)
         room = max(1, height - 1 - len(keys))
         self.top = top = max(0, min(self.top, len(body) - room))
-        shown = body[top:top + room]
-        lines = [fit(head, cw), *shown]
-        lines += [BLANK] * (height - len(keys) - len(lines)) + keys
-        x = (width - cw) // 2
-        board.set_lines(lines, at=[x] * len(lines))
-        self._taps = lines_taps(lines, [x] * len(lines),
-                                rows=range(len(lines) - len(keys), len(lines)))
+        lines = [fit(head, cw), *body[top:top + room]]
+        return lines + [BLANK] * (height - len(keys) - len(lines)) + keys
 
     def scroll(self, delta: int) -> None:
         self.top = max(0, self.top + delta)
@@ -155,11 +132,3 @@ class LogScreen(Screen[None]):
             self.scroll(-10)
         elif event.key == "pagedown":
             self.scroll(10)
-
-    def on_click(self, event: events.Click) -> None:
-        board = self.query_one(Board)
-        tap = tap_at(self._taps, event.screen_x - board.region.x,
-                     event.screen_y - board.region.y)
-        if tap is not None:
-            event.stop()
-            host(self).post_message(events.Key(tap.key, tap.char or None))
