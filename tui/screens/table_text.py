@@ -69,11 +69,13 @@ def word_cut(text: Text, width: int) -> Text:
     """``text`` cut to at most ``width`` cells where it ends: after its last whole word
     that leaves room for " …" (never inside a word or a number: issue 44), or, a word
     too long for the width alone, inside it ("…" at the end)."""
-    plain = text.plain
-    head = plain[:len(plain)]
-    k = len(head)
-    while k > 0 and cell_len(head[:k]) > width - 2:
-        k -= 1
+    head = text.plain
+    room, k = width - 2, 0          # k: the characters that fit in ``room`` cells
+    for ch in head:
+        room -= get_character_cell_size(ch)
+        if room < 0:
+            break
+        k += 1
     space = head.rfind(" ", 0, k + 1)
     while space > 0 and head[space - 1] == " ":
         space -= 1
