@@ -76,7 +76,11 @@ def draw_table(view: View | None, state: TableState, facts: TableFacts, look: Lo
                speech: Speech | None = None) -> Frame:
     """The 80×24 table for ``view`` as seen from ``facts.seat``, said by ``speech``
     (by default: the look's language)."""
-    sc = Scene(view, state, facts, look, now, cache, speech)
+    return scene_frame(Scene(view, state, facts, look, now, cache, speech))
+
+
+def scene_frame(sc: Scene) -> Frame:
+    """The 80×24 table of a scene already made (the wide layout draws from it too)."""
     hand, hits = hand_rows(sc)
     info, scores, middle, chat = still_lines(sc)
     notes = note_lines(sc)

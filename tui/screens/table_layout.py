@@ -9,7 +9,7 @@ from ..cards import Look
 from ..i18n import Speech
 from .sizes import COMPACT, SMALL, WIDE, enlarge_lines, layout
 from .table_compact import draw_compact
-from .table_draw import draw_table, place
+from .table_draw import place, scene_frame
 from .table_scene import DrawCache, Scene
 from .table_state import TableFacts, TableState, View
 from .table_text import H, Placed
@@ -30,11 +30,10 @@ def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: L
     kind = layout(width, height + chat_rows)
     if kind == SMALL:
         return Placed(enlarge_lines(width, height, speech), small=True)
+    sc = Scene(view, state, facts, look, now, cache, speech)    # one a draw
     if kind == COMPACT:
-        sc = Scene(view, state, facts, look, now, cache, speech)
         return draw_compact(sc, width, height)
-    frame = draw_table(view, state, facts, look, now, cache, speech)
+    frame = scene_frame(sc)
     if kind == WIDE:
-        sc = Scene(view, state, facts, look, now, cache, speech)
         return draw_wide(frame, sc, width, height, chat)
     return place(frame, width, max(height, H))
