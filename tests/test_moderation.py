@@ -177,3 +177,13 @@ async def test_a_command_typed_at_the_table_is_answered_on_a_whole_board(room):
     await pty.quiet()
     assert "enlarge" not in pty.text() and "Round 1" in pty.text()
     await pty.close()
+
+
+def test_a_mute_names_each_mark_once():
+    """The member's own marks begin with their name's: muted by that name, it is
+    stored once (a room of several processes writes each mark as a row)."""
+    from engine.room import Session
+    from engine.room.moderation import Mutes
+    ali = Session("ali", "key:fp:ali")
+    marks, _end = Mutes().mute("ali", 60, ali)
+    assert marks == ["name:ali", "who:key:fp"]

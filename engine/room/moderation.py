@@ -96,7 +96,9 @@ class Mutes:
              ) -> tuple[list[str], float]:
         """The marks muted and until when (a room of several processes stores them:
         ``load`` there)."""
-        marks = [f"name:{name_key(name)}"] + (self.marks(member) if member else [])
+        # (the member's own marks begin with their name's, most often this one: once)
+        marks = list(dict.fromkeys([f"name:{name_key(name)}",
+                                    *(self.marks(member) if member else [])]))
         end = time.time() + seconds
         for mark in marks:
             self.until[mark] = end
