@@ -663,16 +663,17 @@ class PgCluster:
                 store.set_people(me, people)
             if names is not None:
                 store.set_names(me, names)
-            written = store.names_written(me, now - GONE_AFTER)
+            processes = store.other_processes(me)
+            written = [(name, at) for name, seen, _, at in processes
+                       if seen >= now - GONE_AFTER]
             changed = [p for p, at in written if names_read.get(p) != at]
             names_got = store.names_of_processes(changed) if changed else []
             lost, waiting = [], []
             if mine:
                 lost = store.tables_driven_elsewhere(mine, me)
                 waiting = store.tables_with_requests(mine)
-            processes = store.other_processes(me)
-            dead = [name for name, seen, _ in processes if seen < now - GONE_AFTER]
-            tokens = {name: token for name, _, token in processes}
+            dead = [name for name, seen, _, _ in processes if seen < now - GONE_AFTER]
+            tokens = {name: token for name, _, token, _ in processes}
             store.forget_processes(now - FORGET_AFTER)
             adopted = []
             # Tables with nobody to go on with them, of processes gone (not merely late).

@@ -67,10 +67,11 @@ class ClusterRows(MatchRows):
         self._x("UPDATE room_processes SET seen = 0 WHERE name = ? AND token = ?",
                 (process, token))
 
-    def other_processes(self, process: str) -> list[tuple[str, float, str]]:
-        """(name, last seen, token) of every other process."""
-        return [(str(n), float(s), str(t)) for n, s, t in self._x(
-            "SELECT name, seen, token FROM room_processes WHERE name <> ?",
+    def other_processes(self, process: str) -> list[tuple[str, float, str, float]]:
+        """(name, last seen, token, when its people's names were written) of every other
+        process (database time)."""
+        return [(str(n), float(s), str(t), float(a or 0.0)) for n, s, t, a in self._x(
+            "SELECT name, seen, token, names_at FROM room_processes WHERE name <> ?",
             (process,)).fetchall()]
 
     def set_people(self, process: str, people: str) -> None:
@@ -88,13 +89,6 @@ class ClusterRows(MatchRows):
         when they were written (the others read them again only then)."""
         self._x(f"UPDATE room_processes SET names = ?, names_at = {NOW} WHERE name = ?",
                 (names, process))
-
-    def names_written(self, process: str, since: float) -> list[tuple[str, float]]:
-        """(name, when its names were written) of every other process seen since
-        ``since`` (database time)."""
-        return [(str(n), float(a or 0.0)) for n, a in self._x(
-            "SELECT name, names_at FROM room_processes WHERE name <> ? AND seen >= ?",
-            (process, since)).fetchall()]
 
     def names_of_processes(self, processes: list[str]) -> list[tuple[str, str | None]]:
         """(name, names) of these processes."""
