@@ -5,6 +5,7 @@ hand-count bidder measured better than rollout bidding (issue 5)."""
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from .. import scoring
 from ..types import Action, BidAction, CallAction, DashAction, DeclareAction, View
@@ -218,11 +219,11 @@ def declare(v: View, hand: int, level: str, shift: float = 0.0) -> DeclareAction
 
 # ---- Tarneeb 41 -------------------------------------------------------------------
 
-def _played(need: int, to_come: int) -> float:
-    """The chance that ``to_come`` declarations still to be made add up to ``need`` or
-    more (``TAR_LATER``: each independent; 2 at least, T-12)."""
-    if to_come <= 0:
-        return 1.0 if need <= 0 else 0.0
+@lru_cache(maxsize=4)
+def _later_totals(to_come: int) -> tuple[dict[int, float], float]:
+    """What ``to_come`` declarations still to be made add up to: total -> chance (not
+    normalised), and the sum of the chances (``TAR_LATER``: each independent; 2 at
+    least, T-12). The same for every number a hand weighs: made once."""
     dist = {0: 1.0}
     for _ in range(to_come):
         nxt: dict[int, float] = {}
@@ -230,7 +231,15 @@ def _played(need: int, to_come: int) -> float:
             for k, r in enumerate(TAR_LATER, start=2):
                 nxt[total + k] = nxt.get(total + k, 0.0) + q * r
         dist = nxt
-    z = sum(dist.values())
+    return dist, sum(dist.values())
+
+
+def _played(need: int, to_come: int) -> float:
+    """The chance that ``to_come`` declarations still to be made add up to ``need`` or
+    more."""
+    if to_come <= 0:
+        return 1.0 if need <= 0 else 0.0
+    dist, z = _later_totals(to_come)
     return sum(q for total, q in dist.items() if total >= need) / z
 
 
@@ -244,12 +253,13 @@ def tarneeb_declare(v: View, hand: int, level: str, shift: float = 0.0) -> Decla
         want = max(2, round(raw))
         return {"type": "declare", "n": min(legal, key=lambda n: (abs(n - want), n))}
     mean = TAR_A * raw + TAR_B + shift
-    probs = trick_probs(mean, TAR_SD)
-    at_least = [sum(probs[n:]) for n in range(14)]
     strong = level == "strong" and TARNEEB_EV
     if strong:
         at_least = [1.0 / (1.0 + math.exp(-(TAR_MADE[0] + TAR_MADE[1] * (n - raw - shift))))
                     for n in range(14)]
+    else:
+        probs = trick_probs(mean, TAR_SD)
+        at_least = [sum(probs[n:]) for n in range(14)]
     seat = _seat(v)
     totals = v["totals"]
     me, partner = totals[seat], totals[seat ^ 2]
