@@ -131,7 +131,6 @@ class ReplayListScreen(PageScreen):
             said = (Text(" " + _("This room keeps no records (it runs without a data folder)."),
                          style="bold") if self.rows is None
                     else Text(" " + _("No finished matches yet."), style="dim"))
-            from .table_compact import wrap
             t.append("\n")
             for part in wrap(said, width - 1):
                 t.append_text(speech.line(part, width))

@@ -33,9 +33,8 @@ from .table_chat import chat_rows
 from .table_footer import footer_rows, turn_footer_rows
 from .table_hand import compact_hand_rows
 from .table_info import info_rows, message_rows
-from .table_scene import Scene, said_lines
+from .table_scene import Scene
 from .table_scores import EVENTS_FROM, compact_scores, name_width, recent_events
-from .table_summary import summary_rows
 from .table_text import Hit, Placed, W, boxed, key_hits, wrap
 from .table_trick import middle_rows
 
@@ -102,4 +101,4 @@ def draw_compact(sc: Scene, width: int, height: int) -> Placed:
 
 
 # Read by other screens from here.
-__all__ = ['boxed', 'draw_compact', 'said_lines', 'summary_rows', 'wrap']
+__all__ = ['boxed', 'draw_compact', 'wrap']

@@ -38,7 +38,7 @@ from .table_chat import chat_lines
 from .table_footer import footer_line
 from .table_hand import hand_rows
 from .table_info import info_line, note_lines
-from .table_scene import DrawCache, Scene, move_words, pretty, said_in
+from .table_scene import DrawCache, Scene, move_words, pretty
 from .table_scores import score_lines
 from .table_state import TableFacts, TableState, View
 from .table_summary import (
@@ -160,7 +160,6 @@ __all__ = [
     "Hit",
     "Scene",
     "Shown",
-    "Still",
     "W",
     "arabic",
     "cells_row",
@@ -177,9 +176,7 @@ __all__ = [
     "result_lines",
     "right_align",
     "rtl_fit",
-    "said_in",
     "score_lines",
-    "still_lines",
     "summary_title",
     "units",
     "word_cut",
