@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from .errors import N_
+from .errors import N_, pgettext
 from .types import Length
 
 GAMES = ("estimation", "estimation-kotshina", "tarneeb41")
@@ -103,11 +103,6 @@ TERMS: dict[str, Terms] = {
                        with_call=False, counted=False, length_in_rounds=False,
                        badge="tarneeb41", caller=False, summary=SUMMARIES["tarneeb41"]),
 }
-
-
-def pgettext(context: str, message: str) -> str:
-    """Mark ``message``, said in ``context``, for the message catalogue."""
-    return message
 
 
 # The games' own words, said in a game's context (``Terms.context``) where drawn:

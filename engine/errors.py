@@ -19,6 +19,12 @@ def N_(message: str) -> str:
     return message
 
 
+def pgettext(context: str, message: str) -> str:
+    """Mark ``message``, said in ``context``, for the message catalogue (``N_`` with a
+    context: a screen says it through ``Speech.pgettext``)."""
+    return message
+
+
 class IllegalAction(ValueError):
     """An action the rules refuse now. The message is for a player; nothing changed.
 
