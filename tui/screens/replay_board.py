@@ -512,28 +512,13 @@ class ReplayBoard:
                 t.append(f"\n {names[s][:15]:<16}{'' if d is None else d:>9}{taken[s]:>7}"
                          f"{rd['before'][s]:>15}")
             return t
-        head = f" Round {rec.get('round')} summary"
-        if rec.get("over") is not None:
-            head += "  over" if rec["over"] else "  under"
-        if rec.get("saayda"):
-            head += "  Sa'ayda: nobody scores, next round counts double"
-        t.append(head, style="bold underline")
+        t.append(self.summary_head(rec), style="bold underline")
         scores = rec.get("scores") or [0] * 4
-        made = rec.get("made")
-        bd = rec.get("breakdown") or [{}] * 4
         totals = rec.get("totals") or [0] * 4
         for s in range(4):
             t.append("\n")
             t.append(f" {names[s][:15]:<16}{'' if decl[s] is None else decl[s]:>2}/{taken[s]:<2}")
-            parts = []
-            b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
-            if "base" in b:
-                parts.append(f"base {b['base']:+d}")
-            for key in BONUS_KEYS:
-                if b.get(key):
-                    parts.append(f"{key} {b[key]:+d}")
-            if made is not None:
-                parts.append("made" if made[s] else "failed")
+            parts = self.breakdown(rec, s, lambda n: f" {n:+d}")
             t.append("  " + " ".join(parts)[:36].ljust(36), style="dim")
             t.append(f" = {scores[s]:+d}".ljust(8), style="bold")
             t.append(f" total {totals[s]}")
