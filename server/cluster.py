@@ -81,6 +81,9 @@ WORKER_SESSION = ("SET synchronous_commit = off", "SET lock_timeout = '1s'",
 ID_BLOCK = 1000         # table ids reserved at a time
 ADOPT_PER_TICK = 20     # tables taken over per heartbeat, at most (a dead process's many)
 MAX_PAYLOAD = 7900      # NOTIFY's limit is 8000 bytes
+EVENTS_KEPT = 256       # a table's last events kept (issue 41; older ones a frame holds)
+PRUNE_EVERY = 64        # ... the older ones deleted once every this many
+EVENTS_READ = 500       # ... read at a time (engine.room.remote.EVENTS_READ)
 
 
 class ClusterError(StoreError):
@@ -358,7 +361,10 @@ class PgCluster:
                         "holders": msg.get("holders"), "code": msg.get("code"),
                         "creator": msg.get("creator")}
                        if "row" in msg else None)
-                side.table_changed(str(msg.get("id")), row)
+                seq, events = msg.get("seq"), msg.get("ev")
+                side.table_changed(str(msg.get("id")), row,
+                                   seq if isinstance(seq, int) else None,
+                                   events if isinstance(events, list) else None)
         elif k == "g":
             if msg.get("p") != self.process:
                 side.table_gone(str(msg.get("id")))
@@ -411,13 +417,19 @@ class PgCluster:
         return str(self._ids.pop(0))
 
     def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
-                frame: dict[str, Any] | None) -> None:
+                frame: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
         me = self.process
         args = (table.id, me, table.match_id, table.status, int(table.private), table.code,
                 json.dumps(row, separators=(",", ":")), json.dumps(holders),
                 None if frame is None else json.dumps(frame, separators=(",", ":")),
                 table.creator)
         ref = table.match_ref
+        # The events in the writer's transaction with the frame (and with the actions
+        # they record, when those are still queued), each numbered once: a driver whose
+        # lease was taken writes none (issue 41).
+        rows = [(ev["seq"], ev["kind"], json.dumps(ev, separators=(",", ":"),
+                                                   ensure_ascii=False)) for ev in events]
+        last = frame.get("seq") if frame is not None else None
 
         def job(store: Store) -> None:
             tid, driver, match_id, status, private, code, row_j, holders_j, frame_j, by = args
@@ -425,17 +437,30 @@ class PgCluster:
                 match_id = ref.id           # committed by the writes before this one
             store.publish_table(tid, driver, match_id, status, private, code, row_j,
                                 holders_j, frame_j, by)
+            if rows:
+                store.append_table_events(tid, driver, rows)
+                if rows[-1][0] // PRUNE_EVERY != (rows[0][0] - 1) // PRUNE_EVERY:
+                    # Those a frame holds long since go (a process this far behind reads
+                    # the frame: ClusterSide._fetch).
+                    store.prune_table_events(tid, rows[-1][0] - EVENTS_KEPT)
 
         # The row travels with its notice (issue 41: the lobby by the same road): every
         # process lists the table as soon as it hears, without reading every row again;
         # a row too long for a notice is read as before.
         # (Made into text here, on the loop: the row is not read again in the worker.)
-        notice = json.dumps({"k": "t", "id": table.id, "p": me, "row": row,
-                             "holders": holders, "code": table.code,
-                             "creator": table.creator},
-                            separators=(",", ":"), ensure_ascii=False)
+        # Its events too, when they fit: a process showing the table applies them
+        # without a read (else it reads them: ``fetch_events``).
+        said: dict[str, Any] = {"k": "t", "id": table.id, "p": me, "row": row,
+                                "holders": holders, "code": table.code,
+                                "creator": table.creator}
+        if last is not None:
+            said.update(seq=last, ev=events)
+        notice = json.dumps(said, separators=(",", ":"), ensure_ascii=False)
+        if len(notice.encode()) > MAX_PAYLOAD and events:
+            del said["ev"]
+            notice = json.dumps(said, separators=(",", ":"), ensure_ascii=False)
         if len(notice.encode()) > MAX_PAYLOAD:
-            notice = json.dumps({"k": "t", "id": table.id, "p": me})
+            notice = json.dumps({"k": "t", "id": table.id, "p": me, "seq": last})
 
         def written(_: object) -> None:
             # Said by the worker once the row is committed, not inside the writer's
@@ -580,6 +605,21 @@ class PgCluster:
             return frame
         self._job(job, done)
 
+    def fetch_events(self, tid: str, after: int,
+                     done: Callable[[list[Any] | None], None]) -> None:
+        def job(store: Store) -> list[Any]:
+            out: list[Any] = []
+            for _seq, _driver, _epoch, _kind, body in store.table_events(tid, after,
+                                                                          EVENTS_READ):
+                try:
+                    out.append(json.loads(body))
+                except (ValueError, RecursionError) as e:
+                    # Said where it is applied (once: ClusterSide.damaged).
+                    out.append({"$damaged": f"{type(e).__name__}: {str(e)[:100]}"})
+                    break
+            return out
+        self._job(job, done, fallback=None)
+
     def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None:
         """Every table's row; callers asking while a read is on its way share it."""
         self._rows_waiting.append(done)
@@ -711,7 +751,7 @@ class PgCluster:
                     store.drop_table(tid)
                     _notify(store, {"k": "g", "id": tid, "p": me})
                     continue
-                adopted.append((stored, epoch, frame))
+                adopted.append((stored, epoch, frame, store.last_table_event(tid)))
             return {"lost": lost, "dead": dead, "adopted": adopted, "waiting": waiting,
                     "tokens": tokens, "names": (dict(written), names_got)}
 
@@ -775,9 +815,9 @@ class PgCluster:
                 log.warning("cluster: process %s stopped answering", name)
                 side.process_gone(name)
         self._gone &= set(result["dead"])      # one that came back may die again
-        for stored, epoch, frame in result["adopted"]:
+        for stored, epoch, frame, seq in result["adopted"]:
             try:
-                side.adopt(stored, epoch, frame)
+                side.adopt(stored, epoch, frame, seq)
             except Exception:
                 log.exception("taking over table %s (match %s)", stored.table_id, stored.id)
                 self._job(partial(self._give_up, tid=stored.table_id, match_id=stored.id,

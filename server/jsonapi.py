@@ -195,6 +195,8 @@ class JsonSession(Session):
         done = asyncio.ensure_future(self._done.wait())
         try:
             await asyncio.wait({reader, done}, return_when=asyncio.FIRST_COMPLETED)
+            if reader.done() and not reader.cancelled() and reader.exception() is not None:
+                log.error("a JSON session ended on an error", exc_info=reader.exception())
         finally:
             for t in (reader, done):
                 t.cancel()
@@ -274,8 +276,20 @@ class JsonSession(Session):
         self.allowance.strikes = 0
         if op in ("join", "watch") and self._unknown_here(msg):
             return self._looked_up(op, msg)
+        if op == "watch" and self.registry.unshown(msg.get("table")):
+            return self._shown_first(op, msg)
         self._run_op(op, msg)
         return None
+
+    async def _shown_first(self, op: str, msg: dict) -> None:
+        """A table another process drives, shown here for the first time: its frame is
+        read before "watching" is said (the lines said after it are heard as lines)."""
+        try:
+            await self.registry.shown_first(msg.get("table"))
+        except Exception:
+            log.exception("showing a table")
+        if not self.closed:
+            self._run_op(op, msg)
 
     def _run_op(self, op: str, msg: dict) -> None:
         try:
@@ -307,7 +321,10 @@ class JsonSession(Session):
         except Exception:
             log.exception("looking up a table")
         if not self.closed:
-            self._run_op(op, msg)
+            if op == "watch" and self.registry.unshown(msg.get("table")):
+                await self._shown_first(op, msg)
+            else:
+                self._run_op(op, msg)
 
     def _allowed(self, cost: float = 1.0) -> bool:
         """Within this session's and its address's request rates? A refused line is

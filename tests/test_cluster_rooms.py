@@ -711,7 +711,7 @@ async def chatty_rooms(tmp_path, pg_url):
 
 async def test_every_chat_line_said_through_any_process_reaches_every_member(chatty_rooms):
     """Issue 41: lines said at one table through three processes while it plays: every
-    member on every process hears every line as ``chat``, once."""
+    member on every process hears every line as ``chat``, once, in the table's order."""
     p1, p2, p3 = chatty_rooms
     ana, tid = await made(p1, "ana", [2, 3])
     ben = await seated(p2, "ben", tid)
@@ -747,9 +747,14 @@ async def test_every_chat_line_said_through_any_process_reaches_every_member(cha
                                          ) from None
                 got.append(msg["text"])
             return got
+        orders = []
         for c, name in ((ana, "ana"), (ben, "ben"), (cem, "cem")):
             got = await heard(c, name)
             assert sorted(got) == sorted(said) and len(set(got)) == len(said), got
+            orders.append(got)
+        # ... and in the order the driver's own member heard them (the table's events
+        # are applied in their order everywhere)
+        assert orders[1] == orders[0] and orders[2] == orders[0], orders
     finally:
         for c in (ana, ben, cem):
             await c.close()

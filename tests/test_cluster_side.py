@@ -24,14 +24,16 @@ class Kept:
         self.published: list[tuple] = []
         self.told: list[tuple] = []
         self.requests: list[tuple] = []
+        self.events: list[dict] = []
         self._n = 0
 
     def new_table_id(self) -> str:
         self._n += 1
         return str(self._n)
 
-    def publish(self, table, row, holders, frame):
+    def publish(self, table, row, holders, frame, events=()):
         self.published.append((table.id, row, holders, frame))
+        self.events.extend(events)
 
     def gone(self, table):
         pass
@@ -43,6 +45,9 @@ class Kept:
         self.told.append((process, session, message))
 
     def fetch_frame(self, tid, done):
+        pass
+
+    def fetch_events(self, tid, after, done):
         pass
 
     def fetch_rows(self, done):
@@ -169,6 +174,86 @@ async def test_every_line_in_a_frame_reaches_a_program_as_chat_once(monkeypatch)
         ["ali", "one"], ["cem", "two"], ["ali", "three"], ["ali", "four"], ["cem", "five"]]}))
     chat = [(m["from"], m["text"]) for m in sent if m.get("type") == "chat"]
     assert chat[-1] == ("cem", "five") and ("ali", "four") not in chat
+
+
+async def test_changes_cross_as_numbered_events_applied_in_order_and_a_gap_is_read(
+        monkeypatch):
+    """Issue 41: a driver writes what changed as events numbered in the table's order (a
+    line of chat is only its lines); another process applies them in order, telling its
+    members what the driver's were told; at a gap it reads the stored events after the
+    last it applied, never a snapshot; one it cannot read sends it to the whole frame."""
+    from engine.room.people import ChatGuard
+    from server.jsonapi import JsonSession
+    monkeypatch.setattr(ChatGuard, "lines", 100)
+    drv = Registry(bot_pause=3600)
+    kept = Kept("p1")
+    dside = remote.join_cluster(drv, kept)
+    alice = Session("alice", "key:a:alice")
+    table = drv.create("estimation", 13)
+    table.sit(alice, 0)
+    table.watch(RemoteMember(dside, "p2", "t2-1", "bob", "key:b:bob", False))
+    table.say(alice, "one")
+    await asyncio.sleep(0.01)
+    table.say(alice, "two")
+    table.say(alice, "three")
+    await asyncio.sleep(0.01)
+    table.fill_with_bots(alice)           # the match starts: a state event
+    await asyncio.sleep(0.01)
+    table.say(alice, "four")
+    await asyncio.sleep(0.01)
+    table.say(alice, "five")
+    await asyncio.sleep(0.01)
+    evs = kept.events
+    assert [e["seq"] for e in evs] == list(range(1, len(evs) + 1))
+    chats = [[line[1] for line in unpack(e["lines"])] for e in evs if e["kind"] == "chat"]
+    assert chats == [["one"], ["two", "three"], ["four"], ["five"]]
+    assert any(e["kind"] == "state" for e in evs)
+    one = next(e["seq"] for e in evs if e["kind"] == "chat")     # "one" said
+    first = next(f for _, _, _, f in kept.published if f is not None and f["seq"] == one)
+
+    other = Registry()
+    asked: list[tuple] = []
+
+    class Store(Kept):
+        def fetch_events(self, tid, after, done):
+            asked.append(("events", after))
+            self.answer = lambda got: done(got)
+
+        def fetch_frame(self, tid, done):
+            asked.append(("frame",))
+            done(None)
+    store = Store("p2", "t2")
+    side = remote.join_cluster(other, store)
+    side.reattach = lambda t: None
+    rt = side.remote_table(table.id)
+    sent: list[dict] = []
+    prog = JsonSession.__new__(JsonSession)
+    prog.send = sent.append
+    prog.name, prog.ident, prog.guest, prog.ignoring = "bob", "key:b:bob", False, set()
+    prog.table, prog.seat, prog._chat_at, prog._board_over = rt.table, None, None, None
+    prog.push_view = lambda view: None
+    rt.local.add(prog)
+    rt.apply_frame(first)
+    assert rt.seq == one and [c[1] for c in rt.table.chat] == ["one"]
+    at = next(i for i, e in enumerate(evs) if e["seq"] == one + 1)
+    side.table_changed(table.id, None, one + 1, evs[at:at + 1])
+    assert [c[1] for c in rt.table.chat] == ["one", "two", "three"] and not asked
+    # the next ones, the first of them unheard: the gap is read from the store
+    last = evs[-1]["seq"]
+    side.table_changed(table.id, None, last, evs[-1:])
+    assert asked == [("events", one + 1)] and rt.seq == one + 1
+    side.table_changed(table.id, None, last, evs[-1:])      # heard again while reading
+    store.answer(evs[at + 1:])
+    assert rt.seq == last and [c[1] for c in rt.table.chat][-2:] == ["four", "five"]
+    assert rt.table.views is not None and rt.table.status == "playing"
+    said = [m["text"] for m in sent if m.get("type") == "chat"]
+    assert said == ["one", "two", "three", "four", "five"]     # each once, in order
+    # a damaged stored event: said once, and the whole frame read instead
+    store.answer([])            # the read again (it was heard while reading): no more
+    side.table_changed(table.id, None, last + 2, None)
+    assert asked[-1] == ("events", last)
+    store.answer([{**evs[-1], "seq": last + 1, "kind": "gossip"}])
+    assert asked[-1] == ("frame",) and rt.seq == last
 
 
 async def test_a_move_the_dead_driver_never_stored_is_refused_to_its_sender(monkeypatch):

@@ -363,11 +363,12 @@ class Kept:
         self._n += 1
         return str(self._n)
 
-    def publish(self, table, row, holders, frame): pass
+    def publish(self, table, row, holders, frame, events=()): pass
     def gone(self, table): pass
     def request(self, tid, session, body): self.requests.append((tid, session, body))
     def tell(self, process, session, message): self.told.append((process, session, message))
     def fetch_frame(self, tid, done): pass
+    def fetch_events(self, tid, after, done): pass
     def fetch_rows(self, done): pass
     def take_requests(self, tid, done): pass
     def login(self, name_key, ident): pass

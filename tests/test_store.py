@@ -431,3 +431,29 @@ def test_browser_links_codes_once_tokens_by_hash(opener):
     assert s.remove_links("ana", "L1") == 1 and t.link("L1") is None
     assert s.remove_links("bob", "L2") == 0                  # not bob's
     assert s.remove_links("ana") == 1 and t.links_of("ana") == []
+
+
+def test_a_tables_events_are_numbered_once_written_by_its_driver_and_read_in_order(opener):
+    """Issue 41: the event log of a table driven by one process of a room (the store's
+    side of ``server.cluster``): only the table's driver writes its events, each number
+    once; they are read back in order after a number; older ones are pruned; they go
+    with the table."""
+    a, b = opener("a"), opener("b")
+    a.publish_table("7", "a", None, "waiting", 0, None, "{}", "[]", None)
+    assert a.append_table_events("7", "a", [(1, "chat", '{"seq":1}'),
+                                            (2, "state", '{"seq":2}')]) == 2
+    # another process (one whose lease was taken, or never had it) writes nothing
+    assert b.append_table_events("7", "b", [(3, "chat", '{"seq":3,"b":1}')]) == 0
+    # a number written once is not written again
+    assert a.append_table_events("7", "a", [(2, "chat", '{"again":1}'),
+                                            (3, "seats", '{"seq":3}')]) == 1
+    assert b.table_events("7", 0) == [(1, "a", 0, "chat", '{"seq":1}'),
+                                      (2, "a", 0, "state", '{"seq":2}'),
+                                      (3, "a", 0, "seats", '{"seq":3}')]
+    assert [e[0] for e in b.table_events("7", 1)] == [2, 3]
+    assert [e[0] for e in b.table_events("7", 0, limit=2)] == [1, 2]
+    assert b.last_table_event("7") == 3 and b.last_table_event("8") == 0
+    a.prune_table_events("7", 2)
+    assert [e[0] for e in b.table_events("7", 0)] == [3]
+    assert a.drop_table("7", "a")
+    assert b.table_events("7", 0) == [] and b.last_table_event("7") == 0

@@ -14,6 +14,7 @@ from stacked import random_match
 # The behaviours shared with SQLite: collected here again, with this module's `opener`.
 from test_store import (  # noqa: F401
     stored,
+    test_a_tables_events_are_numbered_once_written_by_its_driver_and_read_in_order,
     test_actions_survive_reopen_and_replay,
     test_badge_at_fifth_win,
     test_browser_links_codes_once_tokens_by_hash,

@@ -252,6 +252,78 @@ def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
     return frame
 
 
+# ------------------------------------------------------------------ events
+# A table's changes cross processes as the events that made them (issue 41), numbered
+# in the table's order: a line of chat is its lines (only the new ones, never merged
+# into a snapshot), any other change ("state": an action, its narration, the turn timer;
+# "seats": a seat taken or left) is the frame's part that is not chat. A process that
+# shows the table applies them in order to the frame it holds (``merged``); a gap in the
+# numbers is filled from the stored events (``Cluster.fetch_events``).
+EVENT_KINDS = ("state", "seats", "chat")
+CHAT_PARTS = ("chat", "said")
+
+
+def events_of(frame: dict[str, Any], tells: list[str], seq: int, said_before: int,
+              version_before: int) -> list[dict[str, Any]]:
+    """The events a driver's ``frame`` (``frame_of``, packed) is written with, for the
+    changes its members are told (``tells``, in order), numbered from ``seq``: one a
+    kind, in the order first told ("state" stands for "seats" too: it holds them). A
+    line said before the state changed carries the version before it (screens redraw
+    on a version: it is the state's)."""
+    kinds: list[str] = []
+    for what in tells:
+        kind = "state" if what == "seats" and "state" in tells else what
+        if kind in EVENT_KINDS and kind not in kinds:
+            kinds.append(kind)
+    out: list[dict[str, Any]] = []
+    said = frame.get("said", 0)
+    version = version_before
+    for kind in kinds:
+        if kind != "chat":
+            version = frame["version"]
+        ev: dict[str, Any] = {"seq": seq, "kind": kind, "driver": frame["driver"],
+                              "epoch": frame["epoch"], "version": version}
+        if kind == "chat":
+            new = max(0, min(said - said_before, len(frame["chat"])))
+            if new == 0:
+                continue
+            ev.update(lines=frame["chat"][len(frame["chat"]) - new:], said=said)
+        else:
+            ev["part"] = {k: v for k, v in frame.items() if k not in CHAT_PARTS}
+        out.append(ev)
+        seq += 1
+    if out:
+        out[-1]["version"] = frame["version"]   # the last one leaves it where the frame is
+    return out
+
+
+def merged(frame: dict[str, Any], ev: object, keep: int) -> dict[str, Any]:
+    """``frame`` (packed, as read) with the event ``ev`` (as read: hostile, checked
+    here; the frame made is checked whole by ``checked_frame``) applied."""
+    _need(isinstance(ev, dict), "its event is not an object")
+    assert isinstance(ev, dict)
+    kind = ev.get("kind")
+    _need(kind in EVENT_KINDS, f"its event's kind is {str(kind)[:40]!r}")
+    _need(is_int(ev.get("seq")) and is_int(ev.get("epoch")) and is_int(ev.get("version"))
+          and isinstance(ev.get("driver"), str), "its event is not numbered")
+    f = dict(frame)
+    if kind == "chat":
+        lines, said = ev.get("lines"), ev.get("said")
+        _need(isinstance(lines, list) and is_int(said), "its chat event is not lines")
+        assert isinstance(lines, list)
+        chat = frame.get("chat")
+        f["chat"] = ((list(chat) if isinstance(chat, list) else []) + lines)[-keep:]
+        f["said"] = said
+    else:
+        part = ev.get("part")
+        _need(isinstance(part, dict) and not any(k in part for k in CHAT_PARTS),
+              "its event's state is not an object")
+        assert isinstance(part, dict)
+        f.update(part)
+    f.update(driver=ev["driver"], epoch=ev["epoch"], version=ev["version"], seq=ev["seq"])
+    return f
+
+
 def shared_history(views: dict[int | None, Any] | None) -> dict[Any, Any] | None:
     """The views with the match's history (the same in every view, and most of a
     frame's bytes late in a match) said once, under the watcher's view."""

@@ -42,6 +42,8 @@ class Sides(Side, Protocol):
     async def fresh_table(self, tid: str | None = None, code: str | None = None,
                           within: float = 1.0) -> None: ...
     async def fresh_rows(self, within: float = 3.0) -> None: ...
+    def unshown(self, tid: str) -> bool: ...
+    async def shown_first(self, tid: str, within: float = 2.0) -> None: ...
 
 
 # Lobby screens are told of listing changes at most this often (seconds; issue 41: a
@@ -273,6 +275,20 @@ class Registry:
                 # (a guesser's wrong codes are counted by ``find_code`` after this,
                 # and one who has too many reads nothing: ``CodeGuard.check`` first)
                 await self.side.fresh_table(code=typed)
+
+    def unshown(self, tid: object) -> bool:
+        """Is ``tid`` a table another process drives that nobody here shows yet?"""
+        if isinstance(tid, int) and not isinstance(tid, bool):
+            tid = str(tid)
+        return self.side is not None and isinstance(tid, str) and self.side.unshown(tid)
+
+    async def shown_first(self, tid: object) -> None:
+        """Such a table's frame read before a member comes to watch it: what is said
+        after they are told "watching" reaches them as its events, not as its past."""
+        if isinstance(tid, int) and not isinstance(tid, bool):
+            tid = str(tid)
+        if self.side is not None and isinstance(tid, str):
+            await self.side.shown_first(tid)
 
     def get(self, tid: object, member: Member | None = None) -> Table:
         if isinstance(tid, int) and not isinstance(tid, bool):

@@ -33,7 +33,7 @@ from engine import replay
 
 from .errors import N_, RoomError, Said
 from .events import TableChange, What
-from .frames import Damaged, checked_frame, checked_row, frame_of, is_int, unpack
+from .frames import Damaged, checked_frame, checked_row, events_of, frame_of, is_int, unpack
 from .members import Member
 from .narration import Event
 from .registry import Registry
@@ -72,6 +72,7 @@ CARRY_EVERY = 2.0   # seconds: a playing table's frame written at least this oft
                     # changed, members elsewhere or not (what a takeover starts from)
 # A lookup that missed the listing reads the table's row again this often (seconds).
 LOOKUP_AGAIN = 0.1
+EVENTS_READ = 500       # a table's stored events read at a time (server.cluster's limit)
 # A seat given by a driver is shown with a frame at least as new as its table then; if
 # none comes within this (seconds), with the one here.
 AWAIT_FRAME = 5.0
@@ -112,6 +113,11 @@ class ClusterSide:
         self._damaged: set[tuple[str, str]] = set()         # (row | frame, table) said
         self.on_login: Callable[[str, str, str], None] | None = None   # the server's
         self._frames: dict[str, _Frame] = {}                # frames to write, by table
+        # Tables this process drives: the number of the last event written, and the
+        # lines said and the version then (issue 41: changes travel as events).
+        self._seqs: dict[str, int] = {}
+        self._said: dict[str, int] = {}
+        self._versions: dict[str, int] = {}
         # Tables nobody elsewhere shows: a frame all the same, at most every CARRY_EVERY
         # s while they play, so a takeover keeps their chat, narration and turn timer.
         self._carry: dict[str, asyncio.TimerHandle] = {}
@@ -194,7 +200,7 @@ class ClusterSide:
             return          # its members were told it closed (or moved)
         f.last = asyncio.get_running_loop().time()
         try:
-            self._publish(table, force=True)
+            self._publish(table, force=True, tells=tells)
         except Exception:
             log.exception("publishing table %s", table.id)
 
@@ -243,7 +249,8 @@ class ClusterSide:
             except Exception:
                 log.exception("publishing table %s", table.id)
 
-    def _publish(self, table: Table, force: bool = False) -> None:
+    def _publish(self, table: Table, force: bool = False,
+                 tells: list[What] | None = None) -> None:
         row = table.summary()
         if table.private:
             row["code"] = table.code
@@ -254,9 +261,22 @@ class ClusterSide:
         self._published[table.id] = (row, holders)
         epoch = self.epochs.setdefault(table.id, 0)
         frame = frame_of(table, self.process, epoch) if (elsewhere or force) else None
+        events: list[dict[str, Any]] = []
         if frame is not None:
             STATS.cluster_frames.inc()
-        self.cluster.publish(table, row, holders, frame)
+            tid = table.id
+            last = self._seqs.get(tid, 0)
+            if tells:
+                # What its members here are told once it is stored, as the events that
+                # made it, numbered on from the last (issue 41).
+                events = events_of(frame, list(tells), last + 1, self._said.get(tid, 0),
+                                   self._versions.get(tid, table.version))
+                self._said[tid], self._versions[tid] = table.chat_said, table.version
+                if events:
+                    last = self._seqs[tid] = events[-1]["seq"]
+                    STATS.cluster_events.inc(len(events))
+            frame["seq"] = last         # the events it holds: those after it apply to it
+        self.cluster.publish(table, row, holders, frame, events)
 
     def table_removed(self, table: Table) -> None:
         self._due.pop(table.id, None)
@@ -268,6 +288,7 @@ class ClusterSide:
             f.handle.cancel()
         self._published.pop(table.id, None)
         self.epochs.pop(table.id, None)
+        self._forget_events(table.id)
         for key, rm in list(self.remote_members.items()):
             if rm.table is None and not any(s.held_by(rm) for s in table.seats):
                 self.remote_members.pop(key, None)
@@ -293,10 +314,17 @@ class ClusterSide:
                 except Exception:
                     log.exception("detaching a member of process %s", process)
 
-    def adopt(self, stored: StoredMatch, epoch: int, frame: dict[str, Any] | None) -> None:
+    def _forget_events(self, tid: str) -> None:
+        self._seqs.pop(tid, None)
+        self._said.pop(tid, None)
+        self._versions.pop(tid, None)
+
+    def adopt(self, stored: StoredMatch, epoch: int, frame: dict[str, Any] | None,
+              seq: int = 0) -> None:
         """This process won the lease of a table whose driver died: the match is
         replayed from the stored log and played on here; members elsewhere come back
-        to it (they see the new driver's frame and send their seats again)."""
+        to it (they see the new driver's first event and send their seats again).
+        ``seq``: the number of the table's last stored event (ours go on from it)."""
         tid = stored.table_id
         old = self.remote.pop(tid, None)
         match = replay(stored.record)
@@ -322,6 +350,9 @@ class ClusterSide:
             if f.get("deadline_in") is not None and f.get("deadline_seat") is not None:
                 table.carried_deadline = (time.time() + float(f["deadline_in"]),
                                           int(f["deadline_seat"]), len(match.log))
+            if is_int(f.get("seq")):
+                seq = max(seq, f["seq"])
+        self._seqs[tid], self._said[tid], self._versions[tid] = seq, table.chat_said, -1
         if old is not None:
             old.pending.clear()
             for m in list(old.local):
@@ -333,7 +364,7 @@ class ClusterSide:
                 else:
                     m.table_changed(TableChange(old.table, "closed"))
         table.turns.schedule()
-        self._publish(table, force=True)
+        self._publish(table, force=True, tells=["state"])
         self.registry.lobby_changed()
         self.requests_waiting(tid)
         STATS.cluster_takeovers.inc()
@@ -367,6 +398,7 @@ class ClusterSide:
         self._published.pop(tid, None)
         self._frames.pop(tid, None)
         self.epochs.pop(tid, None)
+        self._forget_events(tid)
         rt = self.remote_table(tid)
         for m in local:
             m.notice(Said(N_("This table moved to another server of the room; you are "
@@ -396,10 +428,12 @@ class ClusterSide:
             rt = self.remote[tid] = Replica(self, new_table(self.registry, tid, "estimation", None))
         return rt
 
-    def table_changed(self, tid: str, row: dict[str, Any] | None = None) -> None:
+    def table_changed(self, tid: str, row: dict[str, Any] | None = None,
+                      seq: int | None = None, events: list[Any] | None = None) -> None:
         """The driver of ``tid`` published: its row, when the notice carried it, is
         listed at once (checked as a read one is); else every row is read again. A
-        table our members are at shows its frame."""
+        table our members are at applies the events up to ``seq`` (the last the driver
+        wrote): those the notice carried, in order, else (or at a gap) the stored ones."""
         if row is not None:
             self._apply_one(row)
         else:
@@ -407,6 +441,18 @@ class ClusterSide:
         rt = self.remote.get(tid)
         if rt is None or not rt.local:
             return
+        if is_int(seq) and rt.frame is not None and not rt.fetching:
+            if seq <= rt.seq:
+                return                  # nothing new for us (a row, or a frame carried)
+            if events:
+                try:
+                    if rt.apply_events(events) and rt.seq >= seq:
+                        self._damaged.discard(("frame", rt.id))
+                        return
+                except Damaged as e:
+                    self.damaged("frame", rt.id, str(e))
+                except Exception:
+                    log.exception("showing table %s", rt.id)
         self._fetch(rt)
 
     def fetch(self, rt: Replica) -> None:
@@ -418,14 +464,35 @@ class ClusterSide:
         self._publish(table, force)
 
     def _fetch(self, rt: Replica) -> None:
+        """``rt``'s stored events after the last it applied, in order; its whole frame
+        if it has none yet, or the events it needs are no longer kept."""
         if rt.fetching:
             rt.stale = True
             return
         rt.fetching, rt.stale = True, False
 
+        def got_events(events: list[Any] | None) -> None:
+            rt.fetching = False
+            if events is None or not (rt.local or rt.first is not None) or rt.closed:
+                return self._fetched(rt)
+            try:
+                if rt.apply_events(events):
+                    self._damaged.discard(("frame", rt.id))
+                    if len(events) >= EVENTS_READ:
+                        rt.stale = True         # more than one read holds
+                    return self._fetched(rt)
+            except Damaged as e:
+                self.damaged("frame", rt.id, str(e))
+            except Exception:
+                log.exception("showing table %s", rt.id)
+            # The next one is not kept (or cannot be read): the whole frame, once.
+            rt.fetching = True
+            STATS.cluster_frame_reads.inc()
+            self.cluster.fetch_frame(rt.id, got)
+
         def got(frame: dict[str, Any] | None) -> None:
             rt.fetching = False
-            if frame is not None and rt.local and not rt.closed:
+            if frame is not None and (rt.local or rt.first is not None) and not rt.closed:
                 try:
                     rt.apply_frame(frame)
                     self._damaged.discard(("frame", rt.id))
@@ -433,13 +500,51 @@ class ClusterSide:
                     self.damaged("frame", rt.id, str(e))
                 except Exception:
                     log.exception("showing table %s", rt.id)
-            if rt.stale and rt.local:
-                self._fetch(rt)
-            elif rt.awaiting and not rt.closed:
-                # The frame that shows a seat given is not written yet (or its notice
-                # was lost): read again soon rather than wait for a notice.
-                asyncio.get_running_loop().call_later(LOOKUP_AGAIN, self._await_frame, rt)
-        self.cluster.fetch_frame(rt.id, got)
+            self._fetched(rt)
+
+        if rt.frame is None:
+            STATS.cluster_frame_reads.inc()
+            self.cluster.fetch_frame(rt.id, got)
+        else:
+            STATS.cluster_event_reads.inc()
+            self.cluster.fetch_events(rt.id, rt.seq, got_events)
+
+    def unshown(self, tid: str) -> bool:
+        rt = self.remote.get(tid)
+        return rt is not None and not rt.local and not rt.closed
+
+    async def shown_first(self, tid: str, within: float = 2.0) -> None:
+        """The frame of a table nobody here shows yet, read (``within`` s at most)
+        before a member comes to watch it: a line said after they are told "watching"
+        is then an event after that frame (heard as a line), not a part of the first
+        frame (its past, shown but not said)."""
+        rt = self.remote.get(tid)
+        if rt is None or rt.local or rt.closed:
+            return
+        if rt.frame is not None and not rt.fetching:
+            rt.unseen()             # its events stopped being applied when it was
+        if rt.first is None:
+            rt.first = asyncio.get_running_loop().create_future()
+        first = rt.first
+        self._fetch(rt)
+        try:
+            await asyncio.wait_for(asyncio.shield(first), within)
+        except TimeoutError:
+            log.warning("table %s: its frame did not come in %.0f s", tid, within)
+
+    def _fetched(self, rt: Replica) -> None:
+        if rt.stale and (rt.local or rt.first is not None):
+            self._fetch(rt)
+            return
+        if rt.first is not None:
+            # Shown: the one who waited for it comes (``shown_first``).
+            if not rt.first.done():
+                rt.first.set_result(None)
+            rt.first = None
+        if rt.awaiting and not rt.closed:
+            # The frame that shows a seat given is not written yet (or its notice was
+            # lost): read again soon rather than wait for a notice.
+            asyncio.get_running_loop().call_later(LOOKUP_AGAIN, self._await_frame, rt)
 
     def _await_frame(self, rt: Replica) -> None:
         if rt.closed or not rt.awaiting or rt.fetching:

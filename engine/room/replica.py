@@ -21,11 +21,11 @@ from engine import View
 
 from .errors import N_, RoomError, Said
 from .events import TableChange, What
-from .frames import Damaged, checked_frame, is_int, shown_board, unpack, whole_history
+from .frames import Damaged, checked_frame, is_int, merged, shown_board, unpack, whole_history
 from .members import Member
 from .narration import Event
 from .seats import Seat
-from .table import Table
+from .table import CHAT_KEEP, Table
 
 log = logging.getLogger("lamma.cluster")
 
@@ -88,6 +88,12 @@ class Replica:
         # move means the dead driver took it without storing it: its sender is told
         # (issue 41: refused, "play again"; never dropped in silence).
         self.moves_sent: dict[Member, tuple[str, int, int]] = {}
+        # The driver's frame as last read (packed, unchecked: what events apply to) and
+        # the number of the last of its events applied to it (issue 41).
+        self.frame: dict[str, Any] | None = None
+        self.seq = 0
+        # Someone is about to watch it, and waits for its first frame (``shown_first``).
+        self.first: asyncio.Future[None] | None = None
 
     @property
     def id(self) -> str:
@@ -124,15 +130,33 @@ class Replica:
             self.table.seats = seats
         return True
 
-    def apply_frame(self, f: dict[str, Any]) -> None:
-        """The driver's newest frame: shown to this process's members (Damaged, and
-        nothing changed, if it is not whole)."""
+    def apply_events(self, events: list[Any]) -> bool:
+        """The driver's events, applied in order from the one after the last applied
+        (those applied already are passed over); False at a gap in their numbers (the
+        rest waits for the stored ones). Damaged, and that one not applied, if one is
+        not whole."""
+        for ev in events:
+            seq = ev.get("seq") if isinstance(ev, dict) else None
+            if self.frame is None or not is_int(seq):
+                return False
+            if seq <= self.seq:
+                continue
+            if seq != self.seq + 1:
+                return False
+            self.apply_frame(merged(self.frame, ev, CHAT_KEEP), told=ev.get("kind"))
+        return True
+
+    def apply_frame(self, raw: dict[str, Any], told: str | None = None) -> None:
+        """The driver's newest frame (or one made by an event of kind ``told``): shown
+        to this process's members (Damaged, and nothing changed, if it is not whole)."""
         try:
-            f = checked_frame(self.table.id, unpack(f))
+            f = checked_frame(self.table.id, unpack(raw))
         except Damaged:
             raise
         except Exception as e:      # unpack: a "$d" that is no pairs, a "$said" unsaid
             raise Damaged(f"its frame cannot be read ({e!r})") from None
+        seq = raw.get("seq", 0)
+        self.frame, self.seq = raw, seq if is_int(seq) and seq >= 0 else 0
         old_version, old_said = self.table.version, self.table.chat_said
         new_driver = (f["driver"], f["epoch"]) != (self.driver, self.epoch)
         first = self.driver == ""
@@ -177,6 +201,14 @@ class Replica:
             self.side.reattach(self)    # another process drives it now: our members again
         self._moves_lost(new_driver and not first)
         shown_now = self.show_awaiting()
+        if told in ("state", "seats", "chat"):
+            # What the driver's members were told of this event, and no more.
+            if shown_now and told != "state":
+                self.table.notify("state")
+            self.table.notify("chat" if told == "chat" else
+                              "state" if self.table.version != old_version else
+                              "seats" if told == "seats" else "state")
+            return
         what: What
         if self.table.version != old_version or shown_now:
             what = "state"
@@ -368,10 +400,14 @@ class Replica:
         member.table, member.seat = None, None
         self._send(member, "detach", keep=keep_seat, seat=seat)
         if not self.local:
-            # Nobody here shows it now: frames stop being read, so the one kept would be
-            # stale when someone comes back (they see nothing until a fresh one).
-            self.table.views = None
-            self.driver, self.epoch, self.frame_version = "", -1, -1
+            self.unseen()
+
+    def unseen(self) -> None:
+        """Nobody here shows it now: its events stop being applied, so the frame kept
+        would be stale when someone comes back (they see nothing until a fresh one)."""
+        self.table.views = None
+        self.driver, self.epoch, self.frame_version = "", -1, -1
+        self.frame, self.seq = None, 0
 
     def close(self) -> None:
         self.table.closed = True

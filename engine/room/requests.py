@@ -40,8 +40,9 @@ class Cluster(Protocol):
     def new_table_id(self) -> str: ...
 
     def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
-                frame: dict[str, Any] | None) -> None:
-        """The table's row (and frame) for everyone, after the table's writes so far."""
+                frame: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
+        """The table's row (and frame, and the events that made it: numbered in the
+        table's order, stored with it) for everyone, after the table's writes so far."""
 
     def gone(self, table: Table) -> None: ...
 
@@ -51,6 +52,11 @@ class Cluster(Protocol):
     def tell(self, process: str, session: str, message: dict[str, Any]) -> None: ...
 
     def fetch_frame(self, tid: str, done: Callable[[dict[str, Any] | None], None]) -> None: ...
+
+    def fetch_events(self, tid: str, after: int,
+                     done: Callable[[list[Any] | None], None]) -> None:
+        """The table's stored events numbered after ``after``, in order (as read: each
+        is checked where it is applied)."""
 
     def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None: ...
 

@@ -91,6 +91,15 @@ class Stats:
         self.cluster_frames = Counter(
             "lamma_cluster_frames_total",
             "Frames written for members on other processes of tables driven here.")
+        self.cluster_events = Counter(
+            "lamma_cluster_events_total",
+            "Events written for tables driven here (a table's changes, numbered in order).")
+        self.cluster_event_reads = Counter(
+            "lamma_cluster_event_reads_total",
+            "Reads of a table's stored events: a gap, or events too long for a notice.")
+        self.cluster_frame_reads = Counter(
+            "lamma_cluster_frame_reads_total",
+            "Reads of a table's whole frame: shown here first, or its events not kept.")
         self.cluster_takeovers = Counter(
             "lamma_cluster_takeovers_total",
             "Tables taken over here from a process that stopped answering.")
@@ -103,6 +112,7 @@ class Stats:
 
     def counters(self) -> list[Counter]:
         return [self.moves, self.cluster_requests, self.cluster_served, self.cluster_frames,
+                self.cluster_events, self.cluster_event_reads, self.cluster_frame_reads,
                 self.cluster_takeovers, self.cluster_lost]
 
     def histograms(self) -> list[Histogram]:

@@ -14,9 +14,9 @@ from typing import Any
 
 from engine.room.store import StoredMatch
 
+from .database import NOW
 from .matches import MatchRows
 
-NOW = "EXTRACT(EPOCH FROM clock_timestamp())::float8"
 # The transaction lock under which a table is counted against the room's caps and
 # claimed (one creation at a time in the whole room; a few milliseconds each).
 CREATION_LOCK = 4_141_041_041
@@ -187,7 +187,44 @@ class ClusterRows(MatchRows):
         if gone is None:
             return False
         self._x("DELETE FROM room_requests WHERE table_id = ?", (tid,))
+        self._x("DELETE FROM room_table_events WHERE table_id = ?", (tid,))
         return True
+
+    # ---- a table's events (issue 41) ------------------------------------------------
+    def append_table_events(self, tid: str, driver: str,
+                            events: list[tuple[int, str, str]]) -> int:
+        """``events`` (seq, kind, body) of table ``tid``, written only while ``driver``
+        drives it (a driver whose lease was taken writes none) and each number once.
+        How many were written."""
+        written = 0
+        for seq, kind, body in events:
+            cur = self._x(
+                "INSERT INTO room_table_events (table_id, seq, driver, epoch, kind, body) "
+                "SELECT id, ?, driver, epoch, ?, ? FROM room_tables "
+                "WHERE id = ? AND driver = ? ON CONFLICT (table_id, seq) DO NOTHING",
+                (seq, kind, body, tid, driver))
+            written += max(0, int(cur.rowcount))
+        return written
+
+    def table_events(self, tid: str, after: int, limit: int = 500
+                     ) -> list[tuple[int, str, int, str, str]]:
+        """(seq, driver, epoch, kind, body) of ``tid``'s events numbered after
+        ``after``, in order."""
+        return [(int(r[0]), r[1], int(r[2]), r[3], r[4]) for r in self._x(
+            "SELECT seq, driver, epoch, kind, body FROM room_table_events "
+            "WHERE table_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            (tid, after, limit)).fetchall()]
+
+    def last_table_event(self, tid: str) -> int:
+        """The number of ``tid``'s last event (0: none)."""
+        row = self._x("SELECT MAX(seq) FROM room_table_events WHERE table_id = ?",
+                      (tid,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    def prune_table_events(self, tid: str, upto: int) -> None:
+        """``tid``'s events numbered ``upto`` and before go (a frame holds them)."""
+        self._x("DELETE FROM room_table_events WHERE table_id = ? AND seq <= ?",
+                (tid, upto))
 
     def table_frame(self, tid: str) -> str | None:
         row = self._x("SELECT frame FROM room_tables WHERE id = ?", (tid,)).fetchone()

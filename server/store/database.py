@@ -39,6 +39,12 @@ class Dialect(TypedDict):
     migration_lock: str | None   # taken before migrating (processes starting together)
     name_lock: str | None        # taken before binding a name (look-alikes checked first)
     types: dict[str, str]        # column types spelled otherwise
+    now: str                     # the database's clock, in seconds since 1970
+
+
+# The room's rows are timed by the database's clock (``server/store/cluster.py``), so
+# the processes' clocks never have to agree; spelled here as PostgreSQL says it.
+NOW = "EXTRACT(EPOCH FROM clock_timestamp())::float8"
 
 
 DIALECTS: dict[str, Dialect] = {
@@ -48,6 +54,7 @@ DIALECTS: dict[str, Dialect] = {
         # half-way on a lock upgrade; it also serialises migrations.
         "begin": "BEGIN IMMEDIATE", "migration_lock": None, "name_lock": None,
         "types": {},
+        "now": "((julianday('now') - 2440587.5) * 86400.0)",
     },
     "postgres": {
         "serial": "BIGSERIAL PRIMARY KEY", "param": "%s",
@@ -60,6 +67,7 @@ DIALECTS: dict[str, Dialect] = {
         "name_lock": "SELECT pg_advisory_xact_lock(48151624)",
         # PostgreSQL's REAL is 4 bytes: a time.time() would be rounded to minutes.
         "types": {"REAL": "DOUBLE PRECISION"},
+        "now": NOW,
     },
 }
 
@@ -284,6 +292,14 @@ MIGRATIONS: list[list] = [
         lambda store: store._add_column("room_processes", "names", "TEXT"),
         lambda store: store._add_column("room_processes", "names_at", store._ddl("REAL")),
     ],
+    [  # 17: a table's changes as the events that made them (issue 41), numbered in the
+       # table's order and written by its driver with the table's other writes; the
+       # other processes apply them in order and fill a gap from here
+        """CREATE TABLE IF NOT EXISTS room_table_events (
+            table_id TEXT NOT NULL, seq INTEGER NOT NULL, driver TEXT NOT NULL,
+            epoch INTEGER NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
+            PRIMARY KEY (table_id, seq))""",
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 KEYS_FROM = 13       # ... with player_keys (older: a name's one key is players.fingerprint)
@@ -458,6 +474,8 @@ class Database:
             self._revive()
         try:
             if self.kind == "sqlite":
+                if NOW in sql:
+                    sql = sql.replace(NOW, self.dialect["now"])
                 return self.db.execute(sql, args)
             # None, not (): with nothing to bind psycopg leaves the text alone.
             return self.db.execute(self._sql(sql), args or None)

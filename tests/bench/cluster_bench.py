@@ -137,6 +137,12 @@ class Database:
         self.db.execute("SELECT pg_stat_clear_snapshot()")
         return int(self.db.execute("SELECT wal_sync FROM pg_stat_wal").fetchone()[0])
 
+    def wal_bytes(self) -> int:
+        """The WAL the server wrote (pg_stat_wal, every database): what each move costs
+        the disk and every replica of the primary."""
+        self.db.execute("SELECT pg_stat_clear_snapshot()")
+        return int(self.db.execute("SELECT wal_bytes FROM pg_stat_wal").fetchone()[0])
+
     def match_of(self, table: str) -> int | None:
         row = self.db.execute("SELECT max(id) FROM matches WHERE table_id = %s",
                               (table,)).fetchone()
@@ -412,14 +418,14 @@ class Throughput:
         procs = self.rooms.procs
         before = (time.monotonic(), db.actions(), db.commits(),
                   [cpu_of(p.proc.pid) for p in procs], time.process_time(), machine_busy(),
-                  db.wal_syncs())
+                  db.wal_syncs(), db.wal_bytes())
         self.local.clear()
         self.cross.clear()
         acts0 = sum(p.acts for p in self.players)
         await asyncio.sleep(args.seconds)
         after = (time.monotonic(), db.actions(), db.commits(),
                  [cpu_of(p.proc.pid) for p in procs], time.process_time(), machine_busy(),
-                 db.wal_syncs())
+                 db.wal_syncs(), db.wal_bytes())
         acts = sum(p.acts for p in self.players) - acts0
         local, cross = list(self.local), list(self.cross)
         self.stop.set()
@@ -431,9 +437,11 @@ class Throughput:
         moves = (after[1] - before[1]) / secs
         commits = (after[2] - before[2]) / secs
         syncs = (after[6] - before[6]) / secs
+        wal = (after[7] - before[7]) / secs
         busy = (after[5][0] - before[5][0]) / max(1, after[5][1] - before[5][1])
         return {"n": self.n, "tables": args.tables, "playing": playing,
                 "moves": moves, "acts": acts / secs, "commits": commits, "syncs": syncs,
+                "wal": wal,
                 "local": local, "cross": cross,
                 "cpu": [(p.name, (a - b) / secs) for p, a, b in zip(procs, after[3], before[3],
                                                                      strict=True)],
@@ -457,6 +465,8 @@ def show_throughput(r: dict, args) -> None:
     print(f"  PostgreSQL commits/s: {r['commits']:,.1f} ({per_move:.2f} per move); "
           f"WAL flushes/s: {r['syncs']:,.1f} ({r['syncs'] / r['moves'] if r['moves'] else 0:.2f}"
           " per move)")
+    print(f"  WAL written: {r['wal'] / 1e6:,.2f} MB/s "
+          f"({r['wal'] / r['moves'] / 1e3 if r['moves'] else 0:,.1f} kB per move)")
     cpu = ", ".join(f"{name} {100 * c:.0f}%" for name, c in r["cpu"])
     print(f"  CPU (of one core): {cpu}; clients {100 * r['client_cpu']:.0f}%; "
           f"machine {100 * r['machine']:.0f}% of {os.cpu_count()} cores")
@@ -594,15 +604,16 @@ def main() -> None:
                     admin.execute(f"DROP DATABASE IF EXISTS {rooms.dbname} WITH (FORCE)")
     if results:
         print("\n| processes | tables | moves/s | act → view p95 (local / other process) "
-              "| commits/s | WAL flushes/s |")
-        print("|---|---|---|---|---|---|")
+              "| commits/s | WAL flushes/s | WAL kB/move |")
+        print("|---|---|---|---|---|---|---|")
         for r in results:
             loc, cro = p95(r["local"]), p95(r["cross"])
             lat = f"{loc:.1f} ms" if loc is not None else "—"
             if r["n"] > 1:
                 lat += f" / {cro:.1f} ms" if cro is not None else " / not available"
             print(f"| {r['n']} | {r['playing']}/{r['tables']} | {r['moves']:,.0f} | {lat} "
-                  f"| {r['commits']:,.0f} | {r['syncs']:,.0f} |")
+                  f"| {r['commits']:,.0f} | {r['syncs']:,.0f} "
+                  f"| {r['wal'] / r['moves'] / 1e3 if r['moves'] else 0:,.1f} |")
     if failovers:
         stored = [f["stored"] for f in failovers]
         print(f"\nfailover: kill → next stored action median {statistics.median(stored):.2f} s "
