@@ -508,13 +508,16 @@ class PgCluster:
 
     # ------------------------------------------------------------ people, room-wide
     def claim_new_table(self, tid: str, creator: str | None, here: int, mine_here: int,
-                        max_tables: int, per_person: int | None) -> tuple[str, int] | None:
+                        max_tables: int, per_person: int | None, address: str = "",
+                        address_here: int = 0, per_address: int | None = None
+                        ) -> tuple[str, int] | None:
         """``TableClaims``: a new table counted against the room's caps with every
         process's and claimed in one transaction (on the loop, as a login's reads: one
         short transaction per table made)."""
         try:
             return self.store.claim_new_table(tid, self.process, creator, here, mine_here,
-                                              max_tables, per_person)
+                                              max_tables, per_person, address,
+                                              address_here, per_address)
         except Exception as e:
             log.warning("cluster: table %s not claimed (%s)", tid, str(e)[:200])
             raise RoomError("The room cannot open tables just now; try again in a "

@@ -348,7 +348,16 @@ class Moderation:
                 m.notice(Said(N_("Announcement: {text}"), text=text))
             except Exception:
                 log.exception("announcing to %s failed", m.name)
-        return f"Announced to {len(self.room.online)} session(s)."
+        said = f"Announced to {len(self.room.online)} session(s)"
+        cluster = self.room.cluster
+        if cluster is not None:
+            # and by every other process of the room to its own (issue 41)
+            try:
+                elsewhere = sum(len(lines) for _, lines in cluster.people_elsewhere())
+                said += f" here and {elsewhere} on the room's other processes"
+            except Exception as e:
+                said += f" here (the other processes could not be counted: {str(e)[:80]})"
+        return said + "."
 
     def op_mute(self, by: str, args: list[str]) -> str:
         if not args:

@@ -360,8 +360,11 @@ async def test_an_operators_kick_announcement_and_close_reach_every_process(room
     alice, tid = await made(p1, "alice", [1, 2, 3])
     await until(lambda: p2.registry.find(tid) is not None, what="p2 knows the table")
     assert f"{tid} estimation" in p2.room.moderation.admin("tables")   # p1's, from p2
+    await until(lambda: any("alice" in line for _, lines in p2.room.cluster.people_elsewhere()
+                            for line in lines), what="p2 knows who is on p1")
     reply = p2.room.moderation.admin("announce the room closes at ten")
-    assert "Announced" in reply
+    # counted where it is said: bob and carol here, alice on p1
+    assert "Announced to 2 session(s) here and 1 on the room's other processes" in reply
     note = await alice.expect("notice")
     assert "the room closes at ten" in note["text"]
     reply = p1.room.moderation.admin("kick bob too loud")
@@ -787,6 +790,31 @@ async def test_a_keys_tables_through_every_process_stay_within_its_cap(rooms):
     finally:
         for c in friends:
             await c.close()
+
+
+async def test_an_addresss_tables_through_every_process_stay_within_its_share(tmp_path,
+                                                                              pg_url):
+    """Issue 41: the share of the room's tables one address may make
+    (``tables-per-address``, 2 here) counts every process's: three people at one address
+    making a table each through p1, p2 and p3 get two; a third is refused, as in one
+    process, and so is a fourth through the first again."""
+    from server.limits import Limits
+    async with three_rooms(tmp_path, pg_url, limits=Limits(tables_per_address=2)) as rooms:
+        made, refused, clients = [], [], []
+        try:
+            for i in range(4):
+                c = await rooms[i % 3].json_client(f"maker{i}")
+                clients.append(c)
+                c.send({"op": "create", "game": "tarneeb41"})
+                msg = await c.expect_any(("joined", "error"))
+                (made if msg["type"] == "joined" else refused).append(
+                    msg.get("table") or msg.get("message"))
+            assert len(made) == 2, (made, refused)
+            assert len(refused) == 2 and all("Your address has 2 open tables" in r
+                                              for r in refused), refused
+        finally:
+            for c in clients:
+                await c.close()
 
 
 async def test_who_lists_the_people_of_every_process(rooms):

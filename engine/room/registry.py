@@ -61,12 +61,15 @@ class TableClaims(Protocol):
     so creations racing through several processes cannot pass a cap together."""
 
     def claim_new_table(self, tid: str, creator: str | None, here: int, mine_here: int,
-                        max_tables: int, per_person: int | None) -> tuple[str, int] | None:
+                        max_tables: int, per_person: int | None, address: str = "",
+                        address_here: int = 0, per_address: int | None = None
+                        ) -> tuple[str, int] | None:
         """Claims table ``tid`` for ``creator`` (``here``: this process's tables that
-        count, ``mine_here``: of them the creator's open ones) if neither the room's
-        ``max_tables`` nor the creator's ``per_person`` cap is reached counting every
-        process's; None when claimed, else ("room" | "person", the count reached).
-        RoomError if it cannot be said now."""
+        count, ``mine_here``: of them the creator's open ones, ``address_here``: those
+        made from ``address``) if neither the room's ``max_tables``, the creator's
+        ``per_person`` nor the address's ``per_address`` cap is reached counting every
+        process's; None when claimed, else ("room" | "person" | "address", the count
+        reached). RoomError if it cannot be said now."""
 
 
 class Registry:
@@ -147,19 +150,17 @@ class Registry:
             self._full("person", mine)
         where = creator.address if creator is not None else ""
         cap = self.tables_per_address
-        if where and cap is not None and sum(
-                1 for t in self.tables.values()
-                if t.event is None and t.creator_address == where and t.status != "over"
-        ) >= cap:
-            raise RoomError("Your address has {cap} open tables already (a share of the "
-                            "room's); join one instead.", cap=cap)
+        theirs = sum(1 for t in self.tables.values()
+                     if t.event is None and t.creator_address == where and t.status != "over")
+        if where and cap is not None and theirs >= cap:
+            self._full("address", theirs)
         tid = self.side.new_table_id() if self.side is not None else str(next(self._ids))
         if self.claims is not None:
             # Counted with every process's tables and claimed in one step (last: a
             # claimed table is made).
             full = self.claims.claim_new_table(
                 tid, creator.ident if creator is not None else None, len(everywhere), mine,
-                self.max_tables, per_person)
+                self.max_tables, per_person, where, theirs, cap)
             if full is not None:
                 self._full(*full)
         table = new_table(self, tid, game, length, timer, bool(private))
@@ -180,6 +181,9 @@ class Registry:
         """RoomError: the room's cap of tables, or the creator's, is reached."""
         if what == "room":
             raise RoomError("The room is full of tables; join one instead.")
+        if what == "address":
+            raise RoomError("Your address has {cap} open tables already (a share of the "
+                            "room's); join one instead.", cap=self.tables_per_address)
         raise RoomError("You have {mine} open tables (at most {cap}); finish or leave one "
                         "first.", mine=count, cap=self.tables_per_identity)
 

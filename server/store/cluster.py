@@ -112,14 +112,16 @@ class ClusterRows(MatchRows):
 
     # ---- tables ------------------------------------------------------------------
     def claim_new_table(self, tid: str, process: str, creator: str | None, here: int,
-                        mine_here: int, max_tables: int, per_person: int | None
-                        ) -> tuple[str, int] | None:
+                        mine_here: int, max_tables: int, per_person: int | None,
+                        address: str = "", address_here: int = 0,
+                        per_address: int | None = None) -> tuple[str, int] | None:
         """A new table's row, claimed if the room's caps allow it: counted with every
-        other process's tables (``here``, ``mine_here``: this process's, as it knows
-        them best) in the transaction that inserts the row, one creation at a time
-        room-wide (a transaction lock), so creations racing through several processes
-        cannot pass a cap together. None if claimed; else what is full: ("room", the
-        tables) or ("person", the creator's open tables)."""
+        other process's tables (``here``, ``mine_here``, ``address_here``: this
+        process's, as it knows them best) in the transaction that inserts the row, one
+        creation at a time room-wide (a transaction lock), so creations racing through
+        several processes cannot pass a cap together. None if claimed; else what is
+        full: ("room", the tables), ("person", the creator's open tables) or ("address",
+        the open tables made from ``address``)."""
         with self._tx():
             # Never a long wait: another process frozen in here is not waited on for
             # long, nor left holding the lock.
@@ -129,18 +131,22 @@ class ClusterRows(MatchRows):
             self._x("SET LOCAL lock_timeout = '1s'")
             self._x("SET LOCAL idle_in_transaction_session_timeout = '5s'")
             self._x("SELECT pg_advisory_xact_lock(?)", (CREATION_LOCK,))
-            room, mine = self._x(
-                "SELECT COUNT(*), COUNT(*) FILTER (WHERE creator = ? AND status <> 'over') "
+            room, mine, theirs = self._x(
+                "SELECT COUNT(*), COUNT(*) FILTER (WHERE creator = ? AND status <> 'over'), "
+                "COUNT(*) FILTER (WHERE address = ? AND status <> 'over') "
                 "FROM room_tables WHERE counted = 1 AND driver <> ?",
-                (creator or "", process)).fetchone()
+                (creator or "", address, process)).fetchone()
             if int(room) + here >= max_tables:
                 return "room", int(room) + here
             if creator is not None and per_person is not None and \
                     int(mine) + mine_here >= per_person:
                 return "person", int(mine) + mine_here
+            if address and per_address is not None and \
+                    int(theirs) + address_here >= per_address:
+                return "address", int(theirs) + address_here
             self._x("INSERT INTO room_tables (id, driver, epoch, status, row, holders, "
-                    f"creator, counted, updated) VALUES (?, ?, 0, 'waiting', '{{}}', '[]', ?, "
-                    f"1, {NOW})", (tid, process, creator))
+                    f"creator, counted, address, updated) VALUES (?, ?, 0, 'waiting', '{{}}', "
+                    f"'[]', ?, 1, ?, {NOW})", (tid, process, creator, address or None))
         return None
 
     def claim_table(self, tid: str, process: str, match_id: int | None, status: str,

@@ -300,6 +300,10 @@ MIGRATIONS: list[list] = [
             epoch INTEGER NOT NULL, kind TEXT NOT NULL, body TEXT NOT NULL,
             PRIMARY KEY (table_id, seq))""",
     ],
+    [  # 18: the address a table was made from (issue 41: the share of the room's tables
+       # one address may make counts every process's)
+        lambda store: store._add_column("room_tables", "address", "TEXT"),
+    ],
 ]
 SKELETONS_FROM = 6   # the schema version with players.skeleton (older: no look-alike check)
 KEYS_FROM = 13       # ... with player_keys (older: a name's one key is players.fingerprint)
