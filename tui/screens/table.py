@@ -33,9 +33,8 @@ from engine.room import Member, RoomError, Table
 from engine.room.events import TableChange
 from engine.room.stats import STATS
 
-from ..cards import Look
-from ..host import host
-from ..i18n import N_, Speech
+from ..host import Hosted, host
+from ..i18n import N_
 from ..textual_compat import ShapedInput, run_as_app
 from ..widgets.board import Board
 from . import table_draw as draw
@@ -92,7 +91,7 @@ def position(v: View | None) -> tuple[Any, ...]:
 ScreenHandler = Callable[["ScreenKeys", str, str, KeyContext], None]
 
 
-class TableScreen(Screen[None]):
+class TableScreen(Hosted, Screen[None]):
 
     AUTO_FOCUS = ""
     # Its key handling never waits (``on_key`` is plain): a key may be handled in the
@@ -169,15 +168,6 @@ class TableScreen(Screen[None]):
     def _(self, message: str) -> str:
         """``message`` in the player's language."""
         return host(self).speech._(message)
-
-    @property
-    def speech(self) -> Speech:
-        """The player's language (what the table's parts say things in)."""
-        return host(self).speech
-
-    @property
-    def look(self) -> Look:
-        return host(self).look
 
     @property
     def table(self) -> Table | None:
