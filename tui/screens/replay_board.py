@@ -224,6 +224,13 @@ class ReplayBoard:
             lines += self.round_panel_narrow(r, k, width)
         return lines
 
+    def round_at(self, r: int) -> tuple[dict, dict, list]:
+        """Round ``r`` as the round panels read it: its entry (``replay_rounds``), its
+        record, and what each seat declared (None: nothing)."""
+        rd = self.shown.rounds[r]
+        rec = rd["rec"]
+        return rd, rec, rec.get("declarations") or [None] * 4
+
     def round_panel_narrow(self, r: int, k: int, width: int) -> list[Text]:
         """The round's table for a phone (issue 44: nothing cut): the columns the width
         holds (the name's narrower); at the round's end a player's figures on one line
@@ -231,10 +238,8 @@ class ReplayBoard:
         speech = self.speech
         _ = speech._
         model = self.shown
-        rd = model.rounds[r]
-        rec = rd["rec"]
+        rd, rec, decl = self.round_at(r)
         names = model.names
-        decl = rec.get("declarations") or [None] * 4
         taken = model.taken_at(r, k)
         nw = max(6, min(16, width - 30))
 
@@ -492,10 +497,8 @@ class ReplayBoard:
         if self.speech.rtl:
             return self.round_panel_rtl(r, k)
         model = self.shown
-        rd = model.rounds[r]
-        rec = rd["rec"]
+        rd, rec, decl = self.round_at(r)
         names = [self.seat_name(s) for s in range(4)]
-        decl = rec.get("declarations") or [None] * 4
         last = k == len(rd["tricks"])
         t = Text(no_wrap=True, overflow="ellipsis")
         if rec.get("void"):
@@ -529,10 +532,8 @@ class ReplayBoard:
         speech = self.speech
         _ = speech._
         model = self.shown
-        rd = model.rounds[r]
-        rec = rd["rec"]
+        rd, rec, decl = self.round_at(r)
         names = model.names
-        decl = rec.get("declarations") or [None] * 4
         last = k == len(rd["tricks"])
         t = Text(no_wrap=True, overflow="ellipsis")
         if rec.get("void"):
