@@ -15,16 +15,43 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 from engine import Match, Result
 from engine.duplicate import BoardResult
 from engine.records import SeatRecord, match_record
 
-from .boards import EventBoard
+from .boards import EventBoard, EventBoardSettings
 from .people import Person
 
 Points = dict[int, dict[str, Any]]      # per seat: {"points": int, "badge": str | None}
+
+
+SeatKind = Literal["empty", "human", "bot"]
+
+
+class SeatSettings(TypedDict):
+    """A seat as a table's settings keep it (``Seat.settings``): enough to seat the
+    same holder again after a restart."""
+    kind: SeatKind
+    name: str | None
+    ident: str | None
+    guest: bool
+    level: str              # a computer player's level
+    replaced: str | None    # the person a computer player replaced
+    connected: NotRequired[bool]    # only in a table's frame (frames.py)
+
+
+class TableSettings(TypedDict):
+    """What a restart needs of a table besides its match's log (``stored.table_settings``):
+    the timer, visibility, who holds each seat, at an event's board its event, and
+    whether it is practice."""
+    timer: int
+    private: bool
+    code: str | None
+    seats: list[SeatSettings]
+    event: NotRequired[EventBoardSettings]
+    practice: NotRequired[bool]
 
 
 @dataclass
@@ -33,7 +60,7 @@ class StoredMatch:
     table_id: str
     record: dict[str, Any]       # {"game","length","seed","deals","log"} for engine.replay
     seats: list[str | None]      # per seat: a player name ("guest:NAME"), None: computer
-    settings: dict[str, Any]
+    settings: TableSettings
     humans_throughout: bool
     finished: bool = False       # its result is recorded (or it was abandoned)
 

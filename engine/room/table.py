@@ -37,7 +37,16 @@ from .errors import N_, RoomError, Said
 from .moderation import Mutes, ignores
 from .narration import Event
 from .people import Person
-from .store import EventStore, FinishedBoard, MatchRef, Points, Records
+from .store import (
+    EventStore,
+    FinishedBoard,
+    MatchRef,
+    Points,
+    Records,
+    SeatKind,
+    SeatSettings,
+    TableSettings,
+)
 from .text import clean_chat, clean_name
 
 log = logging.getLogger("lamma.tables")
@@ -67,9 +76,6 @@ class Member(Person, Protocol):
 
 # A seat at a table: empty, a person's (connected or away), or a computer player's.
 EMPTY = N_("(empty)")        # an empty seat's label (said in each player's language)
-
-SeatKind = Literal["empty", "human", "bot"]
-
 
 @dataclass
 class Seat:
@@ -121,13 +127,13 @@ class Seat:
         return {"kind": self.kind, "name": name, "guest": self.guest,
                 "connected": self.kind != "human" or self.member is not None}
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> SeatSettings:
         """What a restart needs to seat the same holder again."""
         return {"kind": self.kind, "name": self.name, "ident": self.ident, "guest": self.guest,
                 "level": self.level, "replaced": self.replaced}
 
     @classmethod
-    def from_settings(cls, info: dict[str, Any]) -> Seat:
+    def from_settings(cls, info: SeatSettings) -> Seat:
         kind = info.get("kind", "empty")
         if kind not in ("empty", "human", "bot"):
             raise ValueError(f"unknown seat kind {kind!r}")
@@ -343,7 +349,7 @@ class Running(Protocol):
     news: list[Event]
     calls: list[Callable[[], None]]
 
-    def resume(self, match: Match, match_id: int, settings: dict[str, Any],
+    def resume(self, match: Match, match_id: int, settings: TableSettings,
                stored_seats: list[str | None], counts_for_points: bool) -> None: ...
     def start_when_ready(self) -> None: ...
     def between_rounds(self) -> bool: ...
@@ -477,7 +483,7 @@ class Table:
         """Constant-time: the time taken says nothing about how close a guess was."""
         return code_matches(self.code, raw)
 
-    def resume(self, match: Match, match_id: int, settings: dict[str, Any],
+    def resume(self, match: Match, match_id: int, settings: TableSettings,
                stored_seats: list[str | None], counts_for_points: bool) -> None:
         """A stored unfinished match, playing again after a restart (``persistence``)."""
         self.runner.resume(match, match_id, settings, stored_seats, counts_for_points)
