@@ -48,6 +48,7 @@ from .types import (
     Kind,
     Length,
     LoggedAction,
+    MatchRecord,
     PassAction,
     Phase,
     PlayAction,
@@ -388,14 +389,14 @@ class Match:
         player's language)."""
         return _PHASE_WORDS[self.phase]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MatchRecord:
         """JSON-ready record: enough for ``replay`` to rebuild the identical match."""
-        rec: dict[str, Any] = {
+        rec: MatchRecord = {
             "game": self.game, "length": self.length, "seed": self.seed,
             "deals": [[[CODES[c] for c in hand] for hand in d] for d in self.deals],
             "log": [[seat, dict(action)] for seat, action in self.log]}
         if self.board is not None:
-            rec["board"] = dict(self.board)
+            rec["board"] = self.board.copy()
         return rec
 
     def view(self, seat: int | None) -> View:

@@ -7,7 +7,7 @@ Actions and views are plain dicts at run time (JSON as they are); these
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 Phase = Literal["dash", "auction", "call", "declare", "play", "over"]
 # "auction": an Estimation auction round; "fast" (E-6) and "fixed" (K fixed rounds) have a
@@ -137,6 +137,17 @@ class RoundRecord(TypedDict, total=False):
     team_totals: list[int]         # Tarneeb
 
 
+class MatchRecord(TypedDict):
+    """``Match.to_dict()``: all that ``replay`` needs to rebuild the identical match
+    (stored as JSON, and what the computer players' workers are handed)."""
+    game: str
+    length: Length
+    seed: int | None
+    deals: list[list[list[str]]]   # by round, by seat: the cards dealt
+    log: list[list[Any]]           # [seat, action] pairs (``Match.log``)
+    board: NotRequired[Board]      # a duplicate event's board: its one round
+
+
 class View(TypedDict):
     """``Match.view(seat)``: all that ``seat`` may know (``seat`` None: a spectator).
 
@@ -180,6 +191,6 @@ class View(TypedDict):
 
 
 __all__ = ["Action", "AuctionView", "BidAction", "Board", "CallAction", "CardPlayed", "Contract",
-           "DashAction", "Deal", "DeclareAction", "Kind", "LeaveAction", "Length", "LoggedAction",
+           "DashAction", "Deal", "DeclareAction", "Kind", "LeaveAction", "Length", "LoggedAction", "MatchRecord",
            "PassAction", "Phase", "PlayAction", "Result", "RoundRecord", "SuitCode", "TrickView",
            "View", "WithAction"]

@@ -399,8 +399,9 @@ class TableStore:
         assert table.match is not None
         ref = table.match_ref = MatchRef()
         writes = self.writes
-        # (the settings are written as the row's JSON object)
-        args = (table.id, table.match.to_dict(), seat_names(table), dict(table_settings(table)))
+        # (the record and the settings are written as the row's JSON objects)
+        args = (table.id, dict(table.match.to_dict()), seat_names(table),
+                dict(table_settings(table)))
 
         def create() -> int:
             ref.id = writes.create_match(*args)

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal, NotRequired, Protocol, TypedDict
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, cast
 
-from engine import Match, Result
+from engine import Match, MatchRecord, Result
 from engine.duplicate import BoardResult
 from engine.records import SeatRecord, match_record
 
@@ -58,11 +58,17 @@ class TableSettings(TypedDict):
 class StoredMatch:
     id: int
     table_id: str
-    record: dict[str, Any]       # {"game","length","seed","deals","log"} for engine.replay
+    record: dict[str, Any]       # as read back: ``match_record`` names its keys
     seats: list[str | None]      # per seat: a player name ("guest:NAME"), None: computer
     settings: TableSettings
     humans_throughout: bool
     finished: bool = False       # its result is recorded (or it was abandoned)
+
+    @property
+    def match_record(self) -> MatchRecord:
+        """``record`` by its keys: the store keeps it as ``Match.to_dict`` made it (game,
+        length, seed, deals, log, a board's spec), for ``engine.replay``."""
+        return cast("MatchRecord", self.record)
 
 
 @dataclass(frozen=True)
@@ -156,7 +162,7 @@ class FinishedBoard:
     result: BoardResult
     match_result: Result
     rounds: int
-    record: dict[str, Any]          # the match's (``Match.to_dict``): its replay
+    record: MatchRecord             # the match's (``Match.to_dict``): its replay
 
 
 class EventStore(Protocol):

@@ -317,7 +317,7 @@ class ReplayScreen(PageScreen):
         r, _k = self.model.positions[self.pos]
         mid = self.match_id
         host(self).push_screen(ReviewScreen(
-            stored.record, r + 1, seat, self.model.names,
+            stored.match_record, r + 1, seat, self.model.names,
             lambda s: reviews.match_review(store, member, mid, r + 1, s), any_seat=True))
 
     @property

@@ -53,6 +53,8 @@ from .table_state import (
 from .table_wide import picture_x
 
 if TYPE_CHECKING:
+    from engine.bots.review import Hint
+
     from ..host import Host
 
 TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
@@ -571,7 +573,7 @@ class Hints:
         at = self.at = position(ts.view)
         self.show(ts._("Thinking…"))
 
-        def done(f: asyncio.Future[dict[str, Any]]) -> None:
+        def done(f: asyncio.Future[Hint]) -> None:
             if f.cancelled() or self.at != at:
                 return          # the decision it was for has passed (or another asked)
             if f.exception() is not None:
@@ -595,7 +597,7 @@ class Hints:
             state.notice = None
         self.at = self.notice = None
 
-    def line(self, h: dict[str, Any]) -> str:
+    def line(self, h: Hint) -> str:
         """A hint in one line: the choice, its expected points, the next best's."""
         _ = self.ts._
         words = self.move_words(h["action"])
@@ -609,7 +611,7 @@ class Hints:
             move=words, ev=f"{h['ev']:+.1f}", other=self.move_words(nxt["action"]),
             ev2=f"{nxt['ev']:+.1f}")
 
-    def move_words(self, action: dict[str, Any]) -> str:
+    def move_words(self, action: Action) -> str:
         return draw.move_words(host(self.ts).speech, self.ts.look, action)
 
 class ScreenKeys:
