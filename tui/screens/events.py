@@ -15,10 +15,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 
-from engine import replay
+from engine import MatchRecord, replay
 from engine.duplicate import BOARDS
 from engine.room import BOT_NAMES, RoomError
-from engine.room.duplicate import HOURS, Comparison, Events
+from engine.room.duplicate import HOURS, Comparison, EventListing, Events, Standing
 from engine.room.store import EventRow
 
 from ..host import host
@@ -99,7 +99,7 @@ class EventsScreen(RecordScreen):
     def __init__(self, notice: str | None = None) -> None:
         super().__init__()
         self.cursor = 0
-        self.rows: list[tuple[EventRow, dict[str, Any]]] = []
+        self.rows: list[tuple[EventRow, EventListing]] = []
         self.status: Text | None = Text(" " + notice, style="bold") if notice else None
 
     @property
@@ -192,7 +192,7 @@ class EventsScreen(RecordScreen):
                      + pad(cut(words[2], closes - 1), closes) + cut(words[3], you).rjust(you),
                      style="bold underline")]
 
-    def narrow_lines(self, ev: EventRow, row: dict[str, Any], now: float,
+    def narrow_lines(self, ev: EventRow, row: EventListing, now: float,
                      selected: bool) -> list[Text]:
         """An event in two lines: its name, whole; its game, when it closes, and how
         far you are in it."""
@@ -220,7 +220,7 @@ class EventsScreen(RecordScreen):
         return Text(" " + "".join(pad(cut(h, w - 1), w) for h, w in EVENT_COLUMNS)[:W - 1],
                     style="bold underline")
 
-    def line(self, ev: EventRow, row: dict[str, Any], now: float, selected: bool) -> Text:
+    def line(self, ev: EventRow, row: EventListing, now: float, selected: bool) -> Text:
         speech = host(self).speech
         cells = [listed_name(speech, self.events, ev), speech._(game_title(speech, ev.game)),
                  str(ev.boards), closes_in(speech, ev, now), str(row["entries"]),
@@ -256,12 +256,13 @@ class EventsScreen(RecordScreen):
         else:
             lines.append(Text(" " + _("⏎ enters it: one entry per player; the others' "
                                       "scores show once you finish."), style="dim"))
-        if ev.private and row.get("code"):
+        code = row.get("code")
+        if ev.private and code:
             lines.append(Text(" " + _("Private: friends press j and type {code}.").format(
-                code=row["code"][:4] + "-" + row["code"][4:]), style="bold"))
+                code=code[:4] + "-" + code[4:]), style="bold"))
         return lines
 
-    def selected(self) -> tuple[EventRow, dict[str, Any]] | None:
+    def selected(self) -> tuple[EventRow, EventListing] | None:
         return self.rows[self.cursor] if self.rows else None
 
     def action_move(self, delta: int) -> None:
@@ -357,7 +358,7 @@ class StandingsScreen(RecordScreen):
         self.page = STANDING_ROWS       # the rows shown at once (fewer on a phone)
         self.notice = notice
         self.ev: EventRow | None = None
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[Standing] = []
         self.error: str | None = None
 
     def paint(self) -> None:
@@ -536,8 +537,9 @@ class ComparisonScreen(RecordScreen):
             yours = [(_("Your score"), 16, False), (signed(mine["score"]), 6, True)]
             points = [(f"{mine['percent']:.2f} %", 10, True),
                       (_("of the matchpoints"), 22, False)]
-            side = ([(_("your side"), 12, False), (signed(mine["side"]), 6, True)]
-                    if mine.get("side") is not None else [])
+            side_n = mine["side"]
+            side = ([(_("your side"), 12, False), (signed(side_n), 6, True)]
+                    if side_n is not None else [])
             if narrow:
                 lines.append(self.row(yours, style="bold"))
                 lines.append(self.row([("", 2, False), *points], style="bold"))
@@ -545,7 +547,8 @@ class ComparisonScreen(RecordScreen):
                     lines.append(self.row(side, style="bold"))
             else:
                 lines.append(self.row(yours + points + side, style="bold"))
-            lines.append(self.row([(self.bid_words(mine), 30, False),
+            lines.append(self.row([(self.bid_words(mine["role"], mine["declared"],
+                                                   mine["call"]), 30, False),
                                    (_("made") if mine.get("made") else _("failed"), 10,
                                     False)], style="dim"))
         else:
@@ -570,7 +573,7 @@ class ComparisonScreen(RecordScreen):
         lines.append(Text(""))
         lines.append(Text(" " + _("Said most in your seat"), style="bold underline"))
         for (role, n, call), said, made in cmp.bids:
-            words = self.bid_words({"role": role, "declared": n, "call": call})
+            words = self.bid_words(role, n, call)
             counts = [(speech.ngettext("{n} player", "{n} players", said).format(n=said), 14,
                        False), (_("made by {n}").format(n=made), 16, False)]
             if narrow:
@@ -592,15 +595,13 @@ class ComparisonScreen(RecordScreen):
                               style="dim"))
         return lines
 
-    def bid_words(self, said: dict[str, Any]) -> str:
-        """What a seat said (its role and number) in words."""
+    def bid_words(self, role: str, n: int, call: str | None) -> str:
+        """What a seat said (its role, its number and a caller's call) in words."""
         speech = host(self).speech
-        role = str(said.get("role") or "")
-        n = said.get("declared")
         if role == "dash":
             return speech._(ROLE_WORDS["dash"])
         if role == "caller":
-            call = str(said.get("call") or "")
+            call = call or ""
             shown = call[:-2] + host(self).look.suit("NT") if call.endswith("NT") else \
                 call[:-1] + host(self).look.suit(call[-1:]) if call else ""
             return speech._(ROLE_WORDS["caller"]).format(call=shown)
@@ -637,7 +638,7 @@ class ComparisonScreen(RecordScreen):
         return [self.row([*a, ("", 1, False), *b], style="bold underline" if i == 0 else "")
                 for i, (a, b) in enumerate(zip(left, right, strict=True))][:21]
 
-    def board_rows(self, record: dict[str, Any] | None, head: str, seat: int
+    def board_rows(self, record: MatchRecord | None, head: str, seat: int
                    ) -> list[list[tuple[str, int, bool]]]:
         """One board's column (39 cells wide), row by row, as cells: its head and
         score, what each seat said and took, then each trick and who took it."""
