@@ -12,11 +12,12 @@ from rich.style import Style
 from rich.text import Text
 
 from engine.match import call_keeps_trump
+from engine.types import AuctionView, Contract
 
 from ..i18n import N_
 from ..widgets.board import BLANK
 from .table_scene import Scene, laid, said_lines
-from .table_state import MaybeView
+from .table_state import Empty, MaybeView, standing_bid
 from .table_text import (
     REVERSE,
     Hit,
@@ -101,7 +102,7 @@ def phase_lines(sc: Scene) -> list[Text]:
 def auction_state(sc: Scene) -> Text:
     v: MaybeView = sc.view or {}
     _ = sc._
-    a = v.get("auction") or {}
+    a: AuctionView | Empty = v.get("auction") or {}
     comma = sc.speech.pgettext("list", ", ")
     t = Text(" ")
     bid = a.get("bid")
@@ -179,7 +180,7 @@ def auction_lines(sc: Scene, kind: str) -> list[Text]:
         hint.append("p", style="bold")
         hint.append(" " + key("key", "pass") + "  ")
     if turn.of("with"):
-        bid = (v.get("auction") or {}).get("bid") or {}
+        bid: Contract | Empty = standing_bid(v) or {}
         hint.append("w", style="bold")
         hint.append(" " + key("key", "With") + " ")
         hint.append_text(sc.bid(bid.get("n"), bid.get("suit")))

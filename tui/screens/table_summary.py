@@ -11,11 +11,11 @@ from rich.text import Text
 
 from engine.catalogue import terms
 from engine.duplicate import result_of, scored_round
-from engine.types import RoundRecord
+from engine.types import Result, RoundRecord
 
 from ..i18n import Speech
 from .table_scene import Scene, said_lines
-from .table_state import MaybeView
+from .table_state import Empty, MaybeView
 from .table_text import Cell, Shown, W, cells_row, fit, join, right_align, units, wrap
 
 BONUS_KEYS = ["caller", "with", "sole", "risk", "dash", "super"]
@@ -176,7 +176,7 @@ def result_head(sc: Scene) -> Text:
     left."""
     v: MaybeView = sc.view or {}
     _ = sc._
-    res = v.get("result") or {}
+    res: Result | Empty = v.get("result") or {}
     winners = res.get("winners") or []
     comma = sc.speech.pgettext("list", ", ")
     head = Text(" " + _("Match over:") + " ", style="bold")
@@ -206,7 +206,8 @@ def paid_words(sc: Scene, seat: int) -> tuple[str | None, str | None]:
 def result_lines(sc: Scene) -> list[Text]:
     facts = sc.facts
     v: MaybeView = sc.view or {}
-    winners = (v.get("result") or {}).get("winners") or []
+    res: Result | Empty = v.get("result") or {}
+    winners = res.get("winners") or []
     head = result_head(sc)
     lines = [sc.line(head) if sc.rtl else head]
     totals = v.get("totals") or [0] * 4
