@@ -24,7 +24,14 @@ from engine.records import SeatRecord, match_record
 from .boards import EventBoard, EventBoardSettings
 from .people import Person
 
-Points = dict[int, dict[str, Any]]      # per seat: {"points": int, "badge": str | None}
+
+class Paid(TypedDict):
+    """What a finished match paid one seat: its level points and a new badge, if any."""
+    points: int
+    badge: str | None
+
+
+Points = dict[int, Paid]                # by seat: what ``finish_match`` paid
 
 
 SeatKind = Literal["empty", "human", "bot"]

@@ -41,6 +41,7 @@ from .store import (
     EventStore,
     FinishedBoard,
     MatchRef,
+    Paid,
     Points,
     Records,
     SeatKind,
@@ -176,7 +177,7 @@ class TableShown(NamedTuple):
     deadline_seat: int | None
     # (round, text), moves other than plays: what happened, said in each language
     events: tuple[tuple[int | None, str], ...]
-    points: Mapping[int, Mapping[str, Any]] | None    # paid at the match end
+    points: Mapping[int, Paid] | None    # paid at the match end
     host: str | None            # before the start: who may fill it (None: nobody seated)
     board: tuple[int, int, int] | None = None   # an event's board: (event, board, boards)
 
