@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import asyncssh
 
@@ -17,7 +17,7 @@ from engine.room.errors import N_
 from engine.room.members import ChatGuard
 
 from . import wire
-from .admin import SOCKET_NAME
+from .admin import SOCKET_NAME, Listening
 from .admission import Admission
 from .book import Book
 from .cluster import PgCluster, default_name
@@ -338,7 +338,7 @@ class RoomService:
         """Connections now by what they are (server/book.py: ``Book.kinds``)."""
         return self.book.kinds(self.admission.waiting)
 
-    def listening(self) -> dict[str, Any]:
+    def listening(self) -> Listening:
         """Where this room listens, for ``lamma health`` (the admin socket's ``ping``):
         the addresses, whether connections begin with a PROXY header, whether a probe
         from this machine is let through (--proxy-from), whether it is restarting."""
