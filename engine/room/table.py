@@ -26,7 +26,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol, TypedDict
 
 from engine import Action, Match, View, leaving_ends_match
 
@@ -78,6 +78,14 @@ class Member(Person, Protocol):
 # A seat at a table: empty, a person's (connected or away), or a computer player's.
 EMPTY = N_("(empty)")        # an empty seat's label (said in each player's language)
 
+class SeatRow(TypedDict):
+    """A seat as the lobby's row lists it (``Seat.public``): what anyone may see."""
+    kind: SeatKind
+    name: str | None
+    guest: bool
+    connected: bool
+
+
 @dataclass
 class Seat:
     kind: SeatKind = "empty"
@@ -121,7 +129,7 @@ class Seat:
             return Said(EMPTY)
         return display_name(self.name or "?", self.guest)
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> SeatRow:
         """What anyone may see of the seat; the name cleaned (a restored match's seats
         come from the database, which may hold what no client could send)."""
         name = None if self.name is None else clean_name(self.name)
