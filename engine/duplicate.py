@@ -24,7 +24,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any
 
 from .match import FAST_ORDER, Match
 from .types import Board, LoggedAction, RoundRecord
@@ -83,16 +83,6 @@ def decision_seed(seed: int, log: Sequence[tuple[int, LoggedAction]]) -> int:
 
 # ---------------------------------------------------------------- a board's result
 
-class BoardFacts(TypedDict):
-    """``BoardResult.facts()``: an entrant's board result as kept beside its score."""
-    side: int | None
-    declared: int
-    made: bool
-    role: str
-    call: str | None
-    taken: int
-
-
 @dataclass(frozen=True)
 class BoardResult:
     """What a finished board gives its entrant's seat.
@@ -111,7 +101,7 @@ class BoardResult:
     call: str | None
     taken: int
 
-    def facts(self) -> BoardFacts:
+    def facts(self) -> dict[str, Any]:
         """JSON-ready, without the score (kept beside it)."""
         return {"side": self.side, "declared": self.declared, "made": self.made,
                 "role": self.role, "call": self.call, "taken": self.taken}

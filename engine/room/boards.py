@@ -7,7 +7,7 @@ the board where it was, and no turn timer moves for an entrant who is away."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
 
 from engine import Board, check_board
 from engine.duplicate import decision_seed
@@ -26,18 +26,6 @@ NOT_YOURS = N_("Board {board} of event {event} is another entrant's.")
 DEADLINE_S = 30.0
 
 
-class EventBoardSettings(TypedDict):
-    """``EventBoard.settings()``: what a table's settings keep of its event's board."""
-    id: int             # the event
-    board: int
-    boards: int
-    spec: Board
-    seed: int
-    samples: int
-    entrant: str
-    ranked: bool
-
-
 @dataclass
 class EventBoard:
     """What a board's table knows of its event.
@@ -54,14 +42,14 @@ class EventBoard:
     entrant: str
     ranked: bool = True
 
-    def settings(self) -> EventBoardSettings:
+    def settings(self) -> dict[str, Any]:
         """JSON-ready, kept with the table's settings (a restart plays it on)."""
         return {"id": self.event, "board": self.board, "boards": self.boards,
-                "spec": self.spec.copy(), "seed": self.seed, "samples": self.samples,
+                "spec": dict(self.spec), "seed": self.seed, "samples": self.samples,
                 "entrant": self.entrant, "ranked": self.ranked}
 
     @classmethod
-    def from_settings(cls, game: str, info: EventBoardSettings) -> EventBoard:
+    def from_settings(cls, game: str, info: dict[str, Any]) -> EventBoard:
         """``settings()`` read back (ValueError if it is not whole)."""
         for key in ("id", "board", "boards", "seed", "samples"):
             if type(info.get(key)) is not int:

@@ -31,7 +31,6 @@ from engine import GAMES, MatchRecord, replay
 from engine.duplicate import (
     BOARDS,
     DAILY_BOARDS,
-    BoardFacts,
     BoardResult,
     Played,
     board_seed,
@@ -146,10 +145,11 @@ class BoardScore(TypedDict):
     percent: float
 
 
-class MyBoard(BoardFacts):
-    """The member's own result on a board compared: its score, its matchpoints'
-    percentage and what was said."""
-    score: int
+@dataclass(frozen=True)
+class MyBoard:
+    """The member's own result on a board compared: what the rules gave the seat
+    (its score, what was said and made) and its matchpoints' percentage."""
+    result: BoardResult
     percent: float
 
 
@@ -453,8 +453,7 @@ class Events:
         mine: MyBoard | None = None
         if own is not None:
             pct = percentages([Played(r.entrant, r.board, r.seat, r.score) for r in rows])
-            mine = {"score": own.score, "percent": round(pct[(entrant, k)], 2),
-                    **_result(own).facts()}
+            mine = MyBoard(_result(own), round(pct[(entrant, k)], 2))
         said = [_result(r) for r in field_rows]
         # The best board in the seat beside one's own: another entrant's (the first of
         # them to play it, on a tie), one's own only when nobody else played it.

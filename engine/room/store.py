@@ -21,7 +21,7 @@ from engine import Match, MatchRecord, Result
 from engine.duplicate import BoardResult
 from engine.records import SeatRecord, match_record
 
-from .boards import EventBoard, EventBoardSettings
+from .boards import EventBoard
 from .people import Person
 
 
@@ -57,7 +57,7 @@ class TableSettings(TypedDict):
     private: bool
     code: str | None
     seats: list[SeatSettings]
-    event: NotRequired[EventBoardSettings]
+    event: NotRequired[dict[str, Any]]     # ``EventBoard.settings()``, JSON as it is kept
     practice: NotRequired[bool]
 
 

@@ -534,12 +534,12 @@ class ComparisonScreen(RecordScreen):
         mine = cmp.mine
         narrow = self.width < W         # a phone: what a row holds at 80 columns, in two
         if mine is not None:
-            yours = [(_("Your score"), 16, False), (signed(mine["score"]), 6, True)]
-            points = [(f"{mine['percent']:.2f} %", 10, True),
+            res = mine.result
+            yours = [(_("Your score"), 16, False), (signed(res.score), 6, True)]
+            points = [(f"{mine.percent:.2f} %", 10, True),
                       (_("of the matchpoints"), 22, False)]
-            side_n = mine["side"]
-            side = ([(_("your side"), 12, False), (signed(side_n), 6, True)]
-                    if side_n is not None else [])
+            side = ([(_("your side"), 12, False), (signed(res.side), 6, True)]
+                    if res.side is not None else [])
             if narrow:
                 lines.append(self.row(yours, style="bold"))
                 lines.append(self.row([("", 2, False), *points], style="bold"))
@@ -547,9 +547,9 @@ class ComparisonScreen(RecordScreen):
                     lines.append(self.row(side, style="bold"))
             else:
                 lines.append(self.row(yours + points + side, style="bold"))
-            lines.append(self.row([(self.bid_words(mine["role"], mine["declared"],
-                                                   mine["call"]), 30, False),
-                                   (_("made") if mine.get("made") else _("failed"), 10,
+            lines.append(self.row([(self.bid_words(res.role, res.declared, res.call), 30,
+                                    False),
+                                   (_("made") if res.made else _("failed"), 10,
                                     False)], style="dim"))
         else:
             lines.append(Text(" " + _("You did not play this board."), style="dim"))
@@ -560,7 +560,7 @@ class ComparisonScreen(RecordScreen):
         for score, n in cmp.scores[:4]:
             size = max(1, round(12 * n / top))
             bar = ("█" if look.unicode else "#") * size
-            own = mine is not None and mine["score"] == score
+            own = mine is not None and mine.result.score == score
             lines.append(self.row([("", 2, False), (signed(score), 6, True), (bar, 14, False),
                                    (str(n), 4, True),
                                    # (pointing at the row from the word: mirrored in Arabic)
