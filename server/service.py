@@ -41,6 +41,21 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("lamma.ssh")
 
+# What everyone is told as the room restarts, by (one of a room's several servers, at
+# once rather than in {n} seconds); the operator's words replace them (drain_notice).
+RESTART_NOTICES = {
+    (True, True): N_("This server of the room is restarting: connect again, and you will "
+                     "be back in your seat on another of its servers."),
+    (True, False): N_("This server of the room restarts in {n} s: tricks under way are "
+                      "finished, then connect again, and you will be back in your seat "
+                      "on another of its servers."),
+    (False, True): N_("The room is restarting: connect again in a moment, and you will be "
+                      "back in your seat."),
+    (False, False): N_("The room restarts in {n} s: tricks under way are finished, then "
+                       "every table waits as it is. Connect again after it, and you will "
+                       "be back in your seat."),
+}
+
 
 class RoomService:
     """This process's room, put together: the store and its writer, the table
@@ -237,19 +252,7 @@ class RoomService:
         n = max(0, round(seconds))
         if self.config.drain_notice:
             return self.config.drain_notice.replace("{seconds}", str(n))
-        if self.cluster is not None:
-            if now:
-                return Said(N_("This server of the room is restarting: connect again, and "
-                               "you will be back in your seat on another of its servers."))
-            return Said(N_("This server of the room restarts in {n} s: tricks under way "
-                           "are finished, then connect again, and you will be back in "
-                           "your seat on another of its servers."), n=n)
-        if now:
-            return Said(N_("The room is restarting: connect again in a moment, and you "
-                           "will be back in your seat."))
-        return Said(N_("The room restarts in {n} s: tricks under way are finished, then "
-                       "every table waits as it is. Connect again after it, and you "
-                       "will be back in your seat."), n=n)
+        return Said(RESTART_NOTICES[self.cluster is not None, now], n=n)
 
     def start_drain(self, seconds: float | None = None) -> str:
         """Begins a clean restart (SIGTERM, ``lamma admin drain``); the room may stop
