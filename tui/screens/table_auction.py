@@ -5,8 +5,6 @@ its compact rows.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
@@ -326,7 +324,7 @@ def numbers_rows(sc: Scene, cw: int, label: str, cells: list[tuple[int, str]],
 
 
 def auction_rows(sc: Scene, cw: int, kind: str) -> tuple[list[Text], list[Hit]]:
-    v: Any = sc.view or {}
+    v: MaybeView = sc.view or {}
     look, turn, state, _ = sc.look, sc.turn, sc.state, sc._
     key = sc.speech.pgettext
     rows = numbers_rows(sc, cw, _("Bid") if kind == "bid" else _("Call"),
@@ -355,7 +353,7 @@ def auction_rows(sc: Scene, cw: int, kind: str) -> tuple[list[Text], list[Hit]]:
     if turn.of("pass"):
         parts.append(("p", key("key", "pass")))
     if turn.of("with"):
-        bid = (v.get("auction") or {}).get("bid") or {}
+        bid: Contract | Empty = standing_bid(v) or {}
         parts.append(("w", key("key", "With") + " " + look.bid_str(bid.get("n"),
                                                                   bid.get("suit"))))
     keys = laid(sc, boxed(parts, cw - 1), cw)
@@ -366,7 +364,7 @@ def auction_rows(sc: Scene, cw: int, kind: str) -> tuple[list[Text], list[Hit]]:
 
 
 def declare_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
-    v: Any = sc.view or {}
+    v: MaybeView = sc.view or {}
     state, _ = sc.state, sc._
     styles = {"sel": "reverse bold", "ok": "bold", "dim": "dim", "forbidden": "dim strike"}
     rows = numbers_rows(sc, cw, _("Declare"), sc.turn.declare_cells(state.sel_n), styles)
@@ -395,7 +393,7 @@ def declare_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
 def waiting_rows(sc: Scene, cw: int) -> list[Text]:
     """Someone else's turn: who is acting, and how the auction or the declarations
     stand (or that you are watching)."""
-    v: Any = sc.view or {}
+    v: MaybeView = sc.view or {}
     _ = sc._
     lines: list[Text] = []
     t0 = acting_line(sc)

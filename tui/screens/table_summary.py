@@ -362,8 +362,9 @@ def _rtl_words(sc: Scene, items: list[tuple[str, int | None]]) -> Text:
 def result_rows(sc: Scene, cw: int, room: int) -> list[Text]:
     """The match's end: who won, then each player's total, level points and badge."""
     facts = sc.facts
-    v: Any = sc.view or {}
-    winners = (v.get("result") or {}).get("winners") or []
+    v: MaybeView = sc.view or {}
+    res: Result | Empty = v.get("result") or {}
+    winners = res.get("winners") or []
     rows = said_lines(sc, result_head(sc), cw, 2)
     totals = v.get("totals") or [0] * 4
     nw = max(6, min(16, cw - 12))
