@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from engine import MatchRecord, replay
 from engine.duplicate import BOARDS
@@ -75,6 +75,13 @@ def closes_in(speech: Speech, ev: EventRow, now: float) -> str:
     if hours:
         return speech._("{h} h {m} min").format(h=hours, m=minutes)
     return speech._("{m} min").format(m=max(1, minutes))
+
+
+def board_keys(screen: str) -> list[BindingType]:
+    """← → the previous and the next board of an event (its standings, a board's
+    comparison)."""
+    return [Binding("left", "board(-1)", show=False, id=f"{screen}.previous"),
+            Binding("right", "board(1)", show=False, id=f"{screen}.next")]
 
 
 def signed(n: int) -> str:
@@ -342,8 +349,7 @@ class StandingsScreen(RecordScreen):
     """An event's standings; a board chosen below them opens its comparison."""
 
     BINDINGS = [
-        Binding("left", "board(-1)", show=False, id="standings.previous"),
-        Binding("right", "board(1)", show=False, id="standings.next"),
+        *board_keys("standings"),
         *arrows("standings", "move", 100),
         Binding("enter", "compare", show=False, id="standings.compare"),
     ]
@@ -468,8 +474,7 @@ class ComparisonScreen(RecordScreen):
     their seat, what was said there, and (tab) their board beside the best one."""
 
     BINDINGS = [
-        Binding("left", "board(-1)", show=False, id="compare.previous"),
-        Binding("right", "board(1)", show=False, id="compare.next"),
+        *board_keys("compare"),
         Binding("tab", "page", show=False, id="compare.page"),
     ]
     KEYS = COMPARE_KEYS
