@@ -11,7 +11,7 @@ See ``match.py`` for the phases and ``scoring.py`` for the tables; rule ids
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .catalogue import GAMES, LENGTHS
@@ -32,10 +32,12 @@ from .types import (
     LeaveAction,
     Length,
     LoggedAction,
+    MatchRecord,
     PassAction,
     Phase,
     PlayAction,
     Result,
+    RoundRecord,
     SuitCode,
     TrickView,
     View,
@@ -62,10 +64,12 @@ __all__ = [
     "Length",
     "LoggedAction",
     "Match",
+    "MatchRecord",
     "PassAction",
     "Phase",
     "PlayAction",
     "Result",
+    "RoundRecord",
     "SuitCode",
     "TrickView",
     "View",
@@ -90,15 +94,16 @@ def new_match(game: str, length: Length = None, seed: int | None = None,
     raise ValueError(f"unknown game {game!r}: choose one of {', '.join(GAMES)}")
 
 
-def replay(game: str | dict[str, Any], length: Length = None, seed: int | None = None,
+def replay(game: str | MatchRecord | Mapping[str, Any], length: Length = None, seed: int | None = None,
            deals: Sequence[Deal] | None = None, log: Iterable[Sequence[Any]] = (),
            board: Board | None = None) -> Match:
     """Rebuild the identical match from its game, length, seed or deals and log
     (``(seat, action)`` pairs, ``Match.log`` or the record's lists).
 
-    ``game`` may also be a record from ``Match.to_dict()``.
+    ``game`` may also be a record from ``Match.to_dict()``, or one read back from the
+    store (``StoredMatch.record``), whose keys are checked as the match is rebuilt.
     """
-    if isinstance(game, dict):
+    if isinstance(game, Mapping):
         rec = game
         return replay(rec["game"], rec.get("length"), rec.get("seed"), rec.get("deals"),
                       rec.get("log", ()), rec.get("board"))

@@ -22,12 +22,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .match import FAST_ORDER, Match
-from .types import Board, LoggedAction
+from .types import Board, LoggedAction, RoundRecord
 
 BOARDS = (4, 24)              # the boards an event may have, fewest and most
 DAILY_BOARDS = 8              # the room's daily events (engine.room.duplicate)
@@ -111,7 +111,7 @@ class BoardResult:
         return (self.role, self.declared, self.call)
 
 
-def scored_round(history: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
+def scored_round(history: Sequence[RoundRecord]) -> RoundRecord:
     """The one scored round of a finished board's history (a void Tarneeb hand is not
     one: the next is dealt, T-13)."""
     scored = [r for r in history if not r.get("void")]
@@ -120,7 +120,7 @@ def scored_round(history: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
     return scored[0]
 
 
-def result_of(history: Sequence[Mapping[str, Any]], seat: int) -> BoardResult:
+def result_of(history: Sequence[RoundRecord], seat: int) -> BoardResult:
     """``seat``'s result on a finished board, from its history (``Match.history``, or a
     view's: the records without their tricks)."""
     r = scored_round(history)
@@ -130,9 +130,9 @@ def result_of(history: Sequence[Mapping[str, Any]], seat: int) -> BoardResult:
     call = None
     if seat in r.get("dash_players", ()):
         role = "dash"
-    elif r.get("caller") == seat and not r.get("all_pass") and r.get("call"):
+    elif r.get("caller") == seat and not r.get("all_pass") and (c := r.get("call")):
         role = "caller"
-        call = f"{r['call']['n']}{r['call']['suit']}"
+        call = f"{c['n']}{c['suit']}"
     elif seat in r.get("with_players", ()):
         role = "with"
     return BoardResult(int(scores[seat]), side, int(r["declarations"][seat]),

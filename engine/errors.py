@@ -41,7 +41,7 @@ class IllegalAction(ValueError):
         return (_illegal, (type(self), self.template, self.params))
 
 
-def _illegal(cls: type[IllegalAction], template: str, params: dict[str, Any]) -> IllegalAction:
+def _illegal(cls: type[IllegalAction], template: str, params: dict[str, object]) -> IllegalAction:
     return cls(template, **params)
 
 

@@ -48,15 +48,24 @@ from .types import (
     Kind,
     Length,
     LoggedAction,
+    MatchRecord,
     PassAction,
     Phase,
     PlayAction,
     Result,
+    RoundRecord,
     SuitCode,
     TrickView,
     View,
     WithAction,
 )
+
+
+def _compact(tricks: list[tuple[int, tuple[int, ...], int]]) -> list[TrickView]:
+    """A round's tricks kept compact in its record until ``Match.history`` is read
+    (simulations never read it): that property makes them ``TrickView``s."""
+    return cast("list[TrickView]", tuple(tricks))
+
 
 Handler = Callable[["EstimationMatch", int, Mapping[str, object]], None]
 
@@ -152,9 +161,9 @@ class Match:
         self.deals = [self._check_deal(d) for d in (deals or [])]
         self._deal_no = 0
         self.log: list[tuple[int, LoggedAction]] = []
-        self._history: list[dict[str, Any]] = []
+        self._history: list[RoundRecord] = []
         self._history_public = 0      # records whose "tricks" are already public dicts
-        self._brief: list[dict[str, Any]] = []    # the history as views show it
+        self._brief: list[RoundRecord] = []       # the history as views show it
         self.totals = [0, 0, 0, 0]
         self.result: Result | None = None
         self.left: int | None = None
@@ -266,23 +275,24 @@ class Match:
         shown.extend(_trick_public(t) for t in of[len(shown):])
         return list(shown)
 
-    def _history_brief(self) -> list[dict[str, Any]]:
+    def _history_brief(self) -> list[RoundRecord]:
         """History for views: every finished round without its 52 cards (``m.history``
         has them), so that a view pushed after every move stays small."""
         brief = self._brief
         h = self._history
         for rec in h[len(brief):]:
-            brief.append({k: v for k, v in rec.items() if k != "tricks"})
+            brief.append(cast("RoundRecord", {k: v for k, v in rec.items() if k != "tricks"}))
         return list(brief)
 
     @property
-    def history(self) -> list[dict[str, Any]]:
+    def history(self) -> list[RoundRecord]:
         """One record per finished round or hand (voided Tarneeb hands included)."""
         h = self._history
         # A round's tricks are kept compact until someone looks: simulations never do.
         for i in range(self._history_public, len(h)):
-            if type(h[i].get("tricks")) is tuple:
-                h[i]["tricks"] = self._tricks_public(h[i]["tricks"])
+            tricks: object = h[i].get("tricks")
+            if type(tricks) is tuple:
+                h[i]["tricks"] = self._tricks_public(tricks)
         self._history_public = len(h)
         return h
 
@@ -379,14 +389,14 @@ class Match:
         player's language)."""
         return _PHASE_WORDS[self.phase]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MatchRecord:
         """JSON-ready record: enough for ``replay`` to rebuild the identical match."""
-        rec: dict[str, Any] = {
+        rec: MatchRecord = {
             "game": self.game, "length": self.length, "seed": self.seed,
             "deals": [[[CODES[c] for c in hand] for hand in d] for d in self.deals],
             "log": [[seat, dict(action)] for seat, action in self.log]}
         if self.board is not None:
-            rec["board"] = dict(self.board)
+            rec["board"] = self.board.copy()
         return rec
 
     def view(self, seat: int | None) -> View:
@@ -880,7 +890,7 @@ class EstimationMatch(Match):
             "dash_players": list(self.dash_players), "declarations": decl,
             "last_declarer": self.last_declarer, "tricks_taken": taken,
             "made": [taken[s] == decl[s] for s in SEATS],
-            "tricks": tuple(self.tricks), "scores": scores, "multiplier": multiplier,
+            "tricks": _compact(self.tricks), "scores": scores, "multiplier": multiplier,
             "breakdown": rows, "saayda": saayda, "over": total > 13, "all_pass": self.all_pass,
             "totals": list(self.totals),
         })
@@ -1031,7 +1041,7 @@ class TarneebMatch(Match):
             self._history.append({"round": self.hand_no + 1, "void": True, "dealer": self.dealer,
                                  "shown_card": CODES[self.shown_card],
                                  "trump": suit_code(self.trump),
-                                 "declarations": list(self.declarations)})
+                                 "declarations": self._declared()})
             self._start_hand((self.dealer + 1) % 4)
             return
         self.phase = "play"
@@ -1050,7 +1060,7 @@ class TarneebMatch(Match):
             "shown_card": CODES[self.shown_card], "trump": suit_code(self.trump),
             "caller": None, "call": None, "with_players": [], "dash_players": [],
             "declarations": decl, "tricks_taken": taken, "made": made,
-            "tricks": tuple(self.tricks), "scores": scores, "multiplier": 1,
+            "tricks": _compact(self.tricks), "scores": scores, "multiplier": 1,
             "breakdown": rows, "totals": list(self.totals),
             "team_totals": self.team_totals(),
         })

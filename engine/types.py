@@ -106,6 +106,48 @@ class Result(TypedDict):
     draw: bool
 
 
+class RoundRecord(TypedDict, total=False):
+    """One finished round or hand, as ``Match.history`` keeps it (a view's history: the
+    same without "tricks"). A voided Tarneeb hand has only round, void, dealer,
+    shown_card, trump and declarations; a key a game does not use is absent or keeps
+    its neutral value (None, [], False, or 1 for the multiplier)."""
+    round: int
+    void: bool                     # Tarneeb: True for a hand voided under 11 (T-13)
+    kind: Kind
+    dealer: int
+    trump: SuitCode | None
+    fixed_trump: SuitCode | None
+    shown_card: str                # Tarneeb: the dealer's card shown
+    caller: int | None
+    call: Contract | None
+    with_players: list[int]
+    dash_players: list[int]
+    declarations: list[int]
+    last_declarer: int | None
+    all_pass: bool
+    tricks_taken: list[int]
+    made: list[bool]
+    tricks: list[TrickView]        # only in ``Match.history``, not in a view's
+    scores: list[int]
+    multiplier: int
+    breakdown: list[dict[str, int]]    # a seat's points by ``scoring.BONUS_KEYS``
+    saayda: bool                   # the calculator scoring: all four missed (K-13)
+    over: bool                     # Estimation: the declarations' total over 13
+    totals: list[int]
+    team_totals: list[int]         # Tarneeb
+
+
+class MatchRecord(TypedDict):
+    """``Match.to_dict()``: all that ``replay`` needs to rebuild the identical match
+    (stored as JSON, and what the computer players' workers are handed)."""
+    game: str
+    length: Length
+    seed: int | None
+    deals: list[list[list[str]]]   # by round, by seat: the cards dealt
+    log: list[list[Any]]           # [seat, action] pairs (``Match.log``)
+    board: NotRequired[Board]      # a duplicate event's board: its one round
+
+
 class View(TypedDict):
     """``Match.view(seat)``: all that ``seat`` may know (``seat`` None: a spectator).
 
@@ -128,7 +170,7 @@ class View(TypedDict):
     totals: list[int]
     legal: list[Action]
     declaration_order: list[int]
-    history: list[dict[str, Any]]  # ``Match.history`` records without their "tricks"
+    history: list[RoundRecord]     # ``Match.history`` records without their "tricks"
     result: Result | None
     left: int | None
     kind: Kind | None
@@ -149,6 +191,6 @@ class View(TypedDict):
 
 
 __all__ = ["Action", "AuctionView", "BidAction", "Board", "CallAction", "CardPlayed", "Contract",
-           "DashAction", "Deal", "DeclareAction", "Kind", "LeaveAction", "Length", "LoggedAction",
-           "PassAction", "Phase", "PlayAction", "Result", "SuitCode", "TrickView", "View",
-           "WithAction"]
+           "DashAction", "Deal", "DeclareAction", "Kind", "LeaveAction", "Length", "LoggedAction", "MatchRecord",
+           "PassAction", "Phase", "PlayAction", "Result", "RoundRecord", "SuitCode", "TrickView",
+           "View", "WithAction"]

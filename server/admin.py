@@ -12,9 +12,9 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from engine.room import RoomError
 
@@ -24,13 +24,23 @@ SOCKET_NAME = "admin.sock"
 MAX_LINE = 4096
 
 
+class Listening(TypedDict):
+    """The answer to ``ping`` (``RoomService.listening``, read by ``lamma health``):
+    where the room listens, whether connections begin with a PROXY header, whether a
+    probe from this machine is let through, whether it is restarting."""
+    listen: list[list[Any]]         # [host, port] of each listening socket
+    proxy: bool
+    probe: bool
+    draining: bool
+
+
 class Operator(Protocol):
     """Moderation (server/moderation.py), as the socket's commands reach it."""
 
     def admin(self, line: str) -> str: ...
 
 
-async def serve_admin(moderation: Operator, ping: Callable[[], dict[str, Any]],
+async def serve_admin(moderation: Operator, ping: Callable[[], Listening],
                       data: Path) -> asyncio.AbstractServer:
     """The socket; each line ``moderation``'s command, or ``ping`` (``lamma health``:
     where the room listens)."""
@@ -48,6 +58,7 @@ async def serve_admin(moderation: Operator, ping: Callable[[], dict[str, Any]],
                     break
                 if not line.strip():
                     break
+                answer: Mapping[str, object]
                 try:
                     if line.strip() == b"ping":         # lamma health (server/health.py)
                         answer = ping()

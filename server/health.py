@@ -17,16 +17,16 @@ import json
 import socket
 import time
 from pathlib import Path
-from typing import Any
+from typing import cast
 
-from .admin import SOCKET_NAME
+from .admin import SOCKET_NAME, Listening
 from .proxyproto import V2_SIGNATURE
 
 # A PROXY v2 header with the LOCAL command (the balancer's own connection: no address).
 LOCAL_HEADER = V2_SIGNATURE + bytes([0x20, 0x00, 0x00, 0x00])
 
 
-def ask(data: Path, timeout: float) -> dict[str, Any]:
+def ask(data: Path, timeout: float) -> Listening:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(timeout)
         sock.connect(str(data / SOCKET_NAME))
@@ -40,7 +40,7 @@ def ask(data: Path, timeout: float) -> dict[str, Any]:
     answer = json.loads(buf)
     if not isinstance(answer, dict) or "listen" not in answer:
         raise ValueError(f"an answer that is not the room's: {buf[:80]!r}")
-    return answer
+    return cast("Listening", answer)
 
 
 def probe(host: str, port: int, proxy: bool, timeout: float) -> str:

@@ -399,7 +399,9 @@ class TableStore:
         assert table.match is not None
         ref = table.match_ref = MatchRef()
         writes = self.writes
-        args = (table.id, table.match.to_dict(), seat_names(table), table_settings(table))
+        # (the record and the settings are written as the row's JSON objects)
+        args = (table.id, dict(table.match.to_dict()), seat_names(table),
+                dict(table_settings(table)))
 
         def create() -> int:
             ref.id = writes.create_match(*args)
@@ -418,7 +420,7 @@ class TableStore:
     def seats_changed(self, table: Table) -> None:
         ref = table.match_ref
         if ref is not None:
-            names, settings = seat_names(table), table_settings(table)
+            names, settings = seat_names(table), dict(table_settings(table))
             self._submit(table, "seats",
                          lambda: self.writes.set_seats(_id(ref), names, settings))
 

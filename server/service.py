@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import asyncssh
 
@@ -17,7 +17,7 @@ from engine.room.errors import N_
 from engine.room.members import ChatGuard
 
 from . import wire
-from .admin import SOCKET_NAME
+from .admin import SOCKET_NAME, Listening
 from .admission import Admission
 from .book import Book
 from .cluster import PgCluster, default_name
@@ -40,6 +40,21 @@ if TYPE_CHECKING:
     from .web.listener import WebListener
 
 log = logging.getLogger("lamma.ssh")
+
+# What everyone is told as the room restarts, by (one of a room's several servers, at
+# once rather than in {n} seconds); the operator's words replace them (drain_notice).
+RESTART_NOTICES = {
+    (True, True): N_("This server of the room is restarting: connect again, and you will "
+                     "be back in your seat on another of its servers."),
+    (True, False): N_("This server of the room restarts in {n} s: tricks under way are "
+                      "finished, then connect again, and you will be back in your seat "
+                      "on another of its servers."),
+    (False, True): N_("The room is restarting: connect again in a moment, and you will be "
+                      "back in your seat."),
+    (False, False): N_("The room restarts in {n} s: tricks under way are finished, then "
+                       "every table waits as it is. Connect again after it, and you will "
+                       "be back in your seat."),
+}
 
 
 class RoomService:
@@ -237,19 +252,7 @@ class RoomService:
         n = max(0, round(seconds))
         if self.config.drain_notice:
             return self.config.drain_notice.replace("{seconds}", str(n))
-        if self.cluster is not None:
-            if now:
-                return Said(N_("This server of the room is restarting: connect again, and "
-                               "you will be back in your seat on another of its servers."))
-            return Said(N_("This server of the room restarts in {n} s: tricks under way "
-                           "are finished, then connect again, and you will be back in "
-                           "your seat on another of its servers."), n=n)
-        if now:
-            return Said(N_("The room is restarting: connect again in a moment, and you "
-                           "will be back in your seat."))
-        return Said(N_("The room restarts in {n} s: tricks under way are finished, then "
-                       "every table waits as it is. Connect again after it, and you "
-                       "will be back in your seat."), n=n)
+        return Said(RESTART_NOTICES[self.cluster is not None, now], n=n)
 
     def start_drain(self, seconds: float | None = None) -> str:
         """Begins a clean restart (SIGTERM, ``lamma admin drain``); the room may stop
@@ -338,7 +341,7 @@ class RoomService:
         """Connections now by what they are (server/book.py: ``Book.kinds``)."""
         return self.book.kinds(self.admission.waiting)
 
-    def listening(self) -> dict[str, Any]:
+    def listening(self) -> Listening:
         """Where this room listens, for ``lamma health`` (the admin socket's ``ping``):
         the addresses, whether connections begin with a PROXY header, whether a probe
         from this machine is let through (--proxy-from), whether it is restarting."""

@@ -62,3 +62,18 @@ class Host(Protocol):
 def host(node: MessagePump) -> Host:
     """The session's app that ``node`` (a screen or widget) is mounted in."""
     return cast("Host", node.app)
+
+
+class Hosted:
+    """The player's language and look as a screen reads them from its session's app
+    (mixed in before Textual's ``Screen``, whose ``app`` it reads)."""
+
+    @property
+    def speech(self) -> Speech:
+        """The player's language (what the screen's parts say things in)."""
+        return host(cast("MessagePump", self)).speech
+
+    @property
+    def look(self) -> Look:
+        """The player's look: the cards' characters, the colours."""
+        return host(cast("MessagePump", self)).look

@@ -71,48 +71,32 @@ def fast_card(hand: int, others: int, trick: list[int], trump: int, mood: int,
     else:
         winners = 0
     last = len(trick) == 3
-    if mood == WIN:
+    if mood == WIN or mood == DUCK:
         if winners:
-            if last or not follow:
+            if last or (mood == WIN and not follow):
                 return lo(winners)                      # cheapest winner, lowest ruff
-            # Following suit: the lowest winner nobody can beat in suit, else the best.
-            m = winners
-            while m:
-                c = lo(m)
-                if not others & ABOVE[c]:
-                    return c
-                m &= m - 1
-            return hi(winners)
-        # Cannot win: throw the cheapest card (keep trumps).
-        if follow:
-            return lo(follow)
-        side = hand & ~tmask
-        return _rank_min(side or hand)
-    if mood == DUCK:
-        if winners:
-            if last:
-                return lo(winners)
             if follow:
+                # The lowest winner nobody can beat in suit (sure: take it); WIN then
+                # tries with the best, DUCK plays low.
                 m = winners
                 while m:
                     c = lo(m)
                     if not others & ABOVE[c]:
-                        return c                        # sure in the suit: take it
+                        return c
                     m &= m - 1
-        if follow:
-            return lo(follow)
-        side = hand & ~tmask
-        return _rank_min(side or hand)
-    if mood == CHEAP:
-        if follow:
-            return lo(follow)
-        side = hand & ~tmask
-        return _rank_min(side or hand)
-    # DUMP: lose on purpose.
-    losers = legal & ~winners
-    if losers:
-        return _rank_max(losers)
-    return hi(legal) if last else lo(legal)
+                if mood == WIN:
+                    return hi(winners)
+    elif mood == DUMP:
+        # Lose on purpose.
+        losers = legal & ~winners
+        if losers:
+            return _rank_max(losers)
+        return hi(legal) if last else lo(legal)
+    # WIN that cannot win, DUCK not taking it, CHEAP: the cheapest card (keep trumps).
+    if follow:
+        return lo(follow)
+    side = hand & ~tmask
+    return _rank_min(side or hand)
 
 
 def _lead(hand: int, others: int, tmask: int, mood: int) -> int:

@@ -52,10 +52,10 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 from ..match import Match
-from ..types import View
+from ..types import Action, LoggedAction, MatchRecord, PlayAction, View
 from . import choose, fast_play, model, reads_table
 from .cards import CARD_INDEX, CODES
 from .montecarlo import Public, candidates, deal, deal_styles, make_scorer, play_out, runs
@@ -75,14 +75,61 @@ MIN_SAMPLES = 128        # default least samples per decision
 MAX_SAMPLES = 512       # default most samples per decision
 
 
+class ReviewedDecision(TypedDict):
+    """``Decision.to_dict()``: one decision of a review, as the screens and programs get
+    it."""
+    index: int                  # its place in the match log
+    phase: str
+    chosen: Action
+    suggested: Action
+    ev_chosen: float | None
+    ev_suggested: float | None
+    noise: float
+    samples: int
+    forced: NotRequired[bool]
+    mark: NotRequired[str]      # "inaccuracy", "mistake" or "blunder" (``MARKS``)
+
+
+class RoundReview(TypedDict):
+    """``Review.to_dict()``: a seat's decisions in one round; as the room hands it out,
+    with ``"type": "review"``."""
+    type: NotRequired[Literal["review"]]
+    round: int
+    seat: int
+    worth: float | None
+    declared: int | None
+    decisions: list[ReviewedDecision]
+
+
+class ReviewPlan(TypedDict):
+    """``review_plan``: the pieces of a review, computed one at a time."""
+    indices: list[int]          # the log places of the seat's decisions in the round
+    play_at: int | None         # where its cards began (None: no card was played)
+    declared: int | None
+
+
+class HintChoice(TypedDict):
+    action: Action
+    ev: float
+
+
+class Hint(TypedDict):
+    """``hint``: the strong player's choice now and its expected points (None: the only
+    legal choice), and the next best's; as the room hands it out, with ``"type": "hint"``."""
+    type: NotRequired[Literal["hint"]]
+    action: Action
+    ev: float | None
+    next_best: HintChoice | None
+
+
 @dataclass
 class Decision:
     """One of the seat's decisions, at ``index`` in the match log."""
 
     index: int
     phase: str
-    chosen: dict[str, Any]
-    suggested: dict[str, Any]
+    chosen: Action
+    suggested: Action
     ev_chosen: float | None = None        # None for a forced decision (nothing to weigh)
     ev_suggested: float | None = None
     noise: float = 0.0                    # standard error of ev_suggested - ev_chosen
@@ -90,12 +137,12 @@ class Decision:
     forced: bool = False
     mark: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"index": self.index, "phase": self.phase,
-                             "chosen": dict(self.chosen), "suggested": dict(self.suggested),
-                             "ev_chosen": _r(self.ev_chosen),
-                             "ev_suggested": _r(self.ev_suggested),
-                             "noise": round(self.noise, 2), "samples": self.samples}
+    def to_dict(self) -> ReviewedDecision:
+        d: ReviewedDecision = {"index": self.index, "phase": self.phase,
+                               "chosen": self.chosen.copy(), "suggested": self.suggested.copy(),
+                               "ev_chosen": _r(self.ev_chosen),
+                               "ev_suggested": _r(self.ev_suggested),
+                               "noise": round(self.noise, 2), "samples": self.samples}
         if self.forced:
             d["forced"] = True
         if self.mark is not None:
@@ -111,7 +158,7 @@ class Review:
     declared: int | None
     decisions: list[Decision] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RoundReview:
         return {"round": self.round, "seat": self.seat, "worth": _r(self.worth),
                 "declared": self.declared,
                 "decisions": [d.to_dict() for d in self.decisions]}
@@ -230,7 +277,7 @@ def _run_of(run: dict[int, int], reps: list[int], c: int) -> int:
     return reps.index(rep) if rep in reps else -1
 
 
-def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int, hi: int,
+def _card_decision(v: View, chosen: PlayAction, rng: random.Random, lo: int, hi: int,
                    dec: Decision) -> None:
     pub = Public(v)
     legal = [CARD_INDEX[a["card"]] for a in v["legal"] if a["type"] == "play"]
@@ -284,20 +331,20 @@ def _card_decision(v: View, chosen: dict[str, Any], rng: random.Random, lo: int,
 NEIGHBOURS = 4           # legal actions next to the strong player's choice weighed with it
 
 
-def bid_candidates(legal: list[Any], strong: dict[str, Any]) -> list[dict[str, Any]]:
+def bid_candidates(legal: list[Action], strong: Action) -> list[Action]:
     """The strong player's bidding choice first, then up to ``NEIGHBOURS`` legal actions
     next to it in the engine's order (a number either side, the pass, With …)."""
     at = next((k for k, a in enumerate(legal) if a == strong), 0)
     near = sorted(range(len(legal)), key=lambda k: (abs(k - at), k))[:NEIGHBOURS + 1]
-    out = [dict(strong)]
+    out = [strong.copy()]
     for k in near:
-        a = dict(legal[k])
+        a = legal[k].copy()
         if a not in out:
             out.append(a)
     return out
 
 
-def _bid_row(m: Match, seat: int, acts: list[dict[str, Any]], pub: Public,
+def _bid_row(m: Match, seat: int, acts: list[Action], pub: Public,
              rng: random.Random, sw: Weights | None, rounds_done: int) -> list[int]:
     """One sample for a decision other than a card: the hidden cards dealt from what the
     seat knows and, where the strong player reads the table (``sw``: ``_reading``), a
@@ -313,15 +360,15 @@ def _bid_row(m: Match, seat: int, acts: list[dict[str, Any]], pub: Public,
     for a in acts:
         t = _clone(m)
         _set_hands(t, hands)
-        t.apply(seat, dict(a))
+        t.apply(seat, a.copy())
         row.append(_score_from_play(t, seat, rounds_done, modes,
                                     random.Random(seed) if modes is not None else None,
                                     names)[0])
     return row
 
 
-def _other_decision(m: Match, v: View, seat: int, chosen: dict[str, Any],
-                    strong: dict[str, Any], rng: random.Random, lo: int, hi: int,
+def _other_decision(m: Match, v: View, seat: int, chosen: Action,
+                    strong: Action, rng: random.Random, lo: int, hi: int,
                     dec: Decision) -> None:
     """A bid, With, pass, call, declaration or dash offer: the strong player's choice
     and its neighbours (and the chosen action) on the same samples; the suggestion is
@@ -330,7 +377,7 @@ def _other_decision(m: Match, v: View, seat: int, chosen: dict[str, Any],
     rounds_done = m.rounds_done
     acts = bid_candidates(v["legal"], strong)
     if chosen not in acts:
-        acts.append(dict(chosen))
+        acts.append(chosen.copy())
     ci = acts.index(chosen)
     rows: list[list[int]] = []
 
@@ -358,7 +405,7 @@ def _other_decision(m: Match, v: View, seat: int, chosen: dict[str, Any],
     dec.ev_chosen = sum(r[ci] for r in rows) / n
     dec.ev_suggested = sum(r[b] for r in rows) / n
     dec.noise = 0.0 if b == ci else p.se
-    dec.suggested = dict(acts[b])
+    dec.suggested = acts[b].copy()
 
 
 def _worth(v: View, rng: random.Random, n: int) -> float:
@@ -383,7 +430,7 @@ def _worth(v: View, rng: random.Random, n: int) -> float:
 
 # ---- the round ---------------------------------------------------------------------
 
-def round_span(record_or_match: Match | dict[str, Any], round_no: int) -> tuple[int, int]:
+def round_span(record_or_match: Match | MatchRecord, round_no: int) -> tuple[int, int]:
     """[start, end) of round ``round_no`` (1-based) in the match log; RoundNotOver if it
     has not ended."""
     from .. import new_match
@@ -403,13 +450,14 @@ def round_span(record_or_match: Match | dict[str, Any], round_no: int) -> tuple[
     raise RoundNotOver(f"round {round_no} has not ended")
 
 
-def _log(src: Match | dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
+def _log(src: Match | MatchRecord) -> list[tuple[int, LoggedAction]]:
     if isinstance(src, Match):
-        return [(s, dict(a)) for s, a in src.log]
-    return [(int(s), dict(a)) for s, a in src["log"]]
+        return [(s, a.copy()) for s, a in src.log]
+    # a record's log as JSON gave it: the engine checks each action as it is applied
+    return [(int(s), cast("LoggedAction", dict(a))) for s, a in src["log"]]
 
 
-def _fresh(src: Match | dict[str, Any], new_match: Any) -> Match:
+def _fresh(src: Match | MatchRecord, new_match: Any) -> Match:
     if isinstance(src, Match):
         deals = [[[CODES[c] for c in hand] for hand in d] for d in src.deals]
         return new_match(src.game, src.length, src.seed, deals)   # type: ignore[no-any-return]
@@ -417,38 +465,38 @@ def _fresh(src: Match | dict[str, Any], new_match: Any) -> Match:
                      src.get("deals"))
 
 
-def _step(m: Match, seat: int, action: dict[str, Any]) -> None:
+def _step(m: Match, seat: int, action: LoggedAction) -> None:
     if action.get("type") == "leave":
         m.leave(seat)
     else:
         m.apply(seat, action)
 
 
-def _decision_at(m: Match, i: int, action: dict[str, Any], seat: int, round_no: int,
+def _decision_at(m: Match, i: int, action: Action, seat: int, round_no: int,
                  lo: int, hi: int) -> Decision:
     """The review of ``seat``'s ``action`` at log place ``i``; ``m`` is the match just
     before it (not changed)."""
     v = m.view(seat)
     legal = v["legal"]
-    dec = Decision(index=i, phase=v["phase"], chosen=dict(action), suggested=dict(action))
+    dec = Decision(index=i, phase=v["phase"], chosen=action.copy(), suggested=action.copy())
     if len(legal) <= 1:
         dec.forced = True
         return dec
     rng = random.Random(seed_for(m.seed, round_no, seat, i))
-    if v["phase"] == "play":
+    if action["type"] == "play":        # (the play phase's actions: cards)
         _card_decision(v, action, rng, lo, hi, dec)
     else:
         # Each sample plays the rest of the bidding for up to six actions: half the
         # samples at most, so that one piece of a review in the bots' worker stays
         # near a second (a computer player's decision may be queued behind it).
-        _other_decision(m, v, seat, action, dict(choose(v, "strong")), rng, lo,
+        _other_decision(m, v, seat, action, choose(v, "strong").copy(), rng, lo,
                         max(lo, hi // 2), dec)
     if dec.ev_chosen is not None and dec.ev_suggested is not None:
         dec.mark = mark_for(dec.ev_suggested - dec.ev_chosen, dec.noise)
     return dec
 
 
-def review_round(src: Match | dict[str, Any], round_no: int, seat: int,
+def review_round(src: Match | MatchRecord, round_no: int, seat: int,
                  min_samples: int = MIN_SAMPLES, max_samples: int = MAX_SAMPLES,
                  worth_samples: int = 64) -> Review:
     """The review of ``seat``'s decisions in round ``round_no`` (1-based) of a match
@@ -470,7 +518,7 @@ def review_round(src: Match | dict[str, Any], round_no: int, seat: int,
             out.worth = _worth(m.view(seat),
                                random.Random(seed_for(m.seed, round_no, seat, -1)),
                                worth_samples)
-        if s == seat and action.get("type") != "leave":
+        if s == seat and action["type"] != "leave":
             out.decisions.append(_decision_at(m, i, action, seat, round_no, lo, max_samples))
         _step(m, s, action)
     out.declared = _declared(m, round_no, seat)
@@ -484,7 +532,7 @@ def _declared(m: Match, round_no: int, seat: int) -> int | None:
     return None
 
 
-def review_plan(record: dict[str, Any], round_no: int, seat: int) -> dict[str, Any]:
+def review_plan(record: MatchRecord, round_no: int, seat: int) -> ReviewPlan:
     """The pieces of a review, to compute one at a time (``review_part``): the log
     places of the seat's decisions in the round, where its cards began (None: no card
     was played) and what it declared. Raises RoundNotOver."""
@@ -506,9 +554,10 @@ def review_plan(record: dict[str, Any], round_no: int, seat: int) -> dict[str, A
     return {"indices": indices, "play_at": play_at, "declared": _declared(m, round_no, seat)}
 
 
-def review_part(record: dict[str, Any], round_no: int, seat: int, index: int,
+def review_part(record: MatchRecord, round_no: int, seat: int, index: int,
                 worth: bool = False, min_samples: int = MIN_SAMPLES,
-                max_samples: int = MAX_SAMPLES, worth_samples: int = 64) -> Any:
+                max_samples: int = MAX_SAMPLES,
+                worth_samples: int = 64) -> ReviewedDecision | float:
     """One piece of a review: the decision at log place ``index`` (a dict), or with
     ``worth`` the round's worth from the view at ``index`` (a float). The same numbers
     as ``review_round``'s: the same seeds."""
@@ -520,13 +569,16 @@ def review_part(record: dict[str, Any], round_no: int, seat: int, index: int,
     if worth:
         return round(_worth(m.view(seat), random.Random(seed_for(m.seed, round_no, seat, -1)),
                             worth_samples), 2)
+    action = log[index][1]
+    if action["type"] == "leave":
+        raise ValueError(f"log place {index} is a leave, not a decision")
     lo = max(2, min(min_samples, max_samples))
-    return _decision_at(m, index, log[index][1], seat, round_no, lo, max_samples).to_dict()
+    return _decision_at(m, index, action, seat, round_no, lo, max_samples).to_dict()
 
 
 # ---- a hint: the strong player's choice now, against the next best ----------------------
 
-def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]:
+def hint(record: MatchRecord, seat: int, samples: int = 64) -> Hint:
     """What the strong player would do now for ``seat`` (whose turn it is) and why: its
     expected points against the next best choice's, on the same samples of what the
     seat sees. ``{"action", "ev", "next_best": {"action", "ev"} | None}``."""
@@ -538,7 +590,7 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
         raise ValueError("it is not this seat's turn")
     rng = random.Random(seed_for(m.seed, m.rounds_done + 1, seat, len(m.log)))
     if len(legal) == 1:
-        return {"action": dict(legal[0]), "ev": None, "next_best": None}
+        return {"action": legal[0].copy(), "ev": None, "next_best": None}
     pub = Public(v)
     if v["phase"] == "play":
         plays = [CARD_INDEX[str(a.get("card"))] for a in legal]
@@ -550,11 +602,11 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
             hands, modes = deal(pub, rng, sw)
             for k, c in enumerate(reps):
                 sums[k] += play_out(pub, hands, c, score, modes, rng)
-        options: list[tuple[dict[str, Any], float]] = [
+        options: list[tuple[Action, float]] = [
             ({"type": "play", "card": CODES[c]}, sums[k] / samples)
                    for k, c in enumerate(reps)]
     else:
-        strong = dict(choose(v, "strong"))
+        strong = choose(v, "strong").copy()
         acts = bid_candidates(legal, strong)
         rounds_done = m.rounds_done
         sums = [0.0] * len(acts)
@@ -584,9 +636,9 @@ def hint(record: dict[str, Any], seat: int, samples: int = 64) -> dict[str, Any]
             "next_best": None if nxt is None else {"action": nxt[0], "ev": round(nxt[1], 2)}}
 
 
-def review_record(record: dict[str, Any], round_no: int, seat: int,
+def review_record(record: MatchRecord, round_no: int, seat: int,
                   min_samples: int = MIN_SAMPLES,
-                  max_samples: int = MAX_SAMPLES) -> dict[str, Any]:
+                  max_samples: int = MAX_SAMPLES) -> RoundReview:
     """``review_round`` of a match record as JSON-ready data (what the bots' worker
     pool runs: plain data in, plain data out)."""
     return review_round(record, round_no, seat, min_samples, max_samples).to_dict()

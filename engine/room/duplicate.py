@@ -25,9 +25,9 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, cast
 
-from engine import GAMES, replay
+from engine import GAMES, MatchRecord, replay
 from engine.duplicate import (
     BOARDS,
     DAILY_BOARDS,
@@ -113,6 +113,46 @@ class BoardOver:
     next: Entered | None
 
 
+class EventListing(TypedDict):
+    """An event as the listing shows it (``Events.row``): the JSON interface's too."""
+    id: int
+    name: str
+    game: str
+    boards: int
+    opens: str                  # ISO 8601, UTC
+    closes: str
+    entries: int
+    status: Literal["open", "closed"]
+    you: str                    # "new", "playing" or "finished" (``Events.you``)
+    private: NotRequired[bool]
+    code: NotRequired[str | None]    # a private one's, to its maker and the operators
+
+
+class Standing(TypedDict):
+    """A line of an event's standings; before the member may see the others' scores,
+    no rank (None) and no percentage."""
+    rank: int | None
+    name: str
+    boards: int
+    percent: NotRequired[float]
+
+
+class BoardScore(TypedDict):
+    """An entrant's result on one board, as the field's list shows it."""
+    name: str
+    seat: int
+    score: int
+    percent: float
+
+
+@dataclass(frozen=True)
+class MyBoard:
+    """The member's own result on a board compared: what the rules gave the seat
+    (its score, what was said and made) and its matchpoints' percentage."""
+    result: BoardResult
+    percent: float
+
+
 @dataclass
 class Comparison:
     """One board after an event, as a player may see it: their result and percentage,
@@ -121,13 +161,21 @@ class Comparison:
     event: EventRow
     board: int
     seat: int
-    results: list[dict[str, Any]]
-    mine: dict[str, Any] | None
+    results: list[BoardScore]
+    mine: MyBoard | None
     scores: list[tuple[int, int]]
     bids: list[tuple[tuple[str, int, str | None], int, int]]
-    my_record: dict[str, Any] | None
-    best_record: dict[str, Any] | None
+    my_record: MatchRecord | None
+    best_record: MatchRecord | None
     best_name: str | None
+
+
+def _result(row: ResultRow) -> BoardResult:
+    """A stored result as the rules gave it (``BoardResult.facts`` read back: what is
+    missing or damaged reads as nothing said)."""
+    f = row.facts
+    return BoardResult(row.score, f.get("side"), int(f.get("declared", 0)), bool(f.get("made")),
+                       str(f.get("role", "")), f.get("call"), int(f.get("taken", 0)))
 
 
 def iso(t: float) -> str:
@@ -280,9 +328,9 @@ class Events:
             return "finished"
         return "playing"
 
-    def row(self, member: Member, ev: EventRow) -> dict[str, Any]:
+    def row(self, member: Member, ev: EventRow) -> EventListing:
         """The event as the listing shows it."""
-        out: dict[str, Any] = {
+        out: EventListing = {
             "id": ev.id, "name": str(self.name(ev)), "game": ev.game, "boards": ev.boards,
             "opens": iso(ev.opens), "closes": iso(ev.closes),
             "entries": len(self.store.entries(ev.id)),
@@ -295,11 +343,11 @@ class Events:
                 out["code"] = ev.code
         return out
 
-    def listing(self, member: Member) -> list[dict[str, Any]]:
+    def listing(self, member: Member) -> list[EventListing]:
         """Every event ``member`` may see (``rows``), as the JSON interface lists it."""
         return [row for _ev, row in self.rows(member)]
 
-    def rows(self, member: Member) -> list[tuple[EventRow, dict[str, Any]]]:
+    def rows(self, member: Member) -> list[tuple[EventRow, EventListing]]:
         """Every event ``member`` may see, with its listing's row: open ones first (the
         soonest to close first), then those closed lately (the latest first)."""
         self.ensure_daily()
@@ -344,7 +392,7 @@ class Events:
     def _names(self, ev: EventRow) -> dict[str, str]:
         return {e.entrant: e.name for e in self.store.entries(ev.id)}
 
-    def standings(self, member: Member, event: object) -> tuple[EventRow, list[dict[str, Any]]]:
+    def standings(self, member: Member, event: object) -> tuple[EventRow, list[Standing]]:
         """The standings: rank, name, percentage, boards played. Before the member may
         see the others' scores: names and boards played only (no rank, no percentage)."""
         ev = self.named(member, event)
@@ -369,7 +417,7 @@ class Events:
         return k
 
     def board(self, member: Member, event: object, board: object
-              ) -> tuple[EventRow, int, list[dict[str, Any]]]:
+              ) -> tuple[EventRow, int, list[BoardScore]]:
         """Everyone's result on one board (name, seat, score, percentage), best first;
         RoomError saying why not while the member may not see it."""
         ev = self.named(member, event)
@@ -402,15 +450,11 @@ class Events:
         own = next((r for r in rows if r.entrant == entrant), None)
         seat = own.seat if own is not None else entrant_seat(ev.game, ev.boards, k)
         field_rows = [r for r in rows if r.seat == seat]
-        mine = None
+        mine: MyBoard | None = None
         if own is not None:
             pct = percentages([Played(r.entrant, r.board, r.seat, r.score) for r in rows])
-            mine = {"score": own.score, "percent": round(pct[(entrant, k)], 2),
-                    **own.facts}
-        said = [BoardResult(r.score, r.facts.get("side"), int(r.facts.get("declared", 0)),
-                            bool(r.facts.get("made")), str(r.facts.get("role", "")),
-                            r.facts.get("call"), int(r.facts.get("taken", 0)))
-                for r in field_rows]
+            mine = MyBoard(_result(own), round(pct[(entrant, k)], 2))
+        said = [_result(r) for r in field_rows]
         # The best board in the seat beside one's own: another entrant's (the first of
         # them to play it, on a tie), one's own only when nobody else played it.
         others = [r for r in field_rows if r is not own] or field_rows
@@ -422,15 +466,15 @@ class Events:
                           self._record(own), self._record(best),
                           names.get(best.entrant, best.name) if best is not None else None)
 
-    def _record(self, row: ResultRow | None) -> dict[str, Any] | None:
+    def _record(self, row: ResultRow | None) -> MatchRecord | None:
         if row is None:
             return None
         if row.match_id is None:
-            return row.facts.get("record") if isinstance(row.facts.get("record"), dict) \
-                else None
+            kept = row.facts.get("record")      # a board kept in memory only (a guest's)
+            return cast("MatchRecord", kept) if isinstance(kept, dict) else None
         records = self.registry.records
         stored = records.match(row.match_id) if records is not None else None
-        return stored.record if stored is not None else None
+        return stored.match_record if stored is not None else None
 
     # ------------------------------------------------------------------ making
     def create(self, member: Member, game: object, boards: object, hours: object,
@@ -627,9 +671,10 @@ class Events:
                     member.notice(Said(exc.template, **exc.params))
         return BoardOver(ev_board.event, ev_board.board, result.score, result.side, nxt)
 
-    def replay_of(self, record: dict[str, Any] | None) -> Any:
+    def replay_of(self, record: MatchRecord | None) -> Any:
         """A board's match rebuilt from its record (None: none kept)."""
         return replay(record) if record is not None else None
 
 
-__all__ = ["BoardOver", "Comparison", "Entered", "EventSettings", "Events", "iso"]
+__all__ = ["BoardOver", "BoardScore", "Comparison", "Entered", "EventListing", "EventSettings",
+           "Events", "MyBoard", "Standing", "iso"]

@@ -33,7 +33,7 @@ class RoomError(Exception):
         return (_room_error, (type(self), self.template, self.params))
 
 
-def _room_error(cls: type[RoomError], template: str, params: dict[str, Any]) -> RoomError:
+def _room_error(cls: type[RoomError], template: str, params: dict[str, object]) -> RoomError:
     return cls(template, **params)
 
 
@@ -56,7 +56,7 @@ class Said(str):
         return (_said, (self.template, self.params))
 
 
-def _said(template: str, params: dict[str, Any]) -> Said:
+def _said(template: str, params: dict[str, object]) -> Said:
     return Said(template, **params)
 
 

@@ -81,7 +81,7 @@ class Event:
         return self.text.template if isinstance(self.text, Said) else self.text
 
     @property
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         return dict(self.text.params) if isinstance(self.text, Said) else {}
 
 

@@ -23,7 +23,7 @@ from .members import Member
 from .moderation import Mutes, NoModerator
 from .replica import Replica
 from .running import new_table
-from .store import BrowserLinks, NullStore, Records
+from .store import BrowserLinks, NullStore, Records, TableSettings
 from .table import Moderator, Side, Table, TableLog
 
 log = logging.getLogger("lamma.tables")
@@ -218,7 +218,7 @@ class Registry:
             self.side.shown(table)
         return table
 
-    def resume(self, tid: str, match: Match, match_id: int, settings: dict[str, Any],
+    def resume(self, tid: str, match: Match, match_id: int, settings: TableSettings,
                stored_seats: list[str | None], counts_for_points: bool) -> Table:
         """A stored unfinished match as a playing table again (``persistence.restore``);
         ``start_resumed`` then sets its timers and computer players going."""

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from engine.bots.review import MAX_SAMPLES, MIN_SAMPLES, RoundNotOver
+from engine import MatchRecord
+from engine.bots.review import MAX_SAMPLES, MIN_SAMPLES, Hint, RoundNotOver, RoundReview
 
 from . import bots
 from .errors import RoomError
@@ -38,8 +39,8 @@ if TYPE_CHECKING:
 SAMPLES = {"min": MIN_SAMPLES, "max": MAX_SAMPLES, "hint": 48}
 CACHE = 256             # reviews kept in memory
 
-_cache: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
-_running: dict[tuple[Any, ...], asyncio.Future[dict[str, Any]]] = {}
+_cache: OrderedDict[tuple[Any, ...], RoundReview] = OrderedDict()
+_running: dict[tuple[Any, ...], asyncio.Future[RoundReview]] = {}
 
 
 def _round_no(raw: object) -> int:
@@ -48,15 +49,15 @@ def _round_no(raw: object) -> int:
     return raw
 
 
-def _remember(key: tuple[Any, ...], body: dict[str, Any]) -> None:
+def _remember(key: tuple[Any, ...], body: RoundReview) -> None:
     _cache[key] = body
     _cache.move_to_end(key)
     while len(_cache) > CACHE:
         _cache.popitem(last=False)
 
 
-async def _compute(record: dict[str, Any], round_no: int, seat: int,
-                   owner: str) -> dict[str, Any]:
+async def _compute(record: MatchRecord, round_no: int, seat: int,
+                   owner: str) -> RoundReview:
     """The review, one piece (a decision) at a time in the scheduler's aside lane: a
     live table's computer player never waits behind it, and another person's review
     takes its turn between two of this one's pieces."""
@@ -77,15 +78,16 @@ async def _compute(record: dict[str, Any], round_no: int, seat: int,
             "declared": plan["declared"], "decisions": decisions}
 
 
-async def _review(key: tuple[Any, ...], record: dict[str, Any], round_no: int, seat: int,
+async def _review(key: tuple[Any, ...], record: MatchRecord, round_no: int, seat: int,
                   records: Records | None, match_id: int | None,
-                  owner: str) -> dict[str, Any]:
+                  owner: str) -> RoundReview:
     body = _cache.get(key)
     if body is not None:
         return body
     if records is not None and match_id is not None:
-        body = records.review(match_id, round_no, seat)
-        if body is not None:
+        kept = records.review(match_id, round_no, seat)
+        if kept is not None:
+            body = cast("RoundReview", kept)        # as it was saved, read back
             _remember(key, body)
             return body
     running = _running.get(key)
@@ -94,7 +96,7 @@ async def _review(key: tuple[Any, ...], record: dict[str, Any], round_no: int, s
     # A review to work out: refused at once, saying when to try again, if this person has
     # their share being worked out or the room's thinking is full (thinking.Scheduler).
     bots.scheduler().admit(Work.REVIEW, owner)
-    fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    fut: asyncio.Future[RoundReview] = asyncio.get_running_loop().create_future()
     _running[key] = fut
     try:
         try:
@@ -103,7 +105,7 @@ async def _review(key: tuple[Any, ...], record: dict[str, Any], round_no: int, s
             raise RoomError("Round {round} has not ended: a round is reviewed once it is "
                             "over.", round=round_no) from None
         if records is not None and match_id is not None:
-            records.save_review(match_id, round_no, seat, body)
+            records.save_review(match_id, round_no, seat, dict(body))
         _remember(key, body)
         fut.set_result(body)
         return body
@@ -133,7 +135,7 @@ def _stored(table: Table) -> StoredMatch:
     return stored
 
 
-def table_record(table: Table) -> tuple[dict[str, Any], int | None]:
+def table_record(table: Table) -> tuple[MatchRecord, int | None]:
     """The record of the match at ``table`` (``Match.to_dict()``) and its stored id:
     its own match where this process drives it, else the store's (RoomError if there
     is none). Only ever read through a seat's views (``engine.bots.review``)."""
@@ -141,10 +143,10 @@ def table_record(table: Table) -> tuple[dict[str, Any], int | None]:
     if m is not None:
         return m.to_dict(), table.match_id
     stored = _stored(table)
-    return stored.record, stored.id
+    return stored.match_record, stored.id
 
 
-def table_review(table: Table, member: Member, raw_round: object) -> asyncio.Future[dict[str, Any]]:
+def table_review(table: Table, member: Member, raw_round: object) -> asyncio.Future[RoundReview]:
     """The review of ``member``'s seat at ``table`` for an ended round; refusals
     (RoomError) are raised at once, before anything is computed."""
     round_no = _round_no(raw_round)
@@ -175,7 +177,7 @@ def table_review(table: Table, member: Member, raw_round: object) -> asyncio.Fut
 
 
 def match_review(records: Records | None, member: Member, raw_match: object,
-                 raw_round: object, raw_seat: object) -> asyncio.Future[dict[str, Any]]:
+                 raw_round: object, raw_seat: object) -> asyncio.Future[RoundReview]:
     """The review of any seat of a finished stored match that ``member`` played."""
     round_no = _round_no(raw_round)
     if type(raw_seat) is not int or not 0 <= raw_seat <= 3:
@@ -190,16 +192,16 @@ def match_review(records: Records | None, member: Member, raw_match: object,
     if not stored.finished:
         raise RoomError("That match is still being played: review your own rounds at its "
                         "table, and the others once it is over.")
-    rounds = _rounds_of(stored.record)
+    rounds = _rounds_of(stored.match_record)
     if round_no > rounds:
         raise RoomError("Round {round} has not ended: a round is reviewed once it is "
                         "over.", round=round_no)
     key = ("match", raw_match, round_no, raw_seat)
-    return asyncio.ensure_future(_review(key, stored.record, round_no, raw_seat, records,
+    return asyncio.ensure_future(_review(key, stored.match_record, round_no, raw_seat, records,
                                          raw_match, member.ident))
 
 
-def _rounds_of(record: dict[str, Any]) -> int:
+def _rounds_of(record: MatchRecord) -> int:
     from engine import replay
     try:
         return len(replay(record).history)
@@ -207,7 +209,7 @@ def _rounds_of(record: dict[str, Any]) -> int:
         return 0
 
 
-def hint_for(table: Table, member: Member) -> asyncio.Future[dict[str, Any]]:
+def hint_for(table: Table, member: Member) -> asyncio.Future[Hint]:
     """The strong player's choice for ``member``'s turn at a practice table."""
     if member.table is not table or member.seat is None:
         raise RoomError("A hint is for your own turn: sit at a practice table first.")
@@ -232,7 +234,7 @@ def hint_for(table: Table, member: Member) -> asyncio.Future[dict[str, Any]]:
             raise RoomError("Hints are given at practice tables only: this table counts.")
         if stored.finished:
             raise not_yours
-        record = stored.record
+        record = stored.match_record
     from engine.bots.review import hint
     # One hint waiting a person: this one replaces any still waiting; it is dropped
     # unasked if the position has moved on by its turn (thinking.Scheduler).
@@ -244,12 +246,13 @@ def hint_for(table: Table, member: Member) -> asyncio.Future[dict[str, Any]]:
     fut = bots.scheduler().submit(Work.HINT, member.ident, hint, record, member.seat,
                                   SAMPLES["hint"], stale=moved_on if m is not None else None)
 
-    async def reply() -> dict[str, Any]:
+    async def reply() -> Hint:
         try:
             got = await fut
         except ValueError:
             raise not_yours from None      # the stored match moved on: not our turn now
-        return {"type": "hint", **got}
+        said: Hint = got
+        return {"type": "hint", **said}
     return asyncio.ensure_future(reply())
 
 

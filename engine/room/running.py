@@ -24,7 +24,7 @@ from .errors import N_, RoomError, Said, quoted
 from .narration import Event, describe, round_text
 from .seating import Seating
 from .stats import STATS
-from .store import FinishedBoard, MatchRef, Points
+from .store import FinishedBoard, MatchRef, Points, TableSettings
 from .table import Part, Room, Seat, Table, What
 from .turns import Turns
 
@@ -55,7 +55,7 @@ class Runner(Part):
         self.public: View | None = None     # the public view after the last action
 
     # ------------------------------------------------------------ the match
-    def resume(self, match: Match, match_id: int, settings: dict[str, Any],
+    def resume(self, match: Match, match_id: int, settings: TableSettings,
                stored_seats: list[str | None], counts_for_points: bool) -> None:
         """A stored unfinished match, playing again after a restart (``persistence``)."""
         t = self.table

@@ -1,5 +1,6 @@
 """A seat at a table (``Seat``, defined with the table in ``table.py``)."""
 
-from .table import EMPTY, Seat, SeatKind
+from .store import SeatKind
+from .table import EMPTY, Seat
 
 __all__ = ["EMPTY", "Seat", "SeatKind"]

@@ -15,27 +15,67 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Literal, NotRequired, Protocol, TypedDict, cast
 
-from engine import Match, Result
+from engine import Match, MatchRecord, Result
 from engine.duplicate import BoardResult
 from engine.records import SeatRecord, match_record
 
 from .boards import EventBoard
 from .people import Person
 
-Points = dict[int, dict[str, Any]]      # per seat: {"points": int, "badge": str | None}
+
+class Paid(TypedDict):
+    """What a finished match paid one seat: its level points and a new badge, if any."""
+    points: int
+    badge: str | None
+
+
+Points = dict[int, Paid]                # by seat: what ``finish_match`` paid
+
+
+SeatKind = Literal["empty", "human", "bot"]
+
+
+class SeatSettings(TypedDict):
+    """A seat as a table's settings keep it (``Seat.settings``): enough to seat the
+    same holder again after a restart."""
+    kind: SeatKind
+    name: str | None
+    ident: str | None
+    guest: bool
+    level: str              # a computer player's level
+    replaced: str | None    # the person a computer player replaced
+    connected: NotRequired[bool]    # only in a table's frame (frames.py)
+
+
+class TableSettings(TypedDict):
+    """What a restart needs of a table besides its match's log (``stored.table_settings``):
+    the timer, visibility, who holds each seat, at an event's board its event, and
+    whether it is practice."""
+    timer: int
+    private: bool
+    code: str | None
+    seats: list[SeatSettings]
+    event: NotRequired[dict[str, Any]]     # ``EventBoard.settings()``, JSON as it is kept
+    practice: NotRequired[bool]
 
 
 @dataclass
 class StoredMatch:
     id: int
     table_id: str
-    record: dict[str, Any]       # {"game","length","seed","deals","log"} for engine.replay
+    record: dict[str, Any]       # as read back: ``match_record`` names its keys
     seats: list[str | None]      # per seat: a player name ("guest:NAME"), None: computer
-    settings: dict[str, Any]
+    settings: TableSettings
     humans_throughout: bool
     finished: bool = False       # its result is recorded (or it was abandoned)
+
+    @property
+    def match_record(self) -> MatchRecord:
+        """``record`` by its keys: the store keeps it as ``Match.to_dict`` made it (game,
+        length, seed, deals, log, a board's spec), for ``engine.replay``."""
+        return cast("MatchRecord", self.record)
 
 
 @dataclass(frozen=True)
@@ -129,7 +169,7 @@ class FinishedBoard:
     result: BoardResult
     match_result: Result
     rounds: int
-    record: dict[str, Any]          # the match's (``Match.to_dict``): its replay
+    record: MatchRecord             # the match's (``Match.to_dict``): its replay
 
 
 class EventStore(Protocol):

@@ -7,12 +7,12 @@ submits a table's writes in order is the server's (``server.persistence``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine import Match, replay
 
 from .catalogue import display_name
-from .store import StoredMatch
+from .store import StoredMatch, TableSettings
 from .text import clean_name
 
 if TYPE_CHECKING:
@@ -41,10 +41,10 @@ def seat_label(stored: str | None) -> str:
     return display_name(stored, guest=False)       # cleaned where it is drawn
 
 
-def seat_labels(seats: list[str | None], settings: dict[str, Any] | None = None) -> list[str]:
+def seat_labels(seats: list[str | None], settings: TableSettings | None = None) -> list[str]:
     """Per seat of a stored match: the player's name (a guest's marked), or the name
     of the computer player that held it."""
-    held = (settings or {}).get("seats") or []
+    held = settings.get("seats") or [] if settings else []
     out = []
     for i, name in enumerate(seats):
         if name is None and i < len(held) and held[i].get("kind") == "bot":
@@ -59,11 +59,11 @@ def replay_stored(stored: StoredMatch) -> Match:
     return replay(stored.record)
 
 
-def table_settings(table: Table) -> dict[str, Any]:
+def table_settings(table: Table) -> TableSettings:
     """What a restart needs besides the log: the timer, visibility, who holds each seat,
     at an event's board its event (``boards.EventBoard``), and whether it is practice."""
-    out: dict[str, Any] = {"timer": table.timer, "private": table.private, "code": table.code,
-           "seats": [s.settings() for s in table.seats]}
+    out: TableSettings = {"timer": table.timer, "private": table.private, "code": table.code,
+                          "seats": [s.settings() for s in table.seats]}
     if table.event is not None:
         out["event"] = table.event.settings()
     if table.practice:

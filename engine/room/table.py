@@ -26,7 +26,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol, TypedDict
 
 from engine import Action, Match, View, leaving_ends_match
 
@@ -37,7 +37,17 @@ from .errors import N_, RoomError, Said
 from .moderation import Mutes, ignores
 from .narration import Event
 from .people import Person
-from .store import EventStore, FinishedBoard, MatchRef, Points, Records
+from .store import (
+    EventStore,
+    FinishedBoard,
+    MatchRef,
+    Paid,
+    Points,
+    Records,
+    SeatKind,
+    SeatSettings,
+    TableSettings,
+)
 from .text import clean_chat, clean_name
 
 log = logging.getLogger("lamma.tables")
@@ -68,7 +78,12 @@ class Member(Person, Protocol):
 # A seat at a table: empty, a person's (connected or away), or a computer player's.
 EMPTY = N_("(empty)")        # an empty seat's label (said in each player's language)
 
-SeatKind = Literal["empty", "human", "bot"]
+class SeatRow(TypedDict):
+    """A seat as the lobby's row lists it (``Seat.public``): what anyone may see."""
+    kind: SeatKind
+    name: str | None
+    guest: bool
+    connected: bool
 
 
 @dataclass
@@ -114,20 +129,20 @@ class Seat:
             return Said(EMPTY)
         return display_name(self.name or "?", self.guest)
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> SeatRow:
         """What anyone may see of the seat; the name cleaned (a restored match's seats
         come from the database, which may hold what no client could send)."""
         name = None if self.name is None else clean_name(self.name)
         return {"kind": self.kind, "name": name, "guest": self.guest,
                 "connected": self.kind != "human" or self.member is not None}
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> SeatSettings:
         """What a restart needs to seat the same holder again."""
         return {"kind": self.kind, "name": self.name, "ident": self.ident, "guest": self.guest,
                 "level": self.level, "replaced": self.replaced}
 
     @classmethod
-    def from_settings(cls, info: dict[str, Any]) -> Seat:
+    def from_settings(cls, info: SeatSettings) -> Seat:
         kind = info.get("kind", "empty")
         if kind not in ("empty", "human", "bot"):
             raise ValueError(f"unknown seat kind {kind!r}")
@@ -170,7 +185,7 @@ class TableShown(NamedTuple):
     deadline_seat: int | None
     # (round, text), moves other than plays: what happened, said in each language
     events: tuple[tuple[int | None, str], ...]
-    points: Mapping[int, Mapping[str, Any]] | None    # paid at the match end
+    points: Mapping[int, Paid] | None    # paid at the match end
     host: str | None            # before the start: who may fill it (None: nobody seated)
     board: tuple[int, int, int] | None = None   # an event's board: (event, board, boards)
 
@@ -343,7 +358,7 @@ class Running(Protocol):
     news: list[Event]
     calls: list[Callable[[], None]]
 
-    def resume(self, match: Match, match_id: int, settings: dict[str, Any],
+    def resume(self, match: Match, match_id: int, settings: TableSettings,
                stored_seats: list[str | None], counts_for_points: bool) -> None: ...
     def start_when_ready(self) -> None: ...
     def between_rounds(self) -> bool: ...
@@ -477,7 +492,7 @@ class Table:
         """Constant-time: the time taken says nothing about how close a guess was."""
         return code_matches(self.code, raw)
 
-    def resume(self, match: Match, match_id: int, settings: dict[str, Any],
+    def resume(self, match: Match, match_id: int, settings: TableSettings,
                stored_seats: list[str | None], counts_for_points: bool) -> None:
         """A stored unfinished match, playing again after a restart (``persistence``)."""
         self.runner.resume(match, match_id, settings, stored_seats, counts_for_points)

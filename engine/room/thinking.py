@@ -38,9 +38,18 @@ from collections.abc import Callable
 from concurrent.futures import Future as CFuture
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from .errors import N_, RoomError
+
+
+class WorkFigures(TypedDict):
+    """One class of work as ``Scheduler.figures`` counts it."""
+    waiting: int
+    running: int
+    seconds: float          # what a job took lately (a moving average)
+    done: int
+    dropped: int
 
 
 class Work(IntEnum):
@@ -279,9 +288,10 @@ class Scheduler:
         self._pump(lane)
 
     # ------------------------------------------------------------------ figures
-    def figures(self) -> dict[str, Any]:
-        """Waiting and running by class, and what each took lately (metrics, tests)."""
-        out: dict[str, Any] = {}
+    def figures(self) -> dict[str, WorkFigures]:
+        """Waiting and running by class (its name in lower case), and what each took
+        lately (metrics, tests)."""
+        out: dict[str, WorkFigures] = {}
         for work in Work:
             lane = self.lanes[LANE_OF[work]]
             out[work.name.lower()] = {

@@ -38,7 +38,7 @@ import string
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -145,6 +145,15 @@ def browser_label(agent: str | None) -> str:
                                   ("macOS", "Mac OS X"), ("Linux", "Linux"))
                    if m in agent), "")
     return f"{kind} on {system}" if system else kind
+
+
+class Held(TypedDict, total=False):
+    """What one browser's session holds of the limits while it lasts (given back at
+    its end): a linked key's connection and the link, or a guest's place."""
+    key: KeyHold
+    fingerprint: str
+    link: str
+    guest: bool
 
 
 @dataclass
@@ -433,7 +442,7 @@ class WebListener:
             book.session_tasks.add(task)
         address = book.address(visit.address)
         address.connections += 1
-        held: dict[str, Any] = {}
+        held: Held = {}
         try:
             who = self.admit(visit, address, held)
             speech = Speech(visit.language or "en")
@@ -459,7 +468,7 @@ class WebListener:
                 book.session_tasks.discard(task)
 
     def admit(self, visit: Visit, address: Address,
-              held: dict[str, Any]) -> tuple[str, str, bool, str] | str:
+              held: Held) -> tuple[str, str, bool, str] | str:
         """Who this browser is: (name, identity, guest, resume token) — or why it is
         refused. What it holds of the limits is put in ``held`` (given back at its end)."""
         hall = self.hall
@@ -482,7 +491,7 @@ class WebListener:
                                "first."), n=limits.connections_per_key)
             hold = self.book.key_hold(fp)
             hold.connections += 1
-            held.update(key=hold, fingerprint=fp, link=link_id)
+            held.update({"key": hold, "fingerprint": fp, "link": link_id})
             refusal = self.claim(name, f"key:{fp}:{name_key(name)}", False)
             return refusal or (name, f"key:{fp}:{name_key(name)}", False, "")
         checked, reason = check_name(visit.query.get("name", ""))

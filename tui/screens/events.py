@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
-from engine import replay
+from engine import MatchRecord, replay
 from engine.duplicate import BOARDS
 from engine.room import BOT_NAMES, RoomError
-from engine.room.duplicate import HOURS, Comparison, Events
+from engine.room.duplicate import HOURS, Comparison, EventListing, Events, Standing
 from engine.room.store import EventRow
 
 from ..host import host
@@ -77,6 +77,13 @@ def closes_in(speech: Speech, ev: EventRow, now: float) -> str:
     return speech._("{m} min").format(m=max(1, minutes))
 
 
+def board_keys(screen: str) -> list[BindingType]:
+    """← → the previous and the next board of an event (its standings, a board's
+    comparison)."""
+    return [Binding("left", "board(-1)", show=False, id=f"{screen}.previous"),
+            Binding("right", "board(1)", show=False, id=f"{screen}.next")]
+
+
 def signed(n: int) -> str:
     return f"{n:+d}"
 
@@ -99,7 +106,7 @@ class EventsScreen(RecordScreen):
     def __init__(self, notice: str | None = None) -> None:
         super().__init__()
         self.cursor = 0
-        self.rows: list[tuple[EventRow, dict[str, Any]]] = []
+        self.rows: list[tuple[EventRow, EventListing]] = []
         self.status: Text | None = Text(" " + notice, style="bold") if notice else None
 
     @property
@@ -192,7 +199,7 @@ class EventsScreen(RecordScreen):
                      + pad(cut(words[2], closes - 1), closes) + cut(words[3], you).rjust(you),
                      style="bold underline")]
 
-    def narrow_lines(self, ev: EventRow, row: dict[str, Any], now: float,
+    def narrow_lines(self, ev: EventRow, row: EventListing, now: float,
                      selected: bool) -> list[Text]:
         """An event in two lines: its name, whole; its game, when it closes, and how
         far you are in it."""
@@ -220,7 +227,7 @@ class EventsScreen(RecordScreen):
         return Text(" " + "".join(pad(cut(h, w - 1), w) for h, w in EVENT_COLUMNS)[:W - 1],
                     style="bold underline")
 
-    def line(self, ev: EventRow, row: dict[str, Any], now: float, selected: bool) -> Text:
+    def line(self, ev: EventRow, row: EventListing, now: float, selected: bool) -> Text:
         speech = host(self).speech
         cells = [listed_name(speech, self.events, ev), speech._(game_title(speech, ev.game)),
                  str(ev.boards), closes_in(speech, ev, now), str(row["entries"]),
@@ -256,12 +263,13 @@ class EventsScreen(RecordScreen):
         else:
             lines.append(Text(" " + _("⏎ enters it: one entry per player; the others' "
                                       "scores show once you finish."), style="dim"))
-        if ev.private and row.get("code"):
+        code = row.get("code")
+        if ev.private and code:
             lines.append(Text(" " + _("Private: friends press j and type {code}.").format(
-                code=row["code"][:4] + "-" + row["code"][4:]), style="bold"))
+                code=code[:4] + "-" + code[4:]), style="bold"))
         return lines
 
-    def selected(self) -> tuple[EventRow, dict[str, Any]] | None:
+    def selected(self) -> tuple[EventRow, EventListing] | None:
         return self.rows[self.cursor] if self.rows else None
 
     def action_move(self, delta: int) -> None:
@@ -341,8 +349,7 @@ class StandingsScreen(RecordScreen):
     """An event's standings; a board chosen below them opens its comparison."""
 
     BINDINGS = [
-        Binding("left", "board(-1)", show=False, id="standings.previous"),
-        Binding("right", "board(1)", show=False, id="standings.next"),
+        *board_keys("standings"),
         *arrows("standings", "move", 100),
         Binding("enter", "compare", show=False, id="standings.compare"),
     ]
@@ -357,7 +364,7 @@ class StandingsScreen(RecordScreen):
         self.page = STANDING_ROWS       # the rows shown at once (fewer on a phone)
         self.notice = notice
         self.ev: EventRow | None = None
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[Standing] = []
         self.error: str | None = None
 
     def paint(self) -> None:
@@ -467,8 +474,7 @@ class ComparisonScreen(RecordScreen):
     their seat, what was said there, and (tab) their board beside the best one."""
 
     BINDINGS = [
-        Binding("left", "board(-1)", show=False, id="compare.previous"),
-        Binding("right", "board(1)", show=False, id="compare.next"),
+        *board_keys("compare"),
         Binding("tab", "page", show=False, id="compare.page"),
     ]
     KEYS = COMPARE_KEYS
@@ -533,11 +539,12 @@ class ComparisonScreen(RecordScreen):
         mine = cmp.mine
         narrow = self.width < W         # a phone: what a row holds at 80 columns, in two
         if mine is not None:
-            yours = [(_("Your score"), 16, False), (signed(mine["score"]), 6, True)]
-            points = [(f"{mine['percent']:.2f} %", 10, True),
+            res = mine.result
+            yours = [(_("Your score"), 16, False), (signed(res.score), 6, True)]
+            points = [(f"{mine.percent:.2f} %", 10, True),
                       (_("of the matchpoints"), 22, False)]
-            side = ([(_("your side"), 12, False), (signed(mine["side"]), 6, True)]
-                    if mine.get("side") is not None else [])
+            side = ([(_("your side"), 12, False), (signed(res.side), 6, True)]
+                    if res.side is not None else [])
             if narrow:
                 lines.append(self.row(yours, style="bold"))
                 lines.append(self.row([("", 2, False), *points], style="bold"))
@@ -545,8 +552,9 @@ class ComparisonScreen(RecordScreen):
                     lines.append(self.row(side, style="bold"))
             else:
                 lines.append(self.row(yours + points + side, style="bold"))
-            lines.append(self.row([(self.bid_words(mine), 30, False),
-                                   (_("made") if mine.get("made") else _("failed"), 10,
+            lines.append(self.row([(self.bid_words(res.role, res.declared, res.call), 30,
+                                    False),
+                                   (_("made") if res.made else _("failed"), 10,
                                     False)], style="dim"))
         else:
             lines.append(Text(" " + _("You did not play this board."), style="dim"))
@@ -557,7 +565,7 @@ class ComparisonScreen(RecordScreen):
         for score, n in cmp.scores[:4]:
             size = max(1, round(12 * n / top))
             bar = ("█" if look.unicode else "#") * size
-            own = mine is not None and mine["score"] == score
+            own = mine is not None and mine.result.score == score
             lines.append(self.row([("", 2, False), (signed(score), 6, True), (bar, 14, False),
                                    (str(n), 4, True),
                                    # (pointing at the row from the word: mirrored in Arabic)
@@ -570,7 +578,7 @@ class ComparisonScreen(RecordScreen):
         lines.append(Text(""))
         lines.append(Text(" " + _("Said most in your seat"), style="bold underline"))
         for (role, n, call), said, made in cmp.bids:
-            words = self.bid_words({"role": role, "declared": n, "call": call})
+            words = self.bid_words(role, n, call)
             counts = [(speech.ngettext("{n} player", "{n} players", said).format(n=said), 14,
                        False), (_("made by {n}").format(n=made), 16, False)]
             if narrow:
@@ -592,15 +600,13 @@ class ComparisonScreen(RecordScreen):
                               style="dim"))
         return lines
 
-    def bid_words(self, said: dict[str, Any]) -> str:
-        """What a seat said (its role and number) in words."""
+    def bid_words(self, role: str, n: int, call: str | None) -> str:
+        """What a seat said (its role, its number and a caller's call) in words."""
         speech = host(self).speech
-        role = str(said.get("role") or "")
-        n = said.get("declared")
         if role == "dash":
             return speech._(ROLE_WORDS["dash"])
         if role == "caller":
-            call = str(said.get("call") or "")
+            call = call or ""
             shown = call[:-2] + host(self).look.suit("NT") if call.endswith("NT") else \
                 call[:-1] + host(self).look.suit(call[-1:]) if call else ""
             return speech._(ROLE_WORDS["caller"]).format(call=shown)
@@ -637,7 +643,7 @@ class ComparisonScreen(RecordScreen):
         return [self.row([*a, ("", 1, False), *b], style="bold underline" if i == 0 else "")
                 for i, (a, b) in enumerate(zip(left, right, strict=True))][:21]
 
-    def board_rows(self, record: dict[str, Any] | None, head: str, seat: int
+    def board_rows(self, record: MatchRecord | None, head: str, seat: int
                    ) -> list[list[tuple[str, int, bool]]]:
         """One board's column (39 cells wide), row by row, as cells: its head and
         score, what each seat said and took, then each trick and who took it."""

@@ -25,7 +25,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 
-from ..host import host
+from ..host import Hosted, host
 from ..widgets.board import Board
 from ..widgets.lines import KeyBar, Line, Lines, TapLinesMixin
 from ..widgets.taps import lines_taps, tap_at
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from textual.app import ComposeResult
     from textual.widget import Widget
 
-    from ..i18n import Speech
 
 R = TypeVar("R")
 
@@ -73,7 +72,7 @@ def form_keys(screen: str) -> list[BindingType]:
             Binding("enter", "create", show=False, id=f"{screen}.create")]
 
 
-class Framed(TapLinesMixin):
+class Framed(TapLinesMixin, Hosted):
     """The frame itself: ``parts`` in the box ``#BOX`` (its size: lamma.tcss), the
     too-small notice and the keys under it, drawn when mounted (after the screen's own
     ``on_mount``) and at every resize. Mix in before the Textual screen."""
@@ -107,10 +106,6 @@ class DialogScreen(Framed, ModalScreen[R]):
     BOX = "dialog"
     BINDINGS = [Binding("escape", "cancel", show=False, id="dialog.cancel")]
     KEYS: list[tuple[str, str]] = []
-
-    @property
-    def speech(self) -> Speech:
-        return host(self).speech
 
     @property
     def inside(self) -> int:

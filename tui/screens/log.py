@@ -9,7 +9,7 @@ and here). ↑↓ scroll; Esc, ``e`` or ``q`` go back to the table.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from rich.text import Text
 from textual import events
@@ -22,7 +22,7 @@ from ..widgets.board import BLANK, Board
 from .frame import BoardScreen
 from .table_keys import pgettext
 from .table_scene import Scene, said_lines
-from .table_state import TableFacts, View
+from .table_state import MaybeView, TableFacts, View
 from .table_summary import summary_rows
 from .table_text import W, boxed, fit
 
@@ -68,7 +68,7 @@ class LogScreen(BoardScreen):
             return []
         sc = ts.scene()
         lines: list[Text] = []
-        v: Any = ts.view or {}
+        v: MaybeView = ts.view or {}
         history = v.get("history") or []
         if history:
             lines += summary_rows(sc, width, 999, history[-1])

@@ -21,7 +21,6 @@ from textual.screen import Screen
 from engine.catalogue import terms
 from engine.room import replay_stored, seat_label, seat_labels, title
 
-from ..cards import Look
 from ..host import host
 from ..i18n import N_, Speech
 from ..widgets.lines import Block, KeyBar, Line, title_bar
@@ -91,10 +90,6 @@ class ReplayListScreen(PageScreen):
         super().__init__()
         self.cursor = 0
         self.rows: list[dict] | None = None
-
-    @property
-    def speech(self) -> Speech:
-        return host(self).speech
 
     def parts(self) -> ComposeResult:
         yield Line(id="record-title")
@@ -238,14 +233,6 @@ class ReplayScreen(PageScreen):
         yield Block(id="rp-board")
         yield Block(id="rp-round")
 
-    @property
-    def look(self) -> Look:
-        return host(self).look
-
-    @property
-    def speech(self) -> Speech:
-        return host(self).speech
-
     def on_mount(self) -> None:
         self.load()                 # then the frame's on_mount draws
 
@@ -330,7 +317,7 @@ class ReplayScreen(PageScreen):
         r, _k = self.model.positions[self.pos]
         mid = self.match_id
         host(self).push_screen(ReviewScreen(
-            stored.record, r + 1, seat, self.model.names,
+            stored.match_record, r + 1, seat, self.model.names,
             lambda s: reviews.match_review(store, member, mid, r + 1, s), any_seat=True))
 
     @property

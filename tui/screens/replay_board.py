@@ -8,10 +8,12 @@ keeps the table's geometry: seat 0 at the bottom, 1 at the right …)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypedDict
 
 from rich.text import Text
 
+from engine import Match, RoundRecord, TrickView
 from engine.catalogue import terms
 
 from ..cards import RANKS, SUIT_ORDER, Look
@@ -73,14 +75,22 @@ def _cut(text: str, n: int) -> str:
 
 # --------------------------------------------------------------------- the model
 
-def replay_rounds(match) -> list[dict]:
+class ReplayRound(TypedDict):
+    """A finished round as the replay goes through it."""
+    rec: RoundRecord
+    hands: list[list[str]] | None   # each seat's thirteen cards as dealt (None: void)
+    tricks: list[TrickView]
+    before: list[int]               # the totals before the round
+
+
+def replay_rounds(match: Match) -> list[ReplayRound]:
     """One entry per finished round (voided Tarneeb hands too): the record, each
     seat's thirteen cards as dealt, and the totals before the round."""
-    rounds = []
+    rounds: list[ReplayRound] = []
     totals = [0, 0, 0, 0]
     for rec in match.history:
         hands: list[list[str]] | None = None
-        tricks: list[dict] = []
+        tricks: list[TrickView] = []
         if not rec.get("void"):
             tricks = rec.get("tricks") or []
             hands = [[], [], [], []]
@@ -119,7 +129,7 @@ class ReplayModel:
     """Positions: for each round, 0 (the deal, every hand full) then one per
     trick (the hands before that trick, its four cards shown in the middle)."""
 
-    def __init__(self, match, names: list[str]):
+    def __init__(self, match: Match, names: list[str]):
         self.match = match
         self.names = names
         self.rounds = replay_rounds(match)
@@ -224,6 +234,13 @@ class ReplayBoard:
             lines += self.round_panel_narrow(r, k, width)
         return lines
 
+    def round_at(self, r: int) -> tuple[ReplayRound, RoundRecord, Sequence[int | None]]:
+        """Round ``r`` as the round panels read it: its entry (``replay_rounds``), its
+        record, and what each seat declared (None: nothing)."""
+        rd = self.shown.rounds[r]
+        rec = rd["rec"]
+        return rd, rec, rec.get("declarations") or [None] * 4
+
     def round_panel_narrow(self, r: int, k: int, width: int) -> list[Text]:
         """The round's table for a phone (issue 44: nothing cut): the columns the width
         holds (the name's narrower); at the round's end a player's figures on one line
@@ -231,10 +248,8 @@ class ReplayBoard:
         speech = self.speech
         _ = speech._
         model = self.shown
-        rd = model.rounds[r]
-        rec = rd["rec"]
+        rd, rec, decl = self.round_at(r)
         names = model.names
-        decl = rec.get("declarations") or [None] * 4
         taken = model.taken_at(r, k)
         nw = max(6, min(16, width - 30))
 
@@ -276,7 +291,7 @@ class ReplayBoard:
                                   width) for part in wrap(said, width - 1, "   ")]
         return out
 
-    def summary_head(self, rec: dict) -> str:
+    def summary_head(self, rec: RoundRecord) -> str:
         """The head of a round's summary in the player's words: the round, over or
         under, and Sa'ayda where all four missed."""
         _ = self.speech._
@@ -287,7 +302,7 @@ class ReplayBoard:
             head += "  " + _("Sa'ayda: nobody scores, next round counts double")
         return head
 
-    def breakdown(self, rec: dict, s: int, number: Callable[[int], str]) -> list[str]:
+    def breakdown(self, rec: RoundRecord, s: int, number: Callable[[int], str]) -> list[str]:
         """Seat ``s``'s points of the round in the player's words: each part (base,
         caller's bonus …) with its number as ``number`` writes it, then made or failed."""
         speech = self.speech
@@ -345,9 +360,8 @@ class ReplayBoard:
     def seat_lines(self, r: int, k: int, seat: int, width: int) -> list[Text]:
         """A seat at position (``r``, ``k``): its name (dealer, caller, declared/taken),
         then its cards by suit, the trick's reversed (``hand_lines``)."""
-        rec = self.shown.rounds[r]["rec"]
+        _rd, rec, decl = self.round_at(r)
         hands, now = self.shown.hands_at(r, k)
-        decl = rec.get("declarations") or [None] * 4
         return self.hand_lines(seat, hands[seat], now, rec.get("trump"), width, decl[seat],
                                self.shown.taken_at(r, k)[seat], rec.get("dealer"),
                                rec.get("caller"))
@@ -399,7 +413,7 @@ class ReplayBoard:
             out.append_text(row)
         return out
 
-    def round_info(self, rec: dict) -> list[Text]:
+    def round_info(self, rec: RoundRecord) -> list[Text]:
         look = self.look
         speech = self.speech
         _ = speech._
@@ -419,15 +433,15 @@ class ReplayBoard:
         else:
             if rec.get("all_pass"):
                 lines.append(Text(" " + _("all passed"), style="bold"))
-            elif rec.get("call"):
+            elif call := rec.get("call"):
                 t = Text(" " + _("call") + " ")
-                n, suit = rec["call"]["n"], rec["call"]["suit"]
+                n, suit = call["n"], call["suit"]
                 if speech.rtl:              # one run: a bid is read left to right
                     t.append(look.bid_str(n, suit), style=look.suit_style(suit))
                 else:
                     t.append_text(look.bid(n, suit))
-                if rec.get("caller") is not None:
-                    t.append(" " + _("by {name}").format(name=self.seat_name(rec["caller"])))
+                if (caller := rec.get("caller")) is not None:
+                    t.append(" " + _("by {name}").format(name=self.seat_name(caller)))
                 lines.append(t)
             t = Text(" " + speech.pgettext(terms(self.game).context, TRUMP) + " ")
             tr = rec.get("trump")
@@ -451,7 +465,7 @@ class ReplayBoard:
                 lines.append(Text(" " + " · ".join(extra), style="dim"))
         return lines
 
-    def trick_lines(self, rd: dict, k: int) -> dict:
+    def trick_lines(self, rd: ReplayRound, k: int) -> dict[str, list[Text]]:
         """The trick in the middle (a cross of four cards) and its words."""
         look = self.look
         _ = self.speech._
@@ -492,10 +506,8 @@ class ReplayBoard:
         if self.speech.rtl:
             return self.round_panel_rtl(r, k)
         model = self.shown
-        rd = model.rounds[r]
-        rec = rd["rec"]
+        rd, rec, decl = self.round_at(r)
         names = [self.seat_name(s) for s in range(4)]
-        decl = rec.get("declarations") or [None] * 4
         last = k == len(rd["tricks"])
         t = Text(no_wrap=True, overflow="ellipsis")
         if rec.get("void"):
@@ -529,10 +541,8 @@ class ReplayBoard:
         speech = self.speech
         _ = speech._
         model = self.shown
-        rd = model.rounds[r]
-        rec = rd["rec"]
+        rd, rec, decl = self.round_at(r)
         names = model.names
-        decl = rec.get("declarations") or [None] * 4
         last = k == len(rd["tricks"])
         t = Text(no_wrap=True, overflow="ellipsis")
         if rec.get("void"):

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.binding import Binding
 
-from engine import replay
+from engine import Action, MatchRecord, replay
 from engine.room import RoomError
 
 from ..cards import RANKS, SUIT_ORDER
@@ -28,10 +28,13 @@ from ..i18n import N_
 from .frame import steps
 from .record import RecordScreen
 
+if TYPE_CHECKING:
+    from engine.bots.review import ReviewedDecision, RoundReview
+
 MARK_WORDS = {"inaccuracy": N_("inaccuracy"), "mistake": N_("mistake"),
               "blunder": N_("blunder")}
 MARK_STYLE = {"inaccuracy": "yellow", "mistake": "bold yellow", "blunder": "bold red"}
-Loader = Callable[[int], "asyncio.Future[dict[str, Any]]"]    # seat -> the review
+Loader = Callable[[int], "asyncio.Future[RoundReview]"]    # seat -> the review
 
 
 class ReviewScreen(RecordScreen):
@@ -45,7 +48,7 @@ class ReviewScreen(RecordScreen):
     KEYS = [("← →", N_("decision")), ("Home End", N_("first/last")), ("esc", N_("back"))]
     BLOCK_ID = "review-text"
 
-    def __init__(self, record: dict[str, Any], round_no: int, seat: int, names: list[str],
+    def __init__(self, record: MatchRecord, round_no: int, seat: int, names: list[str],
                  loader: Loader, any_seat: bool = False) -> None:
         super().__init__()
         self.record = record
@@ -56,7 +59,7 @@ class ReviewScreen(RecordScreen):
         self.any_seat = any_seat          # a finished match: every seat may be reviewed
         if any_seat:
             self.KEYS = [*self.KEYS[:2], ("tab", N_("seat")), self.KEYS[2]]
-        self.review: dict[str, Any] | None = None
+        self.review: RoundReview | None = None
         self.error: str | None = None
         self.pos = 0
 
@@ -72,7 +75,7 @@ class ReviewScreen(RecordScreen):
             return
         fut.add_done_callback(self._got)
 
-    def _got(self, fut: asyncio.Future[dict[str, Any]]) -> None:
+    def _got(self, fut: asyncio.Future[RoundReview]) -> None:
         if fut.cancelled():
             return
         exc = fut.exception()
@@ -107,7 +110,7 @@ class ReviewScreen(RecordScreen):
             self.draw()
 
     # ------------------------------------------------------------- drawing
-    def action_words(self, action: dict[str, Any]) -> str:
+    def action_words(self, action: Action) -> str:
         """An action in the player's words, without the player's name: its card or bid
         as the table shows it (``table_draw.move_words``)."""
         from .table_draw import move_words
@@ -159,7 +162,7 @@ class ReviewScreen(RecordScreen):
         listed = self.listed(decs, max(1, room))
         return [*top, *gap, *listed, *gap, *detail]
 
-    def listed(self, decs: list[dict[str, Any]], room: int) -> list[Text]:
+    def listed(self, decs: list[ReviewedDecision], room: int) -> list[Text]:
         """The rows of the decisions around the one shown, within ``room`` lines (a
         decision's row may take two on a narrow window)."""
         rows = {i: self.fold([self.row(i, decs[i])]) for i in range(len(decs))}
@@ -177,7 +180,7 @@ class ReviewScreen(RecordScreen):
                     grew = True
         return [part for i in range(first, last + 1) for part in rows[i]]
 
-    def row(self, i: int, d: dict[str, Any]) -> Text:
+    def row(self, i: int, d: ReviewedDecision) -> Text:
         """Decision ``i`` in the list: its number, the choice, the strong player's where
         it differs, its mark. In Arabic the marker and the arrow point the other way,
         and the number is a run of its own (it stays at the row's start, the right)."""
@@ -204,7 +207,7 @@ class ReviewScreen(RecordScreen):
             row.append("  " + _(MARK_WORDS[d["mark"]]), style=MARK_STYLE[d["mark"]])
         return row
 
-    def detail(self, d: dict[str, Any]) -> list[Text]:
+    def detail(self, d: ReviewedDecision) -> list[Text]:
         """The table as it was at decision ``d``, and both choices."""
         from .table_draw import pretty
         _ = host(self).speech._
@@ -241,9 +244,9 @@ class ReviewScreen(RecordScreen):
                                 + f"{self.names[who]} ")
                     said.append(str(x), style="bold")
             out.append(said)
-        auction: dict[str, Any] = dict(v.get("auction") or {})
-        b = auction.get("bid")
-        if v["phase"] == "auction" and b:
+        auction = v.get("auction")
+        b = auction.get("bid") if auction else None
+        if v["phase"] == "auction" and auction and b:
             owner = auction.get("owner")
             out.append(Text(" " + _("Bid so far") + ": "
                             + pretty(look, f"{b['n']}{b['suit']}")

@@ -7,7 +7,8 @@ right-aligned, numbers, bids and suit signs left to right.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import events
@@ -25,6 +26,7 @@ from .table_keys import pgettext
 if TYPE_CHECKING:
     from ..cards import Look
     from ..i18n import Speech
+    from .table_state import MaybeView
 
 # A round's kind, as the sheet's column says it (context "kind").
 KINDS = {"auction": pgettext("kind", "auction"), "fast": pgettext("kind", "fast"),
@@ -34,7 +36,7 @@ LEGEND = N_("scroll   bold: the caller · cells: declared/taken points")
 LEGEND_HANDS = N_("scroll   cells: declared/taken points")
 
 
-def sheet_body(speech: Speech, look: Look, view: Any) -> list[Text]:
+def sheet_body(speech: Speech, look: Look, view: MaybeView | None) -> list[Text]:
     """A line a round so far: its number, kind and call, then each seat's
     declared/taken and points (the caller's in bold); for an Arabic interface the same
     columns, mirrored (``cells_row``: lay it out with ``right_align``)."""
@@ -47,13 +49,13 @@ def sheet_body(speech: Speech, look: Look, view: Any) -> list[Text]:
         t.append(f" {rec.get('round'):>2} ")
         kind = rec.get("kind") or ""
         t.append(f"{kind[:5]:<6}", style="dim")
-        call = rec.get("call") or {}
+        call = rec.get("call")
         if rec.get("void"):
             t.append(f"{'void':<10}")
         else:
             c = look.bid_str(call.get("n"), call.get("suit")) if call else "—"
             t.append(f"{c:<5}{('×' + str(rec['multiplier'])) if (rec.get('multiplier') or 1) > 1 else '':<5}")
-        decl = rec.get("declarations") or [None] * 4
+        decl: Sequence[int | None] = rec.get("declarations") or [None] * 4
         took = rec.get("tricks_taken") or [0] * 4
         scores = rec.get("scores") or [0] * 4
         for s in range(4):
@@ -65,7 +67,7 @@ def sheet_body(speech: Speech, look: Look, view: Any) -> list[Text]:
     return out
 
 
-def sheet_body_rtl(speech: Speech, look: Look, view: Any) -> list[Text]:
+def sheet_body_rtl(speech: Speech, look: Look, view: MaybeView | None) -> list[Text]:
     """The rounds for an Arabic interface: the same columns, mirrored."""
     out = []
     for rec in (view or {}).get("history") or []:
@@ -73,7 +75,7 @@ def sheet_body_rtl(speech: Speech, look: Look, view: Any) -> list[Text]:
         cells = [Cell("", 1), Cell(str(rec.get("round")), 2, True), Cell("", 1),
                  Cell(speech.pgettext("kind", kind) if kind in KINDS else kind, 6,
                       style="dim")]
-        call = rec.get("call") or {}
+        call = rec.get("call")
         if rec.get("void"):
             cells.append(Cell(speech._("void"), 10))
         else:
@@ -81,7 +83,7 @@ def sheet_body_rtl(speech: Speech, look: Look, view: Any) -> list[Text]:
             cells += [Cell(look.bid_str(call.get("n"), call.get("suit")) if call else "—",
                            5),
                       Cell(f"×{mult}" if mult > 1 else "", 5)]
-        decl = rec.get("declarations") or [None] * 4
+        decl: Sequence[int | None] = rec.get("declarations") or [None] * 4
         took = rec.get("tricks_taken") or [0] * 4
         scores = rec.get("scores") or [0] * 4
         for s in range(4):
@@ -92,7 +94,7 @@ def sheet_body_rtl(speech: Speech, look: Look, view: Any) -> list[Text]:
     return out
 
 
-def sheet_ends(speech: Speech, view: Any, names: list[str]) -> tuple[Text, Text]:
+def sheet_ends(speech: Speech, view: MaybeView | None, names: list[str]) -> tuple[Text, Text]:
     """The sheet's head (its columns, a seat's name over each) and its totals line
     (80 columns; an Arabic interface's mirrored, for ``right_align``)."""
     totals = (view or {}).get("totals") or [0] * 4
@@ -192,14 +194,14 @@ class SheetScreen(BoardScreen):
                           for s in range(4)], "bold underline")
         body: list[Text] = []
         for rec in v.get("history") or []:
-            call = rec.get("call") or {}
+            call = rec.get("call")
             if rec.get("void"):
                 said = _("void")
             else:
                 said = look.bid_str(call.get("n"), call.get("suit")) if call else "—"
                 if (rec.get("multiplier") or 1) > 1:
                     said += f"×{rec['multiplier']}"
-            decl = rec.get("declarations") or [None] * 4
+            decl: Sequence[int | None] = rec.get("declarations") or [None] * 4
             took = rec.get("tricks_taken") or [0] * 4
             scores = rec.get("scores") or [0] * 4
             bold = ["bold" if rec.get("caller") == s else "" for s in range(4)]

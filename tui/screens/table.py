@@ -33,9 +33,8 @@ from engine.room import Member, RoomError, Table
 from engine.room.events import TableChange
 from engine.room.stats import STATS
 
-from ..cards import Look
-from ..host import host
-from ..i18n import N_, Speech
+from ..host import Hosted, host
+from ..i18n import N_
 from ..textual_compat import ShapedInput, run_as_app
 from ..widgets.board import Board
 from . import table_draw as draw
@@ -54,6 +53,8 @@ from .table_state import (
 from .table_wide import picture_x
 
 if TYPE_CHECKING:
+    from engine.bots.review import Hint
+
     from ..host import Host
 
 TRICK_HOLD = 0.7     # the finished trick stays, then moves to the winner
@@ -92,7 +93,7 @@ def position(v: View | None) -> tuple[Any, ...]:
 ScreenHandler = Callable[["ScreenKeys", str, str, KeyContext], None]
 
 
-class TableScreen(Screen[None]):
+class TableScreen(Hosted, Screen[None]):
 
     AUTO_FOCUS = ""
     # Its key handling never waits (``on_key`` is plain): a key may be handled in the
@@ -169,15 +170,6 @@ class TableScreen(Screen[None]):
     def _(self, message: str) -> str:
         """``message`` in the player's language."""
         return host(self).speech._(message)
-
-    @property
-    def speech(self) -> Speech:
-        """The player's language (what the table's parts say things in)."""
-        return host(self).speech
-
-    @property
-    def look(self) -> Look:
-        return host(self).look
 
     @property
     def table(self) -> Table | None:
@@ -581,7 +573,7 @@ class Hints:
         at = self.at = position(ts.view)
         self.show(ts._("Thinking…"))
 
-        def done(f: asyncio.Future[dict[str, Any]]) -> None:
+        def done(f: asyncio.Future[Hint]) -> None:
             if f.cancelled() or self.at != at:
                 return          # the decision it was for has passed (or another asked)
             if f.exception() is not None:
@@ -605,7 +597,7 @@ class Hints:
             state.notice = None
         self.at = self.notice = None
 
-    def line(self, h: dict[str, Any]) -> str:
+    def line(self, h: Hint) -> str:
         """A hint in one line: the choice, its expected points, the next best's."""
         _ = self.ts._
         words = self.move_words(h["action"])
@@ -619,7 +611,7 @@ class Hints:
             move=words, ev=f"{h['ev']:+.1f}", other=self.move_words(nxt["action"]),
             ev2=f"{nxt['ev']:+.1f}")
 
-    def move_words(self, action: dict[str, Any]) -> str:
+    def move_words(self, action: Action) -> str:
         return draw.move_words(host(self.ts).speech, self.ts.look, action)
 
 class ScreenKeys:

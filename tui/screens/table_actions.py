@@ -15,12 +15,12 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from engine.types import Action
+from engine.types import Action, Contract
 
 from ..cards import BID_SUITS, Look, parse_rank_key
 from ..i18n import Speech
 from .table_keys import KeyContext
-from .table_state import MaybeView, TableState, Turn, View
+from .table_state import Empty, MaybeView, TableState, Turn, View, standing_bid
 
 SUIT_KEYS = {"n": "NT", "s": "S", "h": "H", "d": "D", "c": "C"}
 
@@ -48,7 +48,7 @@ class Chooser:
             state.sel_n, state.sel_suit = low["n"], low.get("suit")
         elif "call" in types:
             calls = turn.contracts("call")
-            want = (v.get("auction") or {}).get("bid") or v.get("call") or {}
+            want: Contract | Empty = standing_bid(v) or v.get("call") or {}
             pick = next((a for a in calls if a["n"] == want.get("n")
                          and a.get("suit") == want.get("suit")), None)
             if pick is None and v.get("fixed_trump"):

@@ -5,18 +5,17 @@ its compact rows.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
 from engine.match import call_keeps_trump
+from engine.types import AuctionView, Contract
 
 from ..i18n import N_
 from ..widgets.board import BLANK
 from .table_scene import Scene, laid, said_lines
-from .table_state import MaybeView
+from .table_state import Empty, MaybeView, standing_bid
 from .table_text import (
     REVERSE,
     Hit,
@@ -101,7 +100,7 @@ def phase_lines(sc: Scene) -> list[Text]:
 def auction_state(sc: Scene) -> Text:
     v: MaybeView = sc.view or {}
     _ = sc._
-    a = v.get("auction") or {}
+    a: AuctionView | Empty = v.get("auction") or {}
     comma = sc.speech.pgettext("list", ", ")
     t = Text(" ")
     bid = a.get("bid")
@@ -179,7 +178,7 @@ def auction_lines(sc: Scene, kind: str) -> list[Text]:
         hint.append("p", style="bold")
         hint.append(" " + key("key", "pass") + "  ")
     if turn.of("with"):
-        bid = (v.get("auction") or {}).get("bid") or {}
+        bid: Contract | Empty = standing_bid(v) or {}
         hint.append("w", style="bold")
         hint.append(" " + key("key", "With") + " ")
         hint.append_text(sc.bid(bid.get("n"), bid.get("suit")))
@@ -325,7 +324,7 @@ def numbers_rows(sc: Scene, cw: int, label: str, cells: list[tuple[int, str]],
 
 
 def auction_rows(sc: Scene, cw: int, kind: str) -> tuple[list[Text], list[Hit]]:
-    v: Any = sc.view or {}
+    v: MaybeView = sc.view or {}
     look, turn, state, _ = sc.look, sc.turn, sc.state, sc._
     key = sc.speech.pgettext
     rows = numbers_rows(sc, cw, _("Bid") if kind == "bid" else _("Call"),
@@ -354,7 +353,7 @@ def auction_rows(sc: Scene, cw: int, kind: str) -> tuple[list[Text], list[Hit]]:
     if turn.of("pass"):
         parts.append(("p", key("key", "pass")))
     if turn.of("with"):
-        bid = (v.get("auction") or {}).get("bid") or {}
+        bid: Contract | Empty = standing_bid(v) or {}
         parts.append(("w", key("key", "With") + " " + look.bid_str(bid.get("n"),
                                                                   bid.get("suit"))))
     keys = laid(sc, boxed(parts, cw - 1), cw)
@@ -365,7 +364,7 @@ def auction_rows(sc: Scene, cw: int, kind: str) -> tuple[list[Text], list[Hit]]:
 
 
 def declare_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
-    v: Any = sc.view or {}
+    v: MaybeView = sc.view or {}
     state, _ = sc.state, sc._
     styles = {"sel": "reverse bold", "ok": "bold", "dim": "dim", "forbidden": "dim strike"}
     rows = numbers_rows(sc, cw, _("Declare"), sc.turn.declare_cells(state.sel_n), styles)
@@ -394,7 +393,7 @@ def declare_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
 def waiting_rows(sc: Scene, cw: int) -> list[Text]:
     """Someone else's turn: who is acting, and how the auction or the declarations
     stand (or that you are watching)."""
-    v: Any = sc.view or {}
+    v: MaybeView = sc.view or {}
     _ = sc._
     lines: list[Text] = []
     t0 = acting_line(sc)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Never
 
 from rich.text import Text
 
 from engine import Action as EngineAction
-from engine import BidAction, CallAction, DeclareAction, PlayAction
+from engine import BidAction, CallAction, Contract, DeclareAction, PlayAction
 from engine import View as EngineView
 from engine.room.events import SeatShown
 
@@ -25,8 +25,16 @@ from ..cards import BID_SUITS, sort_hand
 # view does not have is a type error.
 View = EngineView
 Action = EngineAction
-# A view, or {} before the first one has come: read with .get (the keys still checked).
-MaybeView = EngineView | dict[str, Any]
+# A view, or {} before the first one has come: read with .get (the keys still checked,
+# and what the empty one gives is None).
+Empty = dict[str, Never]
+MaybeView = EngineView | Empty
+
+
+def standing_bid(v: MaybeView) -> Contract | None:
+    """The auction's standing bid (None: no auction, or no bid yet)."""
+    a = v.get("auction")
+    return a.get("bid") if a else None
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,11 @@ from rich.text import Text
 
 from engine.catalogue import terms
 from engine.duplicate import result_of, scored_round
+from engine.types import Result, RoundRecord
 
 from ..i18n import Speech
 from .table_scene import Scene, said_lines
-from .table_state import MaybeView
+from .table_state import Empty, MaybeView
 from .table_text import Cell, Shown, W, cells_row, fit, join, right_align, units, wrap
 
 BONUS_KEYS = ["caller", "with", "sole", "risk", "dash", "super"]
@@ -32,7 +33,7 @@ def summary_title(speech: Speech, game: str, n: object) -> str:
 Figures = tuple[list[Any], list[int], list[int], list[Any], list[bool] | None, list[int]]
 
 
-def round_figures(sc: Scene, rec: dict[str, Any]) -> Figures:
+def round_figures(sc: Scene, rec: RoundRecord) -> Figures:
     """A round's record by seat: declarations, tricks taken, scores, their breakdowns,
     made or not, and the match's totals now."""
     return (rec.get("declarations") or [None] * 4, rec.get("tricks_taken") or [0] * 4,
@@ -40,7 +41,7 @@ def round_figures(sc: Scene, rec: dict[str, Any]) -> Figures:
             sc.view["totals"] if sc.view else [0] * 4)
 
 
-def summary_head(sc: Scene, rec: dict[str, Any], apart: bool) -> tuple[Text, bool]:
+def summary_head(sc: Scene, rec: RoundRecord, apart: bool) -> tuple[Text, bool]:
     """A round summary's head (its title, the multiplier, over or under, a Sa'ayda, all
     passed), and whether the round was void (then the head is all there is). ``apart``:
     "×2" a run of its own after the gap (kept whole, left to right, where the line is
@@ -68,7 +69,7 @@ def summary_head(sc: Scene, rec: dict[str, Any], apart: bool) -> tuple[Text, boo
     return head, False
 
 
-def summary_lines(sc: Scene, rec: dict[str, Any]) -> list[Text]:
+def summary_lines(sc: Scene, rec: RoundRecord) -> list[Text]:
     look, _ = sc.look, sc._
     head, void = summary_head(sc, rec, apart=sc.rtl)
     if void:
@@ -141,7 +142,7 @@ def summary_table(sc: Scene, used: list[str], decl: list[Any], took: list[int],
     return lines[:5]
 
 
-def board_head(sc: Scene) -> tuple[Text, dict[str, Any]] | None:
+def board_head(sc: Scene) -> tuple[Text, RoundRecord] | None:
     """An event's board over: the entrant's score (the side's beside it in Tarneeb 41)
     as a sentence not yet laid out, and the round's record its summary shows."""
     facts, _ = sc.facts, sc._
@@ -150,7 +151,7 @@ def board_head(sc: Scene) -> tuple[Text, dict[str, Any]] | None:
     history = v.get("history") or []
     try:
         mine = result_of(history, seat)
-        rec = dict(scored_round(history))
+        rec = scored_round(history)
     except (ValueError, KeyError, IndexError):
         return None
     assert facts.board is not None
@@ -175,7 +176,7 @@ def result_head(sc: Scene) -> Text:
     left."""
     v: MaybeView = sc.view or {}
     _ = sc._
-    res = v.get("result") or {}
+    res: Result | Empty = v.get("result") or {}
     winners = res.get("winners") or []
     comma = sc.speech.pgettext("list", ", ")
     head = Text(" " + _("Match over:") + " ", style="bold")
@@ -205,7 +206,8 @@ def paid_words(sc: Scene, seat: int) -> tuple[str | None, str | None]:
 def result_lines(sc: Scene) -> list[Text]:
     facts = sc.facts
     v: MaybeView = sc.view or {}
-    winners = (v.get("result") or {}).get("winners") or []
+    res: Result | Empty = v.get("result") or {}
+    winners = res.get("winners") or []
     head = result_head(sc)
     lines = [sc.line(head) if sc.rtl else head]
     totals = v.get("totals") or [0] * 4
@@ -244,7 +246,7 @@ def column_heads(sc: Scene, cells: list[Cell], cw: int, style: str) -> Text:
                     style=style), cw)
 
 
-def summary_rows(sc: Scene, cw: int, room: int, rec: dict[str, Any]) -> list[Text]:
+def summary_rows(sc: Scene, cw: int, room: int, rec: RoundRecord) -> list[Text]:
     """The last round's summary: its head, then a line a player (declared/taken, the
     points and every bonus, the new total), two where a line does not hold it and the
     rows allow; with fewer rows, the round's points in a sentence (``e``: all of it)."""
@@ -360,8 +362,9 @@ def _rtl_words(sc: Scene, items: list[tuple[str, int | None]]) -> Text:
 def result_rows(sc: Scene, cw: int, room: int) -> list[Text]:
     """The match's end: who won, then each player's total, level points and badge."""
     facts = sc.facts
-    v: Any = sc.view or {}
-    winners = (v.get("result") or {}).get("winners") or []
+    v: MaybeView = sc.view or {}
+    res: Result | Empty = v.get("result") or {}
+    winners = res.get("winners") or []
     rows = said_lines(sc, result_head(sc), cw, 2)
     totals = v.get("totals") or [0] * 4
     nw = max(6, min(16, cw - 12))

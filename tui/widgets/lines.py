@@ -172,15 +172,21 @@ class KeyBar(Line):
     def on_click(self, event: events.Click) -> None:
         """A tap on a key presses it (``tui.widgets.taps``): the key goes to the app
         as the terminal's would, through the screen's bindings."""
-        region = self.content_region
-        rows = self.rows(self.size.width)
-        y = event.screen_y - region.y
-        if not 0 <= y < len(rows):
-            return
-        tap = tap_at(line_taps(rows[y], 0), event.screen_x - region.x, 0)
-        if tap is not None:
+        key = tapped_key(event, self, self.rows(self.size.width))
+        if key is not None:
             event.stop()
-            host(self).post_message(events.Key(tap.key, tap.char or None))
+            host(self).post_message(key)
+
+
+def tapped_key(event: events.Click, widget: Widget, rows: Sequence[Text]) -> events.Key | None:
+    """The key whose box ``event`` taps in ``rows`` (``widget``'s lines as drawn), as
+    the terminal would send it; None off every box."""
+    region = widget.content_region
+    y = event.screen_y - region.y
+    if not 0 <= y < len(rows):
+        return None
+    tap = tap_at(line_taps(rows[y], 0), event.screen_x - region.x, 0)
+    return None if tap is None else events.Key(tap.key, tap.char or None)
 
 
 def keys_text(keys: list[tuple[str, str]], speech: Speech) -> Text:
@@ -204,15 +210,10 @@ class TapLinesMixin:
         widget = getattr(event, "widget", None)
         if not isinstance(widget, Line) or isinstance(widget, KeyBar):
             return
-        region = widget.content_region
-        rows = widget.render().split("\n", allow_blank=True)
-        y = event.screen_y - region.y
-        if not 0 <= y < len(rows):
-            return
-        tap = tap_at(line_taps(rows[y], 0), event.screen_x - region.x, 0)
-        if tap is not None:
+        key = tapped_key(event, widget, list(widget.render().split("\n", allow_blank=True)))
+        if key is not None:
             event.stop()
-            widget.app.post_message(events.Key(tap.key, tap.char or None))
+            widget.app.post_message(key)
 
 
 class Block(Line):
