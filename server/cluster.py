@@ -49,8 +49,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from engine.room.errors import RoomError
+from engine.room.frames import Damaged, merged
 from engine.room.remote import ClusterSide, join_cluster
 from engine.room.store import StoreUnavailable, finished, people_throughout
+from engine.room.table import CHAT_KEEP
 from engine.room.text import clean_name, name_key, skeleton
 
 from .store import StoreError
@@ -102,16 +104,39 @@ def _notify(store: Store, payload: dict[str, Any]) -> None:
     store.notify(CHANNEL, text)
 
 
-def _frame_carried(tid: str, text: str | None, age: float) -> dict[str, Any] | None:
-    """A dead driver's last frame, for the process taking its table over (its chat,
-    narration and turn timer; ``ClusterSide.adopt`` checks the rest): None if there is
-    none or it cannot be read (the match goes on without them: it is in the log)."""
+def _with_events(store: Store, tid: str, frame: dict[str, Any]) -> dict[str, Any]:
+    """``frame`` (a table's last frame written, as read) with the events stored after
+    it applied, in order (the driver writes a whole frame only every CHECKPOINT_EVERY
+    events): as far as they are whole and follow on."""
+    seq = frame.get("seq")
+    if not isinstance(seq, int):
+        return frame
+    for got, _driver, _epoch, _kind, body in store.table_events(tid, seq, EVENTS_READ):
+        if got != seq + 1:
+            break
+        try:
+            frame = merged(frame, json.loads(body), CHAT_KEEP)
+        except (Damaged, ValueError, RecursionError) as e:
+            log.error("table %s: its event %d is damaged (%s); its frame goes without it",
+                      tid, got, str(e)[:200])
+            break
+        seq = got
+    return frame
+
+
+def _frame_carried(store: Store, tid: str, text: str | None, age: float
+                   ) -> dict[str, Any] | None:
+    """A dead driver's last frame and the events after it, for the process taking its
+    table over (its chat, narration and turn timer; ``ClusterSide.adopt`` checks the
+    rest): None if there is none or it cannot be read (the match goes on without them:
+    it is in the log). ``age``: seconds since the driver last wrote the table."""
     if not text:
         return None
     try:
         frame = json.loads(text)
         if not isinstance(frame, dict):
             raise ValueError("not an object")
+        frame = _with_events(store, tid, frame)
         if frame.get("deadline_in") is not None:
             # The turn's time left, less what passed since the frame was written.
             frame["deadline_in"] = float(frame["deadline_in"]) - age
@@ -429,14 +454,15 @@ class PgCluster:
         # lease was taken writes none (issue 41).
         rows = [(ev["seq"], ev["kind"], json.dumps(ev, separators=(",", ":"),
                                                    ensure_ascii=False)) for ev in events]
-        last = frame.get("seq") if frame is not None else None
+        last = (frame.get("seq") if frame is not None
+                else events[-1]["seq"] if events else None)
 
         def job(store: Store) -> None:
             tid, driver, match_id, status, private, code, row_j, holders_j, frame_j, by = args
             if match_id is None and ref is not None:
                 match_id = ref.id           # committed by the writes before this one
             store.publish_table(tid, driver, match_id, status, private, code, row_j,
-                                holders_j, frame_j, by)
+                                holders_j, frame_j, by, keep_frame=bool(rows))
             if rows:
                 store.append_table_events(tid, driver, rows)
                 if rows[-1][0] // PRUNE_EVERY != (rows[0][0] - 1) // PRUNE_EVERY:
@@ -605,7 +631,9 @@ class PgCluster:
             except (ValueError, RecursionError) as e:
                 # Said where it is shown (once: ClusterSide.damaged), not as a failed job.
                 return {"$damaged": f"{type(e).__name__}: {str(e)[:100]}"}
-            return frame
+            if not isinstance(frame, dict):
+                return {"$damaged": "not an object"}
+            return _with_events(store, tid, frame)
         self._job(job, done)
 
     def fetch_events(self, tid: str, after: int,
@@ -739,7 +767,7 @@ class PgCluster:
                 if stored is None:
                     self._give_up(store, tid, match_id, "its match is not stored")
                     continue
-                frame = _frame_carried(tid, frame_text, age)
+                frame = _frame_carried(store, tid, frame_text, age)
                 try:
                     from engine import replay
                     over = replay(stored.record)

@@ -4,6 +4,7 @@ database: a cluster that keeps what it is asked to send, and one table driven he
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 
 from stacked import quick_policy
@@ -254,6 +255,33 @@ async def test_changes_cross_as_numbered_events_applied_in_order_and_a_gap_is_re
     assert asked[-1] == ("events", last)
     store.answer([{**evs[-1], "seq": last + 1, "kind": "gossip"}])
     assert asked[-1] == ("frame",) and rt.seq == last
+
+
+async def test_the_whole_frame_is_written_with_the_first_event_then_every_sixteenth(
+        monkeypatch):
+    """Issue 41: the events hold what changed; the whole frame (what a process showing
+    the table first, or taking it over, starts from) goes with the first of them and
+    then with every CHECKPOINT_EVERY-th, each saying the number of the last it holds."""
+    from engine.room.people import ChatGuard
+    monkeypatch.setattr(ChatGuard, "lines", 1000)
+    drv = Registry(bot_pause=3600)
+    kept = Kept("p1")
+    dside = remote.join_cluster(drv, kept)
+    alice = Session("alice", "key:a:alice")
+    table = drv.create("estimation", 13)
+    table.sit(alice, 0)
+    table.watch(RemoteMember(dside, "p2", "t2-1", "bob", "key:b:bob", False))
+    for i in range(40):
+        table.say(alice, f"line {i}")
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+    await asyncio.sleep(0.01)
+    whole = [f["seq"] for _, _, _, f in kept.published if f is not None]
+    last = kept.events[-1]["seq"]
+    assert last >= 40 and len(kept.events) == last
+    assert whole[0] <= 2 and all(b - a == remote.CHECKPOINT_EVERY
+                                 for a, b in itertools.pairwise(whole))
+    assert len(whole) <= 2 + last // remote.CHECKPOINT_EVERY, whole
 
 
 async def test_a_move_the_dead_driver_never_stored_is_refused_to_its_sender(monkeypatch):

@@ -77,12 +77,18 @@ async def stale(srv) -> None:
 
 
 def frame_names(pg_url: str, tid: str) -> list:
-    """The seat holders' names in the frame the table's driver wrote last."""
+    """The seat holders' names in the table as its driver last wrote it: its whole
+    frame and the events after it (issue 41), as a process showing it reads them."""
+    from engine.room.frames import merged
     with psycopg.connect(pg_url, autocommit=True) as db:
         row = db.execute("SELECT frame FROM room_tables WHERE id = %s", (tid,)).fetchone()
-    if row is None or row[0] is None:
-        return []
-    return [s.get("name") for s in json.loads(row[0])["seats"]]
+        if row is None or row[0] is None:
+            return []
+        frame = json.loads(row[0])
+        for (body,) in db.execute("SELECT body FROM room_table_events WHERE table_id = %s "
+                                  "AND seq > %s ORDER BY seq", (tid, frame["seq"])):
+            frame = merged(frame, json.loads(body), 50)
+    return [s.get("name") for s in frame["seats"]]
 
 
 async def messages_until(client, mtypes: tuple[str, ...], timeout: float = 10.0) -> list[dict]:

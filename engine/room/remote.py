@@ -73,6 +73,7 @@ CARRY_EVERY = 2.0   # seconds: a playing table's frame written at least this oft
 # A lookup that missed the listing reads the table's row again this often (seconds).
 LOOKUP_AGAIN = 0.1
 EVENTS_READ = 500       # a table's stored events read at a time (server.cluster's limit)
+CHECKPOINT_EVERY = 16   # a table's whole frame written with every this many events
 # A seat given by a driver is shown with a frame at least as new as its table then; if
 # none comes within this (seconds), with the one here.
 AWAIT_FRAME = 5.0
@@ -118,6 +119,7 @@ class ClusterSide:
         self._seqs: dict[str, int] = {}
         self._said: dict[str, int] = {}
         self._versions: dict[str, int] = {}
+        self._whole: dict[str, int] = {}        # ... and of the last whole frame written
         # Tables nobody elsewhere shows: a frame all the same, at most every CARRY_EVERY
         # s while they play, so a takeover keeps their chat, narration and turn timer.
         self._carry: dict[str, asyncio.TimerHandle] = {}
@@ -276,6 +278,14 @@ class ClusterSide:
                     last = self._seqs[tid] = events[-1]["seq"]
                     STATS.cluster_events.inc(len(events))
             frame["seq"] = last         # the events it holds: those after it apply to it
+            # The events hold what changed: the whole frame (what a process showing the
+            # table first, or taking it over, starts from, with the events after it) is
+            # written with the first of them and then every CHECKPOINT_EVERY.
+            whole = self._whole.get(tid)
+            if events and whole is not None and last - whole < CHECKPOINT_EVERY:
+                frame = None
+            else:
+                self._whole[tid] = last
         self.cluster.publish(table, row, holders, frame, events)
 
     def table_removed(self, table: Table) -> None:
@@ -315,6 +325,7 @@ class ClusterSide:
                     log.exception("detaching a member of process %s", process)
 
     def _forget_events(self, tid: str) -> None:
+        self._whole.pop(tid, None)
         self._seqs.pop(tid, None)
         self._said.pop(tid, None)
         self._versions.pop(tid, None)

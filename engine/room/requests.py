@@ -41,8 +41,11 @@ class Cluster(Protocol):
 
     def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
                 frame: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
-        """The table's row (and frame, and the events that made it: numbered in the
-        table's order, stored with it) for everyone, after the table's writes so far."""
+        """The table's row (and the events that made it, numbered in the table's order,
+        and, when given, its whole frame, which the events after it apply to) for
+        everyone, after the table's writes so far. Without a frame or events, nobody
+        elsewhere is shown the table; without a frame but with events, the last frame
+        written stays."""
 
     def gone(self, table: Table) -> None: ...
 

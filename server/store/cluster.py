@@ -169,14 +169,18 @@ class ClusterRows(MatchRows):
 
     def publish_table(self, tid: str, driver: str, match_id: int | None, status: str,
                       private: int, code: str | None, row: str, holders: str,
-                      frame: str | None, creator: str | None = None) -> None:
-        """A table's row (and frame) as its driver shows it now (only its driver's)."""
+                      frame: str | None, creator: str | None = None,
+                      keep_frame: bool = False) -> None:
+        """A table's row (and frame) as its driver shows it now (only its driver's).
+        ``keep_frame``: without a frame, the one written before stays (the events
+        written with this row apply to it); else none is shown (nobody elsewhere)."""
+        kept = "COALESCE(excluded.frame, room_tables.frame)" if keep_frame else "excluded.frame"
         self._x(
             "INSERT INTO room_tables (id, driver, epoch, match_id, status, private, code, "
             "row, holders, frame, creator, updated) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, "
             f"{NOW}) ON CONFLICT (id) DO UPDATE SET match_id = excluded.match_id, "
             "status = excluded.status, private = excluded.private, code = excluded.code, "
-            "row = excluded.row, holders = excluded.holders, frame = excluded.frame, "
+            f"row = excluded.row, holders = excluded.holders, frame = {kept}, "
             "creator = excluded.creator, updated = excluded.updated "
             "WHERE room_tables.driver = excluded.driver",
             (tid, driver, match_id, status, private, code, row, holders, frame, creator))

@@ -42,6 +42,10 @@ action stored (``actions`` polled every 5 ms) and to the person's first view of 
 (both include the successor's computer-player pause), and how many actions follow in
 the next 3 s. The table is taken to be driven by the process it was made through.
 
+And ``ceiling``: what this PostgreSQL commits at most (four connections, one small row
+a commit, durable and not), to read the per-move figures against (docs/cluster.md,
+"How far one primary goes").
+
 Anything that does not work (a table not listed on another process, a seat not given
 back, no move after a kill) is printed as "not available" with the reason, and the
 rest goes on.
@@ -535,6 +539,43 @@ async def failover(rooms: Rooms, bot_pause: float) -> dict:
 
 # ---- main -------------------------------------------------------------------------------
 
+def ceiling(url: str, admin, seconds: float) -> None:
+    """What this PostgreSQL commits at most: four connections, each committing one
+    small row at a time (the shape of a move's action row), durable (a flush waited
+    for) and then as the room's worker commits (``synchronous_commit = off``); read
+    with the per-move figures above, it says how many moves (and tables) one primary
+    on this machine can carry."""
+    import threading
+
+    import psycopg
+    admin.execute("DROP DATABASE IF EXISTS bench_ceiling")
+    admin.execute("CREATE DATABASE bench_ceiling")
+    target = url.format(db="bench_ceiling")
+    with psycopg.connect(target, autocommit=True) as db:
+        db.execute("CREATE TABLE rows (id BIGSERIAL PRIMARY KEY, body TEXT NOT NULL)")
+    body = "x" * 120
+    print(f"\nceiling of this PostgreSQL: 4 connections committing one row at a time, "
+          f"{seconds:.0f} s each way, load {os.getloadavg()[0]:.1f}")
+    for how in ("on", "off"):
+        counts = [0] * 4
+        stop = time.monotonic() + seconds
+
+        def run(i: int, how: str = how, counts: list[int] = counts,
+                stop: float = stop) -> None:
+            with psycopg.connect(target, autocommit=True) as db:
+                db.execute(f"SET synchronous_commit = {how}")
+                while time.monotonic() < stop:
+                    db.execute("INSERT INTO rows (body) VALUES (%s)", (body,))
+                    counts[i] += 1
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print(f"  synchronous_commit = {how}: {sum(counts) / seconds:,.0f} commits/s")
+    admin.execute("DROP DATABASE IF EXISTS bench_ceiling WITH (FORCE)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--processes", default="1,2,4",
@@ -549,7 +590,9 @@ def main() -> None:
     ap.add_argument("--failover-processes", type=int, default=3)
     ap.add_argument("--failover-bot-pause", type=float, default=0.2,
                     help="the computer players' pause in the failover runs (default 0.2 s)")
-    ap.add_argument("--only", default="throughput,failover")
+    ap.add_argument("--only", default="throughput,failover",
+                    help="throughput, failover, ceiling (the database's commits/s)")
+    ap.add_argument("--ceiling-seconds", type=float, default=5.0)
     ap.add_argument("--no-fsync", action="store_true",
                     help="PostgreSQL without fsync (default: durable, as in production)")
     ap.add_argument("--log-level", default="WARNING", help="the processes' (default WARNING)")
@@ -583,6 +626,8 @@ def main() -> None:
                 finally:
                     rooms.stop(args.keep_logs)
                     admin.execute(f"DROP DATABASE IF EXISTS {rooms.dbname} WITH (FORCE)")
+        if "ceiling" in only:
+            ceiling(url, admin, args.ceiling_seconds)
         if "failover" in only:
             print(f"\nfailover: {args.failover_processes} processes, the computer players "
                   f"pause {args.failover_bot_pause} s (included in the times)")
