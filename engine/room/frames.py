@@ -263,13 +263,39 @@ EVENT_KINDS = ("state", "seats", "chat")
 CHAT_PARTS = ("chat", "said")
 
 
+def _watcher_view(views: object) -> dict[str, Any] | None:
+    """The watcher's view in packed views (it holds the match's history once)."""
+    if isinstance(views, dict) and isinstance(views.get("$d"), list):
+        for pair in views["$d"]:
+            if isinstance(pair, list) and len(pair) == 2 and pair[0] is None \
+                    and isinstance(pair[1], dict):
+                return pair[1]
+    return None
+
+
+def watcher_history(frame: dict[str, Any]) -> list[Any] | None:
+    """The match's history a packed frame holds (the watcher's view's), if any."""
+    view = _watcher_view(frame.get("views"))
+    history = view.get("history") if view is not None else None
+    return history if isinstance(history, list) else None
+
+
+def _with_history(views: dict[str, Any], history: object) -> dict[str, Any]:
+    """Packed ``views`` whose watcher's view holds ``history`` instead."""
+    return {"$d": [[k, {**v, "history": history} if k is None else v]
+                   for k, v in views["$d"]]}
+
+
 def events_of(frame: dict[str, Any], tells: list[str], seq: int, said_before: int,
-              version_before: int) -> list[dict[str, Any]]:
+              version_before: int, history_before: list[Any] | None = None
+              ) -> list[dict[str, Any]]:
     """The events a driver's ``frame`` (``frame_of``, packed) is written with, for the
     changes its members are told (``tells``, in order), numbered from ``seq``: one a
     kind, in the order first told ("state" stands for "seats" too: it holds them). A
     line said before the state changed carries the version before it (screens redraw
-    on a version: it is the state's)."""
+    on a version: it is the state's). The match's history, when it only grew since the
+    last event (``history_before``), is only what it gained: ``{"$from": n, "$add":
+    [...]}`` (late in a match the history is most of a frame's bytes)."""
     kinds: list[str] = []
     for what in tells:
         kind = "state" if what == "seats" and "state" in tells else what
@@ -289,7 +315,15 @@ def events_of(frame: dict[str, Any], tells: list[str], seq: int, said_before: in
                 continue
             ev.update(lines=frame["chat"][len(frame["chat"]) - new:], said=said)
         else:
-            ev["part"] = {k: v for k, v in frame.items() if k not in CHAT_PARTS}
+            part = {k: v for k, v in frame.items() if k not in CHAT_PARTS}
+            view = _watcher_view(part.get("views"))
+            history = view.get("history") if view is not None else None
+            n = len(history_before) if history_before is not None else -1
+            if isinstance(history, list) and 0 < n <= len(history) \
+                    and history[n - 1] == history_before[n - 1]:       # type: ignore[index]
+                part["views"] = _with_history(part["views"],
+                                              {"$from": n, "$add": history[n:]})
+            ev["part"] = part
         out.append(ev)
         seq += 1
     if out:
@@ -319,34 +353,57 @@ def merged(frame: dict[str, Any], ev: object, keep: int) -> dict[str, Any]:
         _need(isinstance(part, dict) and not any(k in part for k in CHAT_PARTS),
               "its event's state is not an object")
         assert isinstance(part, dict)
+        view = _watcher_view(part.get("views"))
+        grown = view.get("history") if view is not None else None
+        if isinstance(grown, dict):
+            # Only what the history gained since the last event: added to the one held.
+            held = _watcher_view(frame.get("views"))
+            old = held.get("history") if held is not None else None
+            n, add = grown.get("$from"), grown.get("$add")
+            _need(isinstance(old, list) and is_int(n) and 0 <= n <= len(old)
+                  and isinstance(add, list), "its event's history does not follow on")
+            assert isinstance(old, list) and isinstance(n, int) and isinstance(add, list)
+            part = {**part, "views": _with_history(part["views"], old[:n] + add)}
         f.update(part)
     f.update(driver=ev["driver"], epoch=ev["epoch"], version=ev["version"], seq=ev["seq"])
     return f
 
 
+# What is the same in every seat's view and is most of their bytes (the match's finished
+# rounds; the round's tricks so far): said once in a frame, under the watcher's view.
+SAID_ONCE = ("history", "tricks")
+
+
 def shared_history(views: dict[int | None, Any] | None) -> dict[Any, Any] | None:
-    """The views with the match's history (the same in every view, and most of a
-    frame's bytes late in a match) said once, under the watcher's view."""
+    """The views with what is the same in all of them (``SAID_ONCE``) said once, under
+    the watcher's view (a seat's view says ``"$history"``, ``"$tricks"``)."""
     if views is None:
         return None
     pub = views.get(None)
-    history = pub.get("history") if pub is not None else None
-    if not history:
+    if pub is None:
+        return dict(views)
+    shared = [(key, pub.get(key)) for key in SAID_ONCE if pub.get(key)]
+    if not shared:
         return dict(views)
     out: dict[Any, Any] = {}
     for seat, view in views.items():
-        if seat is not None and view.get("history") == history:
-            view = dict(view)
-            view["history"] = "$history"
+        if seat is not None:
+            same = [key for key, value in shared if view.get(key) == value]
+            if same:
+                view = dict(view)
+                for key in same:
+                    view[key] = "$" + key
         out[seat] = view
     return out
 
 
 def whole_history(views: dict[Any, Any] | None) -> dict[Any, Any] | None:
+    """Views as ``shared_history`` made them, whole again."""
     if views is None or None not in views:
         return views
-    history = views[None].get("history")
+    pub = views[None]
     for view in views.values():
-        if view.get("history") == "$history":
-            view["history"] = history
+        for key in SAID_ONCE:
+            if view.get(key) == "$" + key:
+                view[key] = pub.get(key)
     return views

@@ -33,7 +33,16 @@ from engine import replay
 
 from .errors import N_, RoomError, Said
 from .events import TableChange, What
-from .frames import Damaged, checked_frame, checked_row, events_of, frame_of, is_int, unpack
+from .frames import (
+    Damaged,
+    checked_frame,
+    checked_row,
+    events_of,
+    frame_of,
+    is_int,
+    unpack,
+    watcher_history,
+)
 from .members import Member
 from .narration import Event
 from .registry import Registry
@@ -120,6 +129,7 @@ class ClusterSide:
         self._said: dict[str, int] = {}
         self._versions: dict[str, int] = {}
         self._whole: dict[str, int] = {}        # ... and of the last whole frame written
+        self._histories: dict[str, tuple[int | None, list[Any] | None]] = {}  # ... its match's
         # Tables nobody elsewhere shows: a frame all the same, at most every CARRY_EVERY
         # s while they play, so a takeover keeps their chat, narration and turn timer.
         self._carry: dict[str, asyncio.TimerHandle] = {}
@@ -271,9 +281,13 @@ class ClusterSide:
             if tells:
                 # What its members here are told once it is stored, as the events that
                 # made it, numbered on from the last (issue 41).
+                match, history = self._histories.get(tid, (None, None))
                 events = events_of(frame, list(tells), last + 1, self._said.get(tid, 0),
-                                   self._versions.get(tid, table.version))
+                                   self._versions.get(tid, table.version),
+                                   history if match == table.match_id is not None else None)
                 self._said[tid], self._versions[tid] = table.chat_said, table.version
+                if any(ev["kind"] != "chat" for ev in events):
+                    self._histories[tid] = (table.match_id, watcher_history(frame))
                 if events:
                     last = self._seqs[tid] = events[-1]["seq"]
                     STATS.cluster_events.inc(len(events))
@@ -326,6 +340,7 @@ class ClusterSide:
 
     def _forget_events(self, tid: str) -> None:
         self._whole.pop(tid, None)
+        self._histories.pop(tid, None)
         self._seqs.pop(tid, None)
         self._said.pop(tid, None)
         self._versions.pop(tid, None)
