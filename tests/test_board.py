@@ -108,7 +108,8 @@ def awkward_lines() -> list[Text]:
     return lines
 
 
-async def test_the_board_reads_real_frames_as_rich_does():
+@pytest.mark.slow          # 5,000 lines of real frames at two widths (the awkward ones:
+async def test_the_board_reads_real_frames_as_rich_does():      # the fast tier's)
     lines = frames_lines()          # (a table plays on a running loop)
     assert len(lines) > 5000
     for width in (80, 120):

@@ -211,6 +211,7 @@ def test_the_timeout_is_suite_wide(pytestconfig):
     assert float(pytestconfig.getini("timeout")) == float(ini["timeout"])
 
 
+@pytest.mark.slow          # a real pytest run waiting for its timeout
 def test_a_hanging_test_is_stopped(tmp_path):
     """A test that would wait for ever fails at its timeout instead (a real pytest run)."""
     (tmp_path / "test_hang.py").write_text(

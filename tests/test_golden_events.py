@@ -56,8 +56,15 @@ def finish(app: LammaApp, event: int) -> None:
     play_here(app.registry.events, app.member, event, middle)
 
 
-@pytest.mark.parametrize("size", EVENT_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-@pytest.mark.parametrize("language,mode", LANGUAGES, ids=[lang for lang, _ in LANGUAGES])
+# The fast tier draws two of them (each plays an event's boards first: ~6 s), the full
+# suite every language and size.
+FAST_EVENTS = {("en", (80, 24)), ("ar", (40, 20))}
+
+
+@pytest.mark.parametrize("language,mode,size", [
+    pytest.param(language, mode, size, id=f"{language}-{size[0]}x{size[1]}",
+                 marks=() if (language, size) in FAST_EVENTS else pytest.mark.slow)
+    for language, mode in LANGUAGES for size in EVENT_SIZES])
 async def test_the_events_and_a_board(request: pytest.FixtureRequest,
                                       monkeypatch: pytest.MonkeyPatch, language: str,
                                       mode: str | None, size: tuple[int, int]) -> None:

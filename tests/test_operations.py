@@ -59,6 +59,7 @@ async def reply(proc, mtype: str, timeout: float = 5.0) -> dict:
             return msg
 
 
+@pytest.mark.slow          # two real server processes
 async def test_two_processes_share_one_port_and_one_host_key(tmp_path):
     port, keys = free_port(), tmp_path / "keys"        # keys: empty, made at the start
     procs = []
