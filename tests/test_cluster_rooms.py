@@ -15,7 +15,7 @@ import pytest
 from conftest import start_room, stop_room
 from stacked import view_policy
 
-from engine.room.remote import FRAME_EVERY
+from engine.room.publishing import FRAME_EVERY
 
 pytestmark = pytest.mark.slow      # processes on PostgreSQL
 
@@ -846,7 +846,7 @@ async def test_a_takeover_remembers_chat_and_narration_nobody_elsewhere_saw(chat
     (at most every CARRY_EVERY s while it plays, and before a line of chat is heard), so
     the process that takes it over starts from its chat — every line heard —, its
     narration and its turn's time left."""
-    from engine.room.remote import CARRY_EVERY
+    from engine.room.publishing import CARRY_EVERY
     p1, p2, p3 = chatty_rooms
     alice = await p1.json_client("alice")
     alice.send({"op": "create", "game": "estimation-kotshina", "length": "micro",

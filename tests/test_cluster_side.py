@@ -10,7 +10,7 @@ import json
 from stacked import quick_policy
 
 from engine import new_match
-from engine.room import Registry, Session, remote, replica
+from engine.room import Registry, Session, publishing, remote, replica
 from engine.room.errors import N_, RoomError, Said
 from engine.room.frames import Damaged, checked_row, frame_of, pack, unpack
 from engine.room.remote import RemoteMember
@@ -279,9 +279,9 @@ async def test_the_whole_frame_is_written_with_the_first_event_then_every_sixtee
     whole = [f["seq"] for _, _, _, f in kept.published if f is not None]
     last = kept.events[-1]["seq"]
     assert last >= 40 and len(kept.events) == last
-    assert whole[0] <= 2 and all(b - a == remote.CHECKPOINT_EVERY
+    assert whole[0] <= 2 and all(b - a == publishing.CHECKPOINT_EVERY
                                  for a, b in itertools.pairwise(whole))
-    assert len(whole) <= 2 + last // remote.CHECKPOINT_EVERY, whole
+    assert len(whole) <= 2 + last // publishing.CHECKPOINT_EVERY, whole
 
 
 async def test_a_match_played_reaches_another_process_as_events_seat_by_seat():

@@ -37,14 +37,12 @@ from .frames import (
     Damaged,
     checked_frame,
     checked_row,
-    events_of,
-    frame_of,
     is_int,
     unpack,
-    watcher_history,
 )
 from .members import Member
 from .narration import Event
+from .publishing import Publisher
 from .registry import Registry
 from .replica import Replica
 from .requests import Cluster, RemoteMember, Requests
@@ -71,35 +69,12 @@ def _back_at(table: Table, member: Member, held_in: Table | None = None) -> bool
     return True
 
 
-# A table's frame is written at the end of the loop turn of a move or a line said (what
-# its players wait for); for other changes (people coming to watch and going, seats) at
-# most once every FRAME_EVERY seconds, with the state of that moment: a frame is every
-# seat's view, and a flood of watch/leave must not write one each.
-FRAME_EVERY = 0.1
-PROMPT = ("state", "chat")
-CARRY_EVERY = 2.0   # seconds: a playing table's frame written at least this often when it
-                    # changed, members elsewhere or not (what a takeover starts from)
 # A lookup that missed the listing reads the table's row again this often (seconds).
 LOOKUP_AGAIN = 0.1
 EVENTS_READ = 500       # a table's stored events read at a time (server.cluster's limit)
-CHECKPOINT_EVERY = 16   # a table's whole frame written with every this many events
 # A seat given by a driver is shown with a frame at least as new as its table then; if
 # none comes within this (seconds), with the one here.
 AWAIT_FRAME = 5.0
-
-
-class _Frame:
-    """A table's frame to write, and what its members here are told once it is."""
-
-    __slots__ = ("handle", "last", "prompt", "table", "telling", "tells")
-
-    def __init__(self, table: Table):
-        self.table = table
-        self.tells: list[What] = []
-        self.telling = 0                # frames written whose members are not told yet
-        self.handle: asyncio.Handle | None = None
-        self.prompt = False             # the handle runs at the end of this loop turn
-        self.last = float("-inf")       # loop time the last one was written
 
 
 class ClusterSide:
@@ -115,24 +90,13 @@ class ClusterSide:
         self._sid: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
         self._ids = count(1)
         self._sid_prefix = cluster.token
-        self._due: dict[str, Table] = {}
-        self._published: dict[str, tuple[dict[str, Any], list[str | None]]] = {}
-        self.epochs: dict[str, int] = {}                    # tables this process drives
+        # What this process writes of the tables it drives (its rows, events, frames).
+        self.publisher = Publisher(registry, cluster)
+        self.epochs = self.publisher.epochs                 # tables this process drives
         self._rows_due = False
         self._rows_fetching = False
         self._damaged: set[tuple[str, str]] = set()         # (row | frame, table) said
         self.on_login: Callable[[str, str, str], None] | None = None   # the server's
-        self._frames: dict[str, _Frame] = {}                # frames to write, by table
-        # Tables this process drives: the number of the last event written, and the
-        # lines said and the version then (issue 41: changes travel as events).
-        self._seqs: dict[str, int] = {}
-        self._said: dict[str, int] = {}
-        self._versions: dict[str, int] = {}
-        self._whole: dict[str, int] = {}        # ... and of the last whole frame written
-        self._histories: dict[str, tuple[int | None, list[Any] | None]] = {}  # ... its match's
-        # Tables nobody elsewhere shows: a frame all the same, at most every CARRY_EVERY
-        # s while they play, so a takeover keeps their chat, narration and turn timer.
-        self._carry: dict[str, asyncio.TimerHandle] = {}
         # Requests from members elsewhere run here, and what drivers tell ours.
         self.requests = Requests(self)
 
@@ -172,147 +136,14 @@ class ClusterSide:
         return [self.epochs.get(table.id, 0), table.version]
 
     def frame_written(self, table: Table, what: What = "state") -> bool:
-        """``table`` (ours, or shown here for another process) is about to tell its
-        members ``what`` changed. With members elsewhere, or for a line of chat (a
-        takeover keeps every line heard), its frame is written first (True: ours are
-        told once it is committed, and every later change waits its turn behind it);
-        otherwise its lobby row goes out at the end of this loop turn (False)."""
-        if table.replica is not None:
-            return False
-        f = self._frames.get(table.id)
-        waiting = f is not None and f.table is table and bool(f.tells or f.telling)
-        if (what == "chat" or waiting
-                or any(isinstance(m, RemoteMember) for m in table.members())):
-            self._due.pop(table.id, None)
-            self._frame_due(table, what)
-            return True
-        self.shown(table)
-        return False
-
-    def _frame_due(self, table: Table, what: What) -> None:
-        f = self._frames.get(table.id)
-        if f is None or f.table is not table:
-            f = self._frames[table.id] = _Frame(table)
-        f.tells.append(what)
-        loop = asyncio.get_running_loop()
-        if what in PROMPT:
-            if not f.prompt:
-                if f.handle is not None:
-                    f.handle.cancel()
-                f.handle, f.prompt = loop.call_soon(self._write_frame, f), True
-        elif f.handle is None:
-            f.handle = loop.call_at(max(loop.time(), f.last + FRAME_EVERY),
-                                    self._write_frame, f)
-
-    def _write_frame(self, f: _Frame) -> None:
-        f.handle, f.prompt = None, False
-        tells, f.tells = f.tells, []
-        table = f.table
-        if table.closed or self.registry.tables.get(table.id) is not table:
-            return          # its members were told it closed (or moved)
-        f.last = asyncio.get_running_loop().time()
-        try:
-            self._publish(table, force=True, tells=tells)
-        except Exception:
-            log.exception("publishing table %s", table.id)
-
-        def tell() -> None:
-            f.telling -= 1
-            for what in tells:
-                table.tell_members(what)
-        f.telling += 1
-        self.registry.store.then(tell)
+        """``Side``: the publisher's (``Publisher.frame_written``)."""
+        return self.publisher.frame_written(table, what)
 
     def shown(self, table: Table) -> None:
-        """A table this process drives showed something: its row (and, when members
-        elsewhere show it, its frame) goes to the database once this loop turn is over;
-        a playing table's frame within CARRY_EVERY s in any case (``_carry``)."""
-        if table.replica is not None:
-            return
-        if table.status == "playing" and table.id not in self._carry:
-            self._carry[table.id] = asyncio.get_running_loop().call_later(
-                CARRY_EVERY, self._write_carried, table)
-        if table.id in self._due:
-            return
-        self._due[table.id] = table
-        if len(self._due) == 1:
-            asyncio.get_running_loop().call_soon(self._publish_due)
-
-    def _write_carried(self, table: Table) -> None:
-        """The frame of a table nobody elsewhere shows (issue 41: a takeover remembers
-        its chat, narration and the turn's time left)."""
-        self._carry.pop(table.id, None)
-        if table.closed or self.registry.tables.get(table.id) is not table:
-            return
-        if any(isinstance(m, RemoteMember) for m in table.members()):
-            return          # its frames are written as it changes
-        try:
-            self._publish(table, force=True)
-        except Exception:
-            log.exception("publishing table %s", table.id)
-
-    def _publish_due(self) -> None:
-        due, self._due = self._due, {}
-        for table in due.values():
-            if table.closed or self.registry.tables.get(table.id) is not table:
-                continue
-            try:
-                self._publish(table)
-            except Exception:
-                log.exception("publishing table %s", table.id)
-
-    def _publish(self, table: Table, force: bool = False,
-                 tells: list[What] | None = None) -> None:
-        row = table.summary()
-        if table.private:
-            row["code"] = table.code
-        holders = [s.ident if s.kind == "human" else None for s in table.seats]
-        elsewhere = any(isinstance(m, RemoteMember) for m in table.members())
-        if not elsewhere and not force and self._published.get(table.id) == (row, holders):
-            return
-        self._published[table.id] = (row, holders)
-        epoch = self.epochs.setdefault(table.id, 0)
-        frame = frame_of(table, self.process, epoch) if (elsewhere or force) else None
-        events: list[dict[str, Any]] = []
-        if frame is not None:
-            STATS.cluster_frames.inc()
-            tid = table.id
-            last = self._seqs.get(tid, 0)
-            if tells:
-                # What its members here are told once it is stored, as the events that
-                # made it, numbered on from the last (issue 41).
-                match, history = self._histories.get(tid, (None, None))
-                events = events_of(frame, list(tells), last + 1, self._said.get(tid, 0),
-                                   self._versions.get(tid, table.version),
-                                   history if match == table.match_id is not None else None)
-                self._said[tid], self._versions[tid] = table.chat_said, table.version
-                if any(ev["kind"] != "chat" for ev in events):
-                    self._histories[tid] = (table.match_id, watcher_history(frame))
-                if events:
-                    last = self._seqs[tid] = events[-1]["seq"]
-                    STATS.cluster_events.inc(len(events))
-            frame["seq"] = last         # the events it holds: those after it apply to it
-            # The events hold what changed: the whole frame (what a process showing the
-            # table first, or taking it over, starts from, with the events after it) is
-            # written with the first of them and then every CHECKPOINT_EVERY.
-            whole = self._whole.get(tid)
-            if events and whole is not None and last - whole < CHECKPOINT_EVERY:
-                frame = None
-            else:
-                self._whole[tid] = last
-        self.cluster.publish(table, row, holders, frame, events)
+        self.publisher.shown(table)
 
     def table_removed(self, table: Table) -> None:
-        self._due.pop(table.id, None)
-        carry = self._carry.pop(table.id, None)
-        if carry is not None:
-            carry.cancel()
-        f = self._frames.pop(table.id, None)
-        if f is not None and f.handle is not None:
-            f.handle.cancel()
-        self._published.pop(table.id, None)
-        self.epochs.pop(table.id, None)
-        self._forget_events(table.id)
+        self.publisher.forget(table.id)
         for key, rm in list(self.remote_members.items()):
             if rm.table is None and not any(s.held_by(rm) for s in table.seats):
                 self.remote_members.pop(key, None)
@@ -338,13 +169,6 @@ class ClusterSide:
                 except Exception:
                     log.exception("detaching a member of process %s", process)
 
-    def _forget_events(self, tid: str) -> None:
-        self._whole.pop(tid, None)
-        self._histories.pop(tid, None)
-        self._seqs.pop(tid, None)
-        self._said.pop(tid, None)
-        self._versions.pop(tid, None)
-
     def adopt(self, stored: StoredMatch, epoch: int, frame: dict[str, Any] | None,
               seq: int = 0) -> None:
         """This process won the lease of a table whose driver died: the match is
@@ -358,7 +182,6 @@ class ClusterSide:
             return
         table = self.registry.resume(tid, match, stored.id, stored.settings, stored.seats,
                                      counts_for_points=stored.humans_throughout)
-        self.epochs[tid] = epoch
         f = None
         if frame is not None:
             try:
@@ -378,7 +201,7 @@ class ClusterSide:
                                           int(f["deadline_seat"]), len(match.log))
             if is_int(f.get("seq")):
                 seq = max(seq, f["seq"])
-        self._seqs[tid], self._said[tid], self._versions[tid] = seq, table.chat_said, -1
+        self.publisher.adopted(tid, epoch, seq, table.chat_said)
         if old is not None:
             old.pending.clear()
             for m in list(old.local):
@@ -390,7 +213,7 @@ class ClusterSide:
                 else:
                     m.table_changed(TableChange(old.table, "closed"))
         table.turns.schedule()
-        self._publish(table, force=True, tells=["state"])
+        self.publisher.publish(table, force=True, tells=["state"])
         self.registry.lobby_changed()
         self.requests_waiting(tid)
         STATS.cluster_takeovers.inc()
@@ -421,10 +244,7 @@ class ClusterSide:
             m.table, m.seat = None, None
         table.close()
         del self.registry.tables[tid]
-        self._published.pop(tid, None)
-        self._frames.pop(tid, None)
-        self.epochs.pop(tid, None)
-        self._forget_events(tid)
+        self.publisher.forget(tid)
         rt = self.remote_table(tid)
         for m in local:
             m.notice(Said(N_("This table moved to another server of the room; you are "
@@ -487,7 +307,7 @@ class ClusterSide:
 
     def publish(self, table: Table, force: bool = False) -> None:
         """``table``'s row (and frame) written now (the cluster: after a takeover)."""
-        self._publish(table, force)
+        self.publisher.publish(table, force)
 
     def _fetch(self, rt: Replica) -> None:
         """``rt``'s stored events after the last it applied, in order; its whole frame
