@@ -49,10 +49,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from engine.room.errors import RoomError
-from engine.room.frames import Damaged, merged
+from engine.room.frames import Damaged, RowRead, merged
 from engine.room.remote import ClusterSide, join_cluster
 from engine.room.store import StoreUnavailable, finished, people_throughout
-from engine.room.table import CHAT_KEEP
+from engine.room.table import CHAT_KEEP, LobbyRow
 from engine.room.text import clean_name, name_key, skeleton
 
 from .store import StoreError
@@ -148,8 +148,8 @@ def _frame_carried(store: Store, tid: str, text: str | None, age: float
 
 
 def _rows_read(rows: list[tuple[str, str, str, str, str | None, str | None]]
-               ) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+               ) -> list[RowRead]:
+    out: list[RowRead] = []
     for tid, driver, row, holders, code, creator in rows:
         try:
             out.append({"id": tid, "driver": driver, "row": json.loads(row),
@@ -183,7 +183,7 @@ class PgCluster:
         self._gone: set[str] = set()         # processes already known to have died
         self._ticking = False                # a heartbeat job is on its way
         self._heard_self = 0.0               # loop time our own heartbeat was last heard
-        self._rows_waiting: list[Callable[[list[dict[str, Any]] | None], None]] = []
+        self._rows_waiting: list[Callable[[list[RowRead] | None], None]] = []
         self._deaf = False                   # set on the loop: the listener connects again
         # An operator's command given through another process (the server's Moderation).
         self.on_moderate: Callable[[str, list[str], str], None] | None = None
@@ -382,7 +382,7 @@ class PgCluster:
             return
         if k == "t":
             if msg.get("p") != self.process:
-                row = ({"id": str(msg.get("id")), "row": msg["row"],
+                row: RowRead | None = ({"id": str(msg.get("id")), "row": msg["row"],
                         "holders": msg.get("holders"), "code": msg.get("code"),
                         "creator": msg.get("creator")}
                        if "row" in msg else None)
@@ -441,7 +441,7 @@ class PgCluster:
             raise RoomError("The room cannot open tables just now; try again in a moment.")
         return str(self._ids.pop(0))
 
-    def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
+    def publish(self, table: Table, row: LobbyRow, holders: list[str | None],
                 frame: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
         me = self.process
         args = (table.id, me, table.match_id, table.status, int(table.private), table.code,
@@ -651,26 +651,26 @@ class PgCluster:
             return out
         self._job(job, done, fallback=None)
 
-    def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+    def fetch_rows(self, done: Callable[[list[RowRead] | None], None]) -> None:
         """Every table's row; callers asking while a read is on its way share it."""
         self._rows_waiting.append(done)
         if len(self._rows_waiting) > 1:
             return
 
-        def answer(rows: list[dict[str, Any]] | None) -> None:
+        def answer(rows: list[RowRead] | None) -> None:
             waiting, self._rows_waiting = self._rows_waiting, []
             for fn in waiting:
                 fn(rows)
 
-        def job(store: Store) -> list[dict[str, Any]]:
+        def job(store: Store) -> list[RowRead]:
             return _rows_read(store.table_rows())
         self._job(job, answer, fallback=None)
 
     def fetch_row(self, tid: str | None, code: str | None,
-                  done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+                  done: Callable[[list[RowRead] | None], None]) -> None:
         """One table's row: by its id, or by its private code (a lookup that missed
         this process's listing: the table may be a moment old)."""
-        def job(store: Store) -> list[dict[str, Any]]:
+        def job(store: Store) -> list[RowRead]:
             rows = store.table_row(tid) if tid is not None else \
                 store.table_row_with_code(code or "")
             return _rows_read(rows)

@@ -36,7 +36,7 @@ from .registry import Registry
 from .seats import Seat
 from .store import MatchStore, NullStore, Records, StoredMatch
 from .stored import replay_stored, seat_label, seat_labels, seat_names, table_settings
-from .table import Moderator, Table, TableLog
+from .table import LobbyRow, Moderator, Table, TableLog
 
 __all__ = [
                         "BOT_NAMES",
@@ -54,6 +54,7 @@ __all__ = [
                         "TIMERS",
                         "TITLES",
                         "Event",
+                        "LobbyRow",
                         "MatchStore",
                         "Member",
                         "Moderator",

@@ -7,14 +7,14 @@ process wrote are input like any other.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, TypeGuard
+from typing import Any, TypedDict, TypeGuard
 
 from engine.duplicate import BOARDS, plan
 
 from .boards import EventBoard
 from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .errors import RoomError, Said
-from .table import Table
+from .table import LobbyRow, SeatRow, Table
 from .text import clean_name
 
 
@@ -76,7 +76,7 @@ def _need(ok: bool, what: str) -> None:
         raise Damaged(what)
 
 
-def _checked_seat(pub: object) -> dict[str, Any]:
+def _checked_seat(pub: object) -> SeatRow:
     _need(isinstance(pub, dict), "a seat is not an object")
     assert isinstance(pub, dict)
     kind, name = pub.get("kind"), pub.get("name")
@@ -85,11 +85,11 @@ def _checked_seat(pub: object) -> dict[str, Any]:
     _need(isinstance(pub.get("guest"), bool), "a seat's guest mark is not true or false")
     _need(isinstance(pub.get("connected", True), bool), "a seat's connected is not true "
                                                          "or false")
-    return {"kind": kind, "name": None if name is None else clean_name(name),
+    return {"kind": pub["kind"], "name": None if name is None else clean_name(name),
             "guest": pub["guest"], "connected": pub.get("connected", True)}
 
 
-def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
+def checked_lobby_row(tid: str, row: object) -> LobbyRow:
     """``row`` (a table's lobby row, ``Table.summary``) built again from its checked
     fields; Damaged if one is missing or of another type."""
     _need(isinstance(row, dict), "its row is not an object")
@@ -111,10 +111,10 @@ def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
     seats = row.get("seats")
     _need(isinstance(seats, list) and len(seats) == 4, "it has not four seats")
     assert isinstance(seats, list)
-    out = {"id": tid, "game": game, "length": length, "timer": timer,
-           "private": row["private"], "status": row["status"], "round": row.get("round"),
-           "rounds": row.get("rounds"), "seats": [_checked_seat(p) for p in seats],
-           "spectators": spectators}
+    out: LobbyRow = {"id": tid, "game": game, "length": length, "timer": timer,
+                     "private": row["private"], "status": row["status"],
+                     "round": row.get("round"), "rounds": row.get("rounds"),
+                     "seats": [_checked_seat(p) for p in seats], "spectators": row["spectators"]}
     if "code" in row:
         _need(row["code"] is None or isinstance(row["code"], str), "its code is not text")
         out["code"] = row["code"]
@@ -130,7 +130,7 @@ def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
     return out
 
 
-def shown_board(game: str, row: dict[str, Any]) -> EventBoard | None:
+def shown_board(game: str, row: LobbyRow) -> EventBoard | None:
     """An event's board as another process's row shows it: which event and board (its
     seed and entrant stay with its driver)."""
     ev = row.get("event")
@@ -140,7 +140,25 @@ def shown_board(game: str, row: dict[str, Any]) -> EventBoard | None:
                       0, 0, "")
 
 
-def checked_row(info: dict[str, Any]) -> dict[str, Any]:
+# A table's shared row as read (``Cluster.fetch_rows``, or a notice that carried it):
+# its fields are JSON as another process wrote them, checked by ``checked_row``; one
+# that could not be read as JSON is marked "$damaged" (why).
+RowRead = TypedDict("RowRead", {"id": str, "driver": str, "row": object, "holders": object,
+                                "code": object, "creator": object, "$damaged": str},
+                    total=False)
+
+
+class SharedRow(TypedDict):
+    """A table as every process lists it (``checked_row``): its lobby row, its seats'
+    holders (their identities) and its private code, and who made it."""
+    id: str
+    row: LobbyRow
+    holders: list[str | None]
+    code: str | None
+    creator: str | None
+
+
+def checked_row(info: RowRead) -> SharedRow:
     """A table's shared row as ``Cluster.fetch_rows`` read it, checked (Damaged if not
     whole): its lobby row, seat holders and code."""
     _need("$damaged" not in info, str(info.get("$damaged")))
@@ -151,11 +169,14 @@ def checked_row(info: dict[str, Any]) -> dict[str, Any]:
     _need(isinstance(holders, list) and len(holders) == 4
           and all(h is None or isinstance(h, str) for h in holders),
           "its seat holders are not four identities")
+    assert isinstance(holders, list)
     code = info.get("code")
     _need(code is None or isinstance(code, str), "its code is not text")
+    assert code is None or isinstance(code, str)
     creator = info.get("creator")
     _need(creator is None or (isinstance(creator, str) and len(creator) <= 400),
           "its creator is not an identity")
+    assert creator is None or isinstance(creator, str)
     return {"id": tid, "row": checked_lobby_row(tid, info.get("row")), "holders": holders,
             "code": code, "creator": creator}
 

@@ -35,6 +35,7 @@ from .errors import N_, RoomError, Said
 from .events import TableChange, What
 from .frames import (
     Damaged,
+    RowRead,
     checked_frame,
     checked_row,
     events_of,
@@ -51,7 +52,7 @@ from .requests import Cluster, RemoteMember, Requests
 from .running import new_table
 from .stats import STATS
 from .store import StoredMatch
-from .table import Table
+from .table import LobbyRow, Table
 
 log = logging.getLogger("lamma.cluster")
 
@@ -116,7 +117,7 @@ class ClusterSide:
         self._ids = count(1)
         self._sid_prefix = cluster.token
         self._due: dict[str, Table] = {}
-        self._published: dict[str, tuple[dict[str, Any], list[str | None]]] = {}
+        self._published: dict[str, tuple[LobbyRow, list[str | None]]] = {}
         self.epochs: dict[str, int] = {}                    # tables this process drives
         self._rows_due = False
         self._rows_fetching = False
@@ -454,7 +455,7 @@ class ClusterSide:
             rt = self.remote[tid] = Replica(self, new_table(self.registry, tid, "estimation", None))
         return rt
 
-    def table_changed(self, tid: str, row: dict[str, Any] | None = None,
+    def table_changed(self, tid: str, row: RowRead | None = None,
                       seq: int | None = None, events: list[Any] | None = None) -> None:
         """The driver of ``tid`` published: its row, when the notice carried it, is
         listed at once (checked as a read one is); else every row is read again. A
@@ -592,7 +593,7 @@ class ClusterSide:
         self._rows_fetching, self._rows_due = True, False
         self.cluster.fetch_rows(self._got_rows)
 
-    def _got_rows(self, rows: list[dict[str, Any]] | None) -> None:
+    def _got_rows(self, rows: list[RowRead] | None) -> None:
         try:
             if rows is not None:
                 self._apply_rows(rows)
@@ -608,7 +609,7 @@ class ClusterSide:
         even at a table that changed within the lobby's second)."""
         got: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-        def done(rows: list[dict[str, Any]] | None) -> None:
+        def done(rows: list[RowRead] | None) -> None:
             try:
                 if rows is not None:
                     self._apply_rows(rows)
@@ -632,7 +633,7 @@ class ClusterSide:
         while True:
             got: asyncio.Future[bool] = loop.create_future()
 
-            def done(rows: list[dict[str, Any]] | None, got: asyncio.Future[bool] = got
+            def done(rows: list[RowRead] | None, got: asyncio.Future[bool] = got
                      ) -> None:
                 found = False
                 try:
@@ -651,7 +652,7 @@ class ClusterSide:
                 return
             await asyncio.sleep(LOOKUP_AGAIN)
 
-    def _apply_one(self, raw: dict[str, Any]) -> bool:
+    def _apply_one(self, raw: RowRead) -> bool:
         """One table's row as read: listed here (True), or damaged (said once)."""
         try:
             info = checked_row(raw)
@@ -675,7 +676,7 @@ class ClusterSide:
         log.error("table %s: its shared %s is damaged (%s); not shown here", tid[:40],
                   what, why[:300])
 
-    def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
+    def _apply_rows(self, rows: list[RowRead]) -> None:
         changed = False
         seen = set()
         for raw in rows:

@@ -21,11 +21,20 @@ from engine import View
 
 from .errors import N_, RoomError, Said
 from .events import TableChange, What
-from .frames import Damaged, checked_frame, is_int, merged, shown_board, unpack, whole_history
+from .frames import (
+    Damaged,
+    SharedRow,
+    checked_frame,
+    is_int,
+    merged,
+    shown_board,
+    unpack,
+    whole_history,
+)
 from .members import Member
 from .narration import Event
 from .seats import Seat
-from .table import CHAT_KEEP, Table
+from .table import CHAT_KEEP, LobbyRow, Table
 
 log = logging.getLogger("lamma.cluster")
 
@@ -67,7 +76,7 @@ class Replica:
         self.pending: dict[Member, int] = {}
         self.driver = ""
         self.epoch = -1
-        self.row: dict[str, Any] = {}
+        self.row: LobbyRow | None = None   # none read yet: not listed
         self.holders: list[str | None] = [None] * 4
         self.between = False
         self.offset = 0                # added to a later driver's versions
@@ -104,7 +113,7 @@ class Replica:
         return self.table.closed
 
     # ---------------------------------------------------------------- reading
-    def apply_row(self, info: dict[str, Any]) -> bool:
+    def apply_row(self, info: SharedRow) -> bool:
         """The lobby's row and seat holders (every table of the room is listed), as
         ``checked_row`` gives them. True if it changed."""
         row, holders = info["row"], info["holders"]
@@ -237,7 +246,10 @@ class Replica:
             elif (driver, epoch) == (self.driver, self.epoch) and self.frame_version > version:
                 self.moves_sent.pop(member, None)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> LobbyRow:
+        # Only a driven table's row is asked for (a replica's table is listed from
+        # ``row``, once there is one).
+        assert self.row is not None, f"table {self.id}: no row read yet"
         return self.row
 
     def members(self) -> Iterator[Member]:

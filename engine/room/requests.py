@@ -15,12 +15,12 @@ from typing import Any, Protocol
 
 from .errors import N_, RoomError
 from .events import TableChange
-from .frames import is_int, pack, unpack
+from .frames import RowRead, is_int, pack, unpack
 from .members import Member, Session
 from .registry import Registry
 from .replica import Replica
 from .stats import STATS
-from .table import Table
+from .table import LobbyRow, Table
 
 log = logging.getLogger("lamma.cluster")
 
@@ -39,7 +39,7 @@ class Cluster(Protocol):
 
     def new_table_id(self) -> str: ...
 
-    def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
+    def publish(self, table: Table, row: LobbyRow, holders: list[str | None],
                 frame: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
         """The table's row (and the events that made it, numbered in the table's order,
         and, when given, its whole frame, which the events after it apply to) for
@@ -61,12 +61,12 @@ class Cluster(Protocol):
         """The table's stored events numbered after ``after``, in order (as read: each
         is checked where it is applied)."""
 
-    def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None: ...
+    def fetch_rows(self, done: Callable[[list[RowRead] | None], None]) -> None: ...
 
     def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None: ...
 
     def fetch_row(self, tid: str | None, code: str | None,
-                  done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+                  done: Callable[[list[RowRead] | None], None]) -> None:
         """One table's row, by its id or its private code."""
 
     def login(self, name_key: str, ident: str) -> None: ...

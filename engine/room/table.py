@@ -26,9 +26,9 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Protocol, TypedDict
+from typing import Any, Literal, NamedTuple, NotRequired, Protocol, TypedDict
 
-from engine import Action, Match, View, leaving_ends_match
+from engine import Action, Length, Match, View, leaving_ends_match
 
 from .boards import NO_CHAT, NO_WATCHING, NOT_YOURS, EventBoard, entrant_of
 from .catalogue import BOT_NAMES, DEFAULT_LEVEL, display_name, parse_seat, ranked, title
@@ -84,6 +84,33 @@ class SeatRow(TypedDict):
     name: str | None
     guest: bool
     connected: bool
+
+
+class BoardMark(TypedDict):
+    """Which board of which event a table deals (a lobby row's "event")."""
+    id: int
+    board: int
+    boards: int
+
+
+class LobbyRow(TypedDict):
+    """A table as the lobby lists it (``Table.summary``), the same at every process
+    (``frames.checked_lobby_row`` builds one again from another process's) and what the
+    JSON interface sends as it is."""
+    id: str
+    game: str
+    length: Length
+    timer: int
+    private: bool
+    status: str                 # waiting | playing | over (``Table.shown_status``)
+    round: int | None
+    rounds: int | None
+    seats: list[SeatRow]
+    spectators: int
+    ranked: NotRequired[bool]   # not in a row another process wrote (checked_lobby_row)
+    event: NotRequired[BoardMark]       # an event's board: never listed
+    practice: NotRequired[bool]
+    code: NotRequired[str | None]       # a private table's, in the listing and shared
 
 
 @dataclass
@@ -406,7 +433,7 @@ class Drive(Protocol):
     stored_id: int | None       # the stored match its last frame shows
 
     def members(self) -> Iterator[Member]: ...
-    def summary(self) -> dict[str, Any]: ...
+    def summary(self) -> LobbyRow: ...
     def round_info(self) -> tuple[int | None, int | None]: ...
     def between_rounds(self) -> bool: ...
     def view_of(self, member: Member) -> View | None: ...
@@ -515,13 +542,13 @@ class Table:
         v = self.match.view(None)
         return v.get("round"), v.get("rounds")
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> LobbyRow:
         """The lobby's row: the shown state."""
         if self.replica is not None:
             return self.replica.summary()
         pub = self.views[None] if self.views is not None else None
         rnd, rounds = (pub.get("round"), pub.get("rounds")) if pub is not None else (None, None)
-        return {
+        row: LobbyRow = {
             "id": self.id,
             "game": self.game,
             "length": self.length,
@@ -533,11 +560,12 @@ class Table:
             "seats": [s.public() for s in self.seats],
             "spectators": len(self.watchers),
             "ranked": self.ranked(),
-            **({"event": {"id": self.event.event, "board": self.event.board,
-                          "boards": self.event.boards}}
-               if self.event is not None else {}),
-            "practice": self.practice,
         }
+        if self.event is not None:
+            row["event"] = {"id": self.event.event, "board": self.event.board,
+                            "boards": self.event.boards}
+        row["practice"] = self.practice         # after "event": the keys' order as sent
+        return row
 
     def ranked(self) -> bool:
         """Does this match pay level points and count badge wins (engine.records:
