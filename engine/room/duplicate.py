@@ -474,7 +474,7 @@ class Events:
             return cast("MatchRecord", kept) if isinstance(kept, dict) else None
         records = self.registry.records
         stored = records.match(row.match_id) if records is not None else None
-        return stored.match_record if stored is not None else None
+        return stored.record if stored is not None else None
 
     # ------------------------------------------------------------------ making
     def create(self, member: Member, game: object, boards: object, hours: object,
