@@ -21,7 +21,7 @@ from engine import Length, Match, MatchRecord, Result
 from engine.duplicate import BoardResult
 from engine.records import SeatRecord, match_record
 
-from .boards import EventBoard
+from .boards import EventBoard, EventBoardSettings
 from .people import Person
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class TableSettings(TypedDict):
     private: bool
     code: str | None
     seats: list[SeatSettings]
-    event: NotRequired[dict[str, Any]]     # ``EventBoard.settings()``, JSON as it is kept
+    event: NotRequired[EventBoardSettings]
     practice: NotRequired[bool]
 
 

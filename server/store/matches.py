@@ -39,7 +39,10 @@ class MatchRows(RecordRows):
         humans = all(s is not None for s in seats)
         # An event's board: its round (for the replay), and which board of whose entry.
         board = record.get("board")
-        event = settings.get("event") or {}
+        event = settings.get("event")
+        event_id, event_board, entrant = ((event.get("id"), event.get("board"),
+                                           event.get("entrant")) if event else
+                                          (None, None, None))
         # RETURNING (SQLite ≥ 3.35) instead of lastrowid, which psycopg has not;
         # fetchall ends the statement, so SQLite's autocommit commits now.
         rows = self._x(
@@ -53,10 +56,10 @@ class MatchRows(RecordRows):
             (table_id, record["game"], json.dumps(record["length"]), str(record["seed"]),
              json.dumps(record["deals"]), json.dumps(seats), json.dumps(settings),
              int(humans), time.time(), self.process,
-             None if board is None else json.dumps(board), event.get("id"),
-             event.get("board"), event.get("entrant"))).fetchall()
+             None if board is None else json.dumps(board), event_id, event_board,
+             entrant)).fetchall()
         if not rows:
-            raise StoreError(f"board {event.get('board')} of event {event.get('id')} is "
+            raise StoreError(f"board {event_board} of event {event_id} is "
                              "stored already for this entry: a second deal is not stored")
         return rows[0][0]
 
