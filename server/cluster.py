@@ -46,11 +46,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from engine.room.errors import RoomError
 from engine.room.frames import Damaged, RowRead, merged
 from engine.room.remote import ClusterSide, join_cluster
+from engine.room.requests import Request, RequestBody, Told
 from engine.room.store import StoreUnavailable, finished, people_throughout
 from engine.room.table import CHAT_KEEP, LobbyRow
 from engine.room.text import clean_name, name_key, skeleton
@@ -398,7 +399,8 @@ class PgCluster:
             side.requests_waiting(str(msg.get("id")))
         elif k == "a":
             if msg.get("to") == self.process:
-                side.told(str(msg.get("s")), msg.get("m") or {})
+                told = msg.get("m")
+                side.told(str(msg.get("s")), told if told else {"k": ""})   # none: nothing
         elif k == "mod":
             if msg.get("p") != self.process and self.on_moderate is not None:
                 args = msg.get("a")
@@ -504,7 +506,7 @@ class PgCluster:
             _notify(store, {"k": "g", "id": tid, "p": me})
         self.table_store.submit_job(tid, "gone", job)
 
-    def request(self, tid: str, session: str, body: dict[str, Any]) -> None:
+    def request(self, tid: str, session: str, body: RequestBody) -> None:
         text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
         me = self.process
 
@@ -522,7 +524,7 @@ class PgCluster:
                                                    "p": {"table": tid}}})
         self._job(job, sent)
 
-    def tell(self, process: str, session: str, message: dict[str, Any]) -> None:
+    def tell(self, process: str, session: str, message: Told) -> None:
         payload = {"k": "a", "to": process, "s": session, "m": message}
         self._job(lambda store: _notify(store, payload))
 
@@ -676,9 +678,9 @@ class PgCluster:
             return _rows_read(rows)
         self._job(job, done, fallback=None)
 
-    def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None:
-        def job(store: Store) -> list[dict[str, Any]]:
-            out = []
+    def take_requests(self, tid: str, done: Callable[[list[Request]], None]) -> None:
+        def job(store: Store) -> list[Request]:
+            out: list[Request] = []
             for _id, origin, session, body in store.take_requests(tid):
                 try:
                     req = json.loads(body)
@@ -686,7 +688,9 @@ class PgCluster:
                     continue
                 if isinstance(req, dict):
                     req.update(origin=origin, session=session, table=tid)
-                    out.append(req)
+                    # As the member's process wrote it (``RequestBody``): the driver
+                    # reads it with care (``Requests.run_one``).
+                    out.append(cast("Request", req))
             return out
         self._job(job, done, fallback=[])
 

@@ -47,8 +47,8 @@ from .frames import (
 from .members import Member
 from .narration import Event
 from .registry import Registry
-from .replica import Replica
-from .requests import Cluster, RemoteMember, Requests
+from .replica import Replica, RequestArgs
+from .requests import Cluster, RemoteMember, RequestBody, Requests, Told
 from .running import new_table
 from .stats import STATS
 from .store import StoredMatch
@@ -152,13 +152,13 @@ class ClusterSide:
         return sid
 
     def request(self, table: Table, member: Member | None, op: str,
-                args: dict[str, Any]) -> None:
-        body: dict[str, Any] = {"op": op, "args": args}
+                args: RequestArgs) -> None:
+        body: RequestBody = {"op": op, "args": args}
         sid = ""
         if member is not None:
             sid = self.session_of(member)
-            body.update(name=member.name, ident=member.ident, guest=member.guest,
-                        address=getattr(member, "address", ""))
+            body["name"], body["ident"] = member.name, member.ident
+            body["guest"], body["address"] = member.guest, getattr(member, "address", "")
         STATS.cluster_requests.inc()
         self.cluster.request(table.id, sid, body)
 
@@ -712,7 +712,7 @@ class ClusterSide:
             rt.close()
             self.registry.lobby_changed()
 
-    def told(self, session: str, message: dict[str, Any]) -> None:
+    def told(self, session: str, message: Told) -> None:
         """The driver of a table tells one of our members something (``requests``)."""
         self.requests.told(session, message)
 

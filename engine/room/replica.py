@@ -15,7 +15,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, Unpack
 
 from engine import View
 
@@ -39,11 +39,22 @@ from .table import CHAT_KEEP, LobbyRow, Table
 log = logging.getLogger("lamma.cluster")
 
 
+class RequestArgs(TypedDict, total=False):
+    """What a member's op asks of the driver (``Replica``), by op; the driver's table
+    checks it all again, as a member's own."""
+    seat: int | None        # sit, take, detach
+    action: object          # act: as the member gave it
+    text: str               # say
+    seats: list[object] | None      # fill
+    level: object           # fill
+    keep: bool              # detach: the seat kept for its holder
+
+
 class Forward(Protocol):
     """What a replica needs of its process's side of the cluster (``ClusterSide``)."""
 
     def request(self, table: Table, member: Member | None, op: str,
-                args: dict[str, Any]) -> None: ...
+                args: RequestArgs) -> None: ...
 
     def fetch(self, replica: Replica) -> None: ...
 
@@ -283,7 +294,7 @@ class Replica:
         return None
 
     # ---------------------------------------------------------------- doing
-    def _send(self, member: Member, op: str, **args: Any) -> None:
+    def _send(self, member: Member, op: str, **args: Unpack[RequestArgs]) -> None:
         self.side.request(self.table, member, op, args)
 
     def _join_locally(self, member: Member) -> None:
@@ -386,11 +397,11 @@ class Replica:
         self._send(member, "say", text=self.table.chat_line(member, raw))
 
     def take_seat(self, member: Member, seat: object) -> bool:
-        seat = self.table.check_take(member, seat)    # the checks a frame can answer
+        taken = self.table.check_take(member, seat)   # the checks a frame can answer
         if member.table is not self.table:
             self.table.registry.detach(member, keep_seat=False)
             self._join_locally(member)
-        self._send(member, "take", seat=seat)
+        self._send(member, "take", seat=taken)
         # Between rounds the driver gives it at once (as the frame says), else at the
         # round's end; either way its "granted" comes back as seat_granted.
         return self.between_rounds()
