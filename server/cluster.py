@@ -49,7 +49,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from engine.room.errors import RoomError
-from engine.room.frames import Damaged, RowRead, merged
+from engine.room.frames import Damaged, RowRead, TableEvent, merged
 from engine.room.remote import ClusterSide, join_cluster
 from engine.room.requests import Request, RequestBody, Told
 from engine.room.store import StoreUnavailable, finished, people_throughout
@@ -444,7 +444,7 @@ class PgCluster:
         return str(self._ids.pop(0))
 
     def publish(self, table: Table, row: LobbyRow, holders: list[str | None],
-                frame: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
+                frame: dict[str, Any] | None, events: list[TableEvent]) -> None:
         me = self.process
         args = (table.id, me, table.match_id, table.status, int(table.private), table.code,
                 json.dumps(row, separators=(",", ":")), json.dumps(holders),

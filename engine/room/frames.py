@@ -7,13 +7,15 @@ process wrote are input like any other.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, TypedDict, TypeGuard
+from typing import Any, NotRequired, TypedDict, TypeGuard, cast
 
+from engine import Length, View
 from engine.duplicate import BOARDS, plan
 
 from .boards import EventBoard
 from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .errors import RoomError, Said
+from .store import Points, SeatSettings
 from .table import LobbyRow, SeatRow, Table
 from .text import clean_name
 
@@ -181,7 +183,36 @@ def checked_row(info: RowRead) -> SharedRow:
             "code": code, "creator": creator}
 
 
-def checked_frame(tid: str, f: object) -> dict[str, Any]:
+class ShownFrame(TypedDict):
+    """A driver's frame as ``checked_frame`` gives it (unpacked, every field read here
+    of its type): what a process that shows the table shows (``Replica.apply_frame``)."""
+    id: str
+    driver: str             # the process that drives the table
+    epoch: int              # its turn at driving it (a takeover begins another)
+    game: str
+    length: Length
+    timer: int
+    private: bool
+    code: str | None
+    status: str
+    version: int
+    views: dict[int | None, View] | None    # by seat (None: a watcher's)
+    events: list[list[Any]]     # the narration: [seat, action, text, round]
+    chat: list[list[str]]       # [name, line]
+    said: NotRequired[object]   # lines said in all (an older driver's frame has none)
+    seats: list[SeatSettings]
+    deadline_in: float | None   # seconds left on the turn timer
+    deadline_seat: int | None
+    points: Points | None
+    between: bool
+    match_id: NotRequired[int | None]
+    takeovers: dict[str, str]   # seat (its number as text) -> the identity it waits for
+    row: LobbyRow
+    creator: NotRequired[str | None]    # (as written: not checked)
+    seq: NotRequired[int]       # the last of its events it holds
+
+
+def checked_frame(tid: str, f: object) -> ShownFrame:
     """A frame (unpacked) whose every field this process reads is of its type; Damaged
     if not. A seat's view is filed under that seat (``view_of`` gives it by seat)."""
     _need(isinstance(f, dict), "its frame is not an object")
@@ -244,7 +275,7 @@ def checked_frame(tid: str, f: object) -> dict[str, Any]:
     _need(isinstance(takeovers, dict) and all(
         isinstance(k, str) and k in ("0", "1", "2", "3") and isinstance(v, str)
         for k, v in takeovers.items()), "its frame's promised seats are not seats")
-    return {**f, "row": checked_lobby_row(tid, f.get("row"))}
+    return cast("ShownFrame", {**f, "row": checked_lobby_row(tid, f.get("row"))})
 
 
 def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
@@ -284,6 +315,18 @@ EVENT_KINDS = ("state", "seats", "chat")
 CHAT_PARTS = ("chat", "said")
 
 
+class TableEvent(TypedDict):
+    """One of a table's changes as its driver writes it (``events_of``)."""
+    seq: int                # its number in the table's order
+    kind: str               # one of EVENT_KINDS
+    driver: str
+    epoch: int
+    version: int            # the frame's version once it is applied
+    lines: NotRequired[list[Any]]       # "chat": the new lines (packed)
+    said: NotRequired[int]              # "chat": lines said in all
+    part: NotRequired[dict[str, Any]]   # else: the frame's part that is not chat, packed
+
+
 def _watcher_view(views: object) -> dict[str, Any] | None:
     """The watcher's view in packed views (it holds the match's history once)."""
     if isinstance(views, dict) and isinstance(views.get("$d"), list):
@@ -309,7 +352,7 @@ def _with_history(views: dict[str, Any], history: object) -> dict[str, Any]:
 
 def events_of(frame: dict[str, Any], tells: list[str], seq: int, said_before: int,
               version_before: int, history_before: list[Any] | None = None
-              ) -> list[dict[str, Any]]:
+              ) -> list[TableEvent]:
     """The events a driver's ``frame`` (``frame_of``, packed) is written with, for the
     changes its members are told (``tells``, in order), numbered from ``seq``: one a
     kind, in the order first told ("state" stands for "seats" too: it holds them). A
@@ -322,19 +365,20 @@ def events_of(frame: dict[str, Any], tells: list[str], seq: int, said_before: in
         kind = "state" if what == "seats" and "state" in tells else what
         if kind in EVENT_KINDS and kind not in kinds:
             kinds.append(kind)
-    out: list[dict[str, Any]] = []
+    out: list[TableEvent] = []
     said = frame.get("said", 0)
     version = version_before
     for kind in kinds:
         if kind != "chat":
             version = frame["version"]
-        ev: dict[str, Any] = {"seq": seq, "kind": kind, "driver": frame["driver"],
-                              "epoch": frame["epoch"], "version": version}
+        ev: TableEvent = {"seq": seq, "kind": kind, "driver": frame["driver"],
+                          "epoch": frame["epoch"], "version": version}
         if kind == "chat":
             new = max(0, min(said - said_before, len(frame["chat"])))
             if new == 0:
                 continue
-            ev.update(lines=frame["chat"][len(frame["chat"]) - new:], said=said)
+            ev["lines"] = frame["chat"][len(frame["chat"]) - new:]
+            ev["said"] = said
         else:
             part = {k: v for k, v in frame.items() if k not in CHAT_PARTS}
             view = _watcher_view(part.get("views"))

@@ -36,6 +36,7 @@ from .events import TableChange, What
 from .frames import (
     Damaged,
     RowRead,
+    TableEvent,
     checked_frame,
     checked_row,
     events_of,
@@ -274,7 +275,7 @@ class ClusterSide:
         self._published[table.id] = (row, holders)
         epoch = self.epochs.setdefault(table.id, 0)
         frame = frame_of(table, self.process, epoch) if (elsewhere or force) else None
-        events: list[dict[str, Any]] = []
+        events: list[TableEvent] = []
         if frame is not None:
             STATS.cluster_frames.inc()
             tid = table.id
@@ -368,15 +369,16 @@ class ClusterSide:
                 log.error("table %s: its last frame is damaged (%s); taken over without "
                           "its chat, narration and turn timer", tid, str(e)[:300])
         if f is not None:
-            table.chat.extend(tuple(c) for c in f.get("chat", []))
+            table.chat.extend((c[0], c[1]) for c in f.get("chat", []))
             said = f.get("said")
             table.chat_said = said if is_int(said) and said >= len(table.chat) \
                 else len(table.chat)
             table.events.extend(Event(s, a, t, r) for s, a, t, r in f.get("events", []))
             table.version = int(f.get("version", 0)) + 1
-            if f.get("deadline_in") is not None and f.get("deadline_seat") is not None:
-                table.carried_deadline = (time.time() + float(f["deadline_in"]),
-                                          int(f["deadline_seat"]), len(match.log))
+            deadline_in, deadline_seat = f.get("deadline_in"), f.get("deadline_seat")
+            if deadline_in is not None and deadline_seat is not None:
+                table.carried_deadline = (time.time() + float(deadline_in),
+                                          int(deadline_seat), len(match.log))
             if is_int(f.get("seq")):
                 seq = max(seq, f["seq"])
         self._seqs[tid], self._said[tid], self._versions[tid] = seq, table.chat_said, -1

@@ -192,7 +192,8 @@ class Replica:
         self.frame_version = f["version"]
         self.table.views = whole_history(f["views"])
         self.table.events = deque((Event(s, a, t, r) for s, a, t, r in f["events"]), maxlen=20)
-        self.table.chat = deque((tuple(c) for c in f["chat"]), maxlen=self.table.chat.maxlen)
+        self.table.chat = deque(((c[0], c[1]) for c in f["chat"]),
+                                maxlen=self.table.chat.maxlen)
         # Lines said in all (an older driver's frame has none: its kept lines count).
         said = f.get("said")
         self.table.chat_said = said if is_int(said) and said >= len(self.table.chat) else len(self.table.chat)

@@ -15,7 +15,7 @@ from typing import Any, NotRequired, Protocol, Required, TypedDict
 
 from .errors import N_, RoomError
 from .events import TableChange
-from .frames import RowRead, is_int, pack, unpack
+from .frames import RowRead, TableEvent, is_int, pack, unpack
 from .members import Member, Session
 from .registry import Registry
 from .replica import Replica, RequestArgs
@@ -75,7 +75,7 @@ class Cluster(Protocol):
     def new_table_id(self) -> str: ...
 
     def publish(self, table: Table, row: LobbyRow, holders: list[str | None],
-                frame: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
+                frame: dict[str, Any] | None, events: list[TableEvent]) -> None:
         """The table's row (and the events that made it, numbered in the table's order,
         and, when given, its whole frame, which the events after it apply to) for
         everyone, after the table's writes so far. Without a frame or events, nobody
