@@ -45,6 +45,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
@@ -52,7 +53,7 @@ from engine.room.errors import RoomError
 from engine.room.frames import Damaged, RowRead, TableEvent, merged
 from engine.room.remote import ClusterSide, join_cluster
 from engine.room.requests import Request, RequestBody, Told
-from engine.room.store import StoreUnavailable, finished, people_throughout
+from engine.room.store import StoredMatch, StoreUnavailable, finished, people_throughout
 from engine.room.table import CHAT_KEEP, LobbyRow
 from engine.room.text import clean_name, name_key, skeleton
 
@@ -159,6 +160,21 @@ def _rows_read(rows: list[tuple[str, str, str, str, str | None, str | None]]
             # Said once where the rows are read (ClusterSide.damaged).
             out.append({"id": tid, "$damaged": "its row is not JSON"})
     return out
+
+
+@dataclass(frozen=True)
+class Beat:
+    """What a heartbeat found in the database (on the worker), for the loop
+    (``PgCluster._ticked``)."""
+    lost: list[str]             # tables of ours another process drives now
+    dead: list[str]             # processes that stopped answering
+    # Tables taken over: the stored match, our epoch, the dead driver's last frame (as
+    # read, with the events after it) and the number of its last stored event.
+    adopted: list[tuple[StoredMatch, int, dict[str, Any] | None, int]]
+    waiting: list[str]          # tables of ours with requests nobody announced
+    tokens: dict[str, str]      # process -> its start's token
+    # Other processes' names: when each wrote them, and those read (changed) now.
+    names: tuple[dict[str, float], list[tuple[str, str | None]]]
 
 
 class PgCluster:
@@ -730,7 +746,7 @@ class PgCluster:
                 names = self._names_said = text
         names_read = dict(self._names_read)
 
-        def job(store: Store) -> dict[str, Any]:
+        def job(store: Store) -> Beat:
             now = store.now()
             store.beat(me, token, at=now)
             _notify(store, {"k": "hb", "p": me})
@@ -787,10 +803,9 @@ class PgCluster:
                     _notify(store, {"k": "g", "id": tid, "p": me})
                     continue
                 adopted.append((stored, epoch, frame, store.last_table_event(tid)))
-            return {"lost": lost, "dead": dead, "adopted": adopted, "waiting": waiting,
-                    "tokens": tokens, "names": (dict(written), names_got)}
+            return Beat(lost, dead, adopted, waiting, tokens, (dict(written), names_got))
 
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: Beat | None) -> None:
             self._ticking = False
             if result is None:
                 self._names_said = ""       # perhaps not written: written again next time
@@ -828,12 +843,12 @@ class PgCluster:
         store.drop_table(tid, self.process)
         _notify(store, {"k": "g", "id": tid, "p": self.process})
 
-    def _ticked(self, result: dict[str, Any] | None) -> None:
+    def _ticked(self, result: Beat | None) -> None:
         side = self.side
         if result is None or side is None:
             return
-        tokens = result["tokens"]
-        written, names_got = result["names"]
+        tokens = result.tokens
+        written, names_got = result.names
         self._names_read = written
         self._names_heard(names_got, set(written))
         for name in {process for process, session in side.remote_members
@@ -842,22 +857,22 @@ class PgCluster:
             # of its earlier start are let go.
             log.warning("cluster: process %s started again", name)
             side.process_gone(name, keep=tokens[name])
-        for tid in result["lost"]:
+        for tid in result.lost:
             side.lease_lost(tid)
-        for name in result["dead"]:
+        for name in result.dead:
             if name not in self._gone:
                 self._gone.add(name)
                 log.warning("cluster: process %s stopped answering", name)
                 side.process_gone(name)
-        self._gone &= set(result["dead"])      # one that came back may die again
-        for stored, epoch, frame, seq in result["adopted"]:
+        self._gone &= set(result.dead)      # one that came back may die again
+        for stored, epoch, frame, seq in result.adopted:
             try:
                 side.adopt(stored, epoch, frame, seq)
             except Exception:
                 log.exception("taking over table %s (match %s)", stored.table_id, stored.id)
                 self._job(partial(self._give_up, tid=stored.table_id, match_id=stored.id,
                                   why="it failed to start here"))
-        for tid in result["waiting"]:
+        for tid in result.waiting:
             side.requests_waiting(tid)
 
 
