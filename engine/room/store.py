@@ -129,6 +129,19 @@ class EntryRow:
     started: float
 
 
+class KeptFacts(TypedDict, total=False):
+    """A result's ``BoardResult.facts`` as kept, read back (what is missing or damaged
+    reads as nothing said: ``duplicate._result``); a board kept in memory only (a
+    guest's) with its match's record."""
+    side: int | None
+    declared: int
+    made: bool
+    role: str
+    call: str | None
+    taken: int
+    record: MatchRecord
+
+
 @dataclass(frozen=True)
 class ResultRow:
     """One entrant's finished board: the rules' score for the seat and what was said
@@ -139,7 +152,7 @@ class ResultRow:
     board: int
     seat: int
     score: int
-    facts: dict[str, Any]
+    facts: KeptFacts
     match_id: int | None
 
 
