@@ -24,7 +24,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from .match import FAST_ORDER, Match
 from .types import Board, LoggedAction, RoundRecord
@@ -83,6 +83,16 @@ def decision_seed(seed: int, log: Sequence[tuple[int, LoggedAction]]) -> int:
 
 # ---------------------------------------------------------------- a board's result
 
+class BoardFacts(TypedDict):
+    """``BoardResult.facts``: what the seat said and took on the board."""
+    side: int | None
+    declared: int
+    made: bool
+    role: str
+    call: str | None
+    taken: int
+
+
 @dataclass(frozen=True)
 class BoardResult:
     """What a finished board gives its entrant's seat.
@@ -101,7 +111,7 @@ class BoardResult:
     call: str | None
     taken: int
 
-    def facts(self) -> dict[str, Any]:
+    def facts(self) -> BoardFacts:
         """JSON-ready, without the score (kept beside it)."""
         return {"side": self.side, "declared": self.declared, "made": self.made,
                 "role": self.role, "call": self.call, "taken": self.taken}
@@ -231,7 +241,7 @@ def common_bids(results: Iterable[BoardResult], most: int = 3
     return [(b, said[b], made[b]) for b in order[:most]]
 
 
-__all__ = ["ALONE", "BOARDS", "DAILY_BOARDS", "ENTRANT_SEAT", "BoardResult", "Played",
+__all__ = ["ALONE", "BOARDS", "DAILY_BOARDS", "ENTRANT_SEAT", "BoardFacts", "BoardResult", "Played",
            "Standing", "board_result", "board_seed", "common_bids", "decision_seed",
            "distribution", "entrant_seat", "matchpoints", "percentages", "plan",
            "result_of", "scored_round", "standings"]

@@ -45,13 +45,16 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from engine.room.errors import RoomError
-from engine.room.frames import Damaged, merged
+from engine.room.frames import Damaged, RowRead, TableEvent, merged
 from engine.room.remote import ClusterSide, join_cluster
-from engine.room.store import StoreUnavailable, finished, people_throughout
+from engine.room.requests import Request, RequestBody, Told
+from engine.room.rows import LobbyRow
+from engine.room.store import StoredMatch, StoreUnavailable, finished, people_throughout
 from engine.room.table import CHAT_KEEP
 from engine.room.text import clean_name, name_key, skeleton
 
@@ -148,8 +151,8 @@ def _frame_carried(store: Store, tid: str, text: str | None, age: float
 
 
 def _rows_read(rows: list[tuple[str, str, str, str, str | None, str | None]]
-               ) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+               ) -> list[RowRead]:
+    out: list[RowRead] = []
     for tid, driver, row, holders, code, creator in rows:
         try:
             out.append({"id": tid, "driver": driver, "row": json.loads(row),
@@ -158,6 +161,21 @@ def _rows_read(rows: list[tuple[str, str, str, str, str | None, str | None]]
             # Said once where the rows are read (ClusterSide.damaged).
             out.append({"id": tid, "$damaged": "its row is not JSON"})
     return out
+
+
+@dataclass(frozen=True)
+class Beat:
+    """What a heartbeat found in the database (on the worker), for the loop
+    (``PgCluster._ticked``)."""
+    lost: list[str]             # tables of ours another process drives now
+    dead: list[str]             # processes that stopped answering
+    # Tables taken over: the stored match, our epoch, the dead driver's last frame (as
+    # read, with the events after it) and the number of its last stored event.
+    adopted: list[tuple[StoredMatch, int, dict[str, Any] | None, int]]
+    waiting: list[str]          # tables of ours with requests nobody announced
+    tokens: dict[str, str]      # process -> its start's token
+    # Other processes' names: when each wrote them, and those read (changed) now.
+    names: tuple[dict[str, float], list[tuple[str, str | None]]]
 
 
 class PgCluster:
@@ -183,7 +201,7 @@ class PgCluster:
         self._gone: set[str] = set()         # processes already known to have died
         self._ticking = False                # a heartbeat job is on its way
         self._heard_self = 0.0               # loop time our own heartbeat was last heard
-        self._rows_waiting: list[Callable[[list[dict[str, Any]] | None], None]] = []
+        self._rows_waiting: list[Callable[[list[RowRead] | None], None]] = []
         self._deaf = False                   # set on the loop: the listener connects again
         # An operator's command given through another process (the server's Moderation).
         self.on_moderate: Callable[[str, list[str], str], None] | None = None
@@ -382,7 +400,7 @@ class PgCluster:
             return
         if k == "t":
             if msg.get("p") != self.process:
-                row = ({"id": str(msg.get("id")), "row": msg["row"],
+                row: RowRead | None = ({"id": str(msg.get("id")), "row": msg["row"],
                         "holders": msg.get("holders"), "code": msg.get("code"),
                         "creator": msg.get("creator")}
                        if "row" in msg else None)
@@ -398,7 +416,8 @@ class PgCluster:
             side.requests_waiting(str(msg.get("id")))
         elif k == "a":
             if msg.get("to") == self.process:
-                side.told(str(msg.get("s")), msg.get("m") or {})
+                told = msg.get("m")
+                side.told(str(msg.get("s")), told if told else {"k": ""})   # none: nothing
         elif k == "mod":
             if msg.get("p") != self.process and self.on_moderate is not None:
                 args = msg.get("a")
@@ -441,8 +460,8 @@ class PgCluster:
             raise RoomError("The room cannot open tables just now; try again in a moment.")
         return str(self._ids.pop(0))
 
-    def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
-                frame: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
+    def publish(self, table: Table, row: LobbyRow, holders: list[str | None],
+                frame: dict[str, Any] | None, events: list[TableEvent]) -> None:
         me = self.process
         args = (table.id, me, table.match_id, table.status, int(table.private), table.code,
                 json.dumps(row, separators=(",", ":")), json.dumps(holders),
@@ -504,7 +523,7 @@ class PgCluster:
             _notify(store, {"k": "g", "id": tid, "p": me})
         self.table_store.submit_job(tid, "gone", job)
 
-    def request(self, tid: str, session: str, body: dict[str, Any]) -> None:
+    def request(self, tid: str, session: str, body: RequestBody) -> None:
         text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
         me = self.process
 
@@ -522,7 +541,7 @@ class PgCluster:
                                                    "p": {"table": tid}}})
         self._job(job, sent)
 
-    def tell(self, process: str, session: str, message: dict[str, Any]) -> None:
+    def tell(self, process: str, session: str, message: Told) -> None:
         payload = {"k": "a", "to": process, "s": session, "m": message}
         self._job(lambda store: _notify(store, payload))
 
@@ -651,34 +670,34 @@ class PgCluster:
             return out
         self._job(job, done, fallback=None)
 
-    def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+    def fetch_rows(self, done: Callable[[list[RowRead] | None], None]) -> None:
         """Every table's row; callers asking while a read is on its way share it."""
         self._rows_waiting.append(done)
         if len(self._rows_waiting) > 1:
             return
 
-        def answer(rows: list[dict[str, Any]] | None) -> None:
+        def answer(rows: list[RowRead] | None) -> None:
             waiting, self._rows_waiting = self._rows_waiting, []
             for fn in waiting:
                 fn(rows)
 
-        def job(store: Store) -> list[dict[str, Any]]:
+        def job(store: Store) -> list[RowRead]:
             return _rows_read(store.table_rows())
         self._job(job, answer, fallback=None)
 
     def fetch_row(self, tid: str | None, code: str | None,
-                  done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+                  done: Callable[[list[RowRead] | None], None]) -> None:
         """One table's row: by its id, or by its private code (a lookup that missed
         this process's listing: the table may be a moment old)."""
-        def job(store: Store) -> list[dict[str, Any]]:
+        def job(store: Store) -> list[RowRead]:
             rows = store.table_row(tid) if tid is not None else \
                 store.table_row_with_code(code or "")
             return _rows_read(rows)
         self._job(job, done, fallback=None)
 
-    def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None:
-        def job(store: Store) -> list[dict[str, Any]]:
-            out = []
+    def take_requests(self, tid: str, done: Callable[[list[Request]], None]) -> None:
+        def job(store: Store) -> list[Request]:
+            out: list[Request] = []
             for _id, origin, session, body in store.take_requests(tid):
                 try:
                     req = json.loads(body)
@@ -686,7 +705,9 @@ class PgCluster:
                     continue
                 if isinstance(req, dict):
                     req.update(origin=origin, session=session, table=tid)
-                    out.append(req)
+                    # As the member's process wrote it (``RequestBody``): the driver
+                    # reads it with care (``Requests.run_one``).
+                    out.append(cast("Request", req))
             return out
         self._job(job, done, fallback=[])
 
@@ -726,7 +747,7 @@ class PgCluster:
                 names = self._names_said = text
         names_read = dict(self._names_read)
 
-        def job(store: Store) -> dict[str, Any]:
+        def job(store: Store) -> Beat:
             now = store.now()
             store.beat(me, token, at=now)
             _notify(store, {"k": "hb", "p": me})
@@ -783,10 +804,9 @@ class PgCluster:
                     _notify(store, {"k": "g", "id": tid, "p": me})
                     continue
                 adopted.append((stored, epoch, frame, store.last_table_event(tid)))
-            return {"lost": lost, "dead": dead, "adopted": adopted, "waiting": waiting,
-                    "tokens": tokens, "names": (dict(written), names_got)}
+            return Beat(lost, dead, adopted, waiting, tokens, (dict(written), names_got))
 
-        def done(result: dict[str, Any] | None) -> None:
+        def done(result: Beat | None) -> None:
             self._ticking = False
             if result is None:
                 self._names_said = ""       # perhaps not written: written again next time
@@ -824,12 +844,12 @@ class PgCluster:
         store.drop_table(tid, self.process)
         _notify(store, {"k": "g", "id": tid, "p": self.process})
 
-    def _ticked(self, result: dict[str, Any] | None) -> None:
+    def _ticked(self, result: Beat | None) -> None:
         side = self.side
         if result is None or side is None:
             return
-        tokens = result["tokens"]
-        written, names_got = result["names"]
+        tokens = result.tokens
+        written, names_got = result.names
         self._names_read = written
         self._names_heard(names_got, set(written))
         for name in {process for process, session in side.remote_members
@@ -838,22 +858,22 @@ class PgCluster:
             # of its earlier start are let go.
             log.warning("cluster: process %s started again", name)
             side.process_gone(name, keep=tokens[name])
-        for tid in result["lost"]:
+        for tid in result.lost:
             side.lease_lost(tid)
-        for name in result["dead"]:
+        for name in result.dead:
             if name not in self._gone:
                 self._gone.add(name)
                 log.warning("cluster: process %s stopped answering", name)
                 side.process_gone(name)
-        self._gone &= set(result["dead"])      # one that came back may die again
-        for stored, epoch, frame, seq in result["adopted"]:
+        self._gone &= set(result.dead)      # one that came back may die again
+        for stored, epoch, frame, seq in result.adopted:
             try:
                 side.adopt(stored, epoch, frame, seq)
             except Exception:
                 log.exception("taking over table %s (match %s)", stored.table_id, stored.id)
                 self._job(partial(self._give_up, tid=stored.table_id, match_id=stored.id,
                                   why="it failed to start here"))
-        for tid in result["waiting"]:
+        for tid in result.waiting:
             side.requests_waiting(tid)
 
 

@@ -11,6 +11,10 @@ import ipaddress
 import logging
 import time
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine.room.requests import Request
 
 
 class Bucket:
@@ -327,7 +331,7 @@ class RemoteRequests:
         self.addresses: dict[str, Bucket] = {}
         self.keys: dict[str, Bucket] = {}
 
-    def allow(self, req: dict) -> bool:
+    def allow(self, req: Request) -> bool:
         session = req.get("session")
         if not session:
             return True                 # the room's own (computer players to fill seats)

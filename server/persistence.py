@@ -400,8 +400,8 @@ class TableStore:
         ref = table.match_ref = MatchRef()
         writes = self.writes
         # (the record and the settings are written as the row's JSON objects)
-        args = (table.id, dict(table.match.to_dict()), seat_names(table),
-                dict(table_settings(table)))
+        args = (table.id, table.match.to_dict().copy(), seat_names(table),
+                table_settings(table).copy())
 
         def create() -> int:
             ref.id = writes.create_match(*args)
@@ -420,7 +420,7 @@ class TableStore:
     def seats_changed(self, table: Table) -> None:
         ref = table.match_ref
         if ref is not None:
-            names, settings = seat_names(table), dict(table_settings(table))
+            names, settings = seat_names(table), table_settings(table).copy()
             self._submit(table, "seats",
                          lambda: self.writes.set_seats(_id(ref), names, settings))
 

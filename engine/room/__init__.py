@@ -33,6 +33,7 @@ from .members import Member, Session
 from .moderation import PLAYER_HELP, NoModerator, ignores, own_command
 from .narration import Event
 from .registry import Registry
+from .rows import LobbyRow
 from .seats import Seat
 from .store import MatchStore, NullStore, Records, StoredMatch
 from .stored import replay_stored, seat_label, seat_labels, seat_names, table_settings
@@ -54,6 +55,7 @@ __all__ = [
                         "TIMERS",
                         "TITLES",
                         "Event",
+                        "LobbyRow",
                         "MatchStore",
                         "Member",
                         "Moderator",

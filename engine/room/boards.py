@@ -7,7 +7,7 @@ the board where it was, and no turn timer moves for an entrant who is away."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from engine import Board, check_board
 from engine.duplicate import decision_seed
@@ -26,6 +26,18 @@ NOT_YOURS = N_("Board {board} of event {event} is another entrant's.")
 DEADLINE_S = 30.0
 
 
+class EventBoardSettings(TypedDict):
+    """``EventBoard.settings()``: kept as JSON with the table's settings."""
+    id: int
+    board: int
+    boards: int
+    spec: Board
+    seed: int
+    samples: int
+    entrant: str
+    ranked: bool
+
+
 @dataclass
 class EventBoard:
     """What a board's table knows of its event.
@@ -42,15 +54,15 @@ class EventBoard:
     entrant: str
     ranked: bool = True
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self) -> EventBoardSettings:
         """JSON-ready, kept with the table's settings (a restart plays it on)."""
         return {"id": self.event, "board": self.board, "boards": self.boards,
-                "spec": dict(self.spec), "seed": self.seed, "samples": self.samples,
+                "spec": self.spec.copy(), "seed": self.seed, "samples": self.samples,
                 "entrant": self.entrant, "ranked": self.ranked}
 
     @classmethod
-    def from_settings(cls, game: str, info: dict[str, Any]) -> EventBoard:
-        """``settings()`` read back (ValueError if it is not whole)."""
+    def from_settings(cls, game: str, info: EventBoardSettings) -> EventBoard:
+        """``settings()`` read back (ValueError if it is not whole: it was JSON)."""
         for key in ("id", "board", "boards", "seed", "samples"):
             if type(info.get(key)) is not int:
                 raise ValueError(f"an event board's {key} is not a number")

@@ -25,7 +25,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, Protocol, TypedDict, cast
+from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 from engine import GAMES, MatchRecord, replay
 from engine.duplicate import (
@@ -471,10 +471,10 @@ class Events:
             return None
         if row.match_id is None:
             kept = row.facts.get("record")      # a board kept in memory only (a guest's)
-            return cast("MatchRecord", kept) if isinstance(kept, dict) else None
+            return kept if isinstance(kept, dict) else None
         records = self.registry.records
         stored = records.match(row.match_id) if records is not None else None
-        return stored.match_record if stored is not None else None
+        return stored.record if stored is not None else None
 
     # ------------------------------------------------------------------ making
     def create(self, member: Member, game: object, boards: object, hours: object,

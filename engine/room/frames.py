@@ -7,13 +7,16 @@ process wrote are input like any other.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, TypeGuard
+from typing import Any, NotRequired, TypedDict, TypeGuard, cast
 
+from engine import Length, View
 from engine.duplicate import BOARDS, plan
 
 from .boards import EventBoard
 from .catalogue import DEFAULT_LEVEL, parse_game, parse_length, parse_timer
 from .errors import RoomError, Said
+from .rows import LobbyRow, SeatRow
+from .store import Points, SeatSettings
 from .table import Table
 from .text import clean_name
 
@@ -76,7 +79,7 @@ def _need(ok: bool, what: str) -> None:
         raise Damaged(what)
 
 
-def _checked_seat(pub: object) -> dict[str, Any]:
+def _checked_seat(pub: object) -> SeatRow:
     _need(isinstance(pub, dict), "a seat is not an object")
     assert isinstance(pub, dict)
     kind, name = pub.get("kind"), pub.get("name")
@@ -85,11 +88,11 @@ def _checked_seat(pub: object) -> dict[str, Any]:
     _need(isinstance(pub.get("guest"), bool), "a seat's guest mark is not true or false")
     _need(isinstance(pub.get("connected", True), bool), "a seat's connected is not true "
                                                          "or false")
-    return {"kind": kind, "name": None if name is None else clean_name(name),
+    return {"kind": pub["kind"], "name": None if name is None else clean_name(name),
             "guest": pub["guest"], "connected": pub.get("connected", True)}
 
 
-def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
+def checked_lobby_row(tid: str, row: object) -> LobbyRow:
     """``row`` (a table's lobby row, ``Table.summary``) built again from its checked
     fields; Damaged if one is missing or of another type."""
     _need(isinstance(row, dict), "its row is not an object")
@@ -111,10 +114,10 @@ def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
     seats = row.get("seats")
     _need(isinstance(seats, list) and len(seats) == 4, "it has not four seats")
     assert isinstance(seats, list)
-    out = {"id": tid, "game": game, "length": length, "timer": timer,
-           "private": row["private"], "status": row["status"], "round": row.get("round"),
-           "rounds": row.get("rounds"), "seats": [_checked_seat(p) for p in seats],
-           "spectators": spectators}
+    out: LobbyRow = {"id": tid, "game": game, "length": length, "timer": timer,
+                     "private": row["private"], "status": row["status"],
+                     "round": row.get("round"), "rounds": row.get("rounds"),
+                     "seats": [_checked_seat(p) for p in seats], "spectators": row["spectators"]}
     if "code" in row:
         _need(row["code"] is None or isinstance(row["code"], str), "its code is not text")
         out["code"] = row["code"]
@@ -130,7 +133,7 @@ def checked_lobby_row(tid: str, row: object) -> dict[str, Any]:
     return out
 
 
-def shown_board(game: str, row: dict[str, Any]) -> EventBoard | None:
+def shown_board(game: str, row: LobbyRow) -> EventBoard | None:
     """An event's board as another process's row shows it: which event and board (its
     seed and entrant stay with its driver)."""
     ev = row.get("event")
@@ -140,7 +143,25 @@ def shown_board(game: str, row: dict[str, Any]) -> EventBoard | None:
                       0, 0, "")
 
 
-def checked_row(info: dict[str, Any]) -> dict[str, Any]:
+# A table's shared row as read (``Cluster.fetch_rows``, or a notice that carried it):
+# its fields are JSON as another process wrote them, checked by ``checked_row``; one
+# that could not be read as JSON is marked "$damaged" (why).
+RowRead = TypedDict("RowRead", {"id": str, "driver": str, "row": object, "holders": object,
+                                "code": object, "creator": object, "$damaged": str},
+                    total=False)
+
+
+class SharedRow(TypedDict):
+    """A table as every process lists it (``checked_row``): its lobby row, its seats'
+    holders (their identities) and its private code, and who made it."""
+    id: str
+    row: LobbyRow
+    holders: list[str | None]
+    code: str | None
+    creator: str | None
+
+
+def checked_row(info: RowRead) -> SharedRow:
     """A table's shared row as ``Cluster.fetch_rows`` read it, checked (Damaged if not
     whole): its lobby row, seat holders and code."""
     _need("$damaged" not in info, str(info.get("$damaged")))
@@ -151,16 +172,48 @@ def checked_row(info: dict[str, Any]) -> dict[str, Any]:
     _need(isinstance(holders, list) and len(holders) == 4
           and all(h is None or isinstance(h, str) for h in holders),
           "its seat holders are not four identities")
+    assert isinstance(holders, list)
     code = info.get("code")
     _need(code is None or isinstance(code, str), "its code is not text")
+    assert code is None or isinstance(code, str)
     creator = info.get("creator")
     _need(creator is None or (isinstance(creator, str) and len(creator) <= 400),
           "its creator is not an identity")
+    assert creator is None or isinstance(creator, str)
     return {"id": tid, "row": checked_lobby_row(tid, info.get("row")), "holders": holders,
             "code": code, "creator": creator}
 
 
-def checked_frame(tid: str, f: object) -> dict[str, Any]:
+class ShownFrame(TypedDict):
+    """A driver's frame as ``checked_frame`` gives it (unpacked, every field read here
+    of its type): what a process that shows the table shows (``Replica.apply_frame``)."""
+    id: str
+    driver: str             # the process that drives the table
+    epoch: int              # its turn at driving it (a takeover begins another)
+    game: str
+    length: Length
+    timer: int
+    private: bool
+    code: str | None
+    status: str
+    version: int
+    views: dict[int | None, View] | None    # by seat (None: a watcher's)
+    events: list[list[Any]]     # the narration: [seat, action, text, round]
+    chat: list[list[str]]       # [name, line]
+    said: NotRequired[object]   # lines said in all (an older driver's frame has none)
+    seats: list[SeatSettings]
+    deadline_in: float | None   # seconds left on the turn timer
+    deadline_seat: int | None
+    points: Points | None
+    between: bool
+    match_id: NotRequired[int | None]
+    takeovers: dict[str, str]   # seat (its number as text) -> the identity it waits for
+    row: LobbyRow
+    creator: NotRequired[str | None]    # (as written: not checked)
+    seq: NotRequired[int]       # the last of its events it holds
+
+
+def checked_frame(tid: str, f: object) -> ShownFrame:
     """A frame (unpacked) whose every field this process reads is of its type; Damaged
     if not. A seat's view is filed under that seat (``view_of`` gives it by seat)."""
     _need(isinstance(f, dict), "its frame is not an object")
@@ -223,7 +276,7 @@ def checked_frame(tid: str, f: object) -> dict[str, Any]:
     _need(isinstance(takeovers, dict) and all(
         isinstance(k, str) and k in ("0", "1", "2", "3") and isinstance(v, str)
         for k, v in takeovers.items()), "its frame's promised seats are not seats")
-    return {**f, "row": checked_lobby_row(tid, f.get("row"))}
+    return cast("ShownFrame", {**f, "row": checked_lobby_row(tid, f.get("row"))})
 
 
 def frame_of(table: Table, driver: str, epoch: int) -> dict[str, Any]:
@@ -263,6 +316,18 @@ EVENT_KINDS = ("state", "seats", "chat")
 CHAT_PARTS = ("chat", "said")
 
 
+class TableEvent(TypedDict):
+    """One of a table's changes as its driver writes it (``events_of``)."""
+    seq: int                # its number in the table's order
+    kind: str               # one of EVENT_KINDS
+    driver: str
+    epoch: int
+    version: int            # the frame's version once it is applied
+    lines: NotRequired[list[Any]]       # "chat": the new lines (packed)
+    said: NotRequired[int]              # "chat": lines said in all
+    part: NotRequired[dict[str, Any]]   # else: the frame's part that is not chat, packed
+
+
 def _watcher_view(views: object) -> dict[str, Any] | None:
     """The watcher's view in packed views (it holds the match's history once)."""
     if isinstance(views, dict) and isinstance(views.get("$d"), list):
@@ -288,7 +353,7 @@ def _with_history(views: dict[str, Any], history: object) -> dict[str, Any]:
 
 def events_of(frame: dict[str, Any], tells: list[str], seq: int, said_before: int,
               version_before: int, history_before: list[Any] | None = None
-              ) -> list[dict[str, Any]]:
+              ) -> list[TableEvent]:
     """The events a driver's ``frame`` (``frame_of``, packed) is written with, for the
     changes its members are told (``tells``, in order), numbered from ``seq``: one a
     kind, in the order first told ("state" stands for "seats" too: it holds them). A
@@ -301,19 +366,20 @@ def events_of(frame: dict[str, Any], tells: list[str], seq: int, said_before: in
         kind = "state" if what == "seats" and "state" in tells else what
         if kind in EVENT_KINDS and kind not in kinds:
             kinds.append(kind)
-    out: list[dict[str, Any]] = []
+    out: list[TableEvent] = []
     said = frame.get("said", 0)
     version = version_before
     for kind in kinds:
         if kind != "chat":
             version = frame["version"]
-        ev: dict[str, Any] = {"seq": seq, "kind": kind, "driver": frame["driver"],
-                              "epoch": frame["epoch"], "version": version}
+        ev: TableEvent = {"seq": seq, "kind": kind, "driver": frame["driver"],
+                          "epoch": frame["epoch"], "version": version}
         if kind == "chat":
             new = max(0, min(said - said_before, len(frame["chat"])))
             if new == 0:
                 continue
-            ev.update(lines=frame["chat"][len(frame["chat"]) - new:], said=said)
+            ev["lines"] = frame["chat"][len(frame["chat"]) - new:]
+            ev["said"] = said
         else:
             part = {k: v for k, v in frame.items() if k not in CHAT_PARTS}
             view = _watcher_view(part.get("views"))

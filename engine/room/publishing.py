@@ -13,9 +13,10 @@ import logging
 from typing import Any
 
 from .events import What
-from .frames import events_of, frame_of, watcher_history
+from .frames import TableEvent, events_of, frame_of, watcher_history
 from .registry import Registry
 from .requests import Cluster, RemoteMember
+from .rows import LobbyRow
 from .stats import STATS
 from .table import Table
 
@@ -55,7 +56,7 @@ class Publisher:
         self.process = cluster.process
         self.epochs: dict[str, int] = {}                    # tables this process drives
         self._due: dict[str, Table] = {}
-        self._published: dict[str, tuple[dict[str, Any], list[str | None]]] = {}
+        self._published: dict[str, tuple[LobbyRow, list[str | None]]] = {}
         self._frames: dict[str, _Frame] = {}                # frames to write, by table
         # The number of the last event written, the lines said and the version then,
         # the number of the last whole frame written and its match's history.
@@ -180,7 +181,7 @@ class Publisher:
         self._published[table.id] = (row, holders)
         epoch = self.epochs.setdefault(table.id, 0)
         frame = frame_of(table, self.process, epoch) if (elsewhere or force) else None
-        events: list[dict[str, Any]] = []
+        events: list[TableEvent] = []
         if frame is not None:
             STATS.cluster_frames.inc()
             tid = table.id

@@ -9,7 +9,7 @@ import asyncio
 import itertools
 import logging
 from collections.abc import Mapping
-from typing import Any, NoReturn, Protocol
+from typing import NoReturn, Protocol
 
 from engine import Match
 
@@ -22,6 +22,7 @@ from .errors import N_, RoomError, quoted
 from .members import Member
 from .moderation import Mutes, NoModerator
 from .replica import Replica
+from .rows import LobbyRow
 from .running import new_table
 from .store import BrowserLinks, NullStore, Records, TableSettings
 from .table import Moderator, Side, Table, TableLog
@@ -102,12 +103,12 @@ class Registry:
         self._ids = itertools.count(1)
         # The listing, computed once per change for everyone (see lobby_rows).
         self.lobby_interval = lobby_interval
-        self._rows: list[tuple[Table, dict[str, Any]]] = []
-        self._row_of: dict[str, dict[str, Any]] = {}
-        self._public_rows: list[dict[str, Any]] = []
+        self._rows: list[tuple[Table, LobbyRow]] = []
+        self._row_of: dict[str, LobbyRow] = {}
+        self._public_rows: list[LobbyRow] = []
         self._any_private = False
         self._rows_dirty = True
-        self._notified: list[dict[str, Any]] = []    # the rows lobby members last heard of
+        self._notified: list[LobbyRow] = []    # the rows lobby members last heard of
         self._lobby_handle: asyncio.Handle | None = None
         self._lobby_sent = float("-inf")             # loop time of the last notification
         self.lobby_computed = 0     # listings computed (counts for tests and benchmarks)
@@ -302,14 +303,14 @@ class Registry:
             raise RoomError("No table {table}.", table=quoted(tid))
         return table
 
-    def listing(self, member: Member | None = None) -> list[dict[str, Any]]:
+    def listing(self, member: Member | None = None) -> list[LobbyRow]:
         """The tables ``member`` may see; a private one (theirs) with its code.
 
         The rows are shared by every caller until their table changes: read them,
         never change them."""
         return list(self.lobby_view(member))
 
-    def lobby_view(self, member: Member | None) -> list[dict[str, Any]]:
+    def lobby_view(self, member: Member | None) -> list[LobbyRow]:
         """``listing`` for a lobby screen, not to be changed: with no private table
         anywhere, the one list every screen shares (an unchanged listing is the same
         object)."""
@@ -318,7 +319,7 @@ class Registry:
             return self._public_rows
         return [row for t, row in rows if not t.private or self.may_see(member, t)]
 
-    def lobby_rows(self) -> list[tuple[Table, dict[str, Any]]]:
+    def lobby_rows(self) -> list[tuple[Table, LobbyRow]]:
         """Every table with its lobby row, computed again only after a change; a row
         whose table shows the same as before is the very same dict as before, so a
         screen can tell a changed row by identity."""
@@ -327,8 +328,8 @@ class Registry:
         self._rows_dirty = False
         self.lobby_computed += 1
         old = self._row_of
-        rows: list[tuple[Table, dict[str, Any]]] = []
-        row_of: dict[str, dict[str, Any]] = {}
+        rows: list[tuple[Table, LobbyRow]] = []
+        row_of: dict[str, LobbyRow] = {}
         for t in self.tables.values():
             row = t.summary()
             if t.private:

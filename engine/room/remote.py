@@ -35,6 +35,7 @@ from .errors import N_, RoomError, Said
 from .events import TableChange, What
 from .frames import (
     Damaged,
+    RowRead,
     checked_frame,
     checked_row,
     is_int,
@@ -44,8 +45,8 @@ from .members import Member
 from .narration import Event
 from .publishing import Publisher
 from .registry import Registry
-from .replica import Replica
-from .requests import Cluster, RemoteMember, Requests
+from .replica import Replica, RequestArgs
+from .requests import Cluster, RemoteMember, RequestBody, Requests, Told
 from .running import new_table
 from .stats import STATS
 from .store import StoredMatch
@@ -115,13 +116,13 @@ class ClusterSide:
         return sid
 
     def request(self, table: Table, member: Member | None, op: str,
-                args: dict[str, Any]) -> None:
-        body: dict[str, Any] = {"op": op, "args": args}
+                args: RequestArgs) -> None:
+        body: RequestBody = {"op": op, "args": args}
         sid = ""
         if member is not None:
             sid = self.session_of(member)
-            body.update(name=member.name, ident=member.ident, guest=member.guest,
-                        address=getattr(member, "address", ""))
+            body["name"], body["ident"] = member.name, member.ident
+            body["guest"], body["address"] = member.guest, getattr(member, "address", "")
         STATS.cluster_requests.inc()
         self.cluster.request(table.id, sid, body)
 
@@ -190,15 +191,16 @@ class ClusterSide:
                 log.error("table %s: its last frame is damaged (%s); taken over without "
                           "its chat, narration and turn timer", tid, str(e)[:300])
         if f is not None:
-            table.chat.extend(tuple(c) for c in f.get("chat", []))
+            table.chat.extend((c[0], c[1]) for c in f.get("chat", []))
             said = f.get("said")
             table.chat_said = said if is_int(said) and said >= len(table.chat) \
                 else len(table.chat)
             table.events.extend(Event(s, a, t, r) for s, a, t, r in f.get("events", []))
             table.version = int(f.get("version", 0)) + 1
-            if f.get("deadline_in") is not None and f.get("deadline_seat") is not None:
-                table.carried_deadline = (time.time() + float(f["deadline_in"]),
-                                          int(f["deadline_seat"]), len(match.log))
+            deadline_in, deadline_seat = f.get("deadline_in"), f.get("deadline_seat")
+            if deadline_in is not None and deadline_seat is not None:
+                table.carried_deadline = (time.time() + float(deadline_in),
+                                          int(deadline_seat), len(match.log))
             if is_int(f.get("seq")):
                 seq = max(seq, f["seq"])
         self.publisher.adopted(tid, epoch, seq, table.chat_said)
@@ -274,7 +276,7 @@ class ClusterSide:
             rt = self.remote[tid] = Replica(self, new_table(self.registry, tid, "estimation", None))
         return rt
 
-    def table_changed(self, tid: str, row: dict[str, Any] | None = None,
+    def table_changed(self, tid: str, row: RowRead | None = None,
                       seq: int | None = None, events: list[Any] | None = None) -> None:
         """The driver of ``tid`` published: its row, when the notice carried it, is
         listed at once (checked as a read one is); else every row is read again. A
@@ -412,7 +414,7 @@ class ClusterSide:
         self._rows_fetching, self._rows_due = True, False
         self.cluster.fetch_rows(self._got_rows)
 
-    def _got_rows(self, rows: list[dict[str, Any]] | None) -> None:
+    def _got_rows(self, rows: list[RowRead] | None) -> None:
         try:
             if rows is not None:
                 self._apply_rows(rows)
@@ -428,7 +430,7 @@ class ClusterSide:
         even at a table that changed within the lobby's second)."""
         got: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-        def done(rows: list[dict[str, Any]] | None) -> None:
+        def done(rows: list[RowRead] | None) -> None:
             try:
                 if rows is not None:
                     self._apply_rows(rows)
@@ -452,7 +454,7 @@ class ClusterSide:
         while True:
             got: asyncio.Future[bool] = loop.create_future()
 
-            def done(rows: list[dict[str, Any]] | None, got: asyncio.Future[bool] = got
+            def done(rows: list[RowRead] | None, got: asyncio.Future[bool] = got
                      ) -> None:
                 found = False
                 try:
@@ -471,7 +473,7 @@ class ClusterSide:
                 return
             await asyncio.sleep(LOOKUP_AGAIN)
 
-    def _apply_one(self, raw: dict[str, Any]) -> bool:
+    def _apply_one(self, raw: RowRead) -> bool:
         """One table's row as read: listed here (True), or damaged (said once)."""
         try:
             info = checked_row(raw)
@@ -495,7 +497,7 @@ class ClusterSide:
         log.error("table %s: its shared %s is damaged (%s); not shown here", tid[:40],
                   what, why[:300])
 
-    def _apply_rows(self, rows: list[dict[str, Any]]) -> None:
+    def _apply_rows(self, rows: list[RowRead]) -> None:
         changed = False
         seen = set()
         for raw in rows:
@@ -531,7 +533,7 @@ class ClusterSide:
             rt.close()
             self.registry.lobby_changed()
 
-    def told(self, session: str, message: dict[str, Any]) -> None:
+    def told(self, session: str, message: Told) -> None:
         """The driver of a table tells one of our members something (``requests``)."""
         self.requests.told(session, message)
 

@@ -15,26 +15,47 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, Unpack
 
 from engine import View
 
 from .errors import N_, RoomError, Said
 from .events import TableChange, What
-from .frames import Damaged, checked_frame, is_int, merged, shown_board, unpack, whole_history
+from .frames import (
+    Damaged,
+    SharedRow,
+    checked_frame,
+    is_int,
+    merged,
+    shown_board,
+    unpack,
+    whole_history,
+)
 from .members import Member
 from .narration import Event
+from .rows import LobbyRow
 from .seats import Seat
 from .table import CHAT_KEEP, Table
 
 log = logging.getLogger("lamma.cluster")
 
 
+class RequestArgs(TypedDict, total=False):
+    """What a member's op asks of the driver (``Replica``), by op; the driver's table
+    checks it all again, as a member's own."""
+    seat: int | None        # sit, take, detach
+    action: object          # act: as the member gave it
+    text: str               # say
+    seats: list[object] | None      # fill
+    level: object           # fill
+    keep: bool              # detach: the seat kept for its holder
+
+
 class Forward(Protocol):
     """What a replica needs of its process's side of the cluster (``ClusterSide``)."""
 
     def request(self, table: Table, member: Member | None, op: str,
-                args: dict[str, Any]) -> None: ...
+                args: RequestArgs) -> None: ...
 
     def fetch(self, replica: Replica) -> None: ...
 
@@ -67,7 +88,7 @@ class Replica:
         self.pending: dict[Member, int] = {}
         self.driver = ""
         self.epoch = -1
-        self.row: dict[str, Any] = {}
+        self.row: LobbyRow | None = None   # none read yet: not listed
         self.holders: list[str | None] = [None] * 4
         self.between = False
         self.offset = 0                # added to a later driver's versions
@@ -104,7 +125,7 @@ class Replica:
         return self.table.closed
 
     # ---------------------------------------------------------------- reading
-    def apply_row(self, info: dict[str, Any]) -> bool:
+    def apply_row(self, info: SharedRow) -> bool:
         """The lobby's row and seat holders (every table of the room is listed), as
         ``checked_row`` gives them. True if it changed."""
         row, holders = info["row"], info["holders"]
@@ -172,7 +193,8 @@ class Replica:
         self.frame_version = f["version"]
         self.table.views = whole_history(f["views"])
         self.table.events = deque((Event(s, a, t, r) for s, a, t, r in f["events"]), maxlen=20)
-        self.table.chat = deque((tuple(c) for c in f["chat"]), maxlen=self.table.chat.maxlen)
+        self.table.chat = deque(((c[0], c[1]) for c in f["chat"]),
+                                maxlen=self.table.chat.maxlen)
         # Lines said in all (an older driver's frame has none: its kept lines count).
         said = f.get("said")
         self.table.chat_said = said if is_int(said) and said >= len(self.table.chat) else len(self.table.chat)
@@ -237,7 +259,10 @@ class Replica:
             elif (driver, epoch) == (self.driver, self.epoch) and self.frame_version > version:
                 self.moves_sent.pop(member, None)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> LobbyRow:
+        # Only a driven table's row is asked for (a replica's table is listed from
+        # ``row``, once there is one).
+        assert self.row is not None, f"table {self.id}: no row read yet"
         return self.row
 
     def members(self) -> Iterator[Member]:
@@ -271,7 +296,7 @@ class Replica:
         return None
 
     # ---------------------------------------------------------------- doing
-    def _send(self, member: Member, op: str, **args: Any) -> None:
+    def _send(self, member: Member, op: str, **args: Unpack[RequestArgs]) -> None:
         self.side.request(self.table, member, op, args)
 
     def _join_locally(self, member: Member) -> None:
@@ -374,11 +399,11 @@ class Replica:
         self._send(member, "say", text=self.table.chat_line(member, raw))
 
     def take_seat(self, member: Member, seat: object) -> bool:
-        seat = self.table.check_take(member, seat)    # the checks a frame can answer
+        taken = self.table.check_take(member, seat)   # the checks a frame can answer
         if member.table is not self.table:
             self.table.registry.detach(member, keep_seat=False)
             self._join_locally(member)
-        self._send(member, "take", seat=seat)
+        self._send(member, "take", seat=taken)
         # Between rounds the driver gives it at once (as the frame says), else at the
         # round's end; either way its "granted" comes back as seat_granted.
         return self.between_rounds()

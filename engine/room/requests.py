@@ -11,14 +11,15 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol, Required, TypedDict
 
 from .errors import N_, RoomError
 from .events import TableChange
-from .frames import is_int, pack, unpack
+from .frames import RowRead, TableEvent, is_int, pack, unpack
 from .members import Member, Session
 from .registry import Registry
-from .replica import Replica
+from .replica import Replica, RequestArgs
+from .rows import LobbyRow
 from .stats import STATS
 from .table import Table
 
@@ -31,6 +32,41 @@ _OPS = ("sit", "watch", "act", "say", "take", "fill", "detach")
 REQUESTS_PER_TURN = 32
 TOO_MANY = N_("Too many requests: that was not done. Try again in a moment.")
 
+
+class RequestBody(TypedDict):
+    """A member's request as its process sends it (``ClusterSide.request``): the op and
+    who asks (nobody: the room's own)."""
+    op: str
+    args: RequestArgs
+    name: NotRequired[str]
+    ident: NotRequired[str]
+    guest: NotRequired[bool]
+    address: NotRequired[str]
+
+
+class Request(RequestBody):
+    """A request as the driver takes it (``Cluster.take_requests``): its body as the
+    member's process wrote it, where it came from and for which table."""
+    origin: str             # the member's process
+    session: str            # its session there ("": nobody's)
+    table: str
+
+
+class Told(TypedDict, total=False):
+    """What a table's driver tells a member connected to another process (its text
+    and errors packed: ``frames.pack``), by ``k``: "seated" or "granted" (``seat``,
+    and ``at``, the driver's [epoch, version] then), "refused" (``op``, ``error``),
+    "dropped" (``seat``, ``reason``), "kick" (``reason``), "notice" (``text``)."""
+    k: Required[str]
+    table: str
+    seat: int
+    at: list[int]
+    op: str | None
+    error: object
+    reason: object
+    text: object
+
+
 class Cluster(Protocol):
     """What the room needs of the shared database (``server.cluster.PgCluster``)."""
 
@@ -39,8 +75,8 @@ class Cluster(Protocol):
 
     def new_table_id(self) -> str: ...
 
-    def publish(self, table: Table, row: dict[str, Any], holders: list[str | None],
-                frame: dict[str, Any] | None, events: list[dict[str, Any]]) -> None:
+    def publish(self, table: Table, row: LobbyRow, holders: list[str | None],
+                frame: dict[str, Any] | None, events: list[TableEvent]) -> None:
         """The table's row (and the events that made it, numbered in the table's order,
         and, when given, its whole frame, which the events after it apply to) for
         everyone, after the table's writes so far. Without a frame or events, nobody
@@ -49,10 +85,10 @@ class Cluster(Protocol):
 
     def gone(self, table: Table) -> None: ...
 
-    def request(self, tid: str, session: str, body: dict[str, Any]) -> None:
+    def request(self, tid: str, session: str, body: RequestBody) -> None:
         """A member's request to the table's driver (in the order sent)."""
 
-    def tell(self, process: str, session: str, message: dict[str, Any]) -> None: ...
+    def tell(self, process: str, session: str, message: Told) -> None: ...
 
     def fetch_frame(self, tid: str, done: Callable[[dict[str, Any] | None], None]) -> None: ...
 
@@ -61,12 +97,12 @@ class Cluster(Protocol):
         """The table's stored events numbered after ``after``, in order (as read: each
         is checked where it is applied)."""
 
-    def fetch_rows(self, done: Callable[[list[dict[str, Any]] | None], None]) -> None: ...
+    def fetch_rows(self, done: Callable[[list[RowRead] | None], None]) -> None: ...
 
-    def take_requests(self, tid: str, done: Callable[[list[dict[str, Any]]], None]) -> None: ...
+    def take_requests(self, tid: str, done: Callable[[list[Request]], None]) -> None: ...
 
     def fetch_row(self, tid: str | None, code: str | None,
-                  done: Callable[[list[dict[str, Any]] | None], None]) -> None:
+                  done: Callable[[list[RowRead] | None], None]) -> None:
         """One table's row, by its id or its private code."""
 
     def login(self, name_key: str, ident: str) -> None: ...
@@ -84,7 +120,7 @@ class Side(Protocol):
     def own_session(self, sid: str) -> Member | None: ...
     def mark(self, table: Table) -> list[int]: ...
     def request(self, table: Table, member: Member | None, op: str,
-                args: dict[str, Any]) -> None: ...
+                args: RequestArgs) -> None: ...
 
 
 class RemoteMember(Session):
@@ -99,7 +135,7 @@ class RemoteMember(Session):
         self.process = process
         self.session = session
 
-    def tell(self, message: dict[str, Any]) -> None:
+    def tell(self, message: Told) -> None:
         if not self.closed:
             self.side.cluster.tell(self.process, self.session, message)
 
@@ -123,10 +159,10 @@ class Requests:
     def __init__(self, side: Side):
         self.side = side
         self._taking: dict[str, bool] = {}      # requests being taken: take again after?
-        self._queued: dict[str, deque[dict[str, Any]]] = {}     # requests taken, to run
+        self._queued: dict[str, deque[Request]] = {}     # requests taken, to run
         # The server's (server/limits.py): is a request from a member elsewhere within
         # what a member here may ask (its session's and its address's rates)?
-        self.allowed: Callable[[dict[str, Any]], bool] = lambda req: True
+        self.allowed: Callable[[Request], bool] = lambda req: True
 
     def waiting(self, tid: str) -> None:
         """A request for ``tid`` was sent: the driver (if it is us) takes what waits,
@@ -138,14 +174,14 @@ class Requests:
             return
         self._taking[tid] = False
 
-        def took(requests: list[dict[str, Any]]) -> None:
+        def took(requests: list[Request]) -> None:
             again = self._taking.pop(tid, False)
             self.run(tid, requests)
             if again:
                 self.waiting(tid)
         self.side.cluster.take_requests(tid, took)
 
-    def run(self, tid: str, requests: list[dict[str, Any]]) -> None:
+    def run(self, tid: str, requests: list[Request]) -> None:
         """In the order taken, REQUESTS_PER_TURN a loop turn."""
         queued = self._queued.get(tid)
         if queued is not None:
@@ -183,13 +219,13 @@ class Requests:
         else:
             del self._queued[tid]
 
-    def _refuse(self, req: dict[str, Any], e: RoomError) -> None:
+    def _refuse(self, req: Request, e: RoomError) -> None:
         if req.get("session"):
             self.side.cluster.tell(req["origin"], req["session"],
                               {"k": "refused", "table": req["table"], "op": req.get("op"),
                                "error": pack(e)})
 
-    def member_of(self, req: dict[str, Any]) -> Member:
+    def member_of(self, req: Request) -> Member:
         if req["origin"] == self.side.process:
             # Sent by one of our own sessions while another process drove the table,
             # before we took it over: that session itself, not a stranger under its name.
@@ -205,8 +241,9 @@ class Requests:
             self.side.remote_members[key] = rm
         return rm
 
-    def run_one(self, table: Table, req: dict[str, Any]) -> None:
-        op, args = req.get("op"), req.get("args") or {}
+    def run_one(self, table: Table, req: Request) -> None:
+        op = req.get("op")
+        args: RequestArgs = req.get("args") or {}
         if op not in _OPS:
             raise RoomError("That could not be done (server error); nothing changed.")
         if not req.get("session"):
@@ -247,7 +284,7 @@ class Requests:
                 table.detach(rm, keep_seat=keep)
             self.side.remote_members.pop((req["origin"], req["session"]), None)
 
-    def told(self, session: str, message: dict[str, Any]) -> None:
+    def told(self, session: str, message: Told) -> None:
         """The driver of a table tells one of our members something."""
         member = self.side.own_session(session)
         if member is None:

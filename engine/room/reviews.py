@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from engine import MatchRecord
 from engine.bots.review import MAX_SAMPLES, MIN_SAMPLES, Hint, RoundNotOver, RoundReview
@@ -87,7 +87,7 @@ async def _review(key: tuple[Any, ...], record: MatchRecord, round_no: int, seat
     if records is not None and match_id is not None:
         kept = records.review(match_id, round_no, seat)
         if kept is not None:
-            body = cast("RoundReview", kept)        # as it was saved, read back
+            body = kept                             # as it was saved, read back
             _remember(key, body)
             return body
     running = _running.get(key)
@@ -105,7 +105,7 @@ async def _review(key: tuple[Any, ...], record: MatchRecord, round_no: int, seat
             raise RoomError("Round {round} has not ended: a round is reviewed once it is "
                             "over.", round=round_no) from None
         if records is not None and match_id is not None:
-            records.save_review(match_id, round_no, seat, dict(body))
+            records.save_review(match_id, round_no, seat, body.copy())
         _remember(key, body)
         fut.set_result(body)
         return body
@@ -143,7 +143,7 @@ def table_record(table: Table) -> tuple[MatchRecord, int | None]:
     if m is not None:
         return m.to_dict(), table.match_id
     stored = _stored(table)
-    return stored.match_record, stored.id
+    return stored.record, stored.id
 
 
 def table_review(table: Table, member: Member, raw_round: object) -> asyncio.Future[RoundReview]:
@@ -192,12 +192,12 @@ def match_review(records: Records | None, member: Member, raw_match: object,
     if not stored.finished:
         raise RoomError("That match is still being played: review your own rounds at its "
                         "table, and the others once it is over.")
-    rounds = _rounds_of(stored.match_record)
+    rounds = _rounds_of(stored.record)
     if round_no > rounds:
         raise RoomError("Round {round} has not ended: a round is reviewed once it is "
                         "over.", round=round_no)
     key = ("match", raw_match, round_no, raw_seat)
-    return asyncio.ensure_future(_review(key, stored.match_record, round_no, raw_seat, records,
+    return asyncio.ensure_future(_review(key, stored.record, round_no, raw_seat, records,
                                          raw_match, member.ident))
 
 
@@ -234,7 +234,7 @@ def hint_for(table: Table, member: Member) -> asyncio.Future[Hint]:
             raise RoomError("Hints are given at practice tables only: this table counts.")
         if stored.finished:
             raise not_yours
-        record = stored.match_record
+        record = stored.record
     from engine.bots.review import hint
     # One hint waiting a person: this one replaces any still waiting; it is dropped
     # unasked if the position has moved on by its turn (thinking.Scheduler).

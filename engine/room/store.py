@@ -15,14 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal, NotRequired, Protocol, TypedDict, cast
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, Protocol, TypedDict
 
-from engine import Match, MatchRecord, Result
+from engine import Length, Match, MatchRecord, Result
 from engine.duplicate import BoardResult
 from engine.records import SeatRecord, match_record
 
-from .boards import EventBoard
+from .boards import EventBoard, EventBoardSettings
 from .people import Person
+
+if TYPE_CHECKING:
+    from engine.bots.review import RoundReview
 
 
 class Paid(TypedDict):
@@ -57,7 +60,7 @@ class TableSettings(TypedDict):
     private: bool
     code: str | None
     seats: list[SeatSettings]
-    event: NotRequired[dict[str, Any]]     # ``EventBoard.settings()``, JSON as it is kept
+    event: NotRequired[EventBoardSettings]
     practice: NotRequired[bool]
 
 
@@ -65,17 +68,11 @@ class TableSettings(TypedDict):
 class StoredMatch:
     id: int
     table_id: str
-    record: dict[str, Any]       # as read back: ``match_record`` names its keys
+    record: MatchRecord          # as ``Match.to_dict`` made it, for ``engine.replay``
     seats: list[str | None]      # per seat: a player name ("guest:NAME"), None: computer
     settings: TableSettings
     humans_throughout: bool
     finished: bool = False       # its result is recorded (or it was abandoned)
-
-    @property
-    def match_record(self) -> MatchRecord:
-        """``record`` by its keys: the store keeps it as ``Match.to_dict`` made it (game,
-        length, seed, deals, log, a board's spec), for ``engine.replay``."""
-        return cast("MatchRecord", self.record)
 
 
 @dataclass(frozen=True)
@@ -132,6 +129,19 @@ class EntryRow:
     started: float
 
 
+class KeptFacts(TypedDict, total=False):
+    """A result's ``BoardResult.facts`` as kept, read back (what is missing or damaged
+    reads as nothing said: ``duplicate._result``); a board kept in memory only (a
+    guest's) with its match's record."""
+    side: int | None
+    declared: int
+    made: bool
+    role: str
+    call: str | None
+    taken: int
+    record: MatchRecord
+
+
 @dataclass(frozen=True)
 class ResultRow:
     """One entrant's finished board: the rules' score for the seat and what was said
@@ -142,7 +152,7 @@ class ResultRow:
     board: int
     seat: int
     score: int
-    facts: dict[str, Any]
+    facts: KeptFacts
     match_id: int | None
 
 
@@ -228,14 +238,14 @@ class LeaseLost(RuntimeError):
 class MatchStore(Protocol):
     """Matches as they are played: every call returns once the write is durable."""
 
-    def create_match(self, table_id: str, record: dict[str, Any], seats: list[str | None],
-                     settings: dict[str, Any]) -> int: ...
+    def create_match(self, table_id: str, record: MatchRecord, seats: list[str | None],
+                     settings: TableSettings) -> int: ...
 
     def append_action(self, match_id: int, seq: int, seat: int,
                       action: Mapping[str, Any]) -> None: ...
 
     def set_seats(self, match_id: int, seats: list[str | None],
-                  settings: dict[str, Any] | None = None) -> None: ...
+                  settings: TableSettings | None = None) -> None: ...
 
     def finish_match(self, match_id: int, finished: FinishedMatch) -> Points | None: ...
 
@@ -248,6 +258,48 @@ class MatchStore(Protocol):
     def unfinished(self) -> list[StoredMatch]: ...
 
 
+class GameStats(TypedDict):
+    """A profile's figures for one game (a share None: nothing to count yet)."""
+    matches: int
+    wins: int
+    draws: int
+    losses: int
+    rounds: int
+    declarations_made_pct: float | None
+    calls_made_pct: float | None
+    dash_calls_made_pct: float | None
+
+
+class Profile(TypedDict):
+    """A player's profile (``Records.profile``): also the JSON interface's."""
+    name: str
+    level_points: int
+    since: float                # when the name was first bound
+    stats: dict[str, GameStats]     # by game
+    badges: list[str]           # in the order earned
+
+
+class LeaderRow(TypedDict):
+    rank: int
+    name: str
+    level_points: int
+
+
+class Abandoned(TypedDict):
+    """A match's result when nobody finished it."""
+    abandoned: bool
+
+
+class FinishedRow(TypedDict):
+    """A finished match as the replays' list shows it (``Records.finished_matches``)."""
+    id: int
+    game: str
+    length: Length
+    seats: list[str | None]     # names cleaned; None: a computer player
+    result: Result | Abandoned
+    finished: float             # when
+
+
 class Records(Protocol):
     """What screens and programs read (and the few settings they write)."""
 
@@ -255,18 +307,18 @@ class Records(Protocol):
 
     def save_settings(self, name: str, settings: dict[str, Any]) -> None: ...
 
-    def profile(self, name: str) -> dict[str, Any] | None: ...
+    def profile(self, name: str) -> Profile | None: ...
 
-    def leaderboard(self, limit: int = 20) -> list[dict[str, Any]]: ...
+    def leaderboard(self, limit: int = 20) -> list[LeaderRow]: ...
 
-    def finished_matches(self, limit: int = 50) -> list[dict[str, Any]]: ...
+    def finished_matches(self, limit: int = 50) -> list[FinishedRow]: ...
 
     def match(self, match_id: int) -> StoredMatch | None: ...
 
-    def review(self, match_id: int, round_no: int, seat: int) -> dict[str, Any] | None: ...
+    def review(self, match_id: int, round_no: int, seat: int) -> RoundReview | None: ...
 
     def save_review(self, match_id: int, round_no: int, seat: int,
-                    body: dict[str, Any]) -> None: ...
+                    body: RoundReview) -> None: ...
 
 
 class IdentityStore(Protocol):
@@ -335,6 +387,35 @@ class BrowserLinks(Protocol):
         ...
 
 
+class Ban(TypedDict):
+    """A ban in force on one name, key or address (``ban_in_force``)."""
+    until: float | None         # None: for good
+    by: str
+    reason: str
+
+
+class BanRow(Ban):
+    """A ban in force, with what it bans (``bans``)."""
+    kind: str                   # name | key | addr
+    value: str
+
+
+class LoggedAction(TypedDict):
+    """What an operator did (``actions_log``)."""
+    at: float
+    by: str
+    action: str
+    detail: str
+
+
+class Report(TypedDict):
+    """A player's report of another (``reports``)."""
+    at: float
+    by: str
+    target: str
+    reason: str
+
+
 class ModerationStore(Protocol):
     """Bans (by key, name or address), what operators did, and players' reports."""
 
@@ -343,17 +424,17 @@ class ModerationStore(Protocol):
 
     def remove_bans(self, kind: str, value: str) -> int: ...
 
-    def ban_in_force(self, kind: str, value: str) -> dict[str, Any] | None: ...
+    def ban_in_force(self, kind: str, value: str) -> Ban | None: ...
 
-    def bans(self) -> list[dict[str, Any]]: ...
+    def bans(self) -> list[BanRow]: ...
 
     def log_action(self, author: str, action: str, detail: str) -> None: ...
 
-    def actions_log(self, limit: int = 50) -> list[dict[str, Any]]: ...
+    def actions_log(self, limit: int = 50) -> list[LoggedAction]: ...
 
     def add_report(self, author: str, target: str, reason: str) -> None: ...
 
-    def reports(self, limit: int = 50) -> list[dict[str, Any]]: ...
+    def reports(self, limit: int = 50) -> list[Report]: ...
 
 
 class MatchRef:

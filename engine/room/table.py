@@ -26,7 +26,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Protocol, TypedDict
+from typing import Any, Literal, NamedTuple, Protocol
 
 from engine import Action, Match, View, leaving_ends_match
 
@@ -37,6 +37,7 @@ from .errors import N_, RoomError, Said
 from .moderation import Mutes, ignores
 from .narration import Event
 from .people import Person
+from .rows import LobbyRow, SeatRow
 from .store import (
     EventStore,
     FinishedBoard,
@@ -77,14 +78,6 @@ class Member(Person, Protocol):
 
 # A seat at a table: empty, a person's (connected or away), or a computer player's.
 EMPTY = N_("(empty)")        # an empty seat's label (said in each player's language)
-
-class SeatRow(TypedDict):
-    """A seat as the lobby's row lists it (``Seat.public``): what anyone may see."""
-    kind: SeatKind
-    name: str | None
-    guest: bool
-    connected: bool
-
 
 @dataclass
 class Seat:
@@ -406,7 +399,7 @@ class Drive(Protocol):
     stored_id: int | None       # the stored match its last frame shows
 
     def members(self) -> Iterator[Member]: ...
-    def summary(self) -> dict[str, Any]: ...
+    def summary(self) -> LobbyRow: ...
     def round_info(self) -> tuple[int | None, int | None]: ...
     def between_rounds(self) -> bool: ...
     def view_of(self, member: Member) -> View | None: ...
@@ -515,13 +508,13 @@ class Table:
         v = self.match.view(None)
         return v.get("round"), v.get("rounds")
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> LobbyRow:
         """The lobby's row: the shown state."""
         if self.replica is not None:
             return self.replica.summary()
         pub = self.views[None] if self.views is not None else None
         rnd, rounds = (pub.get("round"), pub.get("rounds")) if pub is not None else (None, None)
-        return {
+        row: LobbyRow = {
             "id": self.id,
             "game": self.game,
             "length": self.length,
@@ -533,11 +526,12 @@ class Table:
             "seats": [s.public() for s in self.seats],
             "spectators": len(self.watchers),
             "ranked": self.ranked(),
-            **({"event": {"id": self.event.event, "board": self.event.board,
-                          "boards": self.event.boards}}
-               if self.event is not None else {}),
-            "practice": self.practice,
         }
+        if self.event is not None:
+            row["event"] = {"id": self.event.event, "board": self.event.board,
+                            "boards": self.event.boards}
+        row["practice"] = self.practice         # after "event": the keys' order as sent
+        return row
 
     def ranked(self) -> bool:
         """Does this match pay level points and count badge wins (engine.records:

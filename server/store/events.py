@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import logging
 import time
+from typing import cast
 
-from engine.room.store import BoardStarted, EntryRow, EventRow, ResultRow
+from engine.room.store import BoardStarted, EntryRow, EventRow, KeptFacts, ResultRow
 
 from .database import Database
 
@@ -101,7 +102,8 @@ class EventRows(Database):
                           event_id)
                 facts = {}
             out.append(ResultRow(int(r[0]), r[1], r[2], int(r[3]), int(r[4]), int(r[5]),
-                                 facts if isinstance(facts, dict) else {},
+                                 # As kept (read with care: duplicate._result).
+                                 cast("KeptFacts", facts) if isinstance(facts, dict) else {},
                                  None if r[7] is None else int(r[7])))
         return out
 

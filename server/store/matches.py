@@ -7,13 +7,25 @@ import json
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from engine.room.store import FinishedBoard, FinishedMatch, LeaseLost, StoredMatch
+from engine import MatchRecord
+from engine.room.store import (
+    FinishedBoard,
+    FinishedMatch,
+    FinishedRow,
+    LeaseLost,
+    Points,
+    StoredMatch,
+    TableSettings,
+)
 from engine.room.text import clean_name, name_key
 
 from .database import StoreError, psycopg_module
 from .records import RecordRows
+
+if TYPE_CHECKING:
+    from engine.bots.review import RoundReview
 
 log = logging.getLogger("lamma.store")
 
@@ -22,11 +34,15 @@ class MatchRows(RecordRows):
     """Matches and their action log (``engine.room.store.MatchStore``)."""
 
 
-    def create_match(self, table_id: str, record: dict, seats: list, settings: dict) -> int:
+    def create_match(self, table_id: str, record: MatchRecord, seats: list[str | None],
+                     settings: TableSettings) -> int:
         humans = all(s is not None for s in seats)
         # An event's board: its round (for the replay), and which board of whose entry.
         board = record.get("board")
-        event = settings.get("event") or {}
+        event = settings.get("event")
+        event_id, event_board, entrant = ((event.get("id"), event.get("board"),
+                                           event.get("entrant")) if event else
+                                          (None, None, None))
         # RETURNING (SQLite ≥ 3.35) instead of lastrowid, which psycopg has not;
         # fetchall ends the statement, so SQLite's autocommit commits now.
         rows = self._x(
@@ -40,10 +56,10 @@ class MatchRows(RecordRows):
             (table_id, record["game"], json.dumps(record["length"]), str(record["seed"]),
              json.dumps(record["deals"]), json.dumps(seats), json.dumps(settings),
              int(humans), time.time(), self.process,
-             None if board is None else json.dumps(board), event.get("id"),
-             event.get("board"), event.get("entrant"))).fetchall()
+             None if board is None else json.dumps(board), event_id, event_board,
+             entrant)).fetchall()
         if not rows:
-            raise StoreError(f"board {event.get('board')} of event {event.get('id')} is "
+            raise StoreError(f"board {event_board} of event {event_id} is "
                              "stored already for this entry: a second deal is not stored")
         return rows[0][0]
 
@@ -106,7 +122,8 @@ class MatchRows(RecordRows):
         if own:
             self._x("COMMIT")
 
-    def set_seats(self, match_id: int, seats: list, settings: dict | None = None) -> None:
+    def set_seats(self, match_id: int, seats: list[str | None],
+                  settings: TableSettings | None = None) -> None:
         """A seat changed hands; a computer player anywhere ends level-point eligibility.
         ``settings`` (the table's, with who holds each seat) replaces the stored ones, so a
         restart seats the same people and computer players."""
@@ -125,7 +142,7 @@ class MatchRows(RecordRows):
         mid, table_id, game, length, seed, deals, seats, settings, humans, board, done = row
         log = [[seat, json.loads(a)] for seat, a in self._x(
             "SELECT seat, action FROM actions WHERE match_id = ? ORDER BY seq", (mid,))]
-        record = {"game": game, "length": json.loads(length), "seed": int(seed),
+        record: MatchRecord = {"game": game, "length": json.loads(length), "seed": int(seed),
                   "deals": json.loads(deals), "log": log}
         if board is not None:
             record["board"] = json.loads(board)
@@ -135,7 +152,7 @@ class MatchRows(RecordRows):
     _COLUMNS = ("id, table_id, game, length, seed, deals, seats, settings, humans_throughout, "
                 "board, finished")
 
-    def review(self, match_id: int, round_no: int, seat: int) -> dict | None:
+    def review(self, match_id: int, round_no: int, seat: int) -> RoundReview | None:
         """A stored review (``engine.room.reviews``), None if there is none yet."""
         row = self._x("SELECT body FROM reviews WHERE match_id = ? AND round = ? AND seat = ?",
                       (match_id, round_no, seat)).fetchone()
@@ -145,9 +162,10 @@ class MatchRows(RecordRows):
             body = json.loads(row[0])
         except ValueError:
             return None                 # damaged: computed again
-        return body if isinstance(body, dict) else None
+        # As it was saved (``save_review``), read back.
+        return cast("RoundReview", body) if isinstance(body, dict) else None
 
-    def save_review(self, match_id: int, round_no: int, seat: int, body: dict) -> None:
+    def save_review(self, match_id: int, round_no: int, seat: int, body: RoundReview) -> None:
         """Keep a review with its match (the same for every asker: the first one stays)."""
         self._x("INSERT INTO reviews (match_id, round, seat, body, at) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (match_id, round, seat) DO NOTHING",
@@ -172,7 +190,7 @@ class MatchRows(RecordRows):
         row = self._x(f"SELECT {self._COLUMNS} FROM matches WHERE id = ?", (match_id,)).fetchone()
         return self._load(row) if row else None
 
-    def finished_matches(self, limit: int = 50) -> list[dict]:
+    def finished_matches(self, limit: int = 50) -> list[FinishedRow]:
         """The newest finished matches with something to replay (a round played); an
         event's boards are not listed (their deals are the event's, secret until it
         closes: its comparisons show them)."""
@@ -201,7 +219,7 @@ class MatchRows(RecordRows):
             sql, args = sql + " AND process = ?", (*args, process)
         return self._x(sql, args)
 
-    def finish_match(self, match_id: int, finished: FinishedMatch) -> dict | None:
+    def finish_match(self, match_id: int, finished: FinishedMatch) -> Points | None:
         """Record the result once, with statistics, level points and badges as the
         rules worked them out (``finished.records``).
 
@@ -224,7 +242,7 @@ class MatchRows(RecordRows):
             if cur.rowcount != 1:
                 return None                   # already recorded; nothing was written
             records = finished.records
-            paid = {}
+            paid: Points = {}
             for seat, name in enumerate(stored.seats):
                 if name is None or name.startswith("guest:"):
                     continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import time
 
+from engine.room.store import Ban, BanRow, LoggedAction, Report
 from engine.room.text import clean_chat
 
 from .database import Database
@@ -29,7 +30,7 @@ class ModerationRows(Database):
                       "AND (until IS NULL OR until > ?)", (kind, value, now))
         return int(cur.rowcount)
 
-    def ban_in_force(self, kind: str, value: str) -> dict | None:
+    def ban_in_force(self, kind: str, value: str) -> Ban | None:
         """The longest ban in force on ``kind`` (name, key, addr) ``value``, if any."""
         row = self._x("SELECT until, author, reason FROM bans WHERE kind = ? AND value = ? "
                       "AND (until IS NULL OR until > ?) "
@@ -38,7 +39,7 @@ class ModerationRows(Database):
         return None if row is None else {"until": row[0], "by": clean_chat(row[1]),
                                          "reason": clean_chat(row[2])}
 
-    def bans(self) -> list[dict]:
+    def bans(self) -> list[BanRow]:
         rows = self._x("SELECT kind, value, until, author, reason FROM bans "
                        "WHERE until IS NULL OR until > ? ORDER BY at", (time.time(),))
         # Cleaned as read: operators see these on their screens and in a terminal.
@@ -71,7 +72,7 @@ class ModerationRows(Database):
         self._x("INSERT INTO moderation_log (at, author, action, detail) VALUES (?, ?, ?, ?)",
                 (time.time(), author, action, detail))
 
-    def actions_log(self, limit: int = 50) -> list[dict]:
+    def actions_log(self, limit: int = 50) -> list[LoggedAction]:
         rows = self._x("SELECT at, author, action, detail FROM moderation_log "
                        "ORDER BY id DESC LIMIT ?", (limit,))
         return [{"at": r[0], "by": clean_chat(r[1]), "action": clean_chat(r[2]),
@@ -81,7 +82,7 @@ class ModerationRows(Database):
         self._x("INSERT INTO reports (at, author, target, reason) VALUES (?, ?, ?, ?)",
                 (time.time(), author, target, reason))
 
-    def reports(self, limit: int = 50) -> list[dict]:
+    def reports(self, limit: int = 50) -> list[Report]:
         rows = self._x("SELECT at, author, target, reason FROM reports ORDER BY id DESC "
                        "LIMIT ?", (limit,))
         return [{"at": r[0], "by": clean_chat(r[1]), "target": clean_chat(r[2]),

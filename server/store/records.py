@@ -8,6 +8,7 @@ import logging
 import time
 
 from engine.records import BADGE_OF, SeatRecord, badge_due
+from engine.room.store import GameStats, LeaderRow, Profile
 from engine.room.text import clean_name, name_key
 
 from .database import Database
@@ -57,12 +58,12 @@ class RecordRows(Database):
                             "WHERE name = ? AND game = ?", (name_key(seats[w]), game))
 
 
-    def profile(self, name: str) -> dict | None:
+    def profile(self, name: str) -> Profile | None:
         row = self._x("SELECT name, level_points, created FROM players WHERE name_key = ?",
                       (name_key(name),)).fetchone()
         if row is None:
             return None
-        stats = {}
+        stats: dict[str, GameStats] = {}
         for r in self._x("SELECT game, matches, wins, draws, losses, rounds, declarations, "
                          "declarations_made, calls, calls_made, dash_calls, dash_calls_made "
                          "FROM stats WHERE name = ? ORDER BY game", (name_key(name),)):
@@ -80,7 +81,7 @@ class RecordRows(Database):
         return {"name": clean_name(row[0]), "level_points": row[1], "since": row[2],
                 "stats": stats, "badges": badges}
 
-    def leaderboard(self, limit: int = 20) -> list[dict]:
+    def leaderboard(self, limit: int = 20) -> list[LeaderRow]:
         rows = self._x("SELECT name, level_points FROM players ORDER BY level_points DESC, name "
                        "LIMIT ?", (limit,))
         return [{"rank": i + 1, "name": clean_name(n), "level_points": p}

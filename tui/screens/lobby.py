@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from engine.catalogue import GAMES, terms
-from engine.room import RoomError, code_label, display_name, title
+from engine.room import LobbyRow, RoomError, code_label, display_name, title
 
 from ..host import host
 from ..i18n import N_, Speech
@@ -62,7 +62,7 @@ MORE_KEYS = [("b", N_("leaderboard")), ("r", N_("replays")), ("o", N_("options")
 EN = Speech("en")
 
 
-def row_line(row: dict) -> str:
+def row_line(row: LobbyRow) -> str:
     """One table's line in an English listing (80 columns)."""
     # A practice table's seats give up 11 columns to its mark after the status.
     seats = 14 if row.get("practice") else 25
@@ -93,7 +93,7 @@ def said_length(speech: Speech, game: str, length, ranked: object = False) -> st
     return f"{said} {RANKED_MARK}" if ranked else said
 
 
-def said_seats(speech: Speech, summary: dict) -> list[str]:
+def said_seats(speech: Speech, summary: LobbyRow) -> list[str]:
     names = []
     for s in summary["seats"]:
         if s["kind"] == "empty":
@@ -106,7 +106,7 @@ def said_seats(speech: Speech, summary: dict) -> list[str]:
     return names
 
 
-def said_status(speech: Speech, summary: dict) -> str:
+def said_status(speech: Speech, summary: LobbyRow) -> str:
     if summary["status"] == "waiting":
         free = sum(1 for s in summary["seats"] if s["kind"] == "empty")
         return speech._("waiting ({free} free)").format(free=free)
@@ -124,7 +124,7 @@ def said_status(speech: Speech, summary: dict) -> str:
 ROW_COLUMNS = (5, 17, 10, 26)
 
 
-def said_row(speech: Speech, row: dict) -> Text:
+def said_row(speech: Speech, row: LobbyRow) -> Text:
     """One table's line in an Arabic listing: the same columns, from the right."""
     status = said_status(speech, row)
     # a practice table's seats give up columns to its mark, as in English
@@ -159,10 +159,10 @@ def said_head(speech: Speech) -> Text:
 
 
 # Arabic rows, per row and text mode, kept as the English ones are (below).
-_SAID_ROWS: dict[tuple[int, str, str], tuple[dict, Text]] = {}
+_SAID_ROWS: dict[tuple[int, str, str], tuple[LobbyRow, Text]] = {}
 
 
-def said_row_text(speech: Speech, row: dict) -> Text:
+def said_row_text(speech: Speech, row: LobbyRow) -> Text:
     key = (id(row), speech.code, speech.mode)
     hit = _SAID_ROWS.get(key)
     if hit is not None and hit[0] is row:
@@ -186,11 +186,11 @@ def highlighted(text: Text) -> Text:
 # Each row's line, formatted once for every lobby screen of the process: the registry
 # hands every screen the same row dict until its table changes (the entry holds the
 # row, so its id is not reused while cached).
-_ROW_TEXTS: dict[int, tuple[dict, Text, Text]] = {}
+_ROW_TEXTS: dict[int, tuple[LobbyRow, Text, Text]] = {}
 ROW_TEXTS_MAX = 1024     # rows of every table (500 at most) and then some
 
 
-def row_text(row: dict, shaped: bool = False) -> Text:
+def row_text(row: LobbyRow, shaped: bool = False) -> Text:
     """A row's line, not highlighted: shared (a Line never changes the Text it shows).
     ``shaped``: a name in Arabic in it joined and in its order (English, shaped mode)."""
     hit = _ROW_TEXTS.get(id(row))
@@ -217,7 +217,7 @@ QUIT_ASK = N_("Quit? q or y quits; any other key stays.")
 NO_TABLES_SAID = N_("No tables yet: press p for quick play or n for a new table.")
 
 
-def compact_row(speech: Speech, row: dict, cw: int) -> list[Text]:
+def compact_row(speech: Speech, row: LobbyRow, cw: int) -> list[Text]:
     """A table's rows in the compact lobby: its number, game and length (the
     status after them where the width holds it), then the status, the seats and who
     watches, wrapped at a word (or a name) over the rows they need."""
@@ -259,7 +259,7 @@ class CompactPage:
     spans: list[tuple[int, int, int]]
 
 
-def compact_page(speech: Speech, colour: bool, member: Member, rows: list[dict], cursor: int,
+def compact_page(speech: Speech, colour: bool, member: Member, rows: list[LobbyRow], cursor: int,
                  keys: list[tuple[str, str]], said: tuple[Text, Text], width: int,
                  height: int) -> CompactPage:
     """Under 80×24: the title, two rows a table (its number, game and length; then
@@ -326,7 +326,7 @@ def compact_page(speech: Speech, colour: bool, member: Member, rows: list[dict],
                        [sp for sp in spans if sp[1] <= len(top) + max(0, room)])
 
 
-def lobby_note(registry: Registry, member: Member, speech: Speech, rows: list[dict]) -> Text:
+def lobby_note(registry: Registry, member: Member, speech: Speech, rows: list[LobbyRow]) -> Text:
     """The code of a private table of ``member``'s, to read out to friends; else, when a
     ranked table is listed, what its mark means (in reading order: laid out where
     it is drawn)."""
@@ -371,12 +371,12 @@ class LobbyScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.cursor = 0
-        self.rows: list[dict] = []
+        self.rows: list[LobbyRow] = []
         # What the list shows now: the rows (the registry's shared dicts, the same
         # object while a table is unchanged) and the cursor, None before the first draw.
-        self._shown: tuple[list[dict], int] | None = None
+        self._shown: tuple[list[LobbyRow], int] | None = None
         # The highlighted row's Text, with the row it shows (the others': row_text).
-        self._selected_text: tuple[dict, Text] | None = None
+        self._selected_text: tuple[LobbyRow, Text] | None = None
         self.redraws = 0        # listings drawn (tests and benchmarks count them)
         self._keys_shown: list[tuple[str, str]] | None = None
         # What each part of the screen shows (``lines``); one Board draws them all:
@@ -479,7 +479,7 @@ class LobbyScreen(Screen[None]):
         self._list_at = (page.x, min(width, W))
         self._compact_spans = page.spans
 
-    def _keys_for(self, chosen: dict | None) -> list[tuple[str, str]]:
+    def _keys_for(self, chosen: LobbyRow | None) -> list[tuple[str, str]]:
         """The keys for the table chosen: back to one's own seat, take a computer
         player's seat, watch a match under way, or sit."""
         if chosen is not None and self._held(chosen):
@@ -575,13 +575,13 @@ class LobbyScreen(Screen[None]):
             self._keys = keys_text(said_keys(speech, keys), speech)
         self.paint()
 
-    def _row_text(self, row: dict) -> Text:
+    def _row_text(self, row: LobbyRow) -> Text:
         speech = host(self).speech
         if speech.rtl:
             return said_row_text(speech, row)
         return row_text(row, speech.shaped)
 
-    def _held(self, row: dict) -> bool:
+    def _held(self, row: LobbyRow) -> bool:
         """Is ``row`` a match under way where this player's seat waits for them?"""
         if row["status"] != "playing":
             return False
@@ -591,7 +591,7 @@ class LobbyScreen(Screen[None]):
                 and any(s.held_by(member) for s in table.seats))
 
     @staticmethod
-    def _takeable(row: dict) -> bool:
+    def _takeable(row: LobbyRow) -> bool:
         return row["status"] == "playing" and any(s["kind"] == "bot" for s in row["seats"])
 
     def notice(self, text: str) -> None:

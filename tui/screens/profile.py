@@ -11,6 +11,7 @@ from textual.binding import Binding
 
 from engine.records import BADGE_WINS
 from engine.room import title
+from engine.room.store import GameStats, LeaderRow
 
 from ..host import host
 from ..i18n import N_, Speech
@@ -169,7 +170,7 @@ class ProfileScreen(LinkedRecordScreen):
     def note(self, text: str) -> list[str]:
         return textwrap.wrap(text, self.width - 6)
 
-    def stats_lines(self, game: str, st: dict) -> list[Text]:
+    def stats_lines(self, game: str, st: GameStats) -> list[Text]:
         """A game's statistics in the compact layout: its name, then each figure with
         its heading, as many to a line as the width holds."""
         speech = host(self).speech
@@ -215,7 +216,7 @@ class ProfileScreen(LinkedRecordScreen):
                     f"{'rounds':>7}{'decl. %':>9}{'calls %':>9}{'dash %':>8}",
                     style="bold underline")
 
-    def stats_row(self, game: str, st: dict) -> Text:
+    def stats_row(self, game: str, st: GameStats) -> Text:
         speech = host(self).speech
         figures = [st["matches"], st["wins"], st["draws"], st["losses"], st["rounds"],
                    pct(st["declarations_made_pct"]), pct(st["calls_made_pct"]),
@@ -239,7 +240,7 @@ class LeaderboardScreen(LinkedRecordScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.board: list[dict] | None = None     # the leaderboard's rows
+        self.board: list[LeaderRow] | None = None     # the leaderboard's rows
         self.first = 0
 
     @property

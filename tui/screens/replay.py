@@ -20,6 +20,7 @@ from textual.screen import Screen
 
 from engine.catalogue import terms
 from engine.room import replay_stored, seat_label, seat_labels, title
+from engine.room.store import FinishedRow
 
 from ..host import host
 from ..i18n import N_, Speech
@@ -89,7 +90,7 @@ class ReplayListScreen(PageScreen):
     def __init__(self) -> None:
         super().__init__()
         self.cursor = 0
-        self.rows: list[dict] | None = None
+        self.rows: list[FinishedRow] | None = None
 
     def parts(self) -> ComposeResult:
         yield Line(id="record-title")
@@ -183,7 +184,7 @@ class ReplayListScreen(PageScreen):
                 t.append_text(fit(laid, width))
         self.query_one("#replays-list", Block).set(t)
 
-    def shown_rows(self, page: int = LIST_ROWS) -> list[tuple[int, dict]]:
+    def shown_rows(self, page: int = LIST_ROWS) -> list[tuple[int, FinishedRow]]:
         """The rows in view (``page`` of them, the cursor's among them) by index."""
         rows = self.rows or []
         n = len(rows)
@@ -317,7 +318,7 @@ class ReplayScreen(PageScreen):
         r, _k = self.model.positions[self.pos]
         mid = self.match_id
         host(self).push_screen(ReviewScreen(
-            stored.match_record, r + 1, seat, self.model.names,
+            stored.record, r + 1, seat, self.model.names,
             lambda s: reviews.match_review(store, member, mid, r + 1, s), any_seat=True))
 
     @property
