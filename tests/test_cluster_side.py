@@ -580,6 +580,31 @@ async def test_a_driver_says_where_its_table_was_when_it_seated_someone():
     assert seated == [{"k": "seated", "table": table.id, "seat": 2, "at": [3, 17]}]
 
 
+async def test_a_frame_without_what_is_read_of_it_or_with_a_stranger_creator_is_damaged():
+    """A frame missing a field the replica reads (or whose creator is no identity) is
+    said damaged where it is read, not a KeyError later."""
+    from engine.room.frames import checked_frame
+    reg = Registry(bot_pause=3600)
+    remote.join_cluster(reg, Kept())
+    table = reg.create("estimation", 13)
+    frame = unpack(frame_of(table, "p1", 0))
+    assert checked_frame(table.id, frame)["id"] == table.id
+    for key in ("views", "deadline_in", "points", "match_id", "code"):
+        try:
+            checked_frame(table.id, {k: v for k, v in frame.items() if k != key})
+        except Damaged as e:
+            assert key in str(e)
+        else:
+            raise AssertionError(f"a frame without {key} was taken")
+    for creator in (7, "x" * 401, ["key"]):
+        try:
+            checked_frame(table.id, {**frame, "creator": creator})
+        except Damaged:
+            pass
+        else:
+            raise AssertionError(f"a frame's creator {creator!r} was taken")
+
+
 def test_a_row_another_process_wrote_is_checked_field_by_field_and_built_again():
     row = lobby_row("5")
     row["seats"] = [{"kind": "human", "name": "\x1b[2Jeve", "guest": False,
@@ -588,6 +613,9 @@ def test_a_row_another_process_wrote_is_checked_field_by_field_and_built_again()
     got = checked_row({"id": "5", "row": row, "holders": ["key:e:eve", None, None, None],
                        "code": None})
     assert "\x1b" not in got["row"]["seats"][0]["name"] and "extra" not in got["row"]
+    # A ranked table is marked as one in every process's lobby (it was left out).
+    assert checked_row({"id": "5", "row": {**row, "ranked": True}, "code": None,
+                        "holders": [None] * 4})["row"]["ranked"] is True
     # A practice table is said as one elsewhere too (its hints: engine/room/reviews.py).
     assert checked_row({"id": "5", "row": {**row, "practice": True}, "code": None,
                         "holders": [None] * 4})["row"]["practice"] is True

@@ -124,6 +124,9 @@ def checked_lobby_row(tid: str, row: object) -> LobbyRow:
     if "practice" in row:
         _need(isinstance(row["practice"], bool), "its practice is not true or false")
         out["practice"] = row["practice"]
+    if "ranked" in row:         # the lobby marks a ranked table, wherever it plays
+        _need(isinstance(row["ranked"], bool), "its ranked is not true or false")
+        out["ranked"] = row["ranked"]
     if "event" in row:
         ev = row["event"]
         _need(isinstance(ev, dict) and all(is_int(ev.get(k)) for k in ("id", "board", "boards"))
@@ -213,12 +216,20 @@ class ShownFrame(TypedDict):
     seq: NotRequired[int]       # the last of its events it holds
 
 
+FRAME_KEYS = ("code", "views", "events", "chat", "seats", "deadline_in", "deadline_seat",
+              "points", "match_id", "takeovers", "between", "row", "status", "version")
+
+
 def checked_frame(tid: str, f: object) -> ShownFrame:
     """A frame (unpacked) whose every field this process reads is of its type; Damaged
     if not. A seat's view is filed under that seat (``view_of`` gives it by seat)."""
     _need(isinstance(f, dict), "its frame is not an object")
     assert isinstance(f, dict)
     _need("$damaged" not in f, f"its frame is not JSON ({f.get('$damaged')})")
+    # What the replica reads with [] is there (a frame without it is damaged, said as
+    # such, not a KeyError in the log).
+    missing = [k for k in FRAME_KEYS if k not in f]
+    _need(not missing, f"its frame has no {', '.join(missing)[:80]}")
     _need(f.get("id") == tid, f"its frame names table {f.get('id')!r}")
     _need(isinstance(f.get("driver"), str) and is_int(f.get("epoch")),
           "its frame's driver is not named")
@@ -276,6 +287,9 @@ def checked_frame(tid: str, f: object) -> ShownFrame:
     _need(isinstance(takeovers, dict) and all(
         isinstance(k, str) and k in ("0", "1", "2", "3") and isinstance(v, str)
         for k, v in takeovers.items()), "its frame's promised seats are not seats")
+    creator = f.get("creator")
+    _need(creator is None or (isinstance(creator, str) and len(creator) <= 400),
+          "its frame's creator is not an identity")
     return cast("ShownFrame", {**f, "row": checked_lobby_row(tid, f.get("row"))})
 
 
