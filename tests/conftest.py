@@ -310,3 +310,4 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     import gc
     if runtime._on_gc in gc.callbacks:
         gc.callbacks.remove(runtime._on_gc)
+

@@ -39,6 +39,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 # What ``lamma serve`` prints once it takes connections (server/cli.py).
@@ -205,3 +206,43 @@ def stop_popen(proc: subprocess.Popen | None, grace: float = GRACE) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(10)
+
+
+class OtherLoad:
+    """How much of the machine other jobs took while a timed stretch ran (Linux
+    ``/proc``): a latency bound measured on a quiet machine is multiplied by
+    ``factor()`` — cores over the cores left to us — so that the test checks what it
+    means (the room's own cost) whatever else runs (a test that fails because the
+    machine is busy is a defect). ``pids``: the processes that are the test's own."""
+
+    CAP = 6.0
+
+    def __init__(self, pids: list[int]):
+        self.pids = pids
+        self.start = self._read()
+
+    @staticmethod
+    def _ticks(pid: int) -> float:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return 0.0
+        return float(fields[11]) + float(fields[12])     # utime + stime
+
+    def _read(self) -> tuple[float, float, float] | None:
+        try:
+            cpu = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+        except OSError:
+            return None
+        ticks = [float(x) for x in cpu]
+        idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0.0)
+        return sum(ticks), sum(ticks) - idle, sum(self._ticks(p) for p in self.pids)
+
+    def factor(self) -> float:
+        end = self._read()
+        if self.start is None or end is None or end[0] <= self.start[0]:
+            return 1.0
+        total, busy, ours = (e - s for e, s in zip(end, self.start, strict=True))
+        cores = os.cpu_count() or 1
+        others = max(0.0, busy - ours) / total * cores      # cores other jobs kept busy
+        return min(self.CAP, cores / max(cores - others, cores / self.CAP))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ from pathlib import Path
 import asyncssh
 import pytest
 from conftest import JsonClient
-from procs import stop_process
+from procs import OtherLoad, stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow      # floods from another process
@@ -77,11 +78,14 @@ async def normal_client(srv) -> JsonClient:
     return JsonClient(conn, await conn.create_process("play", encoding=None))
 
 
-async def during(srv, kind: str, n: int) -> tuple[dict, list[float]]:
+async def during(srv, kind: str, n: int) -> tuple[dict, list[float], float]:
+    """What the attacker saw, the calm client's answer times meanwhile, and how much
+    more time other jobs on the machine made them take (``OtherLoad``: 1 if quiet)."""
     calm = await normal_client(srv)
     attacker = await asyncio.create_subprocess_exec(
         sys.executable, "-c", ATTACKER, str(srv.port), kind, str(n), cwd=ROOT,
         stdout=subprocess.PIPE)
+    others = OtherLoad([os.getpid(), attacker.pid])     # the test's own work
     times = []
     try:
         deadline = time.monotonic() + 3.0
@@ -91,11 +95,12 @@ async def during(srv, kind: str, n: int) -> tuple[dict, list[float]]:
             await calm.expect("error")
             times.append(time.monotonic() - started)
             await asyncio.sleep(0.02)
+        busy = others.factor()
         out, _ = await asyncio.wait_for(attacker.communicate(), 30)
     finally:
         await stop_process(attacker)
     await calm.close()
-    return json.loads(out.decode().strip().splitlines()[-1]), sorted(times)
+    return json.loads(out.decode().strip().splitlines()[-1]), sorted(times), busy
 
 
 def p95(times: list[float]) -> float:
@@ -103,18 +108,18 @@ def p95(times: list[float]) -> float:
 
 
 async def test_a_flood_of_guest_connections(room):
-    got, times = await during(room, "guests", 150)
+    got, times, busy = await during(room, "guests", 150)
     assert got["in"] <= 16 and got["in"] + got["refused"] == 150, got
     # refused by the room's limits, in words (not by a crash or a timeout)
     assert all("Too many connections" in why or "too fast" in why for why in got["why"]), \
         set(got["why"])
-    assert p95(times) < 0.1, times
+    assert p95(times) < 0.1 * busy, (times, busy)     # 0.1 s on a quiet machine
 
 
 async def test_a_flood_of_terminal_sessions_on_one_connection(room):
-    got, times = await during(room, "sessions", 40)
+    got, times, busy = await during(room, "sessions", 40)
     # Four channels open at most (issue 30); the rest are refused as they open, and a
     # connection refused that often is closed, sessions and all.
     assert got["open refusals"] >= 34 and got["sessions"] <= 3, got
     assert got["said why"] >= 15, got       # the refusals before it was closed, in words
-    assert p95(times) < 0.1, times
+    assert p95(times) < 0.1 * busy, (times, busy)     # 0.1 s on a quiet machine

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 import statistics
 import sys
 import time
 
 import pytest
-from procs import exited, stop_process, wait_line
+from procs import OtherLoad, exited, stop_process, wait_line
 
 from server.driver import (
     PASTE_END,
@@ -527,6 +528,7 @@ async def test_a_window_change_flood_is_coalesced_and_others_keep_their_pace(lam
         driver = driver_of(srv, "stormy")
         stop = asyncio.Event()
         probe = asyncio.ensure_future(key_latencies(steady, stop))
+        others = OtherLoad([os.getpid(), stormy.proc.pid])     # the test's own work
         started = time.monotonic()
         stormy.tell()
         flood = json.loads(await stormy.line('"sent"'))
@@ -546,7 +548,9 @@ async def test_a_window_change_flood_is_coalesced_and_others_keep_their_pace(lam
         assert flood["sent"] >= 2000
         assert driver.resizes_applied <= RESIZE_BURST + RESIZE_RATE * elapsed + 2
         assert len(latencies) >= 20
-        assert p95(latencies) <= P95_BOUND
+        # 100 ms on a quiet machine; as much more as other jobs left us less of it
+        busy = others.factor()
+        assert p95(latencies) <= P95_BOUND * busy, (p95(latencies), busy)
     finally:
         await stormy.close()
     for c in (steady, *owners):
@@ -563,6 +567,7 @@ async def test_a_key_flood_is_dropped_with_a_notice_and_others_keep_their_pace(l
         driver = driver_of(srv, "hammer")
         stop = asyncio.Event()
         probe = asyncio.ensure_future(key_latencies(steady, stop))
+        others = OtherLoad([os.getpid(), hammer.proc.pid])     # the test's own work
         # Keys that do nothing in the lobby, escape sequences among them (so drops
         # cut some), as fast as SSH lets them through.
         hammer.tell()
@@ -582,7 +587,9 @@ async def test_a_key_flood_is_dropped_with_a_notice_and_others_keep_their_pace(l
         assert after == {"notice": True, "help": True}   # told, and keys work again
         assert driver.notices == 1                       # once per burst
         assert len(latencies) >= 20
-        assert p95(latencies) <= P95_BOUND
+        # 100 ms on a quiet machine; as much more as other jobs left us less of it
+        busy = others.factor()
+        assert p95(latencies) <= P95_BOUND * busy, (p95(latencies), busy)
         assert app_of(srv, "hammer").screen.__class__.__name__ == "HelpScreen"
     finally:
         await hammer.close()

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 
 import asyncssh
 import pytest
 from conftest import LammaServer, reply_line, start_room, stop_room
+from procs import OtherLoad
 
 from server.limits import Limits
 
@@ -30,6 +32,7 @@ async def test_a_flood_of_requests_is_refused_and_the_flooder_closed_while_other
     calm = await srv.json_client("calm")
     flood = await srv.json_client("flood")
     flood.send(b'{"op":"tables"}\n' * 1024)              # one 16 KB write
+    others = OtherLoad([os.getpid()])           # the room and both clients are here
     times = []
     for _ in range(20):
         started = time.monotonic()
@@ -37,7 +40,8 @@ async def test_a_flood_of_requests_is_refused_and_the_flooder_closed_while_other
         await calm.expect("tables")
         times.append(time.monotonic() - started)
         await asyncio.sleep(0.01)
-    assert sorted(times)[int(len(times) * 0.95) - 1] < 0.1, times
+    busy = others.factor()                      # 0.1 s on a quiet machine
+    assert sorted(times)[int(len(times) * 0.95) - 1] < 0.1 * busy, (times, busy)
     # The flooder: 40 listings answered (the burst: 10 tokens each), the rest refused
     # with words, and after 200 refusals in a row, closed.
     got = []
