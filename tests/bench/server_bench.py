@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/bench/server_bench.py [--quick] [--clients process|loop|both]
                      [--only memory,one,match,many,bots,churn,lobby,500|all] [--repeat N]
+                     [--profile FILE]
 
 Prints: resident memory per connected idle session (server in a subprocess);
 keypress-to-own-screen and move-to-the-other-three-screens latency (median,
@@ -709,24 +710,40 @@ def cpu_ms_per(n: int, cpu0: float) -> str:
     return f"{(time.process_time() - cpu0) * 1000 / max(1, n):.1f} ms"
 
 
-async def bench_one_table(moves: int, mode: str) -> None:
+async def bench_one_table(moves: int, mode: str, profile: str = "") -> None:
     server, room, port = await start_inprocess()
     agent = await make_agent(mode)
     table, names = await table_of_four(room, agent, port, "one")
     own, other, per_move = [], [], []
     n = 0
     print(f"one table ({mode} clients), {load()}")
+    prof = None
+    if profile:
+        # The loop's thread only, its CPU (not the wall: a loaded machine's waits are
+        # not the server's), over the moves alone.  The profiler multiplies the CPU
+        # (2-4 times here), most where calls are many: every figure of a profiled run
+        # is inflated; read the shares, and time without ``--profile``.
+        import cProfile
+        prof = cProfile.Profile(time.thread_time)
+        prof.enable()
     cpu0 = time.process_time()
     while table.match.to_act is not None and n < moves:
         await one_move(table, agent, names, own, other, per_move)
         n += 1
     cpu = cpu_ms_per(n, cpu0)
+    if prof is not None:
+        prof.disable()
+        prof.dump_stats(profile)
+        import pstats
+        print(f"  profile of the moves (loop thread, CPU) in {profile}; by own time:")
+        pstats.Stats(prof, stream=sys.stdout).sort_stats("tottime").print_stats(25)
     print(f"  keypress -> own screen:        {fmt_ms(own)}")
     print(f"  move -> other three screens:   {fmt_ms(other)}")
     print(f"  bytes per opponent move (card play): median {statistics.median(per_move):.0f}, "
           f"p95 {pct(per_move, 95):.0f}, max {max(per_move)}")
     print(f"  this process's CPU per move: {cpu}"
-          + (" (server only)" if mode == "process" else " (server and clients)"))
+          + (" (server only)" if mode == "process" else " (server and clients)")
+          + (" under the profiler" if prof is not None else ""))
     print(f"  after: {load()}")
     await agent.stop()
     server.close()
@@ -1457,7 +1474,7 @@ async def main(args):
     for mode in modes:
         if "one" in only:
             for _ in range(args.repeat):
-                await bench_one_table(args.moves, mode)
+                await bench_one_table(args.moves, mode, args.profile)
     if "match" in only:
         await bench_whole_match(modes[0])
     for mode in modes:
@@ -1482,6 +1499,8 @@ if __name__ == "__main__":
                    help="comma-separated: memory,one,match,many,bots (the default), "
                         "churn,lobby,500 (issue 12: only when named), or all")
     p.add_argument("--repeat", type=int, default=1, help="runs of the one-table scenario")
+    p.add_argument("--profile", default="", metavar="FILE",
+                   help="one: cProfile the moves (the loop thread's CPU) into FILE")
     p.add_argument("--sessions", type=int, default=50)
     p.add_argument("--moves", type=int, default=200)
     p.add_argument("--tables", type=int, default=25)
