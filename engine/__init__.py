@@ -79,6 +79,7 @@ __all__ = [
     "leaving_ends_match",
     "new_match",
     "replay",
+    "round_began",
 ]
 
 
@@ -116,6 +117,24 @@ def replay(game: str | MatchRecord | Mapping[str, Any], length: Length = None, s
         else:
             m.apply(seat, action)
     return m
+
+
+def round_began(match: Match) -> int:
+    """``len(match.log)`` when the round (or hand) being played began: the match
+    replayed from its record, watching where a round ended (a table resumed from the
+    store knows from it whether it is between rounds)."""
+    rec = match.to_dict()
+    m = replay({**rec, "log": []})
+    began = 0
+    for i, (seat, action) in enumerate(rec["log"]):
+        before = len(m.history)
+        if isinstance(action, dict) and action.get("type") == "leave":
+            m.leave(seat)
+        else:
+            m.apply(seat, action)
+        if len(m.history) > before:
+            began = i + 1
+    return began
 
 
 def leaving_ends_match(game: str) -> bool:

@@ -82,3 +82,32 @@ async def test_a_tarneeb_seat_left_mid_match_is_played_on_by_its_computer_player
     while len(m.log) == played:
         assert loop.time() < deadline, "the computer player in the left seat never moved"
         await asyncio.sleep(0.01)
+
+
+async def test_a_match_resumed_between_rounds_is_between_rounds():
+    """A table resumed from the store (a restart, a takeover) knows whether it is
+    between rounds: a computer player's seat is then taken at once, as before the
+    restart, not promised at the end of the next round (round_log was never set)."""
+    from stacked import quick_policy
+
+    from engine import new_match, round_began
+    m = new_match("estimation", length=13, seed=4)
+    ended = None
+    while ended is None:
+        before = len(m.history)
+        m.apply(m.to_act, quick_policy(m, m.to_act))
+        if len(m.history) > before:
+            ended = len(m.log)
+    assert round_began(m) == ended
+    reg = Registry(bot_pause=3600)
+    seats = [{"kind": "bot", "level": "easy"}] * 4
+    table = reg.resume("9", m, 1, {"timer": 0, "seats": seats}, [None] * 4, False)
+    assert table.between_rounds()
+    ana = Session("ana", "key:a:ana")
+    assert table.take_seat(ana, 2) and ana.seat == 2 and table.seats[2].held_by(ana)
+    # one action into the round: no longer between rounds
+    m.apply(m.to_act, quick_policy(m, m.to_act))
+    assert round_began(m) == ended
+    other = Registry(bot_pause=3600).resume("9", m, 1, {"timer": 0, "seats": seats},
+                                            [None] * 4, False)
+    assert not other.between_rounds()

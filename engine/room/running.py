@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from engine import Action, IllegalAction, Match, View, new_match
+from engine import Action, IllegalAction, Match, View, new_match, round_began
 from engine.duplicate import board_result
 
 from .boards import EventBoard
@@ -78,6 +78,9 @@ class Runner(Part):
         t.practice = bool(settings.get("practice"))
         if t.practice:
             t.counts_for_points = False
+        # Between rounds (nobody has acted in the round yet) as before the restart: a
+        # computer player's seat is then taken at once, not at the round's end.
+        self.round_log = round_began(match) if match.result is None else None
         t.views = self.snapshot()       # stored already: shown at once
 
     def start_when_ready(self) -> None:
