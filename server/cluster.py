@@ -119,7 +119,7 @@ def _with_events(store: Store, tid: str, frame: dict[str, Any]) -> dict[str, Any
             break
         try:
             frame = merged(frame, json.loads(body), CHAT_KEEP)
-        except (Damaged, ValueError, RecursionError) as e:
+        except (Damaged, ValueError, TypeError, RecursionError) as e:
             log.error("table %s: its event %d is damaged (%s); its frame goes without it",
                       tid, got, str(e)[:200])
             break
@@ -253,7 +253,10 @@ class PgCluster:
                 table.close()
                 del registry.tables[tid]
                 continue
-            self.side.epochs[tid] = epoch
+            # Its events numbered on from the last stored (an earlier run of this
+            # process wrote them: numbering from 1 again would be dropped as copies).
+            self.side.publisher.adopted(tid, epoch, self.store.last_table_event(tid),
+                                        table.chat_said)
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
@@ -476,18 +479,20 @@ class PgCluster:
         last = (frame.get("seq") if frame is not None
                 else events[-1]["seq"] if events else None)
 
-        def job(store: Store) -> None:
+        def job(store: Store) -> bool:
             tid, driver, match_id, status, private, code, row_j, holders_j, frame_j, by = args
             if match_id is None and ref is not None:
                 match_id = ref.id           # committed by the writes before this one
             store.publish_table(tid, driver, match_id, status, private, code, row_j,
                                 holders_j, frame_j, by, keep_frame=bool(rows))
             if rows:
-                store.append_table_events(tid, driver, rows)
+                if store.append_table_events(tid, driver, rows) < len(rows):
+                    return False            # not ours any more: nothing to tell
                 if rows[-1][0] // PRUNE_EVERY != (rows[0][0] - 1) // PRUNE_EVERY:
                     # Those a frame holds long since go (a process this far behind reads
                     # the frame: ClusterSide._fetch).
                     store.prune_table_events(tid, rows[-1][0] - EVENTS_KEPT)
+            return True
 
         # The row travels with its notice (issue 41: the lobby by the same road): every
         # process lists the table as soon as it hears, without reading every row again;
@@ -507,10 +512,14 @@ class PgCluster:
         if len(notice.encode()) > MAX_PAYLOAD:
             notice = json.dumps({"k": "t", "id": table.id, "p": me, "seq": last})
 
-        def written(_: object) -> None:
+        def written(stored: object) -> None:
             # Said by the worker once the row is committed, not inside the writer's
             # transaction: PostgreSQL commits the transactions that NOTIFY one at a
-            # time across the whole database, fsync included.
+            # time across the whole database, fsync included. Events the store did not
+            # take (the table is another driver's now, or the write failed) are not
+            # told: another process would apply what never happened.
+            if stored is not True:
+                return
             self._job(lambda store: store.notify(CHANNEL, notice))
         self.table_store.submit_job(table.id, "publish", job, written)
 

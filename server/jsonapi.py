@@ -290,6 +290,8 @@ class JsonSession(Session):
             log.exception("showing a table")
         if not self.closed:
             self._run_op(op, msg)
+        if self.closed or self.table is None or self.table.id != str(msg.get("table")):
+            self.registry.unwatched(msg.get("table"))
 
     def _run_op(self, op: str, msg: dict) -> None:
         try:

@@ -634,3 +634,81 @@ def test_a_row_another_process_wrote_is_checked_field_by_field_and_built_again()
         except Damaged:
             continue
         raise AssertionError(f"holders {holders} passed as whole")
+
+
+async def test_an_event_is_applied_by_its_counts_and_a_malformed_one_is_damaged_only():
+    """A whole frame written while a line's event was due holds the line already: the
+    event adds it once, by the count of lines said. Whatever shape an event another
+    process wrote has, applying it raises Damaged and nothing else."""
+    from engine.room.frames import merged
+    frame = {"id": "1", "driver": "p1", "epoch": 0, "version": 3, "seq": 4, "said": 2,
+             "chat": [["ana", "one"], ["ben", "two"]],
+             "views": {"$d": [[None, {"seat": None, "history": [{"r": 1}]}]]}}
+    ev = {"seq": 5, "kind": "chat", "driver": "p1", "epoch": 0, "version": 3,
+          "lines": [["ben", "two"]], "said": 2}
+    assert merged(frame, ev, 50)["chat"] == frame["chat"]
+    ev2 = {**ev, "lines": [["ben", "two"], ["cem", "three"]], "said": 3}
+    assert [c[1] for c in merged(frame, ev2, 50)["chat"]] == ["one", "two", "three"]
+    state = {"seq": 5, "kind": "state", "driver": "p1", "epoch": 0, "version": 4}
+    side = remote.join_cluster(Registry(), Kept("p2", "t2"))
+    rt = side.remote_table("1")
+    for part in ({"views": {"$d": [7]}}, {"views": {"$d": [[None, 1, 2]]}},
+                 {"views": {"$d": [[None, {"history": {"$from": 1, "$add": 5}}]]}},
+                 {"views": {"$d": [[None, {"history": {"$from": 9, "$add": []}}]]}},
+                 {"views": {"$d": [[None, {"history": {"$from": 1}}], [None, 7]]}},
+                 ["not", "a", "part"], {"chat": []}):
+        try:
+            # applied as a replica applies one: merged, then the frame checked whole
+            rt.apply_frame(merged(frame, {**state, "part": part}, 50), told="state")
+        except Damaged:
+            pass
+        else:
+            raise AssertionError(f"{part!r} was applied")
+
+
+async def test_the_stored_frame_dropped_means_the_next_events_bring_a_whole_one(
+        monkeypatch):
+    """A watcher from elsewhere leaves; a change nobody elsewhere sees drops the stored
+    frame; the next events (a line of chat) go with a whole frame again, so a process
+    showing the table next has one to start from."""
+    from engine.room.people import ChatGuard
+    monkeypatch.setattr(ChatGuard, "lines", 1000)
+    drv = Registry(bot_pause=3600)
+    kept = Kept("p1")
+    dside = remote.join_cluster(drv, kept)
+    alice = Session("alice", "key:a:alice")
+    table = drv.create("estimation", 13)
+    table.sit(alice, 0)
+    far = RemoteMember(dside, "p2", "t2-1", "bob", "key:b:bob", False)
+    table.watch(far)
+    table.say(alice, "one")
+    await asyncio.sleep(0.01)
+    table.detach(far, keep_seat=False)
+    await asyncio.sleep(0.2)
+    bea = Session("bea", "key:b:bea")
+    table.sit(bea, 1)                       # seen by nobody elsewhere: no frame kept
+    await asyncio.sleep(0.2)
+    assert kept.published[-1][3] is None and not kept.published[-1][4:]
+    n = len(kept.published)
+    table.say(alice, "two")
+    await asyncio.sleep(0.01)
+    written = [p for p in kept.published[n:] if p[3] is not None]
+    assert written and written[-1][3]["seq"] == kept.events[-1]["seq"]
+
+
+async def test_a_replaced_drivers_event_is_left_to_the_store():
+    """An event from a driver older than the one the replica shows (a notice sent after
+    its lease was taken) is not applied: the stored events decide."""
+    side = remote.join_cluster(Registry(), Kept("p2", "t2"))
+    side.reattach = lambda t: None
+    rt = side.remote_table("8")
+    base = {"id": "8", "driver": "p3", "epoch": 2, "game": "estimation", "length": 13,
+            "timer": 0, "private": False, "code": None, "status": "waiting", "version": 9,
+            "views": None, "events": [], "chat": [], "said": 0, "seq": 4,
+            "seats": [{"kind": "empty"}] * 4, "deadline_in": None, "deadline_seat": None,
+            "points": None, "match_id": None, "takeovers": {}, "between": True,
+            "row": lobby_row("8")}
+    rt.apply_frame(pack(base))
+    ghost = {"seq": 5, "kind": "chat", "driver": "p1", "epoch": 1, "version": 9,
+             "lines": [["x", "never said"]], "said": 1}
+    assert not rt.apply_events([ghost]) and rt.seq == 4 and not rt.table.chat

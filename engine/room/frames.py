@@ -413,7 +413,15 @@ def events_of(frame: dict[str, Any], tells: list[str], seq: int, said_before: in
 
 def merged(frame: dict[str, Any], ev: object, keep: int) -> dict[str, Any]:
     """``frame`` (packed, as read) with the event ``ev`` (as read: hostile, checked
-    here; the frame made is checked whole by ``checked_frame``) applied."""
+    here; the frame made is checked whole by ``checked_frame``) applied; Damaged, and
+    nothing else, if it cannot be."""
+    try:
+        return _merged(frame, ev, keep)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as e:
+        raise Damaged(f"its event cannot be applied ({type(e).__name__})") from None
+
+
+def _merged(frame: dict[str, Any], ev: object, keep: int) -> dict[str, Any]:
     _need(isinstance(ev, dict), "its event is not an object")
     assert isinstance(ev, dict)
     kind = ev.get("kind")
@@ -424,10 +432,16 @@ def merged(frame: dict[str, Any], ev: object, keep: int) -> dict[str, Any]:
     if kind == "chat":
         lines, said = ev.get("lines"), ev.get("said")
         _need(isinstance(lines, list) and is_int(said), "its chat event is not lines")
-        assert isinstance(lines, list)
+        assert isinstance(lines, list) and isinstance(said, int)
         chat = frame.get("chat")
-        f["chat"] = ((list(chat) if isinstance(chat, list) else []) + lines)[-keep:]
-        f["said"] = said
+        # By the count of lines said: a whole frame written while this event was due
+        # holds its lines already (they are not said twice).
+        had = frame.get("said")
+        new = len(lines) if not is_int(had) else max(0, min(len(lines), said - had))
+        if new:
+            f["chat"] = ((list(chat) if isinstance(chat, list) else [])
+                         + lines[len(lines) - new:])[-keep:]
+        f["said"] = max(said, had) if is_int(had) else said
     else:
         part = ev.get("part")
         _need(isinstance(part, dict) and not any(k in part for k in CHAT_PARTS),

@@ -208,6 +208,10 @@ class Publisher:
                 frame = None
             else:
                 self._whole[tid] = last
+        else:
+            # No frame and no event: the stored frame goes (nobody elsewhere shows the
+            # table), so the next events go with a whole one.
+            self._whole.pop(table.id, None)
         self.cluster.publish(table, row, holders, frame, events)
 
     def forget(self, tid: str) -> None:

@@ -45,6 +45,7 @@ class Sides(Side, Protocol):
     async def fresh_rows(self, within: float = 3.0) -> None: ...
     def unshown(self, tid: str) -> bool: ...
     async def shown_first(self, tid: str, within: float = 2.0) -> None: ...
+    def unwatched(self, tid: str) -> None: ...
 
 
 # Lobby screens are told of listing changes at most this often (seconds; issue 41: a
@@ -294,6 +295,13 @@ class Registry:
             tid = str(tid)
         if self.side is not None and isinstance(tid, str):
             await self.side.shown_first(tid)
+
+    def unwatched(self, tid: object) -> None:
+        """... and the watch did not happen (refused, or its member gone)."""
+        if isinstance(tid, int) and not isinstance(tid, bool):
+            tid = str(tid)
+        if self.side is not None and isinstance(tid, str):
+            self.side.unwatched(tid)
 
     def get(self, tid: object, member: Member | None = None) -> Table:
         if isinstance(tid, int) and not isinstance(tid, bool):

@@ -287,7 +287,7 @@ class ClusterSide:
         else:
             self.rows_changed()
         rt = self.remote.get(tid)
-        if rt is None or not rt.local:
+        if rt is None or not (rt.local or rt.first is not None):
             return
         if is_int(seq) and rt.frame is not None and not rt.fetching:
             if seq <= rt.seq:
@@ -340,6 +340,10 @@ class ClusterSide:
 
         def got(frame: dict[str, Any] | None) -> None:
             rt.fetching = False
+            seq = frame.get("seq") if frame is not None else None
+            if frame is not None and rt.frame is not None and is_int(seq) and seq < rt.seq \
+                    and (frame.get("driver"), frame.get("epoch")) == (rt.driver, rt.epoch):
+                frame = None        # older than what is shown (its events stopped at a gap)
             if frame is not None and (rt.local or rt.first is not None) and not rt.closed:
                 try:
                     rt.apply_frame(frame)
@@ -360,6 +364,13 @@ class ClusterSide:
     def unshown(self, tid: str) -> bool:
         rt = self.remote.get(tid)
         return rt is not None and not rt.local and not rt.closed
+
+    def unwatched(self, tid: str) -> None:
+        """Someone read ``tid``'s frame to watch it and did not (refused, or gone):
+        the frame is not kept for nobody (it would go stale)."""
+        rt = self.remote.get(tid)
+        if rt is not None and not rt.local and rt.first is None and rt.frame is not None:
+            rt.unseen()
 
     async def shown_first(self, tid: str, within: float = 2.0) -> None:
         """The frame of a table nobody here shows yet, read (``within`` s at most)

@@ -162,8 +162,8 @@ class Replica:
                 return False
             if seq <= self.seq:
                 continue
-            if seq != self.seq + 1:
-                return False
+            if seq != self.seq + 1 or (is_int(ev.get("epoch")) and ev["epoch"] < self.epoch):
+                return False        # a gap, or a driver since replaced: the store's say
             self.apply_frame(merged(self.frame, ev, CHAT_KEEP), told=ev.get("kind"))
         return True
 
