@@ -36,7 +36,7 @@ import time
 
 from ..catalogue import LEVELS
 from ..types import Action, View
-from . import bidding, model
+from . import bidding, declaring, model
 from .cards import CODES, mask, view_cards
 from .montecarlo import choose_card as mc_card
 from .play import CHEAP, DUMP, WIN, current_winner, fast_card
@@ -76,11 +76,15 @@ def reads_table(view: View) -> bool:
 
 
 def choose(view: View, level: str = "strong", budget_ms: float = 100,
-           rng: random.Random | None = None, samples: int | None = None) -> Action:
+           rng: random.Random | None = None, samples: int | None = None,
+           counted: bool = False) -> Action:
     """One legal action for the seat of ``view`` (``view["legal"]`` must not be empty).
 
-    ``samples``: the strong card player's budget in samples instead of time; with a
-    seeded ``rng`` the choice is then the same wherever and whenever it is made."""
+    ``samples``: the strong player's budget in samples instead of time (its cards and
+    its Estimation declaration); with a seeded ``rng`` the choice is then the same
+    wherever and whenever it is made. ``counted``: ``strong``'s Estimation declaration
+    by the hand count alone, without its rollouts (the review's samples of the seats
+    still to declare: many a decision)."""
     start = time.perf_counter()
     legal = view["legal"]
     if not legal:
@@ -119,6 +123,11 @@ def choose(view: View, level: str = "strong", budget_ms: float = 100,
             action = bidding.call(view, hand, level, shift)
         elif phase == "declare":
             action = bidding.declare(view, hand, level, shift)
+            if level == "strong" and bidding.DECLARE_EV and not counted:
+                w = model.weights(view) if reads else None
+                n = declaring.choose(view, action["n"], budget_ms, rng, start, w=w,
+                                     samples=samples if samples is not None else SAMPLES)
+                action = {"type": "declare", "n": n}
     for a in legal:
         if a == action:
             return a.copy()

@@ -36,6 +36,10 @@ TAR_REST = (-1.521, 0.406)
 TAR_LATER = (0.520, 0.221, 0.157, 0.065, 0.026, 0.007)
 # Off: ``strong`` declares as ``normal`` does (the before of a paired benchmark).
 TARNEEB_EV = True
+# ``strong``'s Estimation declaration: the hand-count choice, then the numbers near it
+# weighed by rollouts of the round on sampled deals (``declaring.py``); off: the
+# hand-count choice alone (the before of a paired benchmark).
+DECLARE_EV = True
 # The trumps a hand is counted for, as codes (NT first: the order the counts are made in).
 TRUMPS = ("NT", "S", "H", "D", "C")
 
