@@ -16,9 +16,12 @@ returns one of ``view["legal"]`` (a fresh dict). Levels:
   with the fast card player.
 - ``strong``: ``normal``'s bidding, Estimation declarations on its own calibration
   (it plays to its number by Monte Carlo, so it declares a little under the count:
-  ``bidding.STRONG_*``), Tarneeb 41 declarations by the hand's expected points for its
-  team with the chance the hand is void (``bidding.TAR_MADE``, ``TAR_REST``,
-  ``TAR_LATER``: fitted over its own hands), with determinised Monte Carlo card play (``montecarlo.py``;
+  ``bidding.STRONG_*``), in the calculator then the numbers within two of that one
+  weighed by rollouts of the round on sampled deals under the real scoring
+  (``declaring.py``; ``bidding.DECLARE_EV_GAMES``); Tarneeb 41
+  declarations by the hand's expected points for its team with the chance the hand is
+  void (``bidding.TAR_MADE``, ``TAR_REST``, ``TAR_LATER``: fitted over its own hands);
+  determinised Monte Carlo card play (``montecarlo.py``;
   hidden cards sampled with the declarations as soft evidence) inside a hard time
   budget (``budget_ms``, default 100). It reads the table (``model.py``): each other
   seat's style, weighed from what it has shown, decides how that seat plays in the
@@ -123,7 +126,8 @@ def choose(view: View, level: str = "strong", budget_ms: float = 100,
             action = bidding.call(view, hand, level, shift)
         elif phase == "declare":
             action = bidding.declare(view, hand, level, shift)
-            if level == "strong" and bidding.DECLARE_EV and not counted:
+            if (level == "strong" and bidding.DECLARE_EV and not counted
+                    and view["game"] in bidding.DECLARE_EV_GAMES):
                 w = model.weights(view) if reads else None
                 n = declaring.choose(view, action["n"], budget_ms, rng, start, w=w,
                                      samples=samples if samples is not None else SAMPLES)

@@ -342,6 +342,9 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     if os.environ.get("DECLARE_GATE"):          # tuning only: declaring.GATE
         from engine.bots import declaring
         declaring.GATE = float(os.environ["DECLARE_GATE"])
+    if os.environ.get("DECLARE_EV_GAMES") is not None:   # which games roll numbers out
+        from engine.bots import bidding
+        bidding.DECLARE_EV_GAMES = tuple(g for g in os.environ["DECLARE_EV_GAMES"].split(",") if g)
     if os.environ.get("DECLARE_OVER"):          # tuning only: declaring.OVER_CREDIT
         from engine.bots import declaring
         declaring.OVER_CREDIT = float(os.environ["DECLARE_OVER"])
