@@ -314,3 +314,57 @@ def test_strong_tarneeb_declares_so_the_hand_is_played():
         finally:
             bidding.TARNEEB_EV = True
     assert old >= 20 and new <= old - 8, (new, old)
+
+
+# ---- Estimation: the declaration by the round's expected points (issue 46) ------------
+
+def test_strong_estimation_declaration_by_rollouts():
+    """``strong`` weighs the numbers near its hand-count choice by rollouts of the round
+    (``declaring.py``) in the calculator: always legal (E-21, E-22), within ``SPAN`` of
+    the count's choice, the same for the same seed and samples, and not always the
+    count's choice; in the committee scoring (no gain held out) the count's choice."""
+    from engine.bots import bidding, declaring
+    moved = seen = 0
+    committee_moved = 0
+    for game in ("estimation", "estimation-kotshina"):
+        for seed in range(10):
+            m = new_match(game, 13 if game == "estimation" else "micro", seed=seed)
+            rng = random.Random(seed)
+            while m.phase != "play":
+                s = m.to_act
+                v = m.view(s)
+                if v["phase"] == "declare" and len(v["legal"]) > 1:
+                    a = bots.choose(v, "strong", rng=random.Random(seed), samples=40)
+                    assert a in v["legal"]
+                    assert a == bots.choose(v, "strong", rng=random.Random(seed), samples=40)
+                    bidding.DECLARE_EV = False
+                    try:
+                        b = bots.choose(v, "strong", rng=random.Random(seed), samples=40)
+                    finally:
+                        bidding.DECLARE_EV = True
+                    assert b == bots.choose(v, "strong", samples=40, counted=True)
+                    assert abs(a["n"] - b["n"]) <= declaring.SPAN
+                    if game == "estimation":
+                        committee_moved += a != b
+                    else:
+                        seen += 1
+                        moved += a != b
+                m.apply(s, bots.choose(v, "easy", rng=rng))
+    assert committee_moved == 0
+    assert seen >= 15 and 0 < moved < seen, (moved, seen)
+
+
+def test_declaring_reads_the_fixed_rounds_caller():
+    """K-2: in a fixed round the highest declarer calls, the first to declare of a tie;
+    K-4 / E-25: the caller leads."""
+    from engine.bots.declaring import _Table
+    m = new_match("estimation-kotshina", "micro", seed=3)
+    v = m.view(m.to_act)
+    assert v["phase"] == "declare" and v["kind"] == "fixed"
+    t = _Table(v, v["seat"])
+    first = t.order[0]
+    decl = [2, 2, 2, 2]
+    assert t.caller_of(decl) == first and t.leader(decl) == first
+    decl[t.order[2]] = 5
+    decl[t.order[3]] = 5
+    assert t.caller_of(decl) == t.order[2]

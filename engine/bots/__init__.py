@@ -16,9 +16,12 @@ returns one of ``view["legal"]`` (a fresh dict). Levels:
   with the fast card player.
 - ``strong``: ``normal``'s bidding, Estimation declarations on its own calibration
   (it plays to its number by Monte Carlo, so it declares a little under the count:
-  ``bidding.STRONG_*``), Tarneeb 41 declarations by the hand's expected points for its
-  team with the chance the hand is void (``bidding.TAR_MADE``, ``TAR_REST``,
-  ``TAR_LATER``: fitted over its own hands), with determinised Monte Carlo card play (``montecarlo.py``;
+  ``bidding.STRONG_*``), in the calculator then the numbers within two of that one
+  weighed by rollouts of the round on sampled deals under the real scoring
+  (``declaring.py``; ``bidding.DECLARE_EV_GAMES``); Tarneeb 41
+  declarations by the hand's expected points for its team with the chance the hand is
+  void (``bidding.TAR_MADE``, ``TAR_REST``, ``TAR_LATER``: fitted over its own hands);
+  determinised Monte Carlo card play (``montecarlo.py``;
   hidden cards sampled with the declarations as soft evidence) inside a hard time
   budget (``budget_ms``, default 100). It reads the table (``model.py``): each other
   seat's style, weighed from what it has shown, decides how that seat plays in the
@@ -36,7 +39,7 @@ import time
 
 from ..catalogue import LEVELS
 from ..types import Action, View
-from . import bidding, model
+from . import bidding, declaring, model
 from .cards import CODES, mask, view_cards
 from .montecarlo import choose_card as mc_card
 from .play import CHEAP, DUMP, WIN, current_winner, fast_card
@@ -76,11 +79,15 @@ def reads_table(view: View) -> bool:
 
 
 def choose(view: View, level: str = "strong", budget_ms: float = 100,
-           rng: random.Random | None = None, samples: int | None = None) -> Action:
+           rng: random.Random | None = None, samples: int | None = None,
+           counted: bool = False) -> Action:
     """One legal action for the seat of ``view`` (``view["legal"]`` must not be empty).
 
-    ``samples``: the strong card player's budget in samples instead of time; with a
-    seeded ``rng`` the choice is then the same wherever and whenever it is made."""
+    ``samples``: the strong player's budget in samples instead of time (its cards and
+    its Estimation declaration); with a seeded ``rng`` the choice is then the same
+    wherever and whenever it is made. ``counted``: ``strong``'s Estimation declaration
+    by the hand count alone, without its rollouts (the review's samples of the seats
+    still to declare: many a decision)."""
     start = time.perf_counter()
     legal = view["legal"]
     if not legal:
@@ -119,6 +126,12 @@ def choose(view: View, level: str = "strong", budget_ms: float = 100,
             action = bidding.call(view, hand, level, shift)
         elif phase == "declare":
             action = bidding.declare(view, hand, level, shift)
+            if (level == "strong" and bidding.DECLARE_EV and not counted
+                    and view["game"] in bidding.DECLARE_EV_GAMES):
+                w = model.weights(view) if reads else None
+                n = declaring.choose(view, action["n"], budget_ms, rng, start, w=w,
+                                     samples=samples if samples is not None else SAMPLES)
+                action = {"type": "declare", "n": n}
     for a in legal:
         if a == action:
             return a.copy()

@@ -36,6 +36,14 @@ TAR_REST = (-1.521, 0.406)
 TAR_LATER = (0.520, 0.221, 0.157, 0.065, 0.026, 0.007)
 # Off: ``strong`` declares as ``normal`` does (the before of a paired benchmark).
 TARNEEB_EV = True
+# ``strong``'s Estimation declaration: the hand-count choice, then the numbers near it
+# weighed by rollouts of the round on sampled deals (``declaring.py``), in the games of
+# ``DECLARE_EV_GAMES``; off: the hand-count choice alone (the before of a paired
+# benchmark). Held out (seed 61, docs/bots.md) the rollouts gained in the calculator
+# (+1.86 +- 0.68 a round pooled over greedy, over, easy, normal) and nothing in the
+# committee scoring (-0.10 +- 0.87 over every style): there the count alone stays.
+DECLARE_EV = True
+DECLARE_EV_GAMES: tuple[str, ...] = ("estimation-kotshina",)
 # The trumps a hand is counted for, as codes (NT first: the order the counts are made in).
 TRUMPS = ("NT", "S", "H", "D", "C")
 

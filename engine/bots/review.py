@@ -73,6 +73,7 @@ CLEAR_SE = 0.4           # ... or once its standard error is under this many poi
 BATCH = 16               # samples added at a time
 MIN_SAMPLES = 128        # default least samples per decision
 MAX_SAMPLES = 512       # default most samples per decision
+STRONG_SAMPLES = 100    # the strong player's own declaration: its rollouts' samples
 
 
 class ReviewedDecision(TypedDict):
@@ -211,7 +212,7 @@ def _score_from_play(m: Match, seat: int, rounds_done: int, modes: list[int] | N
         # (every style plays only legal actions: tests/test_bot_styles.py)
         bidder = STYLES.get(names[s]) if names is not None and s != seat else None
         m.apply(s, bidder(v, rng) if bidder is not None and rng is not None
-                else choose(v, "strong"))
+                else choose(v, "strong", counted=True))
     v = m.view(seat)
     score = make_scorer(v)
     decl = [d if d is not None else 0 for d in m.declarations]
@@ -227,6 +228,14 @@ def _score_from_play(m: Match, seat: int, rounds_done: int, modes: list[int] | N
         rollout_modes(list(m.hands), list(m.trick), leader, trump, taken, decl,
                       m.game == "tarneeb41", modes, rng)
     return score(decl, taken), taken[seat]
+
+
+def _strong(v: View, seed: int) -> Action:
+    """The strong player's own choice at a bidding decision, the same whoever asks: its
+    Estimation declaration's rollouts by a fixed number of samples (``STRONG_SAMPLES``)
+    from a stream of the decision's own (not the review's samples)."""
+    return choose(v, "strong", rng=random.Random(seed ^ 0x5EED),
+                  samples=STRONG_SAMPLES).copy()
 
 
 def _set_hands(m: Match, hands: list[int]) -> None:
@@ -489,7 +498,8 @@ def _decision_at(m: Match, i: int, action: Action, seat: int, round_no: int,
         # Each sample plays the rest of the bidding for up to six actions: half the
         # samples at most, so that one piece of a review in the bots' worker stays
         # near a second (a computer player's decision may be queued behind it).
-        _other_decision(m, v, seat, action, choose(v, "strong").copy(), rng, lo,
+        strong = _strong(v, seed_for(m.seed, round_no, seat, i))
+        _other_decision(m, v, seat, action, strong, rng, lo,
                         max(lo, hi // 2), dec)
     if dec.ev_chosen is not None and dec.ev_suggested is not None:
         dec.mark = mark_for(dec.ev_suggested - dec.ev_chosen, dec.noise)
@@ -606,7 +616,7 @@ def hint(record: MatchRecord, seat: int, samples: int = 64) -> Hint:
             ({"type": "play", "card": CODES[c]}, sums[k] / samples)
                    for k, c in enumerate(reps)]
     else:
-        strong = choose(v, "strong").copy()
+        strong = _strong(v, seed_for(m.seed, m.rounds_done + 1, seat, len(m.log)))
         acts = bid_candidates(legal, strong)
         rounds_done = m.rounds_done
         sums = [0.0] * len(acts)

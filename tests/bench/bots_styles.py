@@ -69,11 +69,29 @@ def _table(style: str, seat: int, tested: str) -> list[str]:
     return names
 
 
+def _policy(name, budget):
+    """A style or level by name; ``strong-old``: ``strong`` with the hand-count
+    declaration alone (``bidding.DECLARE_EV`` off for its own decisions only)."""
+    if name != "strong-old":
+        return styles.policy(name, budget)
+    from engine.bots import bidding
+    inner = styles.policy("strong", budget)
+
+    def old(v, rng):
+        was = bidding.DECLARE_EV
+        bidding.DECLARE_EV = False
+        try:
+            return inner(v, rng)
+        finally:
+            bidding.DECLARE_EV = was
+    return old
+
+
 def play_est(game, length, rounds, deals, names, budget, seed, timed):
     """One match of ``rounds`` rounds; per round the history record; play-decision CPU
     times of the seats in ``timed``."""
     m = new_match(game, length, deals=deals)
-    pols = [styles.policy(n, budget) for n in names]
+    pols = [_policy(n, budget) for n in names]
     rngs = [random.Random(seed * 8 + s) for s in range(4)]
     times = []
     while m.to_act is not None and len(m.history) < rounds:
@@ -99,14 +117,14 @@ def _role(h, seat):
 
 
 def est_unit(args):
-    seed, style, tested, budget, game, rounds = args
+    seed, style, tested, budget, game, rounds, base_level = args
     length = 13 if game == "estimation" else "micro"
     deals = _deals(seed, rounds)
     out = []
     for seat in range(4):
         hist, times = play_est(game, length, rounds, deals, _table(style, seat, tested),
                                budget, seed, {seat})
-        base, _ = play_est(game, length, rounds, deals, _table(style, seat, "easy"),
+        base, _ = play_est(game, length, rounds, deals, _table(style, seat, base_level),
                            budget, seed, set())
         lead, blead = _lead(hist, seat), _lead(base, seat)
         out.append({
@@ -157,7 +175,7 @@ def tar_match(seed, names, budget, tested_seats):
 
 
 def tar_unit(args):
-    seed, style, tested, budget, _game, _rounds = args
+    seed, style, tested, budget, _game, _rounds, _base = args
     out = []
     for table in ("pair", "partner"):
         for side in (0, 1):
@@ -318,7 +336,18 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     if old_numbers:
         from engine.bots import bidding
         bidding.TARNEEB_EV = False
+        bidding.DECLARE_EV = False
     bots.SAMPLES = samples
+    import os
+    if os.environ.get("DECLARE_GATE"):          # tuning only: declaring.GATE
+        from engine.bots import declaring
+        declaring.GATE = float(os.environ["DECLARE_GATE"])
+    if os.environ.get("DECLARE_EV_GAMES") is not None:   # which games roll numbers out
+        from engine.bots import bidding
+        bidding.DECLARE_EV_GAMES = tuple(g for g in os.environ["DECLARE_EV_GAMES"].split(",") if g)
+    if os.environ.get("DECLARE_OVER"):          # tuning only: declaring.OVER_CREDIT
+        from engine.bots import declaring
+        declaring.OVER_CREDIT = float(os.environ["DECLARE_OVER"])
     if oracle:
         _see_every_card()
 
@@ -365,6 +394,10 @@ def main():
                     help="rounds a unit (default: 4; the calculator's whole match, 5)")
     ap.add_argument("--budget", type=float, default=100)
     ap.add_argument("--level", default="strong")
+    ap.add_argument("--base", default="easy",
+                    help="the level in the tested seat's second play of each unit (default "
+                         "easy; strong-old: strong with its declarations as before issue 46, "
+                         "the other seats' strong players keeping the new ones)")
     ap.add_argument("--plain", action="store_true",
                     help="strong without the opponent model (bots.READ_TABLE off: as before "
                          "issue 31), the before of a before/after pair run in the same minutes")
@@ -418,7 +451,7 @@ def main():
             if heavy and i >= a.first + strong_n:
                 continue
             seed = a.seed * 1_000_000 + i * 7 + 3
-            jobs.append((seed, style, a.level, a.budget, game, rounds))
+            jobs.append((seed, style, a.level, a.budget, game, rounds, a.base))
     fn = tar_unit if game == "tarneeb41" else est_unit
     dump = open(a.dump, "a") if a.dump else None
     t0 = time.time()
