@@ -734,7 +734,6 @@ def source_violations(rel: str, tree: ast.Module) -> Iterator[str]:
 
 
 @cache
-@cache           # each class's sources parsed once, not once a scanned file
 def textual_privates(cls: type) -> frozenset[str]:
     """Private names of a Textual/Rich class: its members and the
     ``self._x`` attributes its source sets, over its MRO."""
