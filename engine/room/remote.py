@@ -132,9 +132,8 @@ class ClusterSide:
 
     # ------------------------------------------------------------ driving
     def mark(self, table: Table) -> list[int]:
-        """Where a table this process drives is now, as its frames will say: [epoch,
-        version] (a member elsewhere is shown its seat with a frame at least this new)."""
-        return [self.epochs.get(table.id, 0), table.version]
+        """``Side``: the publisher's (``Publisher.mark``)."""
+        return self.publisher.mark(table)
 
     def frame_written(self, table: Table, what: What = "state") -> bool:
         """``Side``: the publisher's (``Publisher.frame_written``)."""
