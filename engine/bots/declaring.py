@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from .. import scoring
 from ..types import View
 from .evaluate import expected_tricks
-from .montecarlo import EV_OFFSET, Evidence, Public, deal_styles
+from .montecarlo import EV_OFFSET, Public, deal_styles, declared
 from .sim import rollout, rollout_modes
 from .stylemodel import Weights, models
 
@@ -34,20 +34,6 @@ GATE = 1.0               # standard errors another number must gain by
 # that plays the seat's cards in the rollouts ends over the number in 38 % of them (the
 # hand-count choice; made 56 %), ``strong`` in 2-3 % of its rounds (made 80-85 %).
 OVER_CREDIT = 0.85
-
-
-def _evidence(v: View, seat: int) -> Evidence:
-    """The declarations made so far, as the card player reads them in play."""
-    decl = v["declarations"]
-    dash = set(v.get("dash_players") or [])
-    caller = v.get("caller") if not v.get("all_pass") else None
-    out: Evidence = []
-    for s in range(4):
-        d = decl[s]
-        if s == seat or d is None:
-            continue
-        out.append((s, 2 if s in dash else 1 if s == caller else 0, d))
-    return out
 
 
 class _Table:
@@ -135,7 +121,7 @@ def values(v: View, cands: list[int], budget_ms: float, rng: random.Random,
     seat = v["seat"]
     assert seat is not None
     pub = Public(v)
-    pub.evidence = _evidence(v, seat)
+    pub.evidence = declared(v, seat)
     table = _Table(v, seat)
     trump = pub.trump
     game = pub.game

@@ -201,9 +201,15 @@ EV_CANDIDATES = 4        # candidate deals per kept sample (8 measured no better
 
 
 def evidence_model(v: View, seat: int, trump: int) -> Evidence:
-    """[(seat, kind, number)] for the other seats whose declaration is known."""
+    """[(seat, kind, number)] for the other seats whose declaration is known, in play."""
     if v["game"] == "tarneeb41" or v["phase"] != "play":
         return []
+    return declared(v, seat)
+
+
+def declared(v: View, seat: int) -> Evidence:
+    """[(seat, kind, number)] for the other seats that have declared (kind 2: a dash
+    player's 0, E-9; 1: the caller; 0: the others), in any phase."""
     decl = v["declarations"]
     dash = set(v.get("dash_players") or [])
     caller = v.get("caller") if not v.get("all_pass") else None
