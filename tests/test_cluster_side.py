@@ -14,6 +14,7 @@ from engine.room import Registry, Session, publishing, remote, replica
 from engine.room.errors import N_, RoomError, Said
 from engine.room.frames import Damaged, checked_row, frame_of, pack, unpack
 from engine.room.remote import RemoteMember
+from engine.room.table import Table
 
 
 class Kept:
@@ -59,6 +60,17 @@ class Kept:
 
     def login(self, name_key, ident):
         pass
+
+
+def watched_from_elsewhere() -> tuple[Kept, remote.ClusterSide, Session, Table]:
+    """A table driven here (p1, its cluster kept), alice in seat 0: the events tests'."""
+    drv = Registry(bot_pause=3600)
+    kept = Kept("p1")
+    dside = remote.join_cluster(drv, kept)
+    alice = Session("alice", "key:a:alice")
+    table = drv.create("estimation", 13)
+    table.sit(alice, 0)
+    return kept, dside, alice, table
 
 
 def lobby_row(tid: str, status: str = "waiting") -> dict:
@@ -186,12 +198,7 @@ async def test_changes_cross_as_numbered_events_applied_in_order_and_a_gap_is_re
     from engine.room.people import ChatGuard
     from server.jsonapi import JsonSession
     monkeypatch.setattr(ChatGuard, "lines", 100)
-    drv = Registry(bot_pause=3600)
-    kept = Kept("p1")
-    dside = remote.join_cluster(drv, kept)
-    alice = Session("alice", "key:a:alice")
-    table = drv.create("estimation", 13)
-    table.sit(alice, 0)
+    kept, dside, alice, table = watched_from_elsewhere()
     table.watch(RemoteMember(dside, "p2", "t2-1", "bob", "key:b:bob", False))
     table.say(alice, "one")
     await asyncio.sleep(0.01)
@@ -264,12 +271,7 @@ async def test_the_whole_frame_is_written_with_the_first_event_then_every_sixtee
     then with every CHECKPOINT_EVERY-th, each saying the number of the last it holds."""
     from engine.room.people import ChatGuard
     monkeypatch.setattr(ChatGuard, "lines", 1000)
-    drv = Registry(bot_pause=3600)
-    kept = Kept("p1")
-    dside = remote.join_cluster(drv, kept)
-    alice = Session("alice", "key:a:alice")
-    table = drv.create("estimation", 13)
-    table.sit(alice, 0)
+    kept, dside, alice, table = watched_from_elsewhere()
     table.watch(RemoteMember(dside, "p2", "t2-1", "bob", "key:b:bob", False))
     for i in range(40):
         table.say(alice, f"line {i}")
@@ -673,12 +675,7 @@ async def test_the_stored_frame_dropped_means_the_next_events_bring_a_whole_one(
     showing the table next has one to start from."""
     from engine.room.people import ChatGuard
     monkeypatch.setattr(ChatGuard, "lines", 1000)
-    drv = Registry(bot_pause=3600)
-    kept = Kept("p1")
-    dside = remote.join_cluster(drv, kept)
-    alice = Session("alice", "key:a:alice")
-    table = drv.create("estimation", 13)
-    table.sit(alice, 0)
+    kept, dside, alice, table = watched_from_elsewhere()
     far = RemoteMember(dside, "p2", "t2-1", "bob", "key:b:bob", False)
     table.watch(far)
     table.say(alice, "one")
