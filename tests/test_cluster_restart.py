@@ -7,10 +7,12 @@ PostgreSQL, as two ``lamma serve`` processes would be."""
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 
 import pytest
 from conftest import start_room, stop_room
+from procs import OtherLoad
 
 pytestmark = pytest.mark.slow      # processes on PostgreSQL
 
@@ -93,12 +95,15 @@ async def test_a_drained_process_s_tables_are_driven_by_the_other_within_a_secon
     assert "connect again" in bye["message"]
     await asyncio.wait_for(p1.room.finished.wait(), 5)
     stopped = time.monotonic()
+    others = OtherLoad([os.getpid()])      # both rooms run in this process
     p1.room.close()                 # what lamma serve does next: writes, then goodbye
     p1.stopped = True
     await until(lambda: tid in p2.registry.tables
                 and p2.registry.tables[tid].replica is None, 5, "p2 drives the table")
     took = time.monotonic() - stopped
-    assert took < 1.0, f"{took:.2f} s to take the table over"
+    busy = others.factor()                  # 1 on a quiet machine
+    # A second on a quiet machine; as much more as other jobs left us less of it.
+    assert took < 1.0 * busy, f"{took:.2f} s to take the table over (other load x{busy:.1f})"
     # alice, through p2 (a balancer's next pick), lands in her seat.
     again = await p2.json_client("alice")
     assert (await again.expect("joined", timeout=5)) == {"type": "joined", "table": tid,
