@@ -58,7 +58,7 @@ from engine.room.store import StoredMatch, StoreUnavailable, finished, people_th
 from engine.room.table import CHAT_KEEP
 from engine.room.text import clean_name, name_key, skeleton
 
-from .store import StoreError
+from .store import MIGRATIONS, StoreError
 
 if TYPE_CHECKING:
     from engine.room.registry import Registry
@@ -176,6 +176,9 @@ class Beat:
     tokens: dict[str, str]      # process -> its start's token
     # Other processes' names: when each wrote them, and those read (changed) now.
     names: tuple[dict[str, float], list[tuple[str, str | None]]]
+    # The database's schema where a newer Lamma migrated it (0: this version's): this
+    # process then takes no table over and drains (``PgCluster.on_newer``).
+    newer: int = 0
 
 
 class PgCluster:
@@ -190,6 +193,10 @@ class PgCluster:
         # This start of the process: a process of the same name started again, or
         # started twice by mistake, is told apart (session ids, heartbeats).
         self.token = secrets.token_hex(6)
+        # Told once when a heartbeat finds the database migrated by a newer Lamma (the
+        # room's service drains this process: ``RoomService.newer_found``).
+        self.on_newer: Callable[[int], None] | None = None
+        self._newer_heard = False
         self._ids: list[int] = []
         self._refilling = False
         self._work: queue.SimpleQueue[Callable[[Store], None] | None] = queue.SimpleQueue()
@@ -759,6 +766,11 @@ class PgCluster:
         def job(store: Store) -> Beat:
             now = store.now()
             store.beat(me, token, at=now)
+            # A newer Lamma started on this database and migrated it: what the room's
+            # processes share may have changed (frames, events), so this one must not
+            # take tables over or go on driving its own (``_ticked``).
+            schema = store.version()
+            newer = schema if schema > len(MIGRATIONS) else 0
             _notify(store, {"k": "hb", "p": me})
             if people is not None:
                 store.set_people(me, people)
@@ -776,7 +788,10 @@ class PgCluster:
             dead = [name for name, seen, _, _ in processes if seen < now - GONE_AFTER]
             tokens = {name: token for name, _, token, _ in processes}
             store.forget_processes(now - FORGET_AFTER)
-            adopted = []
+            adopted: list[tuple[StoredMatch, int, dict[str, Any] | None, int]] = []
+            if newer:
+                return Beat(lost, dead, adopted, waiting, tokens, (dict(written), names_got),
+                            newer)
             # Tables with nobody to go on with them, of processes gone (not merely late).
             for tid, driver in store.orphan_tables(me, now - GONE_AFTER, ADOPT_PER_TICK):
                 if store.drop_table(tid, driver):
@@ -857,6 +872,13 @@ class PgCluster:
         side = self.side
         if result is None or side is None:
             return
+        if result.newer and not self._newer_heard:
+            self._newer_heard = True
+            log.error("cluster: a newer Lamma migrated the room's database to schema %d "
+                      "(this process knows %d): this process drains, its tables go to the "
+                      "newer processes; upgrade it", result.newer, len(MIGRATIONS))
+            if self.on_newer is not None:
+                self.on_newer(result.newer)
         tokens = result.tokens
         written, names_got = result.names
         self._names_read = written

@@ -113,6 +113,7 @@ class RoomService:
             self.cluster.on_moderate = self.moderation.heard
             self.cluster.people = self.moderation.who_here
             self.cluster.names = self.moderation.names_here
+            self.cluster.on_newer = self.newer_found
         self.admin_server: asyncio.AbstractServer | None = None   # lamma admin's socket
         self.allowed = AllowList(config.keys / "authorized_keys")
         # Who is here and what each address and key holds (server/book.py); who is
@@ -265,6 +266,12 @@ class RoomService:
         wait = self.config.drain_seconds if seconds is None else max(0.0, seconds)
         self.drain_task = asyncio.get_running_loop().create_task(self.drain(wait))
         return f"The room restarts in {wait:.0f} s: everyone is told."
+
+    def newer_found(self, schema: int) -> None:
+        """A newer Lamma migrated the room's database (a rolling upgrade): this process
+        drains, as on SIGTERM — everyone told, tables handed to the newer processes —
+        and stops; started again as it is, it refuses the newer database by name."""
+        self.start_drain()
 
     def stop_now(self) -> None:
         """Stop without waiting (a second SIGINT)."""

@@ -112,3 +112,36 @@ async def test_a_drained_process_s_tables_are_driven_by_the_other_within_a_secon
     assert view["seat"] == 0
     await again.close()
     await alice.close()
+
+
+async def test_a_process_that_finds_the_database_migrated_by_a_newer_lamma_drains(
+        two, pg_url, caplog):
+    """A rolling upgrade: the first process of the new version migrates the database;
+    every process of the old one sees it at its next heartbeat, takes no table over
+    (what the processes share may have changed) and drains to the newer ones."""
+    import psycopg
+
+    from server.store import MIGRATIONS
+    p1, p2 = two
+    p1.room.config.drain_seconds = 0.5
+    p2.room.config.drain_seconds = 0.5
+    alice = await p1.json_client("alice")
+    alice.send({"op": "create", "game": "estimation", "length": 13, "computer": [1, 2, 3],
+                "level": "easy"})
+    tid = (await alice.expect("joined"))["table"]
+    await until(lambda: tid in p2.registry.side.remote, what="listed on p2")
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS) + 1,))
+    try:
+        notice = await alice.expect("notice", timeout=10)
+        assert "another of its servers" in notice["text"], notice
+        await asyncio.wait_for(p1.room.finished.wait(), 10)
+        await asyncio.wait_for(p2.room.finished.wait(), 10)
+        assert any("a newer Lamma migrated" in r.getMessage() for r in caplog.records)
+        p1.room.close()             # its lease ends: a process of this version is told
+        p1.stopped = True           # to leave the table to the newer ones
+        await asyncio.sleep(1.5)    # heartbeats of p2 after it
+        assert tid not in p2.registry.tables, "taken over by a process of the old version"
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as db:
+            db.execute("UPDATE schema_version SET version = %s", (len(MIGRATIONS),))
