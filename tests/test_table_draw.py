@@ -227,6 +227,42 @@ def test_a_saayda_round_summary_fits_80_columns():
     assert all(len(line) <= draw.W for line in lines), [ln for ln in lines if len(ln) > 80]
 
 
+def test_a_round_with_every_bonus_keeps_its_totals_whole_at_80_columns():
+    """Caller, With, sole and risk in one round, their terms said in both languages: the
+    totals column stays whole (it was cut to "tota" and "-1" for -16)."""
+    m = new_match("estimation", 18, seed=3)
+    v = drive(m, lambda v: bool(v["history"]) and not v["tricks"] and v["phase"] != "play")
+    bonus = {"base": -6, "caller": -10, "with": -10, "sole": 10, "risk": -10}
+    rec = dict(v["history"][-1], breakdown=[dict(bonus)] * 4, scores=[-16, -3, 35, -36],
+               made=[False, False, True, False])
+    v = dict(v, history=[*v["history"][:-1], rec], totals=[-116, -103, 135, -1036])
+    lines = plain(draw.draw_table(v, TableState(), facts(), Look(), now=0.0))
+    rows = [ln for ln in lines if ln.startswith((" ali", " bea", " cem", " dua"))
+            and ("made" in ln or "failed" in ln)]
+    assert len(rows) == 4, lines
+    assert all(len(ln) <= draw.W for ln in lines), [ln for ln in lines if len(ln) > 80]
+    head = next(ln for ln in lines if "player" in ln and "base" in ln)
+    assert head.rstrip().endswith("total"), head
+    for row, total in zip(rows, (-116, -103, 135, -1036), strict=True):
+        assert row.rstrip().endswith(f" {total}"), row
+
+
+def test_the_match_end_lists_every_player_before_any_level_points():
+    """At 40x20 the standings' rows are few: all four totals first; the level points
+    under them only where they all fit (the last player was pushed off)."""
+    from tui.screens.table_scene import Scene
+    from tui.screens.table_summary import result_rows
+    m = new_match("estimation-kotshina", "micro", seed=3)
+    v = drive(m, lambda v: v["phase"] == "over")
+    f = facts(points={s: {"points": 30 if s == 0 else -4} for s in range(4)})
+    sc = Scene(v, TableState(), f, Look(), now=0.0)
+    few = [r.plain for r in result_rows(sc, 40, 7)]
+    assert all(any(n in r for r in few) for n in NAMES), few
+    many = [r.plain for r in result_rows(sc, 40, 14)]
+    assert all(any(n in r for r in many) for n in NAMES), many
+    assert any("level points" in r for r in many), many
+
+
 def test_a_card_played_redraws_one_row_of_the_middle_and_the_others_stay_the_same_objects():
     """Each row of the middle is kept by what it shows: seat 0 plays a card, so the row
     of its slot (bottom) is new and the same as drawn without a cache, and the other

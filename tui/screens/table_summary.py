@@ -83,8 +83,16 @@ def summary_lines(sc: Scene, rec: RoundRecord) -> list[Text]:
         return [sc.line(head), *summary_table(sc, used, decl, took, scores, bd, made, totals)]
     names = {k: (sc.term(k, BONUS_NAMES[k]) if k in ("with", "risk", "dash")
                  else BONUS_NAMES[k]) for k in used}
-    widths = {k: max(len(names[k]), 4) + 1 for k in used}
-    hdr = Text(f" {'player':<14}{'bid':>4}{'won':>4}{'base':>6}", style="bold")
+    widths = {k: max(cell_len(names[k]), 4) + 1 for k in used}
+    # Every column whole, the total last of all: a round with many bonuses (caller,
+    # With, sole, risk) said its terms in both languages and cut the totals to
+    # "tota" / "-1" at 80 columns. Then the terms in English alone, then a shorter name.
+    fixed = 1 + 14 + 4 + 4 + 6 + (8 if made is not None else 0) + 6 + 7
+    if fixed + sum(widths.values()) > W:
+        names = {k: BONUS_NAMES[k] for k in used}
+        widths = {k: max(len(names[k]), 4) + 1 for k in used}
+    nw = max(6, 14 - max(0, fixed + sum(widths.values()) - W))
+    hdr = Text(f" {'player':<{nw}}{'bid':>4}{'won':>4}{'base':>6}", style="bold")
     for k in used:
         hdr.append(names[k].rjust(widths[k]))
     if made is not None:
@@ -94,7 +102,7 @@ def summary_lines(sc: Scene, rec: RoundRecord) -> list[Text]:
     for s in range(4):
         b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f" {sc.name(s, False, 14):<14}{'' if decl[s] is None else decl[s]:>4}"
+        t.append(f" {sc.name(s, False, nw):<{nw}}{'' if decl[s] is None else decl[s]:>4}"
                  f"{took[s]:>4}")
         t.append(f"{b.get('base', 0):>+6d}" if "base" in b else f"{'':>6}")
         for k in used:
@@ -368,8 +376,17 @@ def result_rows(sc: Scene, cw: int, room: int) -> list[Text]:
     rows = said_lines(sc, result_head(sc), cw, 2)
     totals = v.get("totals") or [0] * 4
     nw = max(6, min(16, cw - 12))
-    for s in sorted(range(4), key=lambda s: -totals[s]):
-        extra = [w for w in paid_words(sc, s) if w]
+    # Every player's total first: each one's level points and badge under it only where
+    # the rows hold them all (at 40x20 with chat on screen they pushed the last player
+    # off the standings).
+    ranked = sorted(range(4), key=lambda s: -totals[s])
+    extras = {s: [w for w in paid_words(sc, s) if w] for s in ranked}
+    told = sum(len(said_lines(sc, Text("     " + "  ".join(extras[s])), cw, 2))
+               for s in ranked if extras[s])
+    if len(rows) + 4 + told > room:
+        extras = {s: [] for s in ranked}
+    for s in ranked:
+        extra = extras[s]
         style = "bold" if s in winners else ""
         label = facts.seats[s].label + (sc.you if s == facts.seat else "")
         if sc.rtl:
