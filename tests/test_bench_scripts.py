@@ -75,3 +75,12 @@ def test_the_oracle_deals_the_true_hands(monkeypatch):
 def test_the_web_benchmark_measures_both_transports():
     out = run("web_bench.py", "--sessions", "2")
     assert "ssh terminal:" in out and "browser (web):" in out and "on the wire" in out, out
+
+
+@pytest.mark.parametrize("mode", ["parts", "parts-direct"])
+def test_the_widget_parts_prototype_draws_the_boards_frames(mode):
+    """Issue 42's prototype: the table's parts as widgets give the terminal the same
+    picture as the one board, move after move, at each seat."""
+    out = run("widget_parts.py", "--check", "--mode", mode, "--moves", "40", "--from", "5")
+    assert f"board vs {mode}: 35 moves counted, 8 screens" in out, out
+    assert "moves x seats whose terminals differ: 0" in out, out
