@@ -78,9 +78,12 @@ def test_the_web_benchmark_measures_both_transports():
 
 
 @pytest.mark.parametrize("mode", ["parts", "parts-direct"])
-def test_the_widget_parts_prototype_draws_the_boards_frames(mode):
+@pytest.mark.parametrize("size", ["80x24", "60x20"])
+def test_the_widget_parts_prototype_draws_the_boards_frames(mode, size):
     """Issue 42's prototype: the table's parts as widgets give the terminal the same
-    picture as the one board, move after move, at each seat."""
-    out = run("widget_parts.py", "--check", "--mode", mode, "--moves", "40", "--from", "5")
-    assert f"board vs {mode}: 35 moves counted, 8 screens" in out, out
+    picture as the one board, move after move, at each seat (80x24, and the compact
+    layout, whose parts move)."""
+    out = run("widget_parts.py", "--check", "--mode", mode, "--size", size, "--moves", "40",
+              "--from", "5", "--wait", "0.1")
+    assert f"board vs {mode} at {size}: 35 moves counted, 8 screens" in out, out
     assert "moves x seats whose terminals differ: 0" in out, out

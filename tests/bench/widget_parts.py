@@ -1,7 +1,7 @@
 """The table's parts as Textual widgets against the one ``Board`` (issue 42, item 2).
 
 A script that prints figures, not a test.  Four Textual apps (the four screens at a
-table, one seat each, 80×24) run in this process on a driver that is a terminal of its
+table, one seat each, 80×24 or a compact size: ``--size``) run in this process on a driver that is a terminal of its
 own: what Textual or a board sends is counted (bytes, sends) and fed to a pyte screen.
 A seeded 18-round Estimation match is played (the tests' quick policy); after every
 move each app draws its seat's picture and the script waits until every frame is sent.
@@ -11,7 +11,8 @@ The picture is drawn in one of three ways (``--mode``):
   (its line diff, its changed cells written to the terminal at once, past Textual's
   compositor);
 - ``parts``: each part of the table a Textual ``Widget`` of its own (info bar, notes,
-  scores, middle, phase controls, hand, chat, footer), placed by the layout
+  scores, middle, the events under it, phase controls, hand, chat, footer), placed by
+  the layout
   (``position: absolute``, its offset and height set when they change), drawing the
   part's lines from a strip cache (``render_line``); a changed line refreshes its own
   row, and Textual's compositor paints the changed regions on its update timer, as
@@ -20,14 +21,18 @@ The picture is drawn in one of three ways (``--mode``):
   its direct write to the terminal), Textual painting only a part that moved.
 
 The parts' lines are the render units' own (``table_draw.still_lines``,
-``note_lines``, ``phase_lines``, ``hand_rows``, ``footer_line``), laid out as
-``table_draw.scene_frame`` and ``place`` lay them out.  ``--check`` runs the board and
+``note_lines``, ``phase_lines``, ``hand_rows``, ``footer_line``; at a compact size
+``info_rows``, ``compact_scores``, ``middle_rows`` …), laid out as
+``table_draw.scene_frame`` and ``place`` (or ``table_compact.draw_compact``) lay them out;
+the wide layout, whose rows join the picture and the panel, is not drawn.  ``--check`` runs the board and
 the parts side by side (each seat twice) and compares the two terminals (pyte: every
 cell's character, colours, bold, reverse) after every move: the same frames both ways.
 
 It prints, a move (four screens): this process's CPU (ms), and with ``--instructions``
 under callgrind the instructions from move ``--from`` on; the bytes sent a screen a
-move (mean, median, p95) and the sends (flushes that wrote something) a screen a move::
+move (mean, median, p95), the sends (flushes that wrote something) and the parts moved
+or resized (Textual lays them out again) a screen a move, and the CPU to start a screen
+and send its first frame::
 
     nice -n 5 .venv/bin/python tests/bench/widget_parts.py --mode board
     nice -n 5 .venv/bin/python tests/bench/widget_parts.py --mode parts
@@ -53,7 +58,6 @@ sys.path.insert(0, str(HERE.parent))             # tests/bench: shim_bench's cal
 sys.path.append(str(HERE.parents[2]))            # the tree (after PYTHONPATH)
 
 import pyte  # noqa: E402
-from rich.console import Console  # noqa: E402
 from rich.segment import Segment  # noqa: E402
 from rich.text import Text  # noqa: E402
 from stacked import quick_policy  # noqa: E402
@@ -68,19 +72,28 @@ from textual.widget import Widget  # noqa: E402
 from engine import new_match  # noqa: E402
 from tui.app import console_for  # noqa: E402
 from tui.cards import Look  # noqa: E402
-from tui.screens.table_auction import phase_lines  # noqa: E402
+from tui.screens.sizes import COMPACT, STANDARD, layout  # noqa: E402
+from tui.screens.table_auction import phase_lines, phase_rows  # noqa: E402
+from tui.screens.table_chat import chat_rows  # noqa: E402
 from tui.screens.table_draw import still_lines  # noqa: E402
-from tui.screens.table_footer import footer_line  # noqa: E402
-from tui.screens.table_hand import hand_rows  # noqa: E402
-from tui.screens.table_info import note_lines  # noqa: E402
+from tui.screens.table_footer import footer_line, footer_rows, turn_footer_rows  # noqa: E402
+from tui.screens.table_hand import compact_hand_rows, hand_rows  # noqa: E402
+from tui.screens.table_info import info_rows, message_rows, note_lines  # noqa: E402
 from tui.screens.table_layout import draw_screen  # noqa: E402
 from tui.screens.table_scene import DrawCache, Scene  # noqa: E402
+from tui.screens.table_scores import (  # noqa: E402
+    EVENTS_FROM,
+    compact_scores,
+    name_width,
+    recent_events,
+)
 from tui.screens.table_state import SeatFacts, TableFacts, TableState, View  # noqa: E402
 from tui.screens.table_text import H, W  # noqa: E402
-from tui.widgets.board import Board  # noqa: E402
+from tui.screens.table_trick import middle_rows  # noqa: E402
+from tui.widgets.board import BLANK, Board  # noqa: E402
 
-WIDTH, HEIGHT = 80, 24
-PARTS = ("info", "notes", "scores", "middle", "phase", "hand", "chat", "footer")
+WIDTH, HEIGHT = 80, 24                  # (--size)
+PARTS = ("info", "notes", "scores", "middle", "said", "phase", "hand", "chat", "footer")
 
 
 # ------------------------------------------------------------- the terminal
@@ -145,9 +158,57 @@ def picture(term: Terminal) -> list[tuple[Any, ...]]:
 
 # ------------------------------------------------------------------ layouts
 Block = tuple[str, int, list[Text]]          # a part, its first row, its lines
+MOVED = [0]             # parts moved or resized (laid out again by Textual), all screens
 
 
-def blocks(sc: Scene) -> tuple[int, list[Block]]:
+def compact_blocks(sc: Scene, width: int, height: int) -> tuple[int, int, list[Block]]:
+    """The compact picture as parts, laid out as ``table_compact.draw_compact`` lays out
+    its lines (the bottom from the last row up, the rest from the top): the column
+    the parts start at, their width, each part with its first row."""
+    cw = min(width, W)
+    sc.keys = sc.keys._replace(compact=True)
+    info = info_rows(sc, cw)
+    scores = compact_scores(sc, cw)
+    phase, _ = phase_rows(sc, cw)
+    message = message_rows(sc, cw)
+    hand, _ = compact_hand_rows(sc, cw)
+    keys = footer_rows(sc, cw)
+    keys += [BLANK] * max(0, turn_footer_rows(sc, cw) - len(keys))
+    room = height - len(info) - len(scores) - len(phase) - len(message) - len(hand) - len(keys)
+    chat: list[Text] = []
+    if room >= 3:
+        chat = chat_rows(sc, cw, min(2, room - 2))
+        room -= len(chat)
+    middle = middle_rows(sc, cw, room)
+    room -= len(middle)
+    said: list[Text] = []
+    gap_said = 0
+    if room >= 1 and name_width(cw) + 27 + EVENTS_FROM > cw:
+        gap_said = 1 if middle and room >= 3 else 0
+        said = recent_events(sc, cw, min(5, room - gap_said))
+        if said:
+            room -= len(said) + gap_said
+        else:
+            gap_said = 0
+    gap_top = 1 if room > 0 and (middle or said) else 0
+    room -= gap_top
+    gap_hand = 1 if room > 0 and phase else 0
+    y = len(info) + len(scores) + gap_top
+    y_said = y + len(middle) + gap_said
+    bottom = len(phase) + len(message) + gap_hand + len(hand) + len(chat) + len(keys)
+    y_bottom = max(y_said + len(said), height - bottom)
+    out: list[Block] = [("info", 0, info), ("scores", len(info), scores),
+                        ("middle", y, middle), ("said", y_said, said)]
+    y = y_bottom
+    for name, lines, gap in (("phase", phase, 0), ("notes", message, gap_hand),
+                             ("hand", hand, 0), ("chat", chat, 0), ("footer", keys, 0)):
+        out.append((name, y, lines))
+        y += len(lines) + gap
+    clipped = [(name, y, lines[:max(0, height - y)]) for name, y, lines in out]
+    return (width - cw) // 2, cw, clipped
+
+
+def blocks(sc: Scene) -> tuple[int, int, list[Block]]:
     """The standard picture as parts, laid out as ``table_draw.scene_frame`` and
     ``place`` lay out its lines: each part with the row it starts at (rows past the
     picture's 23 cut, as there), the footer on the last row."""
@@ -163,8 +224,9 @@ def blocks(sc: Scene) -> tuple[int, list[Block]]:
         keep = lines[:max(0, H - 1 - y)]
         out.append((name, y, keep))
         y += len(keep) + gaps.get(name, False)
+    out.append(("said", y, []))
     out.append(("footer", HEIGHT - 1, [footer_line(sc)]))
-    return (WIDTH - W) // 2, out
+    return (WIDTH - W) // 2, W, out
 
 
 # ------------------------------------------------------------------ widgets
@@ -178,13 +240,17 @@ class Part(Widget):
         super().__init__(id=name)
         self.lines: list[Text] = []
         self.strips: list[Strip | None] = []
-        self.place_at: tuple[int, int, int] | None = None
+        self.place_at: tuple[int, int, int, int] | None = None
+        self.cw = W
 
-    def show(self, x: int, y: int, lines: list[Text], console: Console) -> None:
-        place = (x, y, len(lines))
+    def show(self, x: int, y: int, cw: int, lines: list[Text]) -> None:
+        place = (x, y, cw, len(lines))
         if place != self.place_at:
+            MOVED[0] += self.place_at is not None
             self.place_at = place
+            self.cw = cw
             self.styles.offset = (x, y)
+            self.styles.width = cw
             self.styles.height = len(lines)
             self.lines = list(lines)
             self.strips = [None] * len(lines)
@@ -194,11 +260,11 @@ class Part(Widget):
             if text is not self.lines[i]:
                 self.lines[i] = text
                 self.strips[i] = None
-                self.refresh(Region(0, i, W, 1))
+                self.refresh(Region(0, i, self.cw, 1))
 
     def render_line(self, y: int) -> Strip:
         if y >= len(self.lines):
-            return Strip.blank(W)
+            return Strip.blank(self.cw)
         strip = self.strips[y]
         if strip is None:
             text = self.lines[y]
@@ -206,7 +272,7 @@ class Part(Widget):
             if not text.spans and text.style:
                 segments = list(Segment.apply_style(
                     segments, self.app.console.get_style(text.style)))
-            strip = self.strips[y] = Strip(segments).crop(0, W).adjust_cell_length(W)
+            strip = self.strips[y] = Strip(segments).crop(0, self.cw).adjust_cell_length(self.cw)
         return strip
 
 
@@ -219,16 +285,18 @@ class DirectPart(Board):
     def __init__(self, name: str) -> None:
         super().__init__(id=name)
         self.lines: list[Text] = []
-        self.place_at: tuple[int, int, int] | None = None
+        self.place_at: tuple[int, int, int, int] | None = None
 
-    def show(self, x: int, y: int, lines: list[Text], console: Console) -> None:
-        place = (x, y, len(lines))
+    def show(self, x: int, y: int, cw: int, lines: list[Text]) -> None:
+        place = (x, y, cw, len(lines))
         if place == self.place_at and all(a is b for a, b in zip(lines, self.lines, strict=True)):
             return                          # the same line objects: nothing to compare
         self.lines = list(lines)
         if place != self.place_at:
+            MOVED[0] += self.place_at is not None
             self.place_at = place
             self.styles.offset = (x, y)
+            self.styles.width = cw
             self.styles.height = len(lines)
             self.direct = False             # until laid out: Textual paints it
             self.refresh(layout=True)
@@ -300,13 +368,18 @@ class Seat(App[None]):
             widgets["board"].set_lines(placed.lines, at=[placed.x] * len(placed.lines))
             return
         sc = Scene(view, self.state, self.facts, self.look, 0.0, self.cache, None)
-        x, parts = blocks(sc)
-        console = self.console
+        kind = layout(WIDTH, HEIGHT)
+        if kind == COMPACT:
+            x, cw, parts = compact_blocks(sc, WIDTH, HEIGHT)
+        elif kind == STANDARD and (WIDTH, HEIGHT) == (W, H):
+            x, cw, parts = blocks(sc)
+        else:
+            raise SystemExit("the prototype lays out 80x24 and the compact sizes only")
         surface = self.surface
         if surface is not None:
             surface.hold = True         # the parts' direct writes: one send, the frame's
         for name, y, lines in parts:
-            widgets[name].show(x, y, lines, console)
+            widgets[name].show(x, y, cw, lines)
         if surface is not None:
             surface.hold = False
             surface.flush()
@@ -329,17 +402,22 @@ async def quiet(apps: list[Seat], seconds: float) -> None:
 
 async def run(modes: list[str], moves: int, wait: float, cg: Any, start: int,
               check: bool) -> dict[str, Any]:
+    t0 = time.process_time()
     apps = [Seat(mode, seat, feed=check) for mode in modes for seat in range(4)]
     tasks = [asyncio.create_task(app.run_async()) for app in apps]
     await asyncio.gather(*(app.ready.wait() for app in apps))
-    await quiet(apps, wait)
     m = new_match("estimation", 18, seed=7)
+    for app in apps:
+        app.draw(m.view(app.facts.seat))          # the first frame, whole
+    await quiet(apps, wait)
+    start_cpu = time.process_time() - t0
     per_screen: list[int] = []
     sends = 0
     cpu = 0.0
     n = 0
     mismatches = 0
     said: list[str] = []
+    moves_laid_out = 0
     counting = False
     for move in range(moves):
         if m.to_act is None:
@@ -349,6 +427,7 @@ async def run(modes: list[str], moves: int, wait: float, cg: Any, start: int,
             if cg is not None:
                 cg.lamma_cg_start()
         views = [m.view(s) for s in range(4)]
+        moved = MOVED[0]
         before = [(app.surface.bytes_out, app.surface.frames) for app in apps
                   if app.surface]
         t = time.process_time()
@@ -359,6 +438,7 @@ async def run(modes: list[str], moves: int, wait: float, cg: Any, start: int,
         if counting:
             n += 1
             cpu += spent
+            moves_laid_out += MOVED[0] - moved
             for app, (b, f) in zip(apps, before, strict=True):
                 assert app.surface is not None
                 per_screen.append(app.surface.bytes_out - b)
@@ -385,7 +465,8 @@ async def run(modes: list[str], moves: int, wait: float, cg: Any, start: int,
         app.exit()
     await asyncio.gather(*tasks)
     return {"moves": n, "cpu": cpu, "bytes": per_screen, "sends": sends,
-            "screens": len(apps), "mismatches": mismatches, "said": said}
+            "screens": len(apps), "mismatches": mismatches, "said": said,
+            "moved": moves_laid_out, "start": start_cpu}
 
 
 def main() -> None:
@@ -396,11 +477,15 @@ def main() -> None:
                    help="count from this move on (the first screens are drawn whole)")
     p.add_argument("--wait", type=float, default=0.03,
                    help="seconds without a send that end a move's frames")
+    p.add_argument("--size", default="80x24", help="the terminals' size: 80x24 or compact "
+                   "(40x20 to 79x23)")
     p.add_argument("--check", action="store_true",
                    help="the board and the parts side by side: compare the terminals")
     p.add_argument("--instructions", action="store_true",
                    help="under callgrind: instructions from --from on")
     args = p.parse_args()
+    global WIDTH, HEIGHT
+    WIDTH, HEIGHT = (int(n) for n in args.size.split("x"))
     cg = callgrind() if args.instructions else None
     modes = ["board", "parts" if args.mode == "board" else args.mode] if args.check \
         else [args.mode]
@@ -416,13 +501,19 @@ def main() -> None:
     n = r["moves"]
     sizes = sorted(r["bytes"])
     name = " vs ".join(modes)
-    print(f"{name}: {n} moves counted, {r['screens']} screens, pid {os.getpid()}")
+    print(f"{name} at {WIDTH}x{HEIGHT}: {n} moves counted, {r['screens']} screens, "
+          f"pid {os.getpid()}")
     print(f"  CPU a move (all screens): {r['cpu'] / n * 1000:.3f} ms")
+    print(f"  CPU to start a screen and send its first frame: "
+          f"{r['start'] / r['screens'] * 1000:.1f} ms (the first made of the process's "
+          f"imports and caches too)")
     if sizes:
         p95 = sizes[int(len(sizes) * 0.95)]
         print(f"  bytes a screen a move: mean {statistics.mean(sizes):.1f}, "
               f"median {statistics.median(sizes):.0f}, p95 {p95}")
         print(f"  sends a screen a move: {r['sends'] / len(sizes):.2f}")
+        if "board" not in modes:
+            print(f"  parts moved or resized a screen a move: {r['moved'] / len(sizes):.2f}")
     if args.check:
         print(f"  moves x seats whose terminals differ: {r['mismatches']}")
 
