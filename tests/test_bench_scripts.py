@@ -77,7 +77,7 @@ def test_the_web_benchmark_measures_both_transports():
     assert "ssh terminal:" in out and "browser (web):" in out and "on the wire" in out, out
 
 
-@pytest.mark.parametrize("mode", ["parts", "parts-direct"])
+@pytest.mark.parametrize("mode", ["parts", "parts-cells", "parts-direct"])
 @pytest.mark.parametrize("size", ["80x24", "60x20"])
 def test_the_widget_parts_prototype_draws_the_boards_frames(mode, size):
     """Issue 42's prototype: the table's parts as widgets give the terminal the same

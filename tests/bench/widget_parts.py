@@ -17,6 +17,8 @@ The picture is drawn in one of three ways (``--mode``):
   part's lines from a strip cache (``render_line``); a changed line refreshes its own
   row, and Textual's compositor paints the changed regions on its update timer, as
   any Textual screen is painted;
+- ``parts-cells``: the same, a changed line refreshing only the span of cells that
+  changed in it (the widget's own diff of its old and new strip), not the row;
 - ``parts-direct``: the same widgets, each a ``Board`` of its own (its line diff and
   its direct write to the terminal), Textual painting only a part that moved.
 
@@ -58,6 +60,7 @@ sys.path.insert(0, str(HERE.parent))             # tests/bench: shim_bench's cal
 sys.path.append(str(HERE.parents[2]))            # the tree (after PYTHONPATH)
 
 import pyte  # noqa: E402
+from rich.cells import get_character_cell_size  # noqa: E402
 from rich.segment import Segment  # noqa: E402
 from rich.text import Text  # noqa: E402
 from stacked import quick_policy  # noqa: E402
@@ -276,6 +279,49 @@ class Part(Widget):
         return strip
 
 
+def strip_cells(strip: Strip) -> list[tuple[str, Any]]:
+    """A strip's cells: (what the cell shows, "" after a wide character; its style)."""
+    out: list[tuple[str, Any]] = []
+    for seg in strip:
+        for ch in seg.text:
+            size = get_character_cell_size(ch)
+            if size == 0 and out:
+                out[-1] = (out[-1][0] + ch, out[-1][1])
+                continue
+            out.append((ch, seg.style))
+            if size == 2:
+                out.append(("", seg.style))
+    return out
+
+
+class CellPart(Part):
+    """A ``Part`` refreshing only the span of cells that changed in a changed line (its
+    own diff of the old and the new strip's cells), not the row."""
+
+    def show(self, x: int, y: int, cw: int, lines: list[Text]) -> None:
+        place = (x, y, cw, len(lines))
+        if place != self.place_at:
+            super().show(x, y, cw, lines)
+            return
+        for i, text in enumerate(lines):
+            if text is self.lines[i]:
+                continue
+            old = strip_cells(self.render_line(i))
+            self.lines[i] = text
+            self.strips[i] = None
+            new = strip_cells(self.render_line(i))
+            diff = [n for n, (a, b) in enumerate(zip(old, new, strict=False)) if a != b]
+            diff += range(min(len(old), len(new)), max(len(old), len(new)))
+            if not diff:
+                continue
+            lo, hi = diff[0], diff[-1] + 1
+            while lo > 0 and new[lo][0] == "":
+                lo -= 1                     # a wide character kept whole
+            while hi < len(new) and new[hi][0] == "":
+                hi += 1
+            self.refresh(Region(lo, i, hi - lo, 1))
+
+
 class DirectPart(Board):
     """One part of the table as a ``Board`` of its own: its line diff and its direct
     write; a part that moved or changed height is painted by Textual once laid out."""
@@ -326,6 +372,9 @@ class Table(Screen[None]):
         elif self.mode == "parts":
             for name in PARTS:
                 yield Part(name)
+        elif self.mode == "parts-cells":
+            for name in PARTS:
+                yield CellPart(name)
         else:
             for name in PARTS:
                 yield DirectPart(name)
@@ -471,7 +520,7 @@ async def run(modes: list[str], moves: int, wait: float, cg: Any, start: int,
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--mode", choices=("board", "parts", "parts-direct"), default="board")
+    p.add_argument("--mode", choices=("board", "parts", "parts-cells", "parts-direct"), default="board")
     p.add_argument("--moves", type=int, default=220)
     p.add_argument("--from", dest="start", type=int, default=20,
                    help="count from this move on (the first screens are drawn whole)")
