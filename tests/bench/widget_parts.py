@@ -5,7 +5,7 @@ table, one seat each, 80×24 or a compact size: ``--size``) run in this process 
 own: what Textual or a board sends is counted (bytes, sends) and fed to a pyte screen.
 A seeded 18-round Estimation match is played (the tests' quick policy); after every
 move each app draws its seat's picture and the script waits until every frame is sent.
-The picture is drawn in one of three ways (``--mode``):
+The picture is drawn in one of four ways (``--mode``):
 
 - ``board``: today's production: ``table_layout.draw_screen`` and one ``Board``
   (its line diff, its changed cells written to the terminal at once, past Textual's
