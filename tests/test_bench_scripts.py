@@ -75,3 +75,15 @@ def test_the_oracle_deals_the_true_hands(monkeypatch):
 def test_the_web_benchmark_measures_both_transports():
     out = run("web_bench.py", "--sessions", "2")
     assert "ssh terminal:" in out and "browser (web):" in out and "on the wire" in out, out
+
+
+@pytest.mark.parametrize("mode", ["parts", "parts-cells", "parts-direct"])
+@pytest.mark.parametrize("size", ["80x24", "60x20"])
+def test_the_widget_parts_prototype_draws_the_boards_frames(mode, size):
+    """Issue 42's prototype: the table's parts as widgets give the terminal the same
+    picture as the one board, move after move, at each seat (80x24, and the compact
+    layout, whose parts move)."""
+    out = run("widget_parts.py", "--check", "--mode", mode, "--size", size, "--moves", "40",
+              "--from", "5", "--wait", "0.1")
+    assert f"board vs {mode} at {size}: 35 moves counted, 8 screens" in out, out
+    assert "moves x seats whose terminals differ: 0" in out, out
