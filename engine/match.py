@@ -12,6 +12,7 @@ they hand out are shared and must be treated as read-only.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
@@ -377,6 +378,20 @@ class Match:
                     type(action[k]) is type(v) and action[k] == v for k, v in cand.items()):
                 return cand.copy()
         return None
+
+    def refusal(self, seat: int, action: Mapping[str, object]) -> IllegalAction:
+        """Why ``action`` is not one of ``seat``'s legal actions (``canonical`` found
+        none): the rules' own reason, the one ``apply`` gives, found on a ``fork`` so
+        that nothing here changes.  An action ``apply`` would take only as a person
+        may type it (``10h`` for ``TH``, a key too many) is refused for its form,
+        with the legal action it stands for."""
+        trial = self.fork()
+        try:
+            trial.apply(seat, action)
+        except IllegalAction as exc:
+            return exc
+        taken = json.dumps(trial.log[-1][1], ensure_ascii=True) if trial.log else "?"
+        return IllegalAction("write it as your legal actions write it: {legal}", legal=taken)
 
     def _declared(self) -> list[int]:
         """The declarations as a fresh list, once every seat has one (a dash player's is 0)."""

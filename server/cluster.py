@@ -622,6 +622,16 @@ class PgCluster:
                 return other
         return None
 
+    def named_elsewhere(self, name: str) -> bool:
+        """Somebody called ``name`` is on another process of the room, as of the last
+        heartbeat."""
+        look, nk = skeleton(name), name_key(name)
+        for names in list(self._names_elsewhere.values()):
+            other = names.get(look)
+            if other is not None and name_key(other) == nk:
+                return True
+        return False
+
     def _names_heard(self, texts: list[tuple[str, str | None]], live: set[str]) -> None:
         """Other processes' names, as read by the heartbeat (on the loop)."""
         for process in list(self._names_elsewhere):

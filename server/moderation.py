@@ -170,7 +170,7 @@ class Moderation:
     def command(self, member: Member, line: str) -> str:
         """A command typed by a member (Moderator)."""
         line = clean_chat(line)
-        own = own_command(member, line)
+        own = own_command(member, line, self.known)
         if own is not None:
             return own
         words = line.split()
@@ -200,6 +200,17 @@ class Moderation:
             raise RoomError("Unknown command {command}: /help lists yours.",
                             command=repr(cmd[:20]))
         return self.operate(member.name, words)
+
+    def known(self, name: str) -> bool:
+        """A name the room knows: somebody here now (a key's or a guest's session, on
+        this process or, as of the last heartbeat, another of the room's), or a name a
+        key owns (here or not)."""
+        if name_key(name) in self.room.online:
+            return True
+        cluster = self.room.cluster
+        if cluster is not None and cluster.named_elsewhere(name):
+            return True
+        return self.room.store.owner(name) is not None
 
     def key_command(self, member: Member, args: list[str]) -> str:
         """A player's keys (issue 45): ``/key add`` makes a one-time code with which

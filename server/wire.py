@@ -17,16 +17,23 @@ other module touches one (the same test scans them).
 * ``unlink_asyncssh``: a closed connection's reference cycles broken, so that
   it goes by reference counting (issue 12).
 * ``kex_algs``, ``ENCRYPTION_ALGS``: what the server offers.
+* ``QuietConnection._process_userauth_request``: a user name prepared by
+  ``user_name_prep`` (SASLprep without its bidi rule), so that a name of Arabic
+  letters may begin or end with a digit, '_' or '-'; the room checks names itself.
 """
 
 from __future__ import annotations
 
 import asyncio
+import stringprep
+import unicodedata
 from typing import Any
 
 import asyncssh
-from asyncssh.constants import MSG_IGNORE
+import asyncssh.connection
+from asyncssh.constants import MSG_IGNORE, MSG_USERAUTH_REQUEST
 from asyncssh.packet import SSHPacket, String
+from asyncssh.saslprep import SASLPrepError, saslprep
 from asyncssh.sftp import MIN_SFTP_VERSION
 
 from .limits import ENV_REQUESTS_MAX, ENV_VALUE_MAX, KEPT_ENV
@@ -155,8 +162,43 @@ class _Lingering:
         linger(self.transport, asyncio.get_running_loop())
 
 
+# ------------------------------------------------------------ user names
+# SASLprep's prohibited output (RFC 4013 §2.3), as asyncssh.saslprep lists it.
+_PROHIBITED = (stringprep.in_table_c12, stringprep.in_table_c21_c22,
+               stringprep.in_table_c3, stringprep.in_table_c4, stringprep.in_table_c5,
+               stringprep.in_table_c6, stringprep.in_table_c7, stringprep.in_table_c8,
+               stringprep.in_table_c9)
+
+
+def user_name_prep(s: str) -> str:
+    """A user name as asyncssh prepares it (SASLprep, RFC 4013: unassigned code
+    points refused, B.1 mapped to nothing and C.1.2 to a space, NFKC, prohibited
+    output refused), without stringprep's bidi rule (RFC 3454 §6).
+
+    That rule refuses a string with a right-to-left letter unless its first *and*
+    last characters are right-to-left letters: 'سامي1', 'سامي_', 'سامي١' and
+    '1سامي' were disconnected with "RandALCat character not at both start and end"
+    before the room saw them, though a name is letters of one script, digits, '_'
+    and '-' in any order (README).  The rule is about showing a mixed-direction
+    string unambiguously; the room decides which names it takes (``check_name``:
+    one script, no invisible or direction-changing character) and says why it
+    refuses one.  Every other name comes out exactly as ``saslprep`` makes it
+    (tests/test_server_sessions.py).  ``s`` is named as ``saslprep``'s argument,
+    which this stands in for."""
+    for ch in s:
+        if stringprep.in_table_a1(ch):
+            raise SASLPrepError(f"Unassigned character: {ch!r}")
+    mapped = "".join(" " if stringprep.in_table_c12(ch) else ch for ch in s
+                     if not stringprep.in_table_b1(ch))
+    prepped = unicodedata.normalize("NFKC", mapped)
+    for ch in prepped:
+        if any(prohibited(ch) for prohibited in _PROHIBITED):
+            raise SASLPrepError(f"Prohibited character: {ch!r}")
+    return prepped
+
+
 class QuietConnection(asyncssh.SSHServerConnection):
-    """asyncssh's server connection, with two differences.
+    """asyncssh's server connection, with three differences.
 
     * No empty SSH_MSG_IGNORE packet before every packet once the connection is
       encrypted.  That packet is RFC 4251 §9.3.1's counter to the chosen-plaintext
@@ -169,6 +211,13 @@ class QuietConnection(asyncssh.SSHServerConnection):
     * Closed at once (``_force_close``: a disconnect message just written, a
       protocol error), its socket lingers (``linger``) instead of being reset, which
       could destroy what was written just before.
+    * A user name is prepared by ``user_name_prep``, not ``saslprep`` (an Arabic
+      name may end in a digit).  asyncssh has no hook for it: it prepares the name
+      in ``SSHConnection._process_userauth_request`` (called through the class's
+      ``_packet_handlers``, by message number) with ``asyncssh.connection``'s
+      ``saslprep``, before ``begin_auth``.  That name is ``user_name_prep`` for the
+      length of that call only; the call reads the name before it returns (the rest
+      of the request is a coroutine it returns), and nothing else runs meanwhile.
 
     Relies on ``SSHConnection.send_packet(pkttype, *args, handler=None)`` (where the
     empty SSH_MSG_IGNORE is sent from) and ``SSHConnection._force_close(exc)``, which
@@ -184,6 +233,17 @@ class QuietConnection(asyncssh.SSHServerConnection):
         if transport is not None and not isinstance(transport, _Lingering):
             self._transport = _Lingering(transport)  # type: ignore[assignment]
         super()._force_close(exc)
+
+    def _process_userauth_request(self, pkttype: int, pktid: int,
+                                  packet: SSHPacket) -> Any:
+        asyncssh.connection.saslprep = user_name_prep
+        try:
+            return super()._process_userauth_request(pkttype, pktid, packet)
+        finally:
+            asyncssh.connection.saslprep = saslprep
+
+    _packet_handlers = {**asyncssh.SSHServerConnection._packet_handlers,
+                        MSG_USERAUTH_REQUEST: _process_userauth_request}
 
 
 def quiet(conn: asyncssh.SSHServerConnection) -> None:

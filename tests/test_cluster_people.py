@@ -228,3 +228,27 @@ async def test_close_through_any_process_closes_any_table_of_the_room(rooms):
         await until(lambda tid=tid: all(s.registry.find(tid) is None for s in rooms),
                     timeout=2, what="the table is gone from every process")
         await maker.close()
+
+
+async def test_ignore_knows_a_guest_on_another_process(rooms):
+    """/ignore of a guest here through another process of the room is taken (the name
+    is somebody's, as of the heartbeat); once the guest has gone, the name is nobody's."""
+    from test_moderation import command
+    p1, p2, _p3 = rooms
+    nadia = await p1.guest_client("nadia")
+    nadia.send({"op": "tables"})
+    await nadia.expect("tables")
+    cluster = p2.room.cluster
+    assert cluster is not None
+    await until(lambda: cluster.named_elsewhere("nadia"), timeout=1.5,
+                what="p2 knows nadia's name within a second or so")
+    ann = await p2.json_client("ann")
+    assert "no longer see" in (await command(ann, "/ignore nadia"))["reply"]
+    await nadia.close()
+    await until(lambda: not cluster.named_elsewhere("nadia"), timeout=5,
+                what="nadia's name is nobody's on p2 once she has gone")
+    reply = await command(ann, "/ignore Nadia")
+    assert reply["type"] == "command"               # ignored already: kept as it is
+    reply = await command(ann, "/ignore nadia2")
+    assert reply["type"] == "error" and "Nobody is called nadia2" in reply["message"]
+    await ann.close()

@@ -295,3 +295,72 @@ def test_a_refusal_on_a_terminal_is_in_the_language_of_its_locale():
     assert said_to(speech_for({}), kick) == str(kick)
     # Text from elsewhere (no template) is written as it is.
     assert said_to(speech_for({"LANG": "ar"}), "plain words") == "plain words"
+
+
+def turn_of(t, seat: int, phase: str, until=lambda m: True):
+    """Move ``t``'s match on (the first legal action of whoever acts; a Tarneeb
+    declaration of 3, so that a hand is not void) until ``seat`` acts in ``phase``
+    and ``until(match)`` holds."""
+    m = t.match
+    assert m is not None
+    for _ in range(400):
+        if m.to_act == seat and m.phase == phase and until(m):
+            return m
+        legal = m.legal_actions(m.to_act)
+        pick = next((a for a in legal if a == {"type": "declare", "n": 3}), legal[0])
+        t.runner.check_and_apply(m.to_act, pick, "bot")
+    raise AssertionError(f"seat {seat} never acted in {phase}")
+
+
+async def test_an_illegal_action_says_the_rules_reason():
+    """A program's illegal action (the JSON ``act``) is refused with the rules' reason,
+    as a screen gives it, not only with the action it sent (finding: "Illegal action
+    {...}." and nothing more); said in Arabic on an Arabic screen."""
+    reg = Registry(bot_pause=SLOW, trick_pause=0.0)
+    ali, ben = Session("ali", "key:ali:ali"), Session("ben", "key:ben:ben")
+    t = reg.create("estimation", 13, creator=ali)
+    t.sit(ali, 0)
+    t.fill_with_bots(ali, [1, 2, 3])
+    m = turn_of(t, 0, "auction")
+    before = len(m.log)
+    with pytest.raises(RoomError) as info:
+        t.act(ali, {"type": "bid", "n": 3, "suit": "S"})
+    assert str(info.value) == ('Illegal action {"type": "bid", "n": 3, "suit": "S"}: '
+                               "a bid is a number of tricks from 4 to 13.")
+    said = said_in_arabic(info.value)
+    assert said.endswith(AR._("a bid is a number of tricks from 4 to 13") + "."), said
+    assert len(m.log) == before and m.to_act == 0          # nothing changed
+    # A card written as a person types it is refused for its form, with the legal one.
+    t2 = reg.create("tarneeb41", creator=ben)
+    t2.sit(ben, 0)
+    t2.fill_with_bots(ben, [1, 2, 3])
+    m2 = turn_of(t2, 0, "declare")
+    with pytest.raises(RoomError) as info:
+        t2.act(ben, {"type": "declare", "n": 1})
+    assert str(info.value) == ('Illegal action {"type": "declare", "n": 1}: '
+                               "declare a number from 2 to 13 (there is no pass).")
+    with pytest.raises(RoomError) as info:
+        t2.act(ben, {"type": "bid", "n": 5, "suit": "S"})
+    assert str(info.value).endswith(": Tarneeb has no auction: every player declares 2 to 13.")
+
+    def off_suit(m) -> bool:
+        led = m.view(0)["trick"][:1]
+        return bool(led) and any(c[-1] != led[0]["card"][-1] for c in m.view(0)["hand"]) \
+            and any(c[-1] == led[0]["card"][-1] for c in m.view(0)["hand"])
+
+    m2 = turn_of(t2, 0, "play", off_suit)
+    view = m2.view(0)
+    led = view["trick"][0]["card"][-1]
+    card = next(c for c in view["hand"] if c[-1] != led)
+    with pytest.raises(RoomError) as info:
+        t2.act(ben, {"type": "play", "card": card})
+    assert str(info.value).endswith(f": you must follow suit ({led}).")
+    said_in_arabic(info.value)
+    good = next(c for c in view["hand"] if c[-1] == led)
+    typed = ("10" + good[-1] if good[0] == "T" else good[0] + good[-1]).lower()
+    with pytest.raises(RoomError) as info:
+        t2.act(ben, {"type": "play", "card": typed})
+    assert str(info.value).endswith(
+        f': write it as your legal actions write it: {{"type": "play", "card": "{good}"}}.')
+    said_in_arabic(info.value)
+    assert m2.view(0)["hand"] == view["hand"]               # nothing played

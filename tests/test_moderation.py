@@ -187,3 +187,29 @@ def test_a_mute_names_each_mark_once():
     ali = Session("ali", "key:fp:ali")
     marks, _end = Mutes().mute("ali", 60, ali)
     assert marks == ["name:ali", "who:key:fp"]
+
+
+async def test_ignore_of_a_name_nobody_has_says_so(room):
+    """/ignore keys on a name: one a key owns (here or not) or somebody here has (a key's
+    or a guest's) is ignored; a name nobody has is not, and the reply says so rather
+    than "You no longer see nobodyhere's chat."."""
+    srv = room
+    owner = await srv.json_client("dalia")          # a key owns "dalia" from now on
+    await owner.close()
+    guest = await srv.guest_client("wanderer")
+    ann = await srv.json_client("ann")
+    reply = await command(ann, "/ignore nobodyhere")
+    assert reply == {"type": "error", "message": "Nobody is called nobodyhere: no player "
+                     "owns that name and nobody here has it."}
+    assert not ann_ignores(srv, "ann", "nobodyhere")
+    for name in ("dalia", "Dalia", "wanderer°"):     # away but owned; a guest here
+        assert "no longer see" in (await command(ann, f"/ignore {name}"))["reply"], name
+    assert ann_ignores(srv, "ann", "dalia") and ann_ignores(srv, "ann", "wanderer")
+    assert "dalia" in (await command(ann, "/ignored"))["reply"]
+    for c in (guest, ann):
+        await c.close()
+
+
+def ann_ignores(srv, who: str, name: str) -> bool:
+    from engine.room import ignores
+    return ignores(srv.room.online[who], name)

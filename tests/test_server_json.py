@@ -235,3 +235,29 @@ async def test_reconnect_gets_view_at_once_and_watchers_see_public_view(lamma_se
     assert v == table.match.view(0)
     for c in (a2, b, w):
         await c.close()
+
+
+async def test_an_illegal_action_is_refused_with_the_rules_reason(lamma_server):
+    """``act`` with an action the rules refuse answers why (the engine's reason, as a
+    screen says it), not only "Illegal action {...}."; nothing changes."""
+    c = await lamma_server.json_client("reasons")
+    try:
+        c.send({"op": "create", "game": "tarneeb41", "computer": [1, 2, 3]})
+        await c.expect("joined")
+        while True:
+            v = (await c.expect("view"))["view"]
+            if v["to_act"] == 0 and v["phase"] == "declare":
+                break
+        c.send({"op": "act", "action": {"type": "declare", "n": 1}})
+        err = await c.expect("error")
+        assert err["message"] == ('Illegal action {"type": "declare", "n": 1}: declare a '
+                                  "number from 2 to 13 (there is no pass).")
+        c.send({"op": "act", "action": {"type": "bid", "n": 3, "suit": "S"}})
+        err = await c.expect("error")
+        assert err["message"].endswith(
+            ": Tarneeb has no auction: every player declares 2 to 13."), err
+        c.send({"op": "act", "action": {"type": "declare", "n": 4}})
+        v = (await c.expect("view"))["view"]
+        assert v["declarations"][0] == 4
+    finally:
+        await c.close()

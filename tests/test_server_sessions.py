@@ -264,3 +264,73 @@ async def test_a_started_server_hands_the_gil_over_every_millisecond(room):
 
     from server import runtime
     assert sys.getswitchinterval() == runtime.SWITCH_INTERVAL == 0.001
+
+
+async def openssh_play(port: int, name: str, line: bytes, key=None) -> tuple[int, str, str]:
+    """OpenSSH's ``ssh -p PORT -l NAME 127.0.0.1 play`` with ``line`` on its input: its
+    exit status, what it printed and what it said on stderr (a guest without ``key``,
+    as ``-o PubkeyAuthentication=no`` comes in)."""
+    who = (["-i", str(key), "-o", "IdentitiesOnly=yes"] if key is not None
+           else ["-o", "PubkeyAuthentication=no"])
+    proc = await asyncio.create_subprocess_exec(
+        "ssh", "-p", str(port), *who, "-o", "StrictHostKeyChecking=no",
+        "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=no", "-F", "/dev/null",
+        "-l", name, "127.0.0.1", "play", stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(line), 20)
+    finally:
+        await stop_process(proc)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+
+
+@pytest.mark.skipif(shutil.which("ssh") is None, reason="OpenSSH client not installed")
+async def test_arabic_names_with_digits_or_marks_at_an_end_come_in(lamma_server, tmp_path):
+    """A name is letters of one script, digits, '_' and '-' (README), in any order.
+    asyncssh prepares a user name with SASLprep, whose bidi rule refuses a name with
+    Arabic letters unless it begins and ends with one ('سامي1' was disconnected with
+    "RandALCat character not at both start and end" before the room saw it).  The
+    room checks names itself (``check_name``), so each of these comes in, a guest
+    or with a key, and a name the room refuses is refused in the room's words."""
+    srv = lamma_server
+    key = tmp_path / "id"
+    key.write_text(asyncssh.generate_private_key("ssh-ed25519").export_private_key().decode())
+    key.chmod(0o600)
+    tables = b'{"op":"tables"}\n'
+    code, out, err = await openssh_play(srv.port, "سامي1", tables, key=key)
+    assert code == 0 and '"type":"tables"' in out, err
+    assert srv.room.identity.owner("سامي1") is not None
+    # (distinct names: 'سامي١' would look like the key's 'سامي1', and be refused so)
+    for name in ("سامي_", "ليلى١", "1هدى", "نور-", "سامي-ع"):
+        code, out, err = await openssh_play(srv.port, name, tables)
+        assert code == 0 and '"type":"tables"' in out, (name, err)
+        assert "RandALCat" not in err
+    # Arabic with Latin letters: the room's own refusal, not SASLprep's.
+    code, out, err = await openssh_play(srv.port, "سامي1a", tables)
+    assert code == 255 and "mixes Arabic and Latin letters" in err, err
+    assert "RandALCat" not in err
+
+
+def test_user_names_are_prepared_as_saslprep_does_but_for_the_bidi_rule():
+    """``wire.user_name_prep`` is asyncssh's SASLprep without the bidi rule: the same
+    name out wherever SASLprep takes one, the same refusals (control, unassigned,
+    private use...), and Arabic letters with a digit, '_' or '-' at an end taken."""
+    from asyncssh.saslprep import SASLPrepError, saslprep
+
+    from server.wire import user_name_prep
+
+    taken = ["sami", "Sámi", "ＳＡＭＩ", "ｻﾐ", "ﬁna", "so\u00adfi", "a\u00a0b", "سامي",
+             "سامي-ع", "Дарья", "ΑΒΓ", "李小龍", "x\u0301", "ⅸ", "①"]
+    for name in taken:
+        assert user_name_prep(name) == saslprep(name), name
+    refused = ["a\x00b", "a\x1bb", "a\u202eb", "\ue000x", "a\u0378b", "a\u2028b", "a\ufffdb"]
+    for name in refused:
+        with pytest.raises(SASLPrepError):
+            saslprep(name)
+        with pytest.raises(SASLPrepError):
+            user_name_prep(name)
+    for name in ("سامي1", "سامي_", "سامي١", "1سامي", "-سامي", "سامي1a"):
+        with pytest.raises(SASLPrepError):
+            saslprep(name)
+        assert user_name_prep(name) == name

@@ -170,6 +170,41 @@ async def test_a_guest_whose_link_drops_comes_back_to_the_seat(web_room):
         await other.close()
 
 
+async def test_a_guest_who_does_not_come_back_leaves_no_table_running(web_room):
+    """A page's guest is held its seat while the page may come back (it tries again by
+    itself); one that does not come back is gone as an SSH guest is once its
+    connection drops: the table nobody else holds is closed, not played by the turn
+    timer alone for hours."""
+    web_room.registry.guest_return = 0.5
+    port = web_port(web_room)
+    c = await WebClient.open(port, "rania")
+    await c.wait_for("card room")
+    c.press("p")                                   # quick play: a seat at once
+    for _ in range(500):
+        table = next(iter(web_room.registry.tables.values()), None)
+        if table is not None and table.match is not None:
+            break
+        await asyncio.sleep(0.01)
+    assert table is not None and table.status == "playing"
+    resume = c.hello["resume"]
+    c.ws.transport.abort()                         # the link drops; the page comes back
+    await c.closed()
+    await gone(web_room, "rania")
+    c = await WebClient.open(port, "rania", resume=resume)
+    await c.wait_for("Round 1")
+    await asyncio.sleep(0.8)                       # past the hold of its first drop
+    assert web_room.registry.tables.get(table.id) is table and not table.closed
+    c.ws.transport.abort()                         # the tab is closed for good
+    await c.closed()
+    await gone(web_room, "rania")
+    assert web_room.registry.tables.get(table.id) is table    # held: the page may return
+    for _ in range(300):
+        if table.id not in web_room.registry.tables:
+            break
+        await asyncio.sleep(0.01)
+    assert table.id not in web_room.registry.tables and table.closed
+
+
 @pytest.fixture
 async def web_room_moving(tmp_path):
     """Computer players that move at once."""

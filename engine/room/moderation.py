@@ -6,6 +6,7 @@ transport's ``server.moderation.Moderation``, which implements ``Moderator``.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from .catalogue import GUEST_MARK
 from .errors import N_, RoomError, Said
@@ -41,9 +42,14 @@ PLAYER_HELP = N_("/ignore NAME hides their chat · /unignore NAME · /ignored li
                  "another device's key, /key list your keys")
 
 
-def own_command(member: Person, line: str) -> str | None:
+def own_command(member: Person, line: str,
+                known: Callable[[str], bool] | None = None) -> str | None:
     """The commands every player has that need nobody else: the ignore list (kept for
-    this session). None if ``line`` is not one of them."""
+    this session). None if ``line`` is not one of them.
+
+    ``known``: whether a name is one the room knows (a name a key owns, anybody here
+    now), where the room can tell (``server.moderation``): ``/ignore`` of a name nobody
+    has says so rather than "You no longer see …'s chat"."""
     words = line.split()
     cmd = words[0].lower() if words else ""
     if cmd in ("/ignore", "/unignore"):
@@ -55,6 +61,10 @@ def own_command(member: Person, line: str) -> str | None:
                 raise RoomError("That is not a player's name.")
             if name_key(who) == name_key(member.name):
                 raise RoomError("You cannot ignore yourself.")
+            if known is not None and name_key(who) not in member.ignoring \
+                    and not known(who):
+                raise RoomError("Nobody is called {name}: no player owns that name and "
+                                "nobody here has it.", name=who)
             if len(member.ignoring) >= IGNORE_MAX:
                 raise RoomError("You ignore {n} names already; /unignore one first.",
                                 n=IGNORE_MAX)

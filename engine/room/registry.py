@@ -52,6 +52,11 @@ class Sides(Side, Protocol):
 # table made elsewhere is listed within it): the first
 # change after a quiet interval at once, later ones folded into one at its end.
 LOBBY_INTERVAL = 0.3
+# How long a web page's guest's seat is held once the page has dropped (seconds): the
+# page tries again by itself, at most 15 s apart (server/web/static/lamma.js), and a
+# reload comes back at once; past it the guest is gone, as an SSH guest is when its
+# connection drops, and a table nobody else holds is closed (``Seating.guest_gone``).
+GUEST_RETURN = 120.0
 # Lobby members told per loop iteration: each then redraws its screen, so a flush to
 # many is spread out and what other clients sent is read in between.
 LOBBY_BATCH = 8
@@ -85,6 +90,7 @@ class Registry:
         self.bot_pause = bot_pause
         self.trick_pause = trick_pause
         self.absent_timeout = absent_timeout
+        self.guest_return = GUEST_RETURN
         self.max_tables = max_tables
         self.tables_per_identity = tables_per_identity   # None: no cap (tests)
         # Issue 40: no one address fills a room-wide cap (None: no cap, tests). Event

@@ -144,7 +144,11 @@ class Runner(Part):
             raise RoomError("That is not an action: an action has a type (pass, bid, play …).")
         canon = m.canonical(seat, action)
         if canon is None:
-            raise RoomError("Illegal action {action}.", action=quoted(action))
+            # The rules' reason (said in the player's language on a screen), not only
+            # the action refused: a program learns why as a person does.
+            why = m.refusal(seat, action)
+            raise RoomError("Illegal action {action}: {reason}.", action=quoted(action),
+                            reason=Said(why.template, **why.params))
         self.apply(seat, canon, by)
 
     def apply(self, seat: int, action: Action, by: str) -> None:

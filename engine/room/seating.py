@@ -8,6 +8,7 @@ as everywhere; what changes when they do is here.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from functools import partial
 
@@ -21,6 +22,9 @@ from .table import Member, Part, Seat, Table
 class Seating(Part):
     def __init__(self, table: Table):
         super().__init__(table)
+        # A web page's guest gone from its seat: when the seat stops being held for
+        # them (``guest_gone``), by seat.
+        self.return_timers: dict[int, asyncio.TimerHandle] = {}
 
     def sit(self, member: Member, seat: int | None = None) -> int:
         """Seat ``member`` (or bring them back to the seat they hold)."""
@@ -49,6 +53,35 @@ class Seating(Part):
         if t.status == "playing":
             t.turns.schedule()
         t.runner.changed("seats")
+
+    def _hold_for_return(self, seat: int, s: Seat) -> None:
+        """A web page's guest (``Seat.returns``) has dropped: its seat is held for the
+        page to come back (it tries again by itself) for ``guest_return`` seconds;
+        then the guest is gone as an SSH guest is once its connection drops
+        (``guest_gone``)."""
+        old = self.return_timers.pop(seat, None)
+        if old is not None:
+            old.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return                      # no loop (a test driving the table by hand)
+        self.return_timers[seat] = loop.call_later(
+            self.table.registry.guest_return, self.guest_gone, seat, s)
+
+    def guest_gone(self, seat: int, s: Seat) -> None:
+        """A web page's guest has not come back to ``seat``: its seat is a guest's who
+        dropped, held no longer (``Seat.held_for_return``), and the table is closed if
+        nobody else is at it or may come back to it — the rule and the code path an
+        SSH guest's drop takes (``Registry.gc_table``).  A guest is its page as an SSH
+        guest is its connection: a tab closed for good left a table the turn timer
+        played alone for hours (18 rounds, about five)."""
+        self.return_timers.pop(seat, None)
+        t = self.alive()
+        if t is None or t.seats[seat] is not s or s.member is not None:
+            return                      # closed, or back (a new timer if it drops again)
+        s.returns = False
+        t.registry.gc_table(t)
 
     def take_seat(self, member: Member, seat: object) -> bool:
         """``member`` takes the computer player's ``seat``: now (True) if the
@@ -167,6 +200,8 @@ class Seating(Part):
             keep_seat = True            # the board waits for its entrant (boards.py)
         if keep_seat and t.status == "playing":
             t.turns.schedule()          # the timer now moves for them
+            if s.guest and s.returns:
+                self._hold_for_return(seat, s)
         elif t.status == "waiting":
             t.seats[seat] = Seat()
         elif t.status == "playing":

@@ -89,7 +89,8 @@ class Seat:
     replaced: str | None = None    # name of the human a bot replaced
     level: str = DEFAULT_LEVEL     # a computer player's level (issue 5: chosen per seat)
     # A guest who may come back to it all the same: a web page's, which holds a token
-    # for its guest identity (server/web); held as a key's seat is.
+    # for its guest identity (server/web); held as a key's seat is, for
+    # ``guest_return`` seconds once the page has dropped (``Seating.guest_gone``).
     returns: bool = False
 
     @classmethod
@@ -310,6 +311,7 @@ class Room(Protocol):
     bot_pause: float
     trick_pause: float
     absent_timeout: float
+    guest_return: float
 
     @property
     def records(self) -> Records | None: ...
