@@ -111,3 +111,26 @@ async def test_a_match_resumed_between_rounds_is_between_rounds():
     other = Registry(bot_pause=3600).resume("9", m, 1, {"timer": 0, "seats": seats},
                                             [None] * 4, False)
     assert not other.between_rounds()
+
+
+async def test_sitting_at_a_finished_table_says_its_match_is_over():
+    """A finished table is listed first in the lobby, where the cursor starts: Enter there
+    said "already playing" (a player's finding); it says the match is over."""
+    import pytest
+
+    from engine.room.errors import RoomError
+    reg = Registry(bot_pause=0.0, trick_pause=0.0)
+    ana, ben = Session("ana", "key:a:ana"), Session("ben", "key:b:ben")
+    table = reg.create("estimation-kotshina", "micro")
+    table.sit(ana, 0)
+    table.fill_with_bots(ana, level="easy")
+    table.detach(ana, keep_seat=False)          # a computer player takes her seat
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    while table.status != "over":
+        assert loop.time() < deadline, "the computer players never finished the match"
+        await asyncio.sleep(0.01)
+    with pytest.raises(RoomError) as refused:
+        table.sit(ben)
+    assert str(refused.value) == (f"Table {table.id}'s match is over; you can look at its "
+                                  "score sheet by watching it."), refused.value

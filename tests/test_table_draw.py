@@ -263,6 +263,22 @@ def test_the_match_end_lists_every_player_before_any_level_points():
     assert any("level points" in r for r in many), many
 
 
+def test_a_fast_rounds_dash_offer_does_not_say_the_trump_is_unknown():
+    """A fast round's trump is fixed by its kind and shown in the info bar: its dash offer
+    no longer says "before the trump is known" (a player's finding); a round with an
+    auction still does."""
+    m = new_match("estimation", 18, seed=3)
+    offered = drive(m, lambda v: v["phase"] == "dash" and v["to_act"] == 0)
+    assert not offered.get("fixed_trump")
+    text = "\n".join(plain(draw.draw_table(offered, TableState(), facts(), Look(), now=0.0)))
+    assert "before the trump is known" in text
+    fast = drive(m, lambda v: v["phase"] == "dash" and v["to_act"] == 0
+                 and bool(v.get("fixed_trump")))
+    text = "\n".join(plain(draw.draw_table(fast, TableState(), facts(), Look(), now=0.0)))
+    assert "Promise to win no trick at all." in text, text
+    assert "before the trump is known" not in text
+
+
 def test_a_card_played_redraws_one_row_of_the_middle_and_the_others_stay_the_same_objects():
     """Each row of the middle is kept by what it shows: seat 0 plays a card, so the row
     of its slot (bottom) is new and the same as drawn without a cache, and the other

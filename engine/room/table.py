@@ -699,6 +699,9 @@ class Table:
                                        or entrant_of(member.ident)[0] != self.event.entrant):
             # An event's board is its entrant's alone (held above when coming back).
             raise RoomError(NOT_YOURS, board=self.event.board, event=self.event.event)
+        if self.status == "over":
+            raise RoomError("Table {table}'s match is over; you can look at its score sheet "
+                            "by watching it.", table=self.id)
         if self.status != "waiting":
             bots_here = self.status == "playing" and any(s.kind == "bot" for s in self.seats)
             if bots_here:

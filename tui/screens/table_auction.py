@@ -76,9 +76,7 @@ def phase_lines(sc: Scene) -> list[Text]:
     elif v.get("phase") == "over":
         lines[0] = ln(Text(" " + over_words(sc), style="bold"))
     elif mode == "dash":
-        lines[0] = ln(Text(" " + _("{dash} call? Promise to win no trick at all, before the "
-                                   "trump is known.").format(dash=sc.term("dash", "Dash")),
-                           style="bold"))
+        lines[0] = ln(Text(" " + dash_offer(sc), style="bold"))
         lines[1] = ln(Text("   " + _("y  take the dash call      n  play normally")))
     elif mode in ("bid", "call"):
         lines = auction_lines(sc, mode)
@@ -269,6 +267,16 @@ def phase_hits(sc: Scene, lines: list[Text], y0: int) -> list[Hit]:
     return []
 
 
+def dash_offer(sc: Scene) -> str:
+    """The dash offer's question: a fast round's trump is known already (its kind fixes
+    it), so "before the trump is known" is said only where an auction is to come."""
+    _ = sc._
+    said = (_("{dash} call? Promise to win no trick at all.")
+            if sc.view is not None and sc.view.get("fixed_trump")
+            else _("{dash} call? Promise to win no trick at all, before the trump is known."))
+    return said.format(dash=sc.term("dash", "Dash"))
+
+
 # ---------------------------------------------------------------------- phase
 def phase_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
     """The phase's controls, in as many rows as the width needs, and their taps (rows
@@ -281,9 +289,7 @@ def phase_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
     if v.get("phase") == "over":
         return said_lines(sc, Text(" " + over_words(sc), style="bold"), cw), []
     if mode == "dash":
-        lines = said_lines(sc, Text(" " + _("{dash} call? Promise to win no trick at all, "
-                                            "before the trump is known.").format(
-                                                dash=sc.term("dash", "Dash")), style="bold"), cw)
+        lines = said_lines(sc, Text(" " + dash_offer(sc), style="bold"), cw)
         say = sc.speech.pgettext
         keys = laid(sc, boxed([("y", say("key", "take dash")), ("n", say("key", "normal"))],
                               cw - 1), cw)
