@@ -507,6 +507,8 @@ def test_every_action_of_the_key_table_has_a_handler_on_the_screen():
     (ctx("play", "play", practice=True), "/ o ? x h ←→ ⏎ qs…"),
     (ctx("bid", "auction", can_pass=True, practice=True), "/ o ? q H ←→ nshdc ⏎ p"),
     (ctx("idle", "play", practice=True), "/ o ? x"),
+    # a watcher: no review (of one's own seat only: v did nothing for them)
+    (ctx("idle", "over", history=True, seated=False), "/ o ? q r"),
 ])
 def test_the_footer_lists_the_keys_that_do_something_now(context, shown):
     assert " ".join(k for k, _ in footer(context)) == shown
@@ -531,6 +533,13 @@ def test_h_is_a_hint_at_a_practice_table_and_still_hearts_where_it_was():
     assert action(ctx("bid", "auction", practice=True), "H") == "hint"
     assert action(ctx("play", "play"), "h") != "hint"
     assert action(ctx("idle", "over", history=True), "v") == "review"
+    assert action(ctx("idle", "over", history=True, seated=False), "v") is None
+    # H on one's turn at a table that counts, or in a Tarneeb declaration: the hint's
+    # handler, which says the room's reason for none (it was silent)
+    assert action(ctx("bid", "auction"), "H") == "hint"
+    assert action(ctx("declare", "declare", practice=True), "H") == "hint"
+    assert action(ctx("idle", "play"), "H") is None
+    assert action(ctx("play", "play", rank="q"), "H") != "hint"
 
 
 def test_q_types_a_queen_on_your_turn_to_play_and_leaves_otherwise():

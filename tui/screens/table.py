@@ -193,7 +193,8 @@ class TableScreen(Hosted, Screen[None]):
         board = change.facts.board if change is not None and change.table is table else None
         return KeyContext.of(self.view, self.turn(), self.state.rank, may_fill, board,
                              self._compact, practice=table is not None and table.practice,
-                             hands=table is not None and terms(table.game).hands)
+                             hands=table is not None and terms(table.game).hands,
+                             seated=self.seat is not None)
 
     def pname(self, seat: int | None, you: bool = True) -> str:
         facts = self.facts()

@@ -45,12 +45,13 @@ class KeyContext(NamedTuple):
     compact: bool = False    # drawn in the compact layout (a phone): the log is a key away
     practice: bool = False   # a practice table: hints on our turn
     hands: bool = False      # the game's rounds are hands (Tarneeb 41): r shows "hands"
+    seated: bool = True      # at a seat (a review is of one's own seat: not a watcher's)
 
     @classmethod
     def of(cls, view: View | None, turn: Turn, rank: str | None,
            may_fill: bool = False, board: tuple[int, int, int] | None = None,
-           compact: bool = False, practice: bool = False, hands: bool = False
-           ) -> KeyContext:
+           compact: bool = False, practice: bool = False, hands: bool = False,
+           seated: bool = True) -> KeyContext:
         types = turn.types
         if "play" in types:
             mode = "play"
@@ -75,7 +76,7 @@ class KeyContext(NamedTuple):
                    board_over="" if board is None or view is None
                    or view.get("phase") != "over"
                    else ("last" if board[1] >= board[2] else "next"),
-                   compact=compact, practice=practice, hands=hands)
+                   compact=compact, practice=practice, hands=hands, seated=seated)
 
     @property
     def kind(self) -> str:
@@ -113,6 +114,9 @@ def _k(action: str, names: str = "", chars: str = "", shown: str = "", label: st
     return Key(action, frozenset(names.split()), chars, shown, label, when)
 
 
+HINTED = ("dash", "bid", "call", "declare", "play")     # the modes a hint answers
+
+
 def _playing(ctx: KeyContext) -> bool:
     return ctx.phase == "play"
 
@@ -134,11 +138,15 @@ COMMON: tuple[Key, ...] = (
        when=lambda c: c.history and c.hands),
     # the last ended round's review (v), a hint at a practice table on our turn (h; H
     # while a bid or call is chosen, where h is hearts; never over a typed rank's suit)
-    _k("review", "v", shown="v", label=pgettext("key", "review"), when=lambda c: c.history),
+    _k("review", "v", shown="v", label=pgettext("key", "review"),
+       when=lambda c: c.history and c.seated),
     _k("hint", "h", shown="h", label=pgettext("key", "hint"),
        when=lambda c: c.practice and c.mode in ("dash", "declare", "play") and c.rank is None),
     _k("hint", "H", shown="H", label=pgettext("key", "hint"),
        when=lambda c: c.practice and c.mode in ("bid", "call")),
+    # H on one's turn anywhere else: the hint where h is one, else the room's reason
+    # for none (a table that counts); it did nothing, silently.
+    _k("hint", "H", when=lambda c: c.rank is None and c.mode in HINTED),
     _k("nothing", "escape", when=lambda c: c.mode != "play"),
 )
 

@@ -98,7 +98,8 @@ class Scene:
         self.turn = self.cache.turn(view, facts.seat)
         self.terms = terms(facts.game)      # what differs by game (engine.catalogue)
         self.keys = KeyContext.of(view, self.turn, state.rank, facts.may_fill, facts.board,
-                                  practice=facts.practice, hands=self.terms.hands)
+                                  practice=facts.practice, hands=self.terms.hands,
+                                  seated=facts.seat is not None)
         self.you = " " + speech._("(you)")
 
     def _(self, message: str) -> str:
