@@ -134,3 +134,37 @@ async def test_sitting_at_a_finished_table_says_its_match_is_over():
         table.sit(ben)
     assert str(refused.value) == (f"Table {table.id}'s match is over; you can look at its "
                                   "score sheet by watching it."), refused.value
+
+
+async def test_verify_act_says_the_rules_reason_and_changes_nothing():
+    """A screen asks why a number cannot be declared before sending it (E-22: the last
+    declarer's number that would make 13): the table answers with the rules' reason and
+    applies nothing."""
+    import pytest
+    from stacked import quick_policy as first_legal
+
+    from engine.room.errors import RoomError, Said
+    reg = Registry(bot_pause=3600.0, trick_pause=0.0)
+    people = [Session(n, f"key:{n}:{n}") for n in ("ana", "ben", "cem", "dua")]
+    table = reg.create("estimation", 13)
+    for i, p in enumerate(people):
+        table.sit(p, i)
+    m = table.match
+    assert m is not None
+    while not (m.phase == "declare" and m.view(m.to_act)["declaration_order"] == [m.to_act]):
+        table.act(people[m.to_act], first_legal(m, m.to_act))
+    last = m.to_act
+    v = m.view(last)
+    barred = 13 - sum(d for d in v["declarations"] if d is not None)
+    assert 0 <= barred <= 13 and {"type": "declare", "n": barred} not in v["legal"]
+    logged = len(m.log)
+    with pytest.raises(RoomError) as refused:
+        table.verify_act(people[last], {"type": "declare", "n": barred})
+    reason = refused.value.params["reason"]
+    assert isinstance(reason, Said) and "would make the total 13" in reason, reason
+    ok = next(a for a in v["legal"] if a["type"] == "declare")
+    table.verify_act(people[last], ok)          # taken: nothing raised, nothing applied
+    assert len(m.log) == logged and m.to_act == last
+    with pytest.raises(RoomError, match="not your turn"):
+        table.verify_act(people[(last + 1) % 4], ok)
+

@@ -730,3 +730,27 @@ def test_the_chooser_moves_the_choice_within_the_turn_alone():
     assert chooser.suit("bid", "NT") and state.sel_suit == "NT"
     chooser.step_number("bid", 1)
     assert state.sel_n == 13
+
+
+def test_a_refused_number_says_the_rules_reason():
+    """The turn's keys say why a typed number is refused where the table can tell."""
+    from tui.i18n import Speech
+    from tui.screens.table_actions import TurnKeys
+    from tui.screens.table_keys import KeyContext
+
+    flashed: list[str] = []
+
+    class Screen:
+        speech = Speech("en")
+
+        def why_not(self, action):
+            return "you are the last to declare: 9 would make the total 13"
+
+        def flash(self, text):
+            flashed.append(text)
+
+    keys = TurnKeys(Screen(), None)      # type: ignore[arg-type]
+    keys.refused(KeyContext(mode="declare", phase="declare", history=False, rank=None), 9)
+    keys.refused(KeyContext(mode="bid", phase="auction", history=False, rank=None), 3)
+    assert flashed == ["9 is not possible now: you are the last to declare: 9 would make "
+                       "the total 13.", "3 is not possible now."]

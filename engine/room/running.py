@@ -125,6 +125,11 @@ class Runner(Part):
         return not view.get("trick")
 
     def check_and_apply(self, seat: int, action: object, by: str) -> None:
+        self.apply(seat, self.check(seat, action), by)
+
+    def check(self, seat: int, action: object) -> Action:
+        """``action`` as the rules write it, if ``seat`` may take it now; else the
+        RoomError that says why (nothing changes either way)."""
         t = self.table
         if self.holding():
             raise RoomError("The room is about to restart: this table waits as it is "
@@ -149,7 +154,7 @@ class Runner(Part):
             why = m.refusal(seat, action)
             raise RoomError("Illegal action {action}: {reason}.", action=quoted(action),
                             reason=Said(why.template, **why.params))
-        self.apply(seat, canon, by)
+        return canon
 
     def apply(self, seat: int, action: Action, by: str) -> None:
         t = self.table

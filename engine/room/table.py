@@ -359,6 +359,7 @@ class Running(Protocol):
     def between_rounds(self) -> bool: ...
     def holding(self) -> bool: ...
     def check_and_apply(self, seat: int, action: object, by: str) -> None: ...
+    def check(self, seat: int, action: object) -> Action: ...
     def apply(self, seat: int, action: Action, by: str) -> None: ...
     def left(self, seat: int) -> None: ...
     def changed(self, what: What) -> None: ...
@@ -802,6 +803,16 @@ class Table:
         if member.table is not self or member.seat is None:
             raise RoomError("You are not seated at a table.")
         self.runner.check_and_apply(member.seat, action, by="player")
+
+    def verify_act(self, member: Member, action: object) -> None:
+        """Raises the RoomError ``act`` would raise for ``action`` (the rules' reason),
+        applying nothing: a screen says why a choice cannot be made before it is sent.
+        At a table another process drives, only the driver can tell: nothing is raised."""
+        if self.replica is not None:
+            return
+        if member.table is not self or member.seat is None:
+            raise RoomError("You are not seated at a table.")
+        self.runner.check(member.seat, action)
 
     def holding(self) -> bool:
         """A clean restart is under way and this table's trick is over (or it is not

@@ -29,7 +29,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from engine.catalogue import terms
-from engine.room import Member, RoomError, Table
+from engine.room import Member, RoomError, Said, Table
 from engine.room.events import TableChange
 from engine.room.stats import STATS
 
@@ -380,6 +380,20 @@ class TableScreen(Hosted, Screen[None]):
         else:
             self._acted = True
             self._echo_from = self.rendered_version
+
+    def why_not(self, action: Action) -> str | None:
+        """The rules' reason ``action`` would be refused (in this language), asked of the
+        table without acting; None if it would be taken or the table cannot tell here."""
+        table = self.table
+        if table is None:
+            return None
+        try:
+            table.verify_act(host(self).member, action)
+        except RoomError as exc:
+            reason = exc.params.get("reason")       # the rules' words, without the action
+            said = RoomError(reason.template, **reason.params) if isinstance(reason, Said) else exc
+            return host(self).speech.error(said)
+        return None
 
     # ------------------------------------------------------------------ keys
     def on_key(self, event: events.Key) -> None:

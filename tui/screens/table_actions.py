@@ -160,6 +160,8 @@ class Acting(Protocol):
 
     def act(self, action: Action) -> None: ...
 
+    def why_not(self, action: Action) -> str | None: ...
+
     def flash(self, text: str) -> None: ...
 
 
@@ -203,7 +205,7 @@ class TurnKeys:
     def _type_number(self, key: str, char: str, ctx: KeyContext) -> None:
         d = int(char)
         if not self.chooser.digit(ctx.kind, d, time.monotonic()):
-            self.screen.flash(self.screen.speech._("{n} is not possible now.").format(n=d))
+            self.refused(ctx, d)
 
     def _choose_suit(self, key: str, char: str, ctx: KeyContext) -> None:
         if not self.chooser.suit(ctx.kind, SUIT_KEYS[char]):
@@ -296,12 +298,21 @@ class TurnKeys:
                 card=screen.look.card_str(card)))
         return True
 
+    def refused(self, ctx: KeyContext, n: int) -> None:
+        """A number that cannot be chosen: said, with the rules' reason for a declaration
+        (the last declarer's number that would make 13, E-22; Tarneeb's 2 at least): "9
+        is not possible now" alone left the choice where it was, and Enter declared it."""
+        _ = self.screen.speech._
+        why = self.screen.why_not({"type": "declare", "n": n}) if ctx.mode == "declare" else None
+        self.screen.flash(_("{n} is not possible now: {reason}.").format(n=n, reason=why)
+                          if why else _("{n} is not possible now.").format(n=n))
+
     def tap_number(self, n: int) -> bool:
         ctx = self.screen.key_context()
         if ctx.mode not in ("bid", "call", "declare"):
             return False
         if not self.chooser.number(ctx.kind, n):
-            self.screen.flash(self.screen.speech._("{n} is not possible now.").format(n=n))
+            self.refused(ctx, n)
         return True
 
     def tap_suit(self, suit: str) -> bool:
