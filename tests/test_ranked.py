@@ -83,7 +83,7 @@ async def test_the_new_table_screen_says_whether_it_is_ranked(language: str) -> 
         await pilot.pause()
         assert not screen.value("bots") and screen.value("length") == 18
         assert words[0] in form() and words[1] not in form()
-        await pilot.press("up", "up", "up", "right")                    # 13 rounds
+        await pilot.press("up", "up", "up", "left")                     # 13 rounds
         await pilot.pause()
         assert screen.value("length") == 13
         assert words[1] in form() and words[0] not in form()
@@ -113,3 +113,24 @@ def test_the_lobby_marks_a_practice_table_in_both_languages_and_at_40_columns():
         said = " ".join(r.plain for r in rows)
         assert speech._("practice") in said, said
         assert all(cell_len(r.plain) <= 40 for r in rows)
+
+
+def test_the_new_tables_length_goes_shortest_to_longest_from_the_default():
+    """← shorter, → longer (→ went 18, 13, 24: a player's finding); the default first."""
+    from tui.screens.create import FIELDS, CreateScreen
+    form = CreateScreen()
+    form.draw = lambda: None            # type: ignore[method-assign]   # no app: no screen
+    form.field = FIELDS.index("length")
+    assert form.value("length") == 18
+    seen = []
+    for _ in range(3):
+        form.action_value(1)
+        seen.append(form.value("length"))
+    assert seen == [24, 13, 18]
+    form.action_value(-1)
+    assert form.value("length") == 13
+    form.field = FIELDS.index("game")
+    form.action_value(1)
+    assert form.value("game") == "estimation-kotshina"
+    assert form.options("length") == ["micro", "mini", "full"]
+    assert form.value("length") == "micro"

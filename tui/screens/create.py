@@ -19,6 +19,9 @@ from .words import game_title, length_word, pad
 if TYPE_CHECKING:
     from textual.app import ComposeResult
 
+# Lengths that are words, in the catalogue's order (already shortest first), or one alone.
+UNORDERED = {game for game, lengths in LENGTHS.items()
+             if not all(isinstance(n, int) for n in lengths)}
 FIELDS = ["game", "length", "timer", "private", "bots", "practice"]
 LABELS = {"game": N_("Game"), "length": N_("Length"), "timer": N_("Turn timer"),
           "private": N_("Visibility"), "bots": N_("Empty seats"), "practice": N_("Practice")}
@@ -35,6 +38,7 @@ class CreateScreen(DialogScreen[None]):
         self.field = 0
         self.values = {"game": 0, "length": 0, "timer": 0, "private": 0, "bots": 0,
                        "practice": 0}
+        self.values["length"] = self.default_length()
         self._rows: list[int] = []      # the field each row of the form shows (-1: none)
 
     def parts(self) -> ComposeResult:
@@ -46,7 +50,8 @@ class CreateScreen(DialogScreen[None]):
         if field == "game":
             return list(GAMES)
         if field == "length":
-            return list(LENGTHS[game])
+            # shortest to longest (← shorter, → longer); the default is chosen first
+            return list(LENGTHS[game]) if game in UNORDERED else sorted(LENGTHS[game])
         if field == "timer":
             return list(TIMERS)
         if field in ("private", "practice"):
@@ -150,8 +155,13 @@ class CreateScreen(DialogScreen[None]):
         f = FIELDS[self.field]
         self.values[f] = (self.values[f] + d) % len(self.options(f))
         if f == "game":
-            self.values["length"] = 0
+            self.values["length"] = self.default_length()
         self.draw()
+
+    def default_length(self) -> int:
+        """Where the game's default length (the catalogue's first) stands among them."""
+        game = list(GAMES)[self.values["game"]]
+        return self.options("length").index(LENGTHS[game][0])
 
     def action_create(self) -> None:
         app = host(self)
