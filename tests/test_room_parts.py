@@ -168,3 +168,10 @@ async def test_verify_act_says_the_rules_reason_and_changes_nothing():
     with pytest.raises(RoomError, match="not your turn"):
         table.verify_act(people[(last + 1) % 4], ok)
 
+
+
+def test_tarneebs_rounds_are_hands_in_a_seat_promise():
+    """A player's finding: Estimation's words at a Tarneeb table ("when this round ends")."""
+    reg = Registry(bot_pause=0.0, trick_pause=0.0)
+    assert "when this hand ends" in reg.create("tarneeb41").request_text(2)
+    assert "when this round ends" in reg.create("estimation", 13).request_text(2)

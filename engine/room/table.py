@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, Protocol
 
 from engine import Action, Match, View, leaving_ends_match
+from engine.catalogue import terms
 
 from .boards import NO_CHAT, NO_WATCHING, NOT_YOURS, EventBoard, entrant_of
 from .catalogue import BOT_NAMES, DEFAULT_LEVEL, display_name, parse_seat, ranked, title
@@ -767,8 +768,9 @@ class Table:
         return None
 
     def request_text(self, seat: int) -> Said:
-        return Said(N_("You take seat {seat} ({name}) when this round ends."), seat=seat,
-                    name=self.seats[seat].label)
+        said = (N_("You take seat {seat} ({name}) when this hand ends.") if terms(self.game).hands
+                else N_("You take seat {seat} ({name}) when this round ends."))
+        return Said(said, seat=seat, name=self.seats[seat].label)
 
 
     def watch(self, member: Member) -> None:

@@ -20,6 +20,7 @@ from rich.text import Text
 from textual.binding import Binding
 
 from engine import Action, MatchRecord, replay
+from engine.catalogue import terms
 from engine.room import RoomError
 
 from ..cards import RANKS, SUIT_ORDER
@@ -119,8 +120,8 @@ class ReviewScreen(RecordScreen):
     def paint(self) -> None:
         _ = host(self).speech._
         who = self.names[self.seat] if self.seat < len(self.names) else str(self.seat)
-        self.set_title(N_("Review"), _("round {round}").format(round=self.round_no)
-                       + " · " + who)
+        word = _("hand {round}") if terms(self.record["game"]).hands else _("round {round}")
+        self.set_title(N_("Review"), word.format(round=self.round_no) + " · " + who)
         if self.error is not None:
             self.set_block([Text(""), Text(" " + self.error, style="bold")])
             return

@@ -48,7 +48,8 @@ def sheet_body(speech: Speech, look: Look, view: MaybeView | None) -> list[Text]
         t = Text(no_wrap=True)
         t.append(f" {rec.get('round'):>2} ")
         kind = rec.get("kind") or ""
-        t.append(f"{kind[:5]:<6}", style="dim")
+        word = speech.pgettext("kind", kind) if kind in KINDS else kind
+        t.append(f"{word[:7]:<8}", style="dim")
         call = rec.get("call")
         if rec.get("void"):
             t.append(f"{'void':<10}")
@@ -73,7 +74,7 @@ def sheet_body_rtl(speech: Speech, look: Look, view: MaybeView | None) -> list[T
     for rec in (view or {}).get("history") or []:
         kind = rec.get("kind") or ""
         cells = [Cell("", 1), Cell(str(rec.get("round")), 2, True), Cell("", 1),
-                 Cell(speech.pgettext("kind", kind) if kind in KINDS else kind, 6,
+                 Cell(speech.pgettext("kind", kind) if kind in KINDS else kind, 8,
                       style="dim")]
         call = rec.get("call")
         if rec.get("void"):
@@ -100,18 +101,18 @@ def sheet_ends(speech: Speech, view: MaybeView | None, names: list[str]) -> tupl
     totals = (view or {}).get("totals") or [0] * 4
     if speech.rtl:
         hdr = cells_row(speech, [Cell("", 1), Cell("#", 2, True), Cell("", 1),
-                                 Cell(speech.pgettext("column", "kind"), 6),
+                                 Cell(speech.pgettext("column", "kind"), 8),
                                  Cell(speech.pgettext("column", "call"), 10)]
                         + [Cell(names[s][:11], 12, True) for s in range(4)],
                         style="bold underline")
-        tot = cells_row(speech, [Cell("", 4), Cell(speech.pgettext("column", "total"), 16)]
+        tot = cells_row(speech, [Cell("", 4), Cell(speech.pgettext("column", "total"), 18)]
                         + [Cell(str(totals[s]), 12, True) for s in range(4)],
                         style="bold")
         return hdr, tot
-    hdr = Text(f" {'#':>2} {'kind':<6}{'call':<10}", style="bold underline")
+    hdr = Text(f" {'#':>2} {'kind':<8}{'call':<10}", style="bold underline")
     for s in range(4):
         hdr.append(f"{speech.show(names[s][:11]):>12}")
-    tot = Text(f" {'':>2} {'total':<16}", style="bold")
+    tot = Text(f" {'':>2} {'total':<18}", style="bold")
     for s in range(4):
         tot.append(f"{totals[s]:>12}")
     return hdr, tot

@@ -172,7 +172,7 @@ def panel_lines(sc: Scene, pw: int, rows: int, chat: tuple[tuple[str, str], ...]
     if tricks:
         # the tricks under what was said, the latest that fit with three lines said
         room = max(0, rows - chat_rows - 1 - 5 - 1)
-        tricks = [sc.line(Text(" " + _("This round's tricks"), style="bold underline"), pw),
+        tricks = [sc.line(Text(" " + (_("This hand's tricks") if sc.terms.hands else _("This round's tricks")), style="bold underline"), pw),
                   *tricks[-room:]] if room >= 1 else []
     room = max(0, rows - chat_rows - 2 - (len(tricks) + 1 if tricks else 0))
     out = [head_said, *(said[-room:] if room else [])]
