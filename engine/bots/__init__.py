@@ -39,7 +39,7 @@ import time
 
 from ..catalogue import LEVELS
 from ..types import Action, View
-from . import bidding, declaring, model
+from . import bidding, contract, declaring, model
 from .cards import CODES, mask, view_cards
 from .montecarlo import choose_card as mc_card
 from .play import CHEAP, DUMP, WIN, current_winner, fast_card
@@ -76,6 +76,12 @@ def reads_table(view: View) -> bool:
     partner of another style (docs/bots.md), and gained nothing beyond the noise beside
     its own kind. The review (``review.py``) reads the table where it does."""
     return READ_TABLE and view["game"] != "tarneeb41"
+
+
+def _bids_by_points(view: View, level: str, counted: bool) -> bool:
+    """``strong``'s bid and call by rollouts of the round (``contract.py``) here?"""
+    return (level == "strong" and bidding.BID_EV and not counted
+            and view["game"] in bidding.BID_EV_GAMES)
 
 
 def choose(view: View, level: str = "strong", budget_ms: float = 100,
@@ -122,8 +128,16 @@ def choose(view: View, level: str = "strong", budget_ms: float = 100,
             action = bidding.dash(view, hand, level, risk)
         elif phase == "auction":
             action = bidding.auction(view, hand, level, shift)
+            if _bids_by_points(view, level, counted):
+                w = model.weights(view) if reads else None
+                action = contract.bid(view, action, shift, budget_ms, rng, start, w=w,
+                                      samples=samples if samples is not None else SAMPLES)
         elif phase == "call":
             action = bidding.call(view, hand, level, shift)
+            if _bids_by_points(view, level, counted) and view["kind"] != "fixed":
+                w = model.weights(view) if reads else None
+                action = contract.call(view, action, shift, budget_ms, rng, start, w=w,
+                                       samples=samples if samples is not None else SAMPLES)
         elif phase == "declare":
             action = bidding.declare(view, hand, level, shift)
             if (level == "strong" and bidding.DECLARE_EV and not counted

@@ -44,6 +44,11 @@ TARNEEB_EV = True
 # committee scoring (-0.10 +- 0.87 over every style): there the count alone stays.
 DECLARE_EV = True
 DECLARE_EV_GAMES: tuple[str, ...] = ("estimation-kotshina",)
+# ``strong``'s bid, With or pass, and call: the hand-count choice, then pass, With and
+# bids near the count in the hand's best suits weighed by rollouts of the round
+# (``contract.py``), in the games of ``BID_EV_GAMES``; off: the hand-count choice alone.
+BID_EV = True
+BID_EV_GAMES: tuple[str, ...] = ("estimation", "estimation-kotshina")
 # The trumps a hand is counted for, as codes (NT first: the order the counts are made in).
 TRUMPS = ("NT", "S", "H", "D", "C")
 

@@ -337,6 +337,7 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
         from engine.bots import bidding
         bidding.TARNEEB_EV = False
         bidding.DECLARE_EV = False
+        bidding.BID_EV = False
     bots.SAMPLES = samples
     import os
     if os.environ.get("DECLARE_GATE"):          # tuning only: declaring.GATE
@@ -345,6 +346,12 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     if os.environ.get("DECLARE_EV_GAMES") is not None:   # which games roll numbers out
         from engine.bots import bidding
         bidding.DECLARE_EV_GAMES = tuple(g for g in os.environ["DECLARE_EV_GAMES"].split(",") if g)
+    if os.environ.get("BID_GATE"):              # tuning only: contract.GATE
+        from engine.bots import contract
+        contract.GATE = float(os.environ["BID_GATE"])
+    if os.environ.get("BID_EV_GAMES") is not None:   # which games roll bids and calls out
+        from engine.bots import bidding
+        bidding.BID_EV_GAMES = tuple(g for g in os.environ["BID_EV_GAMES"].split(",") if g)
     if os.environ.get("DECLARE_OVER"):          # tuning only: declaring.OVER_CREDIT
         from engine.bots import declaring
         declaring.OVER_CREDIT = float(os.environ["DECLARE_OVER"])
