@@ -117,8 +117,8 @@ def _role(h, seat):
 
 
 def est_unit(args):
-    seed, style, tested, budget, game, rounds, base_level = args
-    length = 13 if game == "estimation" else "micro"
+    seed, style, tested, budget, game, rounds, base_level, kot_length = args
+    length = 13 if game == "estimation" else kot_length
     deals = _deals(seed, rounds)
     out = []
     for seat in range(4):
@@ -175,7 +175,7 @@ def tar_match(seed, names, budget, tested_seats):
 
 
 def tar_unit(args):
-    seed, style, tested, budget, _game, _rounds, _base = args
+    seed, style, tested, budget, _game, _rounds, _base, _length = args
     out = []
     for table in ("pair", "partner"):
         for side in (0, 1):
@@ -327,6 +327,11 @@ def compare(after, before):
     for (game, style), xs in by.items():
         d = mean_ci(xs)
         print(f"| {game} | {style} | {d[2]} | {d[0]:+.2f} ± {d[1]:.2f} |")
+    for game in sorted({g for g, _ in by}):
+        rows = [(st, xs) for (g, st), xs in by.items() if g == game and "(" not in st]
+        if len(rows) > 1:                   # every unit of the game's styles, pooled
+            d = mean_ci([x for _, xs in rows for x in xs])
+            print(f"| {game} | pooled | {d[2]} | {d[0]:+.2f} ± {d[1]:.2f} |")
 
 
 def _init(plain: bool, samples: int | None = None, oracle: bool = False,
@@ -411,6 +416,10 @@ def main():
     ap.add_argument("--oracle", action="store_true",
                     help="strong plays its cards seeing every hand (its samples are the "
                          "true deal): how far card play alone could go, a bound")
+    ap.add_argument("--length", default="micro", choices=("micro", "mini", "full"),
+                    help="the calculator's match (default micro: five fixed rounds, no "
+                         "auction; mini: five auction rounds first, so --rounds 5 plays "
+                         "only auctions)")
     ap.add_argument("--old-numbers", action="store_true",
                     help="strong's declarations as before issue 46 (the before of a "
                          "before/after pair)")
@@ -458,7 +467,7 @@ def main():
             if heavy and i >= a.first + strong_n:
                 continue
             seed = a.seed * 1_000_000 + i * 7 + 3
-            jobs.append((seed, style, a.level, a.budget, game, rounds, a.base))
+            jobs.append((seed, style, a.level, a.budget, game, rounds, a.base, a.length))
     fn = tar_unit if game == "tarneeb41" else est_unit
     dump = open(a.dump, "a") if a.dump else None
     t0 = time.time()
