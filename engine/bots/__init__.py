@@ -14,7 +14,9 @@ returns one of ``view["legal"]`` (a fresh dict). Levels:
   number under the real table: With, risk, the last declarer's position, bigger bids
   when far behind late; Tarneeb: the 41 qualification needs the partner above zero),
   with the fast card player.
-- ``strong``: ``normal``'s bidding, Estimation declarations on its own calibration
+- ``strong``: ``normal``'s bidding, then in Estimation pass, With, the bids near its
+  count in the hand's best suits and the call weighed by rollouts of the round
+  (``contract.py``; ``bidding.BID_EV_GAMES``); Estimation declarations on its own calibration
   (it plays to its number by Monte Carlo, so it declares a little under the count:
   ``bidding.STRONG_*``), in the calculator then the numbers within two of that one
   weighed by rollouts of the round on sampled deals under the real scoring

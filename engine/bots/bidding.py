@@ -1,6 +1,8 @@
 """Every decision but card play: dash offer, auction, call, declarations (Estimation)
-and declarations (Tarneeb 41). Calibrated hand counting, no rollouts: a calibrated
-hand-count bidder measured better than rollout bidding (issue 5)."""
+and declarations (Tarneeb 41), by calibrated hand counting (a calibrated hand-count
+bidder measured better than rollout bidding in issue 5). ``strong`` then weighs the
+numbers near these by rollouts of the round where that measured a gain (issue 46:
+``contract.py`` for the bid and the call, ``declaring.py`` for the declaration)."""
 
 from __future__ import annotations
 

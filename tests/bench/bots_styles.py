@@ -71,19 +71,20 @@ def _table(style: str, seat: int, tested: str) -> list[str]:
 
 def _policy(name, budget):
     """A style or level by name; ``strong-old``: ``strong`` with the hand-count
-    declaration alone (``bidding.DECLARE_EV`` off for its own decisions only)."""
+    declaration, bid and call alone (``bidding.DECLARE_EV`` and ``BID_EV`` off for its
+    own decisions only)."""
     if name != "strong-old":
         return styles.policy(name, budget)
     from engine.bots import bidding
     inner = styles.policy("strong", budget)
 
     def old(v, rng):
-        was = bidding.DECLARE_EV
-        bidding.DECLARE_EV = False
+        was = bidding.DECLARE_EV, bidding.BID_EV
+        bidding.DECLARE_EV = bidding.BID_EV = False
         try:
             return inner(v, rng)
         finally:
-            bidding.DECLARE_EV = was
+            bidding.DECLARE_EV, bidding.BID_EV = was
     return old
 
 
@@ -408,7 +409,7 @@ def main():
     ap.add_argument("--level", default="strong")
     ap.add_argument("--base", default="easy",
                     help="the level in the tested seat's second play of each unit (default "
-                         "easy; strong-old: strong with its declarations as before issue 46, "
+                         "easy; strong-old: strong with its declarations, bids and calls as before issue 46, "
                          "the other seats' strong players keeping the new ones)")
     ap.add_argument("--plain", action="store_true",
                     help="strong without the opponent model (bots.READ_TABLE off: as before "
