@@ -128,6 +128,12 @@ def choose(view: View, level: str = "strong", budget_ms: float = 100,
         elif phase == "dash":
             risk = model.dash_risk(view) if level == "strong" and reads else 0.0
             action = bidding.dash(view, hand, level, risk)
+            if (level == "strong" and bidding.DASH_EV and not counted
+                    and view["game"] in bidding.DASH_EV_GAMES):
+                w = model.weights(view) if reads else None
+                action = contract.dash(view, action, model.trick_shift(view, w) if w else 0.0,
+                                       budget_ms, rng, start, w=w,
+                                       samples=samples if samples is not None else SAMPLES)
         elif phase == "auction":
             action = bidding.auction(view, hand, level, shift)
             if _bids_by_points(view, level, counted):

@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 
 from ..cards import BID_SUIT_ORDER
-from ..types import Action, BidAction, CallAction, View
+from ..types import Action, BidAction, CallAction, DashAction, View
 from . import declaring
 from .cards import SUIT_INDEX, mask
 from .evaluate import best_suit, expected_tricks
@@ -133,19 +133,22 @@ class _Round:
 
     def value(self, out: Outcome, mine: int | None, hands: list[int],
               modes: list[int] | None, names: Sequence[str] | None,
-              rng: random.Random) -> float:
+              rng: random.Random, dashing: bool = False) -> float:
         """The seat's points of the round the outcome leads to, rolled out on the deal;
-        ``mine``: the seat's number as caller (None: it declares its count)."""
+        ``mine``: the seat's number as caller (None: it declares its count);
+        ``dashing``: the seat took the dash (E-9: 0, out of the auction)."""
         caller, suit, call_n, with_me = out
         trump_code: str
         seat = self.seat
         t = self.table
+        dash = [*self.dash, seat] if dashing else self.dash
+        t.dash = dash
         decl = [0, 0, 0, 0]
         if caller < 0:
             t.caller, t.call_n, t.all_pass, t.with_players = None, None, True, []
             trump_code = self.fixed if self.fast and self.fixed is not None else "NT"
             order = [(self.dealer + i) & 3 for i in range(4)]
-            order = [s for s in order if s not in self.dash]
+            order = [s for s in order if s not in dash]
             cap = 13
         else:
             t.caller, t.call_n, t.all_pass = caller, call_n, False
@@ -157,7 +160,7 @@ class _Round:
             decl[caller] = call_n
             after = [(caller + i) & 3 for i in range(1, 4)]
             order = [s for s in after if s in t.with_players] + \
-                [s for s in after if s not in t.with_players and s not in self.dash]
+                [s for s in after if s not in t.with_players and s not in dash]
             cap = call_n                                   # E-21: none above the call
         trump = SUIT_INDEX[trump_code]
         last = order[-1] if order else None
@@ -168,7 +171,9 @@ class _Round:
                 decl[s] = call_n
         declaring.others_declare([s for s in others if s not in t.with_players], last,
                                  cap, hands, names, decl, trump, self.game)
-        if caller != seat:
+        if dashing:
+            decl[seat] = 0
+        elif caller != seat:
             if with_me:
                 n = call_n
             else:
@@ -204,15 +209,19 @@ def _weigh(v: View, shift: float, cands: list[tuple[Action, int, str]],
         hands, modes, names = deal_styles(pub, rng, w)
         will = [] if calling else r.willing(hands, names)
         top = will[0][0] if will else -1
-        seen: dict[tuple[Outcome, int | None], float] = {}
+        seen: dict[tuple[Outcome, int | None, bool], float] = {}
         row = []
         for a, n, suit in cands:
             kind = a["type"]
             mine: int | None = None
-            if calling or kind == "bid":
+            dashing = a["type"] == "dash" and a["take"]
+            if dashing:
+                out: Outcome = r.lost(will, -1)
+            elif calling or kind == "bid" or (kind == "dash" and n):
+                # (a declined dash: the hand count's plan, a bid up to ``n`` or a pass)
                 key = _key(n, suit)
                 if calling or key > top:
-                    out: Outcome = (seat, suit, n, False)
+                    out = (seat, suit, n, False)
                     mine = n
                 else:
                     out = r.lost(will, key)
@@ -222,9 +231,9 @@ def _weigh(v: View, shift: float, cands: list[tuple[Action, int, str]],
                     out = (out[0], out[1], out[2], True)
             else:
                 out = r.lost(will, -1)
-            k = (out, mine)
+            k = (out, mine, dashing)
             if k not in seen:
-                seen[k] = r.value(out, mine, hands, modes, names, rng)
+                seen[k] = r.value(out, mine, hands, modes, names, rng, dashing)
             row.append(seen[k])
         for i, x in enumerate(row):
             sums[i] += x
@@ -320,4 +329,26 @@ def call(v: View, first: CallAction, shift: float, budget_ms: float, rng: random
     return got
 
 
-__all__ = ["GATE", "SPARE", "bid", "call", "own_count"]
+def dash(v: View, first: DashAction, shift: float, budget_ms: float,
+         rng: random.Random, start: float | None = None, w: Weights | None = None,
+         samples: int | None = None) -> DashAction:
+    """The dash offer: ``first`` (the hand count's answer) unless the other scores more.
+    Declined, the seat is weighed on its hand count's plan: the lowest bid in its best
+    suit up to its count there (4 at least), or a pass."""
+    hand = mask(v["hand"])
+    fixed = v.get("fixed_trump") if v["kind"] == "fast" else None
+    suits = [fixed] if fixed is not None else list(SUIT_INDEX)
+    best = max(suits, key=lambda s: own_count(hand, SUIT_INDEX[s], shift))
+    r = round(own_count(hand, SUIT_INDEX[best], shift))
+    take: DashAction = {"type": "dash", "take": True}
+    decline: DashAction = {"type": "dash", "take": False}
+    cands: list[tuple[Action, int, str]] = [
+        (take, 0, ""), (decline, r if r >= MIN_BID else 0, best)]
+    ref = 0 if first["take"] else 1
+    sums, rows, k = _weigh(v, shift, cands, budget_ms, rng, start, w, samples, False)
+    if k < MIN_SAMPLES:
+        return first
+    return take if _pick(cands, ref, sums, rows, k) == 0 else decline
+
+
+__all__ = ["GATE", "SPARE", "bid", "call", "dash", "own_count"]

@@ -344,6 +344,7 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
         bidding.TARNEEB_EV = False
         bidding.DECLARE_EV = False
         bidding.BID_EV = False
+        bidding.DASH_EV = False
     bots.SAMPLES = samples
     import os
     if os.environ.get("DECLARE_GATE"):          # tuning only: declaring.GATE
@@ -355,6 +356,9 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     if os.environ.get("BID_GATE"):              # tuning only: contract.GATE
         from engine.bots import contract
         contract.GATE = float(os.environ["BID_GATE"])
+    if os.environ.get("DASH_EV_GAMES") is not None:  # which games roll the dash answer out
+        from engine.bots import bidding
+        bidding.DASH_EV_GAMES = tuple(g for g in os.environ["DASH_EV_GAMES"].split(",") if g)
     if os.environ.get("BID_EV_GAMES") is not None:   # which games roll bids and calls out
         from engine.bots import bidding
         bidding.BID_EV_GAMES = tuple(g for g in os.environ["BID_EV_GAMES"].split(",") if g)
