@@ -16,7 +16,8 @@ Each outcome is rolled out once per deal and scored by the real table
 way come from the same deals.
 
 The hand-count choice (``bidding.auction``, ``bidding.call``) stands unless another
-candidate gains more than ``GATE`` standard errors on the same deals.
+candidate gains more than ``GATE`` standard errors on the same deals. The dash offer
+(``dash``) is weighed the same way, but left off (``bidding.DASH_EV_GAMES``): it lost.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from collections.abc import Sequence
 from ..cards import BID_SUIT_ORDER
 from ..types import Action, BidAction, CallAction, DashAction, View
 from . import declaring
+from .bidding import EST_A, EST_B, STRONG_SHIFT
 from .cards import SUIT_INDEX, mask
 from .evaluate import best_suit, expected_tricks
 from .montecarlo import Public, deal_styles, declared
@@ -66,7 +68,6 @@ def _lowest(key: int, suit: str) -> int:
 
 def own_count(hand: int, trump: int, shift: float) -> float:
     """``strong``'s count of its hand for a trump (``bidding.strong_count``'s)."""
-    from .bidding import EST_A, EST_B, STRONG_SHIFT
     return EST_A * expected_tricks(hand, trump) + EST_B - STRONG_SHIFT + shift
 
 
