@@ -44,6 +44,15 @@ def test_the_calculator_benchmark_says_who_finished_on_top():
     assert "tested on top %" in out and "| over | 4 |" in out, out
 
 
+def test_the_calculator_benchmark_plays_its_auction_rounds():
+    """``--length mini``: the calculator's mini match opens with auction rounds, where
+    the bids and calls are weighed (the default micro match has none)."""
+    out = run("bots_styles.py", "--game", "estimation-kotshina", "--length", "mini",
+              "--styles", "over", "--units", "1", "--rounds", "1", "--samples", "8",
+              "--jobs", "1")
+    assert "| over | 1 (4) |" in out, out
+
+
 def test_the_oracle_deals_the_true_hands(monkeypatch):
     """``--oracle`` is a bound only if strong's samples really are the true deal: after
     ``_see_every_card`` the sampler gives every seat its real hand (the patches are

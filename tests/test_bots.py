@@ -357,11 +357,11 @@ def test_strong_estimation_declaration_by_rollouts():
 def test_declaring_reads_the_fixed_rounds_caller():
     """K-2: in a fixed round the highest declarer calls, the first to declare of a tie;
     K-4 / E-25: the caller leads."""
-    from engine.bots.declaring import _Table
+    from engine.bots.declaring import Table
     m = new_match("estimation-kotshina", "micro", seed=3)
     v = m.view(m.to_act)
     assert v["phase"] == "declare" and v["kind"] == "fixed"
-    t = _Table(v, v["seat"])
+    t = Table(v, v["seat"])
     first = t.order[0]
     decl = [2, 2, 2, 2]
     assert t.caller_of(decl) == first and t.leader(decl) == first

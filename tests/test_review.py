@@ -766,9 +766,10 @@ async def test_a_hint_stays_while_pending_and_a_refusal_goes_with_the_position(m
 
 def _at_the_auction(deal, seed_for_others: int = 0):
     """A 18-round Estimation match dealt ``deal`` in every round, moved (others passing,
-    dash offers declined) to seat 0's first bid."""
+    dash offers declined) to seat 0's first bid (the match's seed fixed: the hint's
+    samples are drawn from it)."""
     from engine import new_match
-    m = new_match("estimation", length=18, deals=[deal] * 18)
+    m = new_match("estimation", length=18, deals=[deal] * 18, seed=1)
     while not (m.to_act == 0 and m.phase == "auction"):
         s = m.to_act
         legal = m.legal_actions(s)
@@ -783,8 +784,7 @@ def test_a_hints_bid_is_the_strong_players(tmp_path):
     pass at most), never two low hearts for trumps."""
     import random as _random
 
-    from engine.bots import choose
-    from engine.bots.review import hint
+    from engine.bots.review import _strong, hint, seed_for
     hand = "AS 2S 7H 4H KD JD 7D 3D AC QC 7C 6C 4C".split()
     full = [r + s for s in "SHDC" for r in "23456789TJQKA"]
     rest = [c for c in full if c not in hand]
@@ -792,6 +792,43 @@ def test_a_hints_bid_is_the_strong_players(tmp_path):
         _random.Random(seed).shuffle(rest)
         m = _at_the_auction([hand, rest[:13], rest[13:26], rest[26:]])
         got = hint(m.to_dict(), 0, 16)
-        assert got["action"] == dict(choose(m.view(0), "strong")), got
+        # The strong player's choice on the hint's own samples (its bid is weighed by
+        # rollouts: another stream of samples may tip a close pair of bids).
+        own = _strong(m.view(0), seed_for(m.seed, m.rounds_done + 1, 0, len(m.log)))
+        assert got["action"] == dict(own), got
         assert got["action"].get("suit") in ("C", None), got
         assert got["next_best"] is None or got["next_best"]["action"] != got["action"]
+
+
+def test_five_clubs_beside_two_low_hearts_bid_clubs_or_pass_whatever_was_bid():
+    """Issue 46: ♠A2 ♥74 ♦KJ73 ♣AQ764 after another seat's opening bid (none, 4♠, 4NT,
+    5♣, 5♦): the strong player's answer, and so the hint's, is a bid in clubs or a
+    pass. The hand count alone joined 5♦ (With: diamonds for trumps, KJ73); the
+    rollouts of the round (``contract.bid``) weigh what each answer scores."""
+    import random as _random
+
+    from engine import new_match
+    from engine.bots import choose
+    from engine.bots.review import hint
+    hand = "AS 2S 7H 4H KD JD 7D 3D AC QC 7C 6C 4C".split()
+    full = [r + s for s in "SHDC" for r in "23456789TJQKA"]
+    rest = [c for c in full if c not in hand]
+    _random.Random(1).shuffle(rest)
+    deal = [hand, rest[:13], rest[13:26], rest[26:]]
+    for opening in (None, (4, "S"), (4, "NT"), (5, "C"), (5, "D")):
+        m = new_match("estimation", length=18, deals=[deal] * 18, seed=1)
+        bid = None if opening is None else {"type": "bid", "n": opening[0], "suit": opening[1]}
+        while not (m.to_act == 0 and m.phase == "auction"):
+            s = m.to_act
+            legal = m.legal_actions(s)
+            if m.phase == "auction" and bid is not None:
+                m.apply(s, bid)
+                bid = None
+                continue
+            m.apply(s, next((a for a in legal if a.get("type") == "dash" and not a.get("take")),
+                            next((a for a in legal if a.get("type") == "pass"), legal[0])))
+        for seed in range(2):
+            a = choose(m.view(0), "strong", rng=_random.Random(seed), samples=100)
+            assert a["type"] == "pass" or a.get("suit") == "C", (opening, a)
+        h = hint(m.to_dict(), 0, 16)["action"]
+        assert h["type"] == "pass" or h.get("suit") == "C", (opening, h)

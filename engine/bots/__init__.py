@@ -14,7 +14,9 @@ returns one of ``view["legal"]`` (a fresh dict). Levels:
   number under the real table: With, risk, the last declarer's position, bigger bids
   when far behind late; Tarneeb: the 41 qualification needs the partner above zero),
   with the fast card player.
-- ``strong``: ``normal``'s bidding, Estimation declarations on its own calibration
+- ``strong``: ``normal``'s bidding, then in Estimation pass, With, the bids near its
+  count in the hand's best suits and the call weighed by rollouts of the round
+  (``contract.py``; ``bidding.BID_EV_GAMES``); Estimation declarations on its own calibration
   (it plays to its number by Monte Carlo, so it declares a little under the count:
   ``bidding.STRONG_*``), in the calculator then the numbers within two of that one
   weighed by rollouts of the round on sampled deals under the real scoring
@@ -39,7 +41,7 @@ import time
 
 from ..catalogue import LEVELS
 from ..types import Action, View
-from . import bidding, declaring, model
+from . import bidding, contract, declaring, model
 from .cards import CODES, mask, view_cards
 from .montecarlo import choose_card as mc_card
 from .play import CHEAP, DUMP, WIN, current_winner, fast_card
@@ -76,6 +78,12 @@ def reads_table(view: View) -> bool:
     partner of another style (docs/bots.md), and gained nothing beyond the noise beside
     its own kind. The review (``review.py``) reads the table where it does."""
     return READ_TABLE and view["game"] != "tarneeb41"
+
+
+def _bids_by_points(view: View, level: str, counted: bool) -> bool:
+    """``strong``'s bid and call by rollouts of the round (``contract.py``) here?"""
+    return (level == "strong" and bidding.BID_EV and not counted
+            and view["game"] in bidding.BID_EV_GAMES)
 
 
 def choose(view: View, level: str = "strong", budget_ms: float = 100,
@@ -120,10 +128,24 @@ def choose(view: View, level: str = "strong", budget_ms: float = 100,
         elif phase == "dash":
             risk = model.dash_risk(view) if level == "strong" and reads else 0.0
             action = bidding.dash(view, hand, level, risk)
+            if (level == "strong" and bidding.DASH_EV and not counted
+                    and view["game"] in bidding.DASH_EV_GAMES):
+                w = model.weights(view) if reads else None
+                action = contract.dash(view, action, model.trick_shift(view, w) if w else 0.0,
+                                       budget_ms, rng, start, w=w,
+                                       samples=samples if samples is not None else SAMPLES)
         elif phase == "auction":
             action = bidding.auction(view, hand, level, shift)
+            if _bids_by_points(view, level, counted):
+                w = model.weights(view) if reads else None
+                action = contract.bid(view, action, shift, budget_ms, rng, start, w=w,
+                                      samples=samples if samples is not None else SAMPLES)
         elif phase == "call":
             action = bidding.call(view, hand, level, shift)
+            if _bids_by_points(view, level, counted) and view["kind"] != "fixed":
+                w = model.weights(view) if reads else None
+                action = contract.call(view, action, shift, budget_ms, rng, start, w=w,
+                                       samples=samples if samples is not None else SAMPLES)
         elif phase == "declare":
             action = bidding.declare(view, hand, level, shift)
             if (level == "strong" and bidding.DECLARE_EV and not counted

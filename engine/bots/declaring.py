@@ -36,7 +36,7 @@ GATE = 1.0               # standard errors another number must gain by
 OVER_CREDIT = 0.85
 
 
-class _Table:
+class Table:
     """What scores a sampled round: the roles known at the declaration."""
 
     def __init__(self, v: View, seat: int):
@@ -53,19 +53,20 @@ class _Table:
         # The order of the declarations still to come (the seat's own first), and the
         # whole order for a fixed round's caller (K-2: the first of a tie).
         self.to_come = list(v.get("declaration_order") or [seat])
-        dealer = v["dealer"]
+        self.dealer = dealer = v["dealer"]
         self.order = [(dealer + 1 + i) & 3 for i in range(4)]
         self.fixed_caller = self.kot and v["kind"] == "fixed"
 
     def leader(self, decl: Sequence[int]) -> int:
-        """E-25 / K-4: the caller leads; all pass: the first declarer."""
+        """E-25 / K-4: the caller leads; all pass: the first declarer (E-24: the dealer)."""
         c = self.caller_of(decl)
         if c is not None:
             return c
-        for s in self.order:
+        for i in range(4):
+            s = (self.dealer + i) & 3
             if s not in self.dash:
                 return s
-        return self.order[0]
+        return self.dealer
 
     def caller_of(self, decl: Sequence[int]) -> int | None:
         if self.fixed_caller:
@@ -89,14 +90,21 @@ class _Table:
         return float(raw[seat])
 
 
-def _later(table: _Table, v: View, hands: list[int], names: Sequence[str] | None,
+def _later(table: Table, v: View, hands: list[int], names: Sequence[str] | None,
            decl: list[int], trump: int, game: str) -> None:
     """Numbers for the seats still to declare after the seat, from their sampled hands."""
-    ms = models(game)
-    by_name = {m.name: m for m in ms}
     cap = table.call_n if (table.call_n is not None and not table.all_pass
                            and not table.fixed_caller) else 13
-    for s in table.to_come[1:]:
+    others_declare(table.to_come[1:], table.last, cap, hands, names, decl, trump, game)
+
+
+def others_declare(seats: Sequence[int], last: int | None, cap: int, hands: list[int],
+                   names: Sequence[str] | None, decl: list[int], trump: int,
+                   game: str) -> None:
+    """A number for each of ``seats`` (in order) from its sampled hand by its style's
+    offset (``names``; none: our own calibration), the ``last`` declarer kept off 13."""
+    by_name = {m.name: m for m in models(game)}
+    for s in seats:
         off = EV_OFFSET
         if names is not None:
             st = by_name.get(names[s])
@@ -104,9 +112,29 @@ def _later(table: _Table, v: View, hands: list[int], names: Sequence[str] | None
                 off = st.offset
         n = round(expected_tricks(hands[s], trump) + off)
         n = max(0, min(cap, n))
-        if s == table.last and sum(decl) - decl[s] + n == 13:
+        if s == last and sum(decl) - decl[s] + n == 13:
             n = n + 1 if n < cap else n - 1          # E-22 / K-10
         decl[s] = n
+
+
+def play(table: Table, hands: list[int], modes: list[int] | None, rng: random.Random,
+         decl: list[int], trump: int) -> float:
+    """The seat's points of one sampled round rolled out from its first lead (each seat
+    by its mode, where ``modes`` are given); a rollout that ends over the seat's number
+    counts ``OVER_CREDIT`` as made."""
+    seat = table.seat
+    ld = table.leader(decl)
+    taken = [0, 0, 0, 0]
+    if modes is None:
+        rollout(list(hands), [], ld, trump, taken, decl, False)
+    else:
+        rollout_modes(list(hands), [], ld, trump, taken, decl, False, modes, rng)
+    val = table.score(decl, taken)
+    if OVER_CREDIT and taken[seat] > decl[seat]:
+        fixed = list(taken)
+        fixed[seat] = decl[seat]
+        val = (1.0 - OVER_CREDIT) * val + OVER_CREDIT * table.score(decl, fixed)
+    return val
 
 
 def values(v: View, cands: list[int], budget_ms: float, rng: random.Random,
@@ -122,7 +150,7 @@ def values(v: View, cands: list[int], budget_ms: float, rng: random.Random,
     assert seat is not None
     pub = Public(v)
     pub.evidence = declared(v, seat)
-    table = _Table(v, seat)
+    table = Table(v, seat)
     trump = pub.trump
     game = pub.game
     base = [d if d is not None else 0 for d in v["declarations"]]
@@ -139,18 +167,7 @@ def values(v: View, cands: list[int], budget_ms: float, rng: random.Random,
         row: list[float] = []
         for c in cands:
             decl[seat] = c
-            ld = table.leader(decl)
-            taken = [0, 0, 0, 0]
-            if modes is None:
-                rollout(list(hands), [], ld, trump, taken, decl, False)
-            else:
-                rollout_modes(list(hands), [], ld, trump, taken, decl, False, modes, rng)
-            val = table.score(decl, taken)
-            if OVER_CREDIT and taken[seat] > c:
-                fixed = list(taken)
-                fixed[seat] = c
-                val = (1.0 - OVER_CREDIT) * val + OVER_CREDIT * table.score(decl, fixed)
-            row.append(val)
+            row.append(play(table, hands, modes, rng, decl, trump))
         dt = now() - t0
         if dt > slowest:
             slowest = dt
@@ -185,4 +202,4 @@ def choose(v: View, first: int, budget_ms: float, rng: random.Random,
     return best
 
 
-__all__ = ["GATE", "SPAN", "choose", "values"]
+__all__ = ["GATE", "SPAN", "Table", "choose", "others_declare", "play", "values"]

@@ -71,19 +71,20 @@ def _table(style: str, seat: int, tested: str) -> list[str]:
 
 def _policy(name, budget):
     """A style or level by name; ``strong-old``: ``strong`` with the hand-count
-    declaration alone (``bidding.DECLARE_EV`` off for its own decisions only)."""
+    declaration, bid and call alone (``bidding.DECLARE_EV`` and ``BID_EV`` off for its
+    own decisions only)."""
     if name != "strong-old":
         return styles.policy(name, budget)
     from engine.bots import bidding
     inner = styles.policy("strong", budget)
 
     def old(v, rng):
-        was = bidding.DECLARE_EV
-        bidding.DECLARE_EV = False
+        was = bidding.DECLARE_EV, bidding.BID_EV
+        bidding.DECLARE_EV = bidding.BID_EV = False
         try:
             return inner(v, rng)
         finally:
-            bidding.DECLARE_EV = was
+            bidding.DECLARE_EV, bidding.BID_EV = was
     return old
 
 
@@ -117,8 +118,8 @@ def _role(h, seat):
 
 
 def est_unit(args):
-    seed, style, tested, budget, game, rounds, base_level = args
-    length = 13 if game == "estimation" else "micro"
+    seed, style, tested, budget, game, rounds, base_level, kot_length = args
+    length = 13 if game == "estimation" else kot_length
     deals = _deals(seed, rounds)
     out = []
     for seat in range(4):
@@ -175,7 +176,7 @@ def tar_match(seed, names, budget, tested_seats):
 
 
 def tar_unit(args):
-    seed, style, tested, budget, _game, _rounds, _base = args
+    seed, style, tested, budget, _game, _rounds, _base, _length = args
     out = []
     for table in ("pair", "partner"):
         for side in (0, 1):
@@ -327,6 +328,11 @@ def compare(after, before):
     for (game, style), xs in by.items():
         d = mean_ci(xs)
         print(f"| {game} | {style} | {d[2]} | {d[0]:+.2f} ± {d[1]:.2f} |")
+    for game in sorted({g for g, _ in by}):
+        rows = [(st, xs) for (g, st), xs in by.items() if g == game and "(" not in st]
+        if len(rows) > 1:                   # every unit of the game's styles, pooled
+            d = mean_ci([x for _, xs in rows for x in xs])
+            print(f"| {game} | pooled | {d[2]} | {d[0]:+.2f} ± {d[1]:.2f} |")
 
 
 def _init(plain: bool, samples: int | None = None, oracle: bool = False,
@@ -337,6 +343,8 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
         from engine.bots import bidding
         bidding.TARNEEB_EV = False
         bidding.DECLARE_EV = False
+        bidding.BID_EV = False
+        bidding.DASH_EV = False
     bots.SAMPLES = samples
     import os
     if os.environ.get("DECLARE_GATE"):          # tuning only: declaring.GATE
@@ -345,6 +353,15 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     if os.environ.get("DECLARE_EV_GAMES") is not None:   # which games roll numbers out
         from engine.bots import bidding
         bidding.DECLARE_EV_GAMES = tuple(g for g in os.environ["DECLARE_EV_GAMES"].split(",") if g)
+    if os.environ.get("BID_GATE"):              # tuning only: contract.GATE
+        from engine.bots import contract
+        contract.GATE = float(os.environ["BID_GATE"])
+    if os.environ.get("DASH_EV_GAMES") is not None:  # which games roll the dash answer out
+        from engine.bots import bidding
+        bidding.DASH_EV_GAMES = tuple(g for g in os.environ["DASH_EV_GAMES"].split(",") if g)
+    if os.environ.get("BID_EV_GAMES") is not None:   # which games roll bids and calls out
+        from engine.bots import bidding
+        bidding.BID_EV_GAMES = tuple(g for g in os.environ["BID_EV_GAMES"].split(",") if g)
     if os.environ.get("DECLARE_OVER"):          # tuning only: declaring.OVER_CREDIT
         from engine.bots import declaring
         declaring.OVER_CREDIT = float(os.environ["DECLARE_OVER"])
@@ -396,7 +413,7 @@ def main():
     ap.add_argument("--level", default="strong")
     ap.add_argument("--base", default="easy",
                     help="the level in the tested seat's second play of each unit (default "
-                         "easy; strong-old: strong with its declarations as before issue 46, "
+                         "easy; strong-old: strong with its declarations, bids and calls as before issue 46, "
                          "the other seats' strong players keeping the new ones)")
     ap.add_argument("--plain", action="store_true",
                     help="strong without the opponent model (bots.READ_TABLE off: as before "
@@ -404,6 +421,10 @@ def main():
     ap.add_argument("--oracle", action="store_true",
                     help="strong plays its cards seeing every hand (its samples are the "
                          "true deal): how far card play alone could go, a bound")
+    ap.add_argument("--length", default="micro", choices=("micro", "mini", "full"),
+                    help="the calculator's match (default micro: five fixed rounds, no "
+                         "auction; mini: five auction rounds first, so --rounds 5 plays "
+                         "only auctions)")
     ap.add_argument("--old-numbers", action="store_true",
                     help="strong's declarations as before issue 46 (the before of a "
                          "before/after pair)")
@@ -451,7 +472,7 @@ def main():
             if heavy and i >= a.first + strong_n:
                 continue
             seed = a.seed * 1_000_000 + i * 7 + 3
-            jobs.append((seed, style, a.level, a.budget, game, rounds, a.base))
+            jobs.append((seed, style, a.level, a.budget, game, rounds, a.base, a.length))
     fn = tar_unit if game == "tarneeb41" else est_unit
     dump = open(a.dump, "a") if a.dump else None
     t0 = time.time()
