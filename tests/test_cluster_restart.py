@@ -44,7 +44,8 @@ def deaf(srv) -> None:
     """This process's lobby reads no row of another's any more (only a lookup can)."""
     side = srv.room.registry.side
     side.rows_changed = lambda: None
-    side.table_changed = lambda tid, row=None: None     # nor a row its notice carries
+    # nor a row its notice carries (nor its events: the notice as a whole)
+    side.table_changed = lambda tid, row=None, seq=None, events=None: None
 
 
 async def test_a_fresh_table_is_joined_by_id_and_code_through_another_process(two):

@@ -186,6 +186,7 @@ async def test_the_server_sends_no_empty_ignore_packets(lamma_server, monkeypatc
     from asyncssh.connection import SSHConnection
     from asyncssh.constants import MSG_IGNORE
 
+    from server.wire import QuietConnection
     handlers = SSHConnection._packet_handlers
     real = handlers[MSG_IGNORE]
     heard = {"client": 0, "server": 0}
@@ -195,6 +196,8 @@ async def test_the_server_sends_no_empty_ignore_packets(lamma_server, monkeypatc
         return real(self, pkttype, pktid, packet)
 
     monkeypatch.setitem(handlers, MSG_IGNORE, counting)
+    # The server's connection has its own table (it handles user names itself: wire.py)
+    monkeypatch.setitem(QuietConnection._packet_handlers, MSG_IGNORE, counting)
     c = await lamma_server.pty_client("wira")
     try:
         await c.wait_for("card room")
