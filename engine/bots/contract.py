@@ -29,17 +29,16 @@ from collections.abc import Sequence
 
 from ..cards import BID_SUIT_ORDER
 from ..types import Action, BidAction, CallAction, DashAction, View
-from . import declaring
+from . import declaring, styles
 from .bidding import EST_A, EST_B, STRONG_SHIFT
 from .cards import SUIT_INDEX, mask
 from .evaluate import best_suit, expected_tricks
 from .montecarlo import Public, deal_styles, declared
 from .stylemodel import Weights
 
-# A seat bids a suit up to its count plus this (``styles._auction``'s spare; ``num``:
-# our levels' calibrated count less their margin).
-SPARE = {"num": 0.25, "greedy": 1.5, "cautious": -1.0, "over": 1.0, "under": -2.0,
-         "dash": 0.0, "random": 0.0}
+# A seat bids a suit up to its count plus this (the styles' own spare, ``styles.SPARE``;
+# ``num``: our levels' calibrated count less their margin; ``random`` its count).
+SPARE = {"num": 0.25, "random": 0.0, **styles.SPARE}
 MIN_BID = 4                  # E-10
 SUITS = 2                    # suits weighed: the hand's best by count (and the count's own)
 MIN_SAMPLES = 24             # below this many deals the hand-count choice stands

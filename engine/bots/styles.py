@@ -117,6 +117,12 @@ def _to_number(v: View) -> int:
     return WIN if _need(v) > 0 else DUMP
 
 
+# Tricks over its best suit's count each style bids up to in the auction (``_auction``);
+# the strong player's bid rollouts read the same table (``contract.SPARE``).
+SPARE: dict[str, float] = {"greedy": 1.5, "cautious": -1.0, "over": 1.0, "under": -2.0,
+                           "dash": 0.0}
+
+
 def _style(v: View, *, dash: float, spare: float, shift: float, mood: Callable[[View], int],
            tarneeb_shift: float, high: bool = False) -> Action:
     phase = v["phase"]
@@ -134,7 +140,7 @@ def _style(v: View, *, dash: float, spare: float, shift: float, mood: Callable[[
 
 
 def greedy(v: View, rng: random.Random) -> Action:
-    return _style(v, dash=-1.0, spare=1.5, shift=1.0, tarneeb_shift=1.0, high=True,
+    return _style(v, dash=-1.0, spare=SPARE["greedy"], shift=1.0, tarneeb_shift=1.0, high=True,
                   mood=lambda _v: WIN)
 
 
@@ -147,22 +153,22 @@ def _cautious_mood(v: View) -> int:
 
 
 def cautious(v: View, rng: random.Random) -> Action:
-    return _style(v, dash=1.0, spare=-1.0, shift=-1.0, tarneeb_shift=-1.0, mood=_cautious_mood)
+    return _style(v, dash=1.0, spare=SPARE["cautious"], shift=-1.0, tarneeb_shift=-1.0, mood=_cautious_mood)
 
 
 def over(v: View, rng: random.Random) -> Action:
-    return _style(v, dash=0.6, spare=1.0, shift=2.0, tarneeb_shift=2.0, high=True,
+    return _style(v, dash=0.6, spare=SPARE["over"], shift=2.0, tarneeb_shift=2.0, high=True,
                   mood=_to_number)
 
 
 def under(v: View, rng: random.Random) -> Action:
-    return _style(v, dash=1.0, spare=-2.0, shift=-2.0, tarneeb_shift=-2.0, mood=_to_number)
+    return _style(v, dash=1.0, spare=SPARE["under"], shift=-2.0, tarneeb_shift=-2.0, mood=_to_number)
 
 
 def dash(v: View, rng: random.Random) -> Action:
     if v["game"] != "tarneeb41" and v["phase"] == "declare" and _count(v) < 2.0:
         return _declare(v, 0.0)
-    return _style(v, dash=3.0, spare=0.0, shift=0.0, tarneeb_shift=-13.0, mood=_to_number)
+    return _style(v, dash=3.0, spare=SPARE["dash"], shift=0.0, tarneeb_shift=-13.0, mood=_to_number)
 
 
 def random_legal(v: View, rng: random.Random) -> Action:
