@@ -1,0 +1,83 @@
+"""The lobby's rows at 80 columns (a tester's findings): every person listed before a
+computer player, every row's status in one column, and what the lobby says of people
+(where one sits, who is away) true at the time."""
+
+from __future__ import annotations
+
+import pytest
+from rich.cells import cell_len
+
+from tui.i18n import Speech
+from tui.screens.lobby import row_text, said_row
+from tui.screens.words import people_first
+
+
+def cells(line: str, part: str) -> int:
+    """The column (in cells: a vowel mark takes none) where ``part`` begins in ``line``."""
+    return cell_len(line[:line.index(part)])
+
+
+def seat(kind, name, guest=False, connected=True):
+    return {"kind": kind, "name": name, "guest": guest, "connected": connected}
+
+
+BASE = {"timer": 0, "private": False, "spectators": 0, "ranked": False, "practice": False}
+# The tester's three rows (finding A): a ranked match of four people, a practice
+# Tarneeb table where a guest sits with two computer players, and one person with three.
+ROWS = [
+    {**BASE, "id": "1", "game": "estimation", "length": 18, "ranked": True,
+     "status": "playing", "round": 5, "rounds": 18,
+     "seats": [seat("human", n) for n in ("amr", "bea", "cid", "dua")]},
+    {**BASE, "id": "2", "game": "tarneeb41", "length": None, "status": "playing",
+     "round": 5, "rounds": None, "practice": True,
+     "seats": [seat("human", "eve"), seat("bot", "Bot-2"), seat("human", "obs", guest=True),
+               seat("bot", "Bot-4")]},
+    {**BASE, "id": "9", "game": "estimation", "length": 18, "status": "playing",
+     "round": 3, "rounds": 18,
+     "seats": [seat("human", "pe"), *(seat("bot", f"Bot-{k}") for k in (2, 3, 4))]},
+    {**BASE, "id": "7", "game": "estimation", "length": 18, "status": "playing",
+     "round": 12, "rounds": 18, "practice": True,
+     "seats": [seat("human", "ali"), *(seat("bot", f"Bot-{k}") for k in (2, 3, 4))]},
+]
+STATUS = ["round 5 of 18", "hand 5", "round 3 of 18", "12 of 18"]
+
+
+def test_the_english_rows_list_every_person_and_start_the_status_at_one_column():
+    lines = [row_text(row).plain for row in ROWS]
+    assert "obs°" in lines[1] and "eve, Bot-2, obs°, Bot-4" in lines[1], lines[1]
+    assert {line.index(status) for line, status in zip(lines, STATUS, strict=True)} == {59}
+    assert "practice" in lines[1] and "practice" in lines[3]
+    assert not any("…" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("mode", ["logical", "shaped"])
+def test_the_arabic_rows_list_every_person_and_start_the_status_at_one_column(mode):
+    speech = Speech("ar", mode)
+    lines = [said_row(speech, row).plain for row in ROWS]
+    assert "obs°" in lines[1], lines[1]
+    # each status's first words where every row's status begins: from the game's
+    # column in reading order (logical), at the status column's right edge (shaped)
+    firsts = [speech._("round {r} of {rounds}").format(r=5, rounds=18),
+              speech._("hand {r}").format(r=5),
+              speech._("round {r} of {rounds}").format(r=3, rounds=18), "12"]
+    if mode == "logical":
+        at = {cells(line, first) - cells(line, speech._("Tarneeb 41") if i == 1 else
+                                         speech._("Estimation"))
+              for i, (line, first) in enumerate(zip(lines, firsts, strict=True))}
+    else:
+        at = {cells(line, speech.show(first)) + cell_len(speech.show(first))
+              for line, first in zip(lines, firsts, strict=True)}
+    assert len(at) == 1, lines
+    assert all(speech.show(speech._("practice")) in lines[i] for i in (1, 3)), lines
+
+
+def test_people_are_never_folded_while_a_computer_player_is_listed_or_counted():
+    bots = lambda n: f"+{n} bots"      # noqa: E731
+    names = ["eve", "Bot-2", "obs°", "Bot-4"]
+    kinds = [False, True, False, True]
+    assert people_first(names, kinds, 23, bots) == names
+    assert people_first(names, kinds, 22, bots) == ["eve", "obs°", "+2 bots"]
+    assert people_first(names, kinds, 16, bots) == ["eve", "obs°", "+2"]
+    # with no room for even that, people first and the rest counted together
+    assert people_first(["abdulrahman", "bartholomew", "Bot-3", "Bot-4"],
+                        [False, False, True, True], 24, bots) == ["abdulrahman", "+3"]
