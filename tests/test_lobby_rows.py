@@ -81,3 +81,28 @@ def test_people_are_never_folded_while_a_computer_player_is_listed_or_counted():
     # with no room for even that, people first and the rest counted together
     assert people_first(["abdulrahman", "bartholomew", "Bot-3", "Bot-4"],
                         [False, False, True, True], 24, bots) == ["abdulrahman", "+3"]
+
+
+# ------------------------------------------------ finding B: what the lobby says of people
+
+async def test_the_lobby_no_longer_says_where_one_sat_after_leaving_the_table():
+    from engine.room import Registry, code_label
+    from engine.room import Session as Member
+    from tui.app import LammaApp
+    reg = Registry(bot_pause=3600.0)
+    table = reg.create("estimation", 13, private=True)
+    table.sit(Member("ana", "key:x:ana"), 0)
+    app = LammaApp(reg, "ben", "key:x:ben")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("j")
+        await pilot.pause()
+        await pilot.press(*code_label(table.code).lower().replace("-", ""), "enter")
+        await pilot.pause()
+        assert app.member.table is table and app.member.seat == 1
+        await pilot.press("q")          # a table still waiting: left at once
+        await pilot.pause()
+        assert app.member.table is None and app.screen.__class__.__name__ == "LobbyScreen"
+        status = " ".join(line.plain for line in app.screen.lines("status"))
+        assert "You sit in seat" not in status, status
+        assert f"#{table.id}" not in status, status

@@ -782,11 +782,14 @@ class LobbyScreen(Screen[None]):
         self.open_table(notice)
 
     def open_table(self, notice: str) -> None:
-        """The table screen, with a sentence saying where the person is."""
+        """The table screen, with a sentence saying where the person is: said there,
+        not left in the lobby's status (back in the lobby they may sit nowhere)."""
         from .table import TableScreen
-        self.set_status(notice)
-        if host(self).member.table is not None:
-            host(self).push_screen(TableScreen(notice=notice))
+        if host(self).member.table is None:
+            self.set_status(notice)
+            return
+        self.set_status("")
+        host(self).push_screen(TableScreen(notice=notice))
 
     def action_quit(self) -> None:
         """Asks once (a stray tap must not end the session): ``q`` again or ``y``
