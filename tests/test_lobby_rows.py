@@ -85,6 +85,25 @@ def test_people_are_never_folded_while_a_computer_player_is_listed_or_counted():
 
 # ------------------------------------------------ finding B: what the lobby says of people
 
+def test_away_only_for_a_person_a_match_under_way_waits_for():
+    """A finished table's people went back to the lobby (its seats keep their names but
+    nobody is at them): not "away"; a match under way whose person dropped: away."""
+    from tui.screens.lobby import compact_row
+    over = {**BASE, "id": "4", "game": "estimation", "length": 18, "status": "over",
+            "round": 18, "rounds": 18,
+            "seats": [seat("human", "amr", connected=False), seat("human", "bea",
+                                                                  connected=False),
+                      seat("bot", "Bot-3"), seat("bot", "Bot-4")]}
+    playing = {**over, "id": "5", "status": "playing", "round": 4}
+    assert "away" not in row_text(over).plain and "amr, bea" in row_text(over).plain
+    assert "amr(away), bea(away)" in row_text(playing).plain
+    for speech in (Speech("en"), Speech("ar", "logical")):
+        away = speech._("(away)")
+        assert away not in " ".join(t.plain for t in compact_row(speech, over, 40))
+        assert away not in said_row(speech, over).plain
+        assert away in said_row(speech, playing).plain
+
+
 async def test_the_lobby_no_longer_says_where_one_sat_after_leaving_the_table():
     from engine.room import Registry, code_label
     from engine.room import Session as Member

@@ -108,13 +108,18 @@ def said_length(speech: Speech, game: str, length, ranked: object = False) -> st
 
 
 def said_seats(speech: Speech, summary: LobbyRow) -> list[str]:
+    """The seats' names; "(away)" after a person whose seat waits for them in a match
+    under way (a dropped connection: connecting again sits them back at once). At a
+    finished table a seat is not at it once its person went back to the lobby: not
+    away."""
+    under_way = summary["status"] == "playing"
     names = []
     for s in summary["seats"]:
         if s["kind"] == "empty":
             names.append("·")
         else:
             n = display_name(s["name"] or "?", bool(s.get("guest")))
-            if s["kind"] == "human" and not s.get("connected", True):
+            if under_way and s["kind"] == "human" and not s.get("connected", True):
                 n += speech._("(away)")
             names.append(n)
     return names
