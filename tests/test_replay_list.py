@@ -42,3 +42,30 @@ async def test_the_players_column_names_computer_players_as_the_table_does(store
         assert players[0] == "lin°", lin
         assert all(p in ("Bot-2", "Bot-3", "Bot-4") or p.endswith(" bots")
                    for p in players[1:]), lin
+
+
+async def test_the_review_is_offered_only_on_a_replay_the_viewer_may_review(store):
+    """A guest's match (a guest's play is nobody's to come back to) opens as a replay
+    for anyone, its guest included, but its review is refused to them: ``v`` is not
+    offered there (it said "No such match of yours: … (guests' matches are not kept)");
+    a person's own match offers it and opens it."""
+    from tui.screens.replay import ReplayScreen
+    from tui.screens.review import ReviewScreen
+    theirs = keep(store, random_match("estimation", 13, 3), ("guest:lin", None, None, None),
+                  finish=False)
+    store.abandon(theirs, 2)
+    own = keep(store, random_match("tarneeb41", None, 4), ("ana", None, "guest:zed", "dee"))
+    for name, guest, mid, offered in (("lin", True, theirs, False), ("ana", False, theirs, False),
+                                      ("ana", False, own, True)):
+        app = app_for({"store": store}, name, guest=guest)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.push_screen(ReplayScreen(mid))
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen) and screen.model is not None
+            keys = screen.query_one("#keys").render().plain
+            assert ("review" in keys) is offered, (name, mid, keys)
+            await pilot.press("v")
+            await pilot.pause()
+            assert isinstance(app.screen, ReviewScreen) is offered, (name, mid)

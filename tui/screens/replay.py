@@ -235,6 +235,9 @@ class ReplayScreen(PageScreen):
         self.heading = ""
         self.game = ""
         self.top = 0            # the compact layout: the first row of the board shown
+        # the viewer played it under their name: its rounds' reviews are theirs to open
+        # (``v``); else the key is not offered (the review would be refused)
+        self.reviewable = False
 
     def parts(self) -> ComposeResult:
         yield Block(id="rp-head")
@@ -250,6 +253,8 @@ class ReplayScreen(PageScreen):
         self.query_one("#too-small", Line).set(too_small(speech, *host(self).size))
         keys = [("← →", N_("trick")), ("PgUp PgDn", N_("round")),
                 ("Home End", N_("first/last")), ("v", N_("review")), ("esc", N_("back"))]
+        if not self.reviewable:
+            keys.remove(("v", N_("review")))
         if compact_size(self):
             keys.insert(3, ("↑↓", N_("scroll")))
         self.query_one("#keys", KeyBar).show(keys, speech)
@@ -261,6 +266,8 @@ class ReplayScreen(PageScreen):
         if stored is None:
             self.error = _("Match {id} is not in the record.").format(id=self.match_id)
             return
+        from engine.room import reviews
+        self.reviewable = reviews.may_review(stored, host(self).member)
         try:
             m = replay_stored(stored)
         except Exception as exc:          # a log this version cannot replay
@@ -311,7 +318,7 @@ class ReplayScreen(PageScreen):
     def action_review(self) -> None:
         """The shown round's review: of the player's own seat if they held one, else of
         seat 0 (tab in the review goes through the others)."""
-        if not self.model:
+        if not self.model or not self.reviewable:
             return
         from engine.room import reviews
 
