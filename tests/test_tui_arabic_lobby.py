@@ -303,8 +303,11 @@ async def test_joining_by_code_and_taking_a_computer_seat_in_arabic(mode):
         await pilot.press("escape")                    # watch
         await pilot.pause()
         assert app.member in table.watchers
-        lobby = app.screen_stack[-2]
-        assert said(mode, "الطاولة رقم 1 كاملة: أنت تشاهد.") in lines_of(lobby, "#lobby-status")[0]
+        # said at the table, where they are (not left in the lobby's status: finding B)
+        board = app.screen.query_one("Board")
+        shown = "\n".join(board.render_line(y).text for y in range(board.size.height))
+        assert said(mode, "الطاولة رقم 1 كاملة: أنت تشاهد.") in shown
+        assert not "".join(lines_of(app.screen_stack[-2], "#lobby-status")).strip()
 
 
 # ---------------------------------------------------- command, dialogs

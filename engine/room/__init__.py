@@ -36,7 +36,14 @@ from .registry import Registry
 from .rows import LobbyRow
 from .seats import Seat
 from .store import MatchStore, NullStore, Records, StoredMatch
-from .stored import replay_stored, seat_label, seat_labels, seat_names, table_settings
+from .stored import (
+                        listed_labels,
+                        replay_stored,
+                        seat_label,
+                        seat_labels,
+                        seat_names,
+                        table_settings,
+)
 from .table import Moderator, Table, TableLog
 
 __all__ = [
@@ -76,6 +83,7 @@ __all__ = [
                         "display_name",
                         "ignores",
                         "is_seat",
+                        "listed_labels",
                         "own_command",
                         "parse_seat",
                         "parse_seats",

@@ -176,6 +176,17 @@ def table_review(table: Table, member: Member, raw_round: object) -> asyncio.Fut
                                          member.ident))
 
 
+def played_by(stored: StoredMatch, member: Member) -> bool:
+    """Did ``member`` play this stored match under their name (the rounds they may
+    review: a guest's play is nobody's to come back to)?"""
+    return not member.guest and member.name in stored.seats
+
+
+def may_review(stored: StoredMatch, member: Member) -> bool:
+    """May ``member`` review this stored match's rounds (``match_review``) now?"""
+    return played_by(stored, member) and stored.finished
+
+
 def match_review(records: Records | None, member: Member, raw_match: object,
                  raw_round: object, raw_seat: object) -> asyncio.Future[RoundReview]:
     """The review of any seat of a finished stored match that ``member`` played."""
@@ -185,8 +196,7 @@ def match_review(records: Records | None, member: Member, raw_match: object,
     if type(raw_match) is not int or raw_match < 1:
         raise RoomError("\"match\" is a stored match's number (see the replays).")
     stored = records.match(raw_match) if records is not None else None
-    mine = member.name if not member.guest else None
-    if stored is None or mine is None or mine not in stored.seats:
+    if stored is None or not played_by(stored, member):
         raise RoomError("No such match of yours: a review is of a match you played "
                         "(guests' matches are not kept).")
     if not stored.finished:

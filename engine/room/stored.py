@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from engine import Match, replay
 
-from .catalogue import display_name
+from .catalogue import BOT_NAMES, display_name
 from .store import StoredMatch, TableSettings
 from .text import clean_name
 
@@ -39,6 +39,13 @@ def seat_label(stored: str | None) -> str:
     if stored.startswith("guest:"):
         return display_name(stored[6:], guest=True)
     return display_name(stored, guest=False)       # cleaned where it is drawn
+
+
+def listed_labels(seats: list[str | None]) -> list[str]:
+    """Per seat of a stored match as a list of matches says it: the player's name (a
+    guest's marked), a computer player's as the table named it (``Bot-2`` in seat 1)."""
+    return [BOT_NAMES[i] if name is None and i < len(BOT_NAMES) else seat_label(name)
+            for i, name in enumerate(seats)]
 
 
 def seat_labels(seats: list[str | None], settings: TableSettings | None = None) -> list[str]:

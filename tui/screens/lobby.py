@@ -34,7 +34,7 @@ from .replay import ReplayListScreen
 from .sizes import COMPACT, SMALL, enlarge_lines, layout
 from .table_compact import boxed, wrap
 from .table_draw import W, fit  # the standard lobby: 80 columns
-from .words import columns, game_title, lay, length_word, names_in, said_keys
+from .words import columns, game_title, lay, length_word, people_first, said_keys
 
 if TYPE_CHECKING:
     from engine.room import Member, Registry
@@ -62,21 +62,35 @@ MORE_KEYS = [("b", N_("leaderboard")), ("r", N_("replays")), ("o", N_("options")
 EN = Speech("en")
 
 
+# The English row's columns: "#" (6), game (19), length (9) and seats (25) for every row,
+# so that the status starts at one column; the status has the rest.
+SEATS_AT, SEATS = 34, 25
+STATUS_ROOM = W - SEATS_AT - SEATS
+
+
 def row_line(row: LobbyRow) -> str:
     """One table's line in an English listing (80 columns)."""
-    # A practice table's seats give up 11 columns to its mark after the status.
-    seats = 14 if row.get("practice") else 25
     line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
             f"{said_length(EN, row['game'], row['length'], row.get('ranked')):<9}"
-            f"{', '.join(names_in(said_seats(EN, row), seats - 1)):<{seats}}"
-            f"{said_status(EN, row)}")
-    if row.get("practice"):
-        line += " · practice"
+            f"{', '.join(said_seats_in(EN, row, SEATS - 1)):<{SEATS}}"
+            f"{status_with(EN, row, STATUS_ROOM)}")
     if row["spectators"]:
         line += f" · {row['spectators']} watching"
     if row["private"] and len(line) <= 70:      # only where 80 columns hold it
         line += " · private"
     return line
+
+
+def status_with(speech: Speech, row: LobbyRow, room: int) -> str:
+    """The status, and a practice table's mark after it: the status said shorter where
+    both would not hold in ``room`` (the mark is never left out: issue 29)."""
+    status = said_status(speech, row)
+    if not row.get("practice"):
+        return status
+    mark = " · " + speech._("practice")
+    if cell_len(status + mark) > room:
+        status = said_status(speech, row, short=True)
+    return status + mark
 
 
 # The columns' words, in the player's language (the English listing too).
@@ -94,26 +108,47 @@ def said_length(speech: Speech, game: str, length, ranked: object = False) -> st
 
 
 def said_seats(speech: Speech, summary: LobbyRow) -> list[str]:
+    """The seats' names; "(away)" after a person whose seat waits for them in a match
+    under way (a dropped connection: connecting again sits them back at once). At a
+    finished table a seat is not at it once its person went back to the lobby: not
+    away."""
+    under_way = summary["status"] == "playing"
     names = []
     for s in summary["seats"]:
         if s["kind"] == "empty":
             names.append("·")
         else:
             n = display_name(s["name"] or "?", bool(s.get("guest")))
-            if s["kind"] == "human" and not s.get("connected", True):
+            if under_way and s["kind"] == "human" and not s.get("connected", True):
                 n += speech._("(away)")
             names.append(n)
     return names
 
 
-def said_status(speech: Speech, summary: LobbyRow) -> str:
+def said_seats_in(speech: Speech, summary: LobbyRow, width: int,
+                  sep: str = ", ") -> list[str]:
+    """The seats as ``said_seats``, in ``width`` cells: where not all hold, the computer
+    players are counted before any person is left out (``people_first``)."""
+    return people_first(said_seats(speech, summary),
+                        [s["kind"] == "bot" for s in summary["seats"]], width,
+                        lambda n: speech.ngettext("+{n} bot", "+{n} bots", n).format(n=n),
+                        sep)
+
+
+def said_status(speech: Speech, summary: LobbyRow, short: bool = False) -> str:
+    """The table's status; ``short``: without its first word, where a mark after it
+    needs the room."""
     if summary["status"] == "waiting":
         free = sum(1 for s in summary["seats"] if s["kind"] == "empty")
+        if short:
+            return speech._("{free} free").format(free=free)
         return speech._("waiting ({free} free)").format(free=free)
     if summary["status"] == "over":
         return speech._("finished")
     r, rr = summary.get("round"), summary.get("rounds")
     if rr:
+        if short:
+            return speech._("{r} of {rounds}").format(r=r, rounds=rr)
         return speech._("round {r} of {rounds}").format(r=r, rounds=rr)
     return speech._("hand {r}").format(r=r)
 
@@ -126,13 +161,11 @@ ROW_COLUMNS = (5, 17, 10, 26)
 
 def said_row(speech: Speech, row: LobbyRow) -> Text:
     """One table's line in an Arabic listing: the same columns, from the right."""
-    status = said_status(speech, row)
-    # a practice table's seats give up columns to its mark, as in English
-    seats = ROW_COLUMNS[3] - (8 if row.get("practice") else 0)
+    # every row's status in one column, as in English (a practice table's mark after it)
+    seats = ROW_COLUMNS[3]
     room = W - sum(ROW_COLUMNS[:3]) - seats
+    status = status_with(speech, row, room - 1)     # a column's last cell stays blank
     extras = []
-    if row.get("practice"):
-        extras.append(speech._("practice"))
     if row["spectators"]:
         n = row["spectators"]
         extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n))
@@ -145,7 +178,7 @@ def said_row(speech: Speech, row: LobbyRow) -> Text:
              (game_title(speech, row["game"]), ROW_COLUMNS[1]),
              (said_length(speech, row["game"], row["length"], row.get("ranked")),
               ROW_COLUMNS[2]),
-             (said_seats(speech, row), seats),
+             (said_seats_in(speech, row, seats - 1, "، "), seats),
              (status, room)]
     return columns(speech, cells, W)
 
@@ -754,11 +787,14 @@ class LobbyScreen(Screen[None]):
         self.open_table(notice)
 
     def open_table(self, notice: str) -> None:
-        """The table screen, with a sentence saying where the person is."""
+        """The table screen, with a sentence saying where the person is: said there,
+        not left in the lobby's status (back in the lobby they may sit nowhere)."""
         from .table import TableScreen
-        self.set_status(notice)
-        if host(self).member.table is not None:
-            host(self).push_screen(TableScreen(notice=notice))
+        if host(self).member.table is None:
+            self.set_status(notice)
+            return
+        self.set_status("")
+        host(self).push_screen(TableScreen(notice=notice))
 
     def action_quit(self) -> None:
         """Asks once (a stray tap must not end the session): ``q`` again or ``y``

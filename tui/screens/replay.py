@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from engine.catalogue import terms
-from engine.room import replay_stored, seat_label, seat_labels, title
+from engine.room import listed_labels, replay_stored, seat_labels, title
 from engine.room.store import FinishedRow
 
 from ..host import host
@@ -29,7 +29,7 @@ from .frame import PageScreen, arrows, steps
 from .replay_board import ReplayBoard, ReplayModel, W, cells_line, fit, laid, said
 from .sizes import ENLARGE, MIN_W, STD_H, STD_W
 from .table_draw import wrap
-from .words import length_word, too_small_text
+from .words import length_word, people_first, too_small_text
 
 if TYPE_CHECKING:
     pass
@@ -75,6 +75,15 @@ def result_words(result: Mapping[str, Any] | None, names: list[str],
     if len(winners) == 1:
         return _("{name} wins").format(name=names[winners[0]])
     return _("{names} win").format(names=" & ".join(names[w] for w in winners))
+
+
+def players_in(speech: Speech, row: FinishedRow, names: list[str], width: int,
+               sep: str = ", ") -> list[str]:
+    """A listed match's players (``names``, each whole) in ``width`` cells: where not
+    all hold, its computer players counted before any person is left out."""
+    return people_first(names, [s is None for s in row["seats"]], width,
+                        lambda n: speech.ngettext("+{n} bot", "+{n} bots", n).format(n=n),
+                        sep)
 
 
 # --------------------------------------------------------------------- screens
@@ -135,11 +144,11 @@ class ReplayListScreen(PageScreen):
             t.append(f" {'#':>4}  {'game':<17}{'length':<10}{'players':<23}{'result':<17}"
                      f"{'date':<6}\n", style="bold underline")
             for i, row in self.shown_rows():
-                names = [speech.show(seat_label(s)[:7]) for s in row["seats"]]
+                names = [speech.show(n) for n in listed_labels(row["seats"])]
                 when = time.strftime("%m-%d", time.localtime(row["finished"]))
                 line = (f" {row['id']:>4}  {title(row['game'])[:16]:<17}"
                         f"{length_words(row['game'], row['length']):<10}"
-                        f"{', '.join(names)[:22]:<23}"
+                        f"{', '.join(players_in(speech, row, names, 22)):<23}"
                         f"{result_words(row['result'], names)[:16]:<17}{when}")
                 t.append(line + "\n", style="reverse" if i == self.cursor else "")
         else:
@@ -148,13 +157,12 @@ class ReplayListScreen(PageScreen):
                 (_("result"), 17), (_("date"), 7)], style="bold underline"))
             t.append("\n")
             for i, row in self.shown_rows():
-                names = [(speech.pgettext("seat", "computer") if s is None
-                          else seat_label(s))[:7] for s in row["seats"]]
+                names = listed_labels(row["seats"])
                 when = time.strftime("%m-%d", time.localtime(row["finished"]))
                 t.append_text(cells_line(speech, [
                     (str(row["id"]), 6), (_(title(row["game"])), 17),
                     (length_words(row["game"], row["length"], speech), 10),
-                    ("، ".join(names), 22),
+                    ("، ".join(players_in(speech, row, names, 21, "، ")), 22),
                     (result_words(row["result"], names, speech), 17), (when, 7)],
                     style="reverse" if i == self.cursor else ""))
                 t.append("\n")
@@ -167,8 +175,7 @@ class ReplayListScreen(PageScreen):
         width = window_width(self)
         t = Text(no_wrap=True, overflow="ellipsis")
         for n, (i, row) in enumerate(self.shown_rows(max(1, (host(self).size.height - 4) // 3))):
-            names = [speech.pgettext("seat", "computer") if s is None and speech.rtl
-                     else seat_label(s) for s in row["seats"]]
+            names = listed_labels(row["seats"])
             when = time.strftime("%m-%d", time.localtime(row["finished"]))
             one = (f"{row['id']:>4}  {speech._(title(row['game']))} · "
                    f"{length_words(row['game'], row['length'], speech)} · {when}")
@@ -228,6 +235,9 @@ class ReplayScreen(PageScreen):
         self.heading = ""
         self.game = ""
         self.top = 0            # the compact layout: the first row of the board shown
+        # the viewer played it under their name: its rounds' reviews are theirs to open
+        # (``v``); else the key is not offered (the review would be refused)
+        self.reviewable = False
 
     def parts(self) -> ComposeResult:
         yield Block(id="rp-head")
@@ -243,6 +253,8 @@ class ReplayScreen(PageScreen):
         self.query_one("#too-small", Line).set(too_small(speech, *host(self).size))
         keys = [("← →", N_("trick")), ("PgUp PgDn", N_("round")),
                 ("Home End", N_("first/last")), ("v", N_("review")), ("esc", N_("back"))]
+        if not self.reviewable:
+            keys.remove(("v", N_("review")))
         if compact_size(self):
             keys.insert(3, ("↑↓", N_("scroll")))
         self.query_one("#keys", KeyBar).show(keys, speech)
@@ -254,6 +266,8 @@ class ReplayScreen(PageScreen):
         if stored is None:
             self.error = _("Match {id} is not in the record.").format(id=self.match_id)
             return
+        from engine.room import reviews
+        self.reviewable = reviews.may_review(stored, host(self).member)
         try:
             m = replay_stored(stored)
         except Exception as exc:          # a log this version cannot replay
@@ -304,7 +318,7 @@ class ReplayScreen(PageScreen):
     def action_review(self) -> None:
         """The shown round's review: of the player's own seat if they held one, else of
         seat 0 (tab in the review goes through the others)."""
-        if not self.model:
+        if not self.model or not self.reviewable:
             return
         from engine.room import reviews
 

@@ -8,7 +8,7 @@ only used where ``speech.rtl`` (and a plain ``speech.line`` is a no-op for Engli
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
@@ -97,6 +97,27 @@ def names_in(names: Sequence[str], width: int, sep: str = ", ") -> list[str]:
         kept.append(name)
         used += need
     return kept
+
+
+def people_first(names: Sequence[str], computer: Sequence[bool], width: int,
+                 counted: Callable[[int], str], sep: str = ", ") -> list[str]:
+    """``names`` (``computer``: which are computer players') as ``names_in`` says them
+    when all hold whole; else the computer players go first: the last of them listed
+    are counted at the end (``counted(n)``, e.g. "+2 bots"), and a person is left out
+    (into "+N", people listed first) only when no computer player is listed or counted
+    and still not all hold."""
+    names = list(names)
+    if names_in(names, width, sep) == names:
+        return names
+    bots = [i for i, b in enumerate(computer) if b]
+    for dropped in range(1, len(bots) + 1):
+        gone = set(bots[len(bots) - dropped:])
+        shown = [n for i, n in enumerate(names) if i not in gone] + [counted(dropped)]
+        if names_in(shown, width, sep) == shown:
+            return shown
+    people = [n for n, b in zip(names, computer, strict=True) if not b]
+    return names_in(people + [n for n, b in zip(names, computer, strict=True) if b],
+                    width, sep)
 
 
 def pad(text: str, width: int) -> str:
