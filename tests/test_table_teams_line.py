@@ -45,7 +45,7 @@ def test_both_teams_are_named(names, width):
 
 
 def test_in_arabic_too():
-    sc, teams = scene(("ali", "bea", "cem", "dua"), Speech("ar", "logical"))
+    sc, _teams = scene(("ali", "bea", "cem", "dua"), Speech("ar", "logical"))
     lines = [text for text, _style in side_lines(sc, 41)]
     assert "الفريق" in lines[0]
     assert "ali+cem" in lines[0] and "bea+dua" in lines[0] and "…" not in lines[0]
