@@ -170,15 +170,49 @@ def _mirror_spaces(chunk: str) -> str:
     return " " * trail + body + " " * lead
 
 
+_OPENS, _CLOSES = "([{", ")]}"
+_MIRRORED = str.maketrans(_OPENS + _CLOSES, _CLOSES + _OPENS)
+
+
+def _ltr_unit(chunk: str) -> str:
+    """A run without Arabic in a right-to-left line, in visual order: its text stays
+    left to right (``_mirror_spaces``), but a bracket at its ends whose partner is in
+    another run ("(الآن " + "30×12" + ")": the size is a run of its own) belongs to
+    the line, not to the run: it goes to the run's other side and faces the other
+    way (mirrored, as the bidi algorithm mirrors a bracket in a right-to-left
+    line), so the pair matches: "(30×12 ﻥﻵﺍ)", not ")30×12 ﻥﻵﺍ)"."""
+    stack: list[int] = []
+    alone: set[int] = set()
+    for i, ch in enumerate(chunk):
+        if ch in _OPENS:
+            stack.append(i)
+        elif ch in _CLOSES:
+            if stack and chunk[stack[-1]] == _OPENS[_CLOSES.index(ch)]:
+                stack.pop()
+            else:
+                alone.add(i)
+    alone.update(stack)
+    if not alone:
+        return _mirror_spaces(chunk)
+    start, end = 0, len(chunk)
+    while start < end and (chunk[start] == " " or start in alone):
+        start += 1
+    while end > start and (chunk[end - 1] == " " or end - 1 in alone):
+        end -= 1
+    lead, body, trail = chunk[:start], chunk[start:end], chunk[end:]
+    return trail[::-1].translate(_MIRRORED) + body + lead[::-1].translate(_MIRRORED)
+
+
 def _visual(runs: tuple[tuple[str, Style | None], ...], base: str | None
             ) -> tuple[tuple[str, Style | None], ...]:
     """Runs of (text, style) in reading order → the same in visual order. For a
     right-to-left interface the runs are reversed (the first thing said is at the
     right) and each run with Arabic in it is put in visual order by the Unicode bidi
     algorithm; a run without Arabic (a card, a key, a score, a Latin name) stays as
-    it is, left to right. Otherwise only the runs with Arabic change."""
+    it is, left to right, but for a bracket at its end paired in another run
+    (``_ltr_unit``). Otherwise only the runs with Arabic change."""
     if base == "R":
-        return tuple((_shape(chunk, "R") if _has_rtl(chunk) else _mirror_spaces(chunk), style)
+        return tuple((_shape(chunk, "R") if _has_rtl(chunk) else _ltr_unit(chunk), style)
                      for chunk, style in reversed(runs))
     return tuple((_shape(chunk, None) if _has_rtl(chunk) else chunk, style)
                  for chunk, style in runs)

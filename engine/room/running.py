@@ -21,7 +21,7 @@ from engine.duplicate import board_result
 from .boards import EventBoard
 from .catalogue import DEFAULT_LEVEL
 from .errors import N_, RoomError, Said, quoted
-from .narration import Event, describe, round_text
+from .narration import Event, describe, match_over, round_text
 from .seating import Seating
 from .stats import STATS
 from .store import FinishedBoard, MatchRef, Points, TableSettings
@@ -246,10 +246,8 @@ class Runner(Part):
                 seat, result, res, len(t.match.history), t.match.to_dict()))
             self.lobby_due = True
             return
-        winners = ", ".join(t.seats[w].label for w in (res["winners"] if res else []))
-        self.news.append(Event(None, None,
-                               Said(N_("Match over: {winners} win"), winners=winners)
-                               if winners else Said(N_("Match over"))))
+        winners = [t.seats[w].label for w in (res["winners"] if res else [])]
+        self.news.append(Event(None, None, match_over(winners)))
         t.registry.store.match_over(t, self._paid)
         self.lobby_due = True
 

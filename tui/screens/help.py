@@ -4,13 +4,17 @@ In English the keys are one picture (``KEYS``) and the game one paragraph. In
 another language both come from the message catalogue — the keys as (key, what it
 does) pairs under a heading per screen, the game's rules one entry per sentence —
 and are laid out for the width of the window, right to left for Arabic
-(``Speech.line``: keys and commands stay left to right).
+(``Speech.line``: keys and commands stay left to right). The English picture is
+laid out for the width too: a line too long goes on under its text column. At a
+table the game being played comes first, then the table's keys: what a player who
+presses ? there asks first.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -20,7 +24,6 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Static
 
 from engine.catalogue import GAMES, terms
 
@@ -39,7 +42,7 @@ Lobby
   p    quick play          n      new table      ?  help       q  quit
   i    your profile        b      leaderboard    r  replays
   e    events: the same deals for everyone, played with computer players
-  /    a command: /ignore, /report, an operator's /kick … (/help lists them)
+  /    a command (/help lists them): /ignore, /report, an operator's /kick
   j    join a private table by its code (Enter joins, Esc back)
   t    take a computer player's seat (0-3 the seat, Esc back): at once
        before the start or between rounds, else when the round ends;
@@ -58,22 +61,26 @@ Table
   Declaring    ← → or digits (1 then 0–3 for 10–13), Enter declares
   Play         ← →  move between playable cards, Enter or Space plays;
                or type it: rank a k q j t 2-9 (10 for ten), suit s h d c
-  Review       v  the last round's decisions, the strong player's choices and
-               their expected points (← → through them); at a practice table
-               h  a hint on your turn (H while bidding or calling)
+  Review       v  the last round's decisions, the strong player's choices
+                  and their expected points (← → through them)
+               h  a hint on your turn at a practice table
+                  (H while bidding or calling)
   Anywhere     r  score sheet   /  chat   o  options (ASCII suits,
-               monochrome, English terms only, reduce motion)
-               b  computer players fill empty seats (the host, before the start)
+                  monochrome, English terms only, reduce motion)
+               b  computer players fill empty seats (the host, before
+                  the start)
                ?  help   Ctrl+L  redraw   Esc  back   q  leave, asks first
-               (x while choosing a card, where q means queen)
+                  (x while choosing a card, where q means queen)
 
 Commands (typed in chat, or after / in the lobby)
-  /ignore NAME   hide their chat     /unignore NAME    /ignored   who you ignore
-  /report NAME REASON   tell the room's operators     /help   what you may do
+  /ignore NAME   hide their chat     /unignore NAME   show it again
+  /ignored   who you ignore          /help   what you may do
+  /report NAME REASON   tell the room's operators
   Operators (keys in keys/operators on the server) also have:
   /who  /tables  /announce TEXT  /mute NAME [30m|2h|7d]  /unmute NAME
-  /kick NAME [REASON]  /ban NAME|key:FP|addr:IP [TIME] [REASON]  /unban  /bans
-  /close TABLE  /reports  /log    (every one is logged with who did it)
+  /kick NAME [REASON]  /ban NAME|key:FP|addr:IP [TIME] [REASON]
+  /unban  /bans  /close TABLE  /reports  /log
+  (every one is logged with who did it)
 """
 
 # The same keys for another language: (heading, [(keys, what they do)]) per screen;
@@ -150,6 +157,71 @@ GAMES_NOTE = (N_("Games: Estimation, Estimation (calculator scoring), Tarneeb 41
               N_("Open a table and press ? there for its rules summary."))
 
 
+# ------------------------------------------------------------ the English picture
+def text_column(line: str, width: int) -> int:
+    """Where a line of the picture's text starts: after its indent and its first
+    field (a key or a label, up to two spaces), so a wrapped line goes on under its
+    words; at most half the width."""
+    indent = len(line) - len(line.lstrip(" "))
+    found = re.search(r"\S {2,}", line[indent:]) if indent else None
+    col = indent + found.end() if found else indent
+    return col if col <= width // 2 else min(indent, width // 2)
+
+
+def hang(line: str, width: int) -> list[str]:
+    """``line`` of the picture cut at spaces into lines of at most ``width`` cells,
+    each after the first indented to its text column (a hanging indent)."""
+    col = text_column(line, width)
+    out: list[str] = []
+    while cell_len(line) > width:
+        cut = 0
+        for i in range(col + 1, len(line)):
+            if line[i] == " " and line[col:i].strip() and cell_len(line[:i]) <= width:
+                cut = i
+        if not cut:                                   # one word wider than the line
+            cut = col + 1
+            while cut < len(line) and cell_len(line[:cut + 1]) <= width:
+                cut += 1
+        out.append(line[:cut].rstrip())
+        line = " " * col + line[cut:].lstrip(" ")
+    out.append(line)
+    return out
+
+
+Part = TypeVar("Part")
+
+
+def at_a_table_first(parts: Sequence[Part], table: Part, game: str | None) -> list[Part]:
+    """At a table (``game`` known) its keys come first; elsewhere the parts' order."""
+    if game not in RULES:
+        return list(parts)
+    return [p for p in parts if p == table] + [p for p in parts if p != table]
+
+
+def picture_lines(game: str | None, english_only: bool, width: int) -> list[Text]:
+    """The English help laid out for ``width`` cells: at a table the game's rules
+    first, then the keys (the table's first) as ``KEYS`` draws them, a line too long
+    wrapped under its text column; in the lobby the note on the games last."""
+    lines = [Text(" Help", style="bold"), Text("")]
+    if game in RULES:
+        lines.extend(Text(w) for w in wrap(" ".join(RULES[game]), width))
+        lines.append(Text(""))
+    parts = KEYS.rstrip("\n").split("\n\n")
+    table = next(p for p in parts if p.startswith("Table\n"))
+    for part in at_a_table_first(parts, table, game):
+        lines.extend(Text(x) for raw in part.splitlines() for x in hang(raw, width))
+        lines.append(Text(""))
+    said = terms_text(english_only).rstrip("\n")
+    if said:
+        lines.extend(Text(x) for x in hang(said, width))
+        lines.append(Text(""))
+    if game not in RULES:
+        lines.extend(Text(w) for sentence in GAMES_NOTE for w in wrap(sentence, width))
+    while lines and not lines[-1].plain:
+        lines.pop()
+    return lines
+
+
 # ------------------------------------------------------ another language's layout
 def wrap(text: str, width: int) -> list[str]:
     """``text`` cut at spaces into lines of at most ``width`` cells (reading order)."""
@@ -210,7 +282,12 @@ def help_lines(speech: Speech, game: str | None, width: int) -> list[Text]:
     _ = speech._
     inner = max(20, width - 1)
     logical: list[Text] = [Text(_("Help"), style="bold"), Text("")]
-    for heading, pairs in KEY_SECTIONS:
+    if game in RULES:                       # at a table: its game first
+        for sentence in RULES[game]:
+            logical.extend(Text(w) for w in wrap(_(sentence), inner))
+        logical.append(Text(""))
+    table = next(s for s in KEY_SECTIONS if s[0] == "Table")
+    for heading, pairs in at_a_table_first(KEY_SECTIONS, table, game):
         logical.append(Text(_(heading), style="bold underline"))
         logical.extend(Text("  ") + t for t in key_items(speech, pairs, inner - 2))
         if heading == KEY_SECTIONS[-1][0]:
@@ -221,28 +298,41 @@ def help_lines(speech: Speech, game: str | None, width: int) -> list[Text]:
     if speech.code != "en":
         logical.extend(Text(w) for w in wrap(_(LAYOUT_NOTE), inner))
         logical.append(Text(""))
-    for sentence in (RULES[game] if game in RULES else GAMES_NOTE):
-        logical.extend(Text(w) for w in wrap(_(sentence), inner))
+    if game not in RULES:
+        for sentence in GAMES_NOTE:
+            logical.extend(Text(w) for w in wrap(_(sentence), inner))
+    while logical and not logical[-1].plain:
+        logical.pop()
     return [speech.line(t, width) for t in logical]
 
 
 class HelpText(Widget):
-    """The help laid out by ``help_lines`` for the widget's width (another language)."""
+    """The help laid out for the widget's width: by ``picture_lines`` (English, 80
+    columns and up) or ``help_lines`` (another language, or a phone)."""
 
     DEFAULT_CSS = """
     HelpText { height: auto; width: 1fr; text-wrap: nowrap; text-overflow: clip; }
     """
 
-    def __init__(self, speech: Speech, game: str | None, *, id: str | None = None):
+    def __init__(self, speech: Speech, game: str | None, *, id: str | None = None,
+                 picture: bool = False, english_only: bool = False):
         super().__init__(id=id)
         self.speech = speech
         self.game = game
+        self.picture = picture
+        self.english_only = english_only
         self._made: tuple[int, list[Text]] | None = None
 
     def lines(self, width: int) -> list[Text]:
         if self._made is None or self._made[0] != width:
-            self._made = (width, help_lines(self.speech, self.game, width))
+            made = (picture_lines(self.game, self.english_only, width) if self.picture
+                    else help_lines(self.speech, self.game, width))
+            self._made = (width, made)
         return self._made[1]
+
+    @property
+    def content(self) -> Text:
+        return Text("\n").join(self.lines(self.size.width or 76))
 
     @property
     def plain(self) -> str:
@@ -289,10 +379,9 @@ class HelpScreen(Framed, ModalScreen[None]):
 
     def parts(self) -> ComposeResult:
         self._wide = self.english()
-        if self._wide:
-            yield Static(id="help-text")      # wraps to any width of 80 and up
-        else:
-            yield HelpText(self.speech, self.game, id="help-text")
+        look = getattr(host(self), "look", None)
+        yield HelpText(self.speech, self.game, id="help-text", picture=self._wide,
+                       english_only=bool(getattr(look, "english_only", False)))
 
     async def on_resize(self, event: events.Resize) -> None:
         if self.english() != self._wide:
@@ -303,24 +392,10 @@ class HelpScreen(Framed, ModalScreen[None]):
         speech = self.speech
         self.query_one("#too-small", Line).set(too_small_text(speech, *host(self).size))
         if self._wide:
-            self.query_one("#help-text", Static).update(self.english_text())
             self.query_one("#keys", KeyBar).show([("esc", "back"), ("↑↓", "scroll")])
         else:
             self.query_one("#keys", KeyBar).show([("esc", BACK), ("↑↓", SCROLL)], speech)
         self.query_one("#help").focus()      # so ↑ ↓ PgUp PgDn scroll the text
-
-    def english_text(self) -> Text:
-        t = Text()
-        t.append(" Help\n\n", style="bold")
-        t.append(KEYS)
-        look = getattr(host(self), "look", None)
-        t.append("\n" + terms_text(bool(getattr(look, "english_only", False))))
-        if self.game in RULES:
-            t.append("\n")
-            t.append(" ".join(RULES[self.game]))   # one paragraph: Static wraps it
-        else:
-            t.append("\n" + "\n".join(GAMES_NOTE))
-        return t
 
     def action_close(self) -> None:
         host(self).pop_screen()

@@ -9,6 +9,7 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 
+from ..i18n import N_
 from .table_keys import pgettext
 from .table_scene import Scene, said_lines
 from .table_seats import seat_cells
@@ -171,6 +172,30 @@ def score_row(sc: Scene, i: int, turn: bool, cells: tuple[str, ...], marker: str
                                  Cell(tricks, 4, True), Cell(total, 7, True)])
 
 
+TEAMS_LINE = N_("Teams  a {a} ({first})  ·  b {b} ({second})")
+TEAM_LINES = (N_("Team a  {total}  ({names})"), N_("Team b  {total}  ({names})"))
+NAME_CUT = 8            # a name in the teams' line: at most its first 8 characters
+
+
+def team_lines(sc: Scene, totals: list[int], teams: list[list[int]], width: int
+               ) -> list[tuple[str, str]]:
+    """Tarneeb's teams, their totals and who is in each (both teams named): one line
+    if it fits ``width`` cells, else a line a team (names cut to fit)."""
+    def names(team: list[int], limit: int) -> str:
+        return "+".join(sc.name(seat, False, limit) for seat in team)
+
+    one = sc._(TEAMS_LINE).format(a=totals[0], b=totals[1], first=names(teams[0], NAME_CUT),
+                                   second=names(teams[1], NAME_CUT))
+    if cell_len(one) <= width:
+        return [(one, "bold")]
+    out = []
+    for template, total, team in zip(TEAM_LINES, totals, teams, strict=True):
+        bare = cell_len(sc._(template).format(total=total, names="+"))
+        limit = max(3, min(NAME_CUT, (width - bare) // 2))
+        out.append((sc._(template).format(total=total, names=names(team, limit)), "bold"))
+    return out
+
+
 def side_lines(sc: Scene, width: int = W - 38) -> list[tuple[str, str]]:
     """Right of the scores, ``width`` cells: Tarneeb teams, then the latest events
     (text, style), the newest whole over the rows it needs (wrapped at its words: a
@@ -179,11 +204,7 @@ def side_lines(sc: Scene, width: int = W - 38) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     team_totals = v.get("team_totals") if v else None
     if v and team_totals:
-        a, b = team_totals
-        teams = v.get("teams") or [[0, 2], [1, 3]]
-        out.append((sc._("Teams  a {a}  ·  b {b}   ({first}+{second} vs …)").format(
-            a=a, b=b, first=sc.name(teams[0][0], False, 8),
-            second=sc.name(teams[0][1], False, 8)), "bold"))
+        out += team_lines(sc, team_totals, v.get("teams") or [[0, 2], [1, 3]], width)
     rnd = v.get("round") if v else None
     evs = [text for r, text in facts.events if (r is None or r == rnd) and sc.told(text)]
     room = 5 - len(out)

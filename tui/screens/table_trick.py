@@ -48,16 +48,15 @@ Slot = tuple[str, Any]
 
 def trick_slots(sc: Scene) -> tuple[dict[int, Slot], tuple[str, str]]:
     """What each seat's place at the middle shows, as plain values ("card", code) /
-    ("pile", codes) / ("mark", text), and the note under it (text, style): the trick
-    as it is played, the finished one on its way to its winner, the seats before the
-    match."""
+    ("pile", codes), and the note under it (text, style): the trick as it is played,
+    the finished one on its way to its winner; before the match, only the note."""
     facts, v, look, anim = sc.facts, sc.view, sc.look, sc.state.anim
     slots: dict[int, Slot] = {}
     note: tuple[str, str] = ("", "")            # (text, style)
     if v is None:
-        empty = sc.speech.show(sc._("empty"))
-        slots = {s: ("mark", empty if facts.seats[s].kind == "empty" else " ✓ ")
-                 for s in range(4)}
+        # Before the match the places stay blank: each seat's name (or "(empty)") is
+        # beside its place already; a mark there said it twice ("empty", or a ✓ for a
+        # seat taken).
         note = (sc._("Waiting for players · b: computer players fill the empty seats")
                 if facts.may_fill else sc._("Waiting for players"), "bold")
         return slots, note
