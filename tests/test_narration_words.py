@@ -19,3 +19,13 @@ def test_the_line_keeps_its_template_and_is_said_in_arabic():
     assert line.template == MATCH_WON_ALONE and dict(line.params) == {"winner": "dua"}
     ar = Speech("ar", "logical")
     assert "فاز" in said_in(ar, match_over(["dua"])) and "dua" in said_in(ar, match_over(["dua"]))
+
+
+def test_a_draw_is_said_as_a_draw_not_as_winners():
+    """Tied first: the narration said "cem, dua win" while the result's head said "a draw
+    between cem, dua" (a helper's finding): it says the draw too."""
+    from engine.room.narration import MATCH_DRAWN
+    line = match_over(["cem", "dua"], draw=True)
+    assert str(line) == "Match over: a draw between cem, dua"
+    assert said(str(line)).template == MATCH_DRAWN
+    assert "تعادل" in said_in(Speech("ar", "logical"), line)

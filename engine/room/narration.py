@@ -23,6 +23,7 @@ MATCH_BEGINS = N_("The match begins")
 MATCH_OVER = N_("Match over")
 MATCH_WON = N_("Match over: {winners} win")
 MATCH_WON_ALONE = N_("Match over: {winner} wins")     # one winner: "dua wins", not "dua win"
+MATCH_DRAWN = N_("Match over: a draw between {winners}")     # tied first: nobody "wins"
 LEFT = N_("{who} left the table")
 TAKES_SEAT = N_("{who} takes {bot}'s seat")
 TAKES_TRICK = N_("{who} takes the trick")
@@ -42,7 +43,7 @@ MOVES = {
 }
 
 # Lines built as plain text elsewhere (the table's own), recognised by their shape.
-_KNOWN = [MATCH_BEGINS, MATCH_OVER, MATCH_WON_ALONE, MATCH_WON, TAKES_SEAT, LEFT, TAKES_TRICK]
+_KNOWN = [MATCH_BEGINS, MATCH_OVER, MATCH_DRAWN, MATCH_WON_ALONE, MATCH_WON, TAKES_SEAT, LEFT, TAKES_TRICK]
 
 
 def _pattern(template: str) -> re.Pattern[str]:
@@ -66,10 +67,13 @@ def said(text: str) -> Said:
     return Said(text)
 
 
-def match_over(winners: Sequence[str]) -> Said:
-    """The line that ends a match: who won (one alone, or several), or no one."""
+def match_over(winners: Sequence[str], draw: bool = False) -> Said:
+    """The line that ends a match: who won (one alone, or several), a draw between
+    those tied first (as the result's head says it: not "cem, dua win"), or no one."""
     if not winners:
         return Said(MATCH_OVER)
+    if draw:
+        return Said(MATCH_DRAWN, winners=", ".join(winners))
     if len(winners) == 1:
         return Said(MATCH_WON_ALONE, winner=winners[0])
     return Said(MATCH_WON, winners=", ".join(winners))

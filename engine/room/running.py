@@ -247,7 +247,7 @@ class Runner(Part):
             self.lobby_due = True
             return
         winners = [t.seats[w].label for w in (res["winners"] if res else [])]
-        self.news.append(Event(None, None, match_over(winners)))
+        self.news.append(Event(None, None, match_over(winners, bool(res and res.get("draw")))))
         t.registry.store.match_over(t, self._paid)
         self.lobby_due = True
 
