@@ -47,6 +47,7 @@ def data(tmp_path) -> Path:
     return d
 
 
+@pytest.mark.slow       # the full suite's (the fast tier's 90 s)
 def test_a_folder_gets_a_dated_file_and_a_file_is_kept_without_force(tmp_path, data):
     # PATH/ that does not exist yet: made, and a dated file in it (it crashed before).
     run = lamma("backup", f"{tmp_path / 'backups'}/", "--data", str(data))
@@ -76,6 +77,7 @@ def test_a_folder_gets_a_dated_file_and_a_file_is_kept_without_force(tmp_path, d
     assert not (tmp_path / "nowhere").exists()
 
 
+@pytest.mark.slow       # the full suite's (the fast tier's 90 s)
 def test_restore_checks_the_file_first_and_keeps_the_database_it_replaces(tmp_path, data):
     copy = tmp_path / "copy.db"
     assert lamma("backup", str(copy), "--data", str(data)).returncode == 0

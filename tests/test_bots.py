@@ -131,7 +131,8 @@ def test_dash_player_void_throws_its_highest_card(level):
     assert action == {"type": "play", "card": "AD"}
 
 
-@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("level", [pytest.param(lv, marks=pytest.mark.slow) if lv == "strong" else lv
+                                   for lv in LEVELS])     # strong: 4 s, the full suite's
 def test_last_declarer_never_picks_the_forbidden_number(level):
     rng = random.Random(9)
     tempted = checked = 0
@@ -318,6 +319,7 @@ def test_strong_tarneeb_declares_so_the_hand_is_played():
 
 # ---- Estimation: the declaration by the round's expected points (issue 46) ------------
 
+@pytest.mark.slow       # the full suite's (the fast tier's 90 s)
 def test_strong_estimation_declaration_by_rollouts():
     """``strong`` weighs the numbers near its hand-count choice by rollouts of the round
     (``declaring.py``) in the calculator: always legal (E-21, E-22), within ``SPAN`` of

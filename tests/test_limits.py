@@ -136,6 +136,7 @@ async def test_guests_per_address_and_how_fast_they_come(tmp_path):
         await stop(srv)
 
 
+@pytest.mark.slow       # the full suite's (the fast tier's 90 s)
 async def test_handshakes_per_address(tmp_path):
     """Connections still authenticating are counted by their address: an address that
     opens connections and never authenticates holds at most so many, and the people
@@ -166,6 +167,7 @@ async def test_handshakes_per_address(tmp_path):
         await stop(srv)
 
 
+@pytest.mark.slow       # the full suite's (the fast tier's 90 s)
 async def test_a_connection_over_the_cap_waits_for_a_place(tmp_path):
     """Issue 45: past its address's handshakes a connection waits (a few seconds while
     nothing moves, longer while its queue moves) instead of being refused, and gets the

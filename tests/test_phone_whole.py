@@ -629,6 +629,7 @@ async def test_the_profile_scrolls_to_its_last_paragraph(language, size, how, ke
             assert word in tokens, (word, "\n".join(first))
 
 
+@pytest.mark.slow       # 6.5 s: the full suite's (the fast tier's 90 s)
 @KEYS_FAST
 @PHONES
 @BOTH

@@ -289,6 +289,7 @@ async def play_first_round(app, pilot, table) -> None:
     raise AssertionError("round 1 never ended")
 
 
+@pytest.mark.slow       # the full suite's (the fast tier's 90 s)
 @pytest.mark.parametrize("language", ["en", "ar"])
 async def test_the_review_screen_goes_through_the_decisions(language):
     from engine.room import Registry

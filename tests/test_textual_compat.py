@@ -816,6 +816,7 @@ def class_violations(rel: str, tree: ast.Module, allowed: frozenset[str]) -> Ite
                        f"Textual base {bases[0].__name__}")
 
 
+@pytest.mark.slow       # the full suite's (the fast tier's 90 s)
 def test_no_private_textual_use_elsewhere() -> None:
     known = frozenset(name for p in PRIVATES for name in p.names)
     problems: list[str] = []
