@@ -85,6 +85,7 @@ WORKER_SESSION = ("SET synchronous_commit = off", "SET lock_timeout = '1s'",
                   "SET statement_timeout = '5s'")
 ID_BLOCK = 1000         # table ids reserved at a time
 ADOPT_PER_TICK = 20     # tables taken over per heartbeat, at most (a dead process's many)
+FLUSH_WAIT = 2.0        # seconds our own writes may take to land before a takeover reads
 MAX_PAYLOAD = 7900      # NOTIFY's limit is 8000 bytes
 EVENTS_KEPT = 256       # a table's last events kept (issue 41; older ones a frame holds)
 PRUNE_EVERY = 64        # ... the older ones deleted once every this many
@@ -809,7 +810,17 @@ class PgCluster:
             # Playing tables whose driver's heartbeat is older than a lease (or who has
             # none): each claimed by naming it, if it is still silent and nobody is in
             # the middle of writing it (a frozen process's lock is skipped, not waited on).
-            expired = store.expired_tables(me, now - LEASE, ADOPT_PER_TICK)
+            # A table this process still drives here (its row taken while it stalled) is
+            # left until the loop has closed it (``lost``); and our own writes on their
+            # way land before a table is read back: an old table's last action stored
+            # after the takeover read the match passed the fence (the match is ours) and
+            # refused the new driver's own, leaving its match unstored.
+            held = set(mine)
+            expired = [e for e in store.expired_tables(me, now - LEASE, ADOPT_PER_TICK)
+                       if e[0] not in held]
+            if expired and not self.table_store.flush(FLUSH_WAIT):
+                log.info("cluster: our writes are slow to land; no table taken over this time")
+                expired = []
             for tid, match_id, driver in expired:
                 try:
                     won = store.take_over(tid, me, driver, match_id, now - LEASE, now)

@@ -320,6 +320,12 @@ class TableStore:
         # the table's id and the match whose write was refused.
         self.on_lease_lost: Callable[[str, MatchRef | None], None] | None = None
 
+    def flush(self, timeout: float) -> bool:
+        """Wait (blocking, off the loop) until every write submitted so far is performed;
+        False if that took longer than ``timeout`` seconds."""
+        writer = self.writer
+        return writer is None or writer.flush(timeout)
+
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """From now on the writes run on their own thread (``close`` ends it)."""
         if self.writer is None:
