@@ -133,18 +133,24 @@ async def test_arabic_from_accept_language_drawn_by_the_room(web_room):
         await c.close()
 
 
+async def quick_play(web_room, c):
+    """Quick play (p): a seat at once; the room's table once its match has begun."""
+    c.press("p")
+    for _ in range(500):
+        table = next(iter(web_room.registry.tables.values()), None)
+        if table is not None and table.match is not None:
+            return table
+        await asyncio.sleep(0.01)
+    return None
+
+
 async def test_a_guest_whose_link_drops_comes_back_to_the_seat(web_room):
     """A page that lost its websocket connects again with its resume token: the same
     guest, at the same seat; without it, a new guest."""
     port = web_port(web_room)
     c = await WebClient.open(port, "wafa")
     await c.wait_for("card room")
-    c.press("p")                                   # quick play: a seat at once
-    for _ in range(500):
-        table = next(iter(web_room.registry.tables.values()), None)
-        if table is not None and table.match is not None:
-            break
-        await asyncio.sleep(0.01)
+    table = await quick_play(web_room, c)
     assert table is not None
     seat = next(i for i, m in enumerate(table.seats) if m is not None and m.name == "wafa")
     ident = table.seats[seat].ident
@@ -179,12 +185,7 @@ async def test_a_guest_who_does_not_come_back_leaves_no_table_running(web_room):
     port = web_port(web_room)
     c = await WebClient.open(port, "rania")
     await c.wait_for("card room")
-    c.press("p")                                   # quick play: a seat at once
-    for _ in range(500):
-        table = next(iter(web_room.registry.tables.values()), None)
-        if table is not None and table.match is not None:
-            break
-        await asyncio.sleep(0.01)
+    table = await quick_play(web_room, c)
     assert table is not None and table.status == "playing"
     resume = c.hello["resume"]
     c.ws.transport.abort()                         # the link drops; the page comes back
