@@ -136,7 +136,7 @@ async def test_sitting_at_a_finished_table_says_its_match_is_over():
                                   "score sheet by watching it."), refused.value
 
 
-async def test_verify_act_says_the_rules_reason_and_changes_nothing():
+async def test_a_checked_act_says_the_rules_reason_and_changes_nothing():
     """A screen asks why a number cannot be declared before sending it (E-22: the last
     declarer's number that would make 13): the table answers with the rules' reason and
     applies nothing."""
@@ -159,14 +159,14 @@ async def test_verify_act_says_the_rules_reason_and_changes_nothing():
     assert 0 <= barred <= 13 and {"type": "declare", "n": barred} not in v["legal"]
     logged = len(m.log)
     with pytest.raises(RoomError) as refused:
-        table.verify_act(people[last], {"type": "declare", "n": barred})
+        table.act(people[last], {"type": "declare", "n": barred}, only_check=True)
     reason = refused.value.params["reason"]
     assert isinstance(reason, Said) and "would make the total 13" in reason, reason
     ok = next(a for a in v["legal"] if a["type"] == "declare")
-    table.verify_act(people[last], ok)          # taken: nothing raised, nothing applied
+    table.act(people[last], ok, only_check=True)          # taken: nothing raised, nothing applied
     assert len(m.log) == logged and m.to_act == last
     with pytest.raises(RoomError, match="not your turn"):
-        table.verify_act(people[(last + 1) % 4], ok)
+        table.act(people[(last + 1) % 4], ok, only_check=True)
 
 
 

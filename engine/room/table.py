@@ -797,25 +797,21 @@ class Table:
         self.seating.detach(member, keep_seat)
 
     # ------------------------------------------------------------------ play
-    def act(self, member: Member, action: object) -> None:
-        """A player's action; raises RoomError (and changes nothing) if refused."""
+    def act(self, member: Member, action: object, only_check: bool = False) -> None:
+        """A player's action; raises RoomError (and changes nothing) if refused.
+        ``only_check``: the RoomError it would raise (the rules' reason), nothing
+        applied — a screen says why a choice cannot be made before it is sent; at a table
+        another process drives only the driver can tell, and nothing is raised."""
         if self.replica is not None:
-            self.replica.act(member, action)
+            if not only_check:
+                self.replica.act(member, action)
             return
-        self.runner.check_and_apply(self._seat_of(member), action, by="player")
-
-    def verify_act(self, member: Member, action: object) -> None:
-        """Raises the RoomError ``act`` would raise for ``action`` (the rules' reason),
-        applying nothing: a screen says why a choice cannot be made before it is sent.
-        At a table another process drives, only the driver can tell: nothing is raised."""
-        if self.replica is None:
-            self.runner.check(self._seat_of(member), action)
-
-    def _seat_of(self, member: Member) -> int:
-        """The seat ``member`` acts for here (what ``act`` and ``verify_act`` ask first)."""
         if member.table is not self or member.seat is None:
             raise RoomError("You are not seated at a table.")
-        return member.seat
+        if only_check:
+            self.runner.check(member.seat, action)
+        else:
+            self.runner.check_and_apply(member.seat, action, by="player")
 
     def holding(self) -> bool:
         """A clean restart is under way and this table's trick is over (or it is not

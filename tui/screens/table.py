@@ -388,7 +388,7 @@ class TableScreen(Hosted, Screen[None]):
         if table is None:
             return None
         try:
-            table.verify_act(host(self).member, action)
+            table.act(host(self).member, action, only_check=True)
         except RoomError as exc:
             reason = exc.params.get("reason")       # the rules' words, without the action
             said = RoomError(reason.template, **reason.params) if isinstance(reason, Said) else exc
