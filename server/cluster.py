@@ -50,14 +50,14 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, cast
 
 from engine.room.errors import RoomError
-from engine.room.frames import Damaged, RowRead, TableEvent, merged
+from engine.room.frames import RowRead, TableEvent
 from engine.room.remote import ClusterSide, join_cluster
 from engine.room.requests import Request, RequestBody, Told
 from engine.room.rows import LobbyRow
 from engine.room.store import StoredMatch, StoreUnavailable, finished, people_throughout
-from engine.room.table import CHAT_KEEP
 from engine.room.text import clean_name, name_key, skeleton
 
+from .cluster_reads import EVENTS_READ, frame_carried, rows_read, with_events
 from .store import MIGRATIONS, StoreError
 
 if TYPE_CHECKING:
@@ -89,7 +89,6 @@ FLUSH_WAIT = 2.0        # seconds our own writes may take to land before a takeo
 MAX_PAYLOAD = 7900      # NOTIFY's limit is 8000 bytes
 EVENTS_KEPT = 256       # a table's last events kept (issue 41; older ones a frame holds)
 PRUNE_EVERY = 64        # ... the older ones deleted once every this many
-EVENTS_READ = 500       # ... read at a time (engine.room.remote.EVENTS_READ)
 
 
 class ClusterError(StoreError):
@@ -106,62 +105,6 @@ def _notify(store: Store, payload: dict[str, Any]) -> None:
         log.error("cluster: a message of %d bytes is too long to send; dropped", len(text))
         return
     store.notify(CHANNEL, text)
-
-
-def _with_events(store: Store, tid: str, frame: dict[str, Any]) -> dict[str, Any]:
-    """``frame`` (a table's last frame written, as read) with the events stored after
-    it applied, in order (the driver writes a whole frame only every CHECKPOINT_EVERY
-    events): as far as they are whole and follow on."""
-    seq = frame.get("seq")
-    if not isinstance(seq, int):
-        return frame
-    for got, _driver, _epoch, _kind, body in store.table_events(tid, seq, EVENTS_READ):
-        if got != seq + 1:
-            break
-        try:
-            frame = merged(frame, json.loads(body), CHAT_KEEP)
-        except (Damaged, ValueError, TypeError, RecursionError) as e:
-            log.error("table %s: its event %d is damaged (%s); its frame goes without it",
-                      tid, got, str(e)[:200])
-            break
-        seq = got
-    return frame
-
-
-def _frame_carried(store: Store, tid: str, text: str | None, age: float
-                   ) -> dict[str, Any] | None:
-    """A dead driver's last frame and the events after it, for the process taking its
-    table over (its chat, narration and turn timer; ``ClusterSide.adopt`` checks the
-    rest): None if there is none or it cannot be read (the match goes on without them:
-    it is in the log). ``age``: seconds since the driver last wrote the table."""
-    if not text:
-        return None
-    try:
-        frame = json.loads(text)
-        if not isinstance(frame, dict):
-            raise ValueError("not an object")
-        frame = _with_events(store, tid, frame)
-        if frame.get("deadline_in") is not None:
-            # The turn's time left, less what passed since the frame was written.
-            frame["deadline_in"] = float(frame["deadline_in"]) - age
-    except (ValueError, TypeError, RecursionError) as e:
-        log.error("table %s: its last frame is damaged (%s); taken over without it", tid,
-                  str(e)[:200])
-        return None
-    return frame
-
-
-def _rows_read(rows: list[tuple[str, str, str, str, str | None, str | None]]
-               ) -> list[RowRead]:
-    out: list[RowRead] = []
-    for tid, driver, row, holders, code, creator in rows:
-        try:
-            out.append({"id": tid, "driver": driver, "row": json.loads(row),
-                        "holders": json.loads(holders), "code": code, "creator": creator})
-        except (ValueError, RecursionError):
-            # Said once where the rows are read (ClusterSide.damaged).
-            out.append({"id": tid, "$damaged": "its row is not JSON"})
-    return out
 
 
 @dataclass(frozen=True)
@@ -679,7 +622,7 @@ class PgCluster:
                 return {"$damaged": f"{type(e).__name__}: {str(e)[:100]}"}
             if not isinstance(frame, dict):
                 return {"$damaged": "not an object"}
-            return _with_events(store, tid, frame)
+            return with_events(store, tid, frame)
         self._job(job, done)
 
     def fetch_events(self, tid: str, after: int,
@@ -709,7 +652,7 @@ class PgCluster:
                 fn(rows)
 
         def job(store: Store) -> list[RowRead]:
-            return _rows_read(store.table_rows())
+            return rows_read(store.table_rows())
         self._job(job, answer, fallback=None)
 
     def fetch_row(self, tid: str | None, code: str | None,
@@ -719,7 +662,7 @@ class PgCluster:
         def job(store: Store) -> list[RowRead]:
             rows = store.table_row(tid) if tid is not None else \
                 store.table_row_with_code(code or "")
-            return _rows_read(rows)
+            return rows_read(rows)
         self._job(job, done, fallback=None)
 
     def take_requests(self, tid: str, done: Callable[[list[Request]], None]) -> None:
@@ -833,7 +776,7 @@ class PgCluster:
                 if stored is None:
                     self._give_up(store, tid, match_id, "its match is not stored")
                     continue
-                frame = _frame_carried(store, tid, frame_text, age)
+                frame = frame_carried(store, tid, frame_text, age)
                 try:
                     from engine import replay
                     over = replay(stored.record)
