@@ -9,7 +9,7 @@ import asyncio
 import ipaddress
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import asyncssh
 import pytest
@@ -141,9 +141,12 @@ def test_proxy_from_takes_cidrs_and_addresses():
 # ------------------------------------------------------------------- a balancer
 class Balancer:
     """A TCP forwarder playing HAProxy: each connection it accepts is relayed to the
-    room, after the header ``header()`` makes for it."""
+    room, after the header ``header()`` makes for it; or, when ``header`` is a map,
+    after the header for the client's own address (``connect(..., source=...)``, a
+    loopback address of its own), so that a connection the test did not make (another
+    worker's, a retry) takes no client's header. One it has no header for is closed."""
 
-    def __init__(self, room_port: int, header: Callable[[], bytes]):
+    def __init__(self, room_port: int, header: Callable[[], bytes] | Mapping[str, bytes]):
         self.room_port = room_port
         self.header = header
         self.streams: set[asyncio.StreamWriter] = set()
@@ -157,13 +160,20 @@ class Balancer:
         return self
 
     async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        if isinstance(self.header, Mapping):
+            header = self.header.get(writer.get_extra_info("peername")[0])
+        else:
+            header = self.header()
+        if header is None:
+            writer.close()
+            return
         try:
             up_r, up_w = await asyncio.open_connection("127.0.0.1", self.room_port)
         except OSError:
             writer.close()
             return
         self.streams |= {writer, up_w}
-        up_w.write(self.header())           # at once, before any of the client's bytes
+        up_w.write(header)                  # at once, before any of the client's bytes
 
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             try:
@@ -181,16 +191,22 @@ class Balancer:
         up_w.close()
         self.streams -= {writer, up_w}
 
-    async def connect(self, name: str, guest: bool = False) -> asyncssh.SSHClientConnection:
+    async def connect(self, name: str, guest: bool = False,
+                      source: str | None = None) -> asyncssh.SSHClientConnection:
+        """``name`` logs in through the balancer, from ``source`` if given (a loopback
+        address: the key of its header when ``header`` is a map)."""
+        local = {"local_addr": (source, 0)} if source else {}
         if guest:
             return await asyncssh.connect(
                 "127.0.0.1", self.port, username=name, known_hosts=None, client_keys=None,
-                agent_path=None, password="x", preferred_auth="keyboard-interactive")
+                agent_path=None, password="x", preferred_auth="keyboard-interactive",
+                **local)
         if name not in self.keys:
             self.keys[name] = asyncssh.generate_private_key("ssh-ed25519")
         return await asyncssh.connect(
             "127.0.0.1", self.port, username=name, known_hosts=None,
-            client_keys=[self.keys[name]], agent_path=None, preferred_auth="publickey")
+            client_keys=[self.keys[name]], agent_path=None, preferred_auth="publickey",
+            **local)
 
     async def close(self) -> None:
         assert self.server is not None
@@ -224,16 +240,35 @@ async def closed_within(reader: asyncio.StreamReader, timeout: float) -> float:
     return time.monotonic() - started
 
 
+async def stranger(bal: Balancer) -> None:
+    """A connection to the balancer that is no test client's (another worker's probe
+    of a port it was told was free, say), from 127.0.0.1: a balancer whose headers are
+    keyed by the client's address closes it unanswered."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", bal.port)
+    try:
+        data = await asyncio.wait_for(reader.read(4096), 5)
+    except ConnectionError:
+        data = b""
+    writer.close()
+    assert data == b"", data
+
+
 # ------------------------------------------------------------------- the room
 async def test_the_room_sees_the_address_in_the_header_v1_and_v2(tmp_path):
     srv = await proxied_room(tmp_path)
-    sources = iter(["10.1.2.3", "10.1.2.4", "2001:db8:5::9"])
-    versions = iter([v1, v2, v2])
-    bal = await Balancer(srv.port, lambda: next(versions)(next(sources), 51000)).start()
+    # Each client's header is its own (keyed by the loopback address it connects
+    # from), not the next in the order of accepts: a stray connection to the balancer
+    # under load once took ana's or ben's and the next client got the wrong address.
+    clients = {"ana": ("127.0.0.11", v1("10.1.2.3", 51000)),
+               "ben": ("127.0.0.12", v2("10.1.2.4", 51000)),
+               "cy": ("127.0.0.13", v2("2001:db8:5::9", 51000))}
+    bal = await Balancer(srv.port, {local: header
+                                    for local, header in clients.values()}).start()
     try:
         conns = []
-        for name in ("ana", "ben", "cy"):
-            conn = await bal.connect(name)
+        for name, (local, _) in clients.items():
+            await stranger(bal)             # takes no one's header
+            conn = await bal.connect(name, source=local)
             proc = await conn.create_process("play", encoding=None)
             proc.stdin.write(b'{"op":"tables"}\n')
             assert b'"tables"' in await reply_line(proc.stdout)
