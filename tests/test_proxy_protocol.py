@@ -222,9 +222,12 @@ async def proxied_room(tmp_path, limits: Limits | None = None, **config) -> Lamm
 
 
 async def where(srv: LammaServer, name: str) -> str:
-    """The address the room shows an operator for ``name`` (``/who``)."""
+    """The address the room shows an operator for ``name`` (``/who``): the row that
+    begins with the name (not one that has it anywhere: a key's fingerprint in another
+    row, random base64, sometimes held "cy")."""
     who = srv.room.moderation.admin("who")
-    part = next(p for p in who.split("; ") if name in p)
+    rows = who.split(": ", 1)[1].split("; ")            # after "N here: "
+    part = next(r for r in rows if r.startswith(f"{name} ("))
     return part.split(", ")[1].split(")")[0]
 
 
