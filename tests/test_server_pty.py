@@ -93,7 +93,7 @@ async def test_four_pty_clients_play_a_kotshina_micro_match_by_keys(lamma_server
         a.press("down", "down", "down", "down", "right")   # empty seats: wait for people
         await a.wait_for("wait for people")
         a.press("enter")
-        await a.wait_for("Waiting for four players")
+        await a.wait_for("Waiting for 3 more players")        # amal alone, seated
         tid = next(iter(srv.registry.tables))
         table = srv.registry.tables[tid]
         assert table.game == "estimation-kotshina" and table.length == "micro"

@@ -143,12 +143,41 @@ def test_a_small_board_asks_to_be_enlarged_and_has_nothing_to_click():
         assert not placed.small and placed.compact, (width, height)
 
 
+def before_the_match(taken: int, **kw) -> TableFacts:
+    """Before the match: the first ``taken`` seats taken, the others empty."""
+    return facts(**kw)._replace(seats=tuple(
+        SeatFacts(n, "human") if i < taken else SeatFacts("(empty)", "empty")
+        for i, n in enumerate(NAMES)))
+
+
+def test_waiting_says_once_how_many_players_are_still_to_come():
+    """It said "Waiting for players" in the middle and "Waiting for four players." under
+    it, with two seated: now the middle says how many are to come, once, in every
+    layout; under it, what the viewer may do meanwhile."""
+    from tui.i18n import Speech
+
+    for taken, want, arabic in ((1, "Waiting for 3 more players", "بانتظار 3 لاعبين آخرين"),
+                                (2, "Waiting for 2 more players", "بانتظار لاعبَين آخرَين"),
+                                (3, "Waiting for 1 more player", "بانتظار لاعب آخر")):
+        for width, height in ((80, 24), (120, 36), (40, 20)):
+            shown = before_the_match(taken, may_fill=True, host="ali")
+            placed = draw_screen(None, TableState(), shown, Look(), width, height, now=0.0)
+            text = "\n".join(line.plain for line in placed.lines)
+            assert text.count(want) == 1, (width, text)
+            assert text.count("Waiting") == 1 and "four" not in text, (width, text)
+            assert "b  fill the empty seats" in text, (width, text)
+        speech = Speech("ar", "logical")
+        frame = draw.draw_table(None, TableState(), before_the_match(taken), Look(), now=0.0,
+                                speech=speech)
+        assert any(arabic in line for line in plain(frame)), plain(frame)
+
+
 def test_waiting_for_players_and_watching():
     # The host (the table lets them fill: may_fill) is offered b ...
-    frame = draw.draw_table(None, TableState(), facts(may_fill=True, host="ana"), Look(),
-                            now=0.0)
+    frame = draw.draw_table(None, TableState(), before_the_match(2, may_fill=True, host="ana"),
+                            Look(), now=0.0)
     text = "\n".join(plain(frame))
-    assert "Waiting for four players." in text
+    assert "Waiting for 2 more players" in text
     assert "b  fill the empty seats with computer players · q  leave" in text
     assert frame.footer.plain.rstrip().endswith(" q leave b computer players")
     # ... anyone else is told who may, and offered no b

@@ -70,9 +70,8 @@ def phase_lines(sc: Scene) -> list[Text]:
     ln = sc.line if sc.rtl else _same
     lines: list[Text] = [BLANK, BLANK, BLANK]
     mode = sc.keys.mode
-    if v is None:
-        lines[0] = ln(Text(" " + _("Waiting for four players."), style="bold"))
-        lines[1] = ln(Text(" " + seating_words(sc), style="dim"))
+    if v is None:                   # how many it waits for: the middle's note
+        lines[0] = ln(Text(" " + seating_words(sc), style="dim"))
     elif v.get("phase") == "over":
         lines[0] = ln(Text(" " + over_words(sc), style="bold"))
     elif mode == "dash":
@@ -283,9 +282,8 @@ def phase_rows(sc: Scene, cw: int) -> tuple[list[Text], list[Hit]]:
     from 0)."""
     v, state, _ = sc.view, sc.state, sc._
     mode = sc.keys.mode
-    if v is None:
-        lines = said_lines(sc, Text(" " + _("Waiting for four players."), style="bold"), cw)
-        return lines + said_lines(sc, Text(" " + seating_words(sc), style="dim"), cw), []
+    if v is None:                   # how many it waits for: the middle's note
+        return said_lines(sc, Text(" " + seating_words(sc), style="dim"), cw), []
     if v.get("phase") == "over":
         return said_lines(sc, Text(" " + over_words(sc), style="bold"), cw), []
     if mode == "dash":

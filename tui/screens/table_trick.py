@@ -46,19 +46,28 @@ def middle_lines(sc: Scene) -> list[Text]:
 Slot = tuple[str, Any]
 
 
+def waiting_words(sc: Scene) -> str:
+    """Before the match: how many players it waits for (its empty seats)."""
+    empty = sum(1 for seat in sc.facts.seats if seat.kind == "empty")
+    if not empty:                       # the last seat taken: it starts at once
+        return sc._("The match begins")
+    return sc.speech.ngettext("Waiting for {n} more player", "Waiting for {n} more players",
+                              empty).format(n=empty)
+
+
 def trick_slots(sc: Scene) -> tuple[dict[int, Slot], tuple[str, str]]:
     """What each seat's place at the middle shows, as plain values ("card", code) /
     ("pile", codes), and the note under it (text, style): the trick as it is played,
     the finished one on its way to its winner; before the match, only the note."""
-    facts, v, look, anim = sc.facts, sc.view, sc.look, sc.state.anim
+    v, look, anim = sc.view, sc.look, sc.state.anim
     slots: dict[int, Slot] = {}
     note: tuple[str, str] = ("", "")            # (text, style)
     if v is None:
         # Before the match the places stay blank: each seat's name (or "(empty)") is
         # beside its place already; a mark there said it twice ("empty", or a ✓ for a
-        # seat taken).
-        note = (sc._("Waiting for players · b: computer players fill the empty seats")
-                if facts.may_fill else sc._("Waiting for players"), "bold")
+        # seat taken). The note says, once, how many are still to come (what the viewer
+        # may do meanwhile, b or q, is the phase panel's: seating_words).
+        note = (waiting_words(sc), "bold")
         return slots, note
     trick = v.get("trick") or []
     if not trick and anim is not None:
