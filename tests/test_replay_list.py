@@ -47,7 +47,7 @@ async def test_the_players_column_names_computer_players_as_the_table_does(store
 async def test_the_review_is_offered_only_on_a_replay_the_viewer_may_review(store):
     """A guest's match (a guest's play is nobody's to come back to) opens as a replay
     for anyone, its guest included, but its review is refused to them: ``v`` is not
-    offered there (it said "No such match of yours: … (guests' matches are not kept)");
+    offered there (it said "No such match of yours: …");
     a person's own match offers it and opens it."""
     from tui.screens.replay import ReplayScreen
     from tui.screens.review import ReviewScreen

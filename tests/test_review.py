@@ -381,6 +381,25 @@ async def test_the_room_refuses_what_a_member_may_not_see():
         reviews.hint_for(other, cat)
 
 
+def test_a_stored_match_is_reviewed_under_ones_own_name_and_the_refusal_says_so_truly():
+    """A guest's match is kept (anyone may replay it): what a guest does not get is a
+    review of it afterwards (nor statistics). The refusal said "guests' matches are
+    not kept"."""
+    from types import SimpleNamespace
+
+    from engine.room import Session
+
+    stored = SimpleNamespace(id=7, seats=["guest:zed", "ali", None, None], finished=True)
+    records = SimpleNamespace(match=lambda mid: stored if mid == 7 else None)
+    for who in (Session("zed", "guest:zed", guest=True), Session("ben", "key:b:ben")):
+        with pytest.raises(RoomError) as refused:
+            reviews.match_review(records, who, 7, 1, 0)
+        said = str(refused.value)
+        assert "of yours" in said and "under your own name" in said, said
+        assert "not kept" not in said.replace("statistics are not kept", ""), said
+        assert "a guest's matches are kept" in said, said
+
+
 @pytest.mark.parametrize("size", [(40, 20), (80, 24)], ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("language", ["en", "ar"])
 async def test_the_new_table_screen_says_the_hint_keys_truly_and_whole(language, size):

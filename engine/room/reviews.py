@@ -197,8 +197,9 @@ def match_review(records: Records | None, member: Member, raw_match: object,
         raise RoomError("\"match\" is a stored match's number (see the replays).")
     stored = records.match(raw_match) if records is not None else None
     if stored is None or not played_by(stored, member):
-        raise RoomError("No such match of yours: a review is of a match you played "
-                        "(guests' matches are not kept).")
+        raise RoomError("No such match of yours: a review of a stored match is for one "
+                        "you played under your own name, not as a guest (a guest's "
+                        "matches are kept, their statistics are not).")
     if not stored.finished:
         raise RoomError("That match is still being played: review your own rounds at its "
                         "table, and the others once it is over.")
