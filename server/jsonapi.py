@@ -460,7 +460,7 @@ class JsonSession(Session):
         records = self.registry.records
         profile = records.profile(name) if records is not None else None
         if profile is None:
-            raise RoomError("No such player (guests are not kept).")
+            raise RoomError("No such player (a guest's statistics are not kept).")
         self.send({"type": "profile", "profile": profile})
 
     def op_leaderboard(self, msg: dict) -> None:

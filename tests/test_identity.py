@@ -122,3 +122,14 @@ async def test_a_key_binding_a_guests_name_takes_it_and_the_guest_gives_way(room
     await k.close()
     g.conn.close()
 
+
+
+async def test_a_guest_asking_for_its_profile_is_told_its_statistics_are_not_kept(room):
+    """A guest plays (its matches are kept, and replayed) but has no statistics, level
+    points or badges: the JSON refusal said "guests are not kept"."""
+    g = await room.guest_client("gil")
+    for ask in ({"op": "profile"}, {"op": "profile", "name": "gil"}):
+        g.send(ask)
+        said = (await g.expect("error"))["message"]
+        assert said == "No such player (a guest's statistics are not kept).", said
+    await g.close()
