@@ -125,3 +125,50 @@ async def test_the_lobby_no_longer_says_where_one_sat_after_leaving_the_table():
         status = " ".join(line.plain for line in app.screen.lines("status"))
         assert "You sit in seat" not in status, status
         assert f"#{table.id}" not in status, status
+
+
+# ------------------------------------------------ who watches, whole at 80 columns
+# "· N watching" came after the status and was cut to "…" by the 80th column (a
+# match under way says "round 12 of 18": 14 cells of the status's 21). Now the status
+# is said shorter first, and only then do the seats' names give up cells.
+WATCHED = [
+    ({**ROWS[0], "id": "11", "round": 12, "spectators": 3}, "12 of 18 · 3 watching"),
+    ({**BASE, "id": "12", "game": "estimation", "length": 18, "status": "waiting",
+      "spectators": 12,
+      "seats": [seat("human", "amr"), seat("human", "bea"), seat("empty", None),
+                seat("empty", None)]}, "2 free · 12 watching"),
+    ({**ROWS[1], "id": "13", "spectators": 4}, "hand 5 · practice · 4 watching"),
+    ({**ROWS[3], "id": "14", "spectators": 120, "private": True,
+      "seats": [seat("human", "ali"), seat("human", "bo"), seat("bot", "Bot-3"),
+                seat("bot", "Bot-4")]},
+     "12 of 18 · practice · 120 watching"),
+]
+
+
+def test_who_watches_is_never_cut_at_80_columns():
+    for row, tail in WATCHED:
+        line = row_text(row).plain.rstrip()
+        assert cell_len(line) <= 80 and "…" not in line, line
+        assert line.endswith(tail), line
+        people = [s["name"] for s in row["seats"] if s["kind"] == "human"]
+        assert all(p in line for p in people), line         # the people are all there
+    # Where the short status and who watches hold, the status keeps its column.
+    for row, tail in WATCHED[:2]:
+        assert row_text(row).plain.index(tail) == 59
+    # The names give up cells only where they must (the longest tail above).
+    assert "+2" in row_text(WATCHED[3][0]).plain
+    # With nobody watching, nothing changes: the status whole, where it was.
+    assert row_text(ROWS[0]).plain.index("round 5 of 18") == 59
+
+
+@pytest.mark.parametrize("mode", ["logical", "shaped"])
+def test_who_watches_is_never_left_out_of_an_arabic_row(mode):
+    """The Arabic row left it out where it did not hold (three of these four rows)."""
+    speech = Speech("ar", mode)
+    for row, _tail in WATCHED:
+        line = said_row(speech, row).plain
+        n = row["spectators"]
+        said = speech.ngettext("{n} watching", "{n} watching", n).format(n=n)
+        assert said in line or speech.show(said) in line, line
+        assert cell_len(line) <= 80 and "…" not in line, line
+    assert speech.show(speech._("practice")) in said_row(speech, WATCHED[3][0]).plain

@@ -69,28 +69,30 @@ STATUS_ROOM = W - SEATS_AT - SEATS
 
 
 def row_line(row: LobbyRow) -> str:
-    """One table's line in an English listing (80 columns)."""
+    """One table's line in an English listing (80 columns). Who watches is never cut:
+    the status is said shorter first, and where that is not enough the seats' names
+    give up the cells still wanting (that row's status then starts before the
+    column)."""
+    n = row["spectators"]
+    tail = status_with(EN, row, STATUS_ROOM, f" · {n} watching" if n else "")
+    seats = SEATS - max(0, cell_len(tail) - STATUS_ROOM)
     line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
             f"{said_length(EN, row['game'], row['length'], row.get('ranked')):<9}"
-            f"{', '.join(said_seats_in(EN, row, SEATS - 1)):<{SEATS}}"
-            f"{status_with(EN, row, STATUS_ROOM)}")
-    if row["spectators"]:
-        line += f" · {row['spectators']} watching"
+            f"{', '.join(said_seats_in(EN, row, seats - 1)):<{seats}}{tail}")
     if row["private"] and len(line) <= 70:      # only where 80 columns hold it
         line += " · private"
     return line
 
 
-def status_with(speech: Speech, row: LobbyRow, room: int) -> str:
-    """The status, and a practice table's mark after it: the status said shorter where
-    both would not hold in ``room`` (the mark is never left out: issue 29)."""
+def status_with(speech: Speech, row: LobbyRow, room: int, after: str = "") -> str:
+    """The status, a practice table's mark after it, and ``after`` (who watches) after
+    that: the status said shorter where all would not hold in ``room`` (the mark and
+    ``after`` are never left out: issue 29)."""
     status = said_status(speech, row)
-    if not row.get("practice"):
-        return status
-    mark = " · " + speech._("practice")
-    if cell_len(status + mark) > room:
+    mark = " · " + speech._("practice") if row.get("practice") else ""
+    if cell_len(status + mark + after) > room:
         status = said_status(speech, row, short=True)
-    return status + mark
+    return status + mark + after
 
 
 # The columns' words, in the player's language (the English listing too).
@@ -161,17 +163,18 @@ ROW_COLUMNS = (5, 17, 10, 26)
 
 def said_row(speech: Speech, row: LobbyRow) -> Text:
     """One table's line in an Arabic listing: the same columns, from the right."""
-    # every row's status in one column, as in English (a practice table's mark after it)
+    # every row's status in one column, as in English (a practice table's mark after it,
+    # and who watches, never left out: the status said shorter, then the seats narrower)
     seats = ROW_COLUMNS[3]
     room = W - sum(ROW_COLUMNS[:3]) - seats
-    status = status_with(speech, row, room - 1)     # a column's last cell stays blank
-    extras = []
-    if row["spectators"]:
-        n = row["spectators"]
-        extras.append(speech.ngettext("{n} watching", "{n} watching", n).format(n=n))
-    if row["private"]:
-        extras.append(speech._("private"))
-    for extra in extras:               # only what 80 columns hold
+    n = row["spectators"]
+    watching = " · " + speech.ngettext("{n} watching", "{n} watching", n).format(n=n) \
+        if n else ""
+    status = status_with(speech, row, room - 1, watching)   # a column's last cell blank
+    over = max(0, cell_len(status) - (room - 1))
+    seats, room = seats - over, room + over
+    if row["private"]:                 # only where 80 columns hold it
+        extra = speech._("private")
         if len(status) + 3 + len(extra) < room:
             status += " · " + extra
     cells = [(f"{row['id']:>3}", ROW_COLUMNS[0]),
