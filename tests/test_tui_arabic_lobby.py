@@ -493,7 +493,7 @@ async def test_a_guests_profile_in_arabic(mode):
         await pilot.press("ه")
         await pilot.pause()
         lines = block_lines(app.screen, "#profile-text")
-        assert said(mode, "تلعب ضيفًا: الضيوف لا يُحفظون.") in lines[1]
+        assert said(mode, "تلعب ضيفًا: لا يُحفظ لك ملف.") in lines[1]
         assert any("ssh -i KEY NAME@host" in x for x in lines)
         assert_right_aligned([x for x in lines if x.strip()], 80)
 

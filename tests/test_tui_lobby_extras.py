@@ -115,13 +115,13 @@ async def test_profile_shows_the_right_figures(room):
         assert isinstance(app.screen, LobbyScreen)
 
 
-async def test_guest_profile_says_guests_are_not_kept(room):
+async def test_guest_profile_says_no_profile_is_kept(room):
     app = app_for(room, "zed", guest=True)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("i")
         await pilot.pause()
         text = app.screen.query_one("#profile-text").plain
-        assert "guests are not kept" in text
+        assert "no profile is kept for you" in text and "no statistics" in text
         assert "Level points" not in text
 
 

@@ -1206,7 +1206,7 @@ async def try_name(port: int, name: str, key) -> str:
         msg = await s.expect("profile", timeout=5) or {"type": "error", "message": "no answer"}
         if msg["type"] == "profile":
             return "ACCEPTED, the name bound to the key"
-        if msg["type"] == "error" and "guests are not kept" in msg["message"]:
+        if msg["type"] == "error" and "statistics are not kept" in msg["message"]:
             return "ACCEPTED as a guest" + (" (the key was refused)" if key is not None else "")
         return f"refused: {msg.get('message', msg['type'])!r}"
     finally:

@@ -113,9 +113,9 @@ class ProfileScreen(LinkedRecordScreen):
         member = app.member
         if member.guest:
             return [Text(""),
-                    Text(" " + _("You play as a guest: guests are not kept."), style="bold"),
-                    Text(" " + _("Nothing you play is recorded: no statistics, level points "
-                                 "or badges."), style="dim"),
+                    Text(" " + _("You play as a guest: no profile is kept for you."), style="bold"),
+                    Text(" " + _("Your matches count for no statistics, level points or "
+                                 "badges."), style="dim"),
                     Text(" " + _("Connect with an SSH key (ssh -i KEY NAME@host) to keep a "
                                  "profile."), style="dim"),
                     Text(""),
