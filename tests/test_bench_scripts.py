@@ -6,6 +6,7 @@ legal cards (found re-measuring issue 29's figures). Each runs here on the small
 input that goes through its whole path and prints its summary."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +52,15 @@ def test_the_calculator_benchmark_plays_its_auction_rounds():
               "--styles", "over", "--units", "1", "--rounds", "1", "--samples", "8",
               "--jobs", "1")
     assert "| over | 1 (4) |" in out, out
+
+
+def test_the_declarations_benchmark_logs_a_unit_and_fits_it(tmp_path):
+    dump = tmp_path / "est.jsonl"
+    out = run("estimation_numbers.py", "--styles", "greedy", "--units", "1", "--rounds", "2",
+              "--samples", "8", "--jobs", "1", "--explore", "0.5", "--dump", str(dump))
+    assert "1 units in" in out and "EST_MADE = (" in out, out
+    rows = [r for line in dump.read_text().splitlines() for r in json.loads(line)["rows"]]
+    assert rows and all({"count", "n", "chosen", "taken", "made"} <= r.keys() for r in rows)
 
 
 def test_the_oracle_deals_the_true_hands(monkeypatch):

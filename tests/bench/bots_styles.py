@@ -71,7 +71,7 @@ def _table(style: str, seat: int, tested: str) -> list[str]:
 
 def _policy(name, budget):
     """A style or level by name; ``strong-old``: ``strong`` with the hand-count
-    declaration, bid and call alone (``bidding.DECLARE_EV`` and ``BID_EV`` off for its
+    declaration, bid and call alone (``bidding.DECLARE_EV``, ``BID_EV`` and ``EST_FIT`` off for its
     own decisions only)."""
     if name != "strong-old":
         return styles.policy(name, budget)
@@ -79,12 +79,12 @@ def _policy(name, budget):
     inner = styles.policy("strong", budget)
 
     def old(v, rng):
-        was = bidding.DECLARE_EV, bidding.BID_EV
-        bidding.DECLARE_EV = bidding.BID_EV = False
+        was = bidding.DECLARE_EV, bidding.BID_EV, bidding.EST_FIT
+        bidding.DECLARE_EV = bidding.BID_EV = bidding.EST_FIT = False
         try:
             return inner(v, rng)
         finally:
-            bidding.DECLARE_EV, bidding.BID_EV = was
+            bidding.DECLARE_EV, bidding.BID_EV, bidding.EST_FIT = was
     return old
 
 
@@ -345,6 +345,7 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
         bidding.DECLARE_EV = False
         bidding.BID_EV = False
         bidding.DASH_EV = False
+        bidding.EST_FIT = False
     bots.SAMPLES = samples
     import os
     if os.environ.get("DECLARE_GATE"):          # tuning only: declaring.GATE
@@ -362,6 +363,9 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     if os.environ.get("BID_EV_GAMES") is not None:   # which games roll bids and calls out
         from engine.bots import bidding
         bidding.BID_EV_GAMES = tuple(g for g in os.environ["BID_EV_GAMES"].split(",") if g)
+    if os.environ.get("EST_FIT_GAMES") is not None:  # which games declare by the fitted curve
+        from engine.bots import bidding
+        bidding.EST_FIT_GAMES = tuple(g for g in os.environ["EST_FIT_GAMES"].split(",") if g)
     if os.environ.get("DECLARE_OVER"):          # tuning only: declaring.OVER_CREDIT
         from engine.bots import declaring
         declaring.OVER_CREDIT = float(os.environ["DECLARE_OVER"])
