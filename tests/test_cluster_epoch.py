@@ -129,3 +129,42 @@ def test_an_old_copys_seats_and_abandon_after_a_take_back_are_not_written(pg_url
     assert row[2] is not None
     for s in (writes, p1, p2):
         s.close()
+
+
+async def test_a_table_made_here_and_one_taken_over_write_at_their_rows_turn(tmp_path,
+                                                                               pg_url):
+    """The turn reaches the table objects: one made here is at its row's first turn; one
+    taken over (its row handed on, then claimed by any of the three) at the turn its
+    claim gave, and its match is stored on from where the stalled copy left it."""
+    import psycopg
+    from test_cluster_rooms import made, play, three_rooms, until
+
+    async with three_rooms(tmp_path, pg_url) as rooms:
+        p1 = rooms[0]
+        alice, tid = await made(p1, "alice", [1, 2, 3])
+        table = p1.registry.tables[tid]
+        assert table.epoch == 0
+        await play([alice], lambda: table.match is not None and len(table.match.log) > 4)
+        with psycopg.connect(pg_url, autocommit=True) as db:
+            db.execute("UPDATE room_tables SET driver = 'p9', epoch = epoch + 1 "
+                       "WHERE id = %s", (tid,))
+        await until(lambda: table.closed, what="p1 stops playing the table")
+        await until(lambda: any(tid in p.registry.tables for p in rooms), timeout=20,
+                    what="another driver takes the table")
+        new = next(p for p in rooms if tid in p.registry.tables).registry.tables[tid]
+        with psycopg.connect(pg_url) as db:
+            row = db.execute("SELECT epoch FROM room_tables WHERE id = %s",
+                             (tid,)).fetchone()
+        assert row is not None and new.epoch == row[0] == 2
+
+        def stored() -> list[int]:
+            with psycopg.connect(pg_url) as db:
+                return [r[0] for r in db.execute(
+                    "SELECT seq FROM actions a JOIN matches m ON m.id = a.match_id "
+                    "WHERE m.table_id = %s ORDER BY seq", (tid,))]
+        await play([alice], lambda: len(new.match.log) > len(table.match.log) + 4,
+                   timeout=30)
+        await until(lambda: len(stored()) > len(table.match.log), what="stored on")
+        seqs = stored()
+        assert seqs == list(range(len(seqs)))       # one log, no gap
+        await alice.close()
