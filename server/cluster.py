@@ -10,7 +10,9 @@ processes:
   table's own writes: stored before shown, everywhere. A takeover names the new driver
   here and in the match's row (``matches.process``) in one transaction; a driver's
   actions, seat changes and abandons are written only while the match's row names it
-  (``Store._append_fenced``).
+  and the table's row is still at the turn the writing table object was given
+  (``Table.epoch``: an old copy of a table this process took back is refused too;
+  ``Store._taken``).
 - ``room_requests``: what members do at a table driven elsewhere, taken by its driver in
   order (``DELETE … RETURNING``).
 - ``room_processes``: each process's heartbeat, every ``RENEW`` seconds by the database's
@@ -204,6 +206,7 @@ class PgCluster:
                 table.close()
                 del registry.tables[tid]
                 continue
+            table.epoch = epoch         # its writes fenced by this turn (``MatchStore``)
             # Its events numbered on from the last stored (an earlier run of this
             # process wrote them: numbering from 1 again would be dropped as copies).
             self.side.publisher.adopted(tid, epoch, self.store.last_table_event(tid),

@@ -419,16 +419,17 @@ class TableStore:
         ref = table.match_ref
         if ref is None or table.match is None:
             return
-        seq, act = len(table.match.log) - 1, dict(action)
+        seq, act, epoch = len(table.match.log) - 1, dict(action), table.epoch
         self._submit(table, f"action {seq}",
-                     lambda: self.writes.append_action(_id(ref), seq, seat, act))
+                     lambda: self.writes.append_action(_id(ref), seq, seat, act, epoch))
 
     def seats_changed(self, table: Table) -> None:
         ref = table.match_ref
         if ref is not None:
             names, settings = seat_names(table), table_settings(table).copy()
+            epoch = table.epoch
             self._submit(table, "seats",
-                         lambda: self.writes.set_seats(_id(ref), names, settings))
+                         lambda: self.writes.set_seats(_id(ref), names, settings, epoch))
 
     def match_over(self, table: Table, done: Callable[[Points | None], None]) -> None:
         ref, m = table.match_ref, table.match
@@ -456,7 +457,9 @@ class TableStore:
         ref = table.match_ref
         if ref is not None and table.status == "playing":
             rounds = len(table.match.history) if table.match is not None else None
-            self._submit(table, "abandon", lambda: self.writes.abandon(_id(ref), rounds))
+            epoch = table.epoch
+            self._submit(table, "abandon",
+                         lambda: self.writes.abandon(_id(ref), rounds, epoch))
 
 
 def _id(ref: MatchRef) -> int:

@@ -93,6 +93,8 @@ def test_room_restores_only_its_process_tables(pg_url, tmp_path):
     writer = Store(pg_url, process="east")
     m = random_match("estimation", 13, seed=8, until=25)
     mid = stored(writer, m)
+    # Its table's row, as east wrote it before it stopped (at its first turn).
+    assert writer.claim_new_table("t1", "east", None, 0, 0, 100, None) is None
     writer.close()
     rooms = []
     try:
@@ -103,6 +105,8 @@ def test_room_restores_only_its_process_tables(pg_url, tmp_path):
         assert east.restored == 1 and west.restored == 0
         [table] = east.registry.tables.values()
         assert table.match_id == mid and table.match.to_dict() == m.to_dict()
+        # Claimed again at the start: a new turn, which fences the table's writes.
+        assert table.epoch == 1
         assert west.registry.tables == {}
         assert not (tmp_path / "east" / "lamma.db").exists()     # nothing went to SQLite
     finally:

@@ -140,6 +140,9 @@ class ClusterSide:
         return self.publisher.frame_written(table, what)
 
     def shown(self, table: Table) -> None:
+        """A table made here: its row's first turn (``claim_new_table``; a board's row,
+        written with its first frame, begins at it too)."""
+        table.epoch = 0
         self.publisher.shown(table)
 
     def table_removed(self, table: Table) -> None:
@@ -182,6 +185,7 @@ class ClusterSide:
             return
         table = self.registry.resume(tid, match, stored.id, stored.settings, stored.seats,
                                      counts_for_points=stored.humans_throughout)
+        table.epoch = epoch             # its writes fenced by our turn (``MatchStore``)
         f = None
         if frame is not None:
             try:

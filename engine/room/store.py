@@ -236,16 +236,21 @@ class LeaseLost(RuntimeError):
 
 
 class MatchStore(Protocol):
-    """Matches as they are played: every call returns once the write is durable."""
+    """Matches as they are played: every call returns once the write is durable.
+
+    ``epoch``: the turn at driving the match's table that the writing table object was
+    given (``Table.epoch``; a room across processes): a write of an older turn is not
+    made (``LeaseLost`` for an action). None: a room of one process, not fenced."""
 
     def create_match(self, table_id: str, record: MatchRecord, seats: list[str | None],
                      settings: TableSettings) -> int: ...
 
     def append_action(self, match_id: int, seq: int, seat: int,
-                      action: Mapping[str, Any]) -> None: ...
+                      action: Mapping[str, Any], epoch: int | None = None) -> None: ...
 
     def set_seats(self, match_id: int, seats: list[str | None],
-                  settings: TableSettings | None = None) -> None: ...
+                  settings: TableSettings | None = None,
+                  epoch: int | None = None) -> None: ...
 
     def finish_match(self, match_id: int, finished: FinishedMatch) -> Points | None: ...
 
@@ -253,7 +258,8 @@ class MatchStore(Protocol):
         """An event's board is over: its match finished and the entrant's result
         recorded together, once (True the first time)."""
 
-    def abandon(self, match_id: int, rounds: int | None = None) -> None: ...
+    def abandon(self, match_id: int, rounds: int | None = None,
+                epoch: int | None = None) -> None: ...
 
     def unfinished(self) -> list[StoredMatch]: ...
 

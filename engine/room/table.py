@@ -438,6 +438,11 @@ class Table:
         self.watchers: set[Member] = set()
         self.match: Match | None = None      # the engine's state: ahead of the shown one
         self.match_ref: MatchRef | None = None   # the store's record of the match
+        # Its turn at being driven by this process (a room across processes: the epoch
+        # of its row when this copy was made or claimed here): its match's writes are
+        # made only while the row is still at that turn (``MatchStore``). None: a
+        # room of one process.
+        self.epoch: int | None = None
         self.points: Points | None = None    # level points and badges the store paid
         self.status = "waiting"     # waiting | playing | over (the engine's side)
         # Shown: what members see, published once stored (``Runner.publish``).

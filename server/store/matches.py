@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from engine import MatchRecord
@@ -64,7 +65,7 @@ class MatchRows(RecordRows):
         return rows[0][0]
 
     def append_action(self, match_id: int, seq: int, seat: int,
-                      action: Mapping[str, Any]) -> None:
+                      action: Mapping[str, Any], epoch: int | None = None) -> None:
         """Durable before anyone sees it (autocommit: one transaction per action).
 
         Written twice (a commit whose answer was lost with the connection, then tried
@@ -72,7 +73,7 @@ class MatchRows(RecordRows):
         different one is."""
         text = json.dumps(dict(action), separators=(",", ":"))
         if self.fenced:
-            self._append_fenced(match_id, seq, seat, text)
+            self._append_fenced(match_id, seq, seat, text, epoch)
             return
         try:
             self._x("INSERT INTO actions (match_id, seq, seat, action, at) "
@@ -83,26 +84,64 @@ class MatchRows(RecordRows):
             if row is None or row[0] != seat or json.loads(row[1]) != json.loads(text):
                 raise
 
-    def _check_owner(self, match_id: int) -> None:
-        """The match is still this process's (a process taking its table over makes it
-        its own in the same transaction as its claim); read FOR SHARE, so that claim
-        waits for our commit, or we wait for its and are refused (LeaseLost)."""
-        row = self._x("SELECT process FROM matches WHERE id = ? FOR SHARE",
-                      (match_id,)).fetchone()
-        if row is not None and row[0] != self.process:
-            raise LeaseLost(f"process {row[0]} plays match {match_id} now")
+    def _taken(self, match_id: int, epoch: int | None) -> str | None:
+        """Why the match is no longer this table's to write (None: it still is).
 
-    def _append_fenced(self, match_id: int, seq: int, seat: int, text: str) -> None:
-        """``append_action`` for a process of a room that spans several (server.cluster):
-        only while the match's table is still this process's to drive. The table's row
-        is read FOR SHARE, so a process taking the table over waits for this commit (and
-        then replays this action), or this write waits for its and is refused."""
+        Its row is read FOR SHARE: a process taking its table over (which makes the
+        match its own in the same transaction as its claim: ``take_over``) waits for our
+        commit, or we wait for its and are refused. Then, with ``epoch`` (the writing
+        table object's turn at driving the table), the table's row is read by a
+        statement of its own, so after that wait: one statement would read it as it was
+        before the takeover we waited for (READ COMMITTED reads again only the row it
+        locked), and this process taking back a table it drove before would pass an
+        old copy's late write (the process is ours again). Not locked: the takeover
+        locks the table's row before the match's, so ours would wait on it in turn.
+        A turn past ours: the table changed hands since this copy was given it. A row
+        at an earlier turn (or none yet: a board's is written after its first actions)
+        is no other driver's."""
+        row = self._x("SELECT process, table_id FROM matches WHERE id = ? FOR SHARE",
+                      (match_id,)).fetchone()
+        if row is None:
+            return None
+        if row[0] != self.process:
+            return f"process {row[0]} plays match {match_id} now"
+        if epoch is None:
+            return None
+        turn = self._x("SELECT epoch FROM room_tables WHERE id = ?", (row[1],)).fetchone()
+        if turn is not None and int(turn[0]) > epoch:
+            return (f"table {row[1]} changed hands since this copy of it was given its "
+                    f"turn {epoch} (it is at {turn[0]}): another copy plays match "
+                    f"{match_id} now")
+        return None
+
+    @contextmanager
+    def _fenced_tx(self) -> Iterator[None]:
+        """The fence's read and the write in one transaction: its own, or the writer's
+        when this write is one of a group committed together."""
         psycopg = psycopg_module()
-        own = self.db.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-        if own:
-            self._x("BEGIN")
+        if self.db.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+            yield
+            return
+        self._x("BEGIN")
         try:
-            self._check_owner(match_id)
+            yield
+        except BaseException:
+            try:
+                self.db.execute("ROLLBACK")
+            except self._errors:
+                pass
+            raise
+        self._x("COMMIT")
+
+    def _append_fenced(self, match_id: int, seq: int, seat: int, text: str,
+                       epoch: int | None) -> None:
+        """``append_action`` for a process of a room that spans several (server.cluster):
+        only while the match's table is still this table object's to drive (``_taken``:
+        not another process's, nor taken back by this one since), else ``LeaseLost``."""
+        with self._fenced_tx():
+            taken = self._taken(match_id, epoch)
+            if taken is not None:
+                raise LeaseLost(taken)
             done = self._x("INSERT INTO actions (match_id, seq, seat, action, at) "
                            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (match_id, seq) DO NOTHING "
                            "RETURNING seq", (match_id, seq, seat, text, time.time())).fetchall()
@@ -112,31 +151,30 @@ class MatchRows(RecordRows):
                 if old is None or old[0] != seat or json.loads(old[1]) != json.loads(text):
                     raise StoreError(f"match {match_id}: action {seq} is stored already, "
                                      "and it is another")
-        except BaseException:
-            if own:
-                try:
-                    self.db.execute("ROLLBACK")
-                except self._errors:
-                    pass
-            raise
-        if own:
-            self._x("COMMIT")
 
     def set_seats(self, match_id: int, seats: list[str | None],
-                  settings: TableSettings | None = None) -> None:
+                  settings: TableSettings | None = None, epoch: int | None = None) -> None:
         """A seat changed hands; a computer player anywhere ends level-point eligibility.
         ``settings`` (the table's, with who holds each seat) replaces the stored ones, so a
         restart seats the same people and computer players."""
+        if not self.fenced:
+            self._set_seats(match_id, seats, settings)
+            return
+        # Fenced: only a match still ours, at this copy's turn (``_taken``).
+        with self._fenced_tx():
+            if self._taken(match_id, epoch) is None:
+                self._set_seats(match_id, seats, settings)
+
+    def _set_seats(self, match_id: int, seats: list[str | None],
+                   settings: TableSettings | None) -> None:
         humans = int(all(s is not None for s in seats))
-        # Fenced: only a match still ours (another process may have taken it over).
-        ours, mine = (" AND process = ?", (self.process,)) if self.fenced else ("", ())
         if settings is None:
             self._x("UPDATE matches SET seats = ?, humans_throughout = humans_throughout * ? "
-                    "WHERE id = ?" + ours, (json.dumps(seats), humans, match_id, *mine))
+                    "WHERE id = ?", (json.dumps(seats), humans, match_id))
         else:
             self._x("UPDATE matches SET seats = ?, settings = ?, "
-                    "humans_throughout = humans_throughout * ? WHERE id = ?" + ours,
-                    (json.dumps(seats), json.dumps(settings), humans, match_id, *mine))
+                    "humans_throughout = humans_throughout * ? WHERE id = ?",
+                    (json.dumps(seats), json.dumps(settings), humans, match_id))
 
     def _load(self, row) -> StoredMatch:
         mid, table_id, game, length, seed, deals, seats, settings, humans, board, done = row
@@ -201,12 +239,18 @@ class MatchRows(RecordRows):
                  "seats": _shown_seats(json.loads(r[3])),
                  "result": json.loads(r[4]), "finished": r[5]} for r in rows]
 
-    def abandon(self, match_id: int, rounds: int | None = None) -> None:
+    def abandon(self, match_id: int, rounds: int | None = None,
+                epoch: int | None = None) -> None:
         """A match nobody will finish (its table was closed before the end) after
         ``rounds`` rounds (None: not known)."""
-        # Fenced, only a match still ours: one another process took over plays on.
-        self._finish_row(match_id, {"abandoned": True}, rounds,
-                         self.process if self.fenced else None)
+        if not self.fenced:
+            self._finish_row(match_id, {"abandoned": True}, rounds)
+            return
+        # Fenced, only a match still ours, at this copy's turn (``_taken``): one
+        # another process, or a later copy here, took over plays on.
+        with self._fenced_tx():
+            if self._taken(match_id, epoch) is None:
+                self._finish_row(match_id, {"abandoned": True}, rounds, self.process)
 
     def _finish_row(self, match_id: int, result: Any, rounds: int | None,
                     process: str | None = None):
