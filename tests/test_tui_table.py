@@ -400,3 +400,39 @@ async def test_the_table_says_over_or_under_and_who_is_at_risk(size, language):
         assert sp.show(sp._("Call")) in text and sp.show(sp._("Trump")) in text
         assert not cut_marks(text), text
 
+
+# ------------------------------------------------------------ who played the round
+@pytest.mark.parametrize("size,language", [((80, 24), "en"), ((80, 24), "ar"),
+                                           ((40, 20), "en"), ((120, 36), "en")],
+                         ids=["80x24-en", "80x24-ar", "40x20-en", "120x36-en"])
+async def test_a_rounds_summary_names_who_played_it_not_the_seats_holder_now(size, language):
+    """A player's pass: ali took Bot-2's seat at the end of round 1, and round 1's
+    summary credited it to ali. It names the computer player that played it."""
+    from stacked import quick_policy
+    from test_golden import screen_text
+
+    from tui.cards import Look
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="shaped" if language == "ar"
+                             else None))
+    async with app.run_test(size=size) as pilot:
+        t = app.registry.create("estimation", 13)
+        ana = Member("ana", "key:x:ana")
+        t.sit(ana, 0)
+        t.fill_with_bots(ana, [1, 2, 3], "easy")
+        m = t.match
+        t.runner.check_and_apply(m.to_act, quick_policy(m, m.to_act), "bot")
+        assert t.take_seat(app.member, 1) is False          # at the end of this round
+        app.open_table()
+        while not m.history:
+            t.runner.check_and_apply(m.to_act, quick_policy(m, m.to_act), "bot")
+        assert t.seats[1].name == "ali" and app.member.seat == 1
+        await redraw(pilot, app)
+        text = screen_text(app)
+        sp = app.speech
+        head = sp._("Round {n} summary").format(n=1) if size[0] >= 80 else "Round 1"
+        assert sp.show(head) in text, text
+        rows = text.splitlines()
+        start = next(i for i, r in enumerate(rows) if sp.show(head) in r)
+        summary = "\n".join(rows[start:start + 6])
+        assert "Bot-2" in summary and "ali" not in summary, summary
