@@ -50,6 +50,7 @@ from .types import (
     Length,
     LoggedAction,
     MatchRecord,
+    OverUnder,
     PassAction,
     Phase,
     PlayAction,
@@ -437,7 +438,7 @@ class Match:
             "history": self._history_brief(), "result": self.result, "left": self.left,
             "kind": None, "fixed_trump": None, "auction": None, "dash_players": [],
             "with_players": [], "all_pass": False, "caller": None, "call": None,
-            "last_declarer": None, "forbidden": None, "multiplier": 1,
+            "last_declarer": None, "forbidden": None, "multiplier": 1, "over_under": None,
             "shown_card": None, "teams": None, "team_totals": None,
             "round": 0,
         }
@@ -981,7 +982,27 @@ class EstimationMatch(Match):
         v["last_declarer"] = self.last_declarer
         v["forbidden"] = self._forbidden()
         v["multiplier"] = self.multiplier
+        v["over_under"] = self._over_under()
         return v
+
+    def _over_under(self) -> OverUnder | None:
+        """E-22, E-23 (K-9): while the round is played, over or under and by how much,
+        and the last declarer if they are in risk (never in an all-pass round of the
+        committee's rules: E-33)."""
+        decl = self.declarations
+        if self.phase != "play" or any(d is None for d in decl):
+            return None
+        total = sum(d for d in decl if d is not None)
+        last = self.last_declarer
+        if last is None:
+            risk = False
+        elif self.kotshina:
+            risk = scoring.kotshina_risk(total) > 0
+        else:
+            n = decl[last]
+            risk = not self.all_pass and n is not None and scoring.committee_risk(total, n)
+        return {"total": total, "over": total > 13, "by": abs(total - 13),
+                "at_risk": last if risk else None}
 
 
 _ESTIMATION_HANDLERS: dict[str, Handler] = {

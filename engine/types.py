@@ -148,6 +148,16 @@ class MatchRecord(TypedDict):
     board: NotRequired[Board]      # a duplicate event's board: its one round
 
 
+class OverUnder(TypedDict):
+    """Estimation, once every declaration is in and until the round ends: the table is
+    over (its declarations' total above 13) or under, and by how much (E-22); the last
+    declarer when they are in risk (E-23; the calculator's K-9), else None."""
+    total: int
+    over: bool
+    by: int
+    at_risk: int | None
+
+
 class View(TypedDict):
     """``Match.view(seat)``: all that ``seat`` may know (``seat`` None: a spectator).
 
@@ -184,6 +194,7 @@ class View(TypedDict):
     last_declarer: int | None
     forbidden: int | None
     multiplier: int
+    over_under: OverUnder | None   # Estimation while the round is played, else None
     shown_card: str | None
     teams: list[list[int]] | None
     team_totals: list[int] | None
@@ -191,6 +202,6 @@ class View(TypedDict):
 
 
 __all__ = ["Action", "AuctionView", "BidAction", "Board", "CallAction", "CardPlayed", "Contract",
-           "DashAction", "Deal", "DeclareAction", "Kind", "LeaveAction", "Length", "LoggedAction", "MatchRecord",
+           "DashAction", "Deal", "DeclareAction", "Kind", "LeaveAction", "Length", "LoggedAction", "MatchRecord", "OverUnder",
            "PassAction", "Phase", "PlayAction", "Result", "RoundRecord", "SuitCode", "TrickView",
            "View", "WithAction"]

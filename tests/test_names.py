@@ -366,6 +366,21 @@ async def test_invisible_and_stacked_names_are_refused_over_ssh(room, name, reas
     assert reason in await guest_refusal(room, name)
 
 
+@pytest.mark.parametrize("name", ["a b", "a.b", "", "x" * 40, "root", "r00t", "Bot-1"])
+def test_a_refused_ascii_name_is_told_in_ascii(name):
+    """OpenSSH prints a keyboard-interactive text and a disconnect's reason through its
+    log, which writes every byte past ASCII as an octal escape: "(1–16 characters)"
+    reached the player as "(1\\342\\200\\22316 characters)". The room's own words there
+    are plain ASCII (a name the person typed is theirs)."""
+    _name, reason = check_name(name)
+    assert reason and str(reason).isascii(), str(reason)
+
+
+async def test_the_general_name_refusal_reaches_an_ssh_client_in_ascii(room):
+    told = await guest_refusal(room, "a.b")
+    assert "letters of any script" in told and told.isascii(), told
+
+
 async def test_a_guest_cannot_look_like_a_guest_online_now(room):
     srv = room
     first = await guest(srv, "alice")

@@ -506,6 +506,47 @@ def test_E22_last_declarers_forbidden_number():
     assert sorted(a["n"] for a in m2.legal_actions(2)) == list(range(6))
 
 
+@pytest.mark.parametrize("decls, said", [
+    ([(2, 3), (3, 4), (0, 0)], {"total": 12, "over": False, "by": 1, "at_risk": None}),
+    ([(2, 2), (3, 4), (0, 0)], {"total": 11, "over": False, "by": 2, "at_risk": 0}),
+    ([(2, 3), (3, 4), (0, 2)], {"total": 14, "over": True, "by": 1, "at_risk": None}),
+    ([(2, 5), (3, 4), (0, 1)], {"total": 15, "over": True, "by": 2, "at_risk": None}),
+    ([(2, 5), (3, 4), (0, 2)], {"total": 16, "over": True, "by": 3, "at_risk": 0}),
+], ids=["under-1", "under-2-risk", "over-1", "over-2-declared-1", "over-3-risk"])
+def test_E22_E23_the_view_says_over_or_under_by_how_much_and_who_is_in_risk(decls, said):
+    """What the table says aloud once the declarations are in (players read "over by
+    2" in every app): from the engine, as the rules decide it, not from a screen."""
+    m = new_match("estimation", 13, seed=3)
+    answer_dash(m, ())
+    run(m, [*solo(5), (1, call(5, "S"))])
+    declare_all(m, decls[:2])
+    assert m.view(0)["over_under"] is None          # not every declaration is in
+    declare_all(m, decls[2:])
+    assert phase(m) == "play"
+    assert m.view(None)["over_under"] == said and m.view(2)["over_under"] == said
+
+
+def test_E33_an_all_pass_round_has_no_risk_and_K9_has_no_over_side_condition():
+    m = new_match("estimation", 13, seed=3)
+    answer_dash(m, ())
+    run(m, ALL_PASS)
+    declare_all(m, [(0, 2), (1, 2), (2, 2), (3, 3)])
+    assert m.view(None)["over_under"] == {"total": 9, "over": False, "by": 4,
+                                          "at_risk": None}
+    k = new_match("estimation-kotshina", "micro", seed=3)
+    while k.phase != "declare":
+        k.apply(k.to_act, {"type": "pass"} if k.phase == "auction"
+                else k.legal_actions(k.to_act)[0])
+    for n in (5, 5, 4, 1):
+        seat = k.to_act
+        legal = [a["n"] for a in k.legal_actions(seat) if a["type"] == "declare"]
+        k.apply(seat, declare(n if n in legal else max(legal)))
+    v = k.view(None)
+    total = sum(v["declarations"])
+    assert v["phase"] == "play" and v["over_under"]["total"] == total
+    assert (v["over_under"]["at_risk"] == v["last_declarer"]) == (abs(total - 13) >= 2)
+
+
 def test_E26_E27_follow_suit_and_offsuit_ace_is_a_discard():
     # seat 1 (caller, leads) has hearts; seat 2 is void in hearts and holds AC;
     # seat 3 has hearts; seat 0 is void in hearts and holds a trump (spade).

@@ -276,6 +276,9 @@ async def test_a_restart_keeps_the_person_in_the_seat_they_took(tmp_path):
     seat = again.tables[t.id].seats[1]
     assert (seat.kind, seat.name) == ("human", "ben")
     assert again.held_seat(ben.ident) == (again.tables[t.id], 1)
+    # Round 1 was the computer player's: the table keeps it, through a restart too
+    # (a round's summary names who played it, not the seat's holder now).
+    assert t.seats[1].before == seat.before == ((2, "Bot-2"),)
 
 
 async def test_a_restart_keeps_the_computer_player_that_replaced_a_tarneeb_leaver(tmp_path):
@@ -290,14 +293,31 @@ async def test_a_restart_keeps_the_computer_player_that_replaced_a_tarneeb_leave
     t.sit(ben, 1)
     t.fill_with_bots(ana, [2, 3], "easy")
     assert t.status == "playing"
+    finish_round(t)
+    hand = t.round_info()[0]        # the next hand (2, unless the first was void)
     t.detach(ana, keep_seat=False)
     assert (t.seats[0].kind, t.seats[0].replaced) == ("bot", "ana")
+    assert t.seats[0].before == ((hand, "ana"),)        # the hands before were ana's
     again = Registry(store=TableStore(store), bot_pause=SLOW)
     assert restore(again, store) == 1
     seat = again.tables[t.id].seats[0]
     assert (seat.kind, seat.name, seat.replaced) == ("bot", t.seats[0].name, "ana")
+    assert seat.before == ((hand, "ana"),)
     assert again.held_seat(ana.ident) is None
     assert again.held_seat(ben.ident) == (again.tables[t.id], 1)
+
+
+def test_a_seats_earlier_holders_are_kept_with_its_settings_and_old_ones_read():
+    """Who held a seat earlier in the match rides with its settings (the store, another
+    process's frame); settings stored before they were kept, or unsound, say nobody."""
+    from engine.room import Seat
+    seat = Seat("human", "ben", "key:fp-ben:ben", before=((2, "Bot-2"), (5, "cem")))
+    info = json.loads(json.dumps(seat.settings()))
+    assert Seat.from_settings(info).before == ((2, "Bot-2"), (5, "cem"))
+    old = {k: v for k, v in info.items() if k != "before"}
+    assert Seat.from_settings(old).before == () and "before" not in Seat("bot").settings()
+    for bad in ("x", [[True, "a"]], [[1]], [["1", "a"]], [[1, 2]], [None]):
+        assert Seat.from_settings({**old, "before": bad}).before == ()
 
 
 # ------------------------------------------------------- the real server, JSON

@@ -335,3 +335,104 @@ async def test_a_trick_held_on_a_screen_that_was_left_moves_nothing(monkeypatch)
         screen.trick_hold.held(app)                 # had it been due already: nothing
         await pilot.pause()
         assert screen.state.anim is anim and app.is_running and app.return_code is None
+
+
+# ------------------------------------------------------------------ over or under
+def declare_to_risk(table, members) -> int:
+    """The round to its play: one bid of 5 (the call), every other declaration 0, so
+    the table is under by 8 and its last declarer in risk (E-23). The last declarer."""
+    m = table.match
+    while m.phase != "play":
+        seat = m.to_act
+        legal = m.legal_actions(seat)
+        if m.phase == "auction" and m.view(None)["auction"]["bid"] is None:
+            action = next(a for a in legal if a["type"] == "bid" and a["n"] == 5)
+        elif m.phase == "auction":
+            action = next(a for a in legal if a["type"] == "pass")
+        elif m.phase == "declare":
+            action = next(a for a in legal if a["n"] == 0)
+        else:
+            action = next(a for a in legal if a.get("take") is not True
+                          and a.get("n", 5) == 5)
+        table.act(members[seat], action)
+    last = m.view(None)["last_declarer"]
+    assert m.view(None)["over_under"] == {"total": 5, "over": False, "by": 8,
+                                          "at_risk": last}
+    return last
+
+
+@pytest.mark.parametrize("size,language", [
+    ((40, 20), "en"), ((40, 20), "ar"), ((50, 32), "en"), ((80, 24), "en"),
+    ((80, 24), "ar"), ((120, 36), "en"), ((100, 21), "en")],
+    ids=["40x20-en", "40x20-ar", "50x32-en", "80x24-en", "80x24-ar", "120x36-en",
+         "compact-100x21-en"])
+async def test_the_table_says_over_or_under_and_who_is_at_risk(size, language):
+    """A player's pass: players read "over by 2" / "under by 1" in every app, and who is
+    at risk; the table said neither. Once the declarations are in, its info area says
+    both (the engine's view decides them), at every size, and nothing else leaves the
+    screen for them: the trump, the call, every player, the whole hand, the footer."""
+    from cuts import cut_marks
+    from test_golden import screen_text
+
+    from tui.cards import Look
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="shaped" if language == "ar"
+                             else None, english_only=language == "en"))
+    async with app.run_test(size=size) as pilot:
+        table, members = await setup(pilot, app, length=18)
+        last = declare_to_risk(table, members)
+        await redraw(pilot, app)
+        text = screen_text(app)
+        sp = app.speech
+        name = "ali" if last == 0 else f"p{last}"
+        under = sp._("Under by {n}").format(n=8)
+        risk = sp._("{name} at {risk}").format(
+            name=name + (" " + sp._("(you)") if last == 0 else ""),
+            risk="ريسك" if language == "ar" else "risk")
+        assert sp.show(under) in text, text
+        assert sp.show(risk) in text, text
+        view = table.match.view(0)
+        for card in view["hand"]:
+            shown = app.screen.look.card_str(card)
+            assert shown in text, (shown, text)
+        for label in ("p1", "p2", "p3"):
+            assert label in text
+        assert sp.show(sp._("Call")) in text and sp.show(sp._("Trump")) in text
+        assert not cut_marks(text), text
+
+
+# ------------------------------------------------------------ who played the round
+@pytest.mark.parametrize("size,language", [((80, 24), "en"), ((80, 24), "ar"),
+                                           ((40, 20), "en"), ((120, 36), "en")],
+                         ids=["80x24-en", "80x24-ar", "40x20-en", "120x36-en"])
+async def test_a_rounds_summary_names_who_played_it_not_the_seats_holder_now(size, language):
+    """A player's pass: ali took Bot-2's seat at the end of round 1, and round 1's
+    summary credited it to ali. It names the computer player that played it."""
+    from stacked import quick_policy
+    from test_golden import screen_text
+
+    from tui.cards import Look
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="shaped" if language == "ar"
+                             else None))
+    async with app.run_test(size=size) as pilot:
+        t = app.registry.create("estimation", 13)
+        ana = Member("ana", "key:x:ana")
+        t.sit(ana, 0)
+        t.fill_with_bots(ana, [1, 2, 3], "easy")
+        m = t.match
+        t.runner.check_and_apply(m.to_act, quick_policy(m, m.to_act), "bot")
+        assert t.take_seat(app.member, 1) is False          # at the end of this round
+        app.open_table()
+        while not m.history:
+            t.runner.check_and_apply(m.to_act, quick_policy(m, m.to_act), "bot")
+        assert t.seats[1].name == "ali" and app.member.seat == 1
+        await redraw(pilot, app)
+        text = screen_text(app)
+        sp = app.speech
+        head = sp._("Round {n} summary").format(n=1) if size[0] >= 80 else "Round 1"
+        assert sp.show(head) in text, text
+        rows = text.splitlines()
+        start = next(i for i, r in enumerate(rows) if sp.show(head) in r)
+        summary = "\n".join(rows[start:start + 6])
+        assert "Bot-2" in summary and "ali" not in summary, summary

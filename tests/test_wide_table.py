@@ -147,3 +147,34 @@ async def test_the_wide_panel_lists_the_rounds_tricks_so_far(monkeypatch, langua
             assert f"{n}." in line, (n, line)
             for c in trick["cards"]:
                 assert look.card_str(c["card"]) in line, (n, line)
+
+
+LONG_CHAT = ("we should all bid higher in the fast rounds since they pay more when the table "
+             "is over, and nobody minds the risk")       # 114 characters
+
+
+@pytest.mark.parametrize("size,language,mode", [
+    ((200, 24), "en", None), ((200, 24), "ar", "shaped"), ((200, 20), "en", None),
+    ((200, 20), "ar", "shaped"), ((200, 50), "en", None)],
+    ids=["standard-en", "standard-ar", "compact-en", "compact-ar", "wide-en"])
+async def test_a_long_chat_line_is_cut_only_at_the_terminals_edge(size, language, mode):
+    """A player's pass: on a 200-column terminal a chat line ended in "…" at the 80
+    columns of the picture. It runs from the picture's edge to the terminal's (an
+    Arabic line from the picture's right edge leftwards); the wide layout's panel has
+    the chat wrapped, and the picture no second copy of it cut."""
+    app = new_app(language, mode)
+    async with app.run_test(size=size) as pilot:
+        table, members = await seated(pilot, app)
+        table.say(members[1], LONG_CHAT)
+        await pilot.pause()
+        rows = screen_text(app).splitlines()
+        told = [r for r in rows if "bid higher" in r or "the risk" in r]
+        assert told and not any("…" in r for r in told), told
+        if size[1] < 30:
+            (row,) = told
+            assert LONG_CHAT in row, row
+            if language == "ar":        # read from the right: it ends where the picture does
+                edge = (size[0] - 80) // 2 + 80
+                assert edge - 1 <= len(row.rstrip()) <= edge, row
+        else:
+            assert "the risk" in told[-1] and len(told) > 1, told

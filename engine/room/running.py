@@ -23,6 +23,7 @@ from .catalogue import DEFAULT_LEVEL
 from .errors import N_, RoomError, Said, quoted
 from .narration import Event, describe, match_over, round_text
 from .seating import Seating
+from .seats import handed_on
 from .stats import STATS
 from .store import FinishedBoard, MatchRef, Points, TableSettings
 from .table import Part, Room, Seat, Table, What
@@ -215,7 +216,7 @@ class Runner(Part):
         if t.match.to_act is None or t.match.result is not None:
             self.finish()
         else:
-            t.seats[seat] = Seat.computer(seat, replaced=s.name)
+            t.seats[seat] = handed_on(t, s, Seat.computer(seat, replaced=s.name))
             t.counts_for_points = False
             t.registry.store.seats_changed(t)
             t.turns.schedule()

@@ -16,6 +16,7 @@ from .boards import NO_WATCHING
 from .catalogue import parse_level, parse_seat
 from .errors import N_, RoomError, Said
 from .narration import Event
+from .seats import handed_on
 from .table import Member, Part, Seat, Table
 
 
@@ -116,7 +117,7 @@ class Seating(Part):
         t = self.table
         bot = t.seats[seat]
         pause = t.turns.trick_pause
-        t.seats[seat] = Seat.person(member)
+        t.seats[seat] = handed_on(t, bot, Seat.person(member))
         if t.match is not None:
             # A computer player held this seat in the match: no level points (E-38
             # Decision); the store keeps the new holder so a restart keeps it too.

@@ -50,6 +50,20 @@ class SeatSettings(TypedDict):
     level: str              # a computer player's level
     replaced: str | None    # the person a computer player replaced
     connected: NotRequired[bool]    # only in a table's frame (frames.py)
+    # Who held the seat earlier in the match, once it changed hands: [round, label]
+    # pairs, the round the next holder began (absent in what was stored before)
+    before: NotRequired[list[list[Any]]]
+
+
+def held_before(info: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
+    """A seat's earlier holders as its settings keep them (``Seat.before``): none where
+    the settings say nothing (stored before they were kept) or nothing sound."""
+    pairs = info.get("before")
+    if not isinstance(pairs, list):
+        return ()
+    return tuple((r, label) for r, label in (p for p in pairs if isinstance(p, list)
+                                             and len(p) == 2)
+                 if isinstance(r, int) and not isinstance(r, bool) and isinstance(label, str))
 
 
 class TableSettings(TypedDict):

@@ -49,6 +49,7 @@ from .store import (
     SeatKind,
     SeatSettings,
     TableSettings,
+    held_before,
 )
 from .text import clean_chat, clean_name
 
@@ -93,6 +94,8 @@ class Seat:
     # for its guest identity (server/web); held as a key's seat is, for
     # ``guest_return`` seconds once the page has dropped (``Seating.guest_gone``).
     returns: bool = False
+    # Who held it earlier in the match: (the round its next holder began, their label).
+    before: tuple[tuple[int, str], ...] = ()
 
     @classmethod
     def person(cls, member: Member) -> Seat:
@@ -133,8 +136,11 @@ class Seat:
 
     def settings(self) -> SeatSettings:
         """What a restart needs to seat the same holder again."""
-        return {"kind": self.kind, "name": self.name, "ident": self.ident, "guest": self.guest,
-                "level": self.level, "replaced": self.replaced}
+        out: SeatSettings = {"kind": self.kind, "name": self.name, "ident": self.ident,
+                             "guest": self.guest, "level": self.level, "replaced": self.replaced}
+        if self.before:
+            out["before"] = [[r, label] for r, label in self.before]
+        return out
 
     @classmethod
     def from_settings(cls, info: SeatSettings) -> Seat:
@@ -142,7 +148,8 @@ class Seat:
         if kind not in ("empty", "human", "bot"):
             raise ValueError(f"unknown seat kind {kind!r}")
         return cls(kind, info.get("name"), info.get("ident"), bool(info.get("guest")),
-                   replaced=info.get("replaced"), level=info.get("level", DEFAULT_LEVEL))
+                   replaced=info.get("replaced"), level=info.get("level", DEFAULT_LEVEL),
+                   before=held_before(info))
 
 
 # ------------------------------------------------------------------ what members are told
@@ -166,6 +173,7 @@ class SeatShown(NamedTuple):
     label: str                  # the seat's name as shown ("(empty)", "ali", "Bot 2")
     kind: str                   # "empty" | "human" | "bot"
     away: bool = False          # a person's seat whose connection is gone
+    before: tuple[tuple[int, str], ...] = ()    # earlier holders (``Seat.before``)
 
 
 class TableShown(NamedTuple):
@@ -208,8 +216,8 @@ class TableChange:
                 host = t.seats[seat].label if seat is not None else None
             shown = self._shown = TableShown(
                 t.id, t.game, title(t.game), t.length, t.shown_status,
-                tuple(SeatShown(s.label, s.kind, s.kind == "human" and s.member is None)
-                      for s in t.seats),
+                tuple(SeatShown(s.label, s.kind, s.kind == "human" and s.member is None,
+                                s.before) for s in t.seats),
                 code_label(t.code) if t.private and t.code else None,
                 t.deadline_seat, t.narration(), t.points, host,
                 (t.event.event, t.event.board, t.event.boards) if t.event is not None

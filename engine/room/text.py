@@ -205,7 +205,7 @@ def check_name(raw: str) -> tuple[str | None, str]:
     if len(name) > NAME_MAX:
         return None, Said(N_("Names are at most {n} characters."), n=NAME_MAX)
     general = Said(N_("Names may use letters of any script, digits, '_' and '-' "
-                      "(1–{n} characters)."), n=NAME_MAX)
+                      "(1 to {n} characters)."), n=NAME_MAX)
     stacked = accents = 0
     after_letter = False
     for ch in name:

@@ -327,7 +327,8 @@ class TableScreen(Hosted, Screen[None]):
         if self._echo_from is not None and self._echo_from != self.rendered_version:
             first = placed.focus                # our own move's echo: its rows first
             self._echo_from = None
-        board.set_lines(placed.lines, at=[placed.x] * len(placed.lines), first=first)
+        board.set_lines(placed.lines, at=placed.at or [placed.x] * len(placed.lines),
+                        first=first)
         self._hits = placed.hits
         self._compact = placed.compact
         if not placed.small:

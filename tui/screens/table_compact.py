@@ -29,7 +29,7 @@ from rich.text import Text
 
 from ..widgets.board import BLANK
 from .table_auction import phase_rows
-from .table_chat import chat_rows
+from .table_chat import chat_rows, chat_span
 from .table_footer import footer_rows, turn_footer_rows
 from .table_hand import compact_hand_rows
 from .table_info import info_rows, message_rows
@@ -56,7 +56,8 @@ def draw_compact(sc: Scene, width: int, height: int) -> Placed:
     room = height - len(top) - len(phase) - len(message) - len(hand) - len(keys)
     chat: list[Text] = []
     if room >= 3:
-        chat = chat_rows(sc, cw, min(2, room - 2))
+        # (to the board's edge where the picture is centred on a wider one)
+        chat = chat_rows(sc, chat_span(sc, x0, width, cw)[1], min(2, room - 2))
         room -= len(chat)
     middle = middle_rows(sc, cw, room)
     n_middle = len(middle)          # (the trick, a summary: the events come under it)
@@ -96,8 +97,13 @@ def draw_compact(sc: Scene, width: int, height: int) -> Placed:
     y_hand = y_bottom + len(phase) + len(message) + len(gap_hand)
     focus = (*range(n_info, len(top)), *range(y_middle, y_middle + n_middle),
              *range(y_hand, y_hand + len(hand)), *range(y_bottom, y_bottom + len(phase)))
+    at: tuple[int, ...] = ()
+    if chat and width > cw:
+        y_chat = y_hand + len(hand)
+        at = tuple(chat_span(sc, x0, width, cw)[0] if y_chat <= y < y_chat + len(chat) else x0
+                   for y in range(len(lines)))
     return Placed(lines, tuple(h for h in hits if h.y < height), x=x0, compact=True,
-                  focus=tuple(y for y in focus if y < height))
+                  focus=tuple(y for y in focus if y < height), at=at)
 
 
 # Read by other screens from here.

@@ -112,13 +112,37 @@ def note_lines(sc: Scene) -> list[Text]:
     return [note_line(sc)]
 
 
+def over_under(sc: Scene) -> list[str]:
+    """Once every declaration is in, as the table says it aloud: "Under by 1", "Over
+    by 3" and, when the last declarer is in risk, "dua at risk" (the engine's view
+    decides both: E-22, E-23, K-9). Nothing before, nor in Tarneeb."""
+    said = sc.view.get("over_under") if sc.view is not None else None
+    if not said:
+        return []
+    _ = sc._
+    parts = [(_("Over by {n}") if said["over"] else _("Under by {n}")).format(n=said["by"])]
+    if said["at_risk"] is not None:
+        parts.append(_("{name} at {risk}").format(name=sc.name(said["at_risk"]),
+                                                  risk=sc.term("risk", "risk")))
+    return parts
+
+
 def note_line(sc: Scene) -> Text:
-    """Row 1: where you landed, the seat you wait for, or the private code."""
+    """Row 1: where you landed, the seat you wait for, or, while a round is played,
+    over or under and who is at risk (a private table's code after them)."""
     facts, look, state = sc.facts, sc.look, sc.state
     if state.notice and sc.now < state.notice_until:
         return sc.line(Text(" " + sc.say(sc._(state.notice)), style=look.style("bold")))
     if facts.request is not None:
         return sc.line(Text(" " + said_in(sc.speech, facts.request), style=look.style("bold")))
+    tally = over_under(sc)
+    if tally:
+        # (the code said short: four players are seated, nobody is waiting to come in)
+        said = Text(" " + " · ".join(tally), style=look.style("bold"))
+        if facts.code_label:
+            said.append(" · " + sc._("private, code {code}").format(code=facts.code_label),
+                        style=look.style("dim"))
+        return sc.line(said)
     if facts.code_label and sc.view is not None:
         return sc.line(Text(" " + sc._("Private table · code {code} · friends press j in the "
                                        "lobby and type it").format(code=facts.code_label),
@@ -136,7 +160,8 @@ def info_rows(sc: Scene, cw: int) -> list[Text]:
            sc.facts.deadline_seat, _secs(sc), tuple(s.label for s in sc.facts.seats),
            None if sc.view is None else tuple(map(repr, (
                sc.view.get(k) for k in ("rounds", "round", "kind", "fixed_trump", "trump",
-                                        "call", "caller", "multiplier", "shown_card")))))
+                                        "call", "caller", "multiplier", "shown_card",
+                                        "over_under")))))
     hit = sc.cache.section(key)
     if hit is None:
         hit = sc.cache.keep(key, _info_rows(sc, cw))
@@ -191,6 +216,7 @@ def _info_rows(sc: Scene, cw: int) -> list[Text]:
         shown = v.get("shown_card")
         if shown:
             parts.append(Text(_("Shown") + f" {look.card_str(shown)}"))
+        parts += [Text(said) for said in over_under(sc)]
     timer = Text("", style=bar)
     secs = _secs(sc)
     if secs is not None:
@@ -214,7 +240,8 @@ def _info_rows(sc: Scene, cw: int) -> list[Text]:
         line.append_text(part)
     rows.append(line)
     out = []
-    for i, row in enumerate(rows[:2]):
+    # Two rows, a third only for over or under when the two are full (40 columns)
+    for i, row in enumerate(rows[:3 if over_under(sc) else 2]):
         row.style = bar
         width = cw - timer.cell_len if i == 0 else cw
         if sc.rtl:

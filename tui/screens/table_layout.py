@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..cards import Look
 from ..i18n import Speech
 from .sizes import COMPACT, SMALL, WIDE, enlarge_lines, layout
+from .table_chat import chat_to_the_edge
 from .table_compact import draw_compact
 from .table_draw import place, scene_frame
 from .table_scene import DrawCache, Scene
@@ -36,4 +37,4 @@ def draw_screen(view: View | None, state: TableState, facts: TableFacts, look: L
     frame = scene_frame(sc)
     if kind == WIDE:
         return draw_wide(frame, sc, width, height, chat)
-    return place(frame, width, max(height, H))
+    return chat_to_the_edge(sc, place(frame, width, max(height, H)), width)

@@ -41,6 +41,18 @@ def round_figures(sc: Scene, rec: RoundRecord) -> Figures:
             sc.view["totals"] if sc.view else [0] * 4)
 
 
+def round_labels(sc: Scene, rec: RoundRecord) -> list[str]:
+    """Who played the round in each seat: its holder now, or whoever held the seat then
+    (a computer player whose seat a person has taken since, or the reverse)."""
+    n = rec.get("round")
+    out = []
+    for s in range(4):
+        seat = sc.facts.seats[s]
+        then = next((label for r, label in seat.before if isinstance(n, int) and n < r), None)
+        out.append(sc.seat_label(s) if then is None else then)
+    return out
+
+
 def summary_head(sc: Scene, rec: RoundRecord, apart: bool) -> tuple[Text, bool]:
     """A round summary's head (its title, the multiplier, over or under, a Sa'ayda, all
     passed), and whether the round was void (then the head is all there is). ``apart``:
@@ -78,9 +90,11 @@ def summary_lines(sc: Scene, rec: RoundRecord) -> list[Text]:
     if head.cell_len + cell_len(hint) <= W:     # a Sa'ayda round's line has no room
         head.append(hint, style="dim")
     decl, took, scores, bd, made, totals = round_figures(sc, rec)
+    labels = round_labels(sc, rec)
     used = [k for k in BONUS_KEYS if any(isinstance(b, dict) and b.get(k) for b in bd)]
     if sc.rtl:
-        return [sc.line(head), *summary_table(sc, used, decl, took, scores, bd, made, totals)]
+        return [sc.line(head), *summary_table(sc, used, decl, took, scores, bd, made, totals,
+                                              labels)]
     names = {k: (sc.term(k, BONUS_NAMES[k]) if k in ("with", "risk", "dash")
                  else BONUS_NAMES[k]) for k in used}
     widths = {k: max(cell_len(names[k]), 4) + 1 for k in used}
@@ -102,7 +116,7 @@ def summary_lines(sc: Scene, rec: RoundRecord) -> list[Text]:
     for s in range(4):
         b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
         t = Text(no_wrap=True, overflow="ellipsis")
-        t.append(f" {sc.name(s, False, nw):<{nw}}{'' if decl[s] is None else decl[s]:>4}"
+        t.append(f" {sc.say(labels[s][:nw]):<{nw}}{'' if decl[s] is None else decl[s]:>4}"
                  f"{took[s]:>4}")
         t.append(f"{b.get('base', 0):>+6d}" if "base" in b else f"{'':>6}")
         for k in used:
@@ -119,7 +133,7 @@ def summary_lines(sc: Scene, rec: RoundRecord) -> list[Text]:
 
 def summary_table(sc: Scene, used: list[str], decl: list[Any], took: list[int],
                   scores: list[int], bd: list[Any], made: list[bool] | None,
-                  totals: list[int]) -> list[Text]:
+                  totals: list[int], labels: list[str]) -> list[Text]:
     """The round summary's table for an Arabic interface: its columns mirrored."""
     sp, look = sc.speech, sc.look
     names = {k: (sc.term(k, BONUS_NAMES[k]) if k in ("with", "risk", "dash")
@@ -134,7 +148,7 @@ def summary_table(sc: Scene, used: list[str], decl: list[Any], took: list[int],
     lines = [right_align(sp, cells_row(sp, hdr, style="bold"), W)]
     for s in range(4):
         b = bd[s] if s < len(bd) and isinstance(bd[s], dict) else {}
-        row = [Cell("", 1), Cell(sc.facts.seats[s].label[:14], 14),
+        row = [Cell("", 1), Cell(labels[s][:14], 14),
                Cell("" if decl[s] is None else str(decl[s]), 4, True),
                Cell(str(took[s]), 4, True),
                Cell(f"{b.get('base', 0):+d}" if "base" in b else "", 6, True)]
@@ -264,6 +278,7 @@ def summary_rows(sc: Scene, cw: int, room: int, rec: RoundRecord) -> list[Text]:
         return said_lines(sc, head, cw, room)
     heads = said_lines(sc, head, cw, 2)
     decl, took, scores, bd, made, totals = round_figures(sc, rec)
+    labels = round_labels(sc, rec)
     nw = max(6, min(14, cw - 32))
     players = []
     for s in range(4):
@@ -278,7 +293,7 @@ def summary_rows(sc: Scene, cw: int, room: int, rec: RoundRecord) -> list[Text]:
                 items.append((name, b[k]))
         if made is not None:
             items.append((_("made") if made[s] else _("failed"), None))
-        figures = [Cell(sc.facts.seats[s].label[:nw], nw),
+        figures = [Cell(labels[s][:nw], nw),
                    Cell(f"{'' if decl[s] is None else decl[s]}/{took[s]}", 8, True),
                    Cell(f"{scores[s]:+d}", 6, True, "bold"), Cell(str(totals[s]), 6, True)]
         players.append((figures, items))
@@ -305,7 +320,7 @@ def summary_rows(sc: Scene, cw: int, room: int, rec: RoundRecord) -> list[Text]:
         return [header, *(row for figures, items in players
                           for row in _player_rows(sc, cw, nw, figures, items, False))][:room]
     # each name with its points held together (a no-break space): never "cem" / "-2"
-    said = ", ".join(f"{sc.facts.seats[s].label}\u00a0{scores[s]:+d}" for s in range(4))
+    said = ", ".join(f"{labels[s]}\u00a0{scores[s]:+d}" for s in range(4))
     text = Text(" " + summary_title(sc.speech, sc.facts.game, rec.get("round")) + ": " + said,
                 style="bold")
     return said_lines(sc, text, cw, room)

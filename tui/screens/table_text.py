@@ -316,6 +316,9 @@ class Placed:
     # scores, the hand, the phase's controls): the board sends them ahead of the rest on
     # its echo, as many as hold in a small send (a slow link: ``Board.set_lines``).
     focus: tuple[int, ...] = ()
+    # Each line's own column where a line starts elsewhere than ``x`` (the chat's rows
+    # run to the board's edge: ``table_chat.chat_span``); empty: every line at ``x``.
+    at: tuple[int, ...] = ()
 
 
 _TOKEN = re.compile(r"\S+")

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from ..widgets.board import BLANK
 from .sheet import sheet_body, sheet_ends
+from .table_chat import CHAT_Y
 from .table_draw import FOCUS
 from .table_scene import Scene, said_lines
 from .table_text import (
@@ -66,6 +67,9 @@ def draw_wide(frame: Frame, sc: Scene, width: int, height: int,
     pw, x0, dx = origin(width, sc.rtl)
     rows = height - 1
     left = list(frame.lines[:H - 1]) + sheet_lines(sc, rows - (H - 1))
+    # The chat is the panel's, wrapped there: not again in the picture, cut at its 80
+    # columns.
+    left[CHAT_Y:CHAT_Y + 2] = [BLANK, BLANK]
     left += [BLANK] * (rows - len(left))
     panel = panel_lines(sc, pw, rows, chat)
     lines: list[Text] = []
