@@ -294,6 +294,14 @@ class ClusterRows(MatchRows):
         match becomes ours. (epoch, its last frame, that frame's age, the stored
         match), or None if another got it first."""
         with self._tx():
+            # The match first, as its writer takes it (an action's fence reads it FOR
+            # SHARE, then the same commit may update the table's row): skipped while
+            # locked, so a takeover never waits on a writer that waits on it (deadlock).
+            if (self._x("SELECT 1 FROM matches WHERE id = ? FOR UPDATE SKIP LOCKED",
+                        (match_id,)).fetchone() is None
+                    and self._x("SELECT 1 FROM matches WHERE id = ?",
+                                (match_id,)).fetchone() is not None):
+                return None
             won = self._x(
                 "UPDATE room_tables SET driver = ?, epoch = epoch + 1 WHERE id = "
                 "(SELECT id FROM room_tables WHERE id = ? AND driver = ? FOR UPDATE "

@@ -117,9 +117,11 @@ class MatchRows(RecordRows):
     @contextmanager
     def _fenced_tx(self) -> Iterator[None]:
         """The fence's read and the write in one transaction: its own, or the writer's
-        when this write is one of a group committed together."""
-        psycopg = psycopg_module()
-        if self.db.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        when this write is one of a group committed together. Only a transaction under
+        way is joined: a lost connection (UNKNOWN) is not one, and the first statement
+        would revive it and run the fence's reads and the write each on its own."""
+        status = psycopg_module().pq.TransactionStatus
+        if self.db.info.transaction_status in (status.INTRANS, status.INERROR):
             yield
             return
         self._x("BEGIN")
