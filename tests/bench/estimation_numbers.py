@@ -208,15 +208,20 @@ def main() -> None:
     bots.SAMPLES = a.samples
     jobs = [(a.seed * 1_000_000 + i * 7 + 3, style, a.game, a.rounds, a.explore)
             for i in range(a.units) for style in a.styles.split(",")]
-    dump = open(a.dump, "a") if a.dump else None
+    # A new file each run: a log appended to an old one would no longer be the seed's.
+    dump = open(a.dump, "w") if a.dump else None
     t0 = time.time()
     rows: list[dict] = []
-    with Pool(a.jobs, initializer=_init, initargs=(a.samples,)) as pool:
-        for u in pool.imap_unordered(unit, jobs):
-            rows.extend(u["rows"])
-            if dump is not None:
-                dump.write(json.dumps(u) + "\n")
-                dump.flush()
+    try:
+        with Pool(a.jobs, initializer=_init, initargs=(a.samples,)) as pool:
+            for u in pool.imap_unordered(unit, jobs):
+                rows.extend(u["rows"])
+                if dump is not None:
+                    dump.write(json.dumps(u) + "\n")
+                    dump.flush()
+    finally:
+        if dump is not None:
+            dump.close()
     print(f"{len(jobs)} units in {time.time() - t0:.0f} s")
     fit(rows)
 
