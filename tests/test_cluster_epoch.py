@@ -13,6 +13,7 @@ import threading
 from types import SimpleNamespace
 
 import pytest
+from gated import Gated
 from stacked import random_match
 
 from engine import replay
@@ -21,27 +22,6 @@ from server.persistence import TableStore
 from server.store import Store
 
 pytestmark = pytest.mark.slow      # a PostgreSQL server
-
-
-class Held:
-    """The writer's own store; each write waits at ``gate`` first (everything queued
-    behind it waits too: one writer, in order)."""
-
-    WRITES = ("create_match", "append_action", "set_seats", "finish_match", "abandon")
-
-    def __init__(self, store: Store, gate: threading.Event):
-        self.store = store
-        self.gate = gate
-
-    def __getattr__(self, name):
-        attr = getattr(self.store, name)
-        if name not in self.WRITES:
-            return attr
-
-        def write(*args):
-            assert self.gate.wait(10), "the gate was never opened"
-            return attr(*args)
-        return write
 
 
 def copy_of(tid: str, match, ref: MatchRef, epoch: int) -> SimpleNamespace:
@@ -66,7 +46,7 @@ async def test_an_old_copys_action_held_across_a_take_back_is_refused_the_new_co
     writes = p1.another()
     writes.fenced = True                # as server.service sets the writer's in a cluster
     gate = threading.Event()
-    ts = TableStore(p1, writes=Held(writes, gate))
+    ts = TableStore(p1, writes=Gated(writes, gate))
     ts.start(asyncio.get_running_loop())
     lost: list[tuple[str, MatchRef | None]] = []
     ts.on_lease_lost = lambda tid, ref: lost.append((tid, ref))

@@ -172,3 +172,48 @@ def test_who_watches_is_never_left_out_of_an_arabic_row(mode):
         assert said in line or speech.show(said) in line, line
         assert cell_len(line) <= 80 and "…" not in line, line
     assert speech.show(speech._("practice")) in said_row(speech, WATCHED[3][0]).plain
+
+
+# ------------------------------------------- the people listed, whoever else watches
+# Keeping who watches whole took the seats' cells down to "amira, +3" (a practice
+# table of four people and 3 watching, "amira, bassem, +2" before), and with thousands
+# watching to "+4", no name at all. The seats keep room for two names (or the first
+# whole and the fold) and the watcher words are said shorter first ("3 watch", then
+# the round as "12/18").
+FOUR = {**BASE, "id": "21", "game": "estimation", "length": 18, "status": "playing",
+        "round": 12, "rounds": 18, "practice": True,
+        "seats": [seat("human", n) for n in ("amira", "bassem", "chadi", "dalia")]}
+MANY = [{**FOUR, "spectators": n} for n in (999, 1000, 12345, 100000)] + [
+    {**FOUR, "id": "22", "spectators": 1000,
+     "seats": [seat("human", n) for n in ("yasmine", "bassem", "chadi", "dalia")]}]
+
+
+def test_a_practice_table_of_four_people_watched_by_3_lists_two_of_them():
+    line = row_text({**FOUR, "spectators": 3}).plain.rstrip()
+    assert "amira, bassem, +2" in line, line
+    assert "practice" in line and "3 watch" in line, line
+    assert cell_len(line) <= 80 and "…" not in line, line
+    for mode in ("logical", "shaped"):
+        speech = Speech("ar", mode)
+        for n in (3, 999, 12345):
+            line = said_row(speech, {**FOUR, "spectators": n}).plain
+            assert "amira" in line and "bassem" in line, line
+            assert str(n) in line and speech.show(speech._("practice")) in line, line
+            assert cell_len(line) <= 80 and "…" not in line, line
+
+
+def test_with_thousands_watching_the_first_person_is_still_listed_whole():
+    for row in MANY:
+        first = row["seats"][0]["name"]
+        line = row_text(row).plain.rstrip()
+        assert f"{first}, " in line, line               # a name, then the fold
+        assert f"{row['spectators']} watch" in line and "practice" in line, line
+        assert cell_len(line) <= 80 and "…" not in line, line
+    # and two names where the watcher words said shorter leave them the room
+    assert "amira, bassem, +2" in row_text(MANY[0]).plain
+    for mode in ("logical", "shaped"):
+        speech = Speech("ar", mode)
+        for row in MANY:
+            line = said_row(speech, row).plain
+            assert row["seats"][0]["name"] in line and str(row["spectators"]) in line, line
+            assert cell_len(line) <= 80 and "…" not in line, line

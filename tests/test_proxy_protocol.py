@@ -144,7 +144,11 @@ class Balancer:
     room, after the header ``header()`` makes for it; or, when ``header`` is a map,
     after the header for the client's own address (``connect(..., source=...)``, a
     loopback address of its own), so that a connection the test did not make (another
-    worker's, a retry) takes no client's header. One it has no header for is closed."""
+    worker's, a retry) takes no client's header. One it has no header for is closed.
+
+    Clients that need headers of their own use the map: ``header()`` is for a header
+    that is every connection's alike (or one the test changes between connections),
+    never for the next of a sequence, which a stray connection would shift."""
 
     def __init__(self, room_port: int, header: Callable[[], bytes] | Mapping[str, bytes]):
         self.room_port = room_port
@@ -312,19 +316,25 @@ async def test_per_address_limits_count_each_client_behind_the_balancer(tmp_path
     for everyone. Now each header address has its own allowance (here of guests)."""
     srv = await proxied_room(tmp_path, Limits(proxy_header_timeout=1.0,
                                               guests_per_address=3, connects_burst=50))
-    clients = [f"10.7.0.{i}" for i in range(1, 5)]
-    order = iter([c for c in clients for _ in range(4)])
-    bal = await Balancer(srv.port, lambda: v2(next(order))).start()
+    # Each client connects from a loopback address of its own and the balancer sends
+    # that address's header (not the next in the order of accepts, which a stray or
+    # retried connection would shift from one client to the next).
+    clients = {f"127.0.7.{i}": f"10.7.0.{i}" for i in range(1, 5)}
+    bal = await Balancer(srv.port, {local: v2(addr)
+                                    for local, addr in clients.items()}).start()
     try:
         held, refused = [], 0
         for i in range(16):                   # 4 clients, 4 connections each
+            local = f"127.0.7.{i // 4 + 1}"
+            if i % 4 == 0:
+                await stranger(bal)         # takes no one's header
             try:
-                held.append(await bal.connect(f"p{i}", guest=True))
+                held.append(await bal.connect(f"p{i}", guest=True, source=local))
             except (asyncssh.DisconnectError, ConnectionError) as e:
                 assert "Too many connections" in str(e)
                 refused += 1
         assert len(held) == 12 and refused == 4       # 3 each: the 4th of each refused
-        assert {srv.room.book.addresses[c].guests for c in clients} == {3}
+        assert {srv.room.book.addresses[c].guests for c in clients.values()} == {3}
         for conn in held:
             conn.close()
     finally:
@@ -353,11 +363,17 @@ async def test_allow_list_from_matches_the_headers_address(tmp_path):
 async def test_local_and_unknown_headers_keep_the_real_peer(tmp_path):
     """A health check (v2 LOCAL, v1 UNKNOWN) is the balancer itself."""
     srv = await proxied_room(tmp_path)
-    headers = iter([v2(None, command=0), b"PROXY UNKNOWN\r\n"])
-    bal = await Balancer(srv.port, lambda: next(headers)).start()
+    # Each check's header is keyed by the loopback address it connects from (the
+    # order of accepts is shifted by a stray connection): the peer the room keeps is
+    # still the balancer's own, 127.0.0.1, whatever address the check came from.
+    checks = {"hc1": ("127.0.0.21", v2(None, command=0)),
+              "hc2": ("127.0.0.22", b"PROXY UNKNOWN\r\n")}
+    bal = await Balancer(srv.port, {local: header
+                                    for local, header in checks.values()}).start()
     try:
-        for name in ("hc1", "hc2"):
-            conn = await bal.connect(name)
+        for name, (local, _) in checks.items():
+            await stranger(bal)             # takes no one's header
+            conn = await bal.connect(name, source=local)
             proc = await conn.create_process("play", encoding=None)
             proc.stdin.write(b'{"op":"tables"}\n')
             assert b'"tables"' in await reply_line(proc.stdout)
@@ -532,10 +548,14 @@ async def test_reuse_port_with_proxy_protocol(tmp_path):
                          trick_pause=0.0, reuse_port=True, proxy_protocol=True)
         server, room, _ = await start_server(cfg, "127.0.0.1", port)
         rooms.append(LammaServer(server, room, port))
-    n = iter(range(100))
-    bal = await Balancer(port, lambda: v2(f"10.3.0.{next(n)}")).start()
+    # Client i connects from 127.0.3.(10+i) and is relayed as 10.3.0.i, its own
+    # header whatever else connects to the balancer meanwhile.
+    bal = await Balancer(port, {f"127.0.3.{10 + i}": v2(f"10.3.0.{i}")
+                                for i in range(16)}).start()
     try:
-        conns = [await bal.connect(f"p{i}") for i in range(16)]
+        await stranger(bal)                 # takes no one's header
+        conns = [await bal.connect(f"p{i}", source=f"127.0.3.{10 + i}")
+                 for i in range(16)]
         seen = [set(r.room.book.addresses) for r in rooms]
         assert all(seen), seen                  # both processes answered some
         assert seen[0] | seen[1] == {f"10.3.0.{i}" for i in range(16)}

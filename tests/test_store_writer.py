@@ -15,6 +15,7 @@ import logging
 import threading
 
 import pytest
+from gated import Gated
 from test_server_seats import policy
 
 from engine import replay
@@ -33,30 +34,6 @@ def target(request, tmp_path):
     if request.param == "sqlite":
         return tmp_path / "lamma.db"
     return request.getfixturevalue("pg_url")
-
-
-class Gated:
-    """The writer's own Store; each write first waits for ``gate`` (and may fail)."""
-
-    WRITES = ("create_match", "append_action", "set_seats", "finish_match", "abandon")
-
-    def __init__(self, store: Store, gate: threading.Event):
-        self.store = store
-        self.gate = gate
-        self.fail: set[tuple[int, int]] = set()     # (match id, seq) that raise
-
-    def __getattr__(self, name):
-        attr = getattr(self.store, name)
-        if name not in self.WRITES:
-            return attr
-
-        def write(*args):
-            assert self.gate.wait(10), "the gate was never opened"
-            assert threading.current_thread() is not threading.main_thread()
-            if name == "append_action" and (args[0], args[1]) in self.fail:
-                raise RuntimeError("disk on fire")
-            return attr(*args)
-        return write
 
 
 def gated_room(target, open_gate: bool = False):

@@ -69,13 +69,9 @@ STATUS_ROOM = W - SEATS_AT - SEATS
 
 
 def row_line(row: LobbyRow) -> str:
-    """One table's line in an English listing (80 columns). Who watches is never cut:
-    the status is said shorter first, and where that is not enough the seats' names
-    give up the cells still wanting (that row's status then starts before the
-    column)."""
-    n = row["spectators"]
-    tail = status_with(EN, row, STATUS_ROOM, f" · {n} watching" if n else "")
-    seats = SEATS - max(0, cell_len(tail) - STATUS_ROOM)
+    """One table's line in an English listing (80 columns). Who watches is never cut
+    (``fitted_status``): that row's status may then start before the column."""
+    seats, tail = fitted_status(EN, row, SEATS, STATUS_ROOM)
     line = (f" {row['id']:>3}  {title(row['game'])[:18]:<19}"
             f"{said_length(EN, row['game'], row['length'], row.get('ranked')):<9}"
             f"{', '.join(said_seats_in(EN, row, seats - 1)):<{seats}}{tail}")
@@ -84,15 +80,43 @@ def row_line(row: LobbyRow) -> str:
     return line
 
 
-def status_with(speech: Speech, row: LobbyRow, room: int, after: str = "") -> str:
-    """The status, a practice table's mark after it, and ``after`` (who watches) after
-    that: the status said shorter where all would not hold in ``room`` (the mark and
-    ``after`` are never left out: issue 29)."""
-    status = said_status(speech, row)
+def seats_floor(speech: Speech, row: LobbyRow, seats: int, names: int, sep: str) -> int:
+    """The fewest cells (a blank one after them) in which the seats still list
+    ``names`` of their names whole, the rest folded ("amira, bassem, +2"), or as many
+    as ``seats`` cells list (none where not even the first name holds)."""
+    def listed(cells: int) -> int:      # names said whole in ``cells``, not "+N (bots)"
+        said = said_seats_in(speech, row, cells - 1, sep)
+        return -1 if cell_len(sep.join(said)) >= cells else \
+            sum(not name.startswith("+") for name in said)
+    want = min(names, listed(seats))
+    return next((cells for cells in range(2, seats) if listed(cells) >= want), seats)
+
+
+def fitted_status(speech: Speech, row: LobbyRow, seats: int, room: int,
+                  sep: str = ", ") -> tuple[int, str]:
+    """A row's seats' cells and its status (with the practice mark and who watches,
+    never left out: issue 29) after them, where the seats have ``seats`` cells and
+    the status ``room``. The status is said shorter first; then the seats' names give
+    up cells, but never below two names listed ("amira, bassem, +2"): the watcher
+    words are said shorter first ("3 watch"), then the round ("12/18"); only then
+    down to the first name and the fold ("amira, +3"), and below that last."""
+    n = row["spectators"]
+    watching, watch = (" · " + said.format(n=n) if n else "" for said in (
+        speech.ngettext("{n} watching", "{n} watching", n),
+        speech.ngettext("{n} watch", "{n} watch", n)))
     mark = " · " + speech._("practice") if row.get("practice") else ""
-    if cell_len(status + mark + after) > room:
-        status = said_status(speech, row, short=True)
-    return status + mark + after
+    long, short, compact = (said_status(speech, row, short=s, compact=c)
+                            for s, c in ((False, False), (True, False), (True, True)))
+    shorter = [(short, watching), (short, watch), (compact, watch)]
+    for floor, forms in [(seats, [(long, watching), (short, watching)]),
+                         (seats_floor(speech, row, seats, 2, sep), shorter),
+                         (seats_floor(speech, row, seats, 1, sep), shorter)]:
+        for status, after in forms:
+            tail = status + mark + after
+            cells = seats - max(0, cell_len(tail) - room)
+            if cells >= floor:
+                return cells, tail
+    return cells, tail                  # the shortest, the names as they then hold
 
 
 # The columns' words, in the player's language (the English listing too).
@@ -137,9 +161,11 @@ def said_seats_in(speech: Speech, summary: LobbyRow, width: int,
                         sep)
 
 
-def said_status(speech: Speech, summary: LobbyRow, short: bool = False) -> str:
+def said_status(speech: Speech, summary: LobbyRow, short: bool = False,
+                compact: bool = False) -> str:
     """The table's status; ``short``: without its first word, where a mark after it
-    needs the room."""
+    needs the room; ``compact`` (with ``short``): a match's round as "12/18", where
+    who watches needs the room still."""
     if summary["status"] == "waiting":
         free = sum(1 for s in summary["seats"] if s["kind"] == "empty")
         if short:
@@ -149,6 +175,8 @@ def said_status(speech: Speech, summary: LobbyRow, short: bool = False) -> str:
         return speech._("finished")
     r, rr = summary.get("round"), summary.get("rounds")
     if rr:
+        if short and compact:
+            return speech._("{r}/{rounds}").format(r=r, rounds=rr)
         if short:
             return speech._("{r} of {rounds}").format(r=r, rounds=rr)
         return speech._("round {r} of {rounds}").format(r=r, rounds=rr)
@@ -164,15 +192,11 @@ ROW_COLUMNS = (5, 17, 10, 26)
 def said_row(speech: Speech, row: LobbyRow) -> Text:
     """One table's line in an Arabic listing: the same columns, from the right."""
     # every row's status in one column, as in English (a practice table's mark after it,
-    # and who watches, never left out: the status said shorter, then the seats narrower)
-    seats = ROW_COLUMNS[3]
-    room = W - sum(ROW_COLUMNS[:3]) - seats
-    n = row["spectators"]
-    watching = " · " + speech.ngettext("{n} watching", "{n} watching", n).format(n=n) \
-        if n else ""
-    status = status_with(speech, row, room - 1, watching)   # a column's last cell blank
-    over = max(0, cell_len(status) - (room - 1))
-    seats, room = seats - over, room + over
+    # and who watches, never left out: ``fitted_status`` says how, and the seats' cells)
+    room = W - sum(ROW_COLUMNS)
+    seats, status = fitted_status(speech, row, ROW_COLUMNS[3], room - 1,  # a column's
+                                  "، ")                                  # last cell blank
+    room += ROW_COLUMNS[3] - seats
     if row["private"]:                 # only where 80 columns hold it
         extra = speech._("private")
         if len(status) + 3 + len(extra) < room:
