@@ -147,9 +147,18 @@ class JsonSession(Session):
     def seat_granted(self, table: Table, seat: int) -> None:
         self.send(self._joined(table, seat))
 
+    def _hear_from_now(self, table: Table) -> None:
+        """Every line said at ``table`` from now on is this session's to hear: counted
+        from here, not from the first change it is told of, which may come with lines
+        said since (a driver's members are told once the frame is written, and a join,
+        a line and a move can share one frame: the first line after a join was lost)."""
+        if self._chat_at is None or self._chat_at[0] is not table:
+            self._chat_at = (table, table.chat_said)
+
     def _joined(self, table: Table, seat: int) -> dict:
         """``joined``: ``"practice": true`` at a practice table (hints there), an
         event's and board's number at an event's board."""
+        self._hear_from_now(table)
         reply: dict = {"type": "joined", "table": table.id, "seat": seat}
         if table.practice:
             reply["practice"] = True
@@ -408,6 +417,7 @@ class JsonSession(Session):
         table = self.registry.get(msg.get("table"), self)
         self.registry.check_code(self, table, msg.get("code"))
         table.watch(self)
+        self._hear_from_now(table)
         self.send({"type": "watching", "table": table.id})
         self.push_view()
 

@@ -709,3 +709,24 @@ async def test_a_replaced_drivers_event_is_left_to_the_store():
     ghost = {"seq": 5, "kind": "chat", "driver": "p1", "epoch": 1, "version": 9,
              "lines": [["x", "never said"]], "said": 1}
     assert not rt.apply_events([ghost]) and rt.seq == 4 and not rt.table.chat
+
+
+async def test_a_line_said_before_a_program_is_first_told_of_its_table_is_heard():
+    """A driver's members are told once the frame is written, so a join, a line said
+    and a move can reach a program as one change, a state: the lines since it sat are
+    its to hear, not only those after that first change (the first line after a
+    join was lost; a cluster test saw it under load)."""
+    from engine.room.table import TableChange
+    from server.jsonapi import JsonSession
+    _, _, alice, table = watched_from_elsewhere()
+    sent: list[dict] = []
+    prog = JsonSession.__new__(JsonSession)
+    prog.send = sent.append
+    prog.name, prog.ident, prog.guest, prog.ignoring = "bob", "key:b:bob", False, set()
+    prog.table, prog.seat, prog._chat_at, prog._board_over = table, 1, None, None
+    prog.push_view = lambda view=None: None
+    prog.seat_granted(table, 1)           # "joined"; nothing told of the table yet
+    table.say(alice, "hello")             # said, told to bob only with the next frame
+    prog.table_changed(TableChange(table, "state"))
+    chat = [(m["from"], m["text"]) for m in sent if m.get("type") == "chat"]
+    assert chat == [("alice", "hello")], sent
