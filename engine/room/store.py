@@ -61,9 +61,14 @@ def held_before(info: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
     pairs = info.get("before")
     if not isinstance(pairs, list):
         return ()
-    return tuple((r, label) for r, label in (p for p in pairs if isinstance(p, list)
-                                             and len(p) == 2)
-                 if isinstance(r, int) and not isinstance(r, bool) and isinstance(label, str))
+    # a row another process wrote is read as any input: the last HELD_BEFORE, labels cut
+    return tuple((r, label[:LABEL_MAX]) for r, label in (
+        p for p in pairs[-HELD_BEFORE:] if isinstance(p, list) and len(p) == 2)
+        if isinstance(r, int) and not isinstance(r, bool) and isinstance(label, str))
+
+
+HELD_BEFORE = 64        # earlier holders a seat remembers (a summary names a round's)
+LABEL_MAX = 40
 
 
 class TableSettings(TypedDict):
