@@ -216,6 +216,41 @@ async def serve(settings) -> None:
     server, room, host_key = await start_server(config, host, port)
     if port == 0:                       # the port the system chose, as it may be reached
         port = server.sockets[0].getsockname()[1]
+    # Before anything says the room listens: a SIGTERM sent on reading the banner
+    # found Python's default still in place and killed the room at once (-15).
+    loop = asyncio.get_running_loop()
+    interrupts = 0
+
+    def terminate() -> None:            # SIGTERM: a clean restart
+        room.start_drain()
+
+    def interrupt() -> None:            # SIGINT: a clean restart; twice: at once
+        nonlocal interrupts
+        interrupts += 1
+        if interrupts > 1:
+            log.warning("stopping at once (a second SIGINT)", extra={"event": "stop"})
+            room.stop_now()
+        else:
+            room.start_drain()
+
+    def hang_up() -> None:              # SIGHUP: the configuration file and host keys again
+        from .config import ConfigError
+        try:
+            room.reload_host_keys()
+        except (OSError, ValueError) as e:
+            log.error("host keys not read again (the old ones are served): %s", e,
+                      extra={"event": "reload"})
+        try:
+            room.reload()
+        except ConfigError as e:
+            log.error("not reloaded (nothing changed): %s", e, extra={"event": "reload"})
+
+    for sig, handler in ((signal.SIGTERM, terminate), (signal.SIGINT, interrupt),
+                         (signal.SIGHUP, hang_up)):
+        try:
+            loop.add_signal_handler(sig, handler)
+        except (NotImplementedError, RuntimeError, AttributeError):
+            pass
     fp = host_key.get_fingerprint("sha256")
     elapsed = time.monotonic() - t0
     port_arg = "" if port == 22 else f"-p {port} "
@@ -255,39 +290,6 @@ async def serve(settings) -> None:
         banner.say(f"Metrics: http://{f'[{mhost}]' if ':' in mhost else mhost}:"
                    f"{room.metrics.port}/metrics")
     sys.stdout.flush()
-    loop = asyncio.get_running_loop()
-    interrupts = 0
-
-    def terminate() -> None:            # SIGTERM: a clean restart
-        room.start_drain()
-
-    def interrupt() -> None:            # SIGINT: a clean restart; twice: at once
-        nonlocal interrupts
-        interrupts += 1
-        if interrupts > 1:
-            log.warning("stopping at once (a second SIGINT)", extra={"event": "stop"})
-            room.stop_now()
-        else:
-            room.start_drain()
-
-    def hang_up() -> None:              # SIGHUP: the configuration file and host keys again
-        from .config import ConfigError
-        try:
-            room.reload_host_keys()
-        except (OSError, ValueError) as e:
-            log.error("host keys not read again (the old ones are served): %s", e,
-                      extra={"event": "reload"})
-        try:
-            room.reload()
-        except ConfigError as e:
-            log.error("not reloaded (nothing changed): %s", e, extra={"event": "reload"})
-
-    for sig, handler in ((signal.SIGTERM, terminate), (signal.SIGINT, interrupt),
-                         (signal.SIGHUP, hang_up)):
-        try:
-            loop.add_signal_handler(sig, handler)
-        except (NotImplementedError, RuntimeError, AttributeError):
-            pass
     from . import runtime
     runtime.tune_gc()
     gc_task = asyncio.create_task(runtime.gc_task())
