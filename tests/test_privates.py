@@ -11,6 +11,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "server", "tui")
 # Framework privates behind their named shims, each checked by test_textual_compat.py.
@@ -44,6 +46,7 @@ def defined_here(tree: ast.AST) -> set[str]:
     return {n for n in out if n.startswith("_") and not n.startswith("__")}
 
 
+@pytest.mark.slow      # a scan of every module (3 s): the full suite (the fast tier's 90 s)
 def test_no_module_reaches_another_modules_privates():
     # "_": the translation function screens and messages are given (gettext's name).
     allowed = registered_privates() | {"_", "_replace", "_asdict", "_fields", "_exit"}

@@ -820,6 +820,7 @@ def test_a_hints_bid_is_the_strong_players(tmp_path):
         assert got["next_best"] is None or got["next_best"]["action"] != got["action"]
 
 
+@pytest.mark.slow      # five auctions by rollouts (2.3 s): the full suite (the fast tier's 90 s)
 def test_five_clubs_beside_two_low_hearts_bid_clubs_or_pass_whatever_was_bid():
     """Issue 46: ♠A2 ♥74 ♦KJ73 ♣AQ764 after another seat's opening bid (none, 4♠, 4NT,
     5♣, 5♦): the strong player's answer, and so the hint's, is a bid in clubs or a

@@ -920,6 +920,7 @@ def asyncssh_violations(rel: str, tree: ast.Module) -> Iterator[str]:
             yield f"{rel}:{line}: looks up {name!r} on {ast.unparse(obj)}"
 
 
+@pytest.mark.slow      # a scan of every module (2.6 s): the full suite (the fast tier's 90 s)
 def test_no_private_asyncssh_use_elsewhere() -> None:
     problems: list[str] = []
     for rel in scanned_files():
