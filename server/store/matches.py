@@ -124,16 +124,8 @@ class MatchRows(RecordRows):
         if self.db.info.transaction_status in (status.INTRANS, status.INERROR):
             yield
             return
-        self._x("BEGIN")
-        try:
+        with self._tx():
             yield
-        except BaseException:
-            try:
-                self.db.execute("ROLLBACK")
-            except self._errors:
-                pass
-            raise
-        self._x("COMMIT")
 
     def _append_fenced(self, match_id: int, seq: int, seat: int, text: str,
                        epoch: int | None) -> None:
