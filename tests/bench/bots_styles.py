@@ -348,27 +348,21 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
         bidding.EST_FIT = False
     bots.SAMPLES = samples
     import os
-    if os.environ.get("DECLARE_GATE"):          # tuning only: declaring.GATE
-        from engine.bots import declaring
-        declaring.GATE = float(os.environ["DECLARE_GATE"])
-    if os.environ.get("DECLARE_EV_GAMES") is not None:   # which games roll numbers out
-        from engine.bots import bidding
-        bidding.DECLARE_EV_GAMES = tuple(g for g in os.environ["DECLARE_EV_GAMES"].split(",") if g)
-    if os.environ.get("BID_GATE"):              # tuning only: contract.GATE
-        from engine.bots import contract
-        contract.GATE = float(os.environ["BID_GATE"])
-    if os.environ.get("DASH_EV_GAMES") is not None:  # which games roll the dash answer out
-        from engine.bots import bidding
-        bidding.DASH_EV_GAMES = tuple(g for g in os.environ["DASH_EV_GAMES"].split(",") if g)
-    if os.environ.get("BID_EV_GAMES") is not None:   # which games roll bids and calls out
-        from engine.bots import bidding
-        bidding.BID_EV_GAMES = tuple(g for g in os.environ["BID_EV_GAMES"].split(",") if g)
-    if os.environ.get("EST_FIT_GAMES") is not None:  # which games declare by the fitted curve
-        from engine.bots import bidding
-        bidding.EST_FIT_GAMES = tuple(g for g in os.environ["EST_FIT_GAMES"].split(",") if g)
-    if os.environ.get("DECLARE_OVER"):          # tuning only: declaring.OVER_CREDIT
-        from engine.bots import declaring
-        declaring.OVER_CREDIT = float(os.environ["DECLARE_OVER"])
+
+    from engine.bots import bidding, contract, declaring
+    # Which games weigh their numbers which way, from the environment (a before/after
+    # pair: the same command, one variable empty): DECLARE_EV_GAMES (declarations rolled
+    # out), BID_EV_GAMES (bids and calls), DASH_EV_GAMES (the dash answer),
+    # EST_FIT_GAMES (declarations by the fitted curve); games comma-separated.
+    for name in ("DECLARE_EV_GAMES", "BID_EV_GAMES", "DASH_EV_GAMES", "EST_FIT_GAMES"):
+        if os.environ.get(name) is not None:
+            setattr(bidding, name, tuple(g for g in os.environ[name].split(",") if g))
+    # tuning only: the gates and the over credit
+    for name, module, attr in (("DECLARE_GATE", declaring, "GATE"),
+                               ("BID_GATE", contract, "GATE"),
+                               ("DECLARE_OVER", declaring, "OVER_CREDIT")):
+        if os.environ.get(name):
+            setattr(module, attr, float(os.environ[name]))
     if oracle:
         _see_every_card()
 
