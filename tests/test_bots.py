@@ -288,11 +288,64 @@ def test_strong_declares_under_the_count():
 # ---- Tarneeb 41: the declaration by the hand's expected points (issue 46) -------------
 
 def test_played_chance_of_the_declarations_to_come():
-    from engine.bots.bidding import TAR_LATER, _played
-    assert _played(0, 0) == 1.0 and _played(1, 0) == 0.0
-    assert _played(2, 1) == pytest.approx(1.0)            # T-12: 2 at least
-    assert _played(3, 1) == pytest.approx(1 - TAR_LATER[0] / sum(TAR_LATER))
-    assert _played(9, 3) < _played(8, 3) < _played(7, 3) < 1.0
+    from engine.bots.bidding import TAR_LATER, _played, _shares
+    prior = _shares([], 1)
+    assert _played(0, ()) == 1.0 and _played(1, ()) == 0.0
+    assert _played(2, (prior,)) == pytest.approx(1.0)      # T-12: 2 at least
+    assert _played(3, (prior,)) == pytest.approx(1 - TAR_LATER[0] / sum(TAR_LATER), abs=1e-3)
+    three = (prior,) * 3
+    assert _played(9, three) < _played(8, three) < _played(7, three) < 1.0
+
+
+@pytest.fixture
+def reading_tarneeb_table(monkeypatch):
+    """``bidding.TAR_READ`` on (off in play: measured no gain, docs/bots.md)."""
+    from engine.bots import bidding
+    monkeypatch.setattr(bidding, "TAR_READ", True)
+
+
+def test_a_later_seat_is_read_from_its_declarations_in_this_match(reading_tarneeb_table):
+    """A seat that has declared 2 every hand is taken to declare low again: the hand is
+    less likely to be played than the logged shares say, and more after a seat that
+    declared 5s; the other seats' numbers and malformed records change nothing."""
+    from engine.bots import bidding
+    low = [{"declarations": [2, 2, 6, 3]} for _ in range(8)]
+    high = [{"declarations": [5, 2, 6, 3]} for _ in range(8)]
+    prior = bidding._shares([], 0)
+    assert bidding._shares(low, 0)[0] > 0.8 > prior[0]
+    assert bidding._shares(high, 0)[3] > 0.6
+    assert bidding._played(4, (bidding._shares(low, 0),)) < bidding._played(4, (prior,)) \
+        < bidding._played(4, (bidding._shares(high, 0),))
+    junk = [{"declarations": [99, "x", None]}, {"declarations": None}, {"void": True},
+            {"declarations": [-1, 1, 14, 3]}]
+    assert bidding._shares(junk, 0) == prior
+    bidding.TAR_READ = False                   # as in play (the fixture restores it)
+    assert bidding._shares(low, 0) == prior
+
+
+def test_strong_tarneeb_declares_up_at_a_table_that_declares_low(reading_tarneeb_table):
+    """The first declarer's number, the same hands, at a table whose three other seats
+    declared 2 in every earlier hand against one that declared its share: reading the
+    table moves some declarations up (the hand is void unless someone brings 11) and
+    none down; off (as in play), those same views are answered as if unread."""
+    from engine.bots import bidding
+    moved = []
+    for seed in range(40):
+        m = new_match("tarneeb41", seed=seed)
+        v = m.view(m.to_act)
+        seat = v["seat"]
+        fresh = bots.choose(v, "strong", rng=random.Random(seed))["n"]
+        low = dict(v)
+        low["history"] = [{"declarations": [2 if s != seat else 3 for s in range(4)]}
+                          for _ in range(10)]
+        read = bots.choose(low, "strong", rng=random.Random(seed))["n"]
+        assert read >= fresh, (seed, fresh, read)
+        if read > fresh:
+            moved.append((low, fresh))
+    assert len(moved) >= 5, len(moved)
+    bidding.TAR_READ = False
+    for low, fresh in moved:
+        assert bots.choose(low, "strong", rng=random.Random(0))["n"] == fresh
 
 
 def test_strong_tarneeb_declares_so_the_hand_is_played():

@@ -357,10 +357,15 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     for name in ("DECLARE_EV_GAMES", "BID_EV_GAMES", "DASH_EV_GAMES", "EST_FIT_GAMES"):
         if os.environ.get(name) is not None:
             setattr(bidding, name, tuple(g for g in os.environ[name].split(",") if g))
-    # tuning only: the gates and the over credit
+    # Tarneeb: TAR_READ=1 reads each later seat's declarations (off in play)
+    if os.environ.get("TAR_READ"):
+        bidding.TAR_READ = os.environ["TAR_READ"] == "1"
+    # tuning only: the gates, the over credit, and how many hands of logged shares a
+    # Tarneeb seat's own declarations are read against
     for name, module, attr in (("DECLARE_GATE", declaring, "GATE"),
                                ("BID_GATE", contract, "GATE"),
-                               ("DECLARE_OVER", declaring, "OVER_CREDIT")):
+                               ("DECLARE_OVER", declaring, "OVER_CREDIT"),
+                               ("TAR_PRIOR", bidding, "TAR_PRIOR")):
         if os.environ.get(name):
             setattr(module, attr, float(os.environ[name]))
     if oracle:
