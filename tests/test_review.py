@@ -259,7 +259,7 @@ def test_a_strong_players_round_gets_few_marks():
         s = m.to_act
         v = m.view(s)
         if s == 0 and len(v["legal"]) > 1:
-            a = hint(m.to_dict(), 0, samples=24)["action"]
+            a = hint(m.to_dict(), 0, samples=24, min_samples=16, max_samples=48)["action"]
         else:
             a = bots.choose(v, "normal", rng=rng)
         m.apply(s, a)
@@ -267,6 +267,35 @@ def test_a_strong_players_round_gets_few_marks():
     marked = [d for d in r.decisions if d.mark]
     assert len(marked) <= 2, [d.to_dict() for d in marked]
     assert not any(d.mark == "blunder" for d in marked)
+
+
+@pytest.mark.parametrize("game", ["estimation", "tarneeb41"])
+def test_a_hinted_card_played_is_the_reviews_best(game):
+    """A player who plays every hinted card finds none of those cards marked, nor
+    another suggested, in the review of the round at the same bounds: the hint judges
+    a card as the review judges it (the same samples). Before, the hint took the best
+    of its own 48 samples and the review, on more, could call that card a mistake."""
+    for seed in (3, 4):
+        m = new_match(game, seed=seed)
+        rng = random.Random(seed)
+        hinted = set()
+        while not m.history:
+            s = m.to_act
+            v = m.view(s)
+            if s == 0 and v["phase"] == "play" and len(v["legal"]) > 1:
+                h = hint(m.to_dict(), 0, min_samples=16, max_samples=64)
+                a = h["action"]
+                assert a in v["legal"]
+                assert h["next_best"] is None or h["next_best"]["ev"] <= h["ev"]
+                hinted.add(len(m.log))
+            else:
+                a = bots.choose(v, "easy", rng=rng)
+            m.apply(s, a)
+        r = review_round(m, 1, 0, min_samples=16, max_samples=64, worth_samples=4)
+        cards = [d for d in r.decisions if d.index in hinted]
+        assert len(cards) >= 8
+        for d in cards:
+            assert d.mark is None and d.suggested == d.chosen, d.to_dict()
 
 
 def test_marks_need_the_points_lost_beyond_the_noise():

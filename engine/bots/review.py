@@ -286,55 +286,89 @@ def _run_of(run: dict[int, int], reps: list[int], c: int) -> int:
     return reps.index(rep) if rep in reps else -1
 
 
+class _Cards:
+    """A card decision's candidates and its samples: each row is one deal of the hidden
+    cards with every candidate rolled out on it, drawn ``BATCH`` at a time from ``rng``
+    and kept, so that judging another card reads the same rows (the hint judges until
+    the review would say its card itself: ``hint``)."""
+
+    def __init__(self, v: View, rng: random.Random) -> None:
+        pub = self.pub = Public(v)
+        legal = [CARD_INDEX[a["card"]] for a in v["legal"] if a["type"] == "play"]
+        self.reps = candidates(pub, legal)
+        self.run = runs(pub, legal)
+        allowed = list(range(len(self.reps)))
+        if pub.game == "tarneeb41" and pub.trick and pub.trump >= 0:
+            w = current_winner(pub.trick, pub.trump)
+            if (pub.leader + w) & 3 == pub.seat ^ 2:   # the strong player never trumps it
+                led = pub.trick[0] // 13
+                keep = [i for i, c in enumerate(self.reps)
+                        if c // 13 == led or c // 13 != pub.trump]
+                allowed = keep or allowed
+        self.allowed = allowed
+        self.score = make_scorer(v)
+        self.prefer = _run_of(self.run, self.reps, CARD_INDEX[fast_play(v)])
+        self.sw = _reading(v)
+        self.rng = rng
+        self.rows: list[list[float]] = []
+
+    def index(self, code: str) -> int:
+        """The candidate standing for the card ``code``."""
+        ci = _run_of(self.run, self.reps, CARD_INDEX[code])
+        if ci < 0 and not self.rows:              # cannot happen: the card was legal
+            self.reps.append(CARD_INDEX[code])
+            ci = len(self.reps) - 1
+        return ci
+
+    def _upto(self, n: int) -> list[list[float]]:
+        pub, reps, score = self.pub, self.reps, self.score
+        while len(self.rows) < n:
+            for _ in range(BATCH):
+                hands, modes = deal(pub, self.rng, self.sw)
+                self.rows.append([play_out(pub, hands, c, score, modes, self.rng)
+                                  for c in reps])
+        return self.rows[:n]
+
+    def best_of(self, rows: list[list[float]]) -> int:
+        reps, prefer = self.reps, self.prefer
+        sums = [sum(r[i] for r in rows) for i in range(len(reps))]
+        return max(self.allowed, key=lambda i: (sums[i], i == prefer, -(reps[i] % 13)))
+
+    def judge(self, ci: int, lo: int, hi: int) -> tuple[int, list[list[float]], _Pairs]:
+        """The review of candidate ``ci``: rows are added until the best so far against
+        it is resolved (from ``lo`` rows on) or there are ``hi``; (the best, the rows
+        read, the pairs best − chosen)."""
+        n = 0
+        rows: list[list[float]] = []
+        while n < hi:
+            n += BATCH
+            rows = self._upto(n)
+            if n >= lo:
+                p = _Pairs()
+                b = self.best_of(rows)
+                for r in rows:
+                    p.add(r[b] - r[ci])
+                if p.resolved():
+                    break
+        b = self.best_of(rows)
+        p = _Pairs()
+        for r in rows:
+            p.add(r[b] - r[ci])
+        return b, rows, p
+
+
 def _card_decision(v: View, chosen: PlayAction, rng: random.Random, lo: int, hi: int,
                    dec: Decision) -> None:
-    pub = Public(v)
-    legal = [CARD_INDEX[a["card"]] for a in v["legal"] if a["type"] == "play"]
-    reps = candidates(pub, legal)
-    run = runs(pub, legal)
-    ci = _run_of(run, reps, CARD_INDEX[str(chosen["card"])])
-    if ci < 0:                                    # cannot happen: the card was legal
-        reps.append(CARD_INDEX[str(chosen["card"])])
-        ci = len(reps) - 1
-    allowed = list(range(len(reps)))
-    if pub.game == "tarneeb41" and pub.trick and pub.trump >= 0:
-        w = current_winner(pub.trick, pub.trump)
-        if (pub.leader + w) & 3 == pub.seat ^ 2:   # the strong player never trumps it
-            led = pub.trick[0] // 13
-            keep = [i for i, c in enumerate(reps) if c // 13 == led or c // 13 != pub.trump]
-            allowed = keep or allowed
-    score = make_scorer(v)
-    rows: list[list[float]] = []
-    prefer_code = fast_play(v)
-    prefer = _run_of(run, reps, CARD_INDEX[prefer_code])
-
-    def best_of() -> int:
-        sums = [sum(r[i] for r in rows) for i in range(len(reps))]
-        return max(allowed, key=lambda i: (sums[i], i == prefer, -(reps[i] % 13)))
-
-    sw = _reading(v)
-    while len(rows) < hi:
-        for _ in range(BATCH):
-            hands, modes = deal(pub, rng, sw)
-            row = [play_out(pub, hands, c, score, modes, rng) for c in reps]
-            rows.append(row)
-        if len(rows) >= lo:
-            b = best_of()
-            p = _Pairs()
-            for r in rows:
-                p.add(r[b] - r[ci])
-            if p.resolved():
-                break
-    b = best_of()
+    cards = _Cards(v, rng)
+    ci = cards.index(str(chosen["card"]))
+    b, rows, p = cards.judge(ci, lo, hi)
     n = len(rows)
-    p = _Pairs()
-    for r in rows:
-        p.add(r[b] - r[ci])
     dec.samples = n
     dec.ev_chosen = sum(r[ci] for r in rows) / n
     dec.ev_suggested = sum(r[b] for r in rows) / n
     dec.noise = 0.0 if b == ci else p.se
-    dec.suggested = {"type": "play", "card": str(chosen["card"]) if b == ci else CODES[reps[b]]}
+    dec.suggested = {"type": "play",
+                     "card": str(chosen["card"]) if b == ci else CODES[cards.reps[b]]}
 
 
 NEIGHBOURS = 4           # legal actions next to the strong player's choice weighed with it
@@ -588,10 +622,16 @@ def review_part(record: MatchRecord, round_no: int, seat: int, index: int,
 
 # ---- a hint: the strong player's choice now, against the next best ----------------------
 
-def hint(record: MatchRecord, seat: int, samples: int = 64) -> Hint:
+def hint(record: MatchRecord, seat: int, samples: int = 64,
+         min_samples: int = MIN_SAMPLES, max_samples: int = MAX_SAMPLES) -> Hint:
     """What the strong player would do now for ``seat`` (whose turn it is) and why: its
     expected points against the next best choice's, on the same samples of what the
-    seat sees. ``{"action", "ev", "next_best": {"action", "ev"} | None}``."""
+    seat sees. ``{"action", "ev", "next_best": {"action", "ev"} | None}``.
+
+    A card is the one the review of this decision would call best if it were played
+    (the review's own samples, seed and bounds: ``min_samples``, ``max_samples``, as
+    the room reviews), so a hint followed is never marked; a bid, With, call or number
+    is the strong player's, weighed on ``samples`` samples."""
     from .. import replay
     m = replay(record)
     v = m.view(seat)
@@ -603,18 +643,7 @@ def hint(record: MatchRecord, seat: int, samples: int = 64) -> Hint:
         return {"action": legal[0].copy(), "ev": None, "next_best": None}
     pub = Public(v)
     if v["phase"] == "play":
-        plays = [CARD_INDEX[str(a.get("card"))] for a in legal]
-        reps = candidates(pub, plays)
-        score = make_scorer(v)
-        sums = [0.0] * len(reps)
-        sw = _reading(v)
-        for _ in range(samples):
-            hands, modes = deal(pub, rng, sw)
-            for k, c in enumerate(reps):
-                sums[k] += play_out(pub, hands, c, score, modes, rng)
-        options: list[tuple[Action, float]] = [
-            ({"type": "play", "card": CODES[c]}, sums[k] / samples)
-                   for k, c in enumerate(reps)]
+        return _card_hint(v, rng, max(2, min(min_samples, max_samples)), max_samples)
     else:
         strong = _strong(v, seed_for(m.seed, m.rounds_done + 1, seat, len(m.log)))
         acts = bid_candidates(legal, strong)
@@ -639,11 +668,30 @@ def hint(record: MatchRecord, seat: int, samples: int = 64) -> Hint:
         return {"action": top, "ev": round(ev, 2),
                 "next_best": None if nxt is None else {"action": nxt[0],
                                                        "ev": round(nxt[1], 2)}}
-    options.sort(key=lambda o: -o[1])
-    top, ev = options[0]
-    nxt = options[1] if len(options) > 1 else None
-    return {"action": top, "ev": round(ev, 2),
-            "next_best": None if nxt is None else {"action": nxt[0], "ev": round(nxt[1], 2)}}
+
+
+def _card_hint(v: View, rng: random.Random, lo: int, hi: int) -> Hint:
+    """The card the review would leave unmarked and call best: judged as the review
+    judges a played card (``_Cards.judge``, the same rows), starting from the fast
+    player's card and moving to the review's suggestion until the review of a card
+    suggests that card. Each move stops at fewer rows than the one before (the rows
+    are shared and the move's own card was best where it stopped), so it ends."""
+    cards = _Cards(v, rng)
+    c = cards.prefer if cards.prefer in cards.allowed else cards.allowed[0]
+    rows: list[list[float]] = []
+    for _ in range(len(cards.reps) + 1):
+        b, rows, _p = cards.judge(c, lo, hi)
+        if b == c:
+            break
+        c = b
+    n = len(rows)
+    sums = [sum(r[i] for r in rows) / n for i in range(len(cards.reps))]
+    others = [i for i in cards.allowed if i != c]
+    nxt = max(others, key=lambda i: sums[i]) if others else None
+    return {"action": {"type": "play", "card": CODES[cards.reps[c]]}, "ev": round(sums[c], 2),
+            "next_best": None if nxt is None else {
+                "action": {"type": "play", "card": CODES[cards.reps[nxt]]},
+                "ev": round(sums[nxt], 2)}}
 
 
 def review_record(record: MatchRecord, round_no: int, seat: int,

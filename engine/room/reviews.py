@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from .store import Records, StoredMatch
     from .table import Table
 
-# Samples per decision (tests make them few); hint samples per choice.
+# Samples per decision (tests make them few); hint samples per bid (a hinted card is
+# judged on the review's bounds, so that the review never marks a hint followed).
 SAMPLES = {"min": MIN_SAMPLES, "max": MAX_SAMPLES, "hint": 48}
 CACHE = 256             # reviews kept in memory
 
@@ -255,7 +256,8 @@ def hint_for(table: Table, member: Member) -> asyncio.Future[Hint]:
         now = table.match
         return now is not m or (now is not None and len(now.log) != asked_at)
     fut = bots.scheduler().submit(Work.HINT, member.ident, hint, record, member.seat,
-                                  SAMPLES["hint"], stale=moved_on if m is not None else None)
+                                  SAMPLES["hint"], SAMPLES["min"], SAMPLES["max"],
+                                  stale=moved_on if m is not None else None)
 
     async def reply() -> Hint:
         try:
