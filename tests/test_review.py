@@ -882,3 +882,27 @@ def test_five_clubs_beside_two_low_hearts_bid_clubs_or_pass_whatever_was_bid():
             assert a["type"] == "pass" or a.get("suit") == "C", (opening, a)
         h = hint(m.to_dict(), 0, 16)["action"]
         assert h["type"] == "pass" or h.get("suit") == "C", (opening, h)
+
+
+def _at_the_last_declaration(seed: int, before: int):
+    """A Tarneeb match at its first hand's last declaration, the three before it
+    declaring ``before`` each (T-12: any of 2..13)."""
+    m = new_match("tarneeb41", seed=seed)
+    for _ in range(3):
+        m.apply(m.to_act, {"type": "declare", "n": before})
+    return m, m.to_act
+
+
+def test_a_tarneeb_hint_that_voids_the_hand_says_so():
+    """The last to declare after three 2s: 4 or less voids the hand (T-13). A hint that
+    declares so carries ``void`` (the screen says the hand is then void); after three
+    4s no number voids it and no hint says so."""
+    voided = 0
+    for seed in range(12):
+        m, seat = _at_the_last_declaration(seed, 2)
+        h = hint(m.to_dict(), seat, samples=8)
+        assert h.get("void", False) == (6 + h["action"]["n"] < 11), h
+        voided += bool(h.get("void"))
+    assert voided >= 1
+    m, seat = _at_the_last_declaration(0, 4)
+    assert "void" not in hint(m.to_dict(), seat, samples=8)

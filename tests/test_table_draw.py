@@ -699,6 +699,31 @@ def test_a_long_hint_is_shown_whole_at_every_size(language, size):
         assert rows[13:] == before[13:], (rows, before)
 
 
+@pytest.mark.parametrize("language", ["en", "ar"])
+def test_a_tarneeb_hint_that_voids_the_hand_says_so_in_its_line(language):
+    """A hint whose declaration leaves the four under 11 (``void``, T-13) says the hand
+    is then void, in both languages; one that does not, does not."""
+    from types import SimpleNamespace
+
+    from tui.i18n import Speech
+    from tui.screens.table import Hints
+
+    speech = Speech(language, "logical")
+    hints = Hints(SimpleNamespace(_=speech._))    # type: ignore[arg-type]
+    hints.move_words = lambda action: draw.move_words(speech, Look(language=language),
+                                                      action)  # type: ignore[method-assign]
+    two = {"type": "declare", "n": 2}
+    five = {"type": "declare", "n": 5}
+    said = hints.line({"action": two, "ev": 0.0, "void": True,
+                       "next_best": {"action": five, "ev": -3.2}})
+    plain = hints.line({"action": two, "ev": 0.0, "next_best": {"action": five, "ev": -3.2}})
+    void = speech._("{move} (the hand is then void: declarations under 11)")
+    assert void.split("{move}")[1] in said and "11" in said, said
+    assert "11" not in plain and said != plain
+    if language == "ar":
+        assert void != "{move} (the hand is then void: declarations under 11)"
+
+
 def test_a_shaped_arabic_line_too_long_loses_its_end_not_its_start():
     """Cut in reading order (issue 29): the round's line keeps the player's own score
     (the start of its left-to-right run), the replay's title keeps "Replay" and the

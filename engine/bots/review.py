@@ -121,6 +121,7 @@ class Hint(TypedDict):
     action: Action
     ev: float | None
     next_best: HintChoice | None
+    void: NotRequired[bool]     # Tarneeb: the last declaration leaves the total under 11 (T-13)
 
 
 @dataclass
@@ -665,9 +666,26 @@ def hint(record: MatchRecord, seat: int, samples: int = 64,
         # the strong player weighed it on its own samples and did not choose it).
         rest = sorted((o for o in options[1:] if o[1] <= ev), key=lambda o: -o[1])
         nxt = rest[0] if rest else None
-        return {"action": top, "ev": round(ev, 2),
-                "next_best": None if nxt is None else {"action": nxt[0],
-                                                       "ev": round(nxt[1], 2)}}
+        out: Hint = {"action": top, "ev": round(ev, 2),
+                     "next_best": None if nxt is None else {"action": nxt[0],
+                                                            "ev": round(nxt[1], 2)}}
+        if _voids(v, top):
+            out["void"] = True
+        return out
+
+
+def _voids(v: View, action: Action) -> bool:
+    """Does this Tarneeb declaration, the hand's last, leave the four under 11 (T-13:
+    the hand is void and dealt again)? A hint that chooses it says so."""
+    if v["game"] != "tarneeb41" or action.get("type") != "declare":
+        return False
+    decl = v["declarations"]
+    seat = v["seat"]
+    if any(d is None for s, d in enumerate(decl) if s != seat):
+        return False
+    n = action.get("n")
+    others = sum(d or 0 for s, d in enumerate(decl) if s != seat)
+    return isinstance(n, int) and others + n < 11
 
 
 def _card_hint(v: View, rng: random.Random, lo: int, hi: int) -> Hint:

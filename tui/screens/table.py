@@ -619,6 +619,11 @@ class Hints:
         words = self.move_words(h["action"])
         if h.get("ev") is None:
             return _("Hint: {move} (the only choice)").format(move=words)
+        if h.get("void"):
+            # T-13: a last declaration that leaves the four under 11 voids the hand;
+            # the hint chose it (the hand is worth less played), and says why.
+            words = _("{move} (the hand is then void: declarations under 11)").format(
+                move=words)
         nxt = h.get("next_best")
         if nxt is None:
             return _("Hint: {move}, {ev} points expected").format(move=words,
