@@ -54,7 +54,8 @@ JSON_RATE, JSON_BURST = 200.0, 400.0
 OP_COST = {"tables": 10, "profile": 10, "leaderboard": 10, "create": 20, "join": 5,
            "watch": 5, "fill": 5, "command": 5, "events": 10, "enter": 10,
            "standings": 10, "board": 10, "create_event": 20,
-           # Thinking (issue 40): a hint is ~0.5 s of a worker, a review's round several
+           # Thinking (issue 40): a hint is up to ~0.8 s of a worker (a card: judged as
+           # the review judges it, 128 to 512 samples; ~0.1 s mean), a review's round several
            # seconds; at these costs one session asks at most 10 hints or 5 reviews a
            # second sustained (and the scheduler keeps one hint and two reviews of each
            # person waiting: the rest are told "busy").

@@ -299,16 +299,17 @@ def _shares(history: list[RoundRecord], seat: int) -> tuple[float, ...]:
     seat's own declarations in this match so far (void hands too: T-13 declares all
     four), so a table that declares low is read as low within a few hands."""
     z0 = sum(TAR_LATER)
+    if not TAR_READ:
+        return tuple(r / z0 for r in TAR_LATER) + (0.0,) * (12 - len(TAR_LATER))
     w = [TAR_PRIOR * r / z0 for r in TAR_LATER] + [0.0] * (12 - len(TAR_LATER))
-    if TAR_READ:
-        for rec in history:
-            d = rec.get("declarations")
-            if isinstance(d, list) and len(d) == 4:
-                n = d[seat]
-                if isinstance(n, int) and 2 <= n <= 13:
-                    w[n - 2] += 1.0
+    for rec in history:
+        d = rec.get("declarations") if isinstance(rec, dict) else None
+        if isinstance(d, list) and len(d) == 4:
+            n = d[seat]
+            if isinstance(n, int) and 2 <= n <= 13:
+                w[n - 2] += 1.0
     z = sum(w)
-    return tuple(round(x / z, 4) for x in w)         # rounded: a cache key
+    return tuple(x / z for x in w)
 
 
 @lru_cache(maxsize=256)

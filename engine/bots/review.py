@@ -50,9 +50,9 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, TypeVar, cast
 
 from ..match import Match
 from ..types import Action, LoggedAction, MatchRecord, PlayAction, View
@@ -178,6 +178,12 @@ def mark_for(lost: float, noise: float) -> str | None:
         if lost >= threshold:
             return name
     return None
+
+
+def _least(min_samples: int, max_samples: int) -> int:
+    """The samples a decision is weighed on before it may stop: at least two (a
+    standard error), at most the most."""
+    return max(2, min(min_samples, max_samples))
 
 
 def seed_for(match_seed: int, round_no: int, seat: int, index: int) -> int:
@@ -316,7 +322,9 @@ class _Cards:
     def index(self, code: str) -> int:
         """The candidate standing for the card ``code``."""
         ci = _run_of(self.run, self.reps, CARD_INDEX[code])
-        if ci < 0 and not self.rows:              # cannot happen: the card was legal
+        if ci < 0:                                # cannot happen: the card was legal
+            if self.rows:
+                raise ValueError(f"{code} is not a candidate of this decision")
             self.reps.append(CARD_INDEX[code])
             ci = len(self.reps) - 1
         return ci
@@ -336,26 +344,38 @@ class _Cards:
         return max(self.allowed, key=lambda i: (sums[i], i == prefer, -(reps[i] % 13)))
 
     def judge(self, ci: int, lo: int, hi: int) -> tuple[int, list[list[float]], _Pairs]:
-        """The review of candidate ``ci``: rows are added until the best so far against
-        it is resolved (from ``lo`` rows on) or there are ``hi``; (the best, the rows
-        read, the pairs best − chosen)."""
-        n = 0
-        rows: list[list[float]] = []
-        while n < hi:
-            n += BATCH
-            rows = self._upto(n)
-            if n >= lo:
-                p = _Pairs()
-                b = self.best_of(rows)
-                for r in rows:
-                    p.add(r[b] - r[ci])
-                if p.resolved():
-                    break
-        b = self.best_of(rows)
-        p = _Pairs()
-        for r in rows:
-            p.add(r[b] - r[ci])
-        return b, rows, p
+        """The review of candidate ``ci`` on these rows (``_judge``)."""
+        return _judge(self._upto, self.best_of, ci, lo, hi)
+
+
+Row = TypeVar("Row", list[float], list[int])
+
+
+def _judge(upto: Callable[[int], list[Row]], best_of: Callable[[list[Row]], int], ci: int,
+           lo: int, hi: int) -> tuple[int, list[Row], _Pairs]:
+    """One decision's review of its candidate ``ci``: rows (one sample each, every
+    candidate's points: ``upto(n)``, the first ``n``) are added ``BATCH`` at a time
+    until the best so far against ``ci`` is resolved (from ``lo`` rows on; the best
+    being ``ci`` is resolved at once) or there are ``hi``. (The best, the rows read,
+    the pairs best − chosen.)"""
+    n = 0
+    rows: list[Row] = []
+    while n < hi:
+        n += BATCH
+        rows = upto(n)
+        if n >= lo:
+            p = _pairs(rows, best_of(rows), ci)
+            if p.resolved():
+                break
+    b = best_of(rows)
+    return b, rows, _pairs(rows, b, ci)
+
+
+def _pairs(rows: Sequence[Sequence[float]], b: int, ci: int) -> _Pairs:
+    p = _Pairs()
+    for r in rows:
+        p.add(r[b] - r[ci])
+    return p
 
 
 def _card_decision(v: View, chosen: PlayAction, rng: random.Random, lo: int, hi: int,
@@ -424,30 +444,22 @@ def _other_decision(m: Match, v: View, seat: int, chosen: Action,
         acts.append(chosen.copy())
     ci = acts.index(chosen)
     rows: list[list[int]] = []
+    sw = _reading(v)
 
-    def best_of() -> int:
+    def upto(n: int) -> list[list[int]]:
+        while len(rows) < n:
+            rows.append(_bid_row(m, seat, acts, pub, rng, sw, rounds_done))
+        return rows[:n]
+
+    def best_of(rows: list[list[int]]) -> int:
         sums = [sum(r[i] for r in rows) for i in range(len(acts))]
         return max(range(len(acts)), key=lambda i: (sums[i], i == 0, -i))
 
-    sw = _reading(v)
-    while len(rows) < hi:
-        for _ in range(BATCH):
-            rows.append(_bid_row(m, seat, acts, pub, rng, sw, rounds_done))
-        if len(rows) >= lo:
-            b = best_of()
-            p = _Pairs()
-            for r in rows:
-                p.add(r[b] - r[ci])
-            if b == ci or p.resolved():
-                break
-    b = best_of()
-    p = _Pairs()
-    for r in rows:
-        p.add(r[b] - r[ci])
-    n = len(rows)
+    b, read, p = _judge(upto, best_of, ci, lo, hi)
+    n = len(read)
     dec.samples = n
-    dec.ev_chosen = sum(r[ci] for r in rows) / n
-    dec.ev_suggested = sum(r[b] for r in rows) / n
+    dec.ev_chosen = sum(r[ci] for r in read) / n
+    dec.ev_suggested = sum(r[b] for r in read) / n
     dec.noise = 0.0 if b == ci else p.se
     dec.suggested = acts[b].copy()
 
@@ -556,7 +568,7 @@ def review_round(src: Match | MatchRecord, round_no: int, seat: int,
     for s, a in log[:start]:
         _step(m, s, a)
     out = Review(round=round_no, seat=seat, worth=None, declared=None)
-    lo = max(2, min(min_samples, max_samples))
+    lo = _least(min_samples, max_samples)
     for i in range(start, end):
         s, action = log[i]
         if m.phase == "play" and out.worth is None and m.rounds_done + 1 == round_no:
@@ -617,7 +629,7 @@ def review_part(record: MatchRecord, round_no: int, seat: int, index: int,
     action = log[index][1]
     if action["type"] == "leave":
         raise ValueError(f"log place {index} is a leave, not a decision")
-    lo = max(2, min(min_samples, max_samples))
+    lo = _least(min_samples, max_samples)
     return _decision_at(m, index, action, seat, round_no, lo, max_samples).to_dict()
 
 
@@ -642,10 +654,10 @@ def hint(record: MatchRecord, seat: int, samples: int = 64,
     rng = random.Random(seed_for(m.seed, m.rounds_done + 1, seat, len(m.log)))
     if len(legal) == 1:
         return {"action": legal[0].copy(), "ev": None, "next_best": None}
-    pub = Public(v)
     if v["phase"] == "play":
-        return _card_hint(v, rng, max(2, min(min_samples, max_samples)), max_samples)
+        return _card_hint(v, rng, _least(min_samples, max_samples), max_samples)
     else:
+        pub = Public(v)
         strong = _strong(v, seed_for(m.seed, m.rounds_done + 1, seat, len(m.log)))
         acts = bid_candidates(legal, strong)
         rounds_done = m.rounds_done

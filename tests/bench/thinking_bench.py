@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from engine import new_match
 from engine.bots.review import hint
 from engine.bots.worker import think
-from engine.room import bots
+from engine.room import bots, reviews
 from engine.room.thinking import Busy, Work
 
 
@@ -95,7 +95,9 @@ async def scenario(name: str, seconds: float, every: float, flooders: int) -> di
             j += 1
             try:
                 if name == "hints":
-                    fut = think_.submit(Work.HINT, f"p{k}", hint, record, seat, 48)
+                    fut = think_.submit(Work.HINT, f"p{k}", hint, record, seat,
+                                        reviews.SAMPLES["hint"], reviews.SAMPLES["min"],
+                                        reviews.SAMPLES["max"])
                 elif name == "reviews":
                     fut = think_.submit(Work.REVIEW, f"p{k}", hint, record, seat, 128)
                 else:
