@@ -45,14 +45,6 @@ TAR_LATER = (0.520, 0.221, 0.157, 0.065, 0.026, 0.007)
 # rate (``TAR_MADE``) would have to read the table too (docs/bots.md).
 TAR_READ = False
 TAR_PRIOR = 4.0
-# Reading the table by what it lets us take: ``strong`` took 0.21 tricks above its
-# number a played hand against an easy pair (the table ``TAR_MADE`` was fitted at) and
-# 1.17 against a random pair (12 matches each, 20 samples). Its own surplus in this
-# match so far, less that, counted against ``TAR_LEARN_PRIOR`` hands of none, moves its
-# count (``_surplus``).
-TAR_LEARN = True
-TAR_SURPLUS = 0.21
-TAR_LEARN_PRIOR = 4.0
 # Off: ``strong`` declares as ``normal`` does (the before of a paired benchmark).
 TARNEEB_EV = True
 # ``strong``'s Estimation declaration: the hand-count choice, then the numbers near it
@@ -344,25 +336,6 @@ def _played(need: int, seats: tuple[tuple[float, ...], ...]) -> float:
     return sum(q for total, q in _later_totals(seats).items() if total >= need)
 
 
-def _surplus(history: list[RoundRecord], seat: int) -> float:
-    """How many tricks more than usual (``TAR_SURPLUS``) this seat has taken above its
-    number in the match's played hands so far, shrunk toward none by
-    ``TAR_LEARN_PRIOR`` hands: a table that gives tricks away reads as one."""
-    total = 0.0
-    n = 0
-    for rec in history:
-        if not isinstance(rec, dict) or rec.get("void"):
-            continue
-        d, t = rec.get("declarations"), rec.get("tricks_taken")
-        if not (isinstance(d, list) and isinstance(t, list) and len(d) == len(t) == 4):
-            continue
-        nd, nt = d[seat], t[seat]
-        if isinstance(nd, int) and isinstance(nt, int) and 0 <= nd <= 13 and 0 <= nt <= 13:
-            total += nt - nd - TAR_SURPLUS
-            n += 1
-    return total / (n + TAR_LEARN_PRIOR)
-
-
 def tarneeb_declare(v: View, hand: int, level: str, shift: float = 0.0) -> DeclareAction:
     legal = [a["n"] for a in v["legal"] if a["type"] == "declare"]
     trump_code = v["trump"]
@@ -372,10 +345,8 @@ def tarneeb_declare(v: View, hand: int, level: str, shift: float = 0.0) -> Decla
     if level == "easy":
         want = max(2, round(raw))
         return {"type": "declare", "n": min(legal, key=lambda n: (abs(n - want), n))}
-    strong = level == "strong" and TARNEEB_EV
-    if strong and TAR_LEARN:
-        shift += _surplus(v["history"], _seat(v))
     mean = TAR_A * raw + TAR_B + shift
+    strong = level == "strong" and TARNEEB_EV
     if strong:
         at_least = [1.0 / (1.0 + math.exp(-(TAR_MADE[0] + TAR_MADE[1] * (n - raw - shift))))
                     for n in range(14)]

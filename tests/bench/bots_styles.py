@@ -360,8 +360,6 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     # Tarneeb: TAR_READ=1 reads each later seat's declarations (off in play)
     if os.environ.get("TAR_READ"):
         bidding.TAR_READ = os.environ["TAR_READ"] == "1"
-    if os.environ.get("TAR_LEARN"):
-        bidding.TAR_LEARN = os.environ["TAR_LEARN"] == "1"
     # tuning only: the gates, the over credit, and how many hands of logged shares a
     # Tarneeb seat's own declarations are read against
     for name, module, attr in (("DECLARE_GATE", declaring, "GATE"),
