@@ -11,8 +11,9 @@ decisions); the time is the whole ``review_round`` in one process.
 The deeper search, on every decision that is not forced, on other samples (its own
 seeds) and with the same model of the other players as the review:
 - a card: every candidate card on four times the review's samples of that decision;
-- any other decision: the strong player's choice, up to four legal actions next to it
-  and the review's suggestion, on four times the samples.
+- any other decision: the review's suggestion (the strong player's choice, issue 46)
+  and up to four legal actions next to it, on four times the samples: agreement there
+  says how often the rollouts put the strong player's choice first.
 Agreement is the share of decisions whose suggested action the deeper search also
 chooses (a card touching the suggested one counts as the same); where they differ,
 what the suggestion loses is measured by the deeper search (its choice's expected
@@ -35,9 +36,11 @@ from engine import bots, new_match, replay
 from engine.bots.montecarlo import Public, candidates, runs
 from engine.bots.review import (
     Decision,
+    _bid_row,
     _card_decision,
-    _other_decision,
+    _reading,
     _run_of,
+    bid_candidates,
     review_part,
     review_round,
 )
@@ -75,11 +78,18 @@ def deeper(rec: dict, k: int, d: Decision) -> tuple[bool, float]:
         _card_decision(v, d.suggested, random.Random(d.index * 7919 + k), n, n, deep)
         lost = (deep.ev_suggested or 0.0) - (deep.ev_chosen or 0.0)
         return same_card(v, str(deep.suggested["card"]), str(d.suggested["card"])), lost
-    deep = Decision(d.index, d.phase, d.suggested, d.suggested)
-    _other_decision(at, v, 0, d.suggested, dict(bots.choose(v, "strong")),
-                    random.Random(d.index * 7919 + k), n, n, deep)
-    lost = (deep.ev_suggested or 0.0) - (deep.ev_chosen or 0.0)
-    return deep.suggested == d.suggested, lost
+    # The review suggests the strong player's choice (issue 46); the deeper search
+    # weighs it beside its neighbours and says which its rollouts put first.
+    acts = bid_candidates(v["legal"], d.suggested)
+    rng = random.Random(d.index * 7919 + k)
+    sw = _reading(v)
+    sums = [0.0] * len(acts)
+    pub = Public(v)
+    for _ in range(n):
+        for i, x in enumerate(_bid_row(at, 0, acts, pub, rng, sw, at.rounds_done)):
+            sums[i] += x
+    best = max(range(len(acts)), key=lambda i: (sums[i], i == 0, -i))
+    return best == 0, (sums[best] - sums[0]) / n
 
 
 def main() -> None:
