@@ -910,7 +910,7 @@ def test_a_tarneeb_hint_that_voids_the_hand_says_so():
 
 @pytest.mark.parametrize("game", [
     # 4.3 s of auctions: the full suite's (the fast tier's 90 s); the calculator's here
-    pytest.param("estimation", marks=pytest.mark.slow), "estimation-kotshina"])
+    pytest.param("estimation", marks=pytest.mark.slow), "estimation-kotshina", "tarneeb41"])
 def test_a_hinted_bid_or_number_played_is_what_the_review_suggests(game):
     """Issue 46: the hint, the strong player and the review say one thing for a bid,
     With, pass, call, dash answer or declaration. A player who follows every such hint
@@ -937,3 +937,27 @@ def test_a_hinted_bid_or_number_played_is_what_the_review_suggests(game):
                 seen += 1
                 assert d.suggested == d.chosen and d.mark is None, d.to_dict()
     assert seen >= 6, seen
+
+
+@pytest.mark.parametrize(("game", "board"), [
+    ("estimation", {"kind": "fast", "trump": "H", "dealer": 2}),
+    ("estimation-kotshina", {"kind": "fixed", "trump": "S", "dealer": 1}),
+    ("tarneeb41", {"kind": "hand", "trump": None, "dealer": 3})])
+def test_a_duplicate_boards_round_is_reviewed_as_that_board(game, board):
+    """A duplicate event's board is one round of a match built with its board (kind,
+    trump, dealer): its review replays it as that board, as ``engine.replay`` does, and
+    by pieces the same. Before, the review rebuilt a whole match from the record and its
+    log failed on it ("it is not your turn")."""
+    m = new_match(game, seed=5, board=board)
+    rng = random.Random(1)
+    while m.phase != "over":
+        s = m.to_act
+        m.apply(s, bots.choose(m.view(s), "normal", rng=rng))
+    rec = m.to_dict()
+    k = len(m.history)
+    r = review_round(rec, k, 0, min_samples=16, max_samples=32, worth_samples=4)
+    assert r.decisions and r.decisions[-1].phase == "play"
+    assert review_round(m, k, 0, min_samples=16, max_samples=32,
+                        worth_samples=4).to_dict() == r.to_dict()
+    d = r.decisions[0]
+    assert review_part(rec, k, 0, d.index, min_samples=16, max_samples=32) == d.to_dict()

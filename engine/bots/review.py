@@ -513,11 +513,15 @@ def _log(src: Match | MatchRecord) -> list[tuple[int, LoggedAction]]:
 
 
 def _fresh(src: Match | MatchRecord, new_match: Any) -> Match:
+    """The match before its first action, a duplicate event's board as its one round
+    (as ``engine.replay`` builds it: without the board a board's log was replayed as a
+    whole match's, and its review raised)."""
     if isinstance(src, Match):
         deals = [[[CODES[c] for c in hand] for hand in d] for d in src.deals]
-        return new_match(src.game, src.length, src.seed, deals)   # type: ignore[no-any-return]
+        return new_match(src.game, src.length, src.seed, deals,   # type: ignore[no-any-return]
+                         src.board)
     return new_match(src["game"], src.get("length"), src.get("seed") or 0,  # type: ignore[no-any-return]
-                     src.get("deals"))
+                     src.get("deals"), src.get("board"))
 
 
 def _step(m: Match, seat: int, action: LoggedAction) -> None:
@@ -541,9 +545,10 @@ def _decision_at(m: Match, i: int, action: Action, seat: int, round_no: int,
     if action["type"] == "play":        # (the play phase's actions: cards)
         _card_decision(v, action, rng, lo, hi, dec)
     else:
-        # Each sample plays the rest of the bidding for up to six actions: half the
-        # samples at most, so that one piece of a review in the bots' worker stays
-        # near a second (a computer player's decision may be queued behind it).
+        # Each sample plays the rest of the bidding for two actions (the chosen and the
+        # strong player's): half the samples at most keeps one piece of a review in the
+        # bots' worker near a third of a second (a computer player's decision may be
+        # queued behind it).
         strong = _strong(v, seed_for(m.seed, round_no, seat, i))
         _other_decision(m, v, seat, action, strong, rng, lo,
                         max(lo, hi // 2), dec)
