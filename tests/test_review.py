@@ -775,6 +775,36 @@ async def test_the_list_of_decisions_takes_the_rows_that_are_left():
         assert len(rows) == screen.block_rows, (len(rows), screen.block_rows, rows)
 
 
+@pytest.mark.parametrize("language", ["en", "ar"])
+async def test_a_strong_choice_that_scores_no_more_is_drawn_dim_not_as_a_loss(language):
+    """A bid's suggestion is the strong player's own choice (issue 46), which the
+    rollouts may rate no higher than the chosen one: the list then draws it dim, where a
+    choice that lost points draws it cyan."""
+    from reviewshow import open_review
+
+    from engine.room import Registry
+    from tui.app import LammaApp
+    from tui.cards import Look
+
+    app = LammaApp(Registry(bot_pause=3600.0, trick_pause=0.0), "ali", "key:x:ali",
+                   look=Look(language=language, text_mode="logical"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, _rec, body = await open_review(app, pilot, ["ali", "Bot-2", "Bot-3", "Bot-4"])
+        d = next(x for x in body["decisions"] if x["suggested"] != x["chosen"])
+        assert d["ev_suggested"] > d["ev_chosen"]
+        words = screen.action_words(d["suggested"])
+
+        def style_of(decision):
+            row = screen.row(0, decision)
+            at = row.plain.index(words)
+            return {str(span.style) for span in row.spans if span.start <= at < span.end}
+
+        assert "cyan" in style_of(d)
+        better = {**d, "ev_chosen": d["ev_suggested"] + 1.5}
+        better.pop("mark", None)
+        assert "dim" in style_of(better) and "cyan" not in style_of(better)
+
+
 async def test_a_hint_stays_while_pending_and_a_refusal_goes_with_the_position(monkeypatch):
     """Issue 29: a hint stays past the notices' seconds while its decision is pending; a
     refusal ("it is not your turn") goes once the position changes (the turn came)."""

@@ -200,13 +200,21 @@ class ReviewScreen(RecordScreen):
             # the arrow a run of its own, so that it stays between the two choices and
             # points on in reading order (a card's run kept it at the card's far side)
             row.append("  ")
-            row.append("←", style="bold cyan")
-            row.append(" " + self.action_words(d["suggested"]), style="cyan")
+            row.append("←", style="bold " + self.arrow_style(d))
+            row.append(" " + self.action_words(d["suggested"]), style=self.arrow_style(d))
         elif d["suggested"] != d["chosen"]:
-            row.append("  → " + self.action_words(d["suggested"]), style="cyan")
+            row.append("  → " + self.action_words(d["suggested"]), style=self.arrow_style(d))
         if d.get("mark"):
             row.append("  " + _(MARK_WORDS[d["mark"]]), style=MARK_STYLE[d["mark"]])
         return row
+
+    @staticmethod
+    def arrow_style(d: ReviewedDecision) -> str:
+        """The strong player's other choice in cyan where the chosen one lost points
+        against it, dim where the rollouts rate the chosen one as well or better (a
+        bid's suggestion is the strong player's own: it need not score more)."""
+        lost = (d.get("ev_suggested") or 0.0) - (d.get("ev_chosen") or 0.0)
+        return "cyan" if lost > 0 else "dim"
 
     def detail(self, d: ReviewedDecision) -> list[Text]:
         """The table as it was at decision ``d``, and both choices."""
