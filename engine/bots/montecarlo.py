@@ -27,7 +27,7 @@ from ..types import View
 from .cards import ABOVE, BELOW, CARD_INDEX, CODES, SM, SUIT_INDEX
 from .evaluate import dash_danger, expected_tricks
 from .play import current_winner
-from .sim import M_GREEDY, M_NUM, rollout, rollout_modes
+from .sim import M_NUM, rollout, rollout_modes
 from .stylemodel import Style, Weights, draw, is_plain, models
 
 # (seat, kind, number): kind 0 a declaration, 1 the caller's, 2 a dash player's.
@@ -40,7 +40,7 @@ class Public:
     """What a seat knows about the round in play, as ints."""
 
     __slots__ = ("counts", "decl", "evidence", "fixed", "game", "hand", "leader", "played_by",
-                 "reads", "seat", "taken", "trick", "trump", "unseen", "v", "voids")
+                 "seat", "taken", "trick", "trump", "unseen", "v", "voids")
     v: View
     seat: int
     game: str
@@ -56,7 +56,6 @@ class Public:
     fixed: list[int]           # per seat, cards known to be there (Tarneeb's shown card)
     played_by: list[int]
     evidence: Evidence
-    reads: tuple[list[int], list[int]]   # per seat, cards a trick-winning play rules out
 
     def __init__(self, v: View):
         self.v = v
@@ -107,58 +106,10 @@ class Public:
         self.fixed = fixed
         self.played_by = played_by
         self.evidence = evidence_model(v, seat, self.trump)
-        self.reads = _reads(v, self.trump) if self.game != "tarneeb41" else _NO_READS
 
 
-_NO_READS: tuple[list[int], list[int]] = ([0, 0, 0, 0], [0, 0, 0, 0])
-
-
-def _reads(v: View, trump: int) -> tuple[list[int], list[int]]:
-    """What each seat's plays rule out of its hand if it plays to win (``play.WIN``: with
-    a card that beats the trick so far it plays one): a card of the led suit that did not
-    take the lead leaves no card above the winning one in that suit; a discard leaves no
-    trump (none above a winning trump). Two masks per seat: read from every play (a
-    seat that always wins: ``greedy``) and from the plays made while the seat's number
-    still needed tricks (a seat that plays to its number). Estimation only."""
-    tmask = SM[trump] if trump >= 0 else 0
-    always = [0, 0, 0, 0]
-    needing = [0, 0, 0, 0]
-    decl = v["declarations"]
-    taken = [0, 0, 0, 0]
-    tricks = [t["cards"] for t in v["tricks"]]
-    if v["trick"]:
-        tricks.append(v["trick"])
-    for cards in tricks:
-        trick: list[int] = []
-        for e in cards:
-            c = CARD_INDEX[e["card"]]
-            s = e["seat"]
-            if trick:
-                w = trick[current_winner(trick, trump)]
-                led = trick[0] // 13
-                out = 0
-                if c // 13 == led:
-                    if w // 13 == led and c < w:
-                        out = ABOVE[w]                  # followed under: nothing above
-                elif tmask and c // 13 != trump:
-                    out = ABOVE[w] if w // 13 == trump else tmask   # discarded: no ruff
-                elif tmask and w // 13 == trump and c < w:
-                    out = ABOVE[w]                      # under-ruffed
-                if out:
-                    always[s] |= out
-                    d = decl[s]
-                    if d is not None and d > taken[s]:
-                        needing[s] |= out
-            trick.append(c)
-        if len(trick) == 4:
-            leader = cards[0]["seat"]
-            taken[(leader + current_winner(trick, trump)) & 3] += 1
-    return always, needing
-
-
-def sample(pub: Public, rng: random.Random, voids: list[int] | None = None) -> list[int]:
-    """One deal of the unseen cards to the other seats, consistent with the voids
-    (``voids``: per seat, the cards it cannot hold; default the shown voids).
+def sample(pub: Public, rng: random.Random) -> list[int]:
+    """One deal of the unseen cards to the other seats, consistent with the voids.
 
     Cards some seat cannot hold (a shown void) are placed first, each to a seat that
     may hold it weighted by the room left; the free cards are then shuffled and cut."""
@@ -167,9 +118,7 @@ def sample(pub: Public, rng: random.Random, voids: list[int] | None = None) -> l
     unseen = pub.unseen
     for fix in pub.fixed:
         unseen &= ~fix
-    read = voids is not None
-    if voids is None:
-        voids = pub.voids
+    voids = pub.voids
     tight = unseen & (voids[others[0]] | voids[others[1]] | voids[others[2]])
     free = []
     m = unseen & ~tight
@@ -226,8 +175,6 @@ def sample(pub: Public, rng: random.Random, voids: list[int] | None = None) -> l
             i += k
         hands[seat] = pub.hand
         return hands
-    if read:
-        return sample(pub, rng)         # what the plays were read to rule out cannot be
     # Inconsistent constraints (should not happen): ignore the voids.
     cards = tight_cards + free
     hands = list(fixed)
@@ -313,16 +260,13 @@ def fit_weight(pub: Public, hands: list[int], styles: Sequence[Style] | None = N
 
 def sample_fit(pub: Public, rng: random.Random, k: int = EV_CANDIDATES,
                styles: Sequence[Style] | None = None) -> list[int]:
-    """One deal drawn among ``k`` candidates in proportion to ``fit_weight``; with
-    ``styles``, each seat also holds nothing its plays ruled out under its style
-    (``read_plays``)."""
-    voids = read_plays(pub, styles) if styles is not None else None
+    """One deal drawn among ``k`` candidates in proportion to ``fit_weight``."""
     if not pub.evidence or k <= 1:
-        return sample(pub, rng, voids)
+        return sample(pub, rng)
     deals = []
     ws = []
     for _ in range(k):
-        h = sample(pub, rng, voids)
+        h = sample(pub, rng)
         deals.append(h)
         ws.append(fit_weight(pub, h, styles))
     tot = sum(ws)
@@ -334,29 +278,6 @@ def sample_fit(pub: Public, rng: random.Random, k: int = EV_CANDIDATES,
         if r < 0:
             return h
     return deals[-1]
-
-
-# The styles whose plays are read (``Public.reads``): ``greedy`` wins whatever it can,
-# and the fast player's styles play to win while their number needs tricks. Not ``num``
-# (our levels, and what people are read as): the strong player and people play under
-# a card they could have won with.
-PLAY_READ: tuple[str, ...] = ("greedy", "over", "under", "dash")
-
-
-def read_plays(pub: Public, styles: Sequence[Style]) -> list[int] | None:
-    """Per seat, the cards it cannot hold: its shown voids, and what its plays ruled out
-    if it plays by the style drawn for it (None: nothing read beyond the voids)."""
-    always, needing = pub.reads
-    out: list[int] | None = None
-    for s, st in enumerate(styles):
-        if s == pub.seat or st.name not in PLAY_READ:
-            continue
-        extra = (always[s] if st.mode == M_GREEDY else needing[s]) & pub.unseen
-        if extra & ~pub.voids[s]:
-            if out is None:
-                out = list(pub.voids)
-            out[s] |= extra
-    return out
 
 
 def candidates(pub: Public, legal: list[int]) -> list[int]:

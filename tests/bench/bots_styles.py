@@ -357,11 +357,6 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     for name in ("DECLARE_EV_GAMES", "BID_EV_GAMES", "DASH_EV_GAMES", "EST_FIT_GAMES"):
         if os.environ.get(name) is not None:
             setattr(bidding, name, tuple(g for g in os.environ[name].split(",") if g))
-    # PLAY_READ: the styles whose plays are read for the cards they rule out
-    # (montecarlo.PLAY_READ; comma-separated, empty: none)
-    if os.environ.get("PLAY_READ") is not None:
-        from engine.bots import montecarlo
-        montecarlo.PLAY_READ = tuple(x for x in os.environ["PLAY_READ"].split(",") if x)
     # Tarneeb: TAR_READ=1 reads each later seat's declarations (off in play)
     if os.environ.get("TAR_READ"):
         bidding.TAR_READ = os.environ["TAR_READ"] == "1"
