@@ -357,6 +357,11 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     for name in ("DECLARE_EV_GAMES", "BID_EV_GAMES", "DASH_EV_GAMES", "EST_FIT_GAMES"):
         if os.environ.get(name) is not None:
             setattr(bidding, name, tuple(g for g in os.environ[name].split(",") if g))
+    # PLAY_STEPS: the proposals a sample is moved by towards the play (0: the play is
+    # not read; montecarlo.PLAY_STEPS)
+    if os.environ.get("PLAY_STEPS"):
+        from engine.bots import montecarlo
+        montecarlo.PLAY_STEPS = int(os.environ["PLAY_STEPS"])
     # Tarneeb: TAR_READ=1 reads each later seat's declarations (off in play)
     if os.environ.get("TAR_READ"):
         bidding.TAR_READ = os.environ["TAR_READ"] == "1"

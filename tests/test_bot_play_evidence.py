@@ -1,0 +1,119 @@
+"""The play as evidence (``montecarlo.explain_play``): the strong player's sampled deals
+are moved towards hands under which the seats read as the fast player's styles would
+have played what they played."""
+
+from __future__ import annotations
+
+import random
+
+from engine import new_match
+from engine.bots import montecarlo as mc
+from engine.bots import styles
+from engine.bots.cards import mask
+from engine.bots.stylemodel import MODELS, TARNEEB_MODELS
+
+STYLE = {m.name: m for m in MODELS}
+
+
+def _views(game, length, seed, names, rounds=2, first_trick=0):
+    """Play-phase views of a match of the named policies (from trick ``first_trick`` on),
+    with the true hands of every seat."""
+    m = new_match(game, length, seed=seed)
+    pols = [styles.policy(n, budget_ms=3) for n in names]
+    rngs = [random.Random(seed * 4 + s) for s in range(4)]
+    while m.to_act is not None and len(m.history) < rounds:
+        s = m.to_act
+        v = m.view(s)
+        if v["phase"] == "play" and len(v["tricks"]) >= first_trick:
+            yield v, [mask(m.view(o)["hand"]) for o in range(4)]
+        m.apply(s, pols[s](v, rngs[s]))
+
+
+def test_the_true_deal_explains_every_play_of_the_fast_players_styles():
+    # easy and normal play by the same fast player: their plays are explained too.
+    names = ["greedy", "over", "under", "dash", "easy", "normal"]
+    seen = 0
+    for game, length in (("estimation", 18), ("estimation-kotshina", "micro")):
+        for seed in range(4):
+            seats = [names[(seed + i) % len(names)] for i in range(4)]
+            for v, hands in _views(game, length, seed, seats):
+                pub = mc.Public(v)
+                for o in range(4):
+                    if o != v["seat"]:
+                        greedy = seats[o] == "greedy"
+                        assert mc.unexplained(pub, o, hands[o], greedy) == 0, (seed, seats[o])
+                        seen += len(mc.seat_plays(pub)[o])
+    assert seen > 1000
+
+
+def _moved(v, hands):
+    pub = mc.Public(v)
+    seats = [STYLE["greedy"], STYLE["over"], STYLE["greedy"], STYLE["over"]]
+    seats[v["seat"]] = STYLE["num"]
+    return pub, seats
+
+
+def test_the_samples_place_more_cards_where_they_are_late_in_a_round():
+    right = [0, 0]
+    total = 0
+    for seed in range(3):
+        for n, (v, hands) in enumerate(_views("estimation", 18, seed, ["greedy", "over"] * 2,
+                                               first_trick=4)):
+            if n % 3:
+                continue
+            pub, seats = _moved(v, hands)
+            rng = random.Random(n)
+            plain = mc.sample_fit(pub, rng, styles=seats)
+            moved = mc.explain_play(pub, list(plain), seats, rng, steps=30)
+            for o in range(4):
+                if o != v["seat"]:
+                    right[0] += (plain[o] & hands[o]).bit_count()
+                    right[1] += (moved[o] & hands[o]).bit_count()
+                    total += hands[o].bit_count()
+    assert total > 300
+    assert right[1] / total > right[0] / total + 0.04, (right, total)
+
+
+def test_a_moved_deal_keeps_the_counts_the_voids_and_the_unseen_cards():
+    for v, _ in _views("estimation", 18, 7, ["greedy", "over"] * 2, first_trick=3):
+        pub, seats = _moved(v, None)
+        rng = random.Random(3)
+        plain = mc.sample_fit(pub, rng, styles=seats)
+        moved = mc.explain_play(pub, list(plain), seats, rng, steps=30)
+        assert moved[v["seat"]] == pub.hand
+        assert [h.bit_count() for h in moved] == [h.bit_count() for h in plain]
+        assert moved[0] | moved[1] | moved[2] | moved[3] == plain[0] | plain[1] | plain[2] | plain[3]
+        for o in range(4):
+            assert not moved[o] & pub.voids[o] or o == v["seat"]
+
+
+def test_people_and_tarneeb_are_not_read():
+    for v, _ in _views("estimation", 18, 5, ["greedy", "over"] * 2, first_trick=4):
+        pub = mc.Public(v)
+        seats = [STYLE["num"]] * 4              # what people (and our levels) are read as
+        plain = mc.sample_fit(pub, random.Random(1), styles=seats)
+        assert mc.explain_play(pub, plain, seats, random.Random(2), steps=30) == plain
+    t = {m.name: m for m in TARNEEB_MODELS}
+    for v, _ in _views("tarneeb41", None, 5, ["greedy"] * 4, rounds=1):
+        pub = mc.Public(v)
+        seats = [t["greedy"]] * 4
+        plain = mc.sample_fit(pub, random.Random(1), styles=seats)
+        assert mc.explain_play(pub, plain, seats, random.Random(2), steps=30) == plain
+
+
+def test_the_card_players_deals_are_read_only_when_switched_on(monkeypatch):
+    # The strong player's deals (``deal_styles``, from the style weights) go through the
+    # reading when PLAY_STEPS is set, and are the sampler's alone when it is 0.
+    views = [v for v, _ in _views("estimation", 18, 3, ["greedy", "over"] * 2, first_trick=5)]
+    v = views[0]
+    pub = mc.Public(v)
+    w = [[0.0, 1.0, 0, 0, 0, 0, 0] for _ in range(4)]          # every seat read as greedy
+    w[v["seat"]] = [1.0, 0, 0, 0, 0, 0, 0]
+    off = [mc.deal_styles(pub, random.Random(k), w)[0] for k in range(20)]
+    monkeypatch.setattr(mc, "PLAY_STEPS", 30)
+    on = [mc.deal_styles(pub, random.Random(k), w)[0] for k in range(20)]
+    assert on != off
+    others = [o for o in range(4) if o != v["seat"]]
+    miss_off = sum(mc.unexplained(pub, o, d[o], True) for d in off for o in others)
+    miss_on = sum(mc.unexplained(pub, o, d[o], True) for d in on for o in others)
+    assert miss_on < miss_off
