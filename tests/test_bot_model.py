@@ -91,7 +91,7 @@ def test_expected_points_follow_the_weights(rng_seed):
     assert max(naive, key=naive.get) != "QH"
 
 
-def _match_views(game, length, names, seed, rounds):
+def style_match_views(game, length, names, seed, rounds):
     """Every view of every seat's turn in a match of the named styles."""
     m = new_match(game, length, seed=seed)
     pols = [styles.policy(n, budget_ms=3) for n in names]
@@ -109,7 +109,7 @@ def test_the_model_reads_only_what_every_seat_sees(game, length):
     """The events the model reads are the same from every seat and from a spectator's
     view: nothing in them comes from a hand."""
     n = 0
-    for i, (m, _v) in enumerate(_match_views(game, length, ["greedy", "easy", "random",
+    for i, (m, _v) in enumerate(style_match_views(game, length, ["greedy", "easy", "random",
                                                              "cautious"], 5, 2)):
         if i % 3:
             continue
@@ -143,7 +143,7 @@ def test_a_random_player_is_told_from_the_first_rounds():
     """Seats of the random style are read as random within two rounds, and a seat of
     our own players is not."""
     last = None
-    for m, v in _match_views("estimation", 13, ["easy", "random", "normal", "random"], 11, 3):
+    for m, v in style_match_views("estimation", 13, ["easy", "random", "normal", "random"], 11, 3):
         if m.to_act == 0 and v["phase"] == "play" and len(m.history) == 2:
             last = model.weights(v)
     assert last is not None
@@ -152,7 +152,7 @@ def test_a_random_player_is_told_from_the_first_rounds():
 
 
 def test_weights_are_a_distribution_per_seat_and_the_own_seat_is_ours():
-    for _m, v in _match_views("tarneeb41", None, ["easy", "greedy", "over", "dash"], 3, 2):
+    for _m, v in style_match_views("tarneeb41", None, ["easy", "greedy", "over", "dash"], 3, 2):
         seat = v["seat"]
         w = model.weights(v)
         assert len(w) == 4 and all(len(ws) == model.K for ws in w)
@@ -209,7 +209,7 @@ def test_strong_declines_a_risky_dash_at_a_table_that_ducks():
     from engine.bots.evaluate import best_suit, dash_danger
     seen = 0
     for seed in range(150):
-        for m, v in _match_views("estimation", 13, ["easy", "under", "under", "under"],
+        for m, v in style_match_views("estimation", 13, ["easy", "under", "under", "under"],
                                  seed, 6):
             if m.to_act != 0 or v["phase"] != "dash" or len(m.history) < 2:
                 continue

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import random
 
-from engine import new_match
+from test_bot_model import style_match_views
+
 from engine.bots import montecarlo as mc
-from engine.bots import styles
 from engine.bots.cards import mask
 from engine.bots.stylemodel import MODELS, TARNEEB_MODELS
 
@@ -18,15 +18,19 @@ STYLE = {m.name: m for m in MODELS}
 def _views(game, length, seed, names, rounds=2, first_trick=0):
     """Play-phase views of a match of the named policies (from trick ``first_trick`` on),
     with the true hands of every seat."""
-    m = new_match(game, length, seed=seed)
-    pols = [styles.policy(n, budget_ms=3) for n in names]
-    rngs = [random.Random(seed * 4 + s) for s in range(4)]
-    while m.to_act is not None and len(m.history) < rounds:
-        s = m.to_act
-        v = m.view(s)
+    for m, v in style_match_views(game, length, names, seed, rounds):
         if v["phase"] == "play" and len(v["tricks"]) >= first_trick:
             yield v, [mask(m.view(o)["hand"]) for o in range(4)]
-        m.apply(s, pols[s](v, rngs[s]))
+
+
+def _late(every):
+    """Every ``every``-th view from the fourth trick on, at tables of greedy and over
+    (seeds 0 to 2): (its index, the view, the true hands)."""
+    for seed in range(3):
+        for n, (v, hands) in enumerate(_views("estimation", 18, seed, ["greedy", "over"] * 2,
+                                               first_trick=4)):
+            if n % every == 0:
+                yield n, v, hands
 
 
 def test_the_true_deal_explains_every_play_of_the_fast_players_styles():
@@ -56,20 +60,16 @@ def _moved(v, hands):
 def test_the_samples_place_more_cards_where_they_are_late_in_a_round():
     right = [0, 0]
     total = 0
-    for seed in range(3):
-        for n, (v, hands) in enumerate(_views("estimation", 18, seed, ["greedy", "over"] * 2,
-                                               first_trick=4)):
-            if n % 3:
-                continue
-            pub, seats = _moved(v, hands)
-            rng = random.Random(n)
-            plain = mc.sample_fit(pub, rng, styles=seats)
-            moved = mc.explain_play(pub, list(plain), seats, rng, steps=30)
-            for o in range(4):
-                if o != v["seat"]:
-                    right[0] += (plain[o] & hands[o]).bit_count()
-                    right[1] += (moved[o] & hands[o]).bit_count()
-                    total += hands[o].bit_count()
+    for n, v, hands in _late(3):
+        pub, seats = _moved(v, hands)
+        rng = random.Random(n)
+        plain = mc.sample_fit(pub, rng, styles=seats)
+        moved = mc.explain_play(pub, list(plain), seats, rng, steps=30)
+        for o in range(4):
+            if o != v["seat"]:
+                right[0] += (plain[o] & hands[o]).bit_count()
+                right[1] += (moved[o] & hands[o]).bit_count()
+                total += hands[o].bit_count()
     assert total > 300
     assert right[1] / total > right[0] / total + 0.04, (right, total)
 
@@ -96,19 +96,15 @@ def test_the_moves_keep_to_the_declarations(monkeypatch):
     monkeypatch.setattr(mc, "unexplained", lambda pub, seat, hand, greedy: 1)
     free = moved = 0.0
     n = 0
-    for seed in range(3):
-        for k, (v, _) in enumerate(_views("estimation", 18, seed, ["greedy", "over"] * 2,
-                                          first_trick=4)):
-            if k % 4:
-                continue
-            pub, seats = _moved(v, None)
-            rng = random.Random(k)
-            for _ in range(4):
-                hands = mc.sample(pub, rng)
-                free += mc.fit_weight(pub, hands, seats)
-                moved += mc.fit_weight(pub, mc.explain_play(pub, hands, seats, rng, steps=100),
-                                       seats)
-                n += 1
+    for k, v, _ in _late(4):
+        pub, seats = _moved(v, None)
+        rng = random.Random(k)
+        for _ in range(4):
+            hands = mc.sample(pub, rng)
+            free += mc.fit_weight(pub, hands, seats)
+            moved += mc.fit_weight(pub, mc.explain_play(pub, hands, seats, rng, steps=100),
+                                   seats)
+            n += 1
     assert n > 100
     assert moved / n > free / n + 0.1, (moved / n, free / n)   # measured 0.59 against 0.38
 
