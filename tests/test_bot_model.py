@@ -109,8 +109,8 @@ def test_the_model_reads_only_what_every_seat_sees(game, length):
     """The events the model reads are the same from every seat and from a spectator's
     view: nothing in them comes from a hand."""
     n = 0
-    for i, (m, _v) in enumerate(style_match_views(game, length, ["greedy", "easy", "random",
-                                                             "cautious"], 5, 2)):
+    names = ["greedy", "easy", "random", "cautious"]
+    for i, (m, _v) in enumerate(style_match_views(game, length, names, 5, 2)):
         if i % 3:
             continue
         spectator = model.view_events(m.view(None))
@@ -210,7 +210,7 @@ def test_strong_declines_a_risky_dash_at_a_table_that_ducks():
     seen = 0
     for seed in range(150):
         for m, v in style_match_views("estimation", 13, ["easy", "under", "under", "under"],
-                                 seed, 6):
+                                      seed, 6):
             if m.to_act != 0 or v["phase"] != "dash" or len(m.history) < 2:
                 continue
             hand = bidding.mask(v["hand"])

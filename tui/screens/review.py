@@ -196,25 +196,29 @@ class ReviewScreen(RecordScreen):
         row.append(self.action_words(d["chosen"]))
         if d.get("forced"):
             row.append("  " + _("forced"), style="dim")
-        elif d["suggested"] != d["chosen"] and rtl:
-            # the arrow a run of its own, so that it stays between the two choices and
-            # points on in reading order (a card's run kept it at the card's far side)
-            row.append("  ")
-            row.append("←", style="bold " + self.arrow_style(d))
-            row.append(" " + self.action_words(d["suggested"]), style=self.arrow_style(d))
         elif d["suggested"] != d["chosen"]:
-            row.append("  → " + self.action_words(d["suggested"]), style=self.arrow_style(d))
+            # The strong player's other choice in cyan where the chosen one lost points
+            # against it, dim where the rollouts rate the chosen one as well or better
+            # (a bid's suggestion is the strong player's own: it need not score more).
+            style = "cyan" if self.points_lost(d) > 0 else "dim"
+            if rtl:
+                # the arrow a run of its own, so that it stays between the two choices
+                # and points on in reading order (a card's run kept it at the card's far
+                # side)
+                row.append("  ")
+                row.append("←", style="bold " + style)
+                row.append(" " + self.action_words(d["suggested"]), style=style)
+            else:
+                row.append("  → " + self.action_words(d["suggested"]), style=style)
         if d.get("mark"):
             row.append("  " + _(MARK_WORDS[d["mark"]]), style=MARK_STYLE[d["mark"]])
         return row
 
     @staticmethod
-    def arrow_style(d: ReviewedDecision) -> str:
-        """The strong player's other choice in cyan where the chosen one lost points
-        against it, dim where the rollouts rate the chosen one as well or better (a
-        bid's suggestion is the strong player's own: it need not score more)."""
-        lost = (d.get("ev_suggested") or 0.0) - (d.get("ev_chosen") or 0.0)
-        return "cyan" if lost > 0 else "dim"
+    def points_lost(d: ReviewedDecision) -> float:
+        """The expected points the chosen action lost against the strong player's (below
+        zero where the rollouts rate the chosen one higher)."""
+        return (d.get("ev_suggested") or 0.0) - (d.get("ev_chosen") or 0.0)
 
     def detail(self, d: ReviewedDecision) -> list[Text]:
         """The table as it was at decision ``d``, and both choices."""
@@ -271,7 +275,7 @@ class ReviewScreen(RecordScreen):
         sug.append(self.action_words(d["suggested"]) + "  ")
         sug.append(self.ev(d.get("ev_suggested")), style="bold cyan")
         out.append(sug)
-        lost = (d.get("ev_suggested") or 0.0) - (d.get("ev_chosen") or 0.0)
+        lost = self.points_lost(d)
         note = Text(" " + _("expected points lost {x} (noise ±{s}, {n} deals)").format(
             x=f"{max(0.0, lost):.1f}", s=f"{d.get('noise', 0.0):.1f}", n=d.get("samples", 0)),
             style="dim")
