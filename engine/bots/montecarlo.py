@@ -415,29 +415,27 @@ def seat_plays(pub: Public) -> list[list[Play]]:
     seq = [t["cards"] for t in v["tricks"]]
     if v["trick"]:
         seq.append(v["trick"])
-    per: list[list[list[int]]] = [[], [], [], []]
-    tricks: list[list[int]] = []
+    per: list[list[tuple[int, list[int], int, int]]] = [[], [], [], []]
     gone = 0
     taken = [0, 0, 0, 0]
     for cards in seq:
         trick: list[int] = []
         for e in cards:
             c = CARD_INDEX[e["card"]]
-            per[e["seat"]].append([c, len(tricks), _FULL & ~gone, taken[e["seat"]], 0])
-            tricks.append(list(trick))
+            per[e["seat"]].append((c, list(trick), _FULL & ~gone, taken[e["seat"]]))
             gone |= 1 << c
             trick.append(c)
         if len(trick) == 4:
             taken[(cards[0]["seat"] + current_winner(trick, pub.trump)) & 3] += 1
     out: list[list[Play]] = []
     for rows in per:
-        later = 0
-        seat_rows: list[Play] = []
-        for c, i, every, tk, _ in reversed(rows):
+        later = 0                       # the seat's cards played from this play on
+        plays: list[Play] = []
+        for c, before, every, tk in reversed(rows):
             later |= 1 << c
-            seat_rows.append((c, tricks[i], every, tk, later))
-        seat_rows.reverse()
-        out.append(seat_rows)
+            plays.append((c, before, every, tk, later))
+        plays.reverse()
+        out.append(plays)
     pub.plays = out
     return out
 
