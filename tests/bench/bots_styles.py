@@ -381,6 +381,8 @@ def _see_every_card() -> None:
     """A bound, not a player: ``strong``'s Monte Carlo deals are replaced by the true
     one (the match whose view was taken last), so it plays its cards seeing every hand;
     its declarations and everything else are unchanged. Benchmark only."""
+    import os
+
     from engine import match as em
     from engine.bots import montecarlo as mc
     from engine.bots.cards import CARD_INDEX
@@ -403,6 +405,20 @@ def _see_every_card() -> None:
         m = last["match"]
         return [sum(1 << CARD_INDEX[c] for c in sorted_codes(m.hands[s])) for s in range(4)]
 
+    # ORACLE_TRICKS=A:B: the true deal only in card play while A to B-1 tricks are done
+    # (4: from the fourth trick on; :4 the first three), sampled elsewhere, bids included
+    span = os.environ.get("ORACLE_TRICKS")
+    if span:
+        lo, _, hi = span.partition(":")
+        first, stop = int(lo or 0), int(hi or 14)
+        sampled = mc.sample_fit
+
+        def part_deal(pub, rng, k=mc.EV_CANDIDATES, styles=None):
+            if pub.v["phase"] == "play" and first <= len(pub.v["tricks"]) < stop:
+                return true_deal(pub, rng)
+            return sampled(pub, rng, k, styles)
+        mc.sample_fit = part_deal
+        return
     mc.sample_fit = true_deal
     mc.sample = true_deal
 
