@@ -362,6 +362,10 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     if os.environ.get("PLAY_STEPS"):
         from engine.bots import montecarlo
         montecarlo.PLAY_STEPS = int(os.environ["PLAY_STEPS"])
+    # PLAY_READ: the styles whose plays are read, comma-separated (montecarlo.PLAY_READ)
+    if os.environ.get("PLAY_READ") is not None:
+        from engine.bots import montecarlo
+        montecarlo.PLAY_READ = tuple(s for s in os.environ["PLAY_READ"].split(",") if s)
     # Tarneeb: TAR_READ=1 reads each later seat's declarations (off in play)
     if os.environ.get("TAR_READ"):
         bidding.TAR_READ = os.environ["TAR_READ"] == "1"
