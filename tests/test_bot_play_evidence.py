@@ -5,6 +5,7 @@ have played what they played."""
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 from test_bot_model import style_match_views
 
@@ -93,7 +94,7 @@ def test_a_moved_deal_keeps_the_counts_the_voids_and_the_unseen_cards():
 def test_the_moves_keep_to_the_declarations(monkeypatch):
     # With every play counted unexplained alike, only the declarations' fit decides a
     # move: the chain then holds deals that fit the declarations better than free ones.
-    monkeypatch.setattr(mc, "unexplained", lambda pub, seat, hand, greedy: 1)
+    monkeypatch.setattr(mc, "_misses", lambda pub, seat, hand, greedy: (1, -1))
     free = moved = 0.0
     n = 0
     for k, v, _ in _late(4):
@@ -184,7 +185,7 @@ def test_no_sample_is_started_that_the_deadline_would_throw_away(monkeypatch):
         clock[0] += 0.001
         return play_out(*a)
 
-    monkeypatch.setattr(mc.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(mc, "time", SimpleNamespace(perf_counter=lambda: clock[0]))
     monkeypatch.setattr(mc, "deal", slow_deal)
     monkeypatch.setattr(mc, "play_out", quick_play_out)
     res = mc.evaluate(v, 100, random.Random(1), start=0.0)
@@ -193,3 +194,23 @@ def test_no_sample_is_started_that_the_deadline_would_throw_away(monkeypatch):
     assert len(reps) > 1
     assert n == dealt[0] == 2, (n, dealt[0])
     assert clock[0] < 0.090
+
+
+def test_a_wanted_card_no_other_seat_can_take_does_not_stop_the_chain():
+    # Seat 0 (read as greedy) holds the card the fast player would have played, a
+    # diamond, and both other seats are void in diamonds: the chain moves other cards.
+    v = [v for v, _ in _views("estimation", 18, 10, ["cautious", "random"] * 2,
+                              first_trick=2)][35]
+    pub = mc.Public(v)
+    seats = [STYLE[n] for n in ("greedy", "dash", "dash", "num")]
+    assert v["seat"] == 3
+    rng = random.Random(10 * 1000 + 35 * 7 + 1)
+    for _ in range(4):
+        rng.random()
+    start = mc.sample_fit(pub, rng, styles=seats)
+    miss, want = mc._misses(pub, 0, start[0], True)
+    assert miss and start[0] >> want & 1
+    assert all(pub.voids[o] >> want & 1 for o in (1, 2))
+    for k in range(5):
+        out = mc.explain_play(pub, list(start), seats, random.Random(k), steps=50)
+        assert out != start
