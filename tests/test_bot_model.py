@@ -9,6 +9,7 @@ import pytest
 
 from engine import bots, new_match, replay
 from engine.bots import model, styles
+from engine.bots import montecarlo as mc
 
 bots.STRICT = True
 GREEDY = model.NAMES.index("greedy")
@@ -69,7 +70,13 @@ def test_the_model_sees_that_a_seat_keeps_winning_past_its_number():
     assert w[1][GREEDY] < 0.5 and w[2][GREEDY] < 0.5
 
 
-def test_strong_leads_the_trump_when_the_winner_past_its_number_will_ruff():
+# The two tests below are of the model's picture of the seats as the sampler alone
+# draws it (the play not read: ``PLAY_STEPS`` 0). Reading the play places the last
+# nine cards nearer where they are, and there the Q♥ and a diamond both make exactly
+# the number (every card scores 16 on the true deal): the choice is then a tie, as it
+# should be (``test_the_play_read_brings_the_cards_values_near_the_true_deals``).
+def test_strong_leads_the_trump_when_the_winner_past_its_number_will_ruff(monkeypatch):
+    monkeypatch.setattr(mc, "PLAY_STEPS", 0)
     v = _position()
     assert _decide(v, read=True) == {"type": "play", "card": "QH"}
     # Without the model (every seat assumed to duck once its number is made) it leads a
@@ -78,8 +85,9 @@ def test_strong_leads_the_trump_when_the_winner_past_its_number_will_ruff():
 
 
 @pytest.mark.parametrize("rng_seed", [1, 2, 3])
-def test_expected_points_follow_the_weights(rng_seed):
+def test_expected_points_follow_the_weights(rng_seed, monkeypatch):
     """The component the review will call: expected points per card under the weights."""
+    monkeypatch.setattr(mc, "PLAY_STEPS", 0)
     v = _position()
     w = model.weights(v)
     read = model.expected_points(v, 60_000, random.Random(rng_seed), w, samples=300)
@@ -89,6 +97,23 @@ def test_expected_points_follow_the_weights(rng_seed):
     assert read["TD"] == read["7D"] and naive["TD"] == naive["7D"]    # touching: one value
     assert max(read, key=read.get) == "QH"
     assert max(naive, key=naive.get) != "QH"
+
+
+def test_the_play_read_brings_the_cards_values_near_the_true_deals():
+    # On the true deal every card scores 16 (seat 0 makes its 3 whichever it leads);
+    # the sampler alone puts the Q♥ near 19.
+    v = _position()
+    w = model.weights(v)
+    for rng_seed in (1, 2, 3):
+        read = model.expected_points(v, 60_000, random.Random(rng_seed), w, samples=300)
+        assert all(abs(x - 16) < 1.2 for x in read.values()), read
+    old = mc.PLAY_STEPS
+    mc.PLAY_STEPS = 0
+    try:
+        plain = model.expected_points(v, 60_000, random.Random(1), w, samples=300)
+    finally:
+        mc.PLAY_STEPS = old
+    assert plain["QH"] - 16 > 2, plain
 
 
 def style_match_views(game, length, names, seed, rounds):

@@ -357,10 +357,13 @@ async def test_the_review_screen_goes_through_the_decisions(language):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ReviewScreen)
-        for _ in range(1500):
+        # A deadline by the clock, not a count of pauses: a busy machine makes both the
+        # review and each pause slower (the review of a round: about 2 s of CPU).
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
             if screen.review is not None or screen.error is not None:
                 break
-            await pilot.pause(0.01)
+            await pilot.pause(0.05)
         assert screen.error is None and screen.review is not None
         await pilot.pause()
         text = screen.query_one("#review-text").plain

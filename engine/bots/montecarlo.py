@@ -399,21 +399,21 @@ def deal_styles(pub: Public, rng: random.Random, w: Weights | None = None
 # sample is moved towards hands that explain the play: ``PLAY_STEPS`` proposals to swap
 # a card of a read seat with one of another seat, taken by Metropolis with each play
 # left unexplained weighing ``PLAY_EPS`` and the declarations' fit (``fit_weight``).
-# Not ``num`` (our levels: the strong player plays under cards it could win with). A
-# person is read where the model's weights draw one of these styles for them (their
-# prior alone puts about 0.45 there): at a table of four strong players, 18 % of the
-# styles drawn were read, and the cards placed right stayed 41.0 -> 41.6 %.
-# Off (``PLAY_STEPS`` 0): at 30 steps held out (seeds 61 and 67, 100 samples, 96 units
-# against greedy and over) +0.45 +- 0.54 a round, for 2.4 times the decision's CPU late
-# in a round, which the room's time budget would take from its samples; docs/bots.md.
-# Those figures were of blind swaps (the other seat drawn among all three: one proposal
-# in three wasted). A swap now moves out the card the fast player would have played at
-# the seat's first unexplained play where the seat holds it (``_misses``), and draws the
-# other seat among the two others; ``evaluate``'s guard times a whole sample, its deal
-# included, so no sample starts that the deadline would throw away.
-PLAY_READ: tuple[str, ...] = ("greedy", "over", "under", "dash")
+# ``num`` too: our levels' plays (easy, normal) are the fast player's to the number, and
+# the strong player's or a person's, which are not, are left as placed as they were (at
+# a table of four strong players, 44.0 % of the cards from the fourth trick on, read or
+# not). Blind swaps (30 steps, the other seat drawn among all three) were measured off:
+# +0.45 +- 0.54 a round held out for 2.4 times the decision's CPU. A swap now moves out
+# the card the fast player would have played at the seat's first unexplained play where
+# the seat holds it (``_misses``); 10 such steps place more than 30 blind ones, for
+# about 1.9 times the decision's CPU at a fixed count of samples, which the room's time
+# budget takes from its samples. Held out at 100 samples, paired: the committee against
+# greedy and over +1.02 +- 0.88 a round (seed 61), the calculator against normal
+# +1.01 +- 0.82 (seeds 61, 67, 71); docs/bots.md. ``evaluate``'s guard times a whole
+# sample, its deal included, so no sample starts that the deadline would throw away.
+PLAY_READ: tuple[str, ...] = ("greedy", "over", "under", "dash", "num")
 PLAY_EPS = 0.1
-PLAY_STEPS = 0
+PLAY_STEPS = 10
 _FULL = (1 << 52) - 1
 
 
