@@ -79,6 +79,7 @@ def test_the_oracle_deals_the_true_hands(monkeypatch):
         monkeypatch.setattr(cls, "view", cls.view)
     monkeypatch.setattr(mc, "sample_fit", mc.sample_fit)
     monkeypatch.setattr(mc, "sample", mc.sample)
+    monkeypatch.setattr(mc, "explain_play", mc.explain_play)
     m = new_match("estimation-kotshina", seed=3)
     while m.phase != "play":
         m.apply(m.to_act, m.legal_actions(m.to_act)[0])
@@ -89,6 +90,15 @@ def test_the_oracle_deals_the_true_hands(monkeypatch):
     pub = mc.Public(m.view(m.to_act))
     assert mc.sample_fit(pub, random.Random(1)) == truth
     assert mc.deal(pub, random.Random(2))[0] == truth
+    # Later in the round, with the table read (the play read as evidence moves a
+    # sampled deal: never the true one).
+    from engine.bots import model
+    while len(m.view(0)["tricks"]) < 3:
+        m.apply(m.to_act, m.legal_actions(m.to_act)[0])
+    v = m.view(m.to_act)
+    pub = mc.Public(v)
+    w = model.weights(v)
+    assert all(mc.deal_styles(pub, random.Random(k), w)[0] == list(m.hands) for k in range(20))
 
 
 def test_the_web_benchmark_measures_both_transports():

@@ -20,10 +20,11 @@ RANDOM = model.NAMES.index("random")
 # trick 7, then cashes the K♠ (trick 8) and ruffs the T♣ it did not need (trick 10):
 # it keeps winning past its number. Seat 0 declared 3, has 2, and leads trick 11 from
 # Q♥ T♦ 7♦: the Q♥ is the highest trump left and both diamonds are the last two in
-# play. Playing to its number it wants one trick and no more. Against a seat that
-# ducks once its number is made, leading the Q♥ now leaves it on lead with two
-# diamonds nobody can follow (the others would throw cards under them): too many
-# tricks; so it leads a diamond first. Against a seat that keeps winning, a diamond
+# play. Playing to its number it wants one trick and no more. In the sampler's deals
+# (on the true one every card makes exactly 3: seat 3 holds only hearts and ruffs
+# both diamonds whatever its style): against a seat that ducks once its number is
+# made, leading the Q♥ now leaves it on lead with two diamonds nobody can follow (the
+# others would throw cards under them): too many tricks; so it leads a diamond first. Against a seat that keeps winning, a diamond
 # led is ruffed by seat 3 (it holds three trumps), so the Q♥ now takes the one trick
 # and seat 3 takes the diamonds after it.
 DEAL = [["3S", "5D", "6D", "7D", "7H", "8S", "AS", "JC", "JD", "KH", "QC", "QH", "TD"],

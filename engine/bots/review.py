@@ -10,7 +10,8 @@ choice at that point and the expected points of both, measured on the *same* sam
 deals of the hidden cards. Those samples are drawn only from what the seat knew then:
 its view at that moment (``Match.view(seat)``), through the strong player's own
 sampler (``bots.montecarlo.sample_fit``: voids, the shown card, the declarations as
-soft evidence). Nothing here reads another seat's hand.
+soft evidence; in Estimation's card play each deal then moved towards one the other
+seats' plays are explained by, ``explain_play``). Nothing here reads another seat's hand.
 
 - A card: every candidate card (touching cards count once) is rolled out to the end
   of the round by the fast player on each sample and scored with the game's real table
