@@ -408,7 +408,7 @@ def deal_styles(pub: Public, rng: random.Random, w: Weights | None = None
 # the seat holds it (``_misses``); 10 such steps place more than 30 blind ones, for
 # about 1.9 times the decision's CPU at a fixed count of samples, which the room's time
 # budget takes from its samples. Held out at 100 samples, paired: the committee against
-# greedy and over +1.16 +- 0.55 a round (seeds 61, 67), the calculator against normal
+# greedy and over +1.35 +- 0.46 a round (seeds 61, 67, 71), the calculator against normal
 # +1.01 +- 0.82 (seeds 61, 67, 71); at the room's 100 ms budget +1.23 +- 0.73 (committee,
 # seed 61), decision p95 unchanged; docs/bots.md. ``evaluate``'s guard times a whole
 # sample, its deal included, so no sample starts that the deadline would throw away.
