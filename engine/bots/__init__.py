@@ -25,8 +25,8 @@ returns one of ``view["legal"]`` (a fresh dict). Levels:
   void (``bidding.TAR_MADE``, ``TAR_REST``, ``TAR_LATER``: fitted over its own hands);
   determinised Monte Carlo card play (``montecarlo.py``;
   hidden cards sampled with the declarations as soft evidence, and in Estimation moved
-towards deals the others' plays so far are explained by: ``explain_play``) inside a hard time
-  budget (``budget_ms``, default 100). It reads the table (``model.py``): each other
+  towards deals the others' plays so far are explained by: ``explain_play``) inside a
+  hard time budget (``budget_ms``, default 100). It reads the table (``model.py``): each other
   seat's style, weighed from what it has shown, decides how that seat plays in the
   rollouts and what its declaration says of its hand, and shifts strong's own count
   in its bids, calls and declarations.
