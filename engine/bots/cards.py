@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 
 from ..cards import CARD_INDEX, CODES, NT, SUIT_CODES, SUIT_MASKS, suit_index
@@ -24,6 +25,15 @@ def lo(m: int) -> int:
     return (m & -m).bit_length() - 1
 
 
+def any_card(m: int, rng: random.Random) -> int:
+    """A card of the non-empty mask ``m``, each as likely (one ``randrange`` drawn)."""
+    k = rng.randrange(m.bit_count())
+    while k:
+        m &= m - 1
+        k -= 1
+    return (m & -m).bit_length() - 1
+
+
 def mask(codes: Iterable[str]) -> int:
     m = 0
     for code in codes:
@@ -31,7 +41,8 @@ def mask(codes: Iterable[str]) -> int:
     return m
 
 
-__all__ = ["ABOVE", "BELOW", "CARD_INDEX", "CODES", "NT", "SM", "SUIT_INDEX", "hi", "lo", "mask"]
+__all__ = ["ABOVE", "BELOW", "CARD_INDEX", "CODES", "NT", "SM", "SUIT_INDEX", "any_card", "hi", "lo",
+           "mask"]
 
 
 def view_cards(v: View) -> tuple[int, int, list[int], int]:

@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from .. import scoring
-from ..types import View
-from .cards import ABOVE, BELOW, CARD_INDEX, CODES, SM, SUIT_INDEX
+from ..types import CardPlayed, View
+from .cards import ABOVE, BELOW, CARD_INDEX, CODES, SM, SUIT_INDEX, any_card
 from .evaluate import dash_danger, expected_tricks
 from .play import DUMP, WIN, current_winner, fast_card
 from .sim import M_GREEDY, M_NUM, rollout, rollout_modes
@@ -423,21 +423,24 @@ def seat_plays(pub: Public) -> list[list[Play]]:
     if pub.plays is not None:
         return pub.plays
     v = pub.v
-    seq = [t["cards"] for t in v["tricks"]]
+    # Each finished trick with its winner as the engine ruled it (E-27); the one in
+    # play has none yet.
+    seq: list[tuple[list[CardPlayed], int | None]] = [(t["cards"], t["winner"])
+                                                       for t in v["tricks"]]
     if v["trick"]:
-        seq.append(v["trick"])
+        seq.append((v["trick"], None))
     per: list[list[tuple[int, list[int], int, int]]] = [[], [], [], []]
     gone = 0
     taken = [0, 0, 0, 0]
-    for cards in seq:
+    for cards, winner in seq:
         trick: list[int] = []
         for e in cards:
             c = CARD_INDEX[e["card"]]
             per[e["seat"]].append((c, list(trick), _FULL & ~gone, taken[e["seat"]]))
             gone |= 1 << c
             trick.append(c)
-        if len(trick) == 4:
-            taken[(cards[0]["seat"] + current_winner(trick, pub.trump)) & 3] += 1
+        if winner is not None:
+            taken[winner] += 1
     out: list[list[Play]] = []
     for rows in per:
         later = 0                       # the seat's cards played from this play on
@@ -524,8 +527,8 @@ def explain_play(pub: Public, hands: list[int], styles: Sequence[Style],
         if not ha or not hb:
             continue
         if x < 0:
-            x = _any(ha, rng)
-        y = _any(hb, rng)
+            x = any_card(ha, rng)
+        y = any_card(hb, rng)
         if voids[b] >> x & 1 or voids[a] >> y & 1:
             continue
         old_a, old_b = hands[a], hands[b]
@@ -542,15 +545,6 @@ def explain_play(pub: Public, hands: list[int], styles: Sequence[Style],
         else:
             hands[a], hands[b] = old_a, old_b
     return hands
-
-
-def _any(m: int, rng: random.Random) -> int:
-    """A card of the non-empty mask ``m``, each as likely."""
-    k = rng.randrange(m.bit_count())
-    while k:
-        m &= m - 1
-        k -= 1
-    return (m & -m).bit_length() - 1
 
 
 # The rollouts play the seat's own later cards by the fast player, which takes tricks

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from .cards import SM
+from .cards import SM, any_card
 from .play import CHEAP, DUCK, DUMP, WIN, current_winner, fast_card
 
 
@@ -74,12 +74,7 @@ def rollout_modes(hands: list[int], trick: list[int], leader: int, trump: int,
         mode = modes[seat]
         if mode == M_RANDOM:
             legal = hand & SM[trick[0] // 13] if trick else 0
-            legal = legal or hand
-            k = rng.randrange(legal.bit_count())
-            while k:
-                legal &= legal - 1
-                k -= 1
-            c = (legal & -legal).bit_length() - 1
+            c = any_card(legal or hand, rng)
         else:
             if mode == M_GREEDY:
                 mood = WIN
