@@ -9,6 +9,7 @@ import re
 import time
 
 import pytest
+from eventplay import wait_until
 
 from engine import bots, new_match, replay
 from engine.bots.review import hint, mark_for, review_part, review_plan, review_round
@@ -359,11 +360,8 @@ async def test_the_review_screen_goes_through_the_decisions(language):
         assert isinstance(screen, ReviewScreen)
         # A deadline by the clock, not a count of pauses: a busy machine makes both the
         # review and each pause slower (the review of a round: about 2 s of CPU).
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if screen.review is not None or screen.error is not None:
-                break
-            await pilot.pause(0.05)
+        await wait_until(lambda: screen.review is not None or screen.error is not None, 120,
+                         "the review")
         assert screen.error is None and screen.review is not None
         await pilot.pause()
         text = screen.query_one("#review-text").plain

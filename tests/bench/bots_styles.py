@@ -349,7 +349,7 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     bots.SAMPLES = samples
     import os
 
-    from engine.bots import bidding, contract, declaring
+    from engine.bots import bidding, contract, declaring, montecarlo
     # Which games weigh their numbers which way, from the environment (a before/after
     # pair: the same command, one variable empty): DECLARE_EV_GAMES (declarations rolled
     # out), BID_EV_GAMES (bids and calls), DASH_EV_GAMES (the dash answer),
@@ -360,11 +360,9 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     # PLAY_STEPS: the proposals a sample is moved by towards the play (0: the play is
     # not read; montecarlo.PLAY_STEPS)
     if os.environ.get("PLAY_STEPS"):
-        from engine.bots import montecarlo
         montecarlo.PLAY_STEPS = int(os.environ["PLAY_STEPS"])
     # PLAY_READ: the styles whose plays are read, comma-separated (montecarlo.PLAY_READ)
     if os.environ.get("PLAY_READ") is not None:
-        from engine.bots import montecarlo
         montecarlo.PLAY_READ = tuple(s for s in os.environ["PLAY_READ"].split(",") if s)
     # Tarneeb: TAR_READ=1 reads each later seat's declarations (off in play)
     if os.environ.get("TAR_READ"):
