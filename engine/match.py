@@ -39,6 +39,7 @@ from .catalogue import SEATS, default_length, is_seat
 from .errors import N_, BadDeal, IllegalAction
 from .types import (
     Action,
+    AuctionTurn,
     Board,
     CallAction,
     CardPlayed,
@@ -583,6 +584,7 @@ class EstimationMatch(Match):
         self.owner: int | None = None
         self.with_players: list[int] = []
         self.passed: list[int] = []
+        self.turns: list[AuctionTurn] = []                  # the auction as it was heard
         self.caller: int | None = None
         self.call: tuple[int, SuitCode] | None = None
         self.all_pass = False
@@ -754,6 +756,10 @@ class EstimationMatch(Match):
         assert n is not None and is_suit_code(suit)
         canonical: Action = {"type": "bid", "n": n} if fast else {"type": "bid", "n": n, "suit": suit}
         self.log.append((seat, canonical))
+        turn: AuctionTurn = {"seat": seat, "type": "bid", "n": n}
+        if not fast:
+            turn["suit"] = suit
+        self.turns.append(turn)
         self.bid = (n, suit)
         self.owner = seat
         self.with_players = []                                   # freed: E-13 Decision
@@ -766,12 +772,14 @@ class EstimationMatch(Match):
         if self.bid is None:
             raise IllegalAction("there is no standing bid to join")
         self.log.append((seat, WITH))
+        self.turns.append({"seat": seat, "type": "with"})
         self.with_players.append(seat)
         self._after_auction_turn(seat)
 
     def _pass(self, seat: int, action: Mapping[str, object]) -> None:
         self._need("auction", N_("you cannot pass now: {phase}"))
         self.log.append((seat, PASS))
+        self.turns.append({"seat": seat, "type": "pass"})
         self.passed.append(seat)                                 # E-12: final
         self._after_auction_turn(seat)
 
@@ -973,7 +981,8 @@ class EstimationMatch(Match):
         v["kind"] = self.kind
         v["fixed_trump"] = suit_code(self.fixed_trump)
         v["auction"] = {"bid": bid, "owner": self.owner, "with_players": list(self.with_players),
-                        "passed": list(self.passed), "dash_players": list(self.dash_players)}
+                        "passed": list(self.passed), "dash_players": list(self.dash_players),
+                        "bids": [t.copy() for t in self.turns]}
         v["dash_players"] = list(self.dash_players)
         v["with_players"] = [] if self.kotshina else list(self.with_players)
         v["all_pass"] = self.all_pass

@@ -84,12 +84,22 @@ class Contract(TypedDict):
     suit: SuitCode
 
 
+class AuctionTurn(TypedDict):
+    """One turn of this round's auction as every seat heard it: a bid (``n``, and its
+    ``suit`` but in a fast round), With, or a pass."""
+    seat: int
+    type: Literal["bid", "with", "pass"]
+    n: NotRequired[int]
+    suit: NotRequired[SuitCode]
+
+
 class AuctionView(TypedDict):
     bid: Contract | None
     owner: int | None
     with_players: list[int]
     passed: list[int]
     dash_players: list[int]
+    bids: list[AuctionTurn]    # every turn of the auction so far, in order (public: E-10..E-14)
 
 
 class Board(TypedDict):
@@ -201,7 +211,7 @@ class View(TypedDict):
     round: int
 
 
-__all__ = ["Action", "AuctionView", "BidAction", "Board", "CallAction", "CardPlayed", "Contract",
+__all__ = ["Action", "AuctionTurn", "AuctionView", "BidAction", "Board", "CallAction", "CardPlayed", "Contract",
            "DashAction", "Deal", "DeclareAction", "Kind", "LeaveAction", "Length", "LoggedAction", "MatchRecord", "OverUnder",
            "PassAction", "Phase", "PlayAction", "Result", "RoundRecord", "SuitCode", "TrickView",
            "View", "WithAction"]

@@ -381,6 +381,12 @@ def test_E13_with_then_outbid_then_with_again_auction_state():
     v = m.view(None)
     assert v["phase"] == "call" and v["caller"] == 3 and m.to_act == 3
     assert sorted(v["with_players"]) == [0, 1, 2]
+    # Every turn as the table heard it, in order, the same from every seat (public).
+    heard = [{"seat": 1, "type": "bid", "n": 4, "suit": "H"}, {"seat": 2, "type": "with"},
+             {"seat": 3, "type": "bid", "n": 5, "suit": "C"}, {"seat": 0, "type": "with"},
+             {"seat": 1, "type": "with"}, {"seat": 2, "type": "with"}]
+    assert v["auction"]["bids"] == heard
+    assert all(m.view(s)["auction"]["bids"] == heard for s in range(4))
     run(m, [(3, call(5, "C"))])
     # E-20: With players declare first, in seat order after the caller
     assert m.view(None)["declaration_order"] == [0, 1, 2]
@@ -653,6 +659,10 @@ def test_E15_fast_round_bids_are_numbers_only_and_with_works():
     run(m, [(1, P), (2, P), (3, with_())])
     v = m.view(None)
     assert v["phase"] == "call" and v["caller"] == 0 and v["with_players"] == [3]
+    assert v["auction"]["bids"] == [                 # a fast round's bids name no suit
+        {"seat": 2, "type": "bid", "n": 4}, {"seat": 3, "type": "with"},
+        {"seat": 0, "type": "bid", "n": 5}, {"seat": 1, "type": "pass"},
+        {"seat": 2, "type": "pass"}, {"seat": 3, "type": "with"}]
     # E-18: below 8 the suit is locked to the fixed trump
     calls = {(a["n"], a["suit"]) for a in m.legal_actions(0)}
     assert calls == ({(n, "NT") for n in range(5, 8)}
@@ -667,7 +677,10 @@ def test_E15_fast_round_bids_are_numbers_only_and_with_works():
     declare_all(m, [(3, 3), (1, 3)])
     assert m.view(2)["forbidden"] == 2
     declare_all(m, [(2, 3)])                         # total 14
+    assert len(m.view(2)["auction"]["bids"]) == 6    # heard all round long
     rec = play_plan(m, plan)
+    nxt = m.view(None)                               # the next round is heard afresh
+    assert nxt["round"] == 15 and nxt["auction"]["bids"] == []
     # 0: 18+10 caller; 3: With on 3 (not the caller's 5): 16; 1: 16; 2: -1, sole loser -10
     assert rec["scores"] == [28, 16, -11, 16]
     assert rec["kind"] == "fast"
