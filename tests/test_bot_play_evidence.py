@@ -221,9 +221,11 @@ def test_no_sample_is_started_that_the_deadline_would_throw_away(monkeypatch):
     assert clock[0] < 0.090
 
 
-def test_a_wanted_card_no_other_seat_can_take_does_not_stop_the_chain():
+def test_a_wanted_card_no_other_seat_can_take_does_not_stop_the_chain(monkeypatch):
     # Seat 0 (read as greedy) holds the card the fast player would have played, a
     # diamond, and both other seats are void in diamonds: the chain moves other cards.
+    # (The position's deal is the sampler's with the auction unread: ``BID_READ``.)
+    monkeypatch.setattr(mc, "BID_READ", False)
     v = [v for v, _ in _views("estimation", 18, 10, ["cautious", "random"] * 2,
                               first_trick=2)][35]
     pub = mc.Public(v)

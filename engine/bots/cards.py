@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from ..cards import CARD_INDEX, CODES, NT, SUIT_CODES, SUIT_MASKS, suit_index
+from ..cards import BID_SUIT_ORDER, CARD_INDEX, CODES, NT, SUIT_CODES, SUIT_MASKS, suit_index
 from ..types import View
 
 SM = SUIT_MASKS
@@ -34,6 +34,22 @@ def any_card(m: int, rng: random.Random) -> int:
     return (m & -m).bit_length() - 1
 
 
+MIN_BID = 4                  # E-10
+
+
+def bid_key(n: int, suit: str) -> int:
+    """A bid's place in the auction's order (E-11: more tricks, then NT > S > H > D > C)."""
+    return n * 5 + BID_SUIT_ORDER[suit]
+
+
+def lowest_bid(key: int, suit: str) -> int:
+    """The lowest number in ``suit`` that beats a bid of ``key``."""
+    n = MIN_BID
+    while bid_key(n, suit) <= key:
+        n += 1
+    return n
+
+
 def mask(codes: Iterable[str]) -> int:
     m = 0
     for code in codes:
@@ -41,8 +57,8 @@ def mask(codes: Iterable[str]) -> int:
     return m
 
 
-__all__ = ["ABOVE", "BELOW", "CARD_INDEX", "CODES", "NT", "SM", "SUIT_INDEX", "any_card", "hi", "lo",
-           "mask"]
+__all__ = ["ABOVE", "BELOW", "CARD_INDEX", "CODES", "MIN_BID", "NT", "SM", "SUIT_INDEX", "any_card",
+           "bid_key", "hi", "lo", "lowest_bid", "mask"]
 
 
 def view_cards(v: View) -> tuple[int, int, list[int], int]:

@@ -27,11 +27,10 @@ import random
 import time
 from collections.abc import Sequence
 
-from ..cards import BID_SUIT_ORDER
 from ..types import Action, BidAction, CallAction, DashAction, View
 from . import declaring, styles
 from .bidding import EST_A, EST_B, STRONG_SHIFT
-from .cards import SUIT_INDEX, mask
+from .cards import MIN_BID, SUIT_INDEX, bid_key, lowest_bid, mask
 from .evaluate import best_suit, expected_tricks
 from .montecarlo import Public, deal_styles, declared
 from .stylemodel import Weights
@@ -39,7 +38,6 @@ from .stylemodel import Weights
 # A seat bids a suit up to its count plus this (the styles' own spare, ``styles.SPARE``;
 # ``num``: our levels' calibrated count less their margin; ``random`` its count).
 SPARE = {"num": 0.25, "random": 0.0, **styles.SPARE}
-MIN_BID = 4                  # E-10
 SUITS = 2                    # suits weighed: the hand's best by count (and the count's own)
 MIN_SAMPLES = 24             # below this many deals the hand-count choice stands
 # Standard errors another answer must gain by: up to eight candidates are weighed, so
@@ -51,18 +49,6 @@ CODE[-1] = "NT"
 # An outcome of the auction: (caller or -1 for all pass, trump code, the call's number,
 # the seat's With).
 Outcome = tuple[int, str, int, bool]
-
-
-def _key(n: int, suit: str) -> int:
-    return n * 5 + BID_SUIT_ORDER[suit]
-
-
-def _lowest(key: int, suit: str) -> int:
-    """The lowest number in ``suit`` that beats a bid of ``key``."""
-    n = MIN_BID
-    while _key(n, suit) <= key:
-        n += 1
-    return n
 
 
 def own_count(hand: int, trump: int, shift: float) -> float:
@@ -108,10 +94,10 @@ class _Round:
                 suit = CODE[i]
             style = names[s] if names is not None else "num"
             n = math.floor(count + SPARE.get(style, 0.0))
-            key = _key(n, suit) if n >= MIN_BID else -1
+            key = bid_key(n, suit) if n >= MIN_BID else -1
             if s == self.owner and self.bid is not None:
-                if key < _key(*self.bid):
-                    key, suit = _key(*self.bid), self.bid[1]
+                if key < bid_key(*self.bid):
+                    key, suit = bid_key(*self.bid), self.bid[1]
             if key >= 0:
                 out.append((key, s, suit))
         out.sort(reverse=True)
@@ -125,8 +111,8 @@ class _Round:
         _, c, suit = will[0]
         beat = max([k for k, _, _ in will[1:]] + [mine, -1])
         if c != self.owner and self.bid is not None:
-            beat = max(beat, _key(*self.bid))
-        n = _lowest(beat, suit)
+            beat = max(beat, bid_key(*self.bid))
+        n = lowest_bid(beat, suit)
         if c == self.owner and self.bid is not None:
             n = max(n, self.bid[0])
         return (c, suit, n, False)
@@ -219,7 +205,7 @@ def _weigh(v: View, shift: float, cands: list[tuple[Action, int, str]],
                 out: Outcome = r.lost(will, -1)
             elif calling or kind == "bid" or (kind == "dash" and n):
                 # (a declined dash: the hand count's plan, a bid up to ``n`` or a pass)
-                key = _key(n, suit)
+                key = bid_key(n, suit)
                 if calling or key > top:
                     out = (seat, suit, n, False)
                     mine = n
