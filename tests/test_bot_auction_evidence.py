@@ -9,6 +9,8 @@ import random
 from test_bot_play_evidence import STYLE, _placed, _views
 
 from engine.bots import montecarlo as mc
+from engine.bots.cards import mask
+from engine.bots.evaluate import best_suit, expected_tricks
 
 OWN = ("greedy", "cautious", "over", "under", "dash")
 
@@ -16,11 +18,12 @@ OWN = ("greedy", "cautious", "over", "under", "dash")
 def test_the_true_deal_fits_every_auction_turn_of_the_fast_players_styles(monkeypatch):
     monkeypatch.setattr(mc, "BID_READ", True)
     # The styles bid by one rule (``styles._auction``): the true hands fit it exactly,
-    # in the committee's auction and fast rounds and in the calculator's.
-    heard = fast = 0
+    # in the committee's auction and fast rounds and in the calculator's auction rounds
+    # (its "mini" match: the "micro" one has only fixed rounds, without an auction).
+    heard = fast = calc = 0
     for game, length, seeds, rounds in (("estimation", 18, range(2), 18),   # rounds 14-18: fast
                                         ("estimation", 18, range(2, 6), 4),
-                                        ("estimation-kotshina", "micro", range(6), 4)):
+                                        ("estimation-kotshina", "mini", range(6), 4)):
         for seed in seeds:
             seats = [OWN[(seed + i) % len(OWN)] for i in range(4)]
             for v, hands in _views(game, length, seed, seats, rounds=rounds):
@@ -35,7 +38,8 @@ def test_the_true_deal_fits_every_auction_turn_of_the_fast_players_styles(monkey
                     assert mc._bid_misfit(turns, full, STYLE[seats[o]]) == 0, (seed, seats[o])
                     heard += len(turns)
                     fast += len(turns) if v["kind"] == "fast" else 0
-    assert heard > 150 and fast > 20, (heard, fast)
+                    calc += len(turns) if game == "estimation-kotshina" else 0
+    assert heard > 250 and fast > 20 and calc > 80, (heard, fast, calc)
 
 
 def test_a_hand_that_could_not_have_bid_so_misfits():
@@ -53,6 +57,19 @@ def test_a_hand_that_could_not_have_bid_so_misfits():
     assert mc._bid_misfit(turns[1], spades, greedy) == 0
     assert mc._bid_misfit(turns[2], spades, greedy) > 4
     assert mc._bid_misfit(turns[2], low, greedy) == 0
+
+
+def test_a_tie_of_counts_is_broken_as_the_bidder_breaks_it():
+    # Hearts 2.8999999999999995 and clubs 2.9: within rounding, so the styles' best suit
+    # (``best_suit``: a later suit must beat by more than 1e-9) is hearts, and greedy bid
+    # 4♥ (a match's hand, seed 19). Its bid fits; a bid of 4♣ from it would not.
+    full = mask(["2D", "2H", "3D", "6C", "6H", "8C", "9S", "KC", "KH", "QD", "QS", "TC", "TH"])
+    assert best_suit(full) == (1, expected_tricks(full, 1))
+    assert abs(expected_tricks(full, 1) - expected_tricks(full, 3)) < 1e-9
+    greedy = STYLE["greedy"]
+    assert mc._bid_misfit([(0, 1, 4)], full, greedy) == 0
+    assert mc._bid_misfit([(0, 3, 4)], full, greedy) == 0       # no gap to speak of, but
+    assert mc._bid_misfit([(0, 0, 4)], full, greedy) > 4        # spades were never its best
 
 
 def test_the_auction_places_more_cards_where_the_sampler_deals_them(monkeypatch):

@@ -13,6 +13,7 @@ SM = SUIT_MASKS
 ABOVE = tuple(SM[c // 13] & ~((2 << c) - 1) for c in range(52))
 BELOW = tuple(SM[c // 13] & ((1 << c) - 1) for c in range(52))
 SUIT_INDEX: dict[str, int] = {code: suit_index(code) for code in SUIT_CODES}   # "NT" → NT
+SUIT_CODE: dict[int, str] = {i: code for code, i in SUIT_INDEX.items()}          # NT → "NT"
 
 
 def hi(m: int) -> int:
@@ -57,7 +58,8 @@ def mask(codes: Iterable[str]) -> int:
     return m
 
 
-__all__ = ["ABOVE", "BELOW", "CARD_INDEX", "CODES", "MIN_BID", "NT", "SM", "SUIT_INDEX", "any_card",
+__all__ = ["ABOVE", "BELOW", "CARD_INDEX", "CODES", "MIN_BID", "NT", "SM", "SUIT_CODE", "SUIT_INDEX",
+           "any_card",
            "bid_key", "hi", "lo", "lowest_bid", "mask"]
 
 

@@ -28,23 +28,19 @@ import time
 from collections.abc import Sequence
 
 from ..types import Action, BidAction, CallAction, DashAction, View
-from . import declaring, styles
+from . import declaring
 from .bidding import EST_A, EST_B, STRONG_SHIFT
-from .cards import MIN_BID, SUIT_INDEX, bid_key, lowest_bid, mask
+from .cards import MIN_BID, SUIT_CODE, SUIT_INDEX, bid_key, lowest_bid, mask
 from .evaluate import best_suit, expected_tricks
 from .montecarlo import Public, deal_styles, declared
-from .stylemodel import Weights
+from .stylemodel import BID_SPARE, Weights
 
-# A seat bids a suit up to its count plus this (the styles' own spare, ``styles.SPARE``;
-# ``num``: our levels' calibrated count less their margin; ``random`` its count).
-SPARE = {"num": 0.25, "random": 0.0, **styles.SPARE}
+SPARE = BID_SPARE           # a seat bids up to its count plus its style's spare
 SUITS = 2                    # suits weighed: the hand's best by count (and the count's own)
 MIN_SAMPLES = 24             # below this many deals the hand-count choice stands
 # Standard errors another answer must gain by: up to eight candidates are weighed, so
 # one of them clears a single standard error by chance alone far more often than one.
 GATE = 2.0
-CODE = {i: c for c, i in SUIT_INDEX.items()}
-CODE[-1] = "NT"
 
 # An outcome of the auction: (caller or -1 for all pass, trump code, the call's number,
 # the seat's With).
@@ -91,7 +87,7 @@ class _Round:
                 suit, count = self.fixed, expected_tricks(hands[s], SUIT_INDEX[self.fixed])
             else:
                 i, count = best_suit(hands[s])
-                suit = CODE[i]
+                suit = SUIT_CODE[i]
             style = names[s] if names is not None else "num"
             n = math.floor(count + SPARE.get(style, 0.0))
             key = bid_key(n, suit) if n >= MIN_BID else -1

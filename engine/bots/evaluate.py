@@ -9,7 +9,7 @@ tricks actually taken by the fast player over 16,000 hands, residual sd about 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 SCALE = 1.0
 
@@ -22,7 +22,7 @@ def _ranks(hand: int, s: int) -> list[int]:
 def _suit_value(sub: int, role: int) -> float:
     """One suit's tricks (its 13-bit ``sub``) as ``expected_tricks`` counts them: ``role``
     0 the trump, 1 a side suit beside a trump, 2 a suit at NT (a side suit's singleton
-    and void bonuses are added by the caller: they depend on the trump's length)."""
+    and void bonuses are added by ``_tables``: they depend on the trump's length)."""
     rk = [r for r in range(12, -1, -1) if sub >> r & 1]
     n = len(rk)
     if not n:
@@ -65,7 +65,9 @@ def _suit_value(sub: int, role: int) -> float:
 # Every suit's value by its 13 bits, worked out once (``_suit_value``): the count is
 # asked for tens of thousands of times a decision (the declarations' and the auction's
 # fit of every sampled hand), and a lookup is a fraction of the counting.
-# Filled on the first count (70 ms), not at import: the CLI need not pay for it. A side
+# Filled at import (70 ms; the CLI does not import the bots): not on the first count,
+# whose time a decision's budget would pay (the first decision of a fresh worker took 6
+# samples instead of 74), nor where two threads could read a half-filled table. A side
 # suit's value beside a trump of three or more (``_RUFF``) counts a void 0.35 and a
 # singleton 0.2 more; the sums are made in the same order as the count written out
 # suit by suit, so every count is the same to the last bit (tests/test_bot_evaluate.py).
@@ -92,8 +94,6 @@ def _tables() -> None:
 
 def expected_tricks(hand: int, trump: int | None, simple: bool = False) -> float:
     """Expected tricks of ``hand`` playing alone with ``trump`` (-1 NT, None unknown)."""
-    if not _NT_V:
-        _tables()
     if trump is None or trump < 0:
         return (_NT_V[hand & 0x1FFF] + _NT_V[hand >> 13 & 0x1FFF] + _NT_V[hand >> 26 & 0x1FFF]
                 + _NT_V[hand >> 39 & 0x1FFF]) * SCALE
@@ -105,14 +105,26 @@ def expected_tricks(hand: int, trump: int | None, simple: bool = False) -> float
     return total * SCALE
 
 
+_tables()
+
+
 def best_suit(hand: int, suits: Iterable[int] = (-1, 0, 1, 2, 3)) -> tuple[int, float]:
     """(suit, expected tricks) of the best trump for this hand."""
-    best, bv = -1, -1.0
-    for s in suits:
-        v = expected_tricks(hand, s)
-        if v > bv + 1e-9:
-            best, bv = s, v
-    return best, bv
+    suits = tuple(suits)
+    if not suits:
+        return -1, -1.0
+    counts = [expected_tricks(hand, s) for s in suits]
+    i = best_index(counts)
+    return suits[i], counts[i]
+
+
+def best_index(counts: Sequence[float]) -> int:
+    """The first of the highest counts (a later one must beat it by more than rounding)."""
+    best = 0
+    for i in range(1, len(counts)):
+        if counts[i] > counts[best] + 1e-9:
+            best = i
+    return best
 
 
 def dash_danger(hand: int) -> float:

@@ -31,16 +31,16 @@ from .cards import (
     CODES,
     MIN_BID,
     SM,
+    SUIT_CODE,
     SUIT_INDEX,
     any_card,
     bid_key,
     lowest_bid,
 )
-from .evaluate import dash_danger, expected_tricks
+from .evaluate import best_index, dash_danger, expected_tricks
 from .play import DUMP, WIN, current_winner, fast_card
 from .sim import M_GREEDY, M_NUM, rollout, rollout_modes
-from .stylemodel import Style, Weights, draw, is_plain, models
-from .styles import SPARE
+from .stylemodel import BID_SPARE, Style, Weights, draw, is_plain, models
 
 # (seat, kind, number): kind 0 a declaration, 1 the caller's, 2 a dash player's.
 Evidence = list[tuple[int, int, int]]
@@ -255,9 +255,12 @@ def declared(v: View, seat: int) -> Evidence:
 # ---- the auction as evidence ------------------------------------------------------
 # Every turn of the auction was heard by all: a bid says the hand's count in its suit
 # reached the number less the bidder's spare (and, for the fast player's styles, that
-# the suit was its best); a pass, that no suit's count reached the lowest bid that
-# would have beaten the standing one. The same hand count and spares the bid rollouts
-# read (``contract.SPARE``, the styles' own rule); With says nothing here. Off: it
+# the suit was its best, by ``best_suit``'s rule); a pass, that the count of its best
+# suit (our levels and people: of any suit) did not reach the lowest bid beating the
+# standing one. The same hand count and spares the bid rollouts read
+# (``stylemodel.BID_SPARE``, the styles' own rule); With says nothing here. Where it is
+# on, every sampled deal hears it: the card play's, and the bid, call and declaration
+# rollouts' (``contract.py``, ``declaring.py``). Off: it
 # places more cards (from the fourth trick on 53.9 -> 55.5 %, greedy and over tables)
 # but held out (committee, greedy and over, seeds 61, 67, 71, 100 samples) it gained
 # +0.19 +- 0.39 a round for 1.5 times the play decision's CPU (docs/bots.md).
@@ -266,8 +269,6 @@ EV_SD_BID = 0.5          # a style's bid: its own rule on the count, rounding as
 EV_SD_BID_NUM = 1.0      # our levels, the strong player and people: looser
 PASS_MARGIN = 0.25       # a pass with a hand that reached a bid misfits at least this much
 _TRUMPS = (-1, 0, 1, 2, 3)
-_CODE = {i: c for c, i in SUIT_INDEX.items()}
-_SPARE: dict[str, float] = {"num": 0.25, **SPARE}
 
 
 def auction_evidence(v: View) -> list[list[BidTurn]]:
@@ -299,7 +300,7 @@ def auction_evidence(v: View) -> list[list[BidTurn]]:
 def _bid_misfit(turns: list[BidTurn], h: int, st: Style | None) -> float:
     """How far a seat's hand ``h`` (with its played cards) is from its auction turns."""
     name = st.name if st is not None else "num"
-    spare = _SPARE.get(name, 0.0)
+    spare = BID_SPARE.get(name, 0.0)
     own = name != "num"                # a style of the fast player's: its best suit only
     sd = EV_SD_BID if own else EV_SD_BID_NUM
     counts: list[float] | None = None
@@ -322,15 +323,15 @@ def _bid_misfit(turns: list[BidTurn], h: int, st: Style | None) -> float:
             if x > 0:
                 z += (x / sd) ** 2
             if own:
-                x = max(counts) - c
-                if x > 0:
-                    z += (x / sd) ** 2
+                best = best_index(counts)
+                if best != suit + 1:
+                    z += (max(counts[best] - c, 0.0) / sd) ** 2
         else:
             if own:
-                best = max(range(5), key=counts.__getitem__)
-                x = counts[best] + spare - lowest_bid(n, _CODE[best - 1])
+                best = best_index(counts)
+                x = counts[best] + spare - lowest_bid(n, SUIT_CODE[best - 1])
             else:
-                x = max(counts[i] + spare - lowest_bid(n, _CODE[i - 1]) for i in range(5))
+                x = max(counts[i] + spare - lowest_bid(n, SUIT_CODE[i - 1]) for i in range(5))
             if x >= 0:                                 # it could have bid, and passed
                 z += ((x + PASS_MARGIN) / sd) ** 2
     return z

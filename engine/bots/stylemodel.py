@@ -9,6 +9,7 @@ import random
 from typing import NamedTuple
 
 from .sim import M_DUCK, M_GREEDY, M_NUM, M_RANDOM
+from .styles import SPARE as _STYLE_SPARE
 
 
 class Style(NamedTuple):
@@ -42,6 +43,10 @@ TARNEEB_MODELS: tuple[Style, ...] = (
     Style("random", M_RANDOM, 0.0, 1.0, 0.0, False),
 )
 NAMES: tuple[str, ...] = tuple(s.name for s in MODELS)
+# A seat bids a suit up to its count plus this (the styles' own spare, ``styles.SPARE``;
+# ``num``: our levels' calibrated count less their margin; ``random`` its count): what
+# the bid rollouts (``contract.py``) and the auction's evidence (``montecarlo.py``) read.
+BID_SPARE: dict[str, float] = {"num": 0.25, "random": 0.0, **_STYLE_SPARE}
 K = len(MODELS)
 NUM = 0                 # the index of our own rollout policy's model
 
@@ -74,6 +79,7 @@ def is_plain(w: Weights) -> bool:
 
 
 __all__ = [
+    "BID_SPARE",
     "MODELS",
     "NAMES",
     "NUM",

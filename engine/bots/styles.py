@@ -26,7 +26,7 @@ import random
 from collections.abc import Callable
 
 from ..types import Action, View
-from .cards import CARD_INDEX, CODES, SUIT_INDEX, mask, view_cards
+from .cards import CARD_INDEX, CODES, SUIT_CODE, SUIT_INDEX, mask, view_cards
 from .evaluate import best_suit, dash_danger, expected_tricks
 from .play import CHEAP, DUCK, DUMP, WIN, current_winner, fast_card
 
@@ -72,7 +72,7 @@ def _auction(v: View, spare: float) -> Action:
         count = expected_tricks(hand, SUIT_INDEX[fixed])
     else:
         s, count = best_suit(hand)
-        suit_code = next(code for code, i in SUIT_INDEX.items() if i == s)
+        suit_code = SUIT_CODE[s]
     for a in v["legal"]:
         if a["type"] != "bid" or a.get("suit") != suit_code:
             continue
@@ -118,7 +118,8 @@ def _to_number(v: View) -> int:
 
 
 # Tricks over its best suit's count each style bids up to in the auction (``_auction``);
-# the strong player's bid rollouts read the same table (``contract.SPARE``).
+# the strong player's bid rollouts and the auction's evidence read the same table
+# (``stylemodel.BID_SPARE``).
 SPARE: dict[str, float] = {"greedy": 1.5, "cautious": -1.0, "over": 1.0, "under": -2.0,
                            "dash": 0.0}
 
