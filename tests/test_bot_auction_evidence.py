@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from test_bot_model import style_match_views
 from test_bot_play_evidence import STYLE, _placed, _views
 
 from engine.bots import montecarlo as mc
@@ -108,6 +109,13 @@ def test_the_auction_is_read_only_when_switched_on(monkeypatch):
     assert mc.Public(v).bids == [[], [], [], []]
     monkeypatch.setattr(mc, "BID_READ", True)
     assert any(mc.Public(v).bids)
+    # Heard by the bid, call and declaration rollouts' deals only (``BID_READ_PLAY``):
+    # a view of the play has none, one of the auction has them.
+    monkeypatch.setattr(mc, "BID_READ_PLAY", False)
+    assert v["phase"] == "play" and mc.Public(v).bids == [[], [], [], []]
+    auction = next(v for _, v in style_match_views("estimation", 18, ["greedy", "over"] * 2, 2, 2)
+                   if v["phase"] == "auction" and v["auction"]["bids"])
+    assert any(mc.Public(auction).bids)
 
 
 def test_tarneeb_has_no_auction_to_read(monkeypatch):

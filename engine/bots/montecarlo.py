@@ -129,7 +129,7 @@ class Public:
         self.played_by = played_by
         self.evidence = evidence_model(v, seat, self.trump)
         self.bids = (auction_evidence(v) if BID_READ and self.game != "tarneeb41"
-                     else [[], [], [], []])
+                     and (BID_READ_PLAY or v["phase"] != "play") else [[], [], [], []])
         self.plays = None
 
 
@@ -263,8 +263,11 @@ def declared(v: View, seat: int) -> Evidence:
 # rollouts' (``contract.py``, ``declaring.py``). Off: it
 # places more cards (from the fourth trick on 53.9 -> 55.5 %, greedy and over tables)
 # but held out (committee, greedy and over, seeds 61, 67, 71, 100 samples) it gained
-# +0.19 +- 0.39 a round for 1.5 times the play decision's CPU (docs/bots.md).
+# +0.19 +- 0.39 a round for 1.5 times the play decision's CPU; heard by the bid, call
+# and declaration rollouts only (``BID_READ_PLAY`` False, free in the card play)
+# +0.27 +- 0.39 (docs/bots.md).
 BID_READ = False
+BID_READ_PLAY = True     # the card play's deals hear it too (else the bids' and declarations')
 EV_SD_BID = 0.5          # a style's bid: its own rule on the count, rounding aside
 EV_SD_BID_NUM = 1.0      # our levels, the strong player and people: looser
 PASS_MARGIN = 0.25       # a pass with a hand that reached a bid misfits at least this much

@@ -364,9 +364,11 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     # PLAY_READ: the styles whose plays are read, comma-separated (montecarlo.PLAY_READ)
     if os.environ.get("PLAY_READ") is not None:
         montecarlo.PLAY_READ = tuple(s for s in os.environ["PLAY_READ"].split(",") if s)
-    # BID_READ: 0 leaves the auction's turns unread (montecarlo.BID_READ)
+    # BID_READ: 1 reads the auction's turns in every sampled deal, 2 in the bid, call and
+    # declaration rollouts' only, 0 in none (montecarlo.BID_READ, BID_READ_PLAY)
     if os.environ.get("BID_READ"):
-        montecarlo.BID_READ = os.environ["BID_READ"] == "1"
+        montecarlo.BID_READ = os.environ["BID_READ"] in ("1", "2")
+        montecarlo.BID_READ_PLAY = os.environ["BID_READ"] == "1"
     # Tarneeb: TAR_READ=1 reads each later seat's declarations (off in play)
     if os.environ.get("TAR_READ"):
         bidding.TAR_READ = os.environ["TAR_READ"] == "1"
