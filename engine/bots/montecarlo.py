@@ -341,15 +341,17 @@ def _bid_misfit(turns: list[BidTurn], h: int, st: Style | None) -> float:
 
 
 def fit_weight(pub: Public, hands: list[int], styles: Sequence[Style] | None = None) -> float:
-    """How well a sampled deal fits the other seats' declarations (0..1]; with
+    """How well a sampled deal fits the other seats' declarations (and auction turns,
+    ``misfits``) (0..1]; with
     ``styles`` (a style model per seat), each declaration is read by its seat's model."""
     return math.exp(-0.5 * sum(misfits(pub, hands, styles)))
 
 
 def misfits(pub: Public, hands: list[int], styles: Sequence[Style] | None = None
             ) -> list[float]:
-    """Per seat, how far its sampled hand is from its declaration (squared standard
-    errors; 0 where nothing is declared or read): ``fit_weight`` is exp(-sum / 2)."""
+    """Per seat, how far its sampled hand is from its declaration and, where the auction
+    is read (``BID_READ``), its turns of it (squared standard errors; 0 where nothing is
+    declared or read): ``fit_weight`` is exp(-sum / 2)."""
     trump = pub.trump
     pb = pub.played_by
     z = [0.0, 0.0, 0.0, 0.0]
