@@ -49,8 +49,9 @@ def test_a_hand_that_could_not_have_bid_so_misfits():
     v = {"auction": {"bids": [{"seat": 1, "type": "bid", "n": 6, "suit": "S"},
                               {"seat": 2, "type": "pass"}]}, "kind": "auction",
          "fixed_trump": None}
-    turns = mc.auction_evidence(v)
+    turns = mc.auction_evidence(v, 0)
     assert turns == [[], [(0, 0, 6)], [(1, 0, 6 * 5 + 3)], []]
+    assert mc.auction_evidence(v, 1)[1] == []          # a seat's own turns say nothing to it
     low = sum(1 << c for c in (0, 1, 2, 13, 14, 15, 26, 27, 28, 39, 40, 41, 42))
     spades = sum(1 << c for c in range(6, 13)) | sum(1 << c for c in (25, 38, 51, 24, 37, 50))
     greedy = STYLE["greedy"]
@@ -117,8 +118,3 @@ def test_the_auction_is_read_only_when_switched_on(monkeypatch):
                    if v["phase"] == "auction" and v["auction"]["bids"])
     assert any(mc.Public(auction).bids)
 
-
-def test_tarneeb_has_no_auction_to_read(monkeypatch):
-    monkeypatch.setattr(mc, "BID_READ", True)
-    for v, _ in _views("tarneeb41", None, 1, ["greedy"] * 4, rounds=1):
-        assert mc.Public(v).bids == [[], [], [], []]

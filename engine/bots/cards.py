@@ -59,8 +59,7 @@ def mask(codes: Iterable[str]) -> int:
 
 
 __all__ = ["ABOVE", "BELOW", "CARD_INDEX", "CODES", "MIN_BID", "NT", "SM", "SUIT_CODE", "SUIT_INDEX",
-           "any_card",
-           "bid_key", "hi", "lo", "lowest_bid", "mask"]
+           "any_card", "bid_key", "hi", "lo", "lowest_bid", "mask"]
 
 
 def view_cards(v: View) -> tuple[int, int, list[int], int]:

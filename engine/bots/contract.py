@@ -5,7 +5,7 @@ Each candidate is weighed on the same sampled deals as the declaration
 (``declaring.py``: the card player's sampler, a style drawn for every other seat). On
 each deal the rest of the auction is settled from the sampled hands: every other seat
 still in it goes up to its best suit's count plus its style's spare trick
-(``SPARE``: the styles' own rule, ``styles.py``), the standing bid's owner at least to
+(``stylemodel.BID_SPARE``: the styles' own rule, ``styles.py``), the standing bid's owner at least to
 its bid; the highest willingness wins at the lowest number that beats the next one
 (E-11). A bid in a suit up to a number either wins that contract (the seat calls the
 number, the others declare under it) or loses to the best other seat, whose contract
@@ -35,7 +35,6 @@ from .evaluate import best_suit, expected_tricks
 from .montecarlo import Public, deal_styles, declared
 from .stylemodel import BID_SPARE, Weights
 
-SPARE = BID_SPARE           # a seat bids up to its count plus its style's spare
 SUITS = 2                    # suits weighed: the hand's best by count (and the count's own)
 MIN_SAMPLES = 24             # below this many deals the hand-count choice stands
 # Standard errors another answer must gain by: up to eight candidates are weighed, so
@@ -89,7 +88,7 @@ class _Round:
                 i, count = best_suit(hands[s])
                 suit = SUIT_CODE[i]
             style = names[s] if names is not None else "num"
-            n = math.floor(count + SPARE.get(style, 0.0))
+            n = math.floor(count + BID_SPARE.get(style, 0.0))
             key = bid_key(n, suit) if n >= MIN_BID else -1
             if s == self.owner and self.bid is not None:
                 if key < bid_key(*self.bid):
@@ -333,4 +332,4 @@ def dash(v: View, first: DashAction, shift: float, budget_ms: float,
     return take if _pick(cands, ref, sums, rows, k) == 0 else decline
 
 
-__all__ = ["GATE", "SPARE", "bid", "call", "dash", "own_count"]
+__all__ = ["GATE", "bid", "call", "dash", "own_count"]

@@ -23,7 +23,7 @@ def _suit_value(sub: int, role: int) -> float:
     """One suit's tricks (its 13-bit ``sub``) as ``expected_tricks`` counts them: ``role``
     0 the trump, 1 a side suit beside a trump, 2 a suit at NT (a side suit's singleton
     and void bonuses are added by ``_tables``: they depend on the trump's length)."""
-    rk = [r for r in range(12, -1, -1) if sub >> r & 1]
+    rk = _ranks(sub, 0)
     n = len(rk)
     if not n:
         return 0.0
@@ -63,11 +63,9 @@ def _suit_value(sub: int, role: int) -> float:
 
 
 # Every suit's value by its 13 bits, worked out once (``_suit_value``): the count is
-# asked for tens of thousands of times a decision (the declarations' and the auction's
-# fit of every sampled hand), and a lookup is a fraction of the counting.
-# Filled at import (70 ms; the CLI does not import the bots): not on the first count,
-# whose time a decision's budget would pay (the first decision of a fresh worker took 6
-# samples instead of 74), nor where two threads could read a half-filled table. A side
+# asked for tens of thousands of times a decision (every sampled hand's fit), and a
+# lookup is a tenth of the counting. Filled at import (70 ms; the CLI does not import
+# the bots), not on the first count, whose time a decision's budget would pay. A side
 # suit's value beside a trump of three or more (``_RUFF``) counts a void 0.35 and a
 # singleton 0.2 more; the sums are made in the same order as the count written out
 # suit by suit, so every count is the same to the last bit (tests/test_bot_evaluate.py).
@@ -82,13 +80,9 @@ def _tables() -> None:
     for p in range(1 << 13):
         v = _suit_value(p, 1)
         _PLAIN.append(max(v, 0.0))
-        if not p:
-            _RUFF.append(0.35)                      # a void ruffs
-        elif p.bit_count() == 1:
+        if p.bit_count() == 1:
             v += 0.2                                # a singleton ruffs
-            _RUFF.append(max(v, 0.0))
-        else:
-            _RUFF.append(max(v, 0.0))
+        _RUFF.append(max(v, 0.0) if p else 0.35)    # a void ruffs
     _NT_V.extend(max(_suit_value(p, 2), 0.0) for p in range(1 << 13))
 
 

@@ -128,7 +128,7 @@ class Public:
         self.fixed = fixed
         self.played_by = played_by
         self.evidence = evidence_model(v, seat, self.trump)
-        self.bids = (auction_evidence(v) if BID_READ and self.game != "tarneeb41"
+        self.bids = (auction_evidence(v, seat) if BID_READ
                      and (BID_READ_PLAY or v["phase"] != "play") else [[], [], [], []])
         self.plays = None
 
@@ -274,29 +274,30 @@ PASS_MARGIN = 0.25       # a pass with a hand that reached a bid misfits at leas
 _TRUMPS = (-1, 0, 1, 2, 3)
 
 
-def auction_evidence(v: View) -> list[list[BidTurn]]:
-    """Per seat, its turns of this round's auction (``BidTurn``), in order."""
+def auction_evidence(v: View, seat: int) -> list[list[BidTurn]]:
+    """Per other seat than ``seat``, its turns of this round's auction (``BidTurn``), in
+    order (none in Tarneeb: it has no auction)."""
     out: list[list[BidTurn]] = [[], [], [], []]
     a = v.get("auction")
     if not a:
         return out
     fast = v.get("kind") == "fast"
     fixed = v.get("fixed_trump")
+    trump = SUIT_INDEX[fixed] if fixed is not None else -1
     standing = -1
     for t in a.get("bids") or []:
         s = t["seat"]
         if t["type"] == "bid":
             n = t["n"]
             if fast:
-                suit = SUIT_INDEX[fixed] if fixed is not None else -1
-                out[s].append((2, suit, n))
+                out[s].append((2, trump, n))
                 standing = n
             else:
                 out[s].append((0, SUIT_INDEX[t["suit"]], n))
                 standing = bid_key(n, t["suit"])
         elif t["type"] == "pass":
-            out[s].append((3, SUIT_INDEX[fixed] if fixed is not None else -1, max(standing, 0))
-                          if fast else (1, 0, standing))
+            out[s].append((3, trump, max(standing, 0)) if fast else (1, 0, standing))
+    out[seat] = []
     return out
 
 
@@ -362,7 +363,7 @@ def misfits(pub: Public, hands: list[int], styles: Sequence[Style] | None = None
         z[s] = _misfit(hands[s] | pb[s], kind, n, trump, st)
     for s, turns in enumerate(pub.bids):
         st = styles[s] if styles is not None else None
-        if turns and s != pub.seat and (st is None or st.evidence):
+        if turns and (st is None or st.evidence):
             z[s] += _bid_misfit(turns, hands[s] | pb[s], st)
     return z
 
@@ -618,7 +619,7 @@ def explain_play(pub: Public, hands: list[int], styles: Sequence[Style],
     trump, pb = pub.trump, pub.played_by
     said = {s: (kind, n) for s, kind, n in pub.evidence if styles[s].evidence}
     bids = pub.bids
-    heard = [bool(bids[s]) and s != seat and styles[s].evidence for s in range(4)]
+    heard = [bool(bids[s]) and styles[s].evidence for s in range(4)]
     z = misfits(pub, hands, styles)
     for _ in range(steps):
         # Where a read seat holds the card the fast player would have played instead
