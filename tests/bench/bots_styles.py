@@ -377,11 +377,27 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     for name, module, attr in (("DECLARE_GATE", declaring, "GATE"),
                                ("BID_GATE", contract, "GATE"),
                                ("DECLARE_OVER", declaring, "OVER_CREDIT"),
-                               ("TAR_PRIOR", bidding, "TAR_PRIOR")):
+                               ("TAR_PRIOR", bidding, "TAR_PRIOR"),
+                               ("LONG_CREDIT", montecarlo, "LONG_CREDIT")):
         if os.environ.get(name):
             setattr(module, attr, float(os.environ[name]))
     if oracle:
         _see_every_card()
+    # TRUE_STYLE=greedy: a bound, not a player: every other seat is read as that style
+    # with certainty (the model's weights told the table, the cards still hidden)
+    if os.environ.get("TRUE_STYLE"):
+        _know_the_table(os.environ["TRUE_STYLE"])
+
+
+def _know_the_table(style: str) -> None:
+    from engine.bots import model
+    k = model.NAMES.index(style)
+
+    def told(v, events=None):
+        own = v["seat"]
+        return [[1.0 if i == (model.NUM if s == own else k) else 0.0
+                 for i in range(len(model.NAMES))] for s in range(4)]
+    model.weights = told
 
 
 def _see_every_card() -> None:
