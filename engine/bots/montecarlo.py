@@ -39,7 +39,7 @@ from .cards import (
 )
 from .evaluate import best_index, dash_danger, expected_tricks
 from .play import DUMP, WIN, current_winner, fast_card
-from .sim import M_GREEDY, M_NUM, M_SEE, rollout, rollout_modes
+from .sim import M_GREEDY, M_NUM, rollout, rollout_modes
 from .stylemodel import BID_SPARE, Style, Weights, draw, is_plain, models
 
 # (seat, kind, number): kind 0 a declaration, 1 the caller's, 2 a dash player's.
@@ -498,7 +498,7 @@ def deal_styles(pub: Public, rng: random.Random, w: Weights | None = None
         return sample_fit(pub, rng), None, None
     st = [models(pub.game)[k] for k in draw(w, rng)]
     modes = [x.mode for x in st]
-    modes[pub.seat] = M_SEE if SEE_OWN and pub.game != "tarneeb41" else M_NUM
+    modes[pub.seat] = M_NUM
     names = [x.name for x in st]
     names[pub.seat] = "num"
     return explain_play(pub, sample_fit(pub, rng, styles=st), st, rng), modes, names
@@ -530,7 +530,6 @@ def deal_styles(pub: Public, rng: random.Random, w: Weights | None = None
 PLAY_READ: tuple[str, ...] = ("greedy", "over", "under", "dash", "num")
 PLAY_EPS = 0.1
 PLAY_STEPS = 10
-SEE_OWN = False
 _FULL = (1 << 52) - 1
 
 

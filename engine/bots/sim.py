@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import random
 
-from .cards import ABOVE, SM, any_card, lo
-from .play import CHEAP, DUCK, DUMP, WIN, _rank_min, current_winner, fast_card
+from .cards import SM, any_card
+from .play import CHEAP, DUCK, DUMP, WIN, current_winner, fast_card
 
 
 def rollout(hands: list[int], trick: list[int], leader: int, trump: int,
@@ -52,65 +52,7 @@ def rollout(hands: list[int], trick: list[int], leader: int, trump: int,
 
 
 # Rollout policies by seat for ``rollout_modes`` (the opponent models of ``model.py``).
-M_NUM, M_GREEDY, M_DUCK, M_RANDOM, M_SEE = 0, 1, 2, 3, 4
-
-
-def _beats(c: int, hand: int, led: int, trump: int) -> bool:
-    """Can ``hand``, later in a trick led in ``led``, beat ``c`` (winning it so far)?"""
-    s = c // 13
-    if hand & SM[led]:
-        return s == led and bool(hand & ABOVE[c])
-    if trump < 0 or not hand & SM[trump]:
-        return False
-    return s != trump or bool(hand & ABOVE[c])
-
-
-def seen_card(hands: list[int], seat: int, trick: list[int], trump: int, wc: int,
-              everyone: int) -> int:
-    """The card of a seat that needs tricks and sees the (sampled) deal: the cheapest
-    card that wins the trick whatever the seats still to play hold, or else the
-    cheapest card; leading, the lowest card nobody can beat, or else the fast lead."""
-    hand = hands[seat]
-    tmask = SM[trump] if trump >= 0 else 0
-    if trick:
-        led = trick[0] // 13
-        follow = hand & SM[led]
-        legal = follow or hand
-        if legal & (legal - 1) == 0:
-            return lo(legal)
-        ws = wc // 13
-        if follow:
-            winners = follow & ABOVE[wc] if ws == led else 0
-        elif tmask:
-            winners = hand & (ABOVE[wc] if ws == trump else tmask)
-        else:
-            winners = 0
-        later = [hands[(seat + i) & 3] for i in range(1, 4 - len(trick))]
-        m = winners
-        while m:
-            c = lo(m)
-            if not any(_beats(c, h, led, trump) for h in later):
-                return c
-            m &= m - 1
-        if follow:
-            return lo(follow)
-        return _rank_min(hand & ~tmask or hand)
-    others = [hands[(seat + i) & 3] for i in (1, 2, 3)]
-    best, blen = -1, -1
-    for s in (0, 1, 2, 3):
-        m = hand & SM[s]
-        while m:
-            c = lo(m)
-            if not any(_beats(c, h, s, trump) for h in others):
-                # trumps first while the others hold some, then the longest suit
-                n = bin(everyone & ~hand & SM[s]).count("1") + (20 if s == trump else 0)
-                if n > blen:
-                    best, blen = c, n
-                break
-            m &= m - 1
-    if best >= 0:
-        return best
-    return fast_card(hand, everyone & ~hand, trick, trump, WIN, wc)
+M_NUM, M_GREEDY, M_DUCK, M_RANDOM = 0, 1, 2, 3
 
 
 def rollout_modes(hands: list[int], trick: list[int], leader: int, trump: int,
@@ -133,8 +75,6 @@ def rollout_modes(hands: list[int], trick: list[int], leader: int, trump: int,
         if mode == M_RANDOM:
             legal = hand & SM[trick[0] // 13] if trick else 0
             c = any_card(legal or hand, rng)
-        elif mode == M_SEE and decl[seat] > taken[seat]:
-            c = seen_card(hands, seat, trick, trump, wc, everyone)
         else:
             if mode == M_GREEDY:
                 mood = WIN

@@ -369,9 +369,6 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     if os.environ.get("BID_READ"):
         montecarlo.BID_READ = os.environ["BID_READ"] in ("1", "2")
         montecarlo.BID_READ_PLAY = os.environ["BID_READ"] == "1"
-    # SEE_OWN=1: the seat's own later cards in the rollouts see the sampled deal
-    if os.environ.get("SEE_OWN"):
-        montecarlo.SEE_OWN = os.environ["SEE_OWN"] == "1"
     # Tarneeb: TAR_READ=1 reads each later seat's declarations (off in play)
     if os.environ.get("TAR_READ"):
         bidding.TAR_READ = os.environ["TAR_READ"] == "1"
