@@ -480,18 +480,17 @@ def make_scorer(v: View) -> Scorer:
     return score_committee
 
 
-def deal(pub: Public, rng: random.Random, w: Weights | None = None,
-         prev: list[int] | None = None) -> tuple[list[int], list[int] | None]:
+def deal(pub: Public, rng: random.Random, w: Weights | None = None
+         ) -> tuple[list[int], list[int] | None]:
     """One sample of the unseen cards and, with ``w`` (style weights per seat,
     ``model.weights``; not all our own kind), a style drawn for every other seat: its
     declarations weigh the deal (``fit_weight``) and it plays the rollout by its policy
     (the modes, ``sim.rollout_modes``); ``None`` modes: every seat plays as we do."""
-    hands, modes, _ = deal_styles(pub, rng, w, prev)
+    hands, modes, _ = deal_styles(pub, rng, w)
     return hands, modes
 
 
-def deal_styles(pub: Public, rng: random.Random, w: Weights | None = None,
-                prev: list[int] | None = None
+def deal_styles(pub: Public, rng: random.Random, w: Weights | None = None
                 ) -> tuple[list[int], list[int] | None, list[str] | None]:
     """``deal``, and the name of the style drawn for every seat (``stylemodel.NAMES``;
     the seat's own: ``num``), for what is still to bid (the review)."""
@@ -502,12 +501,6 @@ def deal_styles(pub: Public, rng: random.Random, w: Weights | None = None,
     modes[pub.seat] = M_NUM
     names = [x.name for x in st]
     names[pub.seat] = "num"
-    if CHAIN and (pub.v["tricks"] or pub.v["trick"]) and all(
-            st[s].name in PLAY_READ for s in range(4) if s != pub.seat):
-        if prev is None:
-            return explain_play(pub, sample_fit(pub, rng, styles=st), st, rng,
-                                steps=CHAIN_BURN, moving=True), modes, names
-        return explain_play(pub, prev, st, rng, moving=True), modes, names
     return explain_play(pub, sample_fit(pub, rng, styles=st), st, rng), modes, names
 
 
@@ -537,8 +530,6 @@ def deal_styles(pub: Public, rng: random.Random, w: Weights | None = None,
 PLAY_READ: tuple[str, ...] = ("greedy", "over", "under", "dash", "num")
 PLAY_EPS = 0.1
 PLAY_STEPS = 10
-CHAIN = False
-CHAIN_BURN = 100
 _FULL = (1 << 52) - 1
 
 
@@ -602,8 +593,7 @@ def _misses(pub: Public, seat: int, hand: int, greedy: bool) -> tuple[int, int]:
 
 
 def explain_play(pub: Public, hands: list[int], styles: Sequence[Style],
-                 rng: random.Random, steps: int | None = None,
-                 moving: bool = False) -> list[int]:
+                 rng: random.Random, steps: int | None = None) -> list[int]:
     """``hands`` moved towards a deal the read seats' plays are explained by (see
     ``PLAY_READ``) in ``steps`` proposals (default ``PLAY_STEPS``); unchanged where
     nothing is read or everything is explained."""
@@ -620,7 +610,7 @@ def explain_play(pub: Public, hands: list[int], styles: Sequence[Style],
     want = [-1, -1, -1, -1]
     for s in read:
         miss[s], want[s] = _misses(pub, s, hands[s], greedy[s])
-    if not any(miss) and not moving:
+    if not any(miss):
         return hands
     hands = list(hands)
     others = [s for s in range(4) if s != seat]
@@ -746,11 +736,9 @@ def evaluate(v: View, budget_ms: float, rng: random.Random, start: float | None 
     slowest = 0.0                       # the longest rollout so far: never start one late
     whole = 0.0                         # the longest sample (its deal too): nor a sample
     counted = samples is not None
-    prev: list[int] | None = None
     while (n < samples) if samples is not None else (now() + whole < deadline):
         ts = now()
-        hands, modes = deal(pub, rng, w, prev)
-        prev = hands
+        hands, modes = deal(pub, rng, w)
         row: list[float] = []
         for c in reps:
             t0 = now()

@@ -361,12 +361,6 @@ def _init(plain: bool, samples: int | None = None, oracle: bool = False,
     # not read; montecarlo.PLAY_STEPS)
     if os.environ.get("PLAY_STEPS"):
         montecarlo.PLAY_STEPS = int(os.environ["PLAY_STEPS"])
-    # CHAIN=1: one chain of the play's reading a decision (CHAIN_BURN steps, then
-    # PLAY_STEPS a sample) instead of a fresh deal moved PLAY_STEPS for each sample
-    if os.environ.get("CHAIN"):
-        montecarlo.CHAIN = os.environ["CHAIN"] == "1"
-    if os.environ.get("CHAIN_BURN"):
-        montecarlo.CHAIN_BURN = int(os.environ["CHAIN_BURN"])
     # PLAY_READ: the styles whose plays are read, comma-separated (montecarlo.PLAY_READ)
     if os.environ.get("PLAY_READ") is not None:
         montecarlo.PLAY_READ = tuple(s for s in os.environ["PLAY_READ"].split(",") if s)
