@@ -102,21 +102,28 @@ def expected_tricks(hand: int, trump: int | None, simple: bool = False) -> float
 _tables()
 
 
+# A later count must beat the best so far by more than this to take its place: counts
+# equal but for rounding go to the first (``best_suit``, ``best_index``).
+TIE = 1e-9
+
+
 def best_suit(hand: int, suits: Iterable[int] = (-1, 0, 1, 2, 3)) -> tuple[int, float]:
     """(suit, expected tricks) of the best trump for this hand."""
-    suits = tuple(suits)
-    if not suits:
-        return -1, -1.0
-    counts = [expected_tricks(hand, s) for s in suits]
-    i = best_index(counts)
-    return suits[i], counts[i]
+    # A loop, not ``best_index`` over a list: the bid rollouts ask this of every other
+    # seat's sampled hand, and the list costs 0.4-0.6 µs more a call (2.9 against 3.3-3.6).
+    best, bv = -1, -1.0
+    for s in suits:
+        v = expected_tricks(hand, s)
+        if v > bv + TIE:
+            best, bv = s, v
+    return best, bv
 
 
 def best_index(counts: Sequence[float]) -> int:
-    """The first of the highest counts (a later one must beat it by more than rounding)."""
+    """The first of the highest counts (``best_suit``'s rule over counts at hand)."""
     best = 0
     for i in range(1, len(counts)):
-        if counts[i] > counts[best] + 1e-9:
+        if counts[i] > counts[best] + TIE:
             best = i
     return best
 
