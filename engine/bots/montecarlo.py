@@ -308,6 +308,7 @@ def _bid_misfit(turns: list[BidTurn], h: int, st: Style | None) -> float:
     own = name != "num"                # a style of the fast player's: its best suit only
     sd = EV_SD_BID if own else EV_SD_BID_NUM
     counts: list[float] | None = None
+    best = 0                                           # the best suit's index in counts
     z = 0.0
     for kind, suit, n in turns:
         if kind >= 2:                                  # a fast round: the fixed trump
@@ -321,18 +322,16 @@ def _bid_misfit(turns: list[BidTurn], h: int, st: Style | None) -> float:
             continue
         if counts is None:
             counts = [expected_tricks(h, t) for t in _TRUMPS]
+            best = best_index(counts)
         if kind == 0:
             c = counts[suit + 1]
             x = n - spare - c
             if x > 0:
                 z += (x / sd) ** 2
-            if own:
-                best = best_index(counts)
-                if best != suit + 1:
-                    z += (max(counts[best] - c, 0.0) / sd) ** 2
+            if own and best != suit + 1:
+                z += (max(counts[best] - c, 0.0) / sd) ** 2
         else:
             if own:
-                best = best_index(counts)
                 x = counts[best] + spare - lowest_bid(n, SUIT_CODE[best - 1])
             else:
                 x = max(counts[i] + spare - lowest_bid(n, SUIT_CODE[i - 1]) for i in range(5))
