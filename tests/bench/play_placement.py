@@ -16,11 +16,16 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
+from pathlib import Path
 
-from engine import new_match
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from test_bot_model import style_match_views  # the tests' matches of styles
+
 from engine.bots import montecarlo as mc
-from engine.bots import styles
 from engine.bots.cards import mask
 from engine.bots.stylemodel import MODELS
 
@@ -32,18 +37,12 @@ def late_views(seeds: range, every: int, first_trick: int = 4):
     """Every ``every``-th play view from ``first_trick`` on of two-round matches of the
     table's styles: (a key, the view, every seat's true hand)."""
     for seed in seeds:
-        m = new_match("estimation", 18, seed=seed)
-        pols = [styles.policy(n, budget_ms=3) for n in TABLE]
-        rngs = [random.Random(seed * 4 + s) for s in range(4)]
         n = 0
-        while m.to_act is not None and len(m.history) < 2:
-            s = m.to_act
-            v = m.view(s)
+        for m, v in style_match_views("estimation", 18, TABLE, seed, 2):
             if v["phase"] == "play" and len(v["tricks"]) >= first_trick:
                 if n % every == 0:
                     yield seed * 1000 + n, v, [mask(m.view(o)["hand"]) for o in range(4)]
                 n += 1
-            m.apply(s, pols[s](v, rngs[s]))
 
 
 def main() -> None:
